@@ -1,0 +1,136 @@
+# E-Navigator build.  Everything lands under $(BUILD) (default build/): the
+# source tree is never written.  See docs/adr/0002-build-system.md.
+#
+#   make            agent binary + BPF objects + skeletons   -> build/enav
+#   make run        install build deps, build, run with the default config
+#   make test       install test deps, build all variants, run every test
+#   make asan       the agent and unit tests with ASan + UBSan -> build/asan/
+#   make fuzz       libFuzzer targets                         -> build/fuzz/
+#   make format     clang-format every C file in place
+
+BUILD     ?= build
+CC        := clang
+BPF_CC    := clang
+BPFTOOL   ?= bpftool
+ARCH      := x86
+VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+GIT_REV   := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+
+WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+CSTD      := -std=gnu17
+DEFS      := -D_GNU_SOURCE -DENAV_VERSION='"$(VERSION)"' -DENAV_GIT_REV='"$(GIT_REV)"'
+INCS      := -Iinclude -Isrc -I$(BUILD)/bpf
+PKGS      := libbpf libmicrohttpd yaml-0.1
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lelf -lz -lpthread
+CFLAGS    ?= -O2 -g
+ALL_CFLAGS = $(CSTD) $(WARN) $(DEFS) $(INCS) $(PKG_CFLAGS) $(CFLAGS)
+
+SAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	     -fno-sanitize-recover=undefined
+FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
+	      -fno-sanitize-recover=undefined -DENAV_FUZZING
+
+# Library sources: everything except the CLI entry point, so tests link it.
+LIB_SRCS  := $(sort $(wildcard src/core/*.c src/probe/*.c src/sources/*.c \
+	       src/processors/*.c src/generators/*.c src/sinks/*.c src/agent/*.c))
+MAIN_SRC  := src/main.c
+BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+BPF_NAMES := $(patsubst bpf/%.bpf.c,%,$(BPF_SRCS))
+TRANSPORTS := ringbuf perf
+SKELS     := $(foreach n,$(BPF_NAMES),$(foreach t,$(TRANSPORTS),$(BUILD)/bpf/$(n)_$(t).skel.h))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+HELPER_SRCS := $(wildcard tests/integration/helpers/*.c)
+
+.PHONY: all run test asan fuzz format format-check clean unit helpers
+.DELETE_ON_ERROR:
+
+all: $(BUILD)/enav
+
+# ---- kernel side -----------------------------------------------------------
+$(BUILD)/bpf/vmlinux.h:
+	@mkdir -p $(@D)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+	      -Iinclude -Ibpf -I$(BUILD)/bpf
+
+$(BUILD)/bpf/%_ringbuf.bpf.o: bpf/%.bpf.c bpf/*.h include/enav/abi.h $(BUILD)/bpf/vmlinux.h
+	$(BPF_CC) $(BPF_CFLAGS) -DENAV_TRANSPORT_RINGBUF -c $< -o $@.tmp
+	$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
+
+$(BUILD)/bpf/%_perf.bpf.o: bpf/%.bpf.c bpf/*.h include/enav/abi.h $(BUILD)/bpf/vmlinux.h
+	$(BPF_CC) $(BPF_CFLAGS) -DENAV_TRANSPORT_PERF -c $< -o $@.tmp
+	$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
+
+$(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) > $@
+
+# ---- user side -------------------------------------------------------------
+define objs
+$(patsubst %.c,$(1)/obj/%.o,$(2))
+endef
+
+$(BUILD)/obj/%.o: %.c $(SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/enav: $(call objs,$(BUILD),$(LIB_SRCS) $(MAIN_SRC))
+	$(CC) $(CFLAGS) $^ $(PKG_LIBS) -o $@
+
+# Sanitizer variant: same sources, separate object tree.
+$(BUILD)/asan/obj/%.o: %.c $(SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(DEFS) $(INCS) $(PKG_CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/asan/enav: $(call objs,$(BUILD)/asan,$(LIB_SRCS) $(MAIN_SRC))
+	$(CC) $(SAN_FLAGS) $^ $(PKG_LIBS) -o $@
+
+$(BUILD)/asan/tests/%: $(BUILD)/asan/obj/tests/unit/%.o $(call objs,$(BUILD)/asan,$(LIB_SRCS))
+	@mkdir -p $(@D)
+	$(CC) $(SAN_FLAGS) $^ $(PKG_LIBS) -lcmocka -o $@
+
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/asan/tests/%,$(UNIT_SRCS))
+asan: $(BUILD)/asan/enav $(UNIT_BINS)
+unit: $(UNIT_BINS)
+
+# libFuzzer variant.
+$(BUILD)/fuzz/obj/%.o: %.c $(SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(DEFS) $(INCS) $(PKG_CFLAGS) $(FUZZ_FLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/fuzz/%: $(BUILD)/fuzz/obj/tests/fuzz/%.o $(call objs,$(BUILD)/fuzz,$(LIB_SRCS))
+	$(CC) $(FUZZ_FLAGS) $^ $(PKG_LIBS) -o $@
+
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
+fuzz: $(FUZZ_BINS)
+
+# Small C programs the integration tests drive (exec storm, cgroup launcher).
+$(BUILD)/helpers/%: tests/integration/helpers/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(DEFS) -O2 $< -o $@
+HELPER_BINS := $(patsubst tests/integration/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRCS))
+helpers: $(HELPER_BINS)
+
+# ---- entry points ----------------------------------------------------------
+run:
+	@scripts/deps.sh build
+	@$(MAKE) --no-print-directory all
+	./$(BUILD)/enav run $(if $(CONFIG),--config $(CONFIG),)
+
+test:
+	@scripts/deps.sh test
+	@$(MAKE) --no-print-directory all asan fuzz helpers
+	tests/run.sh $(BUILD)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+format-check:
+	clang-format --dry-run -Werror $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

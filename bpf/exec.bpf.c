@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Process exec and exit.  Each hook has two program variants sharing one
+ * handler: tp_btf (typed, preferred) and raw_tp (fallback for kernels
+ * without BTF-typed tracepoints).  User space enables exactly one variant per
+ * hook with bpf_program__set_autoload() after probing; neither needs tracefs.
+ */
+#include "enav_common.bpf.h"
+
+/* sources.exec.argv_max_bytes, set before load; <= ENAV_ARGV_MAX. */
+const volatile __u32 enav_argv_max = 256;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct enav_exec_event);
+} enav_exec_scratch SEC(".maps");
+
+static __always_inline int handle_exec(void *ctx, struct task_struct *task,
+				       struct linux_binprm *bprm)
+{
+	__u64 cgroup_id = bpf_get_current_cgroup_id();
+
+	if (!enav_capture_allowed(cgroup_id)) {
+		enav_count(ENAV_KC_FILTERED);
+		return 0;
+	}
+
+	__u32 zero = 0;
+	struct enav_exec_event *e = bpf_map_lookup_elem(&enav_exec_scratch, &zero);
+	if (!e) {
+		enav_count(ENAV_KC_SCRATCH_MISSING);
+		return 0;
+	}
+
+	enav_fill_header(&e->hdr, ENAV_EVENT_PROCESS_EXEC, cgroup_id);
+	e->old_tid = e->hdr.tid;
+	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	e->uid = BPF_CORE_READ(task, cred, uid.val);
+	e->gid = BPF_CORE_READ(task, cred, gid.val);
+	e->start_boot_ns = BPF_CORE_READ(task, start_boottime);
+	e->flags = 0;
+	e->_pad0 = 0;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+
+	const char *filename = BPF_CORE_READ(bprm, filename);
+	long n = bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), filename);
+	if (n <= 0) {
+		e->filename_len = 0;
+		e->flags |= ENAV_EXEC_FILENAME_FAULT;
+	} else {
+		e->filename_len = n - 1;
+		/* A full buffer cannot tell "exactly fits" from "cut": say cut. */
+		if (n == sizeof(e->filename))
+			e->flags |= ENAV_EXEC_FILENAME_TRUNCATED;
+	}
+
+	/* argv lives in the new image's user stack, already copied by exec. */
+	unsigned long arg_start = BPF_CORE_READ(task, mm, arg_start);
+	unsigned long arg_end = BPF_CORE_READ(task, mm, arg_end);
+	__u64 len = arg_end > arg_start ? arg_end - arg_start : 0;
+	__u32 cap = enav_argv_max;
+
+	if (cap > ENAV_ARGV_MAX)
+		cap = ENAV_ARGV_MAX;
+	if (len > cap) {
+		len = cap;
+		e->flags |= ENAV_EXEC_ARGV_TRUNCATED;
+	}
+	/* Mask for the verifier: len is already <= ENAV_ARGV_MAX. */
+	len &= (ENAV_ARGV_MAX << 1) - 1;
+	if (len > ENAV_ARGV_MAX)
+		len = ENAV_ARGV_MAX;
+	if (len && bpf_probe_read_user(e->argv, len, (const void *)arg_start) != 0) {
+		len = 0;
+		e->flags |= ENAV_EXEC_ARGV_FAULT;
+		enav_count(ENAV_KC_USER_READ_FAULT);
+	}
+	e->argv_len = len;
+
+	__u64 size = ENAV_EXEC_EVENT_FIXED_SIZE + len;
+	e->hdr.size = size;
+	if (size > sizeof(*e))
+		return 0;
+	enav_emit(ctx, e, size);
+	return 0;
+}
+
+static __always_inline int handle_exit(void *ctx, struct task_struct *task)
+{
+	/* One signal per process: only when the last thread of the group exits. */
+	if (BPF_CORE_READ(task, signal, live.counter) != 0)
+		return 0;
+
+	__u64 cgroup_id = bpf_get_current_cgroup_id();
+	if (!enav_capture_allowed(cgroup_id)) {
+		enav_count(ENAV_KC_FILTERED);
+		return 0;
+	}
+
+	struct enav_exit_event e = {};
+	enav_fill_header(&e.hdr, ENAV_EVENT_PROCESS_EXIT, cgroup_id);
+	e.hdr.size = sizeof(e);
+	e.ppid = BPF_CORE_READ(task, real_parent, tgid);
+	e.exit_code = BPF_CORE_READ(task, exit_code);
+	e.start_boot_ns = BPF_CORE_READ(task, start_boottime);
+	bpf_get_current_comm(e.comm, sizeof(e.comm));
+	enav_emit(ctx, &e, sizeof(e));
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(enav_exec_btf, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
+{
+	return handle_exec(ctx, task, bprm);
+}
+
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(enav_exec_raw, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
+{
+	return handle_exec(ctx, task, bprm);
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(enav_exit_btf, struct task_struct *task)
+{
+	return handle_exit(ctx, task);
+}
+
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(enav_exit_raw, struct task_struct *task)
+{
+	return handle_exit(ctx, task);
+}

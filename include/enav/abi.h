@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The raw event ABI shared by the kernel programs (bpf/) and the user-side
+ * decoders (src/sources/).  Both transports (ring buffer and perf buffer)
+ * carry exactly these bytes, so one decoder serves both.
+ *
+ * Rules: fixed-width types only, explicit padding, and a static assert on
+ * every size and offset a decoder relies on.  Changing any struct here means
+ * bumping ENAV_ABI_VERSION.
+ */
+#ifndef ENAV_ABI_H
+#define ENAV_ABI_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#include <stddef.h>
+#endif
+
+#define ENAV_ABI_VERSION 1
+
+/* libbpf's offsetof is not a constant expression; the builtin is, on both sides. */
+#define ENAV_OFFSETOF(type, member) __builtin_offsetof(type, member)
+
+#define ENAV_COMM_LEN	  16
+#define ENAV_FILENAME_MAX 256
+/* Upper bound of the configurable argv cap (sources.exec.argv_max_bytes). */
+#define ENAV_ARGV_MAX 4096
+
+enum enav_event_type {
+	ENAV_EVENT_PROCESS_EXEC = 1,
+	ENAV_EVENT_PROCESS_EXIT = 2,
+};
+
+/* Flags on enav_exec_event.flags. */
+#define ENAV_EXEC_ARGV_TRUNCATED     (1u << 0)
+#define ENAV_EXEC_FILENAME_TRUNCATED (1u << 1)
+#define ENAV_EXEC_ARGV_FAULT	     (1u << 2) /* user memory unreadable: argv absent */
+#define ENAV_EXEC_FILENAME_FAULT     (1u << 3)
+
+/*
+ * Kernel-side counters, one per-CPU slot each, per program object.  User side
+ * sums across CPUs and exports them by source, transport and category.
+ */
+enum enav_kernel_counter {
+	ENAV_KC_EMITTED = 0,	 /* events handed to the transport */
+	ENAV_KC_TRANSPORT_FULL,	 /* ring full or perf output failed: event lost */
+	ENAV_KC_FILTERED,	 /* suppressed by the cgroup capture filter */
+	ENAV_KC_SCRATCH_MISSING, /* per-CPU scratch lookup failed (should never happen) */
+	ENAV_KC_USER_READ_FAULT, /* argv not readable from user memory */
+	ENAV_KC_MAP_FULL,	 /* a bounded kernel map refused an insert */
+	ENAV_KC__COUNT,
+};
+
+/* Capture filter control word (enav_capture_control[0]). */
+enum enav_capture_mode {
+	ENAV_CAPTURE_DISABLED = 0,	/* capture everything */
+	ENAV_CAPTURE_UNKNOWN_CAPTURE = 1, /* denylist: unknown cgroups are captured */
+	ENAV_CAPTURE_UNKNOWN_DENY = 2,	/* allowlist: unknown cgroups are denied */
+};
+
+struct enav_event_header {
+	__u16 type;	    /* enum enav_event_type */
+	__u16 abi_version;  /* ENAV_ABI_VERSION */
+	__u32 size;	    /* bytes of the whole event as emitted */
+	__u64 boot_time_ns; /* bpf_ktime_get_boot_ns() at capture */
+	__u64 cgroup_id;    /* bpf_get_current_cgroup_id(): cgroup2 inode */
+	__u32 pid;	    /* thread group id (userspace "pid") */
+	__u32 tid;	    /* thread id */
+};
+
+struct enav_exec_event {
+	struct enav_event_header hdr;
+	__u32 ppid;
+	__u32 uid;
+	__u32 gid;
+	__u32 old_tid; /* thread id that called exec (differs when a non-leader execs) */
+	__u64 start_boot_ns;
+	char comm[ENAV_COMM_LEN];
+	__u16 filename_len; /* bytes in filename, no NUL */
+	__u16 argv_len;	    /* bytes in argv: NUL-separated arguments */
+	__u16 flags;	    /* ENAV_EXEC_* */
+	__u16 _pad0;
+	char filename[ENAV_FILENAME_MAX];
+	/* Variable tail: only argv_len bytes are emitted. */
+	char argv[ENAV_ARGV_MAX];
+};
+
+struct enav_exit_event {
+	struct enav_event_header hdr;
+	__u32 ppid;
+	__u32 exit_code; /* wait(2) status: (code << 8) | signal, 0x80 = core dumped */
+	__u64 start_boot_ns;
+	char comm[ENAV_COMM_LEN];
+};
+
+#define ENAV_EXEC_EVENT_FIXED_SIZE ENAV_OFFSETOF(struct enav_exec_event, argv)
+
+_Static_assert(sizeof(struct enav_event_header) == 32, "event header ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_event_header, boot_time_ns) == 8, "header ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_event_header, cgroup_id) == 16, "header ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_event_header, pid) == 24, "header ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_exec_event, ppid) == 32, "exec ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_exec_event, start_boot_ns) == 48, "exec ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_exec_event, comm) == 56, "exec ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_exec_event, filename_len) == 72, "exec ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_exec_event, filename) == 80, "exec ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_exec_event, argv) == 336, "exec ABI");
+_Static_assert(sizeof(struct enav_exec_event) == 336 + ENAV_ARGV_MAX, "exec ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_exit_event, exit_code) == 36, "exit ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_exit_event, start_boot_ns) == 40, "exit ABI");
+_Static_assert(sizeof(struct enav_exit_event) == 64, "exit ABI");
+_Static_assert((ENAV_ARGV_MAX & (ENAV_ARGV_MAX - 1)) == 0, "argv cap is a power of two");
+
+#endif

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages that building and testing E-Navigator need.
+# Idempotent and silent when nothing is missing.  Usage: scripts/deps.sh [build|test]
+set -euo pipefail
+
+build_pkgs=(make clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev
+	libmicrohttpd-dev pkg-config)
+# Tests add: cmocka for unit tests, the sanitizer/libFuzzer runtimes, promtool,
+# jq for reading NDJSON, and util-linux/libcap2-bin for setpriv/capsh.
+test_pkgs=(libcmocka-dev libclang-rt-14-dev prometheus jq util-linux libcap2-bin curl
+	procps)
+
+want=("${build_pkgs[@]}")
+if [ "${1:-build}" = "test" ]; then
+	want+=("${test_pkgs[@]}")
+fi
+
+missing=()
+for p in "${want[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+		missing+=("$p")
+	fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing packages: ${missing[*]} (run as root to install them)" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

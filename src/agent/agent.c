@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "agent/agent.h"
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/log.h"
+
+int enav_agent_watch(struct enav_agent *a, int fd, enav_consume_fn consume, void *arg)
+{
+	if (a->n_watches == ENAV_MAX_WATCHES)
+		return -ENOSPC;
+	struct enav_watch *w = &a->watches[a->n_watches];
+	*w = (struct enav_watch){fd, consume, arg};
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = w};
+	if (epoll_ctl(a->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+		return -errno;
+	a->n_watches++;
+	return 0;
+}
+
+static void run_derivation(struct enav_agent *a, struct enav_signal *s, unsigned depth);
+
+static void deliver(struct enav_agent *a, struct enav_signal *s)
+{
+	for (size_t i = 0; i < a->n_inst; i++) {
+		struct enav_module_instance *mi = &a->inst[i];
+		if (mi->active && mi->module->kind == ENAV_MODULE_SINK)
+			mi->module->sink->submit(mi->state, s);
+	}
+}
+
+static void run_derivation(struct enav_agent *a, struct enav_signal *s, unsigned depth)
+{
+	for (size_t i = 0; i < a->n_inst; i++) {
+		struct enav_module_instance *mi = &a->inst[i];
+		if (!mi->active || mi->module->kind != ENAV_MODULE_GENERATOR)
+			continue;
+		struct enav_signal *out[ENAV_GENERATOR_MAX_OUTPUT];
+		size_t n = mi->module->generator->observe(mi->state, s, out,
+							  ENAV_GENERATOR_MAX_OUTPUT);
+		if (n > ENAV_GENERATOR_MAX_OUTPUT) {
+			atomic_fetch_add(&a->derived_capped, n - ENAV_GENERATOR_MAX_OUTPUT);
+			n = ENAV_GENERATOR_MAX_OUTPUT;
+		}
+		for (size_t k = 0; k < n; k++) {
+			atomic_fetch_add(&a->derived_total, 1);
+			if (depth + 1 < ENAV_DERIVATION_MAX_DEPTH)
+				run_derivation(a, out[k], depth + 1);
+			deliver(a, out[k]);
+			enav_signal_unref(out[k]);
+		}
+	}
+}
+
+void enav_agent_emit(struct enav_agent *a, struct enav_signal *s)
+{
+	if (s->kind >= 1 && s->kind <= 2)
+		atomic_fetch_add(&a->signals_total[s->kind], 1);
+	for (size_t i = 0; i < a->n_inst; i++) {
+		struct enav_module_instance *mi = &a->inst[i];
+		if (mi->active && mi->module->kind == ENAV_MODULE_PROCESSOR)
+			mi->module->processor->apply(mi->state, s);
+	}
+	run_derivation(a, s, 0);
+	deliver(a, s);
+	enav_signal_unref(s);
+}
+
+static uint64_t read_rss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/statm", "re");
+	unsigned long long size = 0, resident = 0;
+	if (f) {
+		if (fscanf(f, "%llu %llu", &size, &resident) != 2)
+			resident = 0;
+		fclose(f);
+	}
+	return resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+bool enav_agent_render_metrics(struct enav_agent *a, struct enav_promtext *p)
+{
+	/* try: a stopping module holds the write lock and may be waiting on us. */
+	if (atomic_load(&a->stopping) || pthread_rwlock_tryrdlock(&a->modules_lock) != 0)
+		return false;
+	const char *bl[] = {"version", ENAV_VERSION, "revision", ENAV_GIT_REV, "transport",
+			    enav_transport_choice_name(a->decisions.transport), "hooks",
+			    enav_hook_choice_name(a->decisions.hooks)};
+	enav_promtext_family(p, "enav_build_info", "gauge",
+			     "Build and runtime choices of this agent (value is always 1).");
+	enav_promtext_sample_u64(p, "enav_build_info", bl, 4, 1);
+	enav_promtext_family(p, "enav_start_time_seconds", "gauge", "Agent start, Unix seconds.");
+	enav_promtext_sample(p, "enav_start_time_seconds", NULL, 0, (double)a->start_unix_ns / 1e9);
+	enav_promtext_family(p, "enav_uptime_seconds", "gauge", "Seconds since the agent started.");
+	enav_promtext_sample(p, "enav_uptime_seconds", NULL, 0,
+			     (double)(enav_clock_mono_ns() - a->start_mono_ns) / 1e9);
+	enav_promtext_family(p, "enav_resident_memory_bytes", "gauge", "Agent resident set size.");
+	enav_promtext_sample_u64(p, "enav_resident_memory_bytes", NULL, 0, read_rss_bytes());
+	enav_promtext_family(p, "enav_signals_total", "counter", "Signals emitted by kind.");
+	for (int k = 1; k <= 2; k++) {
+		const char *l[] = {"kind", enav_signal_kind_name(k)};
+		enav_promtext_sample_u64(p, "enav_signals_total", l, 1,
+					 atomic_load(&a->signals_total[k]));
+	}
+	enav_promtext_family(p, "enav_signals_in_flight", "gauge",
+			     "Signals allocated and not yet released by every sink.");
+	enav_promtext_sample_u64(p, "enav_signals_in_flight", NULL, 0, enav_signal_live_count());
+	enav_promtext_family(p, "enav_signal_alloc_failures_total", "counter",
+			     "Signals lost because memory could not be allocated.");
+	enav_promtext_sample_u64(p, "enav_signal_alloc_failures_total", NULL, 0,
+				 atomic_load(&a->signals_alloc_failed));
+	enav_promtext_family(p, "enav_derived_signals_total", "counter",
+			     "Signals derived by generators.");
+	enav_promtext_sample_u64(p, "enav_derived_signals_total", NULL, 0,
+				 atomic_load(&a->derived_total));
+	enav_promtext_family(p, "enav_derived_signals_capped_total", "counter",
+			     "Derived signals discarded by the per-input output cap.");
+	enav_promtext_sample_u64(p, "enav_derived_signals_capped_total", NULL, 0,
+				 atomic_load(&a->derived_capped));
+	enav_promtext_family(p, "enav_module_enabled", "gauge",
+			     "Compiled-in modules and whether configuration enabled them.");
+	for (size_t i = 0; i < a->n_inst; i++) {
+		static const char *const kinds[] = {"source", "processor", "generator", "sink"};
+		const struct enav_module *m = a->inst[i].module;
+		const char *l[] = {"module", m->name, "stage", kinds[m->kind]};
+		enav_promtext_sample_u64(p, "enav_module_enabled", l, 2, a->inst[i].active);
+	}
+	for (size_t i = 0; i < a->n_inst; i++) {
+		struct enav_module_instance *mi = &a->inst[i];
+		if (!mi->active)
+			continue;
+		const struct enav_module *m = mi->module;
+		switch (m->kind) {
+		case ENAV_MODULE_SOURCE:
+			m->source->metrics(mi->state, p);
+			break;
+		case ENAV_MODULE_PROCESSOR:
+			m->processor->metrics(mi->state, p);
+			break;
+		case ENAV_MODULE_GENERATOR:
+			m->generator->metrics(mi->state, p);
+			break;
+		case ENAV_MODULE_SINK:
+			m->sink->metrics(mi->state, p);
+			break;
+		}
+	}
+	pthread_rwlock_unlock(&a->modules_lock);
+	return true;
+}
+
+/* libbpf speaks through our logger at debug level: no dumps on the console. */
+static int libbpf_to_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (enav_log_get_level() < ENAV_LOG_DEBUG)
+		return 0;
+	char msg[512];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg[strcspn(msg, "\n")] = '\0';
+	enav_debug("libbpf: %s", msg);
+	return 0;
+}
+
+static int start_modules(struct enav_agent *a, enum enav_module_kind kind, char *err,
+			 size_t errlen)
+{
+	for (size_t i = 0; i < a->n_inst; i++) {
+		struct enav_module_instance *mi = &a->inst[i];
+		const struct enav_module *m = mi->module;
+		if (m->kind != kind || !m->enabled(&a->cfg))
+			continue;
+		int rc = 0;
+		switch (kind) {
+		case ENAV_MODULE_SOURCE:
+			rc = m->source->start(a, &mi->state, err, errlen);
+			break;
+		case ENAV_MODULE_PROCESSOR:
+			rc = m->processor->init(a, &mi->state, err, errlen);
+			break;
+		case ENAV_MODULE_GENERATOR:
+			rc = m->generator->init(a, &mi->state, err, errlen);
+			break;
+		case ENAV_MODULE_SINK:
+			rc = m->sink->init(a, &mi->state, err, errlen);
+			break;
+		}
+		/* Active even on failure so teardown releases what was half built. */
+		mi->active = true;
+		if (rc) {
+			if (!err[0])
+				snprintf(err, errlen, "%s: start failed: %s", m->name, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static void stop_modules(struct enav_agent *a, enum enav_module_kind kind, uint64_t deadline)
+{
+	for (size_t i = a->n_inst; i-- > 0;) {
+		struct enav_module_instance *mi = &a->inst[i];
+		const struct enav_module *m = mi->module;
+		if (m->kind != kind || !mi->active)
+			continue;
+		pthread_rwlock_wrlock(&a->modules_lock);
+		mi->active = false;
+		pthread_rwlock_unlock(&a->modules_lock);
+		switch (kind) {
+		case ENAV_MODULE_SOURCE:
+			m->source->stop(mi->state);
+			break;
+		case ENAV_MODULE_PROCESSOR:
+			m->processor->fini(mi->state);
+			break;
+		case ENAV_MODULE_GENERATOR:
+			m->generator->fini(mi->state);
+			break;
+		case ENAV_MODULE_SINK:
+			m->sink->fini(mi->state, deadline);
+			break;
+		}
+		mi->state = NULL;
+	}
+}
+
+static void capture_loop(struct enav_agent *a, int sigfd)
+{
+	struct epoll_event events[ENAV_MAX_WATCHES + 1];
+	uint64_t last_refresh = enav_clock_mono_ns();
+	while (!atomic_load(&a->stopping)) {
+		int n = epoll_wait(a->epfd, events, ENAV_MAX_WATCHES + 1,
+				   (int)a->cfg.kernel.poll_interval_ms);
+		if (n < 0 && errno != EINTR) {
+			atomic_fetch_add(&a->capture_loop_errors, 1);
+			continue;
+		}
+		for (int i = 0; i < n; i++) {
+			if (events[i].data.ptr == NULL) {
+				struct signalfd_siginfo si;
+				if (read(sigfd, &si, sizeof(si)) == sizeof(si))
+					enav_info("received signal %u, shutting down", si.ssi_signo);
+				atomic_store(&a->stopping, true);
+			}
+		}
+		/* Drain every transport each round: with wakeup batching the kernel
+		 * may not have woken us, and the poll interval bounds the latency. */
+		for (size_t w = 0; w < a->n_watches; w++)
+			a->watches[w].consume(a->watches[w].arg);
+		uint64_t now = enav_clock_mono_ns();
+		if (now - last_refresh > 1000000000ull) {
+			enav_clock_refresh();
+			last_refresh = now;
+		}
+	}
+}
+
+int enav_agent_main(const struct enav_config *cfg)
+{
+	static struct enav_agent agent; /* large; lives for the process */
+	struct enav_agent *a = &agent;
+	char err[512] = "";
+	a->cfg = *cfg;
+	pthread_rwlock_init(&a->modules_lock, NULL);
+	enav_log_set_level(cfg->log_level);
+	libbpf_set_print(libbpf_to_log);
+	a->start_unix_ns = enav_clock_unix_ns();
+	a->start_mono_ns = enav_clock_mono_ns();
+	enav_clock_refresh();
+
+	enav_features_probe(&a->features);
+	if (enav_features_decide(&a->features, cfg, &a->decisions, err, sizeof(err)) != 0) {
+		fprintf(stderr, "enav: %s\n", err);
+		return 1;
+	}
+	enav_info("transport %s (%s); hooks %s (%s)",
+		  enav_transport_choice_name(a->decisions.transport), a->decisions.transport_reason,
+		  enav_hook_choice_name(a->decisions.hooks), a->decisions.hooks_reason);
+
+	/* Signals go to a signalfd on the capture thread; block them everywhere first. */
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	int sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	a->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (sigfd < 0 || a->epfd < 0) {
+		fprintf(stderr, "enav: cannot set up the event loop: %s\n", strerror(errno));
+		return 1;
+	}
+	struct epoll_event sev = {.events = EPOLLIN, .data.ptr = NULL};
+	epoll_ctl(a->epfd, EPOLL_CTL_ADD, sigfd, &sev);
+
+	for (size_t i = 0; i < enav_modules_count && i < ENAV_MAX_MODULES; i++)
+		a->inst[a->n_inst++] = (struct enav_module_instance){&enav_modules[i], NULL, false};
+
+	/* Consumers first, so the first event finds somewhere to go. */
+	int rc = start_modules(a, ENAV_MODULE_SINK, err, sizeof(err));
+	if (!rc)
+		rc = start_modules(a, ENAV_MODULE_PROCESSOR, err, sizeof(err));
+	if (!rc)
+		rc = start_modules(a, ENAV_MODULE_GENERATOR, err, sizeof(err));
+	if (!rc)
+		rc = start_modules(a, ENAV_MODULE_SOURCE, err, sizeof(err));
+	if (!rc) {
+		atomic_store(&a->ready, true);
+		enav_info("ready");
+		capture_loop(a, sigfd);
+	} else {
+		fprintf(stderr, "enav: %s\n", err);
+	}
+
+	atomic_store(&a->stopping, true);
+	uint64_t deadline = enav_clock_mono_ns() + (uint64_t)cfg->shutdown_timeout_ms * 1000000ull;
+	stop_modules(a, ENAV_MODULE_SOURCE, deadline);
+	stop_modules(a, ENAV_MODULE_GENERATOR, deadline);
+	stop_modules(a, ENAV_MODULE_PROCESSOR, deadline);
+	stop_modules(a, ENAV_MODULE_SINK, deadline);
+	close(sigfd);
+	close(a->epfd);
+	return rc ? 1 : 0;
+}

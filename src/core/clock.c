@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "core/clock.h"
+
+#include <stdatomic.h>
+#include <time.h>
+
+static _Atomic int64_t boot_to_unix_offset;
+static _Atomic int offset_ready;
+
+static uint64_t read_clock(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t enav_clock_boot_ns(void)
+{
+	return read_clock(CLOCK_BOOTTIME);
+}
+
+uint64_t enav_clock_unix_ns(void)
+{
+	return read_clock(CLOCK_REALTIME);
+}
+
+uint64_t enav_clock_mono_ns(void)
+{
+	return read_clock(CLOCK_MONOTONIC);
+}
+
+void enav_clock_refresh(void)
+{
+	/* Bracket the realtime read to keep the offset error to one clock read. */
+	uint64_t b1 = enav_clock_boot_ns();
+	uint64_t u = enav_clock_unix_ns();
+	uint64_t b2 = enav_clock_boot_ns();
+	atomic_store(&boot_to_unix_offset, (int64_t)(u - (b1 + (b2 - b1) / 2)));
+	atomic_store(&offset_ready, 1);
+}
+
+uint64_t enav_clock_boot_to_unix_ns(uint64_t boot_ns)
+{
+	if (!atomic_load(&offset_ready))
+		enav_clock_refresh();
+	return boot_ns + (uint64_t)atomic_load(&boot_to_unix_offset);
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Kernel timestamps are CLOCK_BOOTTIME nanoseconds; signals carry Unix time.
+ * The offset is sampled once and refreshed periodically so a wall-clock step
+ * is picked up without a per-event syscall.
+ */
+#ifndef ENAV_CORE_CLOCK_H
+#define ENAV_CORE_CLOCK_H
+
+#include <stdint.h>
+
+uint64_t enav_clock_boot_ns(void);
+uint64_t enav_clock_unix_ns(void);
+uint64_t enav_clock_mono_ns(void);
+/* Re-sample the boot -> Unix offset (cheap; call from the capture loop). */
+void enav_clock_refresh(void);
+uint64_t enav_clock_boot_to_unix_ns(uint64_t boot_ns);
+
+#endif

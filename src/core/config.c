@@ -1,0 +1,918 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Configuration loader.  One static schema table drives the defaults, the
+ * parser, the validator and every error message, so a key cannot be parsed
+ * one way and documented or checked another.
+ *
+ * The YAML is walked with libyaml's event API: only the current event is held,
+ * aliases and anchors are refused outright (no expansion, no billion laughs),
+ * and the walk never descends into a mapping the schema does not describe, so
+ * nesting is bounded by the schema itself.
+ */
+#include "core/config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Bytes of a user value echoed in an error; the rest is elided. */
+#define SHOW_MAX 64
+/* Escaping can turn one byte into four; plus quotes, "..." and NUL. */
+#define SHOW_BUF (SHOW_MAX * 4 + 8)
+/* The schema is three mappings deep; see walk_mapping(). */
+#define DEPTH_MAX 8
+
+enum ftype { T_MAP, T_BOOL, T_U32, T_ENUM, T_STR, T_LISTEN };
+
+struct field {
+	const char *key; /* full dotted path */
+	enum ftype type;
+	size_t off;		  /* offset in struct enav_config (not T_MAP) */
+	size_t size;		  /* T_STR, T_LISTEN: buffer size */
+	uint64_t min, max;	  /* T_U32: value range; T_STR: length range */
+	bool pow2;		  /* T_U32: must also be a power of two */
+	const char *const *names; /* T_ENUM: value i is names[i], NULL-terminated */
+	uint64_t def;		  /* default for T_BOOL, T_U32, T_ENUM */
+	const char *def_str;	  /* default for T_STR, T_LISTEN */
+};
+
+/* Index i names enum value i. */
+static const char *const log_level_names[] = {"error", "warn", "info", "debug", NULL};
+static const char *const transport_names[] = {"auto", "ringbuf", "perf", NULL};
+static const char *const hook_names[] = {"auto", "fexit", "tracepoint", NULL};
+
+/* Enum fields are stored through an unsigned int. */
+_Static_assert(sizeof(enum enav_log_level) == sizeof(unsigned), "enum size");
+_Static_assert(sizeof(enum enav_transport_choice) == sizeof(unsigned), "enum size");
+_Static_assert(sizeof(enum enav_hook_choice) == sizeof(unsigned), "enum size");
+
+/* Offset of a member, failing to compile if the member is not of type T. */
+#define MEMBER(m)    (((struct enav_config *)0)->m)
+#define OFF_AS(m, T) (offsetof(struct enav_config, m) + 0 * sizeof(_Generic(MEMBER(m), T : 1)))
+#define MAP(k)                                                                                     \
+	{                                                                                          \
+		.key = k, .type = T_MAP                                                            \
+	}
+#define BOOL(k, m, d)                                                                              \
+	{                                                                                          \
+		.key = k, .type = T_BOOL, .off = OFF_AS(m, bool), .def = d                         \
+	}
+#define U32(k, m, lo, hi, d)                                                                       \
+	{                                                                                          \
+		.key = k, .type = T_U32, .off = OFF_AS(m, uint32_t), .min = lo, .max = hi,         \
+		.def = d                                                                           \
+	}
+#define U32_POW2(k, m, lo, hi, d)                                                                  \
+	{                                                                                          \
+		.key = k, .type = T_U32, .off = OFF_AS(m, uint32_t), .min = lo, .max = hi,         \
+		.pow2 = true, .def = d                                                             \
+	}
+#define ENUM(k, m, T, n, d)                                                                        \
+	{                                                                                          \
+		.key = k, .type = T_ENUM, .off = OFF_AS(m, T), .names = n, .def = d                \
+	}
+#define STR(k, m, lo, d)                                                                           \
+	{                                                                                          \
+		.key = k, .type = T_STR, .off = OFF_AS(m, char *), .size = sizeof(MEMBER(m)),      \
+		.min = lo, .max = sizeof(MEMBER(m)) - 1, .def_str = d                              \
+	}
+#define LISTEN(k, m, d)                                                                            \
+	{                                                                                          \
+		.key = k, .type = T_LISTEN, .off = OFF_AS(m, char *), .size = sizeof(MEMBER(m)),   \
+		.max = sizeof(MEMBER(m)) - 1, .def_str = d                                         \
+	}
+
+/*
+ * The complete schema.  A key's parent is the path before its last dot; a
+ * parent must appear as a MAP entry.  Table order is the order keys are listed
+ * in "allowed:" hints.  Keep docs/configuration.md and
+ * config/enav.example.yaml in step with this table.
+ */
+static const struct field schema[] = {
+    ENUM("log_level", log_level, enum enav_log_level, log_level_names, ENAV_LOG_INFO),
+    ENUM("transport", transport, enum enav_transport_choice, transport_names, ENAV_TRANSPORT_AUTO),
+    ENUM("hooks", hooks, enum enav_hook_choice, hook_names, ENAV_HOOKS_AUTO),
+    U32("shutdown_timeout_ms", shutdown_timeout_ms, 100, 10000, 1500),
+    MAP("kernel"),
+    U32_POW2("kernel.ring_buffer_bytes", kernel.ring_buffer_bytes, 65536, 268435456, 4194304),
+    U32_POW2("kernel.perf_buffer_pages", kernel.perf_buffer_pages, 8, 4096, 128),
+    U32("kernel.wakeup_bytes", kernel.wakeup_bytes, 0, 1048576, 0),
+    U32("kernel.poll_interval_ms", kernel.poll_interval_ms, 1, 1000, 50),
+    U32("kernel.cgroup_verdict_entries", kernel.cgroup_verdict_entries, 64, 1048576, 16384),
+    MAP("sources"),
+    MAP("sources.exec"),
+    BOOL("sources.exec.enabled", exec.enabled, true),
+    U32("sources.exec.argv_max_bytes", exec.argv_max_bytes, 16, 4096, 256),
+    MAP("attribution"),
+    U32("attribution.cgroup_cache_entries", attribution.cgroup_cache_entries, 16, 1048576, 4096),
+    U32("attribution.process_table_entries", attribution.process_table_entries, 16, 1048576, 16384),
+    STR("attribution.cgroup2_mount", attribution.cgroup2_mount, 0, ""),
+    MAP("generators"),
+    MAP("generators.process_metrics"),
+    BOOL("generators.process_metrics.enabled", generators.process_metrics, true),
+    MAP("sinks"),
+    MAP("sinks.ndjson"),
+    BOOL("sinks.ndjson.enabled", ndjson.enabled, true),
+    STR("sinks.ndjson.path", ndjson.path, 1, "-"),
+    U32("sinks.ndjson.queue_capacity", ndjson.queue_capacity, 16, 1048576, 8192),
+    U32("sinks.ndjson.max_line_bytes", ndjson.max_line_bytes, 1024, 65536, 16384),
+    MAP("http"),
+    BOOL("http.enabled", http.enabled, true),
+    LISTEN("http.listen", http.listen, "127.0.0.1:9464"),
+    U32("http.max_connections", http.max_connections, 1, 1024, 16),
+};
+
+/* ---- errors -------------------------------------------------------------- */
+
+struct errout {
+	char *buf;
+	size_t len;
+};
+
+static int fail(struct errout *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(struct errout *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e->buf && e->len) {
+		va_start(ap, fmt);
+		vsnprintf(e->buf, e->len, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/*
+ * Printable rendering of untrusted bytes: control bytes, quotes and
+ * backslashes are escaped so an error always stays one line, and long values
+ * are cut (at a UTF-8 boundary) so the interesting part of the message fits.
+ */
+static void show(char *out, size_t outlen, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t cut = n, o = 0;
+
+	if (cut > SHOW_MAX) {
+		cut = SHOW_MAX;
+		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+			cut--;
+	}
+	for (size_t i = 0; i < cut && o + 5 < outlen; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			out[o++] = '\\';
+			out[o++] = (char)c;
+		} else if (c < 0x20 || c == 0x7f) {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[c >> 4];
+			out[o++] = hex[c & 15];
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	if (cut < n && o + 4 < outlen) {
+		memcpy(out + o, "...", 3);
+		o += 3;
+	}
+	if (outlen)
+		out[o < outlen ? o : outlen - 1] = '\0';
+}
+
+/* ---- small helpers -------------------------------------------------------- */
+
+static bool bytes_eq(const char *s, size_t n, const char *lit)
+{
+	return strlen(lit) == n && memcmp(s, lit, n) == 0;
+}
+
+/*
+ * Strict unsigned decimal: digits only (no sign, space, base prefix or
+ * leading zero, which YAML 1.1 would read as octal).  Returns 0 on success,
+ * 1 if the text is not such a number, 2 if it does not fit in 64 bits.
+ */
+static int parse_u64(const char *s, size_t n, uint64_t *out)
+{
+	char buf[32];
+	char *end;
+	unsigned long long v;
+
+	if (n == 0 || (n > 1 && s[0] == '0'))
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 1;
+	if (n >= sizeof(buf))
+		return 2;
+	/* The input is not NUL-terminated in general, so convert a copy. */
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (end != buf + n)
+		return 1;
+	if (errno == ERANGE)
+		return 2;
+	*out = v;
+	return 0;
+}
+
+static bool listen_parse(const char *s, size_t n, char *host, size_t hostlen, uint16_t *port)
+{
+	char ip[INET_ADDRSTRLEN];
+	struct in_addr addr;
+	const char *colon = NULL;
+	uint64_t p;
+	size_t hl;
+
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == ':')
+			colon = s + i;
+	if (!colon || colon == s)
+		return false;
+	hl = (size_t)(colon - s);
+	if (hl >= sizeof(ip))
+		return false;
+	memcpy(ip, s, hl);
+	ip[hl] = '\0';
+	if (memchr(ip, '\0', hl) || inet_pton(AF_INET, ip, &addr) != 1)
+		return false;
+	if (parse_u64(colon + 1, n - hl - 1, &p) != 0 || p < 1 || p > 65535)
+		return false;
+	if (host) {
+		if (hl >= hostlen)
+			return false;
+		memcpy(host, ip, hl + 1);
+	}
+	if (port)
+		*port = (uint16_t)p;
+	return true;
+}
+
+static void *field_ptr(struct enav_config *cfg, const struct field *f)
+{
+	return (char *)cfg + f->off;
+}
+
+static size_t enum_count(const struct field *f)
+{
+	size_t n = 0;
+
+	while (f->names[n])
+		n++;
+	return n;
+}
+
+/* "a, b, c" from an enum's names. */
+static void join_names(char *out, size_t outlen, const char *const *names)
+{
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; names[i] && o < outlen; i++)
+		o += (size_t)snprintf(out + o, outlen - o, "%s%s", i ? ", " : "", names[i]);
+}
+
+/* What a field accepts, for "expected ..." messages. */
+static void describe_field(char *out, size_t outlen, const struct field *f)
+{
+	char names[128];
+
+	switch (f->type) {
+	case T_MAP:
+		snprintf(out, outlen, "a mapping");
+		break;
+	case T_BOOL:
+		snprintf(out, outlen, "a boolean (true or false)");
+		break;
+	case T_U32:
+		snprintf(out, outlen, "%s in %" PRIu64 "..%" PRIu64,
+			 f->pow2 ? "a power of two" : "an unsigned decimal integer", f->min,
+			 f->max);
+		break;
+	case T_ENUM:
+		join_names(names, sizeof(names), f->names);
+		snprintf(out, outlen, "one of %s", names);
+		break;
+	case T_STR:
+		snprintf(out, outlen, "a string");
+		break;
+	case T_LISTEN:
+		snprintf(out, outlen, "an IPv4:port address");
+		break;
+	}
+}
+
+static int check_u32(struct errout *e, const struct field *f, uint64_t v, const char *text)
+{
+	if (v < f->min || v > f->max)
+		return fail(e, "%s: %s is out of range (allowed %" PRIu64 "..%" PRIu64 ")", f->key,
+			    text, f->min, f->max);
+	if (f->pow2 && (v & (v - 1)) != 0)
+		return fail(e,
+			    "%s: %s is not a power of two (allowed powers of two in %" PRIu64
+			    "..%" PRIu64 ")",
+			    f->key, text, f->min, f->max);
+	return 0;
+}
+
+static int check_string(struct errout *e, const struct field *f, const char *s, size_t n)
+{
+	char shown[SHOW_BUF];
+
+	if (memchr(s, '\0', n))
+		return fail(e, "%s: must not contain a NUL byte", f->key);
+	if (n > f->max)
+		return fail(e, "%s: string is too long (%zu bytes, allowed at most %" PRIu64 ")",
+			    f->key, n, f->max);
+	if (n < f->min)
+		return fail(e,
+			    "%s: string is empty (allowed length %" PRIu64 "..%" PRIu64 " bytes)",
+			    f->key, f->min, f->max);
+	if (f->type == T_LISTEN && !listen_parse(s, n, NULL, 0, NULL)) {
+		show(shown, sizeof(shown), s, n);
+		return fail(
+		    e,
+		    "%s: \"%s\" is not a valid listen address (allowed: IPv4:port with port "
+		    "1..65535, e.g. 127.0.0.1:9464)",
+		    f->key, shown);
+	}
+	return 0;
+}
+
+/* ---- the YAML walk -------------------------------------------------------- */
+
+struct walk {
+	yaml_parser_t parser;
+	const char *text;
+	size_t len;
+	struct enav_config *cfg;
+	bool seen[ARRAY_SIZE(schema)];
+	struct errout e;
+};
+
+static int syntax_error(struct walk *w)
+{
+	const yaml_parser_t *p = &w->parser;
+	const char *problem = p->problem ? p->problem : "malformed input";
+	size_t line;
+
+	if (p->error == YAML_MEMORY_ERROR)
+		return fail(&w->e, "config: out of memory while parsing YAML");
+	if (p->error == YAML_READER_ERROR) {
+		/* Reader errors carry a byte offset, not a mark. */
+		size_t end = p->problem_offset < w->len ? p->problem_offset : w->len;
+
+		line = 1;
+		for (size_t i = 0; i < end; i++)
+			line += w->text[i] == '\n';
+	} else {
+		line = p->problem_mark.line + 1;
+	}
+	if (p->context)
+		return fail(&w->e, "config: YAML syntax error at line %zu: %s (%s)", line, problem,
+			    p->context);
+	return fail(&w->e, "config: YAML syntax error at line %zu: %s", line, problem);
+}
+
+static int next_event(struct walk *w, yaml_event_t *ev)
+{
+	if (!yaml_parser_parse(&w->parser, ev))
+		return syntax_error(w);
+	return 0;
+}
+
+/* YAML null: an empty or ~/null plain scalar with no tag. */
+static bool is_null(const yaml_event_t *ev)
+{
+	const char *s = (const char *)ev->data.scalar.value;
+	size_t n = ev->data.scalar.length;
+
+	if (ev->type != YAML_SCALAR_EVENT || ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
+	    ev->data.scalar.tag)
+		return false;
+	return n == 0 || bytes_eq(s, n, "~") || bytes_eq(s, n, "null") || bytes_eq(s, n, "Null") ||
+	       bytes_eq(s, n, "NULL");
+}
+
+/* What the document holds, for "got ..." messages. */
+static void describe_event(char *out, size_t outlen, const yaml_event_t *ev)
+{
+	char shown[SHOW_BUF];
+
+	switch (ev->type) {
+	case YAML_MAPPING_START_EVENT:
+		snprintf(out, outlen, "a mapping");
+		return;
+	case YAML_SEQUENCE_START_EVENT:
+		snprintf(out, outlen, "a sequence");
+		return;
+	case YAML_SCALAR_EVENT:
+		break;
+	default:
+		snprintf(out, outlen, "something else");
+		return;
+	}
+	if (is_null(ev)) {
+		snprintf(out, outlen, "no value");
+		return;
+	}
+	show(shown, sizeof(shown), (const char *)ev->data.scalar.value, ev->data.scalar.length);
+	switch (ev->data.scalar.style) {
+	case YAML_SINGLE_QUOTED_SCALAR_STYLE:
+	case YAML_DOUBLE_QUOTED_SCALAR_STYLE:
+		snprintf(out, outlen, "the quoted string \"%s\"", shown);
+		break;
+	case YAML_LITERAL_SCALAR_STYLE:
+	case YAML_FOLDED_SCALAR_STYLE:
+		snprintf(out, outlen, "the block string \"%s\"", shown);
+		break;
+	default:
+		snprintf(out, outlen, "\"%s\"", shown);
+		break;
+	}
+}
+
+static int type_error(struct walk *w, const struct field *f, const yaml_event_t *ev)
+{
+	char want[160], have[SHOW_BUF + 32];
+
+	describe_field(want, sizeof(want), f);
+	describe_event(have, sizeof(have), ev);
+	if (f->type == T_STR && f->min == 0 && is_null(ev))
+		return fail(&w->e, "%s: expected %s, got %s (write \"\" for an empty string)",
+			    f->key, want, have);
+	return fail(&w->e, "%s: expected %s, got %s", f->key, want, have);
+}
+
+/* Anchors, aliases and tags have no use in a config file; refuse them. */
+static int check_node(struct walk *w, const yaml_event_t *ev, const char *where)
+{
+	const yaml_char_t *anchor = NULL, *tag = NULL;
+	char shown[SHOW_BUF];
+
+	switch (ev->type) {
+	case YAML_ALIAS_EVENT:
+		return fail(&w->e, "%s: YAML aliases and anchors are not allowed", where);
+	case YAML_SCALAR_EVENT:
+		anchor = ev->data.scalar.anchor;
+		tag = ev->data.scalar.tag;
+		break;
+	case YAML_MAPPING_START_EVENT:
+		anchor = ev->data.mapping_start.anchor;
+		tag = ev->data.mapping_start.tag;
+		break;
+	case YAML_SEQUENCE_START_EVENT:
+		anchor = ev->data.sequence_start.anchor;
+		tag = ev->data.sequence_start.tag;
+		break;
+	default:
+		break;
+	}
+	if (anchor)
+		return fail(&w->e, "%s: YAML aliases and anchors are not allowed", where);
+	if (tag) {
+		/* Show the core-schema prefix the way it is usually written. */
+		static const char core[] = "tag:yaml.org,2002:";
+		const char *t = (const char *)tag;
+		bool is_core = strncmp(t, core, sizeof(core) - 1) == 0;
+
+		if (is_core)
+			t += sizeof(core) - 1;
+		show(shown, sizeof(shown), t, strlen(t));
+		return fail(&w->e, "%s: YAML tags are not allowed (got \"%s%s\")", where,
+			    is_core ? "!!" : "", shown);
+	}
+	return 0;
+}
+
+static const char *parent_key(int parent)
+{
+	return parent < 0 ? "" : schema[parent].key;
+}
+
+/* Is f a direct child named name[0..n) of the mapping at path parent? */
+static bool is_child(const struct field *f, const char *parent, const char *name, size_t n)
+{
+	size_t pl = strlen(parent);
+	const char *rest = f->key;
+
+	if (pl) {
+		if (strncmp(f->key, parent, pl) != 0 || f->key[pl] != '.')
+			return false;
+		rest = f->key + pl + 1;
+	}
+	return !strchr(rest, '.') && bytes_eq(name, n, rest);
+}
+
+static int unknown_key(struct walk *w, int parent, const char *name, size_t n)
+{
+	const char *ppath = parent_key(parent);
+	char shown[SHOW_BUF], allowed[512];
+	bool plain = n > 0;
+	size_t pl = strlen(ppath), o = 0;
+
+	allowed[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(schema) && o < sizeof(allowed); i++) {
+		const char *k = schema[i].key;
+		const char *last = strrchr(k, '.');
+		size_t kpl = last ? (size_t)(last - k) : 0;
+
+		if (kpl == pl && strncmp(k, ppath, pl) == 0)
+			o += (size_t)snprintf(allowed + o, sizeof(allowed) - o, "%s%s",
+					      o ? ", " : "", last ? last + 1 : k);
+	}
+	/* Quote odd key names so the message shows exactly what was written. */
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '-' || c == '.'))
+			plain = false;
+	}
+	show(shown, sizeof(shown), name, n);
+	return fail(&w->e, "%s%s%s%s%s: unknown key (allowed: %s)%s", ppath, pl ? "." : "",
+		    plain ? "" : "\"", shown, plain ? "" : "\"", allowed,
+		    memchr(name, '.', n) ? "; write dotted keys as nested mappings" : "");
+}
+
+/* Consume a key event; on success *idx is its schema entry. */
+static int read_key(struct walk *w, int parent, const yaml_event_t *ev, int *idx)
+{
+	const char *where = parent < 0 ? "config" : schema[parent].key;
+	const char *name = (const char *)ev->data.scalar.value;
+	size_t n = ev->data.scalar.length;
+	char have[SHOW_BUF + 32];
+
+	if (check_node(w, ev, where))
+		return -1;
+	if (ev->type != YAML_SCALAR_EVENT) {
+		describe_event(have, sizeof(have), ev);
+		return fail(&w->e, "%s: keys must be plain strings, got %s", where, have);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(schema); i++) {
+		if (!is_child(&schema[i], parent_key(parent), name, n))
+			continue;
+		if (w->seen[i])
+			return fail(&w->e, "%s: duplicate key", schema[i].key);
+		w->seen[i] = true;
+		*idx = (int)i;
+		return 0;
+	}
+	return unknown_key(w, parent, name, n);
+}
+
+static int set_scalar(struct walk *w, const struct field *f, const yaml_event_t *ev)
+{
+	const char *s = (const char *)ev->data.scalar.value;
+	size_t n = ev->data.scalar.length;
+	bool plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+	void *dst = field_ptr(w->cfg, f);
+	char shown[SHOW_BUF], names[128];
+	uint64_t v;
+	unsigned e;
+	int rc;
+
+	if (is_null(ev))
+		return type_error(w, f, ev);
+	switch (f->type) {
+	case T_BOOL:
+		/* Only true/false: YAML 1.1's yes/no/on/off are a classic trap. */
+		if (plain && bytes_eq(s, n, "true"))
+			*(bool *)dst = true;
+		else if (plain && bytes_eq(s, n, "false"))
+			*(bool *)dst = false;
+		else
+			return type_error(w, f, ev);
+		return 0;
+	case T_U32:
+		if (!plain)
+			return type_error(w, f, ev);
+		rc = parse_u64(s, n, &v);
+		if (rc == 1)
+			return type_error(w, f, ev);
+		show(shown, sizeof(shown), s, n);
+		if (rc == 2)
+			return fail(&w->e,
+				    "%s: %s is out of range (allowed %" PRIu64 "..%" PRIu64 ")",
+				    f->key, shown, f->min, f->max);
+		if (check_u32(&w->e, f, v, shown))
+			return -1;
+		*(uint32_t *)dst = (uint32_t)v;
+		return 0;
+	case T_ENUM:
+		for (e = 0; f->names[e]; e++) {
+			if (bytes_eq(s, n, f->names[e])) {
+				memcpy(dst, &e, sizeof(e));
+				return 0;
+			}
+		}
+		show(shown, sizeof(shown), s, n);
+		join_names(names, sizeof(names), f->names);
+		return fail(&w->e, "%s: \"%s\" is not allowed (allowed: %s)", f->key, shown, names);
+	case T_STR:
+	case T_LISTEN:
+		if (check_string(&w->e, f, s, n))
+			return -1;
+		memcpy(dst, s, n);
+		((char *)dst)[n] = '\0';
+		return 0;
+	case T_MAP:
+		break;
+	}
+	return type_error(w, f, ev);
+}
+
+static int walk_mapping(struct walk *w, int parent, unsigned depth);
+
+/* Consume the value of schema[idx]. */
+static int walk_value(struct walk *w, int idx, unsigned depth)
+{
+	const struct field *f = &schema[idx];
+	yaml_event_t ev;
+	int rc;
+
+	if (next_event(w, &ev))
+		return -1;
+	rc = check_node(w, &ev, f->key);
+	if (rc == 0) {
+		if (f->type == T_MAP) {
+			/* A section with every child commented out is null: all defaults. */
+			if (ev.type == YAML_MAPPING_START_EVENT)
+				rc = walk_mapping(w, idx, depth + 1);
+			else if (!is_null(&ev))
+				rc = type_error(w, f, &ev);
+		} else if (ev.type == YAML_SCALAR_EVENT) {
+			rc = set_scalar(w, f, &ev);
+		} else {
+			rc = type_error(w, f, &ev);
+		}
+	}
+	yaml_event_delete(&ev);
+	return rc;
+}
+
+/* Called after MAPPING_START; consumes through MAPPING_END. */
+static int walk_mapping(struct walk *w, int parent, unsigned depth)
+{
+	/*
+	 * Only schema mappings are entered, so depth cannot exceed the schema's;
+	 * the check keeps recursion bounded should the schema ever change.
+	 */
+	if (depth > DEPTH_MAX)
+		return fail(&w->e, "%s: nested too deeply", parent_key(parent));
+	for (;;) {
+		yaml_event_t ev;
+		int idx = -1, rc;
+
+		if (next_event(w, &ev))
+			return -1;
+		if (ev.type == YAML_MAPPING_END_EVENT) {
+			yaml_event_delete(&ev);
+			return 0;
+		}
+		rc = read_key(w, parent, &ev, &idx);
+		yaml_event_delete(&ev);
+		if (rc || walk_value(w, idx, depth))
+			return -1;
+	}
+}
+
+static int walk_document(struct walk *w)
+{
+	yaml_event_t ev;
+	char have[SHOW_BUF + 32];
+	int rc;
+
+	if (next_event(w, &ev)) /* STREAM_START */
+		return -1;
+	yaml_event_delete(&ev);
+	if (next_event(w, &ev))
+		return -1;
+	if (ev.type == YAML_STREAM_END_EVENT) { /* empty, or only comments */
+		yaml_event_delete(&ev);
+		return 0;
+	}
+	yaml_event_delete(&ev); /* DOCUMENT_START */
+
+	if (next_event(w, &ev))
+		return -1;
+	rc = check_node(w, &ev, "config");
+	if (rc == 0) {
+		if (ev.type == YAML_MAPPING_START_EVENT) {
+			rc = walk_mapping(w, -1, 1);
+		} else if (!is_null(&ev)) {
+			describe_event(have, sizeof(have), &ev);
+			rc = fail(&w->e, "config: expected a mapping at the top level, got %s",
+				  have);
+		}
+	}
+	yaml_event_delete(&ev);
+	if (rc)
+		return -1;
+
+	if (next_event(w, &ev)) /* DOCUMENT_END */
+		return -1;
+	yaml_event_delete(&ev);
+	if (next_event(w, &ev))
+		return -1;
+	rc = 0;
+	if (ev.type != YAML_STREAM_END_EVENT)
+		rc = fail(&w->e, "config: only one YAML document is allowed");
+	yaml_event_delete(&ev);
+	return rc;
+}
+
+/* ---- public API ----------------------------------------------------------- */
+
+void enav_config_defaults(struct enav_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	for (size_t i = 0; i < ARRAY_SIZE(schema); i++) {
+		const struct field *f = &schema[i];
+		void *dst = field_ptr(cfg, f);
+		unsigned e = (unsigned)f->def;
+
+		switch (f->type) {
+		case T_MAP:
+			break;
+		case T_BOOL:
+			*(bool *)dst = f->def != 0;
+			break;
+		case T_U32:
+			*(uint32_t *)dst = (uint32_t)f->def;
+			break;
+		case T_ENUM:
+			memcpy(dst, &e, sizeof(e));
+			break;
+		case T_STR:
+		case T_LISTEN:
+			snprintf(dst, f->size, "%s", f->def_str);
+			break;
+		}
+	}
+}
+
+int enav_config_parse(struct enav_config *cfg, const char *yaml, size_t len, char *err,
+		      size_t errlen)
+{
+	struct walk w;
+	struct enav_config work = *cfg;
+	int rc;
+
+	memset(&w, 0, sizeof(w));
+	w.e.buf = err;
+	w.e.len = errlen;
+	if (err && errlen)
+		err[0] = '\0';
+	if (len > ENAV_CONFIG_FILE_MAX)
+		return fail(&w.e, "config: input is larger than %d bytes", ENAV_CONFIG_FILE_MAX);
+	if (!yaml) {
+		if (len)
+			return fail(&w.e, "config: no input");
+		yaml = "";
+	}
+	w.text = yaml;
+	w.len = len;
+	w.cfg = &work;
+	if (!yaml_parser_initialize(&w.parser))
+		return fail(&w.e, "config: out of memory while parsing YAML");
+	yaml_parser_set_input_string(&w.parser, (const unsigned char *)yaml, len);
+	rc = walk_document(&w);
+	yaml_parser_delete(&w.parser);
+	/* cfg changes only when the whole file is good. */
+	if (rc == 0)
+		*cfg = work;
+	return rc;
+}
+
+int enav_config_load(struct enav_config *cfg, const char *path, char *err, size_t errlen)
+{
+	struct errout e = {err, errlen};
+	char shown[SHOW_BUF];
+	char *buf;
+	size_t len = 0;
+	int fd, rc, saved;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!path)
+		return fail(&e, "config: no file given");
+	show(shown, sizeof(shown), path, strlen(path));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(&e, "config: cannot read %s: %s", shown, strerror(errno));
+	/* One byte past the cap tells "exactly the cap" from "too large". */
+	buf = malloc(ENAV_CONFIG_FILE_MAX + 1);
+	if (!buf) {
+		close(fd);
+		return fail(&e, "config: cannot read %s: %s", shown, strerror(ENOMEM));
+	}
+	for (;;) {
+		ssize_t r = read(fd, buf + len, ENAV_CONFIG_FILE_MAX + 1 - len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			saved = errno;
+			close(fd);
+			free(buf);
+			return fail(&e, "config: cannot read %s: %s", shown, strerror(saved));
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+		if (len > ENAV_CONFIG_FILE_MAX) {
+			close(fd);
+			free(buf);
+			return fail(&e, "config: %s is larger than %d bytes", shown,
+				    ENAV_CONFIG_FILE_MAX);
+		}
+	}
+	close(fd);
+	rc = enav_config_parse(cfg, buf, len, err, errlen);
+	free(buf);
+	return rc;
+}
+
+int enav_config_validate(const struct enav_config *cfg, char *err, size_t errlen)
+{
+	struct errout e = {err, errlen};
+	char text[32];
+
+	if (err && errlen)
+		err[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(schema); i++) {
+		const struct field *f = &schema[i];
+		const char *src = (const char *)cfg + f->off;
+		uint32_t u;
+		unsigned en;
+
+		switch (f->type) {
+		case T_MAP:
+			break;
+		case T_BOOL:
+			/* A bool holding anything but 0/1 is undefined to read; check bytes. */
+			if (*(const unsigned char *)src > 1)
+				return fail(&e, "%s: not a boolean (allowed: true, false)", f->key);
+			break;
+		case T_U32:
+			memcpy(&u, src, sizeof(u));
+			snprintf(text, sizeof(text), "%" PRIu32, u);
+			if (check_u32(&e, f, u, text))
+				return -1;
+			break;
+		case T_ENUM:
+			memcpy(&en, src, sizeof(en));
+			if (en >= enum_count(f)) {
+				char names[128];
+
+				join_names(names, sizeof(names), f->names);
+				return fail(&e, "%s: value %u is not allowed (allowed: %s)", f->key,
+					    en, names);
+			}
+			break;
+		case T_STR:
+		case T_LISTEN:
+			if (!memchr(src, '\0', f->size))
+				return fail(&e, "%s: string is not terminated", f->key);
+			if (check_string(&e, f, src, strlen(src)))
+				return -1;
+			break;
+		}
+	}
+	return 0;
+}
+
+int enav_config_listen_split(const char *listen, char *host, size_t hostlen, uint16_t *port)
+{
+	if (!listen || !listen_parse(listen, strlen(listen), host, hostlen, port))
+		return -1;
+	return 0;
+}
+
+const char *enav_transport_choice_name(enum enav_transport_choice t)
+{
+	return (unsigned)t < ARRAY_SIZE(transport_names) - 1 ? transport_names[t] : "unknown";
+}
+
+const char *enav_hook_choice_name(enum enav_hook_choice h)
+{
+	return (unsigned)h < ARRAY_SIZE(hook_names) - 1 ? hook_names[h] : "unknown";
+}
+
+const char *enav_log_level_name(enum enav_log_level l)
+{
+	return (unsigned)l < ARRAY_SIZE(log_level_names) - 1 ? log_level_names[l] : "unknown";
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Agent configuration: a YAML file checked against a compiled-in schema.
+ * Every cap is a validated value with a documented default (docs/configuration.md).
+ */
+#ifndef ENAV_CORE_CONFIG_H
+#define ENAV_CORE_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum enav_transport_choice { ENAV_TRANSPORT_AUTO, ENAV_TRANSPORT_RINGBUF, ENAV_TRANSPORT_PERF };
+enum enav_hook_choice { ENAV_HOOKS_AUTO, ENAV_HOOKS_FEXIT, ENAV_HOOKS_TRACEPOINT };
+enum enav_log_level { ENAV_LOG_ERROR, ENAV_LOG_WARN, ENAV_LOG_INFO, ENAV_LOG_DEBUG };
+
+#define ENAV_CONFIG_PATH_MAX   256
+#define ENAV_CONFIG_LISTEN_MAX 64
+/* Largest config file (and parse input) accepted, in bytes. */
+#define ENAV_CONFIG_FILE_MAX 1048576
+
+struct enav_config {
+	enum enav_log_level log_level;		 /* log_level: error|warn|info|debug (info) */
+	enum enav_transport_choice transport;	 /* transport: auto|ringbuf|perf (auto) */
+	enum enav_hook_choice hooks;		 /* hooks: auto|fexit|tracepoint (auto) */
+	uint32_t shutdown_timeout_ms;		 /* shutdown_timeout_ms: 100..10000 (1500) */
+
+	struct {
+		uint32_t ring_buffer_bytes; /* kernel.ring_buffer_bytes: pow2, 65536..268435456 (4 MiB) */
+		uint32_t perf_buffer_pages; /* kernel.perf_buffer_pages: pow2, 8..4096 (128) per CPU */
+		uint32_t wakeup_bytes;	    /* kernel.wakeup_bytes: 0..1048576 (0 = wake per event) */
+		uint32_t poll_interval_ms;  /* kernel.poll_interval_ms: 1..1000 (50) */
+		uint32_t cgroup_verdict_entries; /* kernel.cgroup_verdict_entries: 64..1048576 (16384) */
+	} kernel;
+
+	struct {
+		bool enabled;		 /* sources.exec.enabled (true) */
+		uint32_t argv_max_bytes; /* sources.exec.argv_max_bytes: 16..4096 (256) */
+	} exec;
+
+	struct {
+		uint32_t cgroup_cache_entries;	/* attribution.cgroup_cache_entries: 16..1048576 (4096) */
+		uint32_t process_table_entries; /* attribution.process_table_entries: 16..1048576 (16384) */
+		char cgroup2_mount[ENAV_CONFIG_PATH_MAX]; /* attribution.cgroup2_mount: path or "" = detect */
+	} attribution;
+
+	struct {
+		bool process_metrics; /* generators.process_metrics.enabled (true) */
+	} generators;
+
+	struct {
+		bool enabled;			   /* sinks.ndjson.enabled (true) */
+		char path[ENAV_CONFIG_PATH_MAX];   /* sinks.ndjson.path: "-" = stdout ("-") */
+		uint32_t queue_capacity;	   /* sinks.ndjson.queue_capacity: 16..1048576 (8192) */
+		uint32_t max_line_bytes;	   /* sinks.ndjson.max_line_bytes: 1024..65536 (16384) */
+	} ndjson;
+
+	struct {
+		bool enabled;			    /* http.enabled (true) */
+		char listen[ENAV_CONFIG_LISTEN_MAX]; /* http.listen: "IPv4:port" ("127.0.0.1:9464") */
+		uint32_t max_connections;	    /* http.max_connections: 1..1024 (16) */
+	} http;
+};
+
+/* Fill with the documented defaults. */
+void enav_config_defaults(struct enav_config *cfg);
+
+/*
+ * Parse YAML text over the defaults already in cfg.  On error returns -1 and
+ * writes exactly one line (no trailing newline) into err naming the key and
+ * what is allowed, e.g.
+ *   "sources.exec.argv_max_bytes: 99999 is out of range (allowed 16..4096)".
+ */
+int enav_config_parse(struct enav_config *cfg, const char *yaml, size_t len, char *err,
+		      size_t errlen);
+
+/* Read a file and parse it; file errors are reported the same way. */
+int enav_config_load(struct enav_config *cfg, const char *path, char *err, size_t errlen);
+
+/*
+ * Check a config built in memory (e.g. defaults plus command-line overrides)
+ * against the same schema; errors are reported like enav_config_parse's.
+ */
+int enav_config_validate(const struct enav_config *cfg, char *err, size_t errlen);
+
+/* Split http.listen into a host and a port; 0 on success. */
+int enav_config_listen_split(const char *listen, char *host, size_t hostlen, uint16_t *port);
+
+const char *enav_transport_choice_name(enum enav_transport_choice t);
+const char *enav_hook_choice_name(enum enav_hook_choice h);
+const char *enav_log_level_name(enum enav_log_level l);
+
+#endif

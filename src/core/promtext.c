@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "core/promtext.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void enav_promtext_init(struct enav_promtext *p, char *buf, size_t cap)
+{
+	p->buf = buf;
+	p->cap = cap;
+	p->len = 0;
+	p->overflow = false;
+	if (cap)
+		buf[0] = '\0';
+}
+
+static void put(struct enav_promtext *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(struct enav_promtext *p, const char *fmt, ...)
+{
+	if (p->overflow)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(p->buf + p->len, p->cap - p->len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= p->cap - p->len) {
+		p->overflow = true;
+		p->buf[p->len] = '\0';
+		return;
+	}
+	p->len += (size_t)n;
+}
+
+/* Label values: backslash, double quote and newline are the escapes 0.0.4 defines. */
+static void put_label_value(struct enav_promtext *p, const char *v)
+{
+	for (; *v && !p->overflow; v++) {
+		switch (*v) {
+		case '\\':
+			put(p, "\\\\");
+			break;
+		case '"':
+			put(p, "\\\"");
+			break;
+		case '\n':
+			put(p, "\\n");
+			break;
+		default:
+			put(p, "%c", *v);
+		}
+	}
+}
+
+void enav_promtext_family(struct enav_promtext *p, const char *name, const char *type,
+			  const char *help)
+{
+	put(p, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void put_labels(struct enav_promtext *p, const char *const *labels, size_t n_pairs)
+{
+	if (n_pairs == 0)
+		return;
+	put(p, "{");
+	for (size_t i = 0; i < n_pairs; i++) {
+		put(p, "%s%s=\"", i ? "," : "", labels[2 * i]);
+		put_label_value(p, labels[2 * i + 1]);
+		put(p, "\"");
+	}
+	put(p, "}");
+}
+
+void enav_promtext_sample(struct enav_promtext *p, const char *name, const char *const *labels,
+			  size_t n_pairs, double value)
+{
+	put(p, "%s", name);
+	put_labels(p, labels, n_pairs);
+	if (isinf(value))
+		put(p, " %s\n", value > 0 ? "+Inf" : "-Inf");
+	else
+		put(p, " %.17g\n", value);
+}
+
+void enav_promtext_sample_u64(struct enav_promtext *p, const char *name,
+			      const char *const *labels, size_t n_pairs, uint64_t value)
+{
+	put(p, "%s", name);
+	put_labels(p, labels, n_pairs);
+	put(p, " %" PRIu64 "\n", value);
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The signal contract in memory (docs/signals.md is the versioned contract on
+ * the wire).  A signal is built once on the capture thread, then shared
+ * read-only by every sink through a reference count.  Every string in it is
+ * bounded by a cap; the one variable part (argv) is sized to what the kernel
+ * delivered, itself capped by sources.exec.argv_max_bytes.
+ */
+#ifndef ENAV_CORE_SIGNAL_H
+#define ENAV_CORE_SIGNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "enav/abi.h"
+#include "processors/cgroup_path.h"
+
+#define ENAV_SIGNAL_SCHEMA_VERSION 1
+#define ENAV_EXE_MAX		   1024
+#define ENAV_SIGNAL_CGROUP_PATH_MAX 1024
+#define ENAV_SIGNAL_MAX_WARNINGS   4
+
+enum enav_signal_kind {
+	ENAV_SIGNAL_PROCESS_EXEC = 1,
+	ENAV_SIGNAL_PROCESS_EXIT = 2,
+};
+
+/* Why a field is absent.  Static strings only: warnings never allocate. */
+struct enav_field_warning {
+	const char *field;
+	const char *reason;
+};
+
+struct enav_process_signal {
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t ppid;
+	uint32_t uid;
+	uint32_t gid;
+	bool has_creds; /* exit events do not carry credentials */
+	char comm[ENAV_COMM_LEN + 1];
+	uint64_t start_time_unix_ns;
+	uint64_t start_boot_ns; /* kernel start_boottime: identity check, not serialized */
+	/* exec: the path as passed to exec(), from the kernel */
+	char filename[ENAV_FILENAME_MAX + 1];
+	bool filename_truncated;
+	/* resolved executable (readlink /proc/PID/exe at exec, or from the process table) */
+	char exe[ENAV_EXE_MAX];
+	bool has_exe;
+	bool exe_truncated;
+	/* exit */
+	bool has_exit;
+	int32_t exit_code;   /* valid when exit_signal == 0 */
+	int32_t exit_signal; /* terminating signal, 0 if exited normally */
+	bool core_dumped;
+	uint64_t lifetime_ns;
+	/* attribution */
+	uint64_t cgroup_id;
+	bool has_cgroup_path;
+	char cgroup_path[ENAV_SIGNAL_CGROUP_PATH_MAX];
+	struct enav_cgroup_identity identity;
+	/* argv: NUL-separated arguments, argv_len bytes in argv[] */
+	bool has_argv;
+	bool argv_truncated;
+	uint32_t argv_len;
+};
+
+struct enav_signal {
+	_Atomic uint32_t refs;
+	enum enav_signal_kind kind;
+	uint64_t time_unix_ns;
+	uint32_t n_warnings;
+	struct enav_field_warning warnings[ENAV_SIGNAL_MAX_WARNINGS];
+	struct enav_process_signal process;
+	char argv[]; /* process.argv_len bytes */
+};
+
+/* Allocate a zeroed signal with room for argv_len argv bytes (refs = 1). */
+struct enav_signal *enav_signal_new(enum enav_signal_kind kind, uint32_t argv_len);
+void enav_signal_ref(struct enav_signal *s);
+void enav_signal_unref(struct enav_signal *s);
+/* Record why a field is missing; silently bounded by ENAV_SIGNAL_MAX_WARNINGS. */
+void enav_signal_warn(struct enav_signal *s, const char *field, const char *reason);
+const char *enav_signal_kind_name(enum enav_signal_kind kind);
+
+/* Live count of allocated signals (self-accounting for /metrics). */
+uint64_t enav_signal_live_count(void);
+
+#endif

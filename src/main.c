@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* enav: command-line entry point. */
+#include <stdio.h>
+#include <string.h>
+
+#include "agent/agent.h"
+#include "core/config.h"
+#include "probe/features.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: enav <command> [options]\n"
+		"\n"
+		"E-Navigator: one eBPF signal plane for a node.\n"
+		"\n"
+		"commands:\n"
+		"  run [--config FILE]          capture and export until SIGINT/SIGTERM\n"
+		"  probe [--json] [--config F]  print what this node can prove; exit 0 if enav can run\n"
+		"  check-config FILE            validate a configuration file and exit\n"
+		"  version                      print the version\n"
+		"  help, --help                 this text\n"
+		"\n"
+		"Without --config every supported source runs, NDJSON goes to stdout and\n"
+		"/metrics, /healthz, /readyz are served on 127.0.0.1:9464.\n"
+		"Exit codes: 0 ok, 1 cannot run here, 2 bad usage or configuration.\n");
+}
+
+static int load_config(const char *path, struct enav_config *cfg)
+{
+	char err[512];
+	enav_config_defaults(cfg);
+	if (path && enav_config_load(cfg, path, err, sizeof(err)) != 0) {
+		fprintf(stderr, "enav: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+		printf("enav %s (%s) abi %d signal-schema %d\n", ENAV_VERSION, ENAV_GIT_REV,
+		       ENAV_ABI_VERSION, ENAV_SIGNAL_SCHEMA_VERSION);
+		return 0;
+	}
+
+	const char *config_path = NULL;
+	bool json = false;
+	const char *positional = NULL;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+			config_path = argv[++i];
+		} else if (!strncmp(argv[i], "--config=", 9)) {
+			config_path = argv[i] + 9;
+		} else if (!strcmp(argv[i], "--json") && !strcmp(cmd, "probe")) {
+			json = true;
+		} else if (argv[i][0] != '-' && !positional) {
+			positional = argv[i];
+		} else {
+			fprintf(stderr, "enav: unknown option %s (see enav --help)\n", argv[i]);
+			return 2;
+		}
+	}
+
+	struct enav_config cfg;
+	if (!strcmp(cmd, "check-config")) {
+		if (!positional) {
+			fprintf(stderr, "enav: check-config needs a FILE\n");
+			return 2;
+		}
+		if (load_config(positional, &cfg) != 0)
+			return 2;
+		printf("%s: ok\n", positional);
+		return 0;
+	}
+	if (positional) {
+		fprintf(stderr, "enav: unexpected argument %s (see enav --help)\n", positional);
+		return 2;
+	}
+	if (load_config(config_path, &cfg) != 0)
+		return 2;
+	if (!strcmp(cmd, "run"))
+		return enav_agent_main(&cfg);
+	if (!strcmp(cmd, "probe"))
+		return enav_probe_command(&cfg, json);
+	fprintf(stderr, "enav: unknown command %s (see enav --help)\n", cmd);
+	return 2;
+}

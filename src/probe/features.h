@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What this node can prove.  Every capability is probed by doing the real
+ * thing once (create the map, load and attach the program), and the result is
+ * classified by the rule in docs/adr/0003-transports-and-fallback.md:
+ *   YES      it worked;
+ *   NO       the kernel positively reported it unsupported (EINVAL, ENOTSUPP,
+ *            EOPNOTSUPP, ENOENT for a missing type or PMU);
+ *   REFUSED  the kernel refused this program type while a control load of the
+ *            same program type with the same credentials succeeded: evidence
+ *            about the kernel (lockdown, missing trampoline), not about us;
+ *   ERROR    anything else (EPERM without a passing control, ENOMEM, seccomp):
+ *            not evidence about the kernel, so no fallback may be chosen on it.
+ */
+#ifndef ENAV_PROBE_FEATURES_H
+#define ENAV_PROBE_FEATURES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/config.h"
+
+enum enav_probe_status { ENAV_PROBE_YES, ENAV_PROBE_NO, ENAV_PROBE_REFUSED, ENAV_PROBE_ERROR };
+
+struct enav_probe_result {
+	enum enav_probe_status status;
+	int err; /* errno of the failing step, 0 on YES */
+	char detail[160];
+};
+
+enum enav_cgroup_layout { ENAV_CGROUP_NONE, ENAV_CGROUP_V2, ENAV_CGROUP_V1, ENAV_CGROUP_HYBRID };
+
+enum enav_cap { ENAV_CAP_BPF, ENAV_CAP_PERFMON, ENAV_CAP_SYS_ADMIN, ENAV_CAP_SYS_PTRACE, ENAV_CAP__COUNT };
+
+enum enav_feature {
+	ENAV_FEAT_BTF,
+	ENAV_FEAT_BPF_SYSCALL, /* control: can we create a plain array map at all */
+	ENAV_FEAT_RINGBUF,
+	ENAV_FEAT_PERFBUF,
+	ENAV_FEAT_TRACEPOINT, /* classic tracepoints: program type + tracefs for attach */
+	ENAV_FEAT_RAW_TP,
+	ENAV_FEAT_TP_BTF,
+	ENAV_FEAT_FENTRY,
+	ENAV_FEAT_KPROBE,
+	ENAV_FEAT_UPROBE,
+	ENAV_FEAT_PERF_SAMPLING,
+	ENAV_FEAT_TRACEFS,
+	ENAV_FEAT__COUNT,
+};
+
+enum enav_exec_hook { ENAV_EXEC_HOOK_TP_BTF, ENAV_EXEC_HOOK_RAW_TP };
+
+struct enav_features {
+	char kernel_release[65];
+	struct enav_probe_result feat[ENAV_FEAT__COUNT];
+	enum enav_cgroup_layout cgroup_layout;
+	char cgroup2_mount[256]; /* "" when no cgroup2 mount */
+	bool caps[ENAV_CAP__COUNT];
+};
+
+/* What the agent will run with, and why. */
+struct enav_decisions {
+	enum enav_transport_choice transport; /* RINGBUF or PERF, never AUTO */
+	char transport_reason[192];
+	enum enav_hook_choice hooks; /* FEXIT or TRACEPOINT, never AUTO */
+	char hooks_reason[192];
+	enum enav_exec_hook exec_hook;
+};
+
+void enav_features_probe(struct enav_features *f);
+
+/*
+ * Apply the configured choices to the probe results.  Returns 0, or -1 with
+ * one sentence in err explaining why the agent cannot run here.
+ */
+int enav_features_decide(const struct enav_features *f, const struct enav_config *cfg,
+			 struct enav_decisions *d, char *err, size_t errlen);
+
+/* Pure classification of a probe errno (exposed for unit tests). */
+enum enav_probe_status enav_probe_classify(int err, bool control_passed);
+
+const char *enav_feature_name(enum enav_feature feat);
+const char *enav_probe_status_name(enum enav_probe_status s);
+const char *enav_cgroup_layout_name(enum enav_cgroup_layout l);
+const char *enav_cap_name(enum enav_cap c);
+
+/* `enav probe [--json]`: prints the table; returns the process exit code. */
+int enav_probe_command(const struct enav_config *cfg, bool json);
+
+#endif

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "processors/attribution.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/bcache.h"
+#include "core/log.h"
+
+/* kernfs exports cgroup directories with this file-handle type (FILEID_KERNFS). */
+#define KERNFS_FILEID_TYPE 0xfe
+
+struct cgroup_entry {
+	bool known;
+	const char *reason; /* why the path is unknown */
+	char path[ENAV_SIGNAL_CGROUP_PATH_MAX];
+	struct enav_cgroup_identity identity;
+};
+
+struct process_entry {
+	uint64_t start_boot_ns;
+	bool has_exe;
+	char *exe;
+	uint32_t argv_len;
+	bool argv_truncated;
+	char argv[];
+};
+
+struct attribution {
+	struct enav_agent *agent;
+	int cgroup2_fd;
+	char cgroup2_mount[256];
+	struct enav_bcache cgroups;
+	struct enav_bcache processes;
+	/* Published for the metrics thread; the caches themselves are capture-thread only. */
+	_Atomic uint64_t warnings[8];
+	_Atomic uint64_t cgroup_size, cgroup_evictions, process_size, process_evictions;
+	long clk_tck;
+};
+
+enum warn_reason {
+	W_CGROUP_GONE,
+	W_CGROUP_NO_V2,
+	W_PROC_GONE,
+	W_PROC_REUSED,
+	W_EXEC_NOT_OBSERVED,
+	W__COUNT
+};
+static const char *const warn_names[W__COUNT] = {
+	"cgroup_removed_before_resolution", "no_cgroup2_mount", "process_exited_before_proc_read",
+	"pid_reused_before_proc_read", "exec_not_observed",
+};
+
+static void warn(struct attribution *at, struct enav_signal *s, const char *field,
+		 enum warn_reason r)
+{
+	atomic_fetch_add(&at->warnings[r], 1);
+	enav_signal_warn(s, field, warn_names[r]);
+}
+
+int enav_cgroup_relative_path(const char *mount, const char *abs, char *out, size_t outlen)
+{
+	size_t m = strlen(mount);
+	while (m > 1 && mount[m - 1] == '/')
+		m--;
+	if (strncmp(abs, mount, m) != 0 || (abs[m] != '/' && abs[m] != '\0'))
+		return -1;
+	const char *rel = abs[m] ? abs + m : "/";
+	if ((size_t)snprintf(out, outlen, "%s", rel) >= outlen)
+		return -1;
+	return 0;
+}
+
+static void free_process(void *v)
+{
+	struct process_entry *p = v;
+	free(p->exe);
+	free(p);
+}
+
+static struct cgroup_entry *resolve_cgroup(struct attribution *at, uint64_t id)
+{
+	struct cgroup_entry *e = enav_bcache_get(&at->cgroups, id);
+	if (e)
+		return e;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	if (at->cgroup2_fd < 0) {
+		e->reason = warn_names[W_CGROUP_NO_V2];
+		enav_bcache_put(&at->cgroups, id, e);
+		return e;
+	}
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h = {.fh = {.handle_bytes = sizeof(uint64_t), .handle_type = KERNFS_FILEID_TYPE},
+	       .id = id};
+	int fd = open_by_handle_at(at->cgroup2_fd, &h.fh, O_RDONLY | O_CLOEXEC | O_DIRECTORY);
+	if (fd < 0) {
+		/* Gone already: do not cache, a retry cannot succeed but costs nothing to
+		 * report again, and caching would pin an id that will never recur. */
+		free(e);
+		return NULL;
+	}
+	char link[64], abs[ENAV_SIGNAL_CGROUP_PATH_MAX + 256];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, abs, sizeof(abs) - 1);
+	close(fd);
+	if (n <= 0) {
+		free(e);
+		return NULL;
+	}
+	abs[n] = '\0';
+	if (enav_cgroup_relative_path(at->cgroup2_mount, abs, e->path, sizeof(e->path)) == 0) {
+		e->known = true;
+		enav_cgroup_identity_parse(e->path, strlen(e->path), &e->identity);
+	} else {
+		e->reason = "cgroup_outside_mount";
+	}
+	enav_bcache_put(&at->cgroups, id, e);
+	return e;
+}
+
+/* /proc/PID/stat field 22 is start time in clock ticks since boot; compare it
+ * to the kernel's start_boottime to prove the pid was not reused. */
+static bool same_process(struct attribution *at, uint32_t pid, uint64_t start_boot_ns)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')'); /* comm may contain spaces and parens */
+	if (!p)
+		return false;
+	unsigned long long start_ticks = 0;
+	/* after ")": state(3) ... starttime is field 22 -> 20th field after comm */
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+			  "%*d %*d %llu",
+		   &start_ticks) != 1)
+		return false;
+	uint64_t ns_per_tick = 1000000000ull / (uint64_t)at->clk_tck;
+	return start_ticks == start_boot_ns / ns_per_tick;
+}
+
+static void attribute_cgroup(struct attribution *at, struct enav_signal *s)
+{
+	struct enav_process_signal *p = &s->process;
+	struct cgroup_entry *e = resolve_cgroup(at, p->cgroup_id);
+	if (!e) {
+		warn(at, s, "cgroup_path", W_CGROUP_GONE);
+		return;
+	}
+	if (!e->known) {
+		atomic_fetch_add(&at->warnings[W_CGROUP_NO_V2], 1);
+		enav_signal_warn(s, "cgroup_path", e->reason);
+		return;
+	}
+	p->has_cgroup_path = true;
+	memcpy(p->cgroup_path, e->path, sizeof(p->cgroup_path));
+	p->identity = e->identity;
+}
+
+static void attribute_exec(struct attribution *at, struct enav_signal *s)
+{
+	struct enav_process_signal *p = &s->process;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
+	ssize_t n = readlink(path, p->exe, sizeof(p->exe) - 1);
+	if (n > 0) {
+		p->exe[n] = '\0';
+		p->exe_truncated = (size_t)n == sizeof(p->exe) - 1;
+		/* Check after the read: a reuse between the two reads is then caught. */
+		if (same_process(at, p->pid, p->start_boot_ns)) {
+			p->has_exe = true;
+		} else {
+			p->exe[0] = '\0';
+			warn(at, s, "exe", errno == ENOENT ? W_PROC_GONE : W_PROC_REUSED);
+		}
+	} else {
+		warn(at, s, "exe", W_PROC_GONE);
+	}
+
+	struct process_entry *pe = malloc(sizeof(*pe) + p->argv_len);
+	if (!pe)
+		return;
+	pe->start_boot_ns = p->start_boot_ns;
+	pe->has_exe = p->has_exe;
+	pe->exe = p->has_exe ? strdup(p->exe) : NULL;
+	pe->argv_len = p->has_argv ? p->argv_len : 0;
+	pe->argv_truncated = p->argv_truncated;
+	memcpy(pe->argv, s->argv, pe->argv_len);
+	enav_bcache_put(&at->processes, p->pid, pe);
+}
+
+static void attribute_exit(struct attribution *at, struct enav_signal *s)
+{
+	struct enav_process_signal *p = &s->process;
+	struct process_entry *pe = enav_bcache_get(&at->processes, p->pid);
+	/* Same pid and same kernel start time: the same process. */
+	if (!pe || pe->start_boot_ns != p->start_boot_ns) {
+		warn(at, s, "exe", W_EXEC_NOT_OBSERVED);
+		return;
+	}
+	if (pe->has_exe) {
+		snprintf(p->exe, sizeof(p->exe), "%s", pe->exe);
+		p->has_exe = true;
+	}
+	/* argv is not copied into exits (the signal has no room); it stays on the exec. */
+	enav_bcache_remove(&at->processes, p->pid);
+}
+
+static void attribution_apply(void *state, struct enav_signal *s)
+{
+	struct attribution *at = state;
+	attribute_cgroup(at, s);
+	if (s->kind == ENAV_SIGNAL_PROCESS_EXEC)
+		attribute_exec(at, s);
+	else if (s->kind == ENAV_SIGNAL_PROCESS_EXIT)
+		attribute_exit(at, s);
+	atomic_store(&at->cgroup_size, at->cgroups.size);
+	atomic_store(&at->cgroup_evictions, at->cgroups.evictions);
+	atomic_store(&at->process_size, at->processes.size);
+	atomic_store(&at->process_evictions, at->processes.evictions);
+}
+
+static int attribution_init(struct enav_agent *a, void **state, char *err, size_t errlen)
+{
+	struct attribution *at = calloc(1, sizeof(*at));
+	if (!at)
+		return -ENOMEM;
+	*state = at;
+	at->agent = a;
+	at->clk_tck = sysconf(_SC_CLK_TCK);
+	if (at->clk_tck <= 0)
+		at->clk_tck = 100;
+	const char *mount = a->cfg.attribution.cgroup2_mount[0] ? a->cfg.attribution.cgroup2_mount
+								: a->features.cgroup2_mount;
+	snprintf(at->cgroup2_mount, sizeof(at->cgroup2_mount), "%s", mount);
+	at->cgroup2_fd = -1;
+	if (mount[0]) {
+		at->cgroup2_fd = open(mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (at->cgroup2_fd < 0)
+			enav_warn("attribution: cannot open cgroup2 mount %s: %s; cgroup paths "
+				  "will be absent",
+				  mount, strerror(errno));
+	} else {
+		enav_warn("attribution: no cgroup2 mount; cgroup paths will be absent");
+	}
+	if (enav_bcache_init(&at->cgroups, a->cfg.attribution.cgroup_cache_entries, free) ||
+	    enav_bcache_init(&at->processes, a->cfg.attribution.process_table_entries,
+			     free_process)) {
+		snprintf(err, errlen, "attribution: cannot allocate caches");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void attribution_fini(void *state)
+{
+	struct attribution *at = state;
+	if (!at)
+		return;
+	enav_bcache_destroy(&at->cgroups);
+	enav_bcache_destroy(&at->processes);
+	if (at->cgroup2_fd >= 0)
+		close(at->cgroup2_fd);
+	free(at);
+}
+
+static void attribution_metrics(void *state, struct enav_promtext *p)
+{
+	struct attribution *at = state;
+	const char *lc[] = {"cache", "cgroup"};
+	const char *lp[] = {"cache", "process"};
+	enav_promtext_family(p, "enav_cache_entries", "gauge", "Entries held by a bounded cache.");
+	enav_promtext_sample_u64(p, "enav_cache_entries", lc, 1, atomic_load(&at->cgroup_size));
+	enav_promtext_sample_u64(p, "enav_cache_entries", lp, 1, atomic_load(&at->process_size));
+	enav_promtext_family(p, "enav_cache_capacity", "gauge", "Configured cache capacity.");
+	enav_promtext_sample_u64(p, "enav_cache_capacity", lc, 1, at->cgroups.capacity);
+	enav_promtext_sample_u64(p, "enav_cache_capacity", lp, 1, at->processes.capacity);
+	enav_promtext_family(p, "enav_cache_evictions_total", "counter",
+			     "Entries evicted because a bounded cache was full.");
+	enav_promtext_sample_u64(p, "enav_cache_evictions_total", lc, 1,
+				 atomic_load(&at->cgroup_evictions));
+	enav_promtext_sample_u64(p, "enav_cache_evictions_total", lp, 1,
+				 atomic_load(&at->process_evictions));
+	enav_promtext_family(p, "enav_attribution_warnings_total", "counter",
+			     "Fields left absent, by reason (never guessed).");
+	for (int r = 0; r < W__COUNT; r++) {
+		const char *l[] = {"reason", warn_names[r]};
+		enav_promtext_sample_u64(p, "enav_attribution_warnings_total", l, 1,
+					 atomic_load(&at->warnings[r]));
+	}
+}
+
+bool enav_attribution_enabled(const struct enav_config *cfg)
+{
+	return true;
+}
+
+const struct enav_processor_ops enav_attribution_ops = {
+	.init = attribution_init,
+	.apply = attribution_apply,
+	.fini = attribution_fini,
+	.metrics = attribution_metrics,
+};

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Attribution: cgroup id -> cgroup path -> container / pod identity, and
+ * pid -> the exec record, so an exit carries what its exec saw.
+ *
+ * Evidence rules: the cgroup path comes from the kernel itself (the cgroup id
+ * opened as a kernfs file handle on the cgroup2 mount), never from matching
+ * names; the executable comes from /proc/PID/exe only after /proc/PID/stat
+ * proves it is the same process (same start time).  Whatever cannot be proven
+ * stays absent with a warning naming the reason.
+ */
+#ifndef ENAV_PROCESSORS_ATTRIBUTION_H
+#define ENAV_PROCESSORS_ATTRIBUTION_H
+
+#include "agent/agent.h"
+
+extern const struct enav_processor_ops enav_attribution_ops;
+bool enav_attribution_enabled(const struct enav_config *cfg);
+
+/* Strip the cgroup2 mount prefix from an absolute path; exposed for tests. */
+int enav_cgroup_relative_path(const char *mount, const char *abs, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "sinks/ndjson.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/log.h"
+#include "core/queue.h"
+
+static void encode_argv(struct enav_json *j, const struct enav_signal *s)
+{
+	const struct enav_process_signal *p = &s->process;
+	enav_json_key(j, "argv");
+	enav_json_array_begin(j);
+	size_t start = 0;
+	for (size_t i = 0; i < p->argv_len; i++) {
+		if (s->argv[i] == '\0') {
+			enav_json_string_n(j, s->argv + start, i - start);
+			start = i + 1;
+		}
+	}
+	/* A truncated tail has no terminating NUL: keep the partial argument. */
+	if (start < p->argv_len)
+		enav_json_string_n(j, s->argv + start, p->argv_len - start);
+	enav_json_array_end(j);
+	enav_json_kv_bool(j, "argv_truncated", p->argv_truncated);
+}
+
+long enav_ndjson_encode(const struct enav_signal *s, char *buf, size_t cap)
+{
+	const struct enav_process_signal *p = &s->process;
+	struct enav_json j;
+	enav_json_init(&j, buf, cap);
+	enav_json_object_begin(&j);
+	enav_json_kv_u64(&j, "schema_version", ENAV_SIGNAL_SCHEMA_VERSION);
+	enav_json_kv_string(&j, "kind", enav_signal_kind_name(s->kind));
+	enav_json_kv_string(&j, "evidence", "observed");
+	enav_json_kv_u64(&j, "time_unix_nano", s->time_unix_ns);
+
+	enav_json_key(&j, "process");
+	enav_json_object_begin(&j);
+	enav_json_kv_u64(&j, "pid", p->pid);
+	enav_json_kv_u64(&j, "tid", p->tid);
+	enav_json_kv_u64(&j, "ppid", p->ppid);
+	if (p->has_creds) {
+		enav_json_kv_u64(&j, "uid", p->uid);
+		enav_json_kv_u64(&j, "gid", p->gid);
+	}
+	enav_json_kv_string(&j, "comm", p->comm);
+	enav_json_kv_u64(&j, "start_time_unix_nano", p->start_time_unix_ns);
+	if (s->kind == ENAV_SIGNAL_PROCESS_EXEC) {
+		enav_json_kv_string(&j, "filename", p->filename);
+		enav_json_kv_bool(&j, "filename_truncated", p->filename_truncated);
+	}
+	if (p->has_exe) {
+		enav_json_kv_string(&j, "exe", p->exe);
+		if (p->exe_truncated)
+			enav_json_kv_bool(&j, "exe_truncated", true);
+	}
+	if (p->has_argv)
+		encode_argv(&j, s);
+	enav_json_object_end(&j);
+
+	if (p->has_exit) {
+		enav_json_key(&j, "exit");
+		enav_json_object_begin(&j);
+		if (p->exit_signal) {
+			enav_json_kv_u64(&j, "signal", (uint64_t)p->exit_signal);
+			enav_json_kv_bool(&j, "core_dumped", p->core_dumped);
+		} else {
+			enav_json_kv_u64(&j, "code", (uint64_t)p->exit_code);
+		}
+		enav_json_kv_u64(&j, "lifetime_ns", p->lifetime_ns);
+		enav_json_object_end(&j);
+	}
+
+	enav_json_key(&j, "cgroup");
+	enav_json_object_begin(&j);
+	enav_json_kv_u64(&j, "id", p->cgroup_id);
+	if (p->has_cgroup_path)
+		enav_json_kv_string(&j, "path", p->cgroup_path);
+	enav_json_object_end(&j);
+
+	const struct enav_cgroup_identity *id = &p->identity;
+	if (id->container_id[0]) {
+		enav_json_key(&j, "container");
+		enav_json_object_begin(&j);
+		enav_json_kv_string(&j, "id", id->container_id);
+		enav_json_kv_string(&j, "runtime", enav_container_runtime_name(id->runtime));
+		enav_json_object_end(&j);
+	}
+	if (id->pod_uid[0]) {
+		enav_json_key(&j, "k8s");
+		enav_json_object_begin(&j);
+		enav_json_kv_string(&j, "pod_uid", id->pod_uid);
+		enav_json_kv_string(&j, "qos_class", enav_pod_qos_name(id->qos));
+		enav_json_object_end(&j);
+	}
+	if (id->systemd_unit[0])
+		enav_json_kv_string(&j, "systemd_unit", id->systemd_unit);
+
+	if (s->n_warnings) {
+		enav_json_key(&j, "warnings");
+		enav_json_array_begin(&j);
+		for (uint32_t i = 0; i < s->n_warnings; i++) {
+			enav_json_object_begin(&j);
+			enav_json_kv_string(&j, "field", s->warnings[i].field);
+			enav_json_kv_string(&j, "reason", s->warnings[i].reason);
+			enav_json_object_end(&j);
+		}
+		enav_json_array_end(&j);
+	}
+	enav_json_object_end(&j);
+	return enav_json_finish(&j);
+}
+
+struct ndjson_sink {
+	struct enav_queue queue;
+	FILE *out;
+	bool owns_out;
+	pthread_t thread;
+	bool thread_started;
+	char *line;
+	size_t line_cap;
+	_Atomic uint64_t written;
+	_Atomic uint64_t too_long;
+	_Atomic uint64_t write_errors;
+	_Atomic uint64_t shutdown_dropped;
+	_Atomic uint64_t deadline_ns;
+};
+
+static void write_one(struct ndjson_sink *ns, struct enav_signal *s)
+{
+	long n = enav_ndjson_encode(s, ns->line, ns->line_cap - 1);
+	enav_signal_unref(s);
+	if (n < 0) {
+		atomic_fetch_add(&ns->too_long, 1);
+		return;
+	}
+	ns->line[n] = '\n';
+	if (fwrite(ns->line, 1, (size_t)n + 1, ns->out) != (size_t)n + 1)
+		atomic_fetch_add(&ns->write_errors, 1);
+	else
+		atomic_fetch_add(&ns->written, 1);
+}
+
+static void *ndjson_thread(void *arg)
+{
+	struct ndjson_sink *ns = arg;
+	for (;;) {
+		struct enav_signal *s = enav_queue_pop(&ns->queue, 200);
+		if (!s) {
+			fflush(ns->out);
+			/* NULL after close means drained (or the deadline passed). */
+			if (atomic_load(&ns->deadline_ns) && enav_queue_depth(&ns->queue) == 0)
+				break;
+			continue;
+		}
+		uint64_t deadline = atomic_load(&ns->deadline_ns);
+		if (deadline && enav_clock_mono_ns() > deadline) {
+			enav_signal_unref(s);
+			atomic_fetch_add(&ns->shutdown_dropped, 1);
+			continue;
+		}
+		write_one(ns, s);
+		/* Flush when the queue runs dry: batches under load, prompt when idle. */
+		if (enav_queue_depth(&ns->queue) == 0)
+			fflush(ns->out);
+	}
+	fflush(ns->out);
+	return NULL;
+}
+
+static int ndjson_init(struct enav_agent *a, void **state, char *err, size_t errlen)
+{
+	struct ndjson_sink *ns = calloc(1, sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	*state = ns;
+	const char *path = a->cfg.ndjson.path;
+	if (strcmp(path, "-") == 0) {
+		ns->out = stdout;
+	} else {
+		ns->out = fopen(path, "ae");
+		if (!ns->out) {
+			snprintf(err, errlen, "ndjson: cannot open %s: %s", path, strerror(errno));
+			return -errno;
+		}
+		ns->owns_out = true;
+	}
+	ns->line_cap = a->cfg.ndjson.max_line_bytes;
+	ns->line = malloc(ns->line_cap);
+	if (!ns->line || enav_queue_init(&ns->queue, a->cfg.ndjson.queue_capacity))
+		return -ENOMEM;
+	if (pthread_create(&ns->thread, NULL, ndjson_thread, ns) != 0) {
+		snprintf(err, errlen, "ndjson: cannot start writer thread");
+		return -EAGAIN;
+	}
+	ns->thread_started = true;
+	return 0;
+}
+
+static void ndjson_submit(void *state, struct enav_signal *s)
+{
+	struct ndjson_sink *ns = state;
+	enav_signal_ref(s);
+	if (!enav_queue_push(&ns->queue, s))
+		enav_signal_unref(s); /* counted by the queue as dropped */
+}
+
+static void ndjson_fini(void *state, uint64_t deadline_mono_ns)
+{
+	struct ndjson_sink *ns = state;
+	if (!ns)
+		return;
+	if (ns->thread_started) {
+		atomic_store(&ns->deadline_ns, deadline_mono_ns);
+		enav_queue_close(&ns->queue);
+		pthread_join(ns->thread, NULL);
+	}
+	if (ns->queue.slots) {
+		struct enav_signal *s;
+		while ((s = enav_queue_pop(&ns->queue, 0)) != NULL) {
+			enav_signal_unref(s);
+			atomic_fetch_add(&ns->shutdown_dropped, 1);
+		}
+		enav_queue_destroy(&ns->queue);
+	}
+	if (ns->out) {
+		fflush(ns->out);
+		if (ns->owns_out)
+			fclose(ns->out);
+	}
+	free(ns->line);
+	free(ns);
+}
+
+static void ndjson_metrics(void *state, struct enav_promtext *p)
+{
+	struct ndjson_sink *ns = state;
+	const char *l[] = {"sink", "ndjson"};
+	enav_promtext_family(p, "enav_sink_queue_depth", "gauge", "Signals waiting in a sink queue.");
+	enav_promtext_sample_u64(p, "enav_sink_queue_depth", l, 1, enav_queue_depth(&ns->queue));
+	enav_promtext_family(p, "enav_sink_queue_capacity", "gauge", "Sink queue capacity.");
+	enav_promtext_sample_u64(p, "enav_sink_queue_capacity", l, 1, ns->queue.cap);
+	enav_promtext_family(p, "enav_sink_queue_high_water", "gauge",
+			     "Highest queue depth seen since start.");
+	enav_promtext_sample_u64(p, "enav_sink_queue_high_water", l, 1,
+				 atomic_load(&ns->queue.high_water));
+	enav_promtext_family(p, "enav_sink_written_total", "counter", "Signals a sink delivered.");
+	enav_promtext_sample_u64(p, "enav_sink_written_total", l, 1, atomic_load(&ns->written));
+	enav_promtext_family(p, "enav_sink_dropped_total", "counter",
+			     "Signals a sink dropped, by reason (queue_full drops the newest).");
+	const char *reasons[][2] = {{"queue_full", NULL},
+				    {"line_too_long", NULL},
+				    {"write_error", NULL},
+				    {"shutdown_deadline", NULL}};
+	uint64_t vals[] = {atomic_load(&ns->queue.dropped), atomic_load(&ns->too_long),
+			   atomic_load(&ns->write_errors), atomic_load(&ns->shutdown_dropped)};
+	for (size_t i = 0; i < 4; i++) {
+		const char *lr[] = {"sink", "ndjson", "reason", reasons[i][0]};
+		enav_promtext_sample_u64(p, "enav_sink_dropped_total", lr, 2, vals[i]);
+	}
+}
+
+bool enav_ndjson_enabled(const struct enav_config *cfg)
+{
+	return cfg->ndjson.enabled;
+}
+
+const struct enav_sink_ops enav_ndjson_sink_ops = {
+	.init = ndjson_init,
+	.submit = ndjson_submit,
+	.fini = ndjson_fini,
+	.metrics = ndjson_metrics,
+};

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "sources/exec_decode.h"
+
+#include <string.h>
+
+/* comm from the kernel is NUL-padded but not guaranteed terminated. */
+static void copy_comm(char dst[ENAV_COMM_LEN + 1], const char src[ENAV_COMM_LEN])
+{
+	size_t n = strnlen(src, ENAV_COMM_LEN);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+enum enav_decode_status enav_decode_event(const void *data, size_t size,
+					  struct enav_decoded_event *out)
+{
+	if (size < sizeof(struct enav_event_header))
+		return ENAV_DECODE_SHORT;
+	memcpy(&out->hdr, data, sizeof(out->hdr));
+	if (out->hdr.abi_version != ENAV_ABI_VERSION)
+		return ENAV_DECODE_BAD_VERSION;
+	/* perf pads samples to 8 bytes, so size may exceed hdr.size, never the reverse. */
+	if (out->hdr.size > size || out->hdr.size < sizeof(struct enav_event_header))
+		return ENAV_DECODE_BAD_SIZE;
+
+	switch (out->hdr.type) {
+	case ENAV_EVENT_PROCESS_EXEC: {
+		if (out->hdr.size < ENAV_EXEC_EVENT_FIXED_SIZE)
+			return ENAV_DECODE_SHORT;
+		struct enav_exec_event e;
+		memcpy(&e, data, ENAV_EXEC_EVENT_FIXED_SIZE);
+		if (e.filename_len > ENAV_FILENAME_MAX - 1 || e.argv_len > ENAV_ARGV_MAX)
+			return ENAV_DECODE_BAD_LENGTH;
+		if (ENAV_EXEC_EVENT_FIXED_SIZE + (size_t)e.argv_len != out->hdr.size)
+			return ENAV_DECODE_BAD_SIZE;
+		out->type = ENAV_EVENT_PROCESS_EXEC;
+		out->exec.ppid = e.ppid;
+		out->exec.uid = e.uid;
+		out->exec.gid = e.gid;
+		out->exec.old_tid = e.old_tid;
+		out->exec.start_boot_ns = e.start_boot_ns;
+		copy_comm(out->exec.comm, e.comm);
+		out->exec.flags = e.flags;
+		/* The kernel's length stops at the first NUL; trust the smaller. */
+		size_t fl = strnlen(e.filename, e.filename_len);
+		memcpy(out->exec.filename, e.filename, fl);
+		out->exec.filename[fl] = '\0';
+		out->exec.filename_len = (__u16)fl;
+		out->exec.argv_len = e.argv_len;
+		out->exec.argv = (const char *)data + ENAV_EXEC_EVENT_FIXED_SIZE;
+		return ENAV_DECODE_OK;
+	}
+	case ENAV_EVENT_PROCESS_EXIT: {
+		if (out->hdr.size != sizeof(struct enav_exit_event))
+			return ENAV_DECODE_BAD_SIZE;
+		struct enav_exit_event e;
+		memcpy(&e, data, sizeof(e));
+		out->type = ENAV_EVENT_PROCESS_EXIT;
+		out->exit.ppid = e.ppid;
+		out->exit.exit_code = e.exit_code;
+		out->exit.start_boot_ns = e.start_boot_ns;
+		copy_comm(out->exit.comm, e.comm);
+		return ENAV_DECODE_OK;
+	}
+	default:
+		return ENAV_DECODE_UNKNOWN_TYPE;
+	}
+}
+
+const char *enav_decode_status_name(enum enav_decode_status s)
+{
+	static const char *const names[ENAV_DECODE__COUNT] = {
+		"ok", "short", "bad_version", "bad_size", "bad_length", "unknown_type",
+	};
+	return s < ENAV_DECODE__COUNT ? names[s] : "unknown";
+}

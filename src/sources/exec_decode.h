@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Decoder for raw exec/exit events (include/enav/abi.h).  Pure and bounded:
+ * it trusts nothing in the bytes, so it is fuzzed directly.
+ */
+#ifndef ENAV_SOURCES_EXEC_DECODE_H
+#define ENAV_SOURCES_EXEC_DECODE_H
+
+#include <stddef.h>
+
+#include "enav/abi.h"
+
+enum enav_decode_status {
+	ENAV_DECODE_OK = 0,
+	ENAV_DECODE_SHORT,	  /* fewer bytes than the header or fixed part */
+	ENAV_DECODE_BAD_VERSION,  /* abi_version mismatch: kernel and user built apart */
+	ENAV_DECODE_BAD_SIZE,	  /* header size disagrees with what arrived */
+	ENAV_DECODE_BAD_LENGTH,	  /* a length field exceeds its array */
+	ENAV_DECODE_UNKNOWN_TYPE,
+	ENAV_DECODE__COUNT,
+};
+
+struct enav_decoded_event {
+	enum enav_event_type type;
+	/* Copies, so the transport buffer can be released right away. */
+	struct enav_event_header hdr;
+	union {
+		struct {
+			__u32 ppid, uid, gid, old_tid;
+			__u64 start_boot_ns;
+			char comm[ENAV_COMM_LEN + 1];
+			__u16 flags;
+			__u16 filename_len;
+			char filename[ENAV_FILENAME_MAX + 1];
+			__u16 argv_len;
+			const char *argv; /* points into the raw buffer, argv_len bytes */
+		} exec;
+		struct {
+			__u32 ppid, exit_code;
+			__u64 start_boot_ns;
+			char comm[ENAV_COMM_LEN + 1];
+		} exit;
+	};
+};
+
+enum enav_decode_status enav_decode_event(const void *data, size_t size,
+					  struct enav_decoded_event *out);
+const char *enav_decode_status_name(enum enav_decode_status s);
+
+#endif

@@ -1,0 +1,838 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests for the YAML configuration loader (src/core/config.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "core/config.h"
+
+#define ROOT_KEYS                                                                                  \
+	"log_level, transport, hooks, shutdown_timeout_ms, kernel, sources, attribution, "         \
+	"generators, sinks, http"
+
+/* Parse text that must succeed; out starts from the defaults. */
+static void parse_ok(const char *yaml, struct enav_config *out)
+{
+	char err[512] = "";
+	int rc;
+
+	enav_config_defaults(out);
+	rc = enav_config_parse(out, yaml, strlen(yaml), err, sizeof(err));
+	if (rc != 0)
+		fail_msg("unexpected error for [%s]: %s", yaml, err);
+}
+
+/*
+ * Parse bytes that must fail with exactly the error line want, leaving the
+ * config untouched.
+ */
+static void parse_err_n(const char *yaml, size_t len, const char *want)
+{
+	struct enav_config cfg, before;
+	char err[512];
+
+	memset(err, 'Z', sizeof(err));
+	enav_config_defaults(&cfg);
+	before = cfg;
+	assert_int_equal(enav_config_parse(&cfg, yaml, len, err, sizeof(err)), -1);
+	assert_string_equal(err, want);
+	assert_null(strchr(err, '\n'));
+	assert_memory_equal(&cfg, &before, sizeof(cfg));
+}
+
+static void parse_err(const char *yaml, const char *want)
+{
+	parse_err_n(yaml, strlen(yaml), want);
+}
+
+static void expect_defaults(const struct enav_config *c)
+{
+	assert_int_equal(c->log_level, ENAV_LOG_INFO);
+	assert_int_equal(c->transport, ENAV_TRANSPORT_AUTO);
+	assert_int_equal(c->hooks, ENAV_HOOKS_AUTO);
+	assert_int_equal(c->shutdown_timeout_ms, 1500);
+	assert_int_equal(c->kernel.ring_buffer_bytes, 4194304);
+	assert_int_equal(c->kernel.perf_buffer_pages, 128);
+	assert_int_equal(c->kernel.wakeup_bytes, 0);
+	assert_int_equal(c->kernel.poll_interval_ms, 50);
+	assert_int_equal(c->kernel.cgroup_verdict_entries, 16384);
+	assert_true(c->exec.enabled);
+	assert_int_equal(c->exec.argv_max_bytes, 256);
+	assert_int_equal(c->attribution.cgroup_cache_entries, 4096);
+	assert_int_equal(c->attribution.process_table_entries, 16384);
+	assert_string_equal(c->attribution.cgroup2_mount, "");
+	assert_true(c->generators.process_metrics);
+	assert_true(c->ndjson.enabled);
+	assert_string_equal(c->ndjson.path, "-");
+	assert_int_equal(c->ndjson.queue_capacity, 8192);
+	assert_int_equal(c->ndjson.max_line_bytes, 16384);
+	assert_true(c->http.enabled);
+	assert_string_equal(c->http.listen, "127.0.0.1:9464");
+	assert_int_equal(c->http.max_connections, 16);
+}
+
+static char tmpdir[] = "/tmp/enav-test-config-XXXXXX";
+
+static int group_setup(void **state)
+{
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Write len bytes (a repeated fill byte when data is NULL) to a temp file. */
+static void write_file(char *path, size_t pathlen, const char *name, const char *data, size_t len)
+{
+	FILE *f;
+
+	snprintf(path, pathlen, "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	if (data) {
+		assert_int_equal(fwrite(data, 1, len, f), len);
+	} else {
+		for (size_t i = 0; i < len; i++)
+			fputc(i % 64 == 63 ? '\n' : '#', f);
+	}
+	assert_int_equal(fclose(f), 0);
+}
+
+/* ---- defaults and successful parses ---------------------------------------- */
+
+static void test_defaults(void **state)
+{
+	struct enav_config c;
+	char err[256] = "x";
+
+	memset(&c, 0xa5, sizeof(c));
+	enav_config_defaults(&c);
+	expect_defaults(&c);
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+}
+
+static void test_empty_inputs_give_defaults(void **state)
+{
+	static const char *const inputs[] = {
+	    "",	      "# only a comment\n", "# a\n\n   \n# b\n", "---\n", "--- ~\n",
+	    "null\n", "---\n...\n",
+	};
+	struct enav_config c;
+	char err[64];
+
+	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		parse_ok(inputs[i], &c);
+		expect_defaults(&c);
+	}
+	enav_config_defaults(&c);
+	assert_int_equal(enav_config_parse(&c, NULL, 0, err, sizeof(err)), 0);
+	expect_defaults(&c);
+}
+
+static void test_full_file_sets_every_field(void **state)
+{
+	static const char yaml[] = "log_level: debug\n"
+				   "transport: perf\n"
+				   "hooks: tracepoint\n"
+				   "shutdown_timeout_ms: 100\n"
+				   "kernel:\n"
+				   "  ring_buffer_bytes: 268435456\n"
+				   "  perf_buffer_pages: 4096\n"
+				   "  wakeup_bytes: 1048576\n"
+				   "  poll_interval_ms: 1000\n"
+				   "  cgroup_verdict_entries: 64\n"
+				   "sources:\n"
+				   "  exec:\n"
+				   "    enabled: false\n"
+				   "    argv_max_bytes: 4096\n"
+				   "attribution:\n"
+				   "  cgroup_cache_entries: 16\n"
+				   "  process_table_entries: 1048576\n"
+				   "  cgroup2_mount: /sys/fs/cgroup\n"
+				   "generators:\n"
+				   "  process_metrics:\n"
+				   "    enabled: false\n"
+				   "sinks:\n"
+				   "  ndjson:\n"
+				   "    enabled: false\n"
+				   "    path: \"/var/log/enav events.ndjson\"\n"
+				   "    queue_capacity: 16\n"
+				   "    max_line_bytes: 65536\n"
+				   "http:\n"
+				   "  enabled: false\n"
+				   "  listen: 0.0.0.0:65535\n"
+				   "  max_connections: 1024\n";
+	struct enav_config c;
+
+	parse_ok(yaml, &c);
+	assert_int_equal(c.log_level, ENAV_LOG_DEBUG);
+	assert_int_equal(c.transport, ENAV_TRANSPORT_PERF);
+	assert_int_equal(c.hooks, ENAV_HOOKS_TRACEPOINT);
+	assert_int_equal(c.shutdown_timeout_ms, 100);
+	assert_int_equal(c.kernel.ring_buffer_bytes, 268435456);
+	assert_int_equal(c.kernel.perf_buffer_pages, 4096);
+	assert_int_equal(c.kernel.wakeup_bytes, 1048576);
+	assert_int_equal(c.kernel.poll_interval_ms, 1000);
+	assert_int_equal(c.kernel.cgroup_verdict_entries, 64);
+	assert_false(c.exec.enabled);
+	assert_int_equal(c.exec.argv_max_bytes, 4096);
+	assert_int_equal(c.attribution.cgroup_cache_entries, 16);
+	assert_int_equal(c.attribution.process_table_entries, 1048576);
+	assert_string_equal(c.attribution.cgroup2_mount, "/sys/fs/cgroup");
+	assert_false(c.generators.process_metrics);
+	assert_false(c.ndjson.enabled);
+	assert_string_equal(c.ndjson.path, "/var/log/enav events.ndjson");
+	assert_int_equal(c.ndjson.queue_capacity, 16);
+	assert_int_equal(c.ndjson.max_line_bytes, 65536);
+	assert_false(c.http.enabled);
+	assert_string_equal(c.http.listen, "0.0.0.0:65535");
+	assert_int_equal(c.http.max_connections, 1024);
+}
+
+static void test_flow_style_and_lower_bounds(void **state)
+{
+	struct enav_config c;
+
+	parse_ok("{log_level: error, transport: ringbuf, hooks: fexit, shutdown_timeout_ms: 10000,"
+		 " kernel: {ring_buffer_bytes: 65536, perf_buffer_pages: 8, wakeup_bytes: 0,"
+		 " poll_interval_ms: 1, cgroup_verdict_entries: 1048576},"
+		 " sources: {exec: {argv_max_bytes: 16}},"
+		 " attribution: {cgroup_cache_entries: 1048576, process_table_entries: 16},"
+		 " sinks: {ndjson: {queue_capacity: 1048576, max_line_bytes: 1024}},"
+		 " http: {max_connections: 1, listen: '10.0.0.1:1'}}",
+		 &c);
+	assert_int_equal(c.log_level, ENAV_LOG_ERROR);
+	assert_int_equal(c.transport, ENAV_TRANSPORT_RINGBUF);
+	assert_int_equal(c.hooks, ENAV_HOOKS_FEXIT);
+	assert_int_equal(c.shutdown_timeout_ms, 10000);
+	assert_int_equal(c.kernel.ring_buffer_bytes, 65536);
+	assert_int_equal(c.kernel.perf_buffer_pages, 8);
+	assert_int_equal(c.kernel.wakeup_bytes, 0);
+	assert_int_equal(c.kernel.poll_interval_ms, 1);
+	assert_int_equal(c.kernel.cgroup_verdict_entries, 1048576);
+	assert_int_equal(c.exec.argv_max_bytes, 16);
+	assert_int_equal(c.attribution.cgroup_cache_entries, 1048576);
+	assert_int_equal(c.attribution.process_table_entries, 16);
+	assert_int_equal(c.ndjson.queue_capacity, 1048576);
+	assert_int_equal(c.ndjson.max_line_bytes, 1024);
+	assert_int_equal(c.http.max_connections, 1);
+	assert_string_equal(c.http.listen, "10.0.0.1:1");
+}
+
+static void test_partial_and_null_sections_keep_defaults(void **state)
+{
+	struct enav_config c;
+
+	parse_ok("kernel:\n  poll_interval_ms: 7\nsources:\n  exec:\nhttp: ~\ngenerators: {}\n",
+		 &c);
+	assert_int_equal(c.kernel.poll_interval_ms, 7);
+	c.kernel.poll_interval_ms = 50;
+	expect_defaults(&c);
+}
+
+static void test_parse_overlays_existing_values(void **state)
+{
+	struct enav_config c;
+	char err[128];
+
+	enav_config_defaults(&c);
+	c.kernel.poll_interval_ms = 9;
+	assert_int_equal(enav_config_parse(&c, "log_level: warn\n", 16, err, sizeof(err)), 0);
+	assert_int_equal(c.log_level, ENAV_LOG_WARN);
+	assert_int_equal(c.kernel.poll_interval_ms, 9);
+}
+
+static void test_example_file_is_all_defaults(void **state)
+{
+	/* __FILE__ is relative to the repo root (or absolute): find config/ from it. */
+	static const char me[] = __FILE__, suffix[] = "tests/unit/test_config.c";
+	size_t pre = strlen(me) - strlen(suffix);
+	char path[512], err[512] = "";
+	struct enav_config c, d;
+
+	assert_string_equal(me + pre, suffix);
+	snprintf(path, sizeof(path), "%.*sconfig/enav.example.yaml", (int)pre, me);
+	enav_config_defaults(&c);
+	if (enav_config_load(&c, path, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	enav_config_defaults(&d);
+	assert_memory_equal(&c, &d, sizeof(c));
+}
+
+static void test_input_is_bounded_by_len(void **state)
+{
+	/* An exact-size heap copy with no NUL: any over-read trips ASan. */
+	static const char text[] = "log_level: debugXXXX";
+	size_t len = strlen("log_level: debug");
+	char *buf = malloc(len);
+	struct enav_config c;
+	char err[128];
+
+	assert_non_null(buf);
+	memcpy(buf, text, len);
+	enav_config_defaults(&c);
+	assert_int_equal(enav_config_parse(&c, buf, len, err, sizeof(err)), 0);
+	assert_int_equal(c.log_level, ENAV_LOG_DEBUG);
+	free(buf);
+}
+
+/* ---- keys ------------------------------------------------------------------- */
+
+static void test_unknown_keys(void **state)
+{
+	parse_err("sources:\n  exec:\n    foo: 1\n",
+		  "sources.exec.foo: unknown key (allowed: enabled, argv_max_bytes)");
+	parse_err("colour: blue\n", "colour: unknown key (allowed: " ROOT_KEYS ")");
+	parse_err("kernel: {ringbuffer_bytes: 65536}",
+		  "kernel.ringbuffer_bytes: unknown key (allowed: ring_buffer_bytes, "
+		  "perf_buffer_pages, wakeup_bytes, poll_interval_ms, cgroup_verdict_entries)");
+	parse_err("generators: {process_metrics: {interval: 5}}",
+		  "generators.process_metrics.interval: unknown key (allowed: enabled)");
+	parse_err("sinks: {stdout: {}}", "sinks.stdout: unknown key (allowed: ndjson)");
+	/* Keys are case-sensitive. */
+	parse_err("HTTP: {}", "HTTP: unknown key (allowed: " ROOT_KEYS ")");
+}
+
+static void test_unknown_key_names_are_shown_safely(void **state)
+{
+	parse_err("\"a\\tb\\nc\": 1\n", "\"a\\x09b\\x0ac\": unknown key (allowed: " ROOT_KEYS ")");
+	parse_err("\"\": 1\n", "\"\": unknown key (allowed: " ROOT_KEYS ")");
+	parse_err(
+	    "http: {'say \"hi\"': 1}",
+	    "http.\"say \\\"hi\\\"\": unknown key (allowed: enabled, listen, max_connections)");
+	parse_err("kernel.poll_interval_ms: 5\n",
+		  "kernel.poll_interval_ms: unknown key (allowed: " ROOT_KEYS
+		  "); write dotted keys as nested mappings");
+	/* Merge keys are just an unknown key here. */
+	parse_err("<<: {}\n", "\"<<\": unknown key (allowed: " ROOT_KEYS ")");
+}
+
+static void test_duplicate_keys(void **state)
+{
+	parse_err("http:\n  enabled: true\n  enabled: false\n", "http.enabled: duplicate key");
+	parse_err("kernel: {}\nlog_level: info\nkernel: {}\n", "kernel: duplicate key");
+	parse_err("transport: auto\ntransport: auto\n", "transport: duplicate key");
+}
+
+static void test_non_scalar_keys(void **state)
+{
+	parse_err("? [a, b]\n: 1\n", "config: keys must be plain strings, got a sequence");
+	parse_err("kernel: {{a: 1}: 2}", "kernel: keys must be plain strings, got a mapping");
+}
+
+/* ---- types -------------------------------------------------------------------- */
+
+static void test_booleans_are_true_or_false_only(void **state)
+{
+	static const char *const bad[] = {"yes", "no", "on", "off", "True", "FALSE", "1", "0", "y"};
+	char yaml[64], want[160];
+	struct enav_config c;
+
+	parse_err("http: {enabled: yes please}",
+		  "http.enabled: expected a boolean (true or false), got \"yes please\"");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(yaml, sizeof(yaml), "sources: {exec: {enabled: %s}}", bad[i]);
+		snprintf(want, sizeof(want),
+			 "sources.exec.enabled: expected a boolean (true or false), got \"%s\"",
+			 bad[i]);
+		parse_err(yaml, want);
+	}
+	parse_err(
+	    "http: {enabled: \"true\"}",
+	    "http.enabled: expected a boolean (true or false), got the quoted string \"true\"");
+	parse_err("http:\n  enabled: |\n    true\n",
+		  "http.enabled: expected a boolean (true or false), got the block string "
+		  "\"true\\x0a\"");
+	parse_err("http: {enabled: }",
+		  "http.enabled: expected a boolean (true or false), got no value");
+	parse_ok("http: {enabled: false}", &c);
+	assert_false(c.http.enabled);
+}
+
+static void test_mapping_where_scalar_expected_and_vice_versa(void **state)
+{
+	parse_err("http:\n  enabled:\n    really: true\n",
+		  "http.enabled: expected a boolean (true or false), got a mapping");
+	parse_err("shutdown_timeout_ms: [1, 2]",
+		  "shutdown_timeout_ms: expected an unsigned decimal integer in 100..10000, got a "
+		  "sequence");
+	parse_err("transport: {x: 1}",
+		  "transport: expected one of auto, ringbuf, perf, got a mapping");
+	parse_err("sinks: {ndjson: {path: [a]}}",
+		  "sinks.ndjson.path: expected a string, got a sequence");
+	parse_err("kernel: 5\n", "kernel: expected a mapping, got \"5\"");
+	parse_err("sources: {exec: on}", "sources.exec: expected a mapping, got \"on\"");
+	parse_err("http: [enabled]", "http: expected a mapping, got a sequence");
+	parse_err("kernel: ''", "kernel: expected a mapping, got the quoted string \"\"");
+}
+
+static void test_top_level_must_be_a_mapping(void **state)
+{
+	parse_err("hello\n", "config: expected a mapping at the top level, got \"hello\"");
+	parse_err("- a\n- b\n", "config: expected a mapping at the top level, got a sequence");
+	parse_err("'quoted'", "config: expected a mapping at the top level, got the quoted string "
+			      "\"quoted\"");
+}
+
+static void test_one_document_only(void **state)
+{
+	parse_err("log_level: info\n---\nlog_level: debug\n",
+		  "config: only one YAML document is allowed");
+	parse_err("---\n---\n", "config: only one YAML document is allowed");
+}
+
+/* ---- integers -------------------------------------------------------------------- */
+
+static void test_integer_syntax_is_strict(void **state)
+{
+	static const char *const bad[] = {"-5",	 "+5",	 "0x10",  "010", "00", "1_000",
+					  "1e3", "5.0",	 "12abc", "5 6", ".5", "0o17",
+					  "inf", "five", "1,000", "٣"};
+	char yaml[96], want[192];
+	struct enav_config c;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(yaml, sizeof(yaml), "kernel:\n  poll_interval_ms: %s\n", bad[i]);
+		snprintf(
+		    want, sizeof(want),
+		    "kernel.poll_interval_ms: expected an unsigned decimal integer in 1..1000, "
+		    "got \"%s\"",
+		    bad[i]);
+		parse_err(yaml, want);
+	}
+	parse_err("kernel: {poll_interval_ms: '5'}",
+		  "kernel.poll_interval_ms: expected an unsigned decimal integer in 1..1000, got "
+		  "the quoted string \"5\"");
+	parse_err(
+	    "kernel: {poll_interval_ms: ~}",
+	    "kernel.poll_interval_ms: expected an unsigned decimal integer in 1..1000, got no "
+	    "value");
+	parse_ok("kernel: {wakeup_bytes: 0}", &c);
+	assert_int_equal(c.kernel.wakeup_bytes, 0);
+}
+
+static void test_integer_range(void **state)
+{
+	parse_err("sources: {exec: {argv_max_bytes: 99999}}",
+		  "sources.exec.argv_max_bytes: 99999 is out of range (allowed 16..4096)");
+	parse_err("sources: {exec: {argv_max_bytes: 15}}",
+		  "sources.exec.argv_max_bytes: 15 is out of range (allowed 16..4096)");
+	parse_err("shutdown_timeout_ms: 0",
+		  "shutdown_timeout_ms: 0 is out of range (allowed 100..10000)");
+	parse_err("kernel: {wakeup_bytes: 1048577}",
+		  "kernel.wakeup_bytes: 1048577 is out of range (allowed 0..1048576)");
+	parse_err("http: {max_connections: 1025}",
+		  "http.max_connections: 1025 is out of range (allowed 1..1024)");
+	parse_err("sinks: {ndjson: {max_line_bytes: 1023}}",
+		  "sinks.ndjson.max_line_bytes: 1023 is out of range (allowed 1024..65536)");
+}
+
+static void test_integer_overflow(void **state)
+{
+	/* 2^32 + 1 would become 1 if truncated to 32 bits before the range check. */
+	parse_err("kernel: {poll_interval_ms: 4294967297}",
+		  "kernel.poll_interval_ms: 4294967297 is out of range (allowed 1..1000)");
+	parse_err(
+	    "kernel: {poll_interval_ms: 18446744073709551615}",
+	    "kernel.poll_interval_ms: 18446744073709551615 is out of range (allowed 1..1000)");
+	parse_err(
+	    "kernel: {poll_interval_ms: 18446744073709551616}",
+	    "kernel.poll_interval_ms: 18446744073709551616 is out of range (allowed 1..1000)");
+	parse_err("kernel: {poll_interval_ms: 99999999999999999999999999999999999}",
+		  "kernel.poll_interval_ms: 99999999999999999999999999999999999 is out of range "
+		  "(allowed 1..1000)");
+}
+
+static void test_power_of_two(void **state)
+{
+	struct enav_config c;
+
+	parse_err("kernel: {ring_buffer_bytes: 100000}",
+		  "kernel.ring_buffer_bytes: 100000 is not a power of two (allowed powers of two "
+		  "in 65536..268435456)");
+	parse_err("kernel: {perf_buffer_pages: 100}",
+		  "kernel.perf_buffer_pages: 100 is not a power of two (allowed powers of two in "
+		  "8..4096)");
+	/* Range is reported before the power-of-two rule. */
+	parse_err("kernel: {ring_buffer_bytes: 1024}",
+		  "kernel.ring_buffer_bytes: 1024 is out of range (allowed 65536..268435456)");
+	parse_err("kernel: {perf_buffer_pages: x}",
+		  "kernel.perf_buffer_pages: expected a power of two in 8..4096, got \"x\"");
+	parse_ok("kernel: {ring_buffer_bytes: 131072, perf_buffer_pages: 64}", &c);
+	assert_int_equal(c.kernel.ring_buffer_bytes, 131072);
+	assert_int_equal(c.kernel.perf_buffer_pages, 64);
+}
+
+/* ---- enums and strings ------------------------------------------------------------ */
+
+static void test_enums(void **state)
+{
+	struct enav_config c;
+
+	parse_err("transport: udp",
+		  "transport: \"udp\" is not allowed (allowed: auto, ringbuf, perf)");
+	parse_err("hooks: kprobe",
+		  "hooks: \"kprobe\" is not allowed (allowed: auto, fexit, tracepoint)");
+	parse_err("log_level: INFO",
+		  "log_level: \"INFO\" is not allowed (allowed: error, warn, info, debug)");
+	parse_err("log_level: ''",
+		  "log_level: \"\" is not allowed (allowed: error, warn, info, debug)");
+	parse_err("transport:\n", "transport: expected one of auto, ringbuf, perf, got no value");
+	/* Quoting an enum value is fine: it is a string either way. */
+	parse_ok("transport: 'ringbuf'\nlog_level: \"warn\"\n", &c);
+	assert_int_equal(c.transport, ENAV_TRANSPORT_RINGBUF);
+	assert_int_equal(c.log_level, ENAV_LOG_WARN);
+}
+
+static void test_long_values_are_cut_in_errors(void **state)
+{
+	char yaml[300], want[300];
+
+	snprintf(yaml, sizeof(yaml), "transport: %0200d", 7);
+	snprintf(want, sizeof(want),
+		 "transport: \"%064d...\" is not allowed (allowed: auto, ringbuf, perf)", 0);
+	parse_err(yaml, want);
+}
+
+static void test_string_lengths(void **state)
+{
+	char yaml[600], want[160];
+	struct enav_config c;
+
+	snprintf(yaml, sizeof(yaml), "sinks: {ndjson: {path: /%0254d}}", 0);
+	parse_ok(yaml, &c);
+	assert_int_equal(strlen(c.ndjson.path), 255);
+	snprintf(yaml, sizeof(yaml), "attribution: {cgroup2_mount: /%0255d}", 0);
+	parse_err(yaml,
+		  "attribution.cgroup2_mount: string is too long (256 bytes, allowed at most 255)");
+	snprintf(yaml, sizeof(yaml), "http: {listen: '1.2.3.4:%060d'}", 80);
+	snprintf(want, sizeof(want),
+		 "http.listen: string is too long (68 bytes, allowed at most 63)");
+	parse_err(yaml, want);
+	parse_err("sinks: {ndjson: {path: ''}}",
+		  "sinks.ndjson.path: string is empty (allowed length 1..255 bytes)");
+}
+
+static void test_empty_and_nul_strings(void **state)
+{
+	struct enav_config c;
+
+	parse_ok("attribution: {cgroup2_mount: /mnt/cg}\n", &c);
+	assert_string_equal(c.attribution.cgroup2_mount, "/mnt/cg");
+	parse_ok("attribution: {cgroup2_mount: ''}\n", &c);
+	assert_string_equal(c.attribution.cgroup2_mount, "");
+	parse_err("attribution: {cgroup2_mount: }\n",
+		  "attribution.cgroup2_mount: expected a string, got no value (write \"\" for an "
+		  "empty string)");
+	parse_err("sinks: {ndjson: {path: null}}",
+		  "sinks.ndjson.path: expected a string, got no value");
+	parse_err("sinks: {ndjson: {path: \"a\\0b\"}}",
+		  "sinks.ndjson.path: must not contain a NUL byte");
+}
+
+static void test_http_listen(void **state)
+{
+	static const char *const bad[] = {
+	    "localhost:80",  "127.0.0.1",   "127.0.0.1:",   ":80",	     "127.0.0.1:0",
+	    "1.2.3.4:65536", "1.2.3.4:+80", "1.2.3.4:080",  "1.2.3.4:8 0",   "[::1]:80",
+	    "::1:80",	     "1.2.3:80",    "256.1.1.1:80", "1.2.3.4:80:90", " 1.2.3.4:80",
+	};
+	char yaml[128], want[256];
+	struct enav_config c;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(yaml, sizeof(yaml), "http: {listen: '%s'}", bad[i]);
+		snprintf(want, sizeof(want),
+			 "http.listen: \"%s\" is not a valid listen address (allowed: IPv4:port "
+			 "with port 1..65535, e.g. 127.0.0.1:9464)",
+			 bad[i]);
+		parse_err(yaml, want);
+	}
+	parse_ok("http:\n  listen: 0.0.0.0:8080\n", &c);
+	assert_string_equal(c.http.listen, "0.0.0.0:8080");
+}
+
+/* ---- YAML features that are refused ------------------------------------------------ */
+
+static void test_anchors_and_aliases_rejected(void **state)
+{
+	parse_err("log_level: &lvl info\ntransport: auto\n",
+		  "log_level: YAML aliases and anchors are not allowed");
+	parse_err("transport: *lvl\n", "transport: YAML aliases and anchors are not allowed");
+	parse_err("kernel: &k {poll_interval_ms: 5}\n",
+		  "kernel: YAML aliases and anchors are not allowed");
+	parse_err("--- &root\nlog_level: info\n",
+		  "config: YAML aliases and anchors are not allowed");
+	parse_err("http: {&k enabled: true}", "http: YAML aliases and anchors are not allowed");
+	/* The billion-laughs shape fails at the first anchor without expanding. */
+	parse_err("log_level: &a [x, x]\ntransport: &b [*a, *a, *a]\nhooks: [*b, *b, *b]\n",
+		  "log_level: YAML aliases and anchors are not allowed");
+}
+
+static void test_tags_rejected(void **state)
+{
+	parse_err("http: {enabled: !!bool true}",
+		  "http.enabled: YAML tags are not allowed (got \"!!bool\")");
+	parse_err("log_level: !custom info\n",
+		  "log_level: YAML tags are not allowed (got \"!custom\")");
+	parse_err("--- !!map\nlog_level: info\n",
+		  "config: YAML tags are not allowed (got \"!!map\")");
+	parse_err("sinks: !!map {}\n", "sinks: YAML tags are not allowed (got \"!!map\")");
+}
+
+static void test_deep_nesting_is_cheap_and_rejected(void **state)
+{
+	size_t n = 100000;
+	char *buf = malloc(n + 16);
+
+	assert_non_null(buf);
+	memset(buf, '[', n);
+	parse_err_n(buf, n, "config: expected a mapping at the top level, got a sequence");
+	memset(buf, '{', n);
+	parse_err_n(buf, n, "config: keys must be plain strings, got a mapping");
+	memcpy(buf, "kernel: ", 8);
+	for (size_t i = 8; i + 4 <= n; i += 4)
+		memcpy(buf + i, "{a: ", 4);
+	parse_err_n(buf, n,
+		    "kernel.a: unknown key (allowed: ring_buffer_bytes, perf_buffer_pages, "
+		    "wakeup_bytes, poll_interval_ms, cgroup_verdict_entries)");
+	free(buf);
+}
+
+static void test_yaml_syntax_errors_have_line_numbers(void **state)
+{
+	parse_err("log_level: debug\ntransport: auto\nhooks: auto: x\n",
+		  "config: YAML syntax error at line 3: mapping values are not allowed in this "
+		  "context");
+	parse_err("log_level: debug\nkernel:\n  poll_interval_ms: 5\n wakeup_bytes: 2\n",
+		  "config: YAML syntax error at line 4: did not find expected key (while parsing a "
+		  "block mapping)");
+	parse_err("log_level: debug\ntransport: \"auto\n",
+		  "config: YAML syntax error at line 3: found unexpected end of stream (while "
+		  "scanning a quoted scalar)");
+	/* Reader errors carry a byte offset; the line is counted from it. */
+	parse_err("log_level: debug\n\ntransport: \"\xc3\"\n",
+		  "config: YAML syntax error at line 3: invalid trailing UTF-8 octet");
+	parse_err_n("log_level: debug\ntransport: a\0b\n", 32,
+		    "config: YAML syntax error at line 2: control characters are not allowed");
+}
+
+/* ---- error reporting ---------------------------------------------------------------- */
+
+static void test_error_buffer_handling(void **state)
+{
+	struct enav_config c;
+	char small[8];
+
+	enav_config_defaults(&c);
+	assert_int_equal(enav_config_parse(&c, "transport: udp", 14, small, sizeof(small)), -1);
+	assert_string_equal(small, "transpo");
+	assert_int_equal(enav_config_parse(&c, "transport: udp", 14, NULL, 0), -1);
+	assert_int_equal(enav_config_load(&c, "/nonexistent-enav/x.yaml", NULL, 0), -1);
+	assert_int_equal(c.transport, ENAV_TRANSPORT_AUTO);
+}
+
+static void test_input_size_cap(void **state)
+{
+	size_t n = ENAV_CONFIG_FILE_MAX + 1;
+	char *buf = calloc(1, n);
+
+	assert_non_null(buf);
+	memset(buf, '#', n);
+	parse_err_n(buf, n, "config: input is larger than 1048576 bytes");
+	free(buf);
+}
+
+/* ---- files ------------------------------------------------------------------------ */
+
+static void test_load_file(void **state)
+{
+	static const char yaml[] = "log_level: warn\nhttp:\n  listen: 127.0.0.1:1\n";
+	char path[512], err[256];
+	struct enav_config c;
+
+	write_file(path, sizeof(path), "ok.yaml", yaml, strlen(yaml));
+	enav_config_defaults(&c);
+	assert_int_equal(enav_config_load(&c, path, err, sizeof(err)), 0);
+	assert_int_equal(c.log_level, ENAV_LOG_WARN);
+	assert_string_equal(c.http.listen, "127.0.0.1:1");
+
+	write_file(path, sizeof(path), "bad.yaml", "transport: udp\n", 15);
+	assert_int_equal(enav_config_load(&c, path, err, sizeof(err)), -1);
+	assert_string_equal(err,
+			    "transport: \"udp\" is not allowed (allowed: auto, ringbuf, perf)");
+	assert_int_equal(c.log_level, ENAV_LOG_WARN);
+
+	write_file(path, sizeof(path), "empty.yaml", "", 0);
+	enav_config_defaults(&c);
+	assert_int_equal(enav_config_load(&c, path, err, sizeof(err)), 0);
+	expect_defaults(&c);
+}
+
+static void test_load_unreadable(void **state)
+{
+	struct enav_config c;
+	char err[256];
+
+	enav_config_defaults(&c);
+	assert_int_equal(enav_config_load(&c, "/nonexistent-enav/x.yaml", err, sizeof(err)), -1);
+	assert_string_equal(
+	    err, "config: cannot read /nonexistent-enav/x.yaml: No such file or directory");
+	assert_int_equal(enav_config_load(&c, tmpdir, err, sizeof(err)), -1);
+	assert_true(strncmp(err, "config: cannot read ", 20) == 0);
+	assert_non_null(strstr(err, ": Is a directory"));
+	assert_int_equal(enav_config_load(&c, "/nonexistent-enav/a\nb", err, sizeof(err)), -1);
+	assert_string_equal(
+	    err, "config: cannot read /nonexistent-enav/a\\x0ab: No such file or directory");
+	expect_defaults(&c);
+}
+
+static void test_load_size_cap(void **state)
+{
+	char path[512], want[600], err[600];
+	struct enav_config c;
+
+	enav_config_defaults(&c);
+	write_file(path, sizeof(path), "max.yaml", NULL, ENAV_CONFIG_FILE_MAX);
+	assert_int_equal(enav_config_load(&c, path, err, sizeof(err)), 0);
+	write_file(path, sizeof(path), "big.yaml", NULL, ENAV_CONFIG_FILE_MAX + 1);
+	assert_int_equal(enav_config_load(&c, path, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "config: %s is larger than 1048576 bytes", path);
+	assert_string_equal(err, want);
+}
+
+/* ---- helpers ---------------------------------------------------------------------- */
+
+static void test_listen_split(void **state)
+{
+	static const char *const bad[] = {
+	    "", "127.0.0.1", ":1", "1.2.3.4:0", "1.2.3.4:65536", "host:80", "1.2.3.4:x"};
+	char host[16];
+	uint16_t port = 0;
+
+	assert_int_equal(enav_config_listen_split("127.0.0.1:9464", host, sizeof(host), &port), 0);
+	assert_string_equal(host, "127.0.0.1");
+	assert_int_equal(port, 9464);
+	assert_int_equal(
+	    enav_config_listen_split("255.255.255.255:65535", host, sizeof(host), &port), 0);
+	assert_string_equal(host, "255.255.255.255");
+	assert_int_equal(port, 65535);
+	assert_int_equal(enav_config_listen_split("10.0.0.1:1", NULL, 0, NULL), 0);
+	/* A host buffer too small is an error, not a truncation. */
+	assert_int_equal(enav_config_listen_split("127.0.0.1:80", host, 9, &port), -1);
+	assert_int_equal(enav_config_listen_split(NULL, host, sizeof(host), &port), -1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(enav_config_listen_split(bad[i], host, sizeof(host), &port), -1);
+}
+
+static void test_choice_names(void **state)
+{
+	assert_string_equal(enav_transport_choice_name(ENAV_TRANSPORT_AUTO), "auto");
+	assert_string_equal(enav_transport_choice_name(ENAV_TRANSPORT_RINGBUF), "ringbuf");
+	assert_string_equal(enav_transport_choice_name(ENAV_TRANSPORT_PERF), "perf");
+	assert_string_equal(enav_transport_choice_name((enum enav_transport_choice)3), "unknown");
+	assert_string_equal(enav_hook_choice_name(ENAV_HOOKS_AUTO), "auto");
+	assert_string_equal(enav_hook_choice_name(ENAV_HOOKS_FEXIT), "fexit");
+	assert_string_equal(enav_hook_choice_name(ENAV_HOOKS_TRACEPOINT), "tracepoint");
+	assert_string_equal(enav_hook_choice_name((enum enav_hook_choice) - 1), "unknown");
+	assert_string_equal(enav_log_level_name(ENAV_LOG_ERROR), "error");
+	assert_string_equal(enav_log_level_name(ENAV_LOG_DEBUG), "debug");
+	assert_string_equal(enav_log_level_name((enum enav_log_level)4), "unknown");
+}
+
+static void test_validate_in_memory_config(void **state)
+{
+	struct enav_config c;
+	char err[256];
+
+	enav_config_defaults(&c);
+	c.kernel.ring_buffer_bytes = 100000;
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), -1);
+	assert_string_equal(err, "kernel.ring_buffer_bytes: 100000 is not a power of two (allowed "
+				 "powers of two in 65536..268435456)");
+
+	enav_config_defaults(&c);
+	c.http.max_connections = 0;
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), -1);
+	assert_string_equal(err, "http.max_connections: 0 is out of range (allowed 1..1024)");
+
+	enav_config_defaults(&c);
+	c.transport = (enum enav_transport_choice)7;
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), -1);
+	assert_string_equal(err,
+			    "transport: value 7 is not allowed (allowed: auto, ringbuf, perf)");
+
+	enav_config_defaults(&c);
+	strcpy(c.http.listen, "nope");
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), -1);
+	assert_string_equal(err, "http.listen: \"nope\" is not a valid listen address (allowed: "
+				 "IPv4:port with port 1..65535, e.g. 127.0.0.1:9464)");
+
+	enav_config_defaults(&c);
+	c.ndjson.path[0] = '\0';
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), -1);
+	assert_string_equal(err,
+			    "sinks.ndjson.path: string is empty (allowed length 1..255 bytes)");
+
+	enav_config_defaults(&c);
+	memset(c.attribution.cgroup2_mount, 'a', sizeof(c.attribution.cgroup2_mount));
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), -1);
+	assert_string_equal(err, "attribution.cgroup2_mount: string is not terminated");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_empty_inputs_give_defaults),
+	    cmocka_unit_test(test_full_file_sets_every_field),
+	    cmocka_unit_test(test_flow_style_and_lower_bounds),
+	    cmocka_unit_test(test_partial_and_null_sections_keep_defaults),
+	    cmocka_unit_test(test_parse_overlays_existing_values),
+	    cmocka_unit_test(test_example_file_is_all_defaults),
+	    cmocka_unit_test(test_input_is_bounded_by_len),
+	    cmocka_unit_test(test_unknown_keys),
+	    cmocka_unit_test(test_unknown_key_names_are_shown_safely),
+	    cmocka_unit_test(test_duplicate_keys),
+	    cmocka_unit_test(test_non_scalar_keys),
+	    cmocka_unit_test(test_booleans_are_true_or_false_only),
+	    cmocka_unit_test(test_mapping_where_scalar_expected_and_vice_versa),
+	    cmocka_unit_test(test_top_level_must_be_a_mapping),
+	    cmocka_unit_test(test_one_document_only),
+	    cmocka_unit_test(test_integer_syntax_is_strict),
+	    cmocka_unit_test(test_integer_range),
+	    cmocka_unit_test(test_integer_overflow),
+	    cmocka_unit_test(test_power_of_two),
+	    cmocka_unit_test(test_enums),
+	    cmocka_unit_test(test_long_values_are_cut_in_errors),
+	    cmocka_unit_test(test_string_lengths),
+	    cmocka_unit_test(test_empty_and_nul_strings),
+	    cmocka_unit_test(test_http_listen),
+	    cmocka_unit_test(test_anchors_and_aliases_rejected),
+	    cmocka_unit_test(test_tags_rejected),
+	    cmocka_unit_test(test_deep_nesting_is_cheap_and_rejected),
+	    cmocka_unit_test(test_yaml_syntax_errors_have_line_numbers),
+	    cmocka_unit_test(test_error_buffer_handling),
+	    cmocka_unit_test(test_input_size_cap),
+	    cmocka_unit_test(test_load_file),
+	    cmocka_unit_test(test_load_unreadable),
+	    cmocka_unit_test(test_load_size_cap),
+	    cmocka_unit_test(test_listen_split),
+	    cmocka_unit_test(test_choice_names),
+	    cmocka_unit_test(test_validate_in_memory_config),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
