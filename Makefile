@@ -89,7 +89,7 @@ $(BUILD)/asan/enav: $(call objs,$(BUILD)/asan,$(LIB_SRCS) $(MAIN_SRC))
 
 $(BUILD)/asan/tests/%: $(BUILD)/asan/obj/tests/unit/%.o $(call objs,$(BUILD)/asan,$(LIB_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(SAN_FLAGS) $^ $(PKG_LIBS) -lcmocka -o $@
+	$(CC) $(SAN_FLAGS) $^ $(PKG_LIBS) -lcmocka -ljansson -o $@
 
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/asan/tests/%,$(UNIT_SRCS))
 asan: $(BUILD)/asan/enav $(UNIT_BINS)

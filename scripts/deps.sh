@@ -7,7 +7,7 @@ build_pkgs=(make clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev
 	libmicrohttpd-dev pkg-config)
 # Tests add: cmocka for unit tests, the sanitizer/libFuzzer runtimes, promtool,
 # jq for reading NDJSON, and util-linux/libcap2-bin for setpriv/capsh.
-test_pkgs=(libcmocka-dev libclang-rt-14-dev prometheus jq util-linux libcap2-bin curl
+test_pkgs=(libcmocka-dev libjansson-dev libclang-rt-14-dev prometheus jq util-linux libcap2-bin curl
 	procps)
 
 want=("${build_pkgs[@]}")

@@ -396,12 +396,14 @@ static int next_event(struct walk *w, yaml_event_t *ev)
 /* YAML null: an empty or ~/null plain scalar with no tag. */
 static bool is_null(const yaml_event_t *ev)
 {
-	const char *s = (const char *)ev->data.scalar.value;
-	size_t n = ev->data.scalar.length;
+	const char *s;
+	size_t n;
 
 	if (ev->type != YAML_SCALAR_EVENT || ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
 	    ev->data.scalar.tag)
 		return false;
+	s = (const char *)ev->data.scalar.value;
+	n = ev->data.scalar.length;
 	return n == 0 || bytes_eq(s, n, "~") || bytes_eq(s, n, "null") || bytes_eq(s, n, "Null") ||
 	       bytes_eq(s, n, "NULL");
 }
@@ -551,9 +553,9 @@ static int unknown_key(struct walk *w, int parent, const char *name, size_t n)
 static int read_key(struct walk *w, int parent, const yaml_event_t *ev, int *idx)
 {
 	const char *where = parent < 0 ? "config" : schema[parent].key;
-	const char *name = (const char *)ev->data.scalar.value;
-	size_t n = ev->data.scalar.length;
 	char have[SHOW_BUF + 32];
+	const char *name;
+	size_t n;
 
 	if (check_node(w, ev, where))
 		return -1;
@@ -561,6 +563,8 @@ static int read_key(struct walk *w, int parent, const yaml_event_t *ev, int *idx
 		describe_event(have, sizeof(have), ev);
 		return fail(&w->e, "%s: keys must be plain strings, got %s", where, have);
 	}
+	name = (const char *)ev->data.scalar.value;
+	n = ev->data.scalar.length;
 	for (size_t i = 0; i < ARRAY_SIZE(schema); i++) {
 		if (!is_child(&schema[i], parent_key(parent), name, n))
 			continue;

@@ -1,0 +1,174 @@
+# Shared helpers for integration tests.  Sourced, not executed.
+# Each test file runs cases with `run_case NAME FUNCTION`; a case fails by
+# calling `fail MESSAGE` (which returns non-zero from the case).
+set -uo pipefail
+
+BUILD=${BUILD:-build}
+ENAV=${ENAV:-$BUILD/enav}
+HELPERS=$BUILD/helpers
+CGROUP2=${CGROUP2:-}
+TEST_PORT=${TEST_PORT:-19464}
+WORK=$(mktemp -d /tmp/enav-it.XXXXXX)
+PASSED=0
+FAILED=0
+SKIPPED=0
+AGENT_PID=
+CREATED_CGROUPS=()
+
+cleanup() {
+	stop_agent >/dev/null 2>&1 || true
+	for ((i = ${#CREATED_CGROUPS[@]} - 1; i >= 0; i--)); do
+		rmdir "${CREATED_CGROUPS[$i]}" 2>/dev/null || true
+	done
+	[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "    $*" >&2
+	return 1
+}
+
+# A skip is a failure under CI=true: a capability CI lacks is a broken CI.
+skip() {
+	if [ "${CI:-}" = "true" ]; then
+		echo "    SKIP not allowed in CI: $*" >&2
+		return 1
+	fi
+	echo "    skipped: $*" >&2
+	return 77
+}
+
+run_case() {
+	local name=$1 fn=$2
+	local rc
+	"$fn"
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		PASSED=$((PASSED + 1))
+		echo "PASS $name"
+	elif [ $rc -eq 77 ]; then
+		SKIPPED=$((SKIPPED + 1))
+		echo "SKIP $name"
+	else
+		FAILED=$((FAILED + 1))
+		echo "FAIL $name"
+	fi
+	stop_agent >/dev/null 2>&1 || true
+}
+
+finish() {
+	echo "$(basename "$0"): $PASSED passed, $FAILED failed, $SKIPPED skipped"
+	[ $FAILED -eq 0 ]
+}
+
+require_root() {
+	[ "$(id -u)" -eq 0 ] || { skip "needs root to load BPF programs"; return; }
+}
+
+cgroup2_mount() {
+	if [ -z "$CGROUP2" ]; then
+		CGROUP2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	fi
+	echo "$CGROUP2"
+}
+
+# make_cgroup RELATIVE_PATH: creates every level under the cgroup2 mount.
+make_cgroup() {
+	local root rel=$1 path
+	root=$(cgroup2_mount)
+	[ -n "$root" ] || return 1
+	path=$root
+	IFS=/ read -ra parts <<<"${rel#/}"
+	for p in "${parts[@]}"; do
+		path=$path/$p
+		if [ ! -d "$path" ]; then
+			mkdir "$path" || return 1
+			CREATED_CGROUPS+=("$path")
+		fi
+	done
+	echo "$path"
+}
+
+# write_config FILE [extra yaml lines...]: a test config on the test port.
+write_config() {
+	local file=$1
+	shift
+	{
+		echo "log_level: info"
+		echo "http:"
+		echo "  listen: 127.0.0.1:$TEST_PORT"
+		echo "sinks:"
+		echo "  ndjson:"
+		echo "    path: $WORK/signals.ndjson"
+		for line in "$@"; do echo "$line"; done
+	} >"$file"
+}
+
+# start_agent CONFIG: starts enav in the background and waits for /readyz.
+start_agent() {
+	: >"$WORK/signals.ndjson"
+	"$ENAV" run --config "$1" >"$WORK/stdout" 2>"$WORK/stderr" &
+	AGENT_PID=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		if curl -fs "http://127.0.0.1:$TEST_PORT/readyz" >/dev/null 2>&1; then
+			return 0
+		fi
+		if ! kill -0 "$AGENT_PID" 2>/dev/null; then
+			fail "agent exited during start: $(cat "$WORK/stderr")"
+			return 1
+		fi
+		sleep 0.1
+	done
+	fail "agent not ready after 10 s"
+}
+
+# stop_agent: SIGTERM, wait; sets STOP_RC (exit code) and STOP_MS (time to exit).
+STOP_RC=
+STOP_MS=
+stop_agent() {
+	[ -n "$AGENT_PID" ] || return 0
+	local t0 t1
+	t0=$(date +%s%N)
+	kill -TERM "$AGENT_PID" 2>/dev/null
+	STOP_RC=0
+	wait "$AGENT_PID" || STOP_RC=$?
+	t1=$(date +%s%N)
+	STOP_MS=$(((t1 - t0) / 1000000))
+	AGENT_PID=
+	return 0
+}
+
+metric() { # metric NAME_WITH_LABELS: value from /metrics (0 if absent)
+	curl -fs "http://127.0.0.1:$TEST_PORT/metrics" | awk -v m="$1" '$1 == m { print $2; f=1 } END { if (!f) print 0 }'
+}
+
+# wait_for_line JQ_FILTER [TIMEOUT_S]: waits until a signal line matches.
+wait_for_line() {
+	local filter=$1 timeout=${2:-10} i
+	for ((i = 0; i < timeout * 10; i++)); do
+		local line
+		line=$(jq -c "select($filter)" "$WORK/signals.ndjson" 2>/dev/null | head -n1)
+		if [ -n "$line" ]; then
+			echo "$line"
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# has_line FILE JQ_FILTER: true when some line matches (jq 1.6's -e looks only
+# at the last input, so it cannot answer this).
+has_line() {
+	[ -n "$(jq -c "select($2)" "$1" 2>/dev/null | head -n1)" ]
+}
+
+# expect_eq WHAT ACTUAL EXPECTED
+expect_eq() {
+	if [ "$2" != "$3" ]; then
+		fail "$1: got '$2', want '$3'"
+		return 1
+	fi
+}

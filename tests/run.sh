@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Runs every test: unit tests (ASan + UBSan), fuzz corpus replay, and the
+# integration tests against the real kernel.  Prints one closing line:
+#   tests: N passed, N failed
+set -uo pipefail
+BUILD=${1:-build}
+export BUILD
+cd "$(dirname "$0")/.."
+
+passed=0
+failed=0
+failures=()
+
+record() { # record NAME RC
+	if [ "$2" -eq 0 ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		failures+=("$1")
+	fi
+}
+
+echo "== unit tests (ASan + UBSan)"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+for t in "$BUILD"/asan/tests/test_*; do
+	[ -x "$t" ] || continue
+	"$t"
+	record "unit:$(basename "$t")" $?
+done
+
+echo "== fuzz corpus replay"
+for f in "$BUILD"/fuzz/fuzz_*; do
+	[ -x "$f" ] || continue
+	name=$(basename "$f")
+	corpus=tests/fuzz/corpus/$name
+	if [ ! -d "$corpus" ]; then
+		echo "missing corpus $corpus"
+		record "fuzz:$name" 1
+		continue
+	fi
+	# Replay every seed, then a short bounded run from them in a scratch dir.
+	scratch=$(mktemp -d)
+	"$f" -runs=0 "$corpus" >"$scratch/log" 2>&1 &&
+		"$f" -max_total_time="${FUZZ_SECONDS:-10}" -rss_limit_mb=1024 "$scratch" "$corpus" \
+			>>"$scratch/log" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && echo "PASS fuzz:$name ($(find "$corpus" -type f | wc -l) seeds)" ||
+		{ tail -n 30 "$scratch/log"; echo "FAIL fuzz:$name"; }
+	record "fuzz:$name" $rc
+	rm -rf "$scratch"
+done
+
+echo "== integration tests (real kernel)"
+for t in tests/integration/test_*.sh; do
+	bash "$t"
+	record "integration:$(basename "$t")" $?
+done
+
+if [ ${#failures[@]} -gt 0 ]; then
+	echo "failed: ${failures[*]}"
+fi
+echo "tests: $passed passed, $failed failed"
+[ $failed -eq 0 ]
