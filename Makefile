@@ -18,8 +18,16 @@ GIT_REV   := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 
 WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 CSTD      := -std=gnu17
-DEFS      := -D_GNU_SOURCE -DENAV_VERSION='"$(VERSION)"' -DENAV_GIT_REV='"$(GIT_REV)"'
-INCS      := -Iinclude -Isrc -I$(BUILD)/bpf
+DEFS      := -D_GNU_SOURCE -DENAV_VERSION='"$(VERSION)"'
+# V=1 shows full command lines.
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-6s %s\n' $(1) $(2)
+endif
+INCS      := -Iinclude -Isrc -I$(BUILD)/bpf -I$(BUILD)
 PKGS      := libbpf libmicrohttpd yaml-0.1
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lelf -lz -lpthread
@@ -43,7 +51,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 HELPER_SRCS := $(wildcard tests/integration/helpers/*.c)
 
-.PHONY: all run test asan fuzz format format-check clean unit helpers
+.PHONY: all run test asan fuzz format format-check clean unit helpers FORCE
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/enav
@@ -51,57 +59,76 @@ all: $(BUILD)/enav
 # ---- kernel side -----------------------------------------------------------
 $(BUILD)/bpf/vmlinux.h:
 	@mkdir -p $(@D)
-	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+	$(call msg,BTF,$@)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	      -Iinclude -Ibpf -I$(BUILD)/bpf
 
 $(BUILD)/bpf/%_ringbuf.bpf.o: bpf/%.bpf.c bpf/*.h include/enav/abi.h $(BUILD)/bpf/vmlinux.h
-	$(BPF_CC) $(BPF_CFLAGS) -DENAV_TRANSPORT_RINGBUF -c $< -o $@.tmp
-	$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
+	$(call msg,BPF,$@)
+	$(Q)$(BPF_CC) $(BPF_CFLAGS) -DENAV_TRANSPORT_RINGBUF -c $< -o $@.tmp
+	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
 
 $(BUILD)/bpf/%_perf.bpf.o: bpf/%.bpf.c bpf/*.h include/enav/abi.h $(BUILD)/bpf/vmlinux.h
-	$(BPF_CC) $(BPF_CFLAGS) -DENAV_TRANSPORT_PERF -c $< -o $@.tmp
-	$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
+	$(call msg,BPF,$@)
+	$(Q)$(BPF_CC) $(BPF_CFLAGS) -DENAV_TRANSPORT_PERF -c $< -o $@.tmp
+	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
 
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
-	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) > $@
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) > $@
 
 # ---- user side -------------------------------------------------------------
 define objs
 $(patsubst %.c,$(1)/obj/%.o,$(2))
 endef
 
-$(BUILD)/obj/%.o: %.c $(SKELS)
+$(BUILD)/obj/%.o: %.c $(SKELS) $(BUILD)/version.h
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/enav: $(call objs,$(BUILD),$(LIB_SRCS) $(MAIN_SRC))
-	$(CC) $(CFLAGS) $^ $(PKG_LIBS) -o $@
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(PKG_LIBS) -o $@
+
+# The revision lives in one generated header, rewritten only when it changes,
+# so a commit does not rebuild every object.
+$(BUILD)/version.h: FORCE
+	@mkdir -p $(@D)
+	@echo '#define ENAV_GIT_REV "$(GIT_REV)"' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+FORCE:
 
 # Sanitizer variant: same sources, separate object tree.
-$(BUILD)/asan/obj/%.o: %.c $(SKELS)
+$(BUILD)/asan/obj/%.o: %.c $(SKELS) $(BUILD)/version.h
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(DEFS) $(INCS) $(PKG_CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
+	$(call msg,CC-SAN,$<)
+	$(Q)$(CC) $(CSTD) $(WARN) $(DEFS) $(INCS) $(PKG_CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/asan/enav: $(call objs,$(BUILD)/asan,$(LIB_SRCS) $(MAIN_SRC))
-	$(CC) $(SAN_FLAGS) $^ $(PKG_LIBS) -o $@
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(SAN_FLAGS) $^ $(PKG_LIBS) -o $@
 
 $(BUILD)/asan/tests/%: $(BUILD)/asan/obj/tests/unit/%.o $(call objs,$(BUILD)/asan,$(LIB_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(SAN_FLAGS) $^ $(PKG_LIBS) -lcmocka -ljansson -o $@
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(SAN_FLAGS) $^ $(PKG_LIBS) -lcmocka -ljansson -o $@
 
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/asan/tests/%,$(UNIT_SRCS))
 asan: $(BUILD)/asan/enav $(UNIT_BINS)
 unit: $(UNIT_BINS)
 
 # libFuzzer variant.
-$(BUILD)/fuzz/obj/%.o: %.c $(SKELS)
+$(BUILD)/fuzz/obj/%.o: %.c $(SKELS) $(BUILD)/version.h
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(DEFS) $(INCS) $(PKG_CFLAGS) $(FUZZ_FLAGS) -MMD -MP -c $< -o $@
+	$(call msg,CC-FUZZ,$<)
+	$(Q)$(CC) $(CSTD) $(WARN) $(DEFS) $(INCS) $(PKG_CFLAGS) $(FUZZ_FLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/fuzz/%: $(BUILD)/fuzz/obj/tests/fuzz/%.o $(call objs,$(BUILD)/fuzz,$(LIB_SRCS))
-	$(CC) $(FUZZ_FLAGS) $^ $(PKG_LIBS) -o $@
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(FUZZ_FLAGS) $^ $(PKG_LIBS) -o $@
 
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 fuzz: $(FUZZ_BINS)
@@ -109,7 +136,8 @@ fuzz: $(FUZZ_BINS)
 # Small C programs the integration tests drive (exec storm, cgroup launcher).
 $(BUILD)/helpers/%: tests/integration/helpers/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(DEFS) -O2 $< -o $@
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(CSTD) $(WARN) $(DEFS) -O2 $< -o $@
 HELPER_BINS := $(patsubst tests/integration/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRCS))
 helpers: $(HELPER_BINS)
 
@@ -119,7 +147,7 @@ run:
 	@$(MAKE) --no-print-directory all
 	./$(BUILD)/enav run $(if $(CONFIG),--config $(CONFIG),)
 
-test:
+test: format-check
 	@scripts/deps.sh test
 	@$(MAKE) --no-print-directory all asan fuzz helpers
 	tests/run.sh $(BUILD)

@@ -94,8 +94,8 @@ static __always_inline void enav_emit(void *ctx, void *data, __u64 size)
 
 	if (enav_wakeup_bytes) {
 		__u64 pending = bpf_ringbuf_query(&enav_events, BPF_RB_AVAIL_DATA);
-		flags = pending + size >= enav_wakeup_bytes ? BPF_RB_FORCE_WAKEUP
-							    : BPF_RB_NO_WAKEUP;
+		flags =
+		    pending + size >= enav_wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 	}
 	err = bpf_ringbuf_output(&enav_events, data, size, flags);
 #else

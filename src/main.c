@@ -6,24 +6,25 @@
 #include "agent/agent.h"
 #include "core/config.h"
 #include "probe/features.h"
+#include "version.h"
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: enav <command> [options]\n"
-		"\n"
-		"E-Navigator: one eBPF signal plane for a node.\n"
-		"\n"
-		"commands:\n"
-		"  run [--config FILE]          capture and export until SIGINT/SIGTERM\n"
-		"  probe [--json] [--config F]  print what this node can prove; exit 0 if enav can run\n"
-		"  check-config FILE            validate a configuration file and exit\n"
-		"  version                      print the version\n"
-		"  help, --help                 this text\n"
-		"\n"
-		"Without --config every supported source runs, NDJSON goes to stdout and\n"
-		"/metrics, /healthz, /readyz are served on 127.0.0.1:9464.\n"
-		"Exit codes: 0 ok, 1 cannot run here, 2 bad usage or configuration.\n");
+	fprintf(out, "usage: enav <command> [options]\n"
+		     "\n"
+		     "E-Navigator: one eBPF signal plane for a node.\n"
+		     "\n"
+		     "commands:\n"
+		     "  run [--config FILE]          capture and export until SIGINT/SIGTERM\n"
+		     "  probe [--json] [--config F]  print what this node can prove; exit 0 if "
+		     "enav can run\n"
+		     "  check-config FILE            validate a configuration file and exit\n"
+		     "  version                      print the version\n"
+		     "  help, --help                 this text\n"
+		     "\n"
+		     "Without --config every supported source runs, NDJSON goes to stdout and\n"
+		     "/metrics, /healthz, /readyz are served on 127.0.0.1:9464.\n"
+		     "Exit codes: 0 ok, 1 cannot run here, 2 bad usage or configuration.\n");
 }
 
 static int load_config(const char *path, struct enav_config *cfg)

@@ -53,9 +53,9 @@ enum enav_kernel_counter {
 
 /* Capture filter control word (enav_capture_control[0]). */
 enum enav_capture_mode {
-	ENAV_CAPTURE_DISABLED = 0,	/* capture everything */
+	ENAV_CAPTURE_DISABLED = 0,	  /* capture everything */
 	ENAV_CAPTURE_UNKNOWN_CAPTURE = 1, /* denylist: unknown cgroups are captured */
-	ENAV_CAPTURE_UNKNOWN_DENY = 2,	/* allowlist: unknown cgroups are denied */
+	ENAV_CAPTURE_UNKNOWN_DENY = 2,	  /* allowlist: unknown cgroups are denied */
 };
 
 struct enav_event_header {

@@ -13,6 +13,7 @@
 
 #include "core/clock.h"
 #include "core/log.h"
+#include "version.h"
 
 int enav_agent_watch(struct enav_agent *a, int fd, enav_consume_fn consume, void *arg)
 {
@@ -45,8 +46,8 @@ static void run_derivation(struct enav_agent *a, struct enav_signal *s, unsigned
 		if (!mi->active || mi->module->kind != ENAV_MODULE_GENERATOR)
 			continue;
 		struct enav_signal *out[ENAV_GENERATOR_MAX_OUTPUT];
-		size_t n = mi->module->generator->observe(mi->state, s, out,
-							  ENAV_GENERATOR_MAX_OUTPUT);
+		size_t n =
+		    mi->module->generator->observe(mi->state, s, out, ENAV_GENERATOR_MAX_OUTPUT);
 		if (n > ENAV_GENERATOR_MAX_OUTPUT) {
 			atomic_fetch_add(&a->derived_capped, n - ENAV_GENERATOR_MAX_OUTPUT);
 			n = ENAV_GENERATOR_MAX_OUTPUT;
@@ -92,9 +93,10 @@ bool enav_agent_render_metrics(struct enav_agent *a, struct enav_promtext *p)
 	/* try: a stopping module holds the write lock and may be waiting on us. */
 	if (atomic_load(&a->stopping) || pthread_rwlock_tryrdlock(&a->modules_lock) != 0)
 		return false;
-	const char *bl[] = {"version", ENAV_VERSION, "revision", ENAV_GIT_REV, "transport",
-			    enav_transport_choice_name(a->decisions.transport), "hooks",
-			    enav_hook_choice_name(a->decisions.hooks)};
+	const char *bl[] = {"version",	 ENAV_VERSION,
+			    "revision",	 ENAV_GIT_REV,
+			    "transport", enav_transport_choice_name(a->decisions.transport),
+			    "hooks",	 enav_hook_choice_name(a->decisions.hooks)};
 	enav_promtext_family(p, "enav_build_info", "gauge",
 			     "Build and runtime choices of this agent (value is always 1).");
 	enav_promtext_sample_u64(p, "enav_build_info", bl, 4, 1);
@@ -170,8 +172,7 @@ static int libbpf_to_log(enum libbpf_print_level level, const char *fmt, va_list
 	return 0;
 }
 
-static int start_modules(struct enav_agent *a, enum enav_module_kind kind, char *err,
-			 size_t errlen)
+static int start_modules(struct enav_agent *a, enum enav_module_kind kind, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < a->n_inst; i++) {
 		struct enav_module_instance *mi = &a->inst[i];
@@ -197,7 +198,8 @@ static int start_modules(struct enav_agent *a, enum enav_module_kind kind, char 
 		mi->active = true;
 		if (rc) {
 			if (!err[0])
-				snprintf(err, errlen, "%s: start failed: %s", m->name, strerror(-rc));
+				snprintf(err, errlen, "%s: start failed: %s", m->name,
+					 strerror(-rc));
 			return rc;
 		}
 	}
@@ -247,7 +249,8 @@ static void capture_loop(struct enav_agent *a, int sigfd)
 			if (events[i].data.ptr == NULL) {
 				struct signalfd_siginfo si;
 				if (read(sigfd, &si, sizeof(si)) == sizeof(si))
-					enav_info("received signal %u, shutting down", si.ssi_signo);
+					enav_info("received signal %u, shutting down",
+						  si.ssi_signo);
 				atomic_store(&a->stopping, true);
 			}
 		}

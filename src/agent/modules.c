@@ -11,14 +11,17 @@
 #include "sources/exec_source.h"
 
 const struct enav_module enav_modules[] = {
-	{"exec", ENAV_MODULE_SOURCE, enav_exec_source_enabled, {.source = &enav_exec_source_ops}},
-	{"attribution", ENAV_MODULE_PROCESSOR, enav_attribution_enabled,
-	 {.processor = &enav_attribution_ops}},
-	{"process_metrics", ENAV_MODULE_GENERATOR, enav_process_metrics_enabled,
-	 {.generator = &enav_process_metrics_ops}},
-	{"ndjson", ENAV_MODULE_SINK, enav_ndjson_enabled, {.sink = &enav_ndjson_sink_ops}},
-	{"prometheus", ENAV_MODULE_SINK, enav_prometheus_enabled,
-	 {.sink = &enav_prometheus_sink_ops}},
+    {"exec", ENAV_MODULE_SOURCE, enav_exec_source_enabled, {.source = &enav_exec_source_ops}},
+    {"attribution",
+     ENAV_MODULE_PROCESSOR,
+     enav_attribution_enabled,
+     {.processor = &enav_attribution_ops}},
+    {"process_metrics",
+     ENAV_MODULE_GENERATOR,
+     enav_process_metrics_enabled,
+     {.generator = &enav_process_metrics_ops}},
+    {"ndjson", ENAV_MODULE_SINK, enav_ndjson_enabled, {.sink = &enav_ndjson_sink_ops}},
+    {"prometheus", ENAV_MODULE_SINK, enav_prometheus_enabled, {.sink = &enav_prometheus_sink_ops}},
 };
 
 const size_t enav_modules_count = sizeof(enav_modules) / sizeof(enav_modules[0]);

@@ -20,17 +20,20 @@ enum enav_log_level { ENAV_LOG_ERROR, ENAV_LOG_WARN, ENAV_LOG_INFO, ENAV_LOG_DEB
 #define ENAV_CONFIG_FILE_MAX 1048576
 
 struct enav_config {
-	enum enav_log_level log_level;		 /* log_level: error|warn|info|debug (info) */
-	enum enav_transport_choice transport;	 /* transport: auto|ringbuf|perf (auto) */
-	enum enav_hook_choice hooks;		 /* hooks: auto|fexit|tracepoint (auto) */
-	uint32_t shutdown_timeout_ms;		 /* shutdown_timeout_ms: 100..10000 (1500) */
+	enum enav_log_level log_level;	      /* log_level: error|warn|info|debug (info) */
+	enum enav_transport_choice transport; /* transport: auto|ringbuf|perf (auto) */
+	enum enav_hook_choice hooks;	      /* hooks: auto|fexit|tracepoint (auto) */
+	uint32_t shutdown_timeout_ms;	      /* shutdown_timeout_ms: 100..10000 (1500) */
 
 	struct {
-		uint32_t ring_buffer_bytes; /* kernel.ring_buffer_bytes: pow2, 65536..268435456 (4 MiB) */
-		uint32_t perf_buffer_pages; /* kernel.perf_buffer_pages: pow2, 8..4096 (128) per CPU */
-		uint32_t wakeup_bytes;	    /* kernel.wakeup_bytes: 0..1048576 (0 = wake per event) */
-		uint32_t poll_interval_ms;  /* kernel.poll_interval_ms: 1..1000 (50) */
-		uint32_t cgroup_verdict_entries; /* kernel.cgroup_verdict_entries: 64..1048576 (16384) */
+		uint32_t ring_buffer_bytes; /* kernel.ring_buffer_bytes: pow2, 65536..268435456 (4
+					       MiB) */
+		uint32_t
+		    perf_buffer_pages; /* kernel.perf_buffer_pages: pow2, 8..4096 (128) per CPU */
+		uint32_t wakeup_bytes; /* kernel.wakeup_bytes: 0..1048576 (0 = wake per event) */
+		uint32_t poll_interval_ms; /* kernel.poll_interval_ms: 1..1000 (50) */
+		uint32_t
+		    cgroup_verdict_entries; /* kernel.cgroup_verdict_entries: 64..1048576 (16384) */
 	} kernel;
 
 	struct {
@@ -39,9 +42,12 @@ struct enav_config {
 	} exec;
 
 	struct {
-		uint32_t cgroup_cache_entries;	/* attribution.cgroup_cache_entries: 16..1048576 (4096) */
-		uint32_t process_table_entries; /* attribution.process_table_entries: 16..1048576 (16384) */
-		char cgroup2_mount[ENAV_CONFIG_PATH_MAX]; /* attribution.cgroup2_mount: path or "" = detect */
+		uint32_t
+		    cgroup_cache_entries; /* attribution.cgroup_cache_entries: 16..1048576 (4096) */
+		uint32_t process_table_entries; /* attribution.process_table_entries: 16..1048576
+						   (16384) */
+		char cgroup2_mount[ENAV_CONFIG_PATH_MAX]; /* attribution.cgroup2_mount: path or "" =
+							     detect */
 	} attribution;
 
 	struct {
@@ -49,16 +55,17 @@ struct enav_config {
 	} generators;
 
 	struct {
-		bool enabled;			   /* sinks.ndjson.enabled (true) */
-		char path[ENAV_CONFIG_PATH_MAX];   /* sinks.ndjson.path: "-" = stdout ("-") */
-		uint32_t queue_capacity;	   /* sinks.ndjson.queue_capacity: 16..1048576 (8192) */
-		uint32_t max_line_bytes;	   /* sinks.ndjson.max_line_bytes: 1024..65536 (16384) */
+		bool enabled;			 /* sinks.ndjson.enabled (true) */
+		char path[ENAV_CONFIG_PATH_MAX]; /* sinks.ndjson.path: "-" = stdout ("-") */
+		uint32_t queue_capacity; /* sinks.ndjson.queue_capacity: 16..1048576 (8192) */
+		uint32_t max_line_bytes; /* sinks.ndjson.max_line_bytes: 1024..65536 (16384) */
 	} ndjson;
 
 	struct {
-		bool enabled;			    /* http.enabled (true) */
-		char listen[ENAV_CONFIG_LISTEN_MAX]; /* http.listen: "IPv4:port" ("127.0.0.1:9464") */
-		uint32_t max_connections;	    /* http.max_connections: 1..1024 (16) */
+		bool enabled;			     /* http.enabled (true) */
+		char listen[ENAV_CONFIG_LISTEN_MAX]; /* http.listen: "IPv4:port" ("127.0.0.1:9464")
+						      */
+		uint32_t max_connections;	     /* http.max_connections: 1..1024 (16) */
 	} http;
 };
 

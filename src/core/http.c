@@ -18,8 +18,7 @@ struct enav_http_server {
 static enum MHD_Result send_response(struct MHD_Connection *conn, int status, const char *type,
 				     char *body, size_t len)
 {
-	struct MHD_Response *r =
-		MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
 		free(body);
 		return MHD_NO;
@@ -81,9 +80,9 @@ struct enav_http_server *enav_http_start(const char *host, uint16_t port, unsign
 		return NULL;
 	}
 	srv->daemon = MHD_start_daemon(
-		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, port, NULL, NULL, on_request, srv,
-		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT,
-		max_conns, MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
+	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, port, NULL, NULL, on_request, srv,
+	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT, max_conns,
+	    MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
 	if (!srv->daemon) {
 		snprintf(err, errlen, "http: cannot listen on %s:%u (%s)", host, port,
 			 errno ? strerror(errno) : "libmicrohttpd refused");

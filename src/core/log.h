@@ -7,7 +7,8 @@
 
 void enav_log_set_level(enum enav_log_level level);
 enum enav_log_level enav_log_get_level(void);
-void enav_log(enum enav_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void enav_log(enum enav_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #define enav_err(...)	enav_log(ENAV_LOG_ERROR, __VA_ARGS__)
 #define enav_warn(...)	enav_log(ENAV_LOG_WARN, __VA_ARGS__)

@@ -17,7 +17,8 @@ void enav_promtext_init(struct enav_promtext *p, char *buf, size_t cap)
 		buf[0] = '\0';
 }
 
-static void put(struct enav_promtext *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct enav_promtext *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static void put(struct enav_promtext *p, const char *fmt, ...)
 {
@@ -85,8 +86,8 @@ void enav_promtext_sample(struct enav_promtext *p, const char *name, const char 
 		put(p, " %.17g\n", value);
 }
 
-void enav_promtext_sample_u64(struct enav_promtext *p, const char *name,
-			      const char *const *labels, size_t n_pairs, uint64_t value)
+void enav_promtext_sample_u64(struct enav_promtext *p, const char *name, const char *const *labels,
+			      size_t n_pairs, uint64_t value)
 {
 	put(p, "%s", name);
 	put_labels(p, labels, n_pairs);

@@ -24,7 +24,7 @@ void enav_promtext_family(struct enav_promtext *p, const char *name, const char 
 /* labels: alternating name, value pairs, n_pairs of them (values escaped). */
 void enav_promtext_sample(struct enav_promtext *p, const char *name, const char *const *labels,
 			  size_t n_pairs, double value);
-void enav_promtext_sample_u64(struct enav_promtext *p, const char *name,
-			      const char *const *labels, size_t n_pairs, uint64_t value);
+void enav_promtext_sample_u64(struct enav_promtext *p, const char *name, const char *const *labels,
+			      size_t n_pairs, uint64_t value);
 
 #endif

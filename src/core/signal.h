@@ -17,10 +17,10 @@
 #include "enav/abi.h"
 #include "processors/cgroup_path.h"
 
-#define ENAV_SIGNAL_SCHEMA_VERSION 1
-#define ENAV_EXE_MAX		   1024
+#define ENAV_SIGNAL_SCHEMA_VERSION  1
+#define ENAV_EXE_MAX		    1024
 #define ENAV_SIGNAL_CGROUP_PATH_MAX 1024
-#define ENAV_SIGNAL_MAX_WARNINGS   4
+#define ENAV_SIGNAL_MAX_WARNINGS    4
 
 enum enav_signal_kind {
 	ENAV_SIGNAL_PROCESS_EXEC = 1,

@@ -98,8 +98,8 @@ bool enav_process_metrics_enabled(const struct enav_config *cfg)
 }
 
 const struct enav_generator_ops enav_process_metrics_ops = {
-	.init = pm_init,
-	.observe = pm_observe,
-	.fini = pm_fini,
-	.metrics = pm_metrics,
+    .init = pm_init,
+    .observe = pm_observe,
+    .fini = pm_fini,
+    .metrics = pm_metrics,
 };

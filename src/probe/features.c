@@ -40,8 +40,7 @@ enum enav_probe_status enav_probe_classify(int err, bool control_passed)
 	}
 }
 
-static void set_result(struct enav_probe_result *r, int err, bool control_passed,
-		       const char *what)
+static void set_result(struct enav_probe_result *r, int err, bool control_passed, const char *what)
 {
 	r->err = err;
 	r->status = enav_probe_classify(err, control_passed);
@@ -53,8 +52,8 @@ static void set_result(struct enav_probe_result *r, int err, bool control_passed
 
 /* r0 = 0; exit */
 static const struct bpf_insn trivial_prog[] = {
-	{.code = 0xb7, .dst_reg = 0, .src_reg = 0, .off = 0, .imm = 0},
-	{.code = 0x95, .dst_reg = 0, .src_reg = 0, .off = 0, .imm = 0},
+    {.code = 0xb7, .dst_reg = 0, .src_reg = 0, .off = 0, .imm = 0},
+    {.code = 0x95, .dst_reg = 0, .src_reg = 0, .off = 0, .imm = 0},
 };
 
 static int load_trivial(enum bpf_prog_type type, enum bpf_attach_type attach, __u32 btf_id)
@@ -101,7 +100,8 @@ static void probe_tracing(struct enav_features *f, struct btf *vmlinux)
 	int id = btf__find_by_name_kind(vmlinux, "btf_trace_sched_process_exec", BTF_KIND_TYPEDEF);
 	bool tracing_control = false;
 	if (id < 0) {
-		set_result(&f->feat[ENAV_FEAT_TP_BTF], ENOENT, control, "find btf_trace_sched_process_exec");
+		set_result(&f->feat[ENAV_FEAT_TP_BTF], ENOENT, control,
+			   "find btf_trace_sched_process_exec");
 	} else {
 		fd = load_trivial(BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, id);
 		if (fd < 0) {
@@ -173,7 +173,8 @@ static long self_exec_offset(char *path, size_t pathlen)
 	if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) && eh.e_phentsize == sizeof(Elf64_Phdr)) {
 		for (int i = 0; i < eh.e_phnum && i < 64; i++) {
 			Elf64_Phdr ph;
-			if (pread(fd, &ph, sizeof(ph), eh.e_phoff + (off_t)i * sizeof(ph)) != sizeof(ph))
+			if (pread(fd, &ph, sizeof(ph), eh.e_phoff + (off_t)i * sizeof(ph)) !=
+			    sizeof(ph))
 				break;
 			if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
 				off = (long)ph.p_offset;
@@ -190,13 +191,13 @@ static void probe_perf_events(struct enav_features *f)
 	bool control = f->feat[ENAV_FEAT_BPF_SYSCALL].status == ENAV_PROBE_YES;
 
 	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_freq = 99,
-		.freq = 1,
-		.disabled = 1,
-		.sample_type = PERF_SAMPLE_CALLCHAIN,
+	    .type = PERF_TYPE_SOFTWARE,
+	    .size = sizeof(attr),
+	    .config = PERF_COUNT_SW_CPU_CLOCK,
+	    .sample_freq = 99,
+	    .freq = 1,
+	    .disabled = 1,
+	    .sample_type = PERF_SAMPLE_CALLCHAIN,
 	};
 	int fd = perf_open(&attr, -1, 0);
 	set_result(&f->feat[ENAV_FEAT_PERF_SAMPLING], fd < 0 ? -fd : 0, control,
@@ -209,7 +210,8 @@ static void probe_perf_events(struct enav_features *f)
 		set_result(&f->feat[ENAV_FEAT_KPROBE], ENOENT, control,
 			   "kprobe PMU absent (kernel built without kprobe events)");
 	} else {
-		struct perf_event_attr ka = {.type = kprobe_type, .size = sizeof(ka), .disabled = 1};
+		struct perf_event_attr ka = {
+		    .type = kprobe_type, .size = sizeof(ka), .disabled = 1};
 		ka.config1 = (__u64)(unsigned long)"vfs_read";
 		fd = perf_open(&ka, -1, 0);
 		set_result(&f->feat[ENAV_FEAT_KPROBE], fd < 0 ? -fd : 0, control,
@@ -226,7 +228,8 @@ static void probe_perf_events(struct enav_features *f)
 	} else if (off < 0) {
 		set_result(&f->feat[ENAV_FEAT_UPROBE], EIO, control, "read own ELF headers");
 	} else {
-		struct perf_event_attr ua = {.type = uprobe_type, .size = sizeof(ua), .disabled = 1};
+		struct perf_event_attr ua = {
+		    .type = uprobe_type, .size = sizeof(ua), .disabled = 1};
 		ua.config1 = (__u64)(unsigned long)exe;
 		ua.config2 = (__u64)off;
 		fd = perf_open(&ua, getpid(), -1);
@@ -271,10 +274,10 @@ static void probe_cgroups(struct enav_features *f)
 static void probe_caps(struct enav_features *f)
 {
 	static const int bits[ENAV_CAP__COUNT] = {
-		[ENAV_CAP_BPF] = 39,
-		[ENAV_CAP_PERFMON] = 38,
-		[ENAV_CAP_SYS_ADMIN] = 21,
-		[ENAV_CAP_SYS_PTRACE] = 19,
+	    [ENAV_CAP_BPF] = 39,
+	    [ENAV_CAP_PERFMON] = 38,
+	    [ENAV_CAP_SYS_ADMIN] = 21,
+	    [ENAV_CAP_SYS_PTRACE] = 19,
 	};
 	unsigned long long eff = 0;
 	FILE *st = fopen("/proc/self/status", "re");
@@ -362,7 +365,8 @@ int enav_features_decide(const struct enav_features *f, const struct enav_config
 	switch (cfg->transport) {
 	case ENAV_TRANSPORT_RINGBUF:
 		if (rb->status != ENAV_PROBE_YES) {
-			snprintf(err, errlen, "transport ringbuf was configured but %s", rb->detail);
+			snprintf(err, errlen, "transport ringbuf was configured but %s",
+				 rb->detail);
 			return -1;
 		}
 		d->transport = ENAV_TRANSPORT_RINGBUF;
@@ -386,10 +390,11 @@ int enav_features_decide(const struct enav_features *f, const struct enav_config
 			snprintf(d->transport_reason, sizeof(d->transport_reason),
 				 "auto: kernel reports ring buffer unsupported (%s)", rb->detail);
 		} else {
-			snprintf(err, errlen,
-				 "transport auto cannot decide: ring buffer probe failed (%s), which "
-				 "is not evidence the kernel lacks it; fix the cause or set transport",
-				 rb->detail);
+			snprintf(
+			    err, errlen,
+			    "transport auto cannot decide: ring buffer probe failed (%s), which "
+			    "is not evidence the kernel lacks it; fix the cause or set transport",
+			    rb->detail);
 			return -1;
 		}
 		break;
@@ -412,17 +417,20 @@ int enav_features_decide(const struct enav_features *f, const struct enav_config
 	case ENAV_HOOKS_AUTO:
 		if (fx->status == ENAV_PROBE_YES) {
 			d->hooks = ENAV_HOOKS_FEXIT;
-			snprintf(d->hooks_reason, sizeof(d->hooks_reason), "auto: fexit loads and attaches");
+			snprintf(d->hooks_reason, sizeof(d->hooks_reason),
+				 "auto: fexit loads and attaches");
 		} else if (fx->status == ENAV_PROBE_NO || fx->status == ENAV_PROBE_REFUSED) {
 			d->hooks = ENAV_HOOKS_TRACEPOINT;
 			snprintf(d->hooks_reason, sizeof(d->hooks_reason), "auto: fexit %s (%s)",
-				 fx->status == ENAV_PROBE_NO ? "unsupported" : "refused by the kernel",
+				 fx->status == ENAV_PROBE_NO ? "unsupported"
+							     : "refused by the kernel",
 				 fx->detail);
 		} else {
-			snprintf(err, errlen,
-				 "hooks auto cannot decide: fexit probe failed (%s) without a passing "
-				 "control load; fix the cause or set hooks",
-				 fx->detail);
+			snprintf(
+			    err, errlen,
+			    "hooks auto cannot decide: fexit probe failed (%s) without a passing "
+			    "control load; fix the cause or set hooks",
+			    fx->detail);
 			return -1;
 		}
 		break;
@@ -443,18 +451,18 @@ int enav_features_decide(const struct enav_features *f, const struct enav_config
 const char *enav_feature_name(enum enav_feature feat)
 {
 	static const char *const names[ENAV_FEAT__COUNT] = {
-		[ENAV_FEAT_BTF] = "btf",
-		[ENAV_FEAT_BPF_SYSCALL] = "bpf_syscall",
-		[ENAV_FEAT_RINGBUF] = "ring_buffer",
-		[ENAV_FEAT_PERFBUF] = "perf_buffer",
-		[ENAV_FEAT_TRACEPOINT] = "tracepoint",
-		[ENAV_FEAT_RAW_TP] = "raw_tracepoint",
-		[ENAV_FEAT_TP_BTF] = "btf_tracepoint",
-		[ENAV_FEAT_FENTRY] = "fentry_fexit",
-		[ENAV_FEAT_KPROBE] = "kprobe",
-		[ENAV_FEAT_UPROBE] = "uprobe",
-		[ENAV_FEAT_PERF_SAMPLING] = "perf_event_sampling",
-		[ENAV_FEAT_TRACEFS] = "tracefs",
+	    [ENAV_FEAT_BTF] = "btf",
+	    [ENAV_FEAT_BPF_SYSCALL] = "bpf_syscall",
+	    [ENAV_FEAT_RINGBUF] = "ring_buffer",
+	    [ENAV_FEAT_PERFBUF] = "perf_buffer",
+	    [ENAV_FEAT_TRACEPOINT] = "tracepoint",
+	    [ENAV_FEAT_RAW_TP] = "raw_tracepoint",
+	    [ENAV_FEAT_TP_BTF] = "btf_tracepoint",
+	    [ENAV_FEAT_FENTRY] = "fentry_fexit",
+	    [ENAV_FEAT_KPROBE] = "kprobe",
+	    [ENAV_FEAT_UPROBE] = "uprobe",
+	    [ENAV_FEAT_PERF_SAMPLING] = "perf_event_sampling",
+	    [ENAV_FEAT_TRACEFS] = "tracefs",
 	};
 	return feat < ENAV_FEAT__COUNT ? names[feat] : "unknown";
 }

@@ -30,7 +30,13 @@ struct enav_probe_result {
 
 enum enav_cgroup_layout { ENAV_CGROUP_NONE, ENAV_CGROUP_V2, ENAV_CGROUP_V1, ENAV_CGROUP_HYBRID };
 
-enum enav_cap { ENAV_CAP_BPF, ENAV_CAP_PERFMON, ENAV_CAP_SYS_ADMIN, ENAV_CAP_SYS_PTRACE, ENAV_CAP__COUNT };
+enum enav_cap {
+	ENAV_CAP_BPF,
+	ENAV_CAP_PERFMON,
+	ENAV_CAP_SYS_ADMIN,
+	ENAV_CAP_SYS_PTRACE,
+	ENAV_CAP__COUNT
+};
 
 enum enav_feature {
 	ENAV_FEAT_BTF,

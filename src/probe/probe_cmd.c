@@ -68,8 +68,8 @@ static void print_text(const struct enav_features *f, const struct enav_decision
 		printf("%-22s %-8s %s\n", enav_cap_name(i), f->caps[i] ? "yes" : "no",
 		       "effective capability set");
 	if (rc == 0) {
-		printf("%-22s %-8s %s\n", "auto_transport", enav_transport_choice_name(d->transport),
-		       d->transport_reason);
+		printf("%-22s %-8s %s\n", "auto_transport",
+		       enav_transport_choice_name(d->transport), d->transport_reason);
 		printf("%-22s %-8s %s\n", "auto_hooks", enav_hook_choice_name(d->hooks),
 		       d->hooks_reason);
 		printf("%-22s %-8s %s\n", "exec_hook",

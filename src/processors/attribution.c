@@ -51,8 +51,8 @@ enum warn_reason {
 	W__COUNT
 };
 static const char *const warn_names[W__COUNT] = {
-	"cgroup_removed_before_resolution", "no_cgroup2_mount", "process_exited_before_proc_read",
-	"pid_reused_before_proc_read", "exec_not_observed",
+    "cgroup_removed_before_resolution", "no_cgroup2_mount",  "process_exited_before_proc_read",
+    "pid_reused_before_proc_read",	"exec_not_observed",
 };
 
 static void warn(struct attribution *at, struct enav_signal *s, const char *field,
@@ -145,8 +145,9 @@ static bool same_process(struct attribution *at, uint32_t pid, uint64_t start_bo
 		return false;
 	unsigned long long start_ticks = 0;
 	/* after ")": state(3) ... starttime is field 22 -> 20th field after comm */
-	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-			  "%*d %*d %llu",
+	if (sscanf(p + 2,
+		   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+		   "%*d %*d %llu",
 		   &start_ticks) != 1)
 		return false;
 	uint64_t ns_per_tick = 1000000000ull / (uint64_t)at->clk_tck;
@@ -310,8 +311,8 @@ bool enav_attribution_enabled(const struct enav_config *cfg)
 }
 
 const struct enav_processor_ops enav_attribution_ops = {
-	.init = attribution_init,
-	.apply = attribution_apply,
-	.fini = attribution_fini,
-	.metrics = attribution_metrics,
+    .init = attribution_init,
+    .apply = attribution_apply,
+    .fini = attribution_fini,
+    .metrics = attribution_metrics,
 };

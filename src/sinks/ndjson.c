@@ -243,7 +243,8 @@ static void ndjson_metrics(void *state, struct enav_promtext *p)
 {
 	struct ndjson_sink *ns = state;
 	const char *l[] = {"sink", "ndjson"};
-	enav_promtext_family(p, "enav_sink_queue_depth", "gauge", "Signals waiting in a sink queue.");
+	enav_promtext_family(p, "enav_sink_queue_depth", "gauge",
+			     "Signals waiting in a sink queue.");
 	enav_promtext_sample_u64(p, "enav_sink_queue_depth", l, 1, enav_queue_depth(&ns->queue));
 	enav_promtext_family(p, "enav_sink_queue_capacity", "gauge", "Sink queue capacity.");
 	enav_promtext_sample_u64(p, "enav_sink_queue_capacity", l, 1, ns->queue.cap);
@@ -273,8 +274,8 @@ bool enav_ndjson_enabled(const struct enav_config *cfg)
 }
 
 const struct enav_sink_ops enav_ndjson_sink_ops = {
-	.init = ndjson_init,
-	.submit = ndjson_submit,
-	.fini = ndjson_fini,
-	.metrics = ndjson_metrics,
+    .init = ndjson_init,
+    .submit = ndjson_submit,
+    .fini = ndjson_fini,
+    .metrics = ndjson_metrics,
 };

@@ -18,7 +18,6 @@ struct prometheus_sink {
 	_Atomic uint64_t render_overflows;
 };
 
-
 static void text(struct enav_http_response *r, int status, const char *body)
 {
 	r->status = status;
@@ -84,9 +83,9 @@ static int prom_init(struct enav_agent *a, void **state, char *err, size_t errle
 		return -EINVAL;
 	}
 	const struct enav_http_route routes[] = {
-		{"/metrics", handle_metrics, ps},
-		{"/healthz", handle_healthz, ps},
-		{"/readyz", handle_readyz, ps},
+	    {"/metrics", handle_metrics, ps},
+	    {"/healthz", handle_healthz, ps},
+	    {"/readyz", handle_readyz, ps},
 	};
 	ps->http = enav_http_start(host, port, a->cfg.http.max_connections, routes, 3, err, errlen);
 	if (!ps->http)
@@ -124,8 +123,8 @@ bool enav_prometheus_enabled(const struct enav_config *cfg)
 }
 
 const struct enav_sink_ops enav_prometheus_sink_ops = {
-	.init = prom_init,
-	.submit = prom_submit,
-	.fini = prom_fini,
-	.metrics = prom_metrics,
+    .init = prom_init,
+    .submit = prom_submit,
+    .fini = prom_fini,
+    .metrics = prom_metrics,
 };

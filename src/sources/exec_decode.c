@@ -70,7 +70,7 @@ enum enav_decode_status enav_decode_event(const void *data, size_t size,
 const char *enav_decode_status_name(enum enav_decode_status s)
 {
 	static const char *const names[ENAV_DECODE__COUNT] = {
-		"ok", "short", "bad_version", "bad_size", "bad_length", "unknown_type",
+	    "ok", "short", "bad_version", "bad_size", "bad_length", "unknown_type",
 	};
 	return s < ENAV_DECODE__COUNT ? names[s] : "unknown";
 }

@@ -12,10 +12,10 @@
 
 enum enav_decode_status {
 	ENAV_DECODE_OK = 0,
-	ENAV_DECODE_SHORT,	  /* fewer bytes than the header or fixed part */
-	ENAV_DECODE_BAD_VERSION,  /* abi_version mismatch: kernel and user built apart */
-	ENAV_DECODE_BAD_SIZE,	  /* header size disagrees with what arrived */
-	ENAV_DECODE_BAD_LENGTH,	  /* a length field exceeds its array */
+	ENAV_DECODE_SHORT,	 /* fewer bytes than the header or fixed part */
+	ENAV_DECODE_BAD_VERSION, /* abi_version mismatch: kernel and user built apart */
+	ENAV_DECODE_BAD_SIZE,	 /* header size disagrees with what arrived */
+	ENAV_DECODE_BAD_LENGTH,	 /* a length field exceeds its array */
 	ENAV_DECODE_UNKNOWN_TYPE,
 	ENAV_DECODE__COUNT,
 };

@@ -60,15 +60,22 @@ static int open_object(struct exec_object *o, enum enav_transport_choice t)
 		struct exec_ringbuf *s = exec_ringbuf__open();
 		if (!s)
 			return -errno;
-		*o = (struct exec_object){s, s->obj, &s->rodata->enav_argv_max,
-					  &s->rodata->enav_wakeup_bytes, load_ringbuf,
+		*o = (struct exec_object){s,
+					  s->obj,
+					  &s->rodata->enav_argv_max,
+					  &s->rodata->enav_wakeup_bytes,
+					  load_ringbuf,
 					  destroy_ringbuf};
 	} else {
 		struct exec_perf *s = exec_perf__open();
 		if (!s)
 			return -errno;
-		*o = (struct exec_object){s, s->obj, &s->rodata->enav_argv_max,
-					  &s->rodata->enav_wakeup_bytes, load_perf, destroy_perf};
+		*o = (struct exec_object){s,
+					  s->obj,
+					  &s->rodata->enav_argv_max,
+					  &s->rodata->enav_wakeup_bytes,
+					  load_perf,
+					  destroy_perf};
 	}
 	return 0;
 }
@@ -87,8 +94,9 @@ static void exit_status(uint32_t status, struct enav_process_signal *p)
 static struct enav_signal *build_signal(const struct enav_decoded_event *ev)
 {
 	bool exec = ev->type == ENAV_EVENT_PROCESS_EXEC;
-	struct enav_signal *s = enav_signal_new(
-		exec ? ENAV_SIGNAL_PROCESS_EXEC : ENAV_SIGNAL_PROCESS_EXIT, exec ? ev->exec.argv_len : 0);
+	struct enav_signal *s =
+	    enav_signal_new(exec ? ENAV_SIGNAL_PROCESS_EXEC : ENAV_SIGNAL_PROCESS_EXIT,
+			    exec ? ev->exec.argv_len : 0);
 	if (!s)
 		return NULL;
 	struct enav_process_signal *p = &s->process;
@@ -234,12 +242,12 @@ static int exec_start(struct enav_agent *a, void **state, char *err, size_t errl
 }
 
 static const char *const kernel_counter_names[ENAV_KC__COUNT] = {
-	[ENAV_KC_EMITTED] = "emitted",
-	[ENAV_KC_TRANSPORT_FULL] = "transport_full",
-	[ENAV_KC_FILTERED] = "filtered",
-	[ENAV_KC_SCRATCH_MISSING] = "scratch_missing",
-	[ENAV_KC_USER_READ_FAULT] = "user_read_fault",
-	[ENAV_KC_MAP_FULL] = "map_full",
+    [ENAV_KC_EMITTED] = "emitted",
+    [ENAV_KC_TRANSPORT_FULL] = "transport_full",
+    [ENAV_KC_FILTERED] = "filtered",
+    [ENAV_KC_SCRATCH_MISSING] = "scratch_missing",
+    [ENAV_KC_USER_READ_FAULT] = "user_read_fault",
+    [ENAV_KC_MAP_FULL] = "map_full",
 };
 
 static void exec_metrics(void *state, struct enav_promtext *p)
@@ -273,8 +281,8 @@ static void exec_metrics(void *state, struct enav_promtext *p)
 		if (bpf_map_lookup_elem(src->counters_fd, &k, vals) == 0)
 			for (int c = 0; c < src->ncpus; c++)
 				sum += vals[c];
-		const char *l[] = {"source", "exec", "transport", transport, "category",
-				   kernel_counter_names[k]};
+		const char *l[] = {"source",  "exec",	  "transport",
+				   transport, "category", kernel_counter_names[k]};
 		enav_promtext_sample_u64(p, "enav_kernel_events_total", l, 3, sum);
 	}
 	free(vals);
@@ -294,7 +302,7 @@ bool enav_exec_source_enabled(const struct enav_config *cfg)
 }
 
 const struct enav_source_ops enav_exec_source_ops = {
-	.start = exec_start,
-	.stop = exec_stop,
-	.metrics = exec_metrics,
+    .start = exec_start,
+    .stop = exec_stop,
+    .metrics = exec_metrics,
 };
