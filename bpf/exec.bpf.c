@@ -6,6 +6,7 @@
  * hook with bpf_program__set_autoload() after probing; neither needs tracefs.
  */
 #include "enav_common.bpf.h"
+#include "enav_path.bpf.h"
 
 /* sources.exec.argv_max_bytes, set before load; <= ENAV_ARGV_MAX. */
 const volatile __u32 enav_argv_max = 256;
@@ -41,7 +42,7 @@ static __always_inline int handle_exec(void *ctx, struct task_struct *task,
 	e->gid = BPF_CORE_READ(task, cred, gid.val);
 	e->start_boot_ns = BPF_CORE_READ(task, start_boottime);
 	e->flags = 0;
-	e->_pad0 = 0;
+	e->exe_len = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 
 	const char *filename = BPF_CORE_READ(bprm, filename);
@@ -54,6 +55,22 @@ static __always_inline int handle_exec(void *ctx, struct task_struct *task,
 		/* A full buffer cannot tell "exactly fits" from "cut": say cut. */
 		if (n == sizeof(e->filename))
 			e->flags |= ENAV_EXEC_FILENAME_TRUNCATED;
+	}
+
+	/* The executable as the kernel opened it: symlinks already resolved. */
+	struct enav_path_scratch *ps = bpf_map_lookup_elem(&enav_path_scratch, &zero);
+	if (ps) {
+		int start = enav_file_path(BPF_CORE_READ(bprm, file), ps);
+		if (start >= 0 && start < ENAV_PATH_BUF - 1) {
+			__u32 plen = (ENAV_PATH_BUF - 1) - start;
+			bpf_probe_read_kernel(e->exe, plen & (ENAV_PATH_BUF - 1),
+					      &ps->buf[start & (ENAV_PATH_BUF - 1)]);
+			e->exe_len = plen;
+		} else {
+			e->flags |= ENAV_EXEC_EXE_UNRESOLVED;
+		}
+	} else {
+		e->flags |= ENAV_EXEC_EXE_UNRESOLVED;
 	}
 
 	/* argv lives in the new image's user stack, already copied by exec. */

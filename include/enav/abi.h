@@ -16,13 +16,15 @@
 #include <stddef.h>
 #endif
 
-#define ENAV_ABI_VERSION 1
+#define ENAV_ABI_VERSION 2
 
 /* libbpf's offsetof is not a constant expression; the builtin is, on both sides. */
 #define ENAV_OFFSETOF(type, member) __builtin_offsetof(type, member)
 
 #define ENAV_COMM_LEN	  16
 #define ENAV_FILENAME_MAX 256
+/* Executable path resolved in the kernel, NUL included (bpf/enav_path.bpf.h). */
+#define ENAV_EXE_PATH_MAX 1024
 /* Upper bound of the configurable argv cap (sources.exec.argv_max_bytes). */
 #define ENAV_ARGV_MAX 4096
 
@@ -36,6 +38,7 @@ enum enav_event_type {
 #define ENAV_EXEC_FILENAME_TRUNCATED (1u << 1)
 #define ENAV_EXEC_ARGV_FAULT	     (1u << 2) /* user memory unreadable: argv absent */
 #define ENAV_EXEC_FILENAME_FAULT     (1u << 3)
+#define ENAV_EXEC_EXE_UNRESOLVED     (1u << 4) /* path deeper or longer than the caps: exe absent */
 
 /*
  * Kernel-side counters, one per-CPU slot each, per program object.  User side
@@ -79,8 +82,9 @@ struct enav_exec_event {
 	__u16 filename_len; /* bytes in filename, no NUL */
 	__u16 argv_len;	    /* bytes in argv: NUL-separated arguments */
 	__u16 flags;	    /* ENAV_EXEC_* */
-	__u16 _pad0;
+	__u16 exe_len;	    /* bytes in exe, no NUL; 0 when unresolved */
 	char filename[ENAV_FILENAME_MAX];
+	char exe[ENAV_EXE_PATH_MAX];
 	/* Variable tail: only argv_len bytes are emitted. */
 	char argv[ENAV_ARGV_MAX];
 };
@@ -104,8 +108,10 @@ _Static_assert(ENAV_OFFSETOF(struct enav_exec_event, start_boot_ns) == 48, "exec
 _Static_assert(ENAV_OFFSETOF(struct enav_exec_event, comm) == 56, "exec ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_exec_event, filename_len) == 72, "exec ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_exec_event, filename) == 80, "exec ABI");
-_Static_assert(ENAV_OFFSETOF(struct enav_exec_event, argv) == 336, "exec ABI");
-_Static_assert(sizeof(struct enav_exec_event) == 336 + ENAV_ARGV_MAX, "exec ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_exec_event, exe_len) == 78, "exec ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_exec_event, exe) == 336, "exec ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_exec_event, argv) == 1360, "exec ABI");
+_Static_assert(sizeof(struct enav_exec_event) == 1360 + ENAV_ARGV_MAX, "exec ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_exit_event, exit_code) == 36, "exit ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_exit_event, start_boot_ns) == 40, "exit ABI");
 _Static_assert(sizeof(struct enav_exit_event) == 64, "exit ABI");

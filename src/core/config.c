@@ -49,6 +49,7 @@ struct field {
 static const char *const log_level_names[] = {"error", "warn", "info", "debug", NULL};
 static const char *const transport_names[] = {"auto", "ringbuf", "perf", NULL};
 static const char *const hook_names[] = {"auto", "fexit", "tracepoint", NULL};
+static const char *const exec_hook_names[] = {"auto", "tp_btf", "raw_tp", NULL};
 
 /* Enum fields are stored through an unsigned int. */
 _Static_assert(sizeof(enum enav_log_level) == sizeof(unsigned), "enum size");
@@ -112,6 +113,8 @@ static const struct field schema[] = {
     MAP("sources.exec"),
     BOOL("sources.exec.enabled", exec.enabled, true),
     U32("sources.exec.argv_max_bytes", exec.argv_max_bytes, 16, 4096, 256),
+    ENUM("sources.exec.hook", exec.hook, enum enav_exec_hook_choice, exec_hook_names,
+	 ENAV_EXEC_HOOK_AUTO),
     MAP("attribution"),
     U32("attribution.cgroup_cache_entries", attribution.cgroup_cache_entries, 16, 1048576, 4096),
     U32("attribution.process_table_entries", attribution.process_table_entries, 16, 1048576, 16384),

@@ -12,6 +12,7 @@
 
 enum enav_transport_choice { ENAV_TRANSPORT_AUTO, ENAV_TRANSPORT_RINGBUF, ENAV_TRANSPORT_PERF };
 enum enav_hook_choice { ENAV_HOOKS_AUTO, ENAV_HOOKS_FEXIT, ENAV_HOOKS_TRACEPOINT };
+enum enav_exec_hook_choice { ENAV_EXEC_HOOK_AUTO, ENAV_EXEC_HOOK_BTF, ENAV_EXEC_HOOK_RAW };
 enum enav_log_level { ENAV_LOG_ERROR, ENAV_LOG_WARN, ENAV_LOG_INFO, ENAV_LOG_DEBUG };
 
 #define ENAV_CONFIG_PATH_MAX   256
@@ -37,8 +38,9 @@ struct enav_config {
 	} kernel;
 
 	struct {
-		bool enabled;		 /* sources.exec.enabled (true) */
-		uint32_t argv_max_bytes; /* sources.exec.argv_max_bytes: 16..4096 (256) */
+		bool enabled;			 /* sources.exec.enabled (true) */
+		uint32_t argv_max_bytes;	 /* sources.exec.argv_max_bytes: 16..4096 (256) */
+		enum enav_exec_hook_choice hook; /* sources.exec.hook: auto|tp_btf|raw_tp (auto) */
 	} exec;
 
 	struct {

@@ -46,10 +46,9 @@ struct enav_process_signal {
 	/* exec: the path as passed to exec(), from the kernel */
 	char filename[ENAV_FILENAME_MAX + 1];
 	bool filename_truncated;
-	/* resolved executable (readlink /proc/PID/exe at exec, or from the process table) */
+	/* executable path resolved in the kernel at exec; on exits, from the exec record */
 	char exe[ENAV_EXE_MAX];
 	bool has_exe;
-	bool exe_truncated;
 	/* exit */
 	bool has_exit;
 	int32_t exit_code;   /* valid when exit_signal == 0 */

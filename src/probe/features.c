@@ -436,14 +436,36 @@ int enav_features_decide(const struct enav_features *f, const struct enav_config
 		break;
 	}
 
-	if (f->feat[ENAV_FEAT_TP_BTF].status == ENAV_PROBE_YES) {
+	bool btf_ok = f->feat[ENAV_FEAT_TP_BTF].status == ENAV_PROBE_YES;
+	bool raw_ok = f->feat[ENAV_FEAT_RAW_TP].status == ENAV_PROBE_YES;
+	switch (cfg->exec.hook) {
+	case ENAV_EXEC_HOOK_BTF:
+		if (!btf_ok && cfg->exec.enabled) {
+			snprintf(err, errlen, "sources.exec.hook tp_btf was configured but %s",
+				 f->feat[ENAV_FEAT_TP_BTF].detail);
+			return -1;
+		}
 		d->exec_hook = ENAV_EXEC_HOOK_TP_BTF;
-	} else if (f->feat[ENAV_FEAT_RAW_TP].status == ENAV_PROBE_YES) {
+		break;
+	case ENAV_EXEC_HOOK_RAW:
+		if (!raw_ok && cfg->exec.enabled) {
+			snprintf(err, errlen, "sources.exec.hook raw_tp was configured but %s",
+				 f->feat[ENAV_FEAT_RAW_TP].detail);
+			return -1;
+		}
 		d->exec_hook = ENAV_EXEC_HOOK_RAW_TP;
-	} else if (cfg->exec.enabled) {
-		snprintf(err, errlen, "exec source needs raw or BTF tracepoints: %s",
-			 f->feat[ENAV_FEAT_RAW_TP].detail);
-		return -1;
+		break;
+	case ENAV_EXEC_HOOK_AUTO:
+		if (btf_ok) {
+			d->exec_hook = ENAV_EXEC_HOOK_TP_BTF;
+		} else if (raw_ok) {
+			d->exec_hook = ENAV_EXEC_HOOK_RAW_TP;
+		} else if (cfg->exec.enabled) {
+			snprintf(err, errlen, "exec source needs raw or BTF tracepoints: %s",
+				 f->feat[ENAV_FEAT_RAW_TP].detail);
+			return -1;
+		}
+		break;
 	}
 	return 0;
 }

@@ -21,13 +21,10 @@ struct cgroup_entry {
 	struct enav_cgroup_identity identity;
 };
 
+/* What an exit needs from its exec: identity and the executable path. */
 struct process_entry {
 	uint64_t start_boot_ns;
-	bool has_exe;
-	char *exe;
-	uint32_t argv_len;
-	bool argv_truncated;
-	char argv[];
+	char exe[]; /* "" when the exec had none */
 };
 
 struct attribution {
@@ -39,20 +36,19 @@ struct attribution {
 	/* Published for the metrics thread; the caches themselves are capture-thread only. */
 	_Atomic uint64_t warnings[8];
 	_Atomic uint64_t cgroup_size, cgroup_evictions, process_size, process_evictions;
-	long clk_tck;
 };
 
 enum warn_reason {
 	W_CGROUP_GONE,
 	W_CGROUP_NO_V2,
-	W_PROC_GONE,
-	W_PROC_REUSED,
 	W_EXEC_NOT_OBSERVED,
+	W_EXE_UNRESOLVED_AT_EXEC,
 	W__COUNT
 };
 static const char *const warn_names[W__COUNT] = {
-    "cgroup_removed_before_resolution", "no_cgroup2_mount",  "process_exited_before_proc_read",
-    "pid_reused_before_proc_read",	"exec_not_observed",
+    "cgroup_removed_before_resolution",
+    "no_cgroup2_mount",
+    "exec_not_observed",
 };
 
 static void warn(struct attribution *at, struct enav_signal *s, const char *field,
@@ -73,13 +69,6 @@ int enav_cgroup_relative_path(const char *mount, const char *abs, char *out, siz
 	if ((size_t)snprintf(out, outlen, "%s", rel) >= outlen)
 		return -1;
 	return 0;
-}
-
-static void free_process(void *v)
-{
-	struct process_entry *p = v;
-	free(p->exe);
-	free(p);
 }
 
 static struct cgroup_entry *resolve_cgroup(struct attribution *at, uint64_t id)
@@ -126,34 +115,6 @@ static struct cgroup_entry *resolve_cgroup(struct attribution *at, uint64_t id)
 	return e;
 }
 
-/* /proc/PID/stat field 22 is start time in clock ticks since boot; compare it
- * to the kernel's start_boottime to prove the pid was not reused. */
-static bool same_process(struct attribution *at, uint32_t pid, uint64_t start_boot_ns)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	const char *p = strrchr(buf, ')'); /* comm may contain spaces and parens */
-	if (!p)
-		return false;
-	unsigned long long start_ticks = 0;
-	/* after ")": state(3) ... starttime is field 22 -> 20th field after comm */
-	if (sscanf(p + 2,
-		   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-		   "%*d %*d %llu",
-		   &start_ticks) != 1)
-		return false;
-	uint64_t ns_per_tick = 1000000000ull / (uint64_t)at->clk_tck;
-	return start_ticks == start_boot_ns / ns_per_tick;
-}
-
 static void attribute_cgroup(struct attribution *at, struct enav_signal *s)
 {
 	struct enav_process_signal *p = &s->process;
@@ -175,32 +136,13 @@ static void attribute_cgroup(struct attribution *at, struct enav_signal *s)
 static void attribute_exec(struct attribution *at, struct enav_signal *s)
 {
 	struct enav_process_signal *p = &s->process;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
-	ssize_t n = readlink(path, p->exe, sizeof(p->exe) - 1);
-	if (n > 0) {
-		p->exe[n] = '\0';
-		p->exe_truncated = (size_t)n == sizeof(p->exe) - 1;
-		/* Check after the read: a reuse between the two reads is then caught. */
-		if (same_process(at, p->pid, p->start_boot_ns)) {
-			p->has_exe = true;
-		} else {
-			p->exe[0] = '\0';
-			warn(at, s, "exe", errno == ENOENT ? W_PROC_GONE : W_PROC_REUSED);
-		}
-	} else {
-		warn(at, s, "exe", W_PROC_GONE);
-	}
-
-	struct process_entry *pe = malloc(sizeof(*pe) + p->argv_len);
+	size_t len = p->has_exe ? strlen(p->exe) : 0;
+	struct process_entry *pe = malloc(sizeof(*pe) + len + 1);
 	if (!pe)
-		return;
+		return; /* the exit will say exec_not_observed */
 	pe->start_boot_ns = p->start_boot_ns;
-	pe->has_exe = p->has_exe;
-	pe->exe = p->has_exe ? strdup(p->exe) : NULL;
-	pe->argv_len = p->has_argv ? p->argv_len : 0;
-	pe->argv_truncated = p->argv_truncated;
-	memcpy(pe->argv, s->argv, pe->argv_len);
+	memcpy(pe->exe, p->exe, len);
+	pe->exe[len] = '\0';
 	enav_bcache_put(&at->processes, p->pid, pe);
 }
 
@@ -213,11 +155,12 @@ static void attribute_exit(struct attribution *at, struct enav_signal *s)
 		warn(at, s, "exe", W_EXEC_NOT_OBSERVED);
 		return;
 	}
-	if (pe->has_exe) {
+	if (pe->exe[0]) {
 		snprintf(p->exe, sizeof(p->exe), "%s", pe->exe);
 		p->has_exe = true;
+	} else {
+		warn(at, s, "exe", W_EXE_UNRESOLVED_AT_EXEC);
 	}
-	/* argv is not copied into exits (the signal has no room); it stays on the exec. */
 	enav_bcache_remove(&at->processes, p->pid);
 }
 
@@ -242,9 +185,6 @@ static int attribution_init(struct enav_agent *a, void **state, char *err, size_
 		return -ENOMEM;
 	*state = at;
 	at->agent = a;
-	at->clk_tck = sysconf(_SC_CLK_TCK);
-	if (at->clk_tck <= 0)
-		at->clk_tck = 100;
 	const char *mount = a->cfg.attribution.cgroup2_mount[0] ? a->cfg.attribution.cgroup2_mount
 								: a->features.cgroup2_mount;
 	snprintf(at->cgroup2_mount, sizeof(at->cgroup2_mount), "%s", mount);
@@ -259,8 +199,7 @@ static int attribution_init(struct enav_agent *a, void **state, char *err, size_
 		enav_warn("attribution: no cgroup2 mount; cgroup paths will be absent");
 	}
 	if (enav_bcache_init(&at->cgroups, a->cfg.attribution.cgroup_cache_entries, free) ||
-	    enav_bcache_init(&at->processes, a->cfg.attribution.process_table_entries,
-			     free_process)) {
+	    enav_bcache_init(&at->processes, a->cfg.attribution.process_table_entries, free)) {
 		snprintf(err, errlen, "attribution: cannot allocate caches");
 		return -ENOMEM;
 	}

@@ -5,9 +5,8 @@
  *
  * Evidence rules: the cgroup path comes from the kernel itself (the cgroup id
  * opened as a kernfs file handle on the cgroup2 mount), never from matching
- * names; the executable comes from /proc/PID/exe only after /proc/PID/stat
- * proves it is the same process (same start time).  Whatever cannot be proven
- * stays absent with a warning naming the reason.
+ * names, and the executable path comes from the kernel at exec.  Whatever
+ * cannot be proven stays absent with a warning naming the reason.
  */
 #ifndef ENAV_PROCESSORS_ATTRIBUTION_H
 #define ENAV_PROCESSORS_ATTRIBUTION_H

@@ -56,11 +56,8 @@ long enav_ndjson_encode(const struct enav_signal *s, char *buf, size_t cap)
 		enav_json_kv_string(&j, "filename", p->filename);
 		enav_json_kv_bool(&j, "filename_truncated", p->filename_truncated);
 	}
-	if (p->has_exe) {
+	if (p->has_exe)
 		enav_json_kv_string(&j, "exe", p->exe);
-		if (p->exe_truncated)
-			enav_json_kv_bool(&j, "exe_truncated", true);
-	}
 	if (p->has_argv)
 		encode_argv(&j, s);
 	enav_json_object_end(&j);

@@ -29,7 +29,8 @@ enum enav_decode_status enav_decode_event(const void *data, size_t size,
 			return ENAV_DECODE_SHORT;
 		struct enav_exec_event e;
 		memcpy(&e, data, ENAV_EXEC_EVENT_FIXED_SIZE);
-		if (e.filename_len > ENAV_FILENAME_MAX - 1 || e.argv_len > ENAV_ARGV_MAX)
+		if (e.filename_len > ENAV_FILENAME_MAX - 1 || e.exe_len > ENAV_EXE_PATH_MAX - 1 ||
+		    e.argv_len > ENAV_ARGV_MAX)
 			return ENAV_DECODE_BAD_LENGTH;
 		if (ENAV_EXEC_EVENT_FIXED_SIZE + (size_t)e.argv_len != out->hdr.size)
 			return ENAV_DECODE_BAD_SIZE;
@@ -46,6 +47,10 @@ enum enav_decode_status enav_decode_event(const void *data, size_t size,
 		memcpy(out->exec.filename, e.filename, fl);
 		out->exec.filename[fl] = '\0';
 		out->exec.filename_len = (__u16)fl;
+		size_t xl = strnlen(e.exe, e.exe_len);
+		memcpy(out->exec.exe, e.exe, xl);
+		out->exec.exe[xl] = '\0';
+		out->exec.exe_len = (__u16)xl;
 		out->exec.argv_len = e.argv_len;
 		out->exec.argv = (const char *)data + ENAV_EXEC_EVENT_FIXED_SIZE;
 		return ENAV_DECODE_OK;

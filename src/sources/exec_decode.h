@@ -32,6 +32,8 @@ struct enav_decoded_event {
 			__u16 flags;
 			__u16 filename_len;
 			char filename[ENAV_FILENAME_MAX + 1];
+			__u16 exe_len; /* 0 when the kernel could not resolve it */
+			char exe[ENAV_EXE_PATH_MAX + 1];
 			__u16 argv_len;
 			const char *argv; /* points into the raw buffer, argv_len bytes */
 		} exec;

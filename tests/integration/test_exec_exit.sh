@@ -8,13 +8,13 @@ CID=3e7a9c1d5b2f48a6e0c4d8b1f7a3e5c9d2b6f0a4c8e1d7b3f5a9c0e2d4b6f8a1
 CG_REL=kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${POD_UID//-/_}.slice/cri-containerd-$CID.scope
 
 exec_exit_case() {
-	local transport=$1
+	local transport=$1 hook=${2:-tp_btf}
 	require_root || return
 	local cg
 	cg=$(make_cgroup "$CG_REL") || { fail "cannot create cgroup $CG_REL"; return 1; }
 	local cgid
 	cgid=$(stat -c %i "$cg")
-	write_config "$WORK/cfg.yaml" "transport: $transport"
+	write_config "$WORK/cfg.yaml" "transport: $transport" "sources:" "  exec:" "    hook: $hook"
 	start_agent "$WORK/cfg.yaml" || return 1
 
 	local exe
@@ -22,7 +22,7 @@ exec_exit_case() {
 	# The subshell joins the cgroup, then becomes the workload via exec.
 	(
 		echo "$BASHPID" >"$cg/cgroup.procs"
-		ENAV_TEST_LINGER_MS=300 exec "$exe" 7 "two words" 'quote"back\slash'
+		exec "$exe" 7 "two words" 'quote"back\slash'
 	) &
 	local pid=$!
 	wait $pid
@@ -84,11 +84,12 @@ exec_exit_case() {
 	expect_eq "decode errors" "$(metric 'enav_source_decode_errors_total{source="exec",reason="bad_size"}')" 0 || return 1
 	stop_agent
 	expect_eq "agent exit status" "$STOP_RC" 0 || return 1
-	expect_eq "transport in log" "$(grep -c "exec source attached (tp_btf, $transport)" "$WORK/stderr")" 1
+	expect_eq "hook and transport in log" "$(grep -c "exec source attached ($hook, $transport)" "$WORK/stderr")" 1
 }
 
 case_ringbuf() { exec_exit_case ringbuf; }
 case_perf() { exec_exit_case perf; }
+case_raw_tp() { exec_exit_case ringbuf raw_tp; }
 
 # argv longer than the cap: exactly the cap is kept and the cut is flagged.
 case_argv_cap() {
@@ -132,8 +133,47 @@ case_hostile_argv() {
 	jq -c . "$WORK/signals.ndjson" >/dev/null || { fail "a line is not JSON"; return 1; }
 }
 
+# The executable path is resolved in the kernel: through symlinks, for a
+# process that exits at once, and refused (absent + warning) past the bounds.
+case_exe_paths() {
+	require_root || return
+	write_config "$WORK/cfg.yaml"
+	start_agent "$WORK/cfg.yaml" || return 1
+	local real link deep toodeep
+	real=$(readlink -f "$HELPERS/exit_with")
+	link=$WORK/link-to-exit_with
+	ln -s "$real" "$link"
+	deep=$WORK$(printf '/d%02d' $(seq 1 20))
+	mkdir -p "$deep" && cp "$real" "$deep/exit_with"
+	toodeep=$WORK$(printf '/e%02d' $(seq 1 40))
+	mkdir -p "$toodeep" && cp "$real" "$toodeep/exit_with"
+
+	"$link" 0 & local p1=$!
+	wait $p1
+	"$deep/exit_with" 0 & local p2=$!
+	wait $p2
+	"$toodeep/exit_with" 0 & local p3=$!
+	wait $p3
+	local ex
+	ex=$(wait_for_line ".kind == \"process.exec\" and .process.pid == $p1") || { fail "no exec for symlink"; return 1; }
+	expect_eq "exe through symlink" "$(jq -r .process.exe <<<"$ex")" "$real" || return 1
+	expect_eq "filename as executed" "$(jq -r .process.filename <<<"$ex")" "$link" || return 1
+	ex=$(wait_for_line ".kind == \"process.exec\" and .process.pid == $p2") || { fail "no exec for deep"; return 1; }
+	expect_eq "exe 20+ levels deep" "$(jq -r .process.exe <<<"$ex")" "$deep/exit_with" || return 1
+	ex=$(wait_for_line ".kind == \"process.exec\" and .process.pid == $p3") || { fail "no exec for too deep"; return 1; }
+	expect_eq "exe past the walk bound is absent" "$(jq -r '.process.exe // "absent"' <<<"$ex")" absent || return 1
+	expect_eq "warning names why" "$(jq -c '.warnings' <<<"$ex")" \
+		'[{"field":"exe","reason":"path_exceeds_kernel_walk_bounds"}]' || return 1
+	local et
+	et=$(wait_for_line ".kind == \"process.exit\" and .process.pid == $p3") || { fail "no exit for too deep"; return 1; }
+	expect_eq "its exit has no exe either" "$(jq -r '.process.exe // "absent"' <<<"$et")" absent || return 1
+	expect_eq "exit warning" "$(jq -c '.warnings' <<<"$et")" '[{"field":"exe","reason":"exe_unresolved_at_exec"}]'
+}
+
 run_case "exec/exit fields over ringbuf" case_ringbuf
 run_case "exec/exit fields over perf buffer" case_perf
+run_case "exec/exit fields with the raw_tp fallback programs" case_raw_tp
+run_case "exe resolved in the kernel: symlink, depth, bound" case_exe_paths
 run_case "argv cap and truncation flag" case_argv_cap
 run_case "hostile argv stays valid JSON" case_hostile_argv
 finish

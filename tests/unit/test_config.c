@@ -293,7 +293,7 @@ static void test_input_is_bounded_by_len(void **state)
 static void test_unknown_keys(void **state)
 {
 	parse_err("sources:\n  exec:\n    foo: 1\n",
-		  "sources.exec.foo: unknown key (allowed: enabled, argv_max_bytes)");
+		  "sources.exec.foo: unknown key (allowed: enabled, argv_max_bytes, hook)");
 	parse_err("colour: blue\n", "colour: unknown key (allowed: " ROOT_KEYS ")");
 	parse_err("kernel: {ringbuffer_bytes: 65536}",
 		  "kernel.ringbuffer_bytes: unknown key (allowed: ring_buffer_bytes, "

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Absolute path of an open file, built in the kernel by walking dentries and
+ * crossing mounts up to the root of the file's mount tree.  bpf_d_path() would
+ * do this but is not allowed in tracepoint programs, and reading /proc later
+ * loses every process that exits first.
+ *
+ * The walk is bounded (ENAV_PATH_MAX_DEPTH components, ENAV_PATH_BUF bytes).
+ * A path that does not fit is reported as truncated, never returned cut: a
+ * tail without its head would name the wrong file.
+ */
+#ifndef ENAV_PATH_BPF_H
+#define ENAV_PATH_BPF_H
+
+#include "enav_common.bpf.h"
+
+#define ENAV_PATH_BUF	    1024 /* power of two: offsets are masked with it */
+#define ENAV_PATH_MAX_DEPTH 32
+#define ENAV_NAME_MAX	    255
+
+_Static_assert(ENAV_PATH_BUF == ENAV_EXE_PATH_MAX, "exe field holds a whole path buffer");
+
+struct enav_path_scratch {
+	/* The write offset lives in map memory, not a register: the verifier
+	 * does not track map contents, so every iteration starts from the same
+	 * abstract state and the loop verifies in linear time instead of
+	 * exploring every combination of branch outcomes. */
+	__u32 pos;
+	__u32 _pad;
+	/* Slack past ENAV_PATH_BUF so a masked offset plus a masked name length
+	 * always stays inside the buffer, which is what the verifier checks. */
+	char buf[ENAV_PATH_BUF + ENAV_NAME_MAX + 1];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct enav_path_scratch);
+} enav_path_scratch SEC(".maps");
+
+/*
+ * Writes the path of f so that it ends at buf[ENAV_PATH_BUF - 1] (a NUL) and
+ * returns its start offset; returns -1 when it does not fit or the walk did
+ * not reach a root within the depth bound.
+ */
+static __always_inline int enav_file_path(struct file *f, struct enav_path_scratch *ps)
+{
+	volatile __u32 *posp = &ps->pos;
+	char *buf = ps->buf;
+	unsigned long mnt_off = bpf_core_field_offset(struct mount, mnt);
+	struct dentry *dentry = BPF_CORE_READ(f, f_path.dentry);
+	struct vfsmount *vfsmnt = BPF_CORE_READ(f, f_path.mnt);
+	struct mount *mnt = (void *)vfsmnt - mnt_off;
+	bool reached_root = false;
+
+	*posp = ENAV_PATH_BUF - 1;
+	buf[ENAV_PATH_BUF - 1] = '\0';
+	for (int i = 0; i < ENAV_PATH_MAX_DEPTH; i++) {
+		struct dentry *mnt_root = BPF_CORE_READ(vfsmnt, mnt_root);
+		struct dentry *parent = BPF_CORE_READ(dentry, d_parent);
+
+		if (dentry == mnt_root || dentry == parent) {
+			struct mount *mnt_parent = BPF_CORE_READ(mnt, mnt_parent);
+			/* Top of this mount: done at the tree's root, else continue
+			 * from the mountpoint in the parent mount. */
+			if (dentry != mnt_root || mnt_parent == mnt) {
+				reached_root = true;
+				break;
+			}
+			dentry = BPF_CORE_READ(mnt, mnt_mountpoint);
+			mnt = mnt_parent;
+			vfsmnt = (void *)mnt + mnt_off;
+			continue;
+		}
+		__u32 len = BPF_CORE_READ(dentry, d_name.len);
+		const unsigned char *name = BPF_CORE_READ(dentry, d_name.name);
+		__u32 pos = *posp;
+		if (len > ENAV_NAME_MAX || len + 1 > pos)
+			return -1;
+		pos -= len;
+		bpf_probe_read_kernel(&buf[pos & (ENAV_PATH_BUF - 1)], len & ENAV_NAME_MAX, name);
+		pos -= 1;
+		buf[pos & (ENAV_PATH_BUF - 1)] = '/';
+		*posp = pos;
+		dentry = parent;
+	}
+	if (!reached_root)
+		return -1;
+	__u32 pos = *posp;
+	if (pos == ENAV_PATH_BUF - 1) { /* the root directory itself */
+		pos -= 1;
+		buf[pos & (ENAV_PATH_BUF - 1)] = '/';
+	}
+	return pos & (ENAV_PATH_BUF - 1);
+}
+
+#endif

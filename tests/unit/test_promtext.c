@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests for the Prometheus text exposition writer (src/core/promtext.c). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/promtext.h"
+
+/*
+ * Known bugs in existing modules are documented by tests that assert the
+ * correct behaviour.  While the bug is present such a test prints
+ * "KNOWN BUG: ..." and is reported SKIPPED, so the suite stays usable for
+ * everyone else; ENAV_KNOWN_BUGS_FAIL=1 in the environment makes it fail
+ * instead.  Once the bug is fixed the test runs its assertions normally.
+ */
+#define KNOWN_BUG_IF(cond, ...)                                                                    \
+	do {                                                                                       \
+		if (cond) {                                                                        \
+			print_message("KNOWN BUG: " __VA_ARGS__);                                  \
+			if (getenv("ENAV_KNOWN_BUGS_FAIL"))                                        \
+				fail_msg("known bug (ENAV_KNOWN_BUGS_FAIL set)");                  \
+			skip();                                                                    \
+		}                                                                                  \
+	} while (0)
+
+#define CANARY 0x5a
+
+static void expect_text(const struct enav_promtext *p, const char *want)
+{
+	assert_false(p->overflow);
+	assert_string_equal(p->buf, want);
+	assert_int_equal(p->len, strlen(want));
+}
+
+static void test_init(void **state)
+{
+	char buf[8];
+	struct enav_promtext p;
+
+	memset(buf, CANARY, sizeof(buf));
+	enav_promtext_init(&p, buf, sizeof(buf));
+	assert_ptr_equal(p.buf, buf);
+	assert_int_equal(p.cap, sizeof(buf));
+	assert_int_equal(p.len, 0);
+	assert_false(p.overflow);
+	assert_int_equal(buf[0], '\0');
+	assert_int_equal((unsigned char)buf[1], CANARY);
+}
+
+static void test_family_header_exact(void **state)
+{
+	char buf[512];
+	struct enav_promtext p;
+
+	enav_promtext_init(&p, buf, sizeof(buf));
+	enav_promtext_family(&p, "enav_events_total", "counter", "Events seen, by source.");
+	expect_text(&p, "# HELP enav_events_total Events seen, by source.\n"
+			"# TYPE enav_events_total counter\n");
+
+	enav_promtext_init(&p, buf, sizeof(buf));
+	enav_promtext_family(&p, "a", "gauge", "x");
+	enav_promtext_family(&p, "b", "histogram", "y z");
+	enav_promtext_family(&p, "c", "untyped", "");
+	expect_text(&p, "# HELP a x\n# TYPE a gauge\n"
+			"# HELP b y z\n# TYPE b histogram\n"
+			"# HELP c \n# TYPE c untyped\n");
+}
+
+static void test_samples_label_counts(void **state)
+{
+	char buf[512];
+	struct enav_promtext p;
+	const char *one[] = {"sink", "ndjson"};
+	const char *three[] = {"a", "1", "b", "two", "c_c", ""};
+
+	enav_promtext_init(&p, buf, sizeof(buf));
+	enav_promtext_sample_u64(&p, "m0", NULL, 0, 0);
+	enav_promtext_sample_u64(&p, "m0", one, 0, 5); /* n_pairs 0 ignores labels */
+	enav_promtext_sample_u64(&p, "m1", one, 1, 42);
+	enav_promtext_sample_u64(&p, "m3", three, 3, UINT64_MAX);
+	expect_text(&p, "m0 0\n"
+			"m0 5\n"
+			"m1{sink=\"ndjson\"} 42\n"
+			"m3{a=\"1\",b=\"two\",c_c=\"\"} 18446744073709551615\n");
+
+	enav_promtext_init(&p, buf, sizeof(buf));
+	enav_promtext_sample(&p, "d0", NULL, 0, 1.0);
+	enav_promtext_sample(&p, "d1", one, 1, 0.5);
+	enav_promtext_sample(&p, "d3", three, 3, -2.25);
+	expect_text(&p, "d0 1\n"
+			"d1{sink=\"ndjson\"} 0.5\n"
+			"d3{a=\"1\",b=\"two\",c_c=\"\"} -2.25\n");
+}
+
+static void test_double_formatting(void **state)
+{
+	static const struct {
+		double v;
+		const char *text;
+	} cases[] = {
+	    {0.0, "m 0\n"},
+	    {-0.0, "m -0\n"},
+	    {12345.0, "m 12345\n"},
+	    {1e21, "m 1e+21\n"},
+	    {1.5e-7, "m 1.4999999999999999e-07\n"},
+	    {0.1, "m 0.10000000000000001\n"}, /* 17 digits: round-trips exactly */
+	    {1700000000.123, "m 1700000000.1229999\n"},
+	    {INFINITY, "m +Inf\n"},
+	    {-INFINITY, "m -Inf\n"},
+	    {HUGE_VAL, "m +Inf\n"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[64];
+		struct enav_promtext p;
+
+		enav_promtext_init(&p, buf, sizeof(buf));
+		enav_promtext_sample(&p, "m", NULL, 0, cases[i].v);
+		expect_text(&p, cases[i].text);
+		/* Every finite value parses back exactly. */
+		if (isfinite(cases[i].v))
+			assert_true(strtod(buf + 2, NULL) == cases[i].v);
+	}
+
+	char buf[64];
+	struct enav_promtext p;
+	const char *l[] = {"le", "+Inf"};
+	enav_promtext_init(&p, buf, sizeof(buf));
+	enav_promtext_sample(&p, "h_bucket", l, 1, INFINITY);
+	expect_text(&p, "h_bucket{le=\"+Inf\"} +Inf\n");
+}
+
+static void test_label_value_escaping(void **state)
+{
+	char buf[256];
+	struct enav_promtext p;
+	const char *l[] = {"path", "C:\\dir \"quoted\"\nnext"};
+
+	enav_promtext_init(&p, buf, sizeof(buf));
+	enav_promtext_sample_u64(&p, "m", l, 1, 1);
+	expect_text(&p, "m{path=\"C:\\\\dir \\\"quoted\\\"\\nnext\"} 1\n");
+
+	/* Each escape alone, at the edges, and doubled. */
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+	    {"\\", "\\\\"},	  {"\"", "\\\""},	{"\n", "\\n"},	       {"\\\\", "\\\\\\\\"},
+	    {"\n\n", "\\n\\n"}, {"a\"", "a\\\""},	{"\"a", "\\\"a"},      {"\t\r", "\t\r"},
+	    {"\xc3\xa9", "\xc3\xa9"}, {"plain", "plain"}, {"{}=,", "{}=,"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *lv[] = {"k", cases[i].in};
+		char want[64];
+
+		snprintf(want, sizeof(want), "m{k=\"%s\"} 0\n", cases[i].out);
+		enav_promtext_init(&p, buf, sizeof(buf));
+		enav_promtext_sample_u64(&p, "m", lv, 1, 0);
+		expect_text(&p, want);
+	}
+
+	/* Escaping applies to every label, not only the first. */
+	const char *l3[] = {"a", "\"", "b", "\\", "c", "\n"};
+	enav_promtext_init(&p, buf, sizeof(buf));
+	enav_promtext_sample(&p, "m", l3, 3, 2.0);
+	expect_text(&p, "m{a=\"\\\"\",b=\"\\\\\",c=\"\\n\"} 2\n");
+}
+
+/* Build one fixed document; used to probe every buffer size. */
+static void emit_document(struct enav_promtext *p)
+{
+	const char *l1[] = {"reason", "queue\"full"};
+	const char *l2[] = {"sink", "nd\\json", "reason", "line\ntoo_long"};
+
+	enav_promtext_family(p, "enav_sink_dropped_total", "counter", "Dropped signals.");
+	enav_promtext_sample_u64(p, "enav_sink_dropped_total", l1, 1, 7);
+	enav_promtext_sample_u64(p, "enav_sink_dropped_total", l2, 2, 123456789);
+	enav_promtext_family(p, "enav_uptime_seconds", "gauge", "Uptime.");
+	enav_promtext_sample(p, "enav_uptime_seconds", NULL, 0, 12.5);
+	enav_promtext_sample(p, "enav_bucket", l1, 1, INFINITY);
+}
+
+static const char k_document[] =
+    "# HELP enav_sink_dropped_total Dropped signals.\n"
+    "# TYPE enav_sink_dropped_total counter\n"
+    "enav_sink_dropped_total{reason=\"queue\\\"full\"} 7\n"
+    "enav_sink_dropped_total{sink=\"nd\\\\json\",reason=\"line\\ntoo_long\"} 123456789\n"
+    "# HELP enav_uptime_seconds Uptime.\n"
+    "# TYPE enav_uptime_seconds gauge\n"
+    "enav_uptime_seconds 12.5\n"
+    "enav_bucket{reason=\"queue\\\"full\"} +Inf\n";
+
+static void test_overflow_every_boundary(void **state)
+{
+	const size_t L = strlen(k_document);
+	const size_t slack = 32;
+	char *mem = malloc(L + 1 + slack);
+
+	assert_non_null(mem);
+	for (size_t cap = 1; cap <= L + 1; cap++) {
+		struct enav_promtext p;
+
+		memset(mem, CANARY, L + 1 + slack);
+		enav_promtext_init(&p, mem, cap);
+		emit_document(&p);
+
+		/* Nothing at or past cap is ever touched. */
+		for (size_t k = cap; k < L + 1 + slack; k++)
+			if ((unsigned char)mem[k] != CANARY)
+				fail_msg("cap %zu: byte %zu written past cap", cap, k);
+		if (cap == L + 1) {
+			/* Exactly enough room for the text and its NUL. */
+			expect_text(&p, k_document);
+			continue;
+		}
+		/* One byte short or worse: overflow, and what is there is a clean prefix. */
+		assert_true(p.overflow);
+		assert_true(p.len < cap);
+		assert_int_equal(strlen(mem), p.len);
+		assert_memory_equal(mem, k_document, p.len);
+
+		/* Overflow is sticky: later output changes nothing. */
+		size_t len = p.len;
+		enav_promtext_sample_u64(&p, "x", NULL, 0, 1);
+		enav_promtext_family(&p, "x", "gauge", "x");
+		assert_int_equal(p.len, len);
+		assert_true(p.overflow);
+		assert_int_equal(strlen(mem), len);
+	}
+	free(mem);
+}
+
+static void test_overflow_exact_fit_single_line(void **state)
+{
+	/* "m 1\n" is 4 bytes: cap 5 fits, cap 4 does not. */
+	char mem[16];
+	struct enav_promtext p;
+
+	memset(mem, CANARY, sizeof(mem));
+	enav_promtext_init(&p, mem, 5);
+	enav_promtext_sample_u64(&p, "m", NULL, 0, 1);
+	expect_text(&p, "m 1\n");
+	assert_int_equal((unsigned char)mem[5], CANARY);
+
+	memset(mem, CANARY, sizeof(mem));
+	enav_promtext_init(&p, mem, 4);
+	enav_promtext_sample_u64(&p, "m", NULL, 0, 1);
+	assert_true(p.overflow);
+	/* "m" fitted, " 1\n" did not: the cut is at a whole write, NUL-terminated. */
+	assert_int_equal(p.len, 1);
+	assert_string_equal(mem, "m");
+	for (size_t k = 4; k < sizeof(mem); k++)
+		assert_int_equal((unsigned char)mem[k], CANARY);
+}
+
+/*
+ * KNOWN BUG (src/core/promtext.c, put()): with cap == 0 the overflow path
+ * still stores a NUL at buf[len] == buf[0], one byte past the buffer (a NULL
+ * buffer with cap 0 crashes).  init() itself guards cap == 0; put() does not.
+ */
+static void test_cap_zero_writes_nothing(void **state)
+{
+	char mem[8];
+	struct enav_promtext p;
+
+	memset(mem, CANARY, sizeof(mem));
+	enav_promtext_init(&p, mem, 0);
+	assert_int_equal((unsigned char)mem[0], CANARY); /* init is fine */
+	enav_promtext_sample_u64(&p, "m", NULL, 0, 1);
+	assert_true(p.overflow);
+	assert_int_equal(p.len, 0);
+	KNOWN_BUG_IF((unsigned char)mem[0] != CANARY,
+		     "promtext: cap 0 buffer: byte 0 overwritten with 0x%02x (past cap)\n",
+		     (unsigned char)mem[0]);
+	for (size_t k = 0; k < sizeof(mem); k++)
+		assert_int_equal((unsigned char)mem[k], CANARY);
+}
+
+/*
+ * KNOWN BUG (src/core/promtext.c, enav_promtext_sample): NaN is printed with
+ * "%.17g" as "nan" (or "-nan"); the text format (0.0.4) spells it "NaN", and
+ * "-nan" is rejected by the Prometheus parser.
+ */
+static void test_nan_spelling(void **state)
+{
+	char buf[64];
+	struct enav_promtext p;
+
+	enav_promtext_init(&p, buf, sizeof(buf));
+	enav_promtext_sample(&p, "m", NULL, 0, NAN);
+	enav_promtext_sample(&p, "m", NULL, 0, -NAN);
+	assert_false(p.overflow);
+	KNOWN_BUG_IF(strcmp(buf, "m NaN\nm NaN\n") != 0,
+		     "promtext: NaN rendered as \"%s\", expected \"m NaN\\nm NaN\\n\"\n", buf);
+	expect_text(&p, "m NaN\nm NaN\n");
+}
+
+/*
+ * KNOWN BUG (src/core/promtext.c, enav_promtext_family): HELP text is not
+ * escaped.  The 0.0.4 format requires backslash and line feed in HELP to be
+ * written as \\ and \n; a raw newline would end the comment and turn the rest
+ * into a malformed sample line.  (All current callers pass plain constants.)
+ */
+static void test_help_escaping(void **state)
+{
+	char buf[128];
+	struct enav_promtext p;
+
+	enav_promtext_init(&p, buf, sizeof(buf));
+	enav_promtext_family(&p, "m", "gauge", "a\\b\nc");
+	assert_false(p.overflow);
+	const char *want = "# HELP m a\\\\b\\nc\n# TYPE m gauge\n";
+	KNOWN_BUG_IF(strcmp(buf, want) != 0, "promtext: HELP \"a\\\\b<LF>c\" written unescaped\n");
+	expect_text(&p, want);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_init),
+	    cmocka_unit_test(test_family_header_exact),
+	    cmocka_unit_test(test_samples_label_counts),
+	    cmocka_unit_test(test_double_formatting),
+	    cmocka_unit_test(test_label_value_escaping),
+	    cmocka_unit_test(test_overflow_every_boundary),
+	    cmocka_unit_test(test_overflow_exact_fit_single_line),
+	    cmocka_unit_test(test_cap_zero_writes_nothing),
+	    cmocka_unit_test(test_nan_spelling),
+	    cmocka_unit_test(test_help_escaping),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
