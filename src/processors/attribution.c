@@ -46,9 +46,10 @@ enum warn_reason {
 	W__COUNT
 };
 static const char *const warn_names[W__COUNT] = {
-    "cgroup_removed_before_resolution",
-    "no_cgroup2_mount",
-    "exec_not_observed",
+    [W_CGROUP_GONE] = "cgroup_removed_before_resolution",
+    [W_CGROUP_NO_V2] = "no_cgroup2_mount",
+    [W_EXEC_NOT_OBSERVED] = "exec_not_observed",
+    [W_EXE_UNRESOLVED_AT_EXEC] = "exe_unresolved_at_exec",
 };
 
 static void warn(struct attribution *at, struct enav_signal *s, const char *field,
