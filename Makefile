@@ -53,11 +53,14 @@ HELPER_SRCS := $(wildcard tests/integration/helpers/*.c)
 
 .PHONY: all run test asan fuzz format format-check clean unit helpers FORCE
 .DELETE_ON_ERROR:
+# Keep generated skeletons and objects: deleting them as intermediates would
+# force every object to rebuild on the next make.
+.SECONDARY:
 
 all: $(BUILD)/enav
 
 # ---- kernel side -----------------------------------------------------------
-$(BUILD)/bpf/vmlinux.h:
+$(BUILD)/bpf/vmlinux.h: /sys/kernel/btf/vmlinux
 	@mkdir -p $(@D)
 	$(call msg,BTF,$@)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@

@@ -18,7 +18,7 @@ struct {
 	__type(value, struct enav_exec_event);
 } enav_exec_scratch SEC(".maps");
 
-static __always_inline int handle_exec(void *ctx, struct task_struct *task,
+static __always_inline int handle_exec(void *ctx, struct task_struct *task, pid_t old_pid,
 				       struct linux_binprm *bprm)
 {
 	__u64 cgroup_id = bpf_get_current_cgroup_id();
@@ -36,7 +36,7 @@ static __always_inline int handle_exec(void *ctx, struct task_struct *task,
 	}
 
 	enav_fill_header(&e->hdr, ENAV_EVENT_PROCESS_EXEC, cgroup_id);
-	e->old_tid = e->hdr.tid;
+	e->old_tid = old_pid;
 	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
 	e->uid = BPF_CORE_READ(task, cred, uid.val);
 	e->gid = BPF_CORE_READ(task, cred, gid.val);
@@ -130,13 +130,13 @@ static __always_inline int handle_exit(void *ctx, struct task_struct *task)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(enav_exec_btf, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
 {
-	return handle_exec(ctx, task, bprm);
+	return handle_exec(ctx, task, old_pid, bprm);
 }
 
 SEC("raw_tp/sched_process_exec")
 int BPF_PROG(enav_exec_raw, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
 {
-	return handle_exec(ctx, task, bprm);
+	return handle_exec(ctx, task, old_pid, bprm);
 }
 
 SEC("tp_btf/sched_process_exit")

@@ -93,13 +93,16 @@ bool enav_agent_render_metrics(struct enav_agent *a, struct enav_promtext *p)
 	/* try: a stopping module holds the write lock and may be waiting on us. */
 	if (atomic_load(&a->stopping) || pthread_rwlock_tryrdlock(&a->modules_lock) != 0)
 		return false;
+	const char *exec_hook =
+	    a->decisions.exec_hook == ENAV_EXEC_HOOK_TP_BTF ? "tp_btf" : "raw_tp";
 	const char *bl[] = {"version",	 ENAV_VERSION,
 			    "revision",	 ENAV_GIT_REV,
 			    "transport", enav_transport_choice_name(a->decisions.transport),
-			    "hooks",	 enav_hook_choice_name(a->decisions.hooks)};
+			    "hooks",	 enav_hook_choice_name(a->decisions.hooks),
+			    "exec_hook", exec_hook};
 	enav_promtext_family(p, "enav_build_info", "gauge",
 			     "Build and runtime choices of this agent (value is always 1).");
-	enav_promtext_sample_u64(p, "enav_build_info", bl, 4, 1);
+	enav_promtext_sample_u64(p, "enav_build_info", bl, sizeof(bl) / sizeof(bl[0]) / 2, 1);
 	enav_promtext_family(p, "enav_start_time_seconds", "gauge", "Agent start, Unix seconds.");
 	enav_promtext_sample(p, "enav_start_time_seconds", NULL, 0, (double)a->start_unix_ns / 1e9);
 	enav_promtext_family(p, "enav_uptime_seconds", "gauge", "Seconds since the agent started.");
@@ -128,6 +131,10 @@ bool enav_agent_render_metrics(struct enav_agent *a, struct enav_promtext *p)
 			     "Derived signals discarded by the per-input output cap.");
 	enav_promtext_sample_u64(p, "enav_derived_signals_capped_total", NULL, 0,
 				 atomic_load(&a->derived_capped));
+	enav_promtext_family(p, "enav_capture_loop_errors_total", "counter",
+			     "epoll_wait failures in the capture loop (other than EINTR).");
+	enav_promtext_sample_u64(p, "enav_capture_loop_errors_total", NULL, 0,
+				 atomic_load(&a->capture_loop_errors));
 	enav_promtext_family(p, "enav_module_enabled", "gauge",
 			     "Compiled-in modules and whether configuration enabled them.");
 	for (size_t i = 0; i < a->n_inst; i++) {

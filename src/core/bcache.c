@@ -61,6 +61,10 @@ void *enav_bcache_get(struct enav_bcache *c, uint64_t key)
 
 void enav_bcache_put(struct enav_bcache *c, uint64_t key, void *value)
 {
+	if (!value) { /* NULL marks an empty slot, so storing it means removing */
+		enav_bcache_remove(c, key);
+		return;
+	}
 	struct enav_bcache_slot *set = set_of(c, key);
 	struct enav_bcache_slot *victim = NULL;
 	for (int i = 0; i < ENAV_BCACHE_WAYS; i++) {

@@ -22,15 +22,18 @@ static void put(struct enav_promtext *p, const char *fmt, ...)
 
 static void put(struct enav_promtext *p, const char *fmt, ...)
 {
-	if (p->overflow)
+	if (p->overflow || p->len >= p->cap) {
+		p->overflow = true;
 		return;
+	}
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(p->buf + p->len, p->cap - p->len, fmt, ap);
 	va_end(ap);
 	if (n < 0 || (size_t)n >= p->cap - p->len) {
 		p->overflow = true;
-		p->buf[p->len] = '\0';
+		if (p->len < p->cap)
+			p->buf[p->len] = '\0';
 		return;
 	}
 	p->len += (size_t)n;
@@ -59,7 +62,17 @@ static void put_label_value(struct enav_promtext *p, const char *v)
 void enav_promtext_family(struct enav_promtext *p, const char *name, const char *type,
 			  const char *help)
 {
-	put(p, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	/* HELP text escapes backslash and newline (quotes are literal there). */
+	put(p, "# HELP %s ", name);
+	for (; *help && !p->overflow; help++) {
+		if (*help == '\\')
+			put(p, "\\\\");
+		else if (*help == '\n')
+			put(p, "\\n");
+		else
+			put(p, "%c", *help);
+	}
+	put(p, "\n# TYPE %s %s\n", name, type);
 }
 
 static void put_labels(struct enav_promtext *p, const char *const *labels, size_t n_pairs)
@@ -80,7 +93,9 @@ void enav_promtext_sample(struct enav_promtext *p, const char *name, const char 
 {
 	put(p, "%s", name);
 	put_labels(p, labels, n_pairs);
-	if (isinf(value))
+	if (isnan(value))
+		put(p, " NaN\n");
+	else if (isinf(value))
 		put(p, " %s\n", value > 0 ? "+Inf" : "-Inf");
 	else
 		put(p, " %.17g\n", value);

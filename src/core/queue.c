@@ -56,6 +56,8 @@ bool enav_queue_push(struct enav_queue *q, void *item)
 
 void *enav_queue_pop(struct enav_queue *q, int timeout_ms)
 {
+	if (timeout_ms < 0)
+		timeout_ms = 0;
 	struct timespec deadline;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += timeout_ms / 1000;

@@ -44,6 +44,7 @@ struct enav_process_signal {
 	uint64_t start_time_unix_ns;
 	uint64_t start_boot_ns; /* kernel start_boottime: identity check, not serialized */
 	/* exec: the path as passed to exec(), from the kernel */
+	bool has_filename;
 	char filename[ENAV_FILENAME_MAX + 1];
 	bool filename_truncated;
 	/* executable path resolved in the kernel at exec; on exits, from the exec record */

@@ -492,18 +492,18 @@ const char *enav_feature_name(enum enav_feature feat)
 const char *enav_probe_status_name(enum enav_probe_status s)
 {
 	static const char *const names[] = {"yes", "no", "refused", "error"};
-	return names[s];
+	return (unsigned)s < 4 ? names[s] : "unknown";
 }
 
 const char *enav_cgroup_layout_name(enum enav_cgroup_layout l)
 {
 	static const char *const names[] = {"none", "v2", "v1", "hybrid"};
-	return names[l];
+	return (unsigned)l < 4 ? names[l] : "unknown";
 }
 
 const char *enav_cap_name(enum enav_cap c)
 {
 	static const char *const names[] = {"CAP_BPF", "CAP_PERFMON", "CAP_SYS_ADMIN",
 					    "CAP_SYS_PTRACE"};
-	return names[c];
+	return (unsigned)c < ENAV_CAP__COUNT ? names[c] : "unknown";
 }

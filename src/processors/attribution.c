@@ -14,9 +14,19 @@
 /* kernfs exports cgroup directories with this file-handle type (FILEID_KERNFS). */
 #define KERNFS_FILEID_TYPE 0xfe
 
+enum warn_reason {
+	W_CGROUP_GONE,
+	W_CGROUP_UNRESOLVABLE,
+	W_CGROUP_OUTSIDE_MOUNT,
+	W_CGROUP_NO_V2,
+	W_EXEC_NOT_OBSERVED,
+	W_EXE_UNRESOLVED_AT_EXEC,
+	W__COUNT
+};
+
 struct cgroup_entry {
 	bool known;
-	const char *reason; /* why the path is unknown */
+	enum warn_reason reason; /* why the path is unknown */
 	char path[ENAV_SIGNAL_CGROUP_PATH_MAX];
 	struct enav_cgroup_identity identity;
 };
@@ -38,15 +48,10 @@ struct attribution {
 	_Atomic uint64_t cgroup_size, cgroup_evictions, process_size, process_evictions;
 };
 
-enum warn_reason {
-	W_CGROUP_GONE,
-	W_CGROUP_NO_V2,
-	W_EXEC_NOT_OBSERVED,
-	W_EXE_UNRESOLVED_AT_EXEC,
-	W__COUNT
-};
 static const char *const warn_names[W__COUNT] = {
     [W_CGROUP_GONE] = "cgroup_removed_before_resolution",
+    [W_CGROUP_UNRESOLVABLE] = "cgroup_id_not_resolvable",
+    [W_CGROUP_OUTSIDE_MOUNT] = "cgroup_outside_mount_or_too_long",
     [W_CGROUP_NO_V2] = "no_cgroup2_mount",
     [W_EXEC_NOT_OBSERVED] = "exec_not_observed",
     [W_EXE_UNRESOLVED_AT_EXEC] = "exe_unresolved_at_exec",
@@ -62,8 +67,8 @@ static void warn(struct attribution *at, struct enav_signal *s, const char *fiel
 int enav_cgroup_relative_path(const char *mount, const char *abs, char *out, size_t outlen)
 {
 	size_t m = strlen(mount);
-	while (m > 1 && mount[m - 1] == '/')
-		m--;
+	while (m > 0 && mount[m - 1] == '/')
+		m--; /* "/" becomes "": every absolute path is under it */
 	if (strncmp(abs, mount, m) != 0 || (abs[m] != '/' && abs[m] != '\0'))
 		return -1;
 	const char *rel = abs[m] ? abs + m : "/";
@@ -72,16 +77,25 @@ int enav_cgroup_relative_path(const char *mount, const char *abs, char *out, siz
 	return 0;
 }
 
-static struct cgroup_entry *resolve_cgroup(struct attribution *at, uint64_t id)
+/*
+ * cgroup id -> entry.  A miss asks the kernel: the id is a kernfs file handle
+ * on the cgroup2 mount, and the opened directory's /proc/self/fd link is its
+ * path.  Failures are not cached (the id may resolve later, e.g. after a
+ * transient ENOMEM); *reason says why when NULL is returned.
+ */
+static struct cgroup_entry *resolve_cgroup(struct attribution *at, uint64_t id,
+					   enum warn_reason *reason)
 {
 	struct cgroup_entry *e = enav_bcache_get(&at->cgroups, id);
 	if (e)
 		return e;
 	e = calloc(1, sizeof(*e));
-	if (!e)
+	if (!e) {
+		*reason = W_CGROUP_UNRESOLVABLE;
 		return NULL;
+	}
 	if (at->cgroup2_fd < 0) {
-		e->reason = warn_names[W_CGROUP_NO_V2];
+		e->reason = W_CGROUP_NO_V2;
 		enav_bcache_put(&at->cgroups, id, e);
 		return e;
 	}
@@ -92,8 +106,10 @@ static struct cgroup_entry *resolve_cgroup(struct attribution *at, uint64_t id)
 	       .id = id};
 	int fd = open_by_handle_at(at->cgroup2_fd, &h.fh, O_RDONLY | O_CLOEXEC | O_DIRECTORY);
 	if (fd < 0) {
-		/* Gone already: do not cache, a retry cannot succeed but costs nothing to
-		 * report again, and caching would pin an id that will never recur. */
+		/* ESTALE/ENOENT: the cgroup is gone.  Anything else (EPERM without
+		 * CAP_DAC_READ_SEARCH, ENOMEM) says nothing about the cgroup. */
+		*reason =
+		    errno == ESTALE || errno == ENOENT ? W_CGROUP_GONE : W_CGROUP_UNRESOLVABLE;
 		free(e);
 		return NULL;
 	}
@@ -102,6 +118,7 @@ static struct cgroup_entry *resolve_cgroup(struct attribution *at, uint64_t id)
 	ssize_t n = readlink(link, abs, sizeof(abs) - 1);
 	close(fd);
 	if (n <= 0) {
+		*reason = W_CGROUP_UNRESOLVABLE;
 		free(e);
 		return NULL;
 	}
@@ -110,7 +127,7 @@ static struct cgroup_entry *resolve_cgroup(struct attribution *at, uint64_t id)
 		e->known = true;
 		enav_cgroup_identity_parse(e->path, strlen(e->path), &e->identity);
 	} else {
-		e->reason = "cgroup_outside_mount";
+		e->reason = W_CGROUP_OUTSIDE_MOUNT;
 	}
 	enav_bcache_put(&at->cgroups, id, e);
 	return e;
@@ -119,14 +136,10 @@ static struct cgroup_entry *resolve_cgroup(struct attribution *at, uint64_t id)
 static void attribute_cgroup(struct attribution *at, struct enav_signal *s)
 {
 	struct enav_process_signal *p = &s->process;
-	struct cgroup_entry *e = resolve_cgroup(at, p->cgroup_id);
-	if (!e) {
-		warn(at, s, "cgroup_path", W_CGROUP_GONE);
-		return;
-	}
-	if (!e->known) {
-		atomic_fetch_add(&at->warnings[W_CGROUP_NO_V2], 1);
-		enav_signal_warn(s, "cgroup_path", e->reason);
+	enum warn_reason reason = W_CGROUP_UNRESOLVABLE;
+	struct cgroup_entry *e = resolve_cgroup(at, p->cgroup_id, &reason);
+	if (!e || !e->known) {
+		warn(at, s, "cgroup_path", e ? e->reason : reason);
 		return;
 	}
 	p->has_cgroup_path = true;

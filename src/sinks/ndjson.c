@@ -4,8 +4,11 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "core/clock.h"
 #include "core/log.h"
@@ -52,7 +55,7 @@ long enav_ndjson_encode(const struct enav_signal *s, char *buf, size_t cap)
 	}
 	enav_json_kv_string(&j, "comm", p->comm);
 	enav_json_kv_u64(&j, "start_time_unix_nano", p->start_time_unix_ns);
-	if (s->kind == ENAV_SIGNAL_PROCESS_EXEC) {
+	if (p->has_filename) {
 		enav_json_kv_string(&j, "filename", p->filename);
 		enav_json_kv_bool(&j, "filename_truncated", p->filename_truncated);
 	}
@@ -121,6 +124,7 @@ struct ndjson_sink {
 	bool owns_out;
 	pthread_t thread;
 	bool thread_started;
+	bool stalled; /* writer abandoned at the deadline: never touch out again */
 	char *line;
 	size_t line_cap;
 	_Atomic uint64_t written;
@@ -217,7 +221,20 @@ static void ndjson_fini(void *state, uint64_t deadline_mono_ns)
 	if (ns->thread_started) {
 		atomic_store(&ns->deadline_ns, deadline_mono_ns);
 		enav_queue_close(&ns->queue);
-		pthread_join(ns->thread, NULL);
+		/* pthread_timedjoin_np takes CLOCK_REALTIME; translate the deadline. */
+		uint64_t now = enav_clock_mono_ns();
+		uint64_t left = deadline_mono_ns > now ? deadline_mono_ns - now : 0;
+		uint64_t abs_ns = enav_clock_unix_ns() + left;
+		struct timespec ts = {.tv_sec = (time_t)(abs_ns / 1000000000ull),
+				      .tv_nsec = (long)(abs_ns % 1000000000ull)};
+		if (pthread_timedjoin_np(ns->thread, NULL, &ts) != 0) {
+			/* A reader that stopped reading blocks write(2) forever; the
+			 * deadline outranks the unwritten lines, which are counted. */
+			enav_warn("ndjson: output blocked at the shutdown deadline; abandoning it");
+			pthread_cancel(ns->thread);
+			pthread_join(ns->thread, NULL);
+			ns->stalled = true;
+		}
 	}
 	if (ns->queue.slots) {
 		struct enav_signal *s;
@@ -227,8 +244,13 @@ static void ndjson_fini(void *state, uint64_t deadline_mono_ns)
 		}
 		enav_queue_destroy(&ns->queue);
 	}
-	if (ns->out) {
+	if (ns->out && !ns->stalled) {
 		fflush(ns->out);
+		if (ns->owns_out)
+			fclose(ns->out);
+	} else if (ns->out) {
+		/* Drop what stdio still buffers, or exit() would block flushing it. */
+		__fpurge(ns->out);
 		if (ns->owns_out)
 			fclose(ns->out);
 	}

@@ -116,6 +116,8 @@ static struct enav_signal *build_signal(const struct enav_decoded_event *ev)
 		p->filename_truncated = ev->exec.flags & ENAV_EXEC_FILENAME_TRUNCATED;
 		if (ev->exec.flags & ENAV_EXEC_FILENAME_FAULT)
 			enav_signal_warn(s, "filename", "kernel_read_fault");
+		else
+			p->has_filename = true;
 		if (ev->exec.exe_len > 0 && ev->exec.exe[0] == '/') {
 			memcpy(p->exe, ev->exec.exe, ev->exec.exe_len + 1u);
 			p->has_exe = true;

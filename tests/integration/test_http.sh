@@ -94,9 +94,41 @@ case_default_run() {
 		{ fail "marker exec not on stdout"; return 1; }
 }
 
+# A reader that stops reading must not hold shutdown past 2 s.
+case_stalled_output() {
+	require_root || return
+	mkfifo "$WORK/fifo"
+	sleep 60 <"$WORK/fifo" & # holds the read end open, never reads
+	local reader=$!
+	{
+		echo "http:"
+		echo "  listen: 127.0.0.1:$TEST_PORT"
+	} >"$WORK/cfg.yaml"
+	"$ENAV" run --config "$WORK/cfg.yaml" >"$WORK/fifo" 2>"$WORK/stderr" &
+	AGENT_PID=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		curl -fs "http://127.0.0.1:$TEST_PORT/readyz" >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	local cg
+	cg=$(make_cgroup "enav-test.slice/stall.scope") || { fail "cannot create cgroup"; return 1; }
+	# ~2000 lines of several hundred bytes: far past a 64 KiB pipe.
+	"$HELPERS/exec_storm" "$cg" 1000 "$(readlink -f "$HELPERS/exit_with")" >/dev/null
+	sleep 0.5
+	stop_agent
+	kill "$reader" 2>/dev/null
+	wait "$reader" 2>/dev/null
+	expect_eq "exit status" "$STOP_RC" 0 || return 1
+	[ "$STOP_MS" -lt 2000 ] || { fail "took $STOP_MS ms with a stalled reader"; return 1; }
+	grep -q 'output blocked at the shutdown deadline' "$WORK/stderr" ||
+		{ fail "no warning about the abandoned output"; return 1; }
+}
+
 run_case "/metrics passes promtool and has self metrics" case_metrics_promtool
 run_case "/healthz, /readyz, 404, 405" case_health_ready
 run_case "SIGTERM: exit 0 within 2 s, programs detached" case_sigterm_fast
 run_case "SIGINT: exit 0" case_sigint
+run_case "stalled stdout reader: still exits within 2 s" case_stalled_output
 run_case "default run: NDJSON on stdout, metrics on :9464" case_default_run
 finish

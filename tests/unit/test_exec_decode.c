@@ -478,8 +478,8 @@ static void test_exit_wrong_size(void **state)
 	uint8_t b[SCRATCH];
 	struct enav_decoded_event ev;
 
-	static const uint32_t sizes[] = {HDR_SIZE, EXIT_SIZE - 8, EXIT_SIZE - 1, EXIT_SIZE + 1,
-					 EXIT_SIZE + 8, 200};
+	static const uint32_t sizes[] = {HDR_SIZE,	EXIT_SIZE - 8, EXIT_SIZE - 1,
+					 EXIT_SIZE + 1, EXIT_SIZE + 8, 200};
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		build_exit(b, 0);
 		put32(b, OFF_SIZE, sizes[i]);

@@ -141,7 +141,7 @@ static void test_fifo_wraparound(void **state)
 
 	assert_int_equal(enav_queue_init(&q, cap), 0);
 	for (uint32_t cycle = 0; cycle < 2000; cycle++) {
-		uint32_t n_in = 1 + cycle % cap;		/* 1..cap */
+		uint32_t n_in = 1 + cycle % cap;	    /* 1..cap */
 		uint32_t n_out = 1 + (cycle * 7 + 3) % cap; /* a different phase */
 		uint32_t depth = enav_queue_depth(&q);
 
