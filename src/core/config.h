@@ -13,12 +13,29 @@
 enum enav_transport_choice { ENAV_TRANSPORT_AUTO, ENAV_TRANSPORT_RINGBUF, ENAV_TRANSPORT_PERF };
 enum enav_hook_choice { ENAV_HOOKS_AUTO, ENAV_HOOKS_FEXIT, ENAV_HOOKS_TRACEPOINT };
 enum enav_exec_hook_choice { ENAV_EXEC_HOOK_AUTO, ENAV_EXEC_HOOK_BTF, ENAV_EXEC_HOOK_RAW };
+enum enav_capture_policy {
+	ENAV_CAPTURE_POLICY_ALL,
+	ENAV_CAPTURE_POLICY_ALLOWLIST,
+	ENAV_CAPTURE_POLICY_DENYLIST
+};
+enum enav_k8s_enable { ENAV_K8S_AUTO, ENAV_K8S_ON, ENAV_K8S_OFF };
+
 enum enav_log_level { ENAV_LOG_ERROR, ENAV_LOG_WARN, ENAV_LOG_INFO, ENAV_LOG_DEBUG };
 
-#define ENAV_CONFIG_PATH_MAX   256
+#define ENAV_CONFIG_PATH_MAX 256
+#define ENAV_CONFIG_URL_MAX  256
+/* String lists (YAML sequences of scalars): bounded count and entry length. */
+#define ENAV_CONFIG_LIST_MAX   64
+#define ENAV_CONFIG_ENTRY_MAX  256
 #define ENAV_CONFIG_LISTEN_MAX 64
 /* Largest config file (and parse input) accepted, in bytes. */
 #define ENAV_CONFIG_FILE_MAX 1048576
+
+/* A bounded list of strings from a YAML sequence. */
+struct enav_config_list {
+	uint32_t n;
+	char item[ENAV_CONFIG_LIST_MAX][ENAV_CONFIG_ENTRY_MAX];
+};
 
 struct enav_config {
 	enum enav_log_level log_level;	      /* log_level: error|warn|info|debug (info) */
@@ -69,6 +86,42 @@ struct enav_config {
 						      */
 		uint32_t max_connections;	     /* http.max_connections: 1..1024 (16) */
 	} http;
+
+	struct {
+		/* capture.mode: all|allowlist|denylist (all).  all = no filtering. */
+		enum enav_capture_policy mode;
+		/* capture.selectors: list of "kind:value" strings, at most 64, each
+		 * 3..255 bytes; kind is one of cgroup (a glob on the cgroup2 path),
+		 * runtime, namespace, pod (namespace/name glob), label (key=value),
+		 * service (namespace/name).  Empty list by default. */
+		struct enav_config_list selectors;
+	} capture;
+
+	struct {
+		bool inotify;		     /* discovery.inotify (true) */
+		uint32_t max_watches;	     /* discovery.max_watches: 16..65536 (8192) */
+		uint32_t rescan_interval_ms; /* discovery.rescan_interval_ms: 100..60000 (2000) */
+		uint32_t max_cgroups;	     /* discovery.max_cgroups: 64..1048576 (16384) */
+	} discovery;
+
+	struct {
+		enum enav_k8s_enable enabled; /* kubernetes.enabled: auto|true|false (auto) */
+		char api_server[ENAV_CONFIG_URL_MAX];  /* kubernetes.api_server: URL or "" =
+							  in-cluster */
+		char kubeconfig[ENAV_CONFIG_PATH_MAX]; /* kubernetes.kubeconfig: path or "" */
+		char token_file[ENAV_CONFIG_PATH_MAX]; /* kubernetes.token_file (in-cluster default)
+							*/
+		char ca_file[ENAV_CONFIG_PATH_MAX];    /* kubernetes.ca_file (in-cluster default) */
+		char node_name[ENAV_CONFIG_ENTRY_MAX]; /* kubernetes.node_name: "" = $NODE_NAME or
+							  hostname */
+		struct enav_config_list
+		    keep_labels;	     /* kubernetes.keep_labels: label keys kept (none) */
+		uint32_t max_pods;	     /* kubernetes.max_pods: 16..65536 (2048) */
+		uint32_t max_services;	     /* kubernetes.max_services: 16..65536 (4096) */
+		uint32_t max_endpointslices; /* kubernetes.max_endpointslices: 16..65536 (8192) */
+		uint32_t
+		    request_timeout_ms; /* kubernetes.request_timeout_ms: 100..120000 (10000) */
+	} kubernetes;
 };
 
 /* Fill with the documented defaults. */
