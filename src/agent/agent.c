@@ -138,7 +138,8 @@ bool enav_agent_render_metrics(struct enav_agent *a, struct enav_promtext *p)
 	enav_promtext_family(p, "enav_module_enabled", "gauge",
 			     "Compiled-in modules and whether configuration enabled them.");
 	for (size_t i = 0; i < a->n_inst; i++) {
-		static const char *const kinds[] = {"source", "processor", "generator", "sink"};
+		static const char *const kinds[] = {"discovery", "source", "processor", "generator",
+						    "sink"};
 		const struct enav_module *m = a->inst[i].module;
 		const char *l[] = {"module", m->name, "stage", kinds[m->kind]};
 		enav_promtext_sample_u64(p, "enav_module_enabled", l, 2, a->inst[i].active);
@@ -149,6 +150,9 @@ bool enav_agent_render_metrics(struct enav_agent *a, struct enav_promtext *p)
 			continue;
 		const struct enav_module *m = mi->module;
 		switch (m->kind) {
+		case ENAV_MODULE_DISCOVERY:
+			m->discovery->metrics(mi->state, p);
+			break;
 		case ENAV_MODULE_SOURCE:
 			m->source->metrics(mi->state, p);
 			break;
@@ -188,6 +192,9 @@ static int start_modules(struct enav_agent *a, enum enav_module_kind kind, char 
 			continue;
 		int rc = 0;
 		switch (kind) {
+		case ENAV_MODULE_DISCOVERY:
+			rc = m->discovery->init(a, &mi->state, err, errlen);
+			break;
 		case ENAV_MODULE_SOURCE:
 			rc = m->source->start(a, &mi->state, err, errlen);
 			break;
@@ -224,6 +231,9 @@ static void stop_modules(struct enav_agent *a, enum enav_module_kind kind, uint6
 		mi->active = false;
 		pthread_rwlock_unlock(&a->modules_lock);
 		switch (kind) {
+		case ENAV_MODULE_DISCOVERY:
+			m->discovery->fini(mi->state);
+			break;
 		case ENAV_MODULE_SOURCE:
 			m->source->stop(mi->state);
 			break;
@@ -314,8 +324,12 @@ int enav_agent_main(const struct enav_config *cfg)
 	for (size_t i = 0; i < enav_modules_count && i < ENAV_MAX_MODULES; i++)
 		a->inst[a->n_inst++] = (struct enav_module_instance){&enav_modules[i], NULL, false};
 
-	/* Consumers first, so the first event finds somewhere to go. */
-	int rc = start_modules(a, ENAV_MODULE_SINK, err, sizeof(err));
+	/* Discovery first: the capture filter's control word and verdicts must be
+	 * in place before any program attaches.  Then consumers, so the first
+	 * event finds somewhere to go. */
+	int rc = start_modules(a, ENAV_MODULE_DISCOVERY, err, sizeof(err));
+	if (!rc)
+		rc = start_modules(a, ENAV_MODULE_SINK, err, sizeof(err));
 	if (!rc)
 		rc = start_modules(a, ENAV_MODULE_PROCESSOR, err, sizeof(err));
 	if (!rc)
@@ -336,6 +350,7 @@ int enav_agent_main(const struct enav_config *cfg)
 	stop_modules(a, ENAV_MODULE_GENERATOR, deadline);
 	stop_modules(a, ENAV_MODULE_PROCESSOR, deadline);
 	stop_modules(a, ENAV_MODULE_SINK, deadline);
+	stop_modules(a, ENAV_MODULE_DISCOVERY, deadline);
 	close(sigfd);
 	close(a->epfd);
 	return rc ? 1 : 0;

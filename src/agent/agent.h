@@ -19,6 +19,15 @@
 #include "probe/features.h"
 
 struct enav_agent;
+struct enav_capture_filter;
+struct enav_discovery;
+
+/* Discovery runs first: it owns the capture filter maps the sources reuse. */
+struct enav_discovery_ops {
+	int (*init)(struct enav_agent *a, void **state, char *err, size_t errlen);
+	void (*fini)(void *state);
+	void (*metrics)(void *state, struct enav_promtext *p);
+};
 
 struct enav_source_ops {
 	/* Load and attach; register transports with enav_agent_watch(). */
@@ -54,6 +63,7 @@ struct enav_sink_ops {
 };
 
 enum enav_module_kind {
+	ENAV_MODULE_DISCOVERY,
 	ENAV_MODULE_SOURCE,
 	ENAV_MODULE_PROCESSOR,
 	ENAV_MODULE_GENERATOR,
@@ -65,6 +75,7 @@ struct enav_module {
 	enum enav_module_kind kind;
 	bool (*enabled)(const struct enav_config *cfg);
 	union {
+		const struct enav_discovery_ops *discovery;
 		const struct enav_source_ops *source;
 		const struct enav_processor_ops *processor;
 		const struct enav_generator_ops *generator;
@@ -104,6 +115,9 @@ struct enav_agent {
 	struct enav_watch watches[ENAV_MAX_WATCHES];
 	size_t n_watches;
 	int epfd;
+	/* Set by discovery when it runs; NULL otherwise. */
+	struct enav_capture_filter *filter;
+	struct enav_discovery *discovery;
 	_Atomic bool stopping;
 	_Atomic bool ready;
 	uint64_t start_unix_ns;

@@ -4,6 +4,7 @@
  * means adding a row here; configuration can only switch rows on or off.
  */
 #include "agent/agent.h"
+#include "discovery/discovery.h"
 #include "generators/process_metrics.h"
 #include "processors/attribution.h"
 #include "sinks/ndjson.h"
@@ -11,6 +12,10 @@
 #include "sources/exec_source.h"
 
 const struct enav_module enav_modules[] = {
+    {"discovery",
+     ENAV_MODULE_DISCOVERY,
+     enav_discovery_enabled,
+     {.discovery = &enav_discovery_module_ops}},
     {"exec", ENAV_MODULE_SOURCE, enav_exec_source_enabled, {.source = &enav_exec_source_ops}},
     {"attribution",
      ENAV_MODULE_PROCESSOR,

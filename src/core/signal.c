@@ -24,6 +24,8 @@ void enav_signal_ref(struct enav_signal *s)
 void enav_signal_unref(struct enav_signal *s)
 {
 	if (s && atomic_fetch_sub(&s->refs, 1) == 1) {
+		if (s->attr_release)
+			s->attr_release(s->attr_ref);
 		atomic_fetch_sub(&live_signals, 1);
 		free(s);
 	}

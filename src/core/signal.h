@@ -17,6 +17,8 @@
 #include "enav/abi.h"
 #include "processors/cgroup_path.h"
 
+struct enav_k8s_pod;
+
 #define ENAV_SIGNAL_SCHEMA_VERSION  1
 #define ENAV_EXE_MAX		    1024
 #define ENAV_SIGNAL_CGROUP_PATH_MAX 1024
@@ -61,6 +63,8 @@ struct enav_process_signal {
 	bool has_cgroup_path;
 	char cgroup_path[ENAV_SIGNAL_CGROUP_PATH_MAX];
 	struct enav_cgroup_identity identity;
+	/* Kubernetes pod, valid while the signal holds attr_ref (a snapshot). */
+	const struct enav_k8s_pod *pod;
 	/* argv: NUL-separated arguments, argv_len bytes in argv[] */
 	bool has_argv;
 	bool argv_truncated;
@@ -74,6 +78,9 @@ struct enav_signal {
 	uint32_t n_warnings;
 	struct enav_field_warning warnings[ENAV_SIGNAL_MAX_WARNINGS];
 	struct enav_process_signal process;
+	/* What attribution pinned for this signal (released with the signal). */
+	void *attr_ref;
+	void (*attr_release)(void *ref);
 	char argv[]; /* process.argv_len bytes */
 };
 

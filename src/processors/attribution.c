@@ -10,6 +10,7 @@
 
 #include "core/bcache.h"
 #include "core/log.h"
+#include "discovery/discovery.h"
 
 /* kernfs exports cgroup directories with this file-handle type (FILEID_KERNFS). */
 #define KERNFS_FILEID_TYPE 0xfe
@@ -133,9 +134,56 @@ static struct cgroup_entry *resolve_cgroup(struct attribution *at, uint64_t id,
 	return e;
 }
 
+static void release_snapshot(void *ref)
+{
+	enav_snapshot_release(ref);
+}
+
+/*
+ * From discovery's snapshot: the same decision pass that wrote the kernel
+ * verdict.  When filtering, a cgroup the current snapshot no longer admits
+ * was admitted by the previous one (the event was captured), so that one is
+ * used: attribution then always agrees with the verdict that let it through.
+ */
+static bool attribute_from_snapshot(struct attribution *at, struct enav_signal *s)
+{
+	struct enav_discovery *d = at->agent->discovery;
+	if (!d)
+		return false;
+	struct enav_snapshot *cur, *prev;
+	enav_discovery_acquire(d, &cur, &prev);
+	struct enav_snapshot *used = cur;
+	const struct enav_snapshot_entry *e = enav_snapshot_find(cur, s->process.cgroup_id);
+	if (cur && cur->filtering && (!e || !e->capture)) {
+		const struct enav_snapshot_entry *pe =
+		    enav_snapshot_find(prev, s->process.cgroup_id);
+		if (pe && pe->capture) {
+			e = pe;
+			used = prev;
+		}
+	}
+	struct enav_process_signal *p = &s->process;
+	if (e) {
+		p->has_cgroup_path = true;
+		snprintf(p->cgroup_path, sizeof(p->cgroup_path), "%s", e->path);
+		p->identity = e->identity;
+		p->pod = e->pod;
+		if (p->pod) { /* pin the view the pod lives in */
+			atomic_fetch_add(&used->refs, 1);
+			s->attr_ref = used;
+			s->attr_release = release_snapshot;
+		}
+	}
+	enav_snapshot_release(cur);
+	enav_snapshot_release(prev);
+	return e != NULL;
+}
+
 static void attribute_cgroup(struct attribution *at, struct enav_signal *s)
 {
 	struct enav_process_signal *p = &s->process;
+	if (attribute_from_snapshot(at, s))
+		return;
 	enum warn_reason reason = W_CGROUP_UNRESOLVABLE;
 	struct cgroup_entry *e = resolve_cgroup(at, p->cgroup_id, &reason);
 	if (!e || !e->known) {

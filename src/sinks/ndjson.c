@@ -13,6 +13,7 @@
 #include "core/clock.h"
 #include "core/log.h"
 #include "core/queue.h"
+#include "discovery/k8s.h"
 
 static void encode_argv(struct enav_json *j, const struct enav_signal *s)
 {
@@ -31,6 +32,37 @@ static void encode_argv(struct enav_json *j, const struct enav_signal *s)
 		enav_json_string_n(j, s->argv + start, p->argv_len - start);
 	enav_json_array_end(j);
 	enav_json_kv_bool(j, "argv_truncated", p->argv_truncated);
+}
+
+/* What the Kubernetes controller knows of the pod (docs/signals.md). */
+static void encode_pod(struct enav_json *j, const struct enav_k8s_pod *pod)
+{
+	enav_json_kv_string(j, "pod_name", pod->name);
+	enav_json_kv_string(j, "namespace", pod->namespace_);
+	if (pod->node[0])
+		enav_json_kv_string(j, "node_name", pod->node);
+	if (pod->owner_kind[0]) {
+		enav_json_kv_string(j, "owner_kind", pod->owner_kind);
+		enav_json_kv_string(j, "owner_name", pod->owner_name);
+	}
+	if (pod->n_labels) {
+		enav_json_key(j, "labels");
+		enav_json_object_begin(j);
+		for (uint32_t i = 0; i < pod->n_labels && i < ENAV_K8S_MAX_LABELS; i++)
+			enav_json_kv_string(j, pod->labels[i].key, pod->labels[i].value);
+		enav_json_object_end(j);
+	}
+	if (pod->n_services) {
+		enav_json_key(j, "services");
+		enav_json_array_begin(j);
+		for (uint32_t i = 0; i < pod->n_services && i < ENAV_K8S_MAX_SERVICES; i++) {
+			char ref[ENAV_K8S_NAMESPACE_MAX + ENAV_K8S_NAME_MAX + 2];
+			snprintf(ref, sizeof(ref), "%s/%s", pod->services[i].namespace_,
+				 pod->services[i].name);
+			enav_json_string(j, ref);
+		}
+		enav_json_array_end(j);
+	}
 }
 
 long enav_ndjson_encode(const struct enav_signal *s, char *buf, size_t cap)
@@ -98,6 +130,8 @@ long enav_ndjson_encode(const struct enav_signal *s, char *buf, size_t cap)
 		enav_json_object_begin(&j);
 		enav_json_kv_string(&j, "pod_uid", id->pod_uid);
 		enav_json_kv_string(&j, "qos_class", enav_pod_qos_name(id->qos));
+		if (p->pod)
+			encode_pod(&j, p->pod);
 		enav_json_object_end(&j);
 	}
 	if (id->systemd_unit[0])

@@ -10,6 +10,7 @@
 
 #include "core/clock.h"
 #include "core/log.h"
+#include "discovery/capture_filter.h"
 #include "exec_perf.skel.h"
 #include "exec_ringbuf.skel.h"
 #include "sources/exec_decode.h"
@@ -205,8 +206,18 @@ static int exec_start(struct enav_agent *a, void **state, char *err, size_t errl
 	if (d->transport == ENAV_TRANSPORT_RINGBUF)
 		bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_events"),
 					 a->cfg.kernel.ring_buffer_bytes);
-	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_cgroup_verdicts"),
-				 a->cfg.kernel.cgroup_verdict_entries);
+	if (a->filter) {
+		/* Share discovery's filter maps: one verdict per cgroup for every hook. */
+		rc = enav_capture_filter_reuse(a->filter, obj);
+		if (rc) {
+			snprintf(err, errlen, "exec: cannot share the capture filter maps: %s",
+				 strerror(-rc));
+			return rc;
+		}
+	} else {
+		bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_cgroup_verdicts"),
+					 a->cfg.kernel.cgroup_verdict_entries);
+	}
 
 	/* Exactly one variant per hook loads: the one the probe proved. */
 	bool btf = d->exec_hook == ENAV_EXEC_HOOK_TP_BTF;
