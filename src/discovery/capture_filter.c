@@ -8,6 +8,16 @@
 #include <string.h>
 #include <unistd.h>
 
+enum enav_capture_mode enav_capture_kernel_mode(enum enav_cgroup_layout layout,
+						enum enav_capture_policy policy)
+{
+	if (policy == ENAV_CAPTURE_POLICY_ALL)
+		return ENAV_CAPTURE_DISABLED;
+	if (layout == ENAV_CGROUP_V2 && policy == ENAV_CAPTURE_POLICY_DENYLIST)
+		return ENAV_CAPTURE_UNKNOWN_CAPTURE;
+	return ENAV_CAPTURE_UNKNOWN_DENY;
+}
+
 int enav_capture_filter_open(struct enav_capture_filter *f, uint32_t capacity, char *err,
 			     size_t errlen)
 {

@@ -13,8 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/config.h"
 #include "core/promtext.h"
 #include "enav/abi.h"
+#include "probe/features.h"
 
 struct bpf_object;
 
@@ -29,6 +31,15 @@ struct enav_capture_filter {
 	_Atomic uint64_t map_full; /* verdicts that could not be written: capacity reached */
 	_Atomic uint64_t write_errors;
 };
+
+/*
+ * The control word for a layout and policy.  Only a pure cgroup2 host lets
+ * unknown cgroups through (denylist); on v1 and hybrid hosts an unknown id
+ * proves nothing, and on v1 nothing can be proven at all, so filtering
+ * policies deny by default there.  The "all" policy disables the filter.
+ */
+enum enav_capture_mode enav_capture_kernel_mode(enum enav_cgroup_layout layout,
+						enum enav_capture_policy policy);
 
 int enav_capture_filter_open(struct enav_capture_filter *f, uint32_t capacity, char *err,
 			     size_t errlen);

@@ -545,18 +545,6 @@ static int read_mountinfo(struct enav_cgroup_mounts *m)
 	return enav_cgroup_parse_mountinfo(text, len, m);
 }
 
-static enum enav_capture_mode kernel_mode_for(const struct enav_discovery *d)
-{
-	if (!d->filtering)
-		return ENAV_CAPTURE_DISABLED;
-	/* Only a pure cgroup2 host can let unknown cgroups through in denylist
-	 * mode: elsewhere an unknown id proves nothing, so it is denied. */
-	if (d->mounts.layout == ENAV_CGROUP_V2 &&
-	    d->cfg->capture.mode == ENAV_CAPTURE_POLICY_DENYLIST)
-		return ENAV_CAPTURE_UNKNOWN_CAPTURE;
-	return ENAV_CAPTURE_UNKNOWN_DENY;
-}
-
 static int setup_fds(struct enav_discovery *d, char *err, size_t errlen)
 {
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -651,7 +639,7 @@ static int discovery_init(struct enav_agent *a, void **state, char *err, size_t 
 	if (rc)
 		return rc;
 	d->filter_open = true;
-	d->kernel_mode = kernel_mode_for(d);
+	d->kernel_mode = enav_capture_kernel_mode(d->mounts.layout, a->cfg.capture.mode);
 	/* Before any program attaches: the sources start after discovery. */
 	rc = enav_capture_filter_set_mode(&d->filter, d->kernel_mode);
 	if (rc) {

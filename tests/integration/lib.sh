@@ -15,8 +15,28 @@ SKIPPED=0
 AGENT_PID=
 CREATED_CGROUPS=()
 
+CGRUN_TREES=()
+
+# cgrun_tree TOP: remember a tree created by the cgrun helper in every
+# hierarchy, so cleanup removes it.
+cgrun_tree() {
+	CGRUN_TREES+=("$1")
+}
+
+remove_tree_everywhere() { # remove_tree_everywhere /top
+	local m
+	for m in $(awk '$9 == "cgroup" || $9 == "cgroup2" { print $5 }' /proc/self/mountinfo); do
+		[ -d "$m$1" ] || continue
+		find "$m$1" -depth -type d -exec rmdir {} \; 2>/dev/null
+	done
+}
+
 cleanup() {
 	stop_agent >/dev/null 2>&1 || true
+	local t
+	for t in "${CGRUN_TREES[@]}"; do
+		remove_tree_everywhere "$t"
+	done
 	for ((i = ${#CREATED_CGROUPS[@]} - 1; i >= 0; i--)); do
 		rmdir "${CREATED_CGROUPS[$i]}" 2>/dev/null || true
 	done
@@ -107,6 +127,11 @@ write_config() {
 
 # start_agent CONFIG: starts enav in the background and waits for /readyz.
 start_agent() {
+	# A leftover agent on the test port would answer for ours.
+	if curl -fs "http://127.0.0.1:$TEST_PORT/healthz" >/dev/null 2>&1; then
+		fail "something already serves 127.0.0.1:$TEST_PORT"
+		return 1
+	fi
 	: >"$WORK/signals.ndjson"
 	"$ENAV" run --config "$1" >"$WORK/stdout" 2>"$WORK/stderr" &
 	AGENT_PID=$!
