@@ -7,7 +7,8 @@
  * The YAML is walked with libyaml's event API: only the current event is held,
  * aliases and anchors are refused outright (no expansion, no billion laughs),
  * and the walk never descends into a mapping the schema does not describe, so
- * nesting is bounded by the schema itself.
+ * nesting is bounded by the schema itself.  Lists are flat sequences of
+ * scalars: a nested collection in a list is an error, never walked.
  */
 #include "core/config.h"
 
@@ -31,18 +32,31 @@
 /* The schema is three mappings deep; see walk_mapping(). */
 #define DEPTH_MAX 8
 
-enum ftype { T_MAP, T_BOOL, T_U32, T_ENUM, T_STR, T_LISTEN };
+enum ftype { T_MAP, T_BOOL, T_U32, T_ENUM, T_STR, T_LISTEN, T_LIST };
+
+struct errout {
+	char *buf;
+	size_t len;
+};
+
+/*
+ * A per-key rule for a string or list entry that is already known to be
+ * NUL-free and within its length bounds.  where is the key, or "key[i]" for
+ * a list entry; on a bad value the checker reports one line and returns -1.
+ */
+typedef int (*check_fn)(struct errout *e, const char *where, const char *s, size_t n);
 
 struct field {
 	const char *key; /* full dotted path */
 	enum ftype type;
 	size_t off;		  /* offset in struct enav_config (not T_MAP) */
-	size_t size;		  /* T_STR, T_LISTEN: buffer size */
-	uint64_t min, max;	  /* T_U32: value range; T_STR: length range */
+	size_t size;		  /* T_STR, T_LISTEN, T_LIST: (entry) buffer size */
+	uint64_t min, max;	  /* T_U32: value range; T_STR, T_LIST: (entry) length range */
 	bool pow2;		  /* T_U32: must also be a power of two */
 	const char *const *names; /* T_ENUM: value i is names[i], NULL-terminated */
 	uint64_t def;		  /* default for T_BOOL, T_U32, T_ENUM */
-	const char *def_str;	  /* default for T_STR, T_LISTEN */
+	const char *def_str;	  /* default for T_STR, T_LISTEN; T_LIST is empty */
+	check_fn check;		  /* T_STR, T_LIST: optional per-value rule */
 };
 
 /* Index i names enum value i. */
@@ -50,11 +64,22 @@ static const char *const log_level_names[] = {"error", "warn", "info", "debug", 
 static const char *const transport_names[] = {"auto", "ringbuf", "perf", NULL};
 static const char *const hook_names[] = {"auto", "fexit", "tracepoint", NULL};
 static const char *const exec_hook_names[] = {"auto", "tp_btf", "raw_tp", NULL};
+static const char *const capture_mode_names[] = {"all", "allowlist", "denylist", NULL};
+/* YAML's true/false spelled as enum names: the plain scalars match as text. */
+static const char *const k8s_enable_names[] = {"auto", "true", "false", NULL};
 
 /* Enum fields are stored through an unsigned int. */
 _Static_assert(sizeof(enum enav_log_level) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(enum enav_transport_choice) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(enum enav_hook_choice) == sizeof(unsigned), "enum size");
+_Static_assert(sizeof(enum enav_exec_hook_choice) == sizeof(unsigned), "enum size");
+_Static_assert(sizeof(enum enav_capture_policy) == sizeof(unsigned), "enum size");
+_Static_assert(sizeof(enum enav_k8s_enable) == sizeof(unsigned), "enum size");
+_Static_assert(ENAV_CAPTURE_POLICY_ALL == 0 && ENAV_CAPTURE_POLICY_ALLOWLIST == 1 &&
+		   ENAV_CAPTURE_POLICY_DENYLIST == 2,
+	       "capture_mode_names order");
+_Static_assert(ENAV_K8S_AUTO == 0 && ENAV_K8S_ON == 1 && ENAV_K8S_OFF == 2,
+	       "k8s_enable_names order");
 
 /* Offset of a member, failing to compile if the member is not of type T. */
 #define MEMBER(m)    (((struct enav_config *)0)->m)
@@ -86,11 +111,29 @@ _Static_assert(sizeof(enum enav_hook_choice) == sizeof(unsigned), "enum size");
 		.key = k, .type = T_STR, .off = OFF_AS(m, char *), .size = sizeof(MEMBER(m)),      \
 		.min = lo, .max = sizeof(MEMBER(m)) - 1, .def_str = d                              \
 	}
+#define STR_CHECK(k, m, lo, d, fn)                                                                 \
+	{                                                                                          \
+		.key = k, .type = T_STR, .off = OFF_AS(m, char *), .size = sizeof(MEMBER(m)),      \
+		.min = lo, .max = sizeof(MEMBER(m)) - 1, .def_str = d, .check = fn                 \
+	}
+/* Entries of lo..ENAV_CONFIG_ENTRY_MAX-1 bytes, each passing fn. */
+#define LIST(k, m, lo, fn)                                                                         \
+	{                                                                                          \
+		.key = k, .type = T_LIST, .off = OFF_AS(m, struct enav_config_list),               \
+		.size = ENAV_CONFIG_ENTRY_MAX, .min = lo, .max = ENAV_CONFIG_ENTRY_MAX - 1,        \
+		.check = fn                                                                        \
+	}
 #define LISTEN(k, m, d)                                                                            \
 	{                                                                                          \
 		.key = k, .type = T_LISTEN, .off = OFF_AS(m, char *), .size = sizeof(MEMBER(m)),   \
 		.max = sizeof(MEMBER(m)) - 1, .def_str = d                                         \
 	}
+
+static int check_selector(struct errout *e, const char *where, const char *s, size_t n);
+static int check_label_key(struct errout *e, const char *where, const char *s, size_t n);
+static int check_api_server(struct errout *e, const char *where, const char *s, size_t n);
+
+#define K8S_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount/"
 
 /*
  * The complete schema.  A key's parent is the path before its last dot; a
@@ -132,14 +175,31 @@ static const struct field schema[] = {
     BOOL("http.enabled", http.enabled, true),
     LISTEN("http.listen", http.listen, "127.0.0.1:9464"),
     U32("http.max_connections", http.max_connections, 1, 1024, 16),
+    MAP("capture"),
+    ENUM("capture.mode", capture.mode, enum enav_capture_policy, capture_mode_names,
+	 ENAV_CAPTURE_POLICY_ALL),
+    LIST("capture.selectors", capture.selectors, 3, check_selector),
+    MAP("discovery"),
+    BOOL("discovery.inotify", discovery.inotify, true),
+    U32("discovery.max_watches", discovery.max_watches, 16, 65536, 8192),
+    U32("discovery.rescan_interval_ms", discovery.rescan_interval_ms, 100, 60000, 2000),
+    U32("discovery.max_cgroups", discovery.max_cgroups, 64, 1048576, 16384),
+    MAP("kubernetes"),
+    ENUM("kubernetes.enabled", kubernetes.enabled, enum enav_k8s_enable, k8s_enable_names,
+	 ENAV_K8S_AUTO),
+    STR_CHECK("kubernetes.api_server", kubernetes.api_server, 0, "", check_api_server),
+    STR("kubernetes.kubeconfig", kubernetes.kubeconfig, 0, ""),
+    STR("kubernetes.token_file", kubernetes.token_file, 1, K8S_SA_DIR "token"),
+    STR("kubernetes.ca_file", kubernetes.ca_file, 1, K8S_SA_DIR "ca.crt"),
+    STR("kubernetes.node_name", kubernetes.node_name, 0, ""),
+    LIST("kubernetes.keep_labels", kubernetes.keep_labels, 1, check_label_key),
+    U32("kubernetes.max_pods", kubernetes.max_pods, 16, 65536, 2048),
+    U32("kubernetes.max_services", kubernetes.max_services, 16, 65536, 4096),
+    U32("kubernetes.max_endpointslices", kubernetes.max_endpointslices, 16, 65536, 8192),
+    U32("kubernetes.request_timeout_ms", kubernetes.request_timeout_ms, 100, 120000, 10000),
 };
 
 /* ---- errors -------------------------------------------------------------- */
-
-struct errout {
-	char *buf;
-	size_t len;
-};
 
 static int fail(struct errout *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -314,7 +374,268 @@ static void describe_field(char *out, size_t outlen, const struct field *f)
 	case T_LISTEN:
 		snprintf(out, outlen, "an IPv4:port address");
 		break;
+	case T_LIST:
+		snprintf(out, outlen, "a sequence of strings");
+		break;
 	}
+}
+
+/* ---- per-key rules for strings and list entries ---------------------------- */
+
+#define SELECTOR_RULE                                                                              \
+	"expected kind:value with kind one of cgroup, runtime, namespace, pod, label, service"
+#define LABEL_KEY_RULE                                                                             \
+	"[prefix/]name: name 1..63 characters of A-Z a-z 0-9 - _ . starting and ending "           \
+	"alphanumeric, prefix a lowercase DNS subdomain"
+#define LABEL_VALUE_RULE                                                                           \
+	"0..63 characters of A-Z a-z 0-9 - _ . starting and ending alphanumeric, or empty"
+#define NAMESPACE_RULE "a DNS label: 1..63 characters of a-z 0-9 - starting and ending alphanumeric"
+
+enum selector_kind { SEL_CGROUP, SEL_RUNTIME, SEL_NAMESPACE, SEL_POD, SEL_LABEL, SEL_SERVICE };
+
+/* Index i names enum selector_kind value i. */
+static const char *const selector_kinds[] = {"cgroup", "runtime", "namespace", "pod",
+					     "label",  "service", NULL};
+static const char *const runtime_names[] = {"containerd", "crio",    "docker",
+					    "podman",	  "unknown", NULL};
+
+static bool is_lower_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+static bool is_alnum(char c)
+{
+	return is_lower_alnum(c) || (c >= 'A' && c <= 'Z');
+}
+
+/* 1..max bytes of [a-z0-9-], starting and ending alphanumeric. */
+static bool dns_part(const char *s, size_t n, size_t max)
+{
+	if (n < 1 || n > max || !is_lower_alnum(s[0]) || !is_lower_alnum(s[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!is_lower_alnum(s[i]) && s[i] != '-')
+			return false;
+	return true;
+}
+
+/* RFC 1123 label, as Kubernetes names namespaces and services. */
+static bool dns_label(const char *s, size_t n)
+{
+	return dns_part(s, n, 63);
+}
+
+/* RFC 1123 subdomain as Kubernetes checks it: dotted parts, 253 bytes in all. */
+static bool dns_subdomain(const char *s, size_t n)
+{
+	size_t start = 0;
+
+	if (n < 1 || n > 253)
+		return false;
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && s[i] != '.')
+			continue;
+		if (!dns_part(s + start, i - start, 253))
+			return false;
+		start = i + 1;
+	}
+	return true;
+}
+
+/* A label name (min 1) or value (min 0): [A-Za-z0-9][-A-Za-z0-9_.]* ending alnum. */
+static bool label_name(const char *s, size_t n, size_t min)
+{
+	if (n == 0)
+		return min == 0;
+	if (n > 63 || !is_alnum(s[0]) || !is_alnum(s[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+			return false;
+	return true;
+}
+
+/* A label key: [DNS-subdomain "/"] name. */
+static bool label_key(const char *s, size_t n)
+{
+	const char *slash = memchr(s, '/', n);
+	size_t pl;
+
+	if (!slash)
+		return label_name(s, n, 1);
+	pl = (size_t)(slash - s);
+	return dns_subdomain(s, pl) && label_name(slash + 1, n - pl - 1, 1);
+}
+
+static bool has_wildcard(const char *s, size_t n)
+{
+	return memchr(s, '*', n) || memchr(s, '?', n);
+}
+
+/* 1..max bytes, each lowercase alphanumeric or one of extra. */
+static bool glob_chars(const char *s, size_t n, size_t max, const char *extra)
+{
+	if (n < 1 || n > max)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!is_lower_alnum(s[i]) && (s[i] == '\0' || !strchr(extra, s[i])))
+			return false;
+	return true;
+}
+
+/* A namespace name, or a glob over the same characters. */
+static bool namespace_glob(const char *s, size_t n)
+{
+	return has_wildcard(s, n) ? glob_chars(s, n, 63, "-*?") : dns_label(s, n);
+}
+
+/* A pod name (DNS subdomain), or a glob over the same characters. */
+static bool pod_name_glob(const char *s, size_t n)
+{
+	return has_wildcard(s, n) ? glob_chars(s, n, 253, "-.*?") : dns_subdomain(s, n);
+}
+
+/* Split "a/b" at its only slash; false when there is none. */
+static bool split_slash(const char *s, size_t n, size_t *left)
+{
+	const char *slash = memchr(s, '/', n);
+
+	if (!slash)
+		return false;
+	*left = (size_t)(slash - s);
+	return true;
+}
+
+/* An absolute cgroup2 path glob: starts with '/', no control bytes. */
+static bool cgroup_glob(const char *s, size_t n)
+{
+	if (n < 1 || s[0] != '/')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return true;
+}
+
+static int check_selector(struct errout *e, const char *where, const char *s, size_t n)
+{
+	const char *colon = memchr(s, ':', n), *v;
+	char shown[SHOW_BUF], names[128];
+	size_t kl, vn, nl;
+	unsigned k;
+
+	show(shown, sizeof(shown), s, n);
+	if (!colon)
+		return fail(e, "%s: \"%s\" is not a selector (" SELECTOR_RULE ")", where, shown);
+	kl = (size_t)(colon - s);
+	for (k = 0; selector_kinds[k]; k++)
+		if (bytes_eq(s, kl, selector_kinds[k]))
+			break;
+	if (!selector_kinds[k])
+		return fail(e, "%s: \"%s\" is not a selector (" SELECTOR_RULE ")", where, shown);
+	v = colon + 1;
+	vn = n - kl - 1;
+	if (vn == 0)
+		return fail(e, "%s: \"%s\" is not a selector (the value after \"%s:\" is empty)",
+			    where, shown, selector_kinds[k]);
+	switch ((enum selector_kind)k) {
+	case SEL_CGROUP:
+		if (!cgroup_glob(v, vn))
+			return fail(e,
+				    "%s: \"%s\" is not a cgroup selector (expected cgroup:/path, "
+				    "an absolute cgroup2 path glob with * and ?, no control "
+				    "characters)",
+				    where, shown);
+		return 0;
+	case SEL_RUNTIME:
+		for (unsigned r = 0; runtime_names[r]; r++)
+			if (bytes_eq(v, vn, runtime_names[r]))
+				return 0;
+		join_names(names, sizeof(names), runtime_names);
+		return fail(e, "%s: \"%s\" is not a runtime selector (allowed runtimes: %s)", where,
+			    shown, names);
+	case SEL_NAMESPACE:
+		if (!namespace_glob(v, vn))
+			return fail(
+			    e,
+			    "%s: \"%s\" is not a namespace selector (expected " NAMESPACE_RULE
+			    ", or a glob of those characters and * ?)",
+			    where, shown);
+		return 0;
+	case SEL_POD:
+		if (!split_slash(v, vn, &nl) || !dns_label(v, nl) ||
+		    !pod_name_glob(v + nl + 1, vn - nl - 1))
+			return fail(e,
+				    "%s: \"%s\" is not a pod selector (expected pod:namespace/name "
+				    "with a namespace name and a pod name or a glob of a-z 0-9 - . "
+				    "* ?)",
+				    where, shown);
+		return 0;
+	case SEL_LABEL: {
+		const char *eq = memchr(v, '=', vn);
+
+		if (!eq)
+			return fail(e,
+				    "%s: \"%s\" is not a label selector (expected label:key=value)",
+				    where, shown);
+		nl = (size_t)(eq - v);
+		if (!label_key(v, nl))
+			return fail(
+			    e, "%s: \"%s\" has an invalid label key (expected " LABEL_KEY_RULE ")",
+			    where, shown);
+		if (!label_name(eq + 1, vn - nl - 1, 0))
+			return fail(
+			    e,
+			    "%s: \"%s\" has an invalid label value (expected " LABEL_VALUE_RULE ")",
+			    where, shown);
+		return 0;
+	}
+	case SEL_SERVICE:
+		if (!split_slash(v, vn, &nl) || !dns_label(v, nl) ||
+		    !dns_label(v + nl + 1, vn - nl - 1))
+			return fail(e,
+				    "%s: \"%s\" is not a service selector (expected "
+				    "service:namespace/name, both DNS labels)",
+				    where, shown);
+		return 0;
+	}
+	return fail(e, "%s: \"%s\" is not a selector (" SELECTOR_RULE ")", where, shown);
+}
+
+static int check_label_key(struct errout *e, const char *where, const char *s, size_t n)
+{
+	char shown[SHOW_BUF];
+
+	if (label_key(s, n))
+		return 0;
+	show(shown, sizeof(shown), s, n);
+	return fail(e, "%s: \"%s\" is not a label key (expected " LABEL_KEY_RULE ")", where, shown);
+}
+
+/* "" (in-cluster) or http(s)://host...: no spaces or control bytes. */
+static int check_api_server(struct errout *e, const char *where, const char *s, size_t n)
+{
+	static const char *const schemes[] = {"http://", "https://"};
+	char shown[SHOW_BUF];
+
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(schemes); i++) {
+		size_t sl = strlen(schemes[i]);
+		bool ok = n > sl && memcmp(s, schemes[i], sl) == 0 && s[sl] != '/';
+
+		for (size_t j = 0; ok && j < n; j++)
+			if ((unsigned char)s[j] <= 0x20 || s[j] == 0x7f)
+				ok = false;
+		if (ok)
+			return 0;
+	}
+	show(shown, sizeof(shown), s, n);
+	return fail(e,
+		    "%s: \"%s\" is not an API server URL (expected http:// or https:// and a "
+		    "host, e.g. https://10.0.0.1:6443, or \"\" for in-cluster)",
+		    where, shown);
 }
 
 static int check_u32(struct errout *e, const struct field *f, uint64_t v, const char *text)
@@ -330,26 +651,35 @@ static int check_u32(struct errout *e, const struct field *f, uint64_t v, const 
 	return 0;
 }
 
-static int check_string(struct errout *e, const struct field *f, const char *s, size_t n)
+/* A string value, or one list entry (where = "key[i]"). */
+static int check_string(struct errout *e, const struct field *f, const char *where, const char *s,
+			size_t n)
 {
 	char shown[SHOW_BUF];
 
 	if (memchr(s, '\0', n))
-		return fail(e, "%s: must not contain a NUL byte", f->key);
+		return fail(e, "%s: must not contain a NUL byte", where);
 	if (n > f->max)
 		return fail(e, "%s: string is too long (%zu bytes, allowed at most %" PRIu64 ")",
-			    f->key, n, f->max);
-	if (n < f->min)
+			    where, n, f->max);
+	if (n == 0 && f->min > 0)
 		return fail(e,
 			    "%s: string is empty (allowed length %" PRIu64 "..%" PRIu64 " bytes)",
-			    f->key, f->min, f->max);
+			    where, f->min, f->max);
+	if (n < f->min)
+		return fail(e,
+			    "%s: string is too short (%zu bytes, allowed length %" PRIu64
+			    "..%" PRIu64 " bytes)",
+			    where, n, f->min, f->max);
+	if (f->check && f->check(e, where, s, n))
+		return -1;
 	if (f->type == T_LISTEN && !listen_parse(s, n, NULL, 0, NULL)) {
 		show(shown, sizeof(shown), s, n);
 		return fail(
 		    e,
 		    "%s: \"%s\" is not a valid listen address (allowed: IPv4:port with port "
 		    "1..65535, e.g. 127.0.0.1:9464)",
-		    f->key, shown);
+		    where, shown);
 	}
 	return 0;
 }
@@ -458,6 +788,9 @@ static int type_error(struct walk *w, const struct field *f, const yaml_event_t 
 	if (f->type == T_STR && f->min == 0 && is_null(ev))
 		return fail(&w->e, "%s: expected %s, got %s (write \"\" for an empty string)",
 			    f->key, want, have);
+	if (f->type == T_LIST && is_null(ev))
+		return fail(&w->e, "%s: expected %s, got %s (write [] for an empty list)", f->key,
+			    want, have);
 	return fail(&w->e, "%s: expected %s, got %s", f->key, want, have);
 }
 
@@ -630,15 +963,65 @@ static int set_scalar(struct walk *w, const struct field *f, const yaml_event_t 
 		return fail(&w->e, "%s: \"%s\" is not allowed (allowed: %s)", f->key, shown, names);
 	case T_STR:
 	case T_LISTEN:
-		if (check_string(&w->e, f, s, n))
+		if (check_string(&w->e, f, f->key, s, n))
 			return -1;
 		memcpy(dst, s, n);
 		((char *)dst)[n] = '\0';
 		return 0;
 	case T_MAP:
+	case T_LIST:
 		break;
 	}
 	return type_error(w, f, ev);
+}
+
+/*
+ * Called after SEQUENCE_START; consumes through SEQUENCE_END.  The list is
+ * replaced, not appended to.  Only scalars are accepted as entries, so the
+ * walk never nests: the first non-scalar entry ends the parse.
+ */
+static int walk_list(struct walk *w, const struct field *f)
+{
+	struct enav_config_list *l = field_ptr(w->cfg, f);
+	char where[128], have[SHOW_BUF + 32];
+
+	memset(l, 0, sizeof(*l));
+	for (;;) {
+		yaml_event_t ev;
+		const char *s;
+		size_t n;
+		int rc;
+
+		if (next_event(w, &ev))
+			return -1;
+		if (ev.type == YAML_SEQUENCE_END_EVENT) {
+			yaml_event_delete(&ev);
+			return 0;
+		}
+		snprintf(where, sizeof(where), "%s[%" PRIu32 "]", f->key, l->n);
+		if (l->n >= ENAV_CONFIG_LIST_MAX) {
+			rc = fail(&w->e, "%s: more than %d entries", f->key, ENAV_CONFIG_LIST_MAX);
+		} else {
+			rc = check_node(w, &ev, where);
+		}
+		if (rc == 0 && (ev.type != YAML_SCALAR_EVENT || is_null(&ev))) {
+			describe_event(have, sizeof(have), &ev);
+			rc = fail(&w->e, "%s: expected a string, got %s", where, have);
+		}
+		if (rc == 0) {
+			s = (const char *)ev.data.scalar.value;
+			n = ev.data.scalar.length;
+			rc = check_string(&w->e, f, where, s, n);
+			if (rc == 0) {
+				memcpy(l->item[l->n], s, n);
+				l->item[l->n][n] = '\0';
+				l->n++;
+			}
+		}
+		yaml_event_delete(&ev);
+		if (rc)
+			return -1;
+	}
 }
 
 static int walk_mapping(struct walk *w, int parent, unsigned depth);
@@ -659,6 +1042,11 @@ static int walk_value(struct walk *w, int idx, unsigned depth)
 			if (ev.type == YAML_MAPPING_START_EVENT)
 				rc = walk_mapping(w, idx, depth + 1);
 			else if (!is_null(&ev))
+				rc = type_error(w, f, &ev);
+		} else if (f->type == T_LIST) {
+			if (ev.type == YAML_SEQUENCE_START_EVENT)
+				rc = walk_list(w, f);
+			else
 				rc = type_error(w, f, &ev);
 		} else if (ev.type == YAML_SCALAR_EVENT) {
 			rc = set_scalar(w, f, &ev);
@@ -767,6 +1155,9 @@ void enav_config_defaults(struct enav_config *cfg)
 		case T_LISTEN:
 			snprintf(dst, f->size, "%s", f->def_str);
 			break;
+		case T_LIST:
+			memset(dst, 0, sizeof(struct enav_config_list));
+			break;
 		}
 	}
 }
@@ -853,6 +1244,22 @@ int enav_config_load(struct enav_config *cfg, const char *path, char *err, size_
 	return rc;
 }
 
+static int validate_list(struct errout *e, const struct field *f, const struct enav_config_list *l)
+{
+	char where[128];
+
+	if (l->n > ENAV_CONFIG_LIST_MAX)
+		return fail(e, "%s: more than %d entries", f->key, ENAV_CONFIG_LIST_MAX);
+	for (uint32_t i = 0; i < l->n; i++) {
+		snprintf(where, sizeof(where), "%s[%" PRIu32 "]", f->key, i);
+		if (!memchr(l->item[i], '\0', sizeof(l->item[i])))
+			return fail(e, "%s: string is not terminated", where);
+		if (check_string(e, f, where, l->item[i], strlen(l->item[i])))
+			return -1;
+	}
+	return 0;
+}
+
 int enav_config_validate(const struct enav_config *cfg, char *err, size_t errlen)
 {
 	struct errout e = {err, errlen};
@@ -894,7 +1301,12 @@ int enav_config_validate(const struct enav_config *cfg, char *err, size_t errlen
 		case T_LISTEN:
 			if (!memchr(src, '\0', f->size))
 				return fail(&e, "%s: string is not terminated", f->key);
-			if (check_string(&e, f, src, strlen(src)))
+			if (check_string(&e, f, f->key, src, strlen(src)))
+				return -1;
+			break;
+		case T_LIST:
+			if (validate_list(&e, f,
+					  (const struct enav_config_list *)(const void *)src))
 				return -1;
 			break;
 		}

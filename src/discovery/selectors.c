@@ -53,6 +53,15 @@ int enav_selectors_compile(const struct enav_config_list *list, struct enav_sele
 	return 0;
 }
 
+/* Config spells runtimes as the selector syntax does ("crio"), not as the
+ * signal names them ("cri-o"). */
+static bool runtime_matches(enum enav_container_runtime r, const char *name)
+{
+	if (strcmp(name, "crio") == 0)
+		return r == ENAV_RUNTIME_CRIO;
+	return strcmp(enav_container_runtime_name(r), name) == 0;
+}
+
 static enum enav_match yes(bool b)
 {
 	return b ? ENAV_MATCH_YES : ENAV_MATCH_NO;
@@ -66,8 +75,7 @@ enum enav_match enav_selector_match(const struct enav_selector *s, const struct 
 		return yes(w->cgroup_path && fnmatch(s->value, w->cgroup_path, 0) == 0);
 	case ENAV_SEL_RUNTIME:
 		return yes(w->identity && w->identity->container_id[0] &&
-			   strcmp(enav_container_runtime_name(w->identity->runtime), s->value) ==
-			       0);
+			   runtime_matches(w->identity->runtime, s->value));
 	default:
 		break;
 	}

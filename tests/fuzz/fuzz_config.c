@@ -11,6 +11,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static int list_tail_clear(const struct enav_config_list *l)
+{
+	for (uint32_t i = l->n; i < ENAV_CONFIG_LIST_MAX; i++)
+		if (l->item[i][0] != '\0')
+			return 0;
+	return 1;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct enav_config cfg, before;
@@ -27,6 +35,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (enav_config_validate(&cfg, NULL, 0) != 0)
 			__builtin_trap();
 		if (enav_config_listen_split(cfg.http.listen, host, sizeof(host), &port) != 0)
+			__builtin_trap();
+		/* A parsed list replaces the old one whole: no stale slots past n. */
+		if (!list_tail_clear(&cfg.capture.selectors) ||
+		    !list_tail_clear(&cfg.kubernetes.keep_labels))
 			__builtin_trap();
 	} else {
 		/* Exactly one non-empty, terminated line, and cfg left untouched. */

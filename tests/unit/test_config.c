@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests for the YAML configuration loader (src/core/config.c). */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,7 +15,11 @@
 
 #define ROOT_KEYS                                                                                  \
 	"log_level, transport, hooks, shutdown_timeout_ms, kernel, sources, attribution, "         \
-	"generators, sinks, http"
+	"generators, sinks, http, capture, discovery, kubernetes"
+#define K8S_KEYS                                                                                   \
+	"enabled, api_server, kubeconfig, token_file, ca_file, node_name, keep_labels, max_pods, " \
+	"max_services, max_endpointslices, request_timeout_ms"
+#define SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount/"
 
 /* Parse text that must succeed; out starts from the defaults. */
 static void parse_ok(const char *yaml, struct enav_config *out)
@@ -51,6 +56,15 @@ static void parse_err(const char *yaml, const char *want)
 	parse_err_n(yaml, strlen(yaml), want);
 }
 
+/* Parse text that must succeed over whatever c already holds. */
+static void reparse_ok(struct enav_config *c, const char *yaml)
+{
+	char err[512] = "";
+
+	if (enav_config_parse(c, yaml, strlen(yaml), err, sizeof(err)) != 0)
+		fail_msg("unexpected error for [%s]: %s", yaml, err);
+}
+
 static void expect_defaults(const struct enav_config *c)
 {
 	assert_int_equal(c->log_level, ENAV_LOG_INFO);
@@ -75,6 +89,23 @@ static void expect_defaults(const struct enav_config *c)
 	assert_true(c->http.enabled);
 	assert_string_equal(c->http.listen, "127.0.0.1:9464");
 	assert_int_equal(c->http.max_connections, 16);
+	assert_int_equal(c->capture.mode, ENAV_CAPTURE_POLICY_ALL);
+	assert_int_equal(c->capture.selectors.n, 0);
+	assert_true(c->discovery.inotify);
+	assert_int_equal(c->discovery.max_watches, 8192);
+	assert_int_equal(c->discovery.rescan_interval_ms, 2000);
+	assert_int_equal(c->discovery.max_cgroups, 16384);
+	assert_int_equal(c->kubernetes.enabled, ENAV_K8S_AUTO);
+	assert_string_equal(c->kubernetes.api_server, "");
+	assert_string_equal(c->kubernetes.kubeconfig, "");
+	assert_string_equal(c->kubernetes.token_file, SA_DIR "token");
+	assert_string_equal(c->kubernetes.ca_file, SA_DIR "ca.crt");
+	assert_string_equal(c->kubernetes.node_name, "");
+	assert_int_equal(c->kubernetes.keep_labels.n, 0);
+	assert_int_equal(c->kubernetes.max_pods, 2048);
+	assert_int_equal(c->kubernetes.max_services, 4096);
+	assert_int_equal(c->kubernetes.max_endpointslices, 8192);
+	assert_int_equal(c->kubernetes.request_timeout_ms, 10000);
 }
 
 static char tmpdir[] = "/tmp/enav-test-config-XXXXXX";
@@ -173,7 +204,35 @@ static void test_full_file_sets_every_field(void **state)
 				   "http:\n"
 				   "  enabled: false\n"
 				   "  listen: 0.0.0.0:65535\n"
-				   "  max_connections: 1024\n";
+				   "  max_connections: 1024\n"
+				   "capture:\n"
+				   "  mode: allowlist\n"
+				   "  selectors:\n"
+				   "    - cgroup:/kubepods.slice/*\n"
+				   "    - runtime:containerd\n"
+				   "    - namespace:prod\n"
+				   "    - pod:prod/web-*\n"
+				   "    - label:app.kubernetes.io/name=web\n"
+				   "    - service:prod/frontend\n"
+				   "discovery:\n"
+				   "  inotify: false\n"
+				   "  max_watches: 65536\n"
+				   "  rescan_interval_ms: 60000\n"
+				   "  max_cgroups: 1048576\n"
+				   "kubernetes:\n"
+				   "  enabled: true\n"
+				   "  api_server: https://10.96.0.1:443\n"
+				   "  kubeconfig: /etc/enav/kubeconfig\n"
+				   "  token_file: /etc/enav/token\n"
+				   "  ca_file: /etc/enav/ca.crt\n"
+				   "  node_name: node-1.example\n"
+				   "  keep_labels:\n"
+				   "  - app\n"
+				   "  - app.kubernetes.io/name\n"
+				   "  max_pods: 65536\n"
+				   "  max_services: 16\n"
+				   "  max_endpointslices: 65536\n"
+				   "  request_timeout_ms: 120000\n";
 	struct enav_config c;
 
 	parse_ok(yaml, &c);
@@ -199,20 +258,52 @@ static void test_full_file_sets_every_field(void **state)
 	assert_false(c.http.enabled);
 	assert_string_equal(c.http.listen, "0.0.0.0:65535");
 	assert_int_equal(c.http.max_connections, 1024);
+	assert_int_equal(c.capture.mode, ENAV_CAPTURE_POLICY_ALLOWLIST);
+	assert_int_equal(c.capture.selectors.n, 6);
+	assert_string_equal(c.capture.selectors.item[0], "cgroup:/kubepods.slice/*");
+	assert_string_equal(c.capture.selectors.item[1], "runtime:containerd");
+	assert_string_equal(c.capture.selectors.item[2], "namespace:prod");
+	assert_string_equal(c.capture.selectors.item[3], "pod:prod/web-*");
+	assert_string_equal(c.capture.selectors.item[4], "label:app.kubernetes.io/name=web");
+	assert_string_equal(c.capture.selectors.item[5], "service:prod/frontend");
+	assert_false(c.discovery.inotify);
+	assert_int_equal(c.discovery.max_watches, 65536);
+	assert_int_equal(c.discovery.rescan_interval_ms, 60000);
+	assert_int_equal(c.discovery.max_cgroups, 1048576);
+	assert_int_equal(c.kubernetes.enabled, ENAV_K8S_ON);
+	assert_string_equal(c.kubernetes.api_server, "https://10.96.0.1:443");
+	assert_string_equal(c.kubernetes.kubeconfig, "/etc/enav/kubeconfig");
+	assert_string_equal(c.kubernetes.token_file, "/etc/enav/token");
+	assert_string_equal(c.kubernetes.ca_file, "/etc/enav/ca.crt");
+	assert_string_equal(c.kubernetes.node_name, "node-1.example");
+	assert_int_equal(c.kubernetes.keep_labels.n, 2);
+	assert_string_equal(c.kubernetes.keep_labels.item[0], "app");
+	assert_string_equal(c.kubernetes.keep_labels.item[1], "app.kubernetes.io/name");
+	assert_int_equal(c.kubernetes.max_pods, 65536);
+	assert_int_equal(c.kubernetes.max_services, 16);
+	assert_int_equal(c.kubernetes.max_endpointslices, 65536);
+	assert_int_equal(c.kubernetes.request_timeout_ms, 120000);
+	assert_int_equal(enav_config_validate(&c, NULL, 0), 0);
 }
 
 static void test_flow_style_and_lower_bounds(void **state)
 {
 	struct enav_config c;
 
-	parse_ok("{log_level: error, transport: ringbuf, hooks: fexit, shutdown_timeout_ms: 10000,"
-		 " kernel: {ring_buffer_bytes: 65536, perf_buffer_pages: 8, wakeup_bytes: 0,"
-		 " poll_interval_ms: 1, cgroup_verdict_entries: 1048576},"
-		 " sources: {exec: {argv_max_bytes: 16}},"
-		 " attribution: {cgroup_cache_entries: 1048576, process_table_entries: 16},"
-		 " sinks: {ndjson: {queue_capacity: 1048576, max_line_bytes: 1024}},"
-		 " http: {max_connections: 1, listen: '10.0.0.1:1'}}",
-		 &c);
+	parse_ok(
+	    "{log_level: error, transport: ringbuf, hooks: fexit, shutdown_timeout_ms: 10000,"
+	    " kernel: {ring_buffer_bytes: 65536, perf_buffer_pages: 8, wakeup_bytes: 0,"
+	    " poll_interval_ms: 1, cgroup_verdict_entries: 1048576},"
+	    " sources: {exec: {argv_max_bytes: 16}},"
+	    " attribution: {cgroup_cache_entries: 1048576, process_table_entries: 16},"
+	    " sinks: {ndjson: {queue_capacity: 1048576, max_line_bytes: 1024}},"
+	    " http: {max_connections: 1, listen: '10.0.0.1:1'},"
+	    " capture: {mode: denylist, selectors: ['namespace:kube-system', \"runtime:crio\"]},"
+	    " discovery: {inotify: true, max_watches: 16, rescan_interval_ms: 100,"
+	    " max_cgroups: 64},"
+	    " kubernetes: {enabled: false, keep_labels: [team], max_pods: 16,"
+	    " max_services: 65536, max_endpointslices: 16, request_timeout_ms: 100}}",
+	    &c);
 	assert_int_equal(c.log_level, ENAV_LOG_ERROR);
 	assert_int_equal(c.transport, ENAV_TRANSPORT_RINGBUF);
 	assert_int_equal(c.hooks, ENAV_HOOKS_FEXIT);
@@ -229,13 +320,29 @@ static void test_flow_style_and_lower_bounds(void **state)
 	assert_int_equal(c.ndjson.max_line_bytes, 1024);
 	assert_int_equal(c.http.max_connections, 1);
 	assert_string_equal(c.http.listen, "10.0.0.1:1");
+	assert_int_equal(c.capture.mode, ENAV_CAPTURE_POLICY_DENYLIST);
+	assert_int_equal(c.capture.selectors.n, 2);
+	assert_string_equal(c.capture.selectors.item[0], "namespace:kube-system");
+	assert_string_equal(c.capture.selectors.item[1], "runtime:crio");
+	assert_true(c.discovery.inotify);
+	assert_int_equal(c.discovery.max_watches, 16);
+	assert_int_equal(c.discovery.rescan_interval_ms, 100);
+	assert_int_equal(c.discovery.max_cgroups, 64);
+	assert_int_equal(c.kubernetes.enabled, ENAV_K8S_OFF);
+	assert_int_equal(c.kubernetes.keep_labels.n, 1);
+	assert_string_equal(c.kubernetes.keep_labels.item[0], "team");
+	assert_int_equal(c.kubernetes.max_pods, 16);
+	assert_int_equal(c.kubernetes.max_services, 65536);
+	assert_int_equal(c.kubernetes.max_endpointslices, 16);
+	assert_int_equal(c.kubernetes.request_timeout_ms, 100);
 }
 
 static void test_partial_and_null_sections_keep_defaults(void **state)
 {
 	struct enav_config c;
 
-	parse_ok("kernel:\n  poll_interval_ms: 7\nsources:\n  exec:\nhttp: ~\ngenerators: {}\n",
+	parse_ok("kernel:\n  poll_interval_ms: 7\nsources:\n  exec:\nhttp: ~\ngenerators: {}\n"
+		 "capture:\ndiscovery: {}\nkubernetes: ~\n",
 		 &c);
 	assert_int_equal(c.kernel.poll_interval_ms, 7);
 	c.kernel.poll_interval_ms = 50;
@@ -301,6 +408,13 @@ static void test_unknown_keys(void **state)
 	parse_err("generators: {process_metrics: {interval: 5}}",
 		  "generators.process_metrics.interval: unknown key (allowed: enabled)");
 	parse_err("sinks: {stdout: {}}", "sinks.stdout: unknown key (allowed: ndjson)");
+	parse_err("capture: {selector: []}",
+		  "capture.selector: unknown key (allowed: mode, selectors)");
+	parse_err("discovery: {fanotify: true}",
+		  "discovery.fanotify: unknown key (allowed: inotify, max_watches, "
+		  "rescan_interval_ms, max_cgroups)");
+	parse_err("kubernetes:\n  apiserver: https://x\n",
+		  "kubernetes.apiserver: unknown key (allowed: " K8S_KEYS ")");
 	/* Keys are case-sensitive. */
 	parse_err("HTTP: {}", "HTTP: unknown key (allowed: " ROOT_KEYS ")");
 }
@@ -324,6 +438,10 @@ static void test_duplicate_keys(void **state)
 	parse_err("http:\n  enabled: true\n  enabled: false\n", "http.enabled: duplicate key");
 	parse_err("kernel: {}\nlog_level: info\nkernel: {}\n", "kernel: duplicate key");
 	parse_err("transport: auto\ntransport: auto\n", "transport: duplicate key");
+	parse_err("capture:\n  selectors: []\n  selectors: ['runtime:crio']\n",
+		  "capture.selectors: duplicate key");
+	parse_err("kubernetes: {keep_labels: [a], max_pods: 16, keep_labels: [b]}",
+		  "kubernetes.keep_labels: duplicate key");
 }
 
 static void test_non_scalar_keys(void **state)
@@ -792,6 +910,657 @@ static void test_validate_in_memory_config(void **state)
 	assert_string_equal(err, "attribution.cgroup2_mount: string is not terminated");
 }
 
+/* ---- lists ---------------------------------------------------------------------- */
+
+#define SELECTOR_RULE                                                                              \
+	"expected kind:value with kind one of cgroup, runtime, namespace, pod, label, service"
+#define LABEL_KEY_RULE                                                                             \
+	"[prefix/]name: name 1..63 characters of A-Z a-z 0-9 - _ . starting and ending "           \
+	"alphanumeric, prefix a lowercase DNS subdomain"
+#define LABEL_VALUE_RULE                                                                           \
+	"0..63 characters of A-Z a-z 0-9 - _ . starting and ending alphanumeric, or empty"
+
+/* Build "key: [e, e, ...]" (flow) or the "- e" form (block) with n copies of e. */
+static char *list_yaml(const char *section, const char *key, const char *entry, size_t n,
+		       bool block)
+{
+	size_t cap = 64 + n * (strlen(entry) + 16), o = 0;
+	char *buf = malloc(cap);
+
+	assert_non_null(buf);
+	o += (size_t)snprintf(buf + o, cap - o, "%s:\n  %s:%s", section, key, block ? "\n" : " [");
+	for (size_t i = 0; i < n; i++)
+		o += (size_t)snprintf(buf + o, cap - o, block ? "    - '%s'\n" : "%s'%s'",
+				      block ? entry : (i ? ", " : ""), entry);
+	if (!block)
+		snprintf(buf + o, cap - o, "]\n");
+	return buf;
+}
+
+static void test_list_block_and_flow_styles(void **state)
+{
+	static const char block[] = "capture:\n"
+				    "  selectors:\n"
+				    "    - namespace:prod\n"
+				    "    - 'label:app=web'\n"
+				    "    - \"runtime:docker\"\n"
+				    "kubernetes:\n"
+				    "  keep_labels:\n"
+				    "  - app\n"
+				    "  - 123\n"
+				    "  - true\n";
+	static const char flow[] = "capture: {selectors: [namespace:prod, 'label:app=web',\n"
+				   "  \"runtime:docker\"]}\n"
+				   "kubernetes:\n"
+				   "  keep_labels: [app, 123, true]\n";
+	struct enav_config a, b;
+
+	parse_ok(block, &a);
+	parse_ok(flow, &b);
+	assert_memory_equal(&a, &b, sizeof(a));
+	assert_int_equal(a.capture.selectors.n, 3);
+	assert_string_equal(a.capture.selectors.item[0], "namespace:prod");
+	assert_string_equal(a.capture.selectors.item[1], "label:app=web");
+	assert_string_equal(a.capture.selectors.item[2], "runtime:docker");
+	/* Plain scalars in a list are strings, whatever YAML 1.1 would make of them. */
+	assert_int_equal(a.kubernetes.keep_labels.n, 3);
+	assert_string_equal(a.kubernetes.keep_labels.item[0], "app");
+	assert_string_equal(a.kubernetes.keep_labels.item[1], "123");
+	assert_string_equal(a.kubernetes.keep_labels.item[2], "true");
+}
+
+static void test_list_empty_and_replaced(void **state)
+{
+	struct enav_config c, d;
+
+	parse_ok("capture: {selectors: []}\nkubernetes:\n  keep_labels: []\n", &c);
+	expect_defaults(&c);
+	enav_config_defaults(&d);
+	assert_memory_equal(&c, &d, sizeof(c));
+
+	/* A list in the file replaces the one already in cfg: no appending, no leftovers. */
+	parse_ok("capture: {selectors: ['runtime:crio', 'runtime:docker']}", &c);
+	reparse_ok(&c, "capture: {selectors: ['namespace:a']}");
+	assert_int_equal(c.capture.selectors.n, 1);
+	assert_string_equal(c.capture.selectors.item[0], "namespace:a");
+	assert_string_equal(c.capture.selectors.item[1], "");
+	reparse_ok(&c, "capture:\n  selectors: []\n");
+	assert_memory_equal(&c, &d, sizeof(c));
+
+	/* A list left out keeps what cfg had. */
+	parse_ok("capture: {selectors: ['runtime:crio']}", &c);
+	reparse_ok(&c, "capture: {mode: denylist}");
+	assert_int_equal(c.capture.selectors.n, 1);
+	assert_int_equal(c.capture.mode, ENAV_CAPTURE_POLICY_DENYLIST);
+}
+
+static void test_list_entry_count_boundary(void **state)
+{
+	struct enav_config c;
+	char *y;
+
+	for (int block = 0; block < 2; block++) {
+		y = list_yaml("capture", "selectors", "runtime:docker", 64, block);
+		parse_ok(y, &c);
+		assert_int_equal(c.capture.selectors.n, 64);
+		assert_string_equal(c.capture.selectors.item[63], "runtime:docker");
+		assert_int_equal(enav_config_validate(&c, NULL, 0), 0);
+		free(y);
+		y = list_yaml("capture", "selectors", "runtime:docker", 65, block);
+		parse_err(y, "capture.selectors: more than 64 entries");
+		free(y);
+
+		y = list_yaml("kubernetes", "keep_labels", "app", 64, block);
+		parse_ok(y, &c);
+		assert_int_equal(c.kubernetes.keep_labels.n, 64);
+		free(y);
+		y = list_yaml("kubernetes", "keep_labels", "app", 65, block);
+		parse_err(y, "kubernetes.keep_labels: more than 64 entries");
+		free(y);
+	}
+	/* The count is reported before anything about the 65th entry itself. */
+	y = list_yaml("kubernetes", "keep_labels", "app", 64, false);
+	strcpy(strrchr(y, ']'), ", {a: b}]\n");
+	parse_err(y, "kubernetes.keep_labels: more than 64 entries");
+	free(y);
+}
+
+static void test_list_entry_length_boundary(void **state)
+{
+	char yaml[700], entry[300];
+	struct enav_config c;
+
+	/* "cgroup:/" + 247 = 255 bytes: the longest entry. */
+	snprintf(entry, sizeof(entry), "cgroup:/%0247d", 0);
+	snprintf(yaml, sizeof(yaml), "capture: {selectors: ['%s']}", entry);
+	parse_ok(yaml, &c);
+	assert_int_equal(strlen(c.capture.selectors.item[0]), 255);
+	assert_string_equal(c.capture.selectors.item[0], entry);
+	snprintf(yaml, sizeof(yaml), "capture: {selectors: ['runtime:crio', 'cgroup:/%0248d']}", 0);
+	parse_err(yaml,
+		  "capture.selectors[1]: string is too long (256 bytes, allowed at most 255)");
+	parse_err(
+	    "capture: {selectors: [ab]}",
+	    "capture.selectors[0]: string is too short (2 bytes, allowed length 3..255 bytes)");
+	parse_err("capture: {selectors: ['']}",
+		  "capture.selectors[0]: string is empty (allowed length 3..255 bytes)");
+
+	/* 191-byte prefix + "/" + 63-byte name = 255 bytes. */
+	memset(entry, 'p', 191);
+	entry[191] = '/';
+	memset(entry + 192, 'n', 63);
+	entry[255] = '\0';
+	snprintf(yaml, sizeof(yaml), "kubernetes: {keep_labels: [%s]}", entry);
+	parse_ok(yaml, &c);
+	assert_string_equal(c.kubernetes.keep_labels.item[0], entry);
+	snprintf(yaml, sizeof(yaml), "kubernetes: {keep_labels: [p%s]}", entry);
+	parse_err(yaml,
+		  "kubernetes.keep_labels[0]: string is too long (256 bytes, allowed at most 255)");
+	parse_err("kubernetes: {keep_labels: [app, \"\"]}",
+		  "kubernetes.keep_labels[1]: string is empty (allowed length 1..255 bytes)");
+}
+
+static void test_list_type_errors(void **state)
+{
+	parse_err("capture: {selectors: \"namespace:prod\"}",
+		  "capture.selectors: expected a sequence of strings, got the quoted string "
+		  "\"namespace:prod\"");
+	parse_err("capture:\n  selectors: namespace:prod\n",
+		  "capture.selectors: expected a sequence of strings, got \"namespace:prod\"");
+	parse_err("capture:\n  selectors:\n  # - namespace:prod\n",
+		  "capture.selectors: expected a sequence of strings, got no value (write [] for "
+		  "an empty list)");
+	parse_err("kubernetes: {keep_labels: {app: x}}",
+		  "kubernetes.keep_labels: expected a sequence of strings, got a mapping");
+	parse_err("kubernetes: {keep_labels: [{app: x}]}",
+		  "kubernetes.keep_labels[0]: expected a string, got a mapping");
+	/* "kind: value" with a space is a mapping in YAML, not a selector. */
+	parse_err("capture:\n  selectors:\n    - namespace: prod\n",
+		  "capture.selectors[0]: expected a string, got a mapping");
+	/* Nested sequences are refused at the first entry that is one. */
+	parse_err("capture: {selectors: [[a]]}",
+		  "capture.selectors[0]: expected a string, got a sequence");
+	parse_err("kubernetes:\n  keep_labels:\n    - app\n    - - x\n      - y\n",
+		  "kubernetes.keep_labels[1]: expected a string, got a sequence");
+	parse_err("kubernetes: {keep_labels: [app, ~]}",
+		  "kubernetes.keep_labels[1]: expected a string, got no value");
+	parse_err("kubernetes:\n  keep_labels:\n    -\n",
+		  "kubernetes.keep_labels[0]: expected a string, got no value");
+	/* And a sequence where a scalar or section is expected. */
+	parse_err("kubernetes: {node_name: [a]}",
+		  "kubernetes.node_name: expected a string, got a sequence");
+	parse_err("capture: {mode: [all]}",
+		  "capture.mode: expected one of all, allowlist, denylist, got a sequence");
+	parse_err("discovery: {inotify: []}",
+		  "discovery.inotify: expected a boolean (true or false), got a sequence");
+	parse_err("discovery: {max_watches: [1]}",
+		  "discovery.max_watches: expected an unsigned decimal integer in 16..65536, got a "
+		  "sequence");
+	parse_err("kubernetes:\n  - enabled\n", "kubernetes: expected a mapping, got a sequence");
+}
+
+static void test_list_refuses_yaml_features(void **state)
+{
+	parse_err("capture: {selectors: &s ['runtime:crio']}",
+		  "capture.selectors: YAML aliases and anchors are not allowed");
+	parse_err("capture: {selectors: ['runtime:crio', &a 'runtime:docker']}",
+		  "capture.selectors[1]: YAML aliases and anchors are not allowed");
+	parse_err("kubernetes: {keep_labels: [app, *a]}",
+		  "kubernetes.keep_labels[1]: YAML aliases and anchors are not allowed");
+	parse_err("kubernetes: {keep_labels: *a}",
+		  "kubernetes.keep_labels: YAML aliases and anchors are not allowed");
+	parse_err("capture: {selectors: !!seq []}",
+		  "capture.selectors: YAML tags are not allowed (got \"!!seq\")");
+	parse_err("capture:\n  selectors:\n    - !!str runtime:crio\n",
+		  "capture.selectors[0]: YAML tags are not allowed (got \"!!str\")");
+	parse_err("capture: {selectors: [\"runtime:\\0crio\"]}",
+		  "capture.selectors[0]: must not contain a NUL byte");
+	/* A good list followed by a bad key still leaves cfg untouched. */
+	parse_err("capture: {selectors: ['runtime:crio']}\nlog_level: loud\n",
+		  "log_level: \"loud\" is not allowed (allowed: error, warn, info, debug)");
+	parse_err("capture: {selectors: ['runtime:crio', 'runtime:rkt']}",
+		  "capture.selectors[1]: \"runtime:rkt\" is not a runtime selector (allowed "
+		  "runtimes: containerd, crio, docker, podman, unknown)");
+}
+
+/* ---- selectors -------------------------------------------------------------------- */
+
+static void test_selectors_valid(void **state)
+{
+	static const char *const good[] = {
+	    "cgroup:/",
+	    "cgroup:/kubepods.slice/*",
+	    "cgroup:/system.slice/docker-?*.scope",
+	    "cgroup:/a b/ü/[x]:y",
+	    "runtime:containerd",
+	    "runtime:crio",
+	    "runtime:docker",
+	    "runtime:podman",
+	    "runtime:unknown",
+	    "namespace:prod",
+	    "namespace:kube-system",
+	    "namespace:a",
+	    "namespace:0",
+	    "namespace:team-*",
+	    "namespace:*",
+	    "namespace:?a*-",
+	    "pod:prod/web-7d9f8c6b5-x2x4z",
+	    "pod:prod/web.v1",
+	    "pod:prod/web-*",
+	    "pod:prod/*",
+	    "pod:prod/we?.*",
+	    "label:app=web",
+	    "label:app=",
+	    "label:app.kubernetes.io/name=web",
+	    "label:App_1.x=V-1_2.z",
+	    "label:k8s-app=kube-dns",
+	    "label:a=b",
+	    "service:prod/frontend",
+	    "service:kube-system/kube-dns",
+	    "service:a/0",
+	};
+	char yaml[600];
+	struct enav_config c;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(yaml, sizeof(yaml), "capture:\n  selectors:\n    - \"%s\"\n", good[i]);
+		parse_ok(yaml, &c);
+		assert_int_equal(c.capture.selectors.n, 1);
+		assert_string_equal(c.capture.selectors.item[0], good[i]);
+		assert_int_equal(enav_config_validate(&c, NULL, 0), 0);
+	}
+	/* Longest names: 63-byte namespace, label name and value; a pod name as long as
+	 * the entry allows. */
+	snprintf(yaml, sizeof(yaml),
+		 "capture: {selectors: ['namespace:%063d', 'label:%063d=%063d', 'pod:a/%0249d']}",
+		 0, 0, 0, 0);
+	parse_ok(yaml, &c);
+	assert_int_equal(c.capture.selectors.n, 3);
+}
+
+#define NS_WHY                                                                                     \
+	"is not a namespace selector (expected a DNS label: 1..63 characters of a-z 0-9 - "        \
+	"starting and ending alphanumeric, or a glob of those characters and * ?)"
+#define POD_WHY                                                                                    \
+	"is not a pod selector (expected pod:namespace/name with a namespace name and a pod name " \
+	"or a glob of a-z 0-9 - . * ?)"
+#define KEY_WHY "has an invalid label key (expected " LABEL_KEY_RULE ")"
+#define VAL_WHY "has an invalid label value (expected " LABEL_VALUE_RULE ")"
+#define SVC_WHY "is not a service selector (expected service:namespace/name, both DNS labels)"
+#define CG_WHY                                                                                     \
+	"is not a cgroup selector (expected cgroup:/path, an absolute cgroup2 path glob with * "   \
+	"and ?, no control characters)"
+#define RT_WHY                                                                                     \
+	"is not a runtime selector (allowed runtimes: containerd, crio, docker, podman, unknown)"
+
+static void test_selectors_invalid(void **state)
+{
+	static const struct {
+		const char *entry, *why;
+	} bad[] = {
+	    {"nope", "is not a selector (" SELECTOR_RULE ")"},
+	    {"host:x", "is not a selector (" SELECTOR_RULE ")"},
+	    {"Namespace:prod", "is not a selector (" SELECTOR_RULE ")"},
+	    {":prod", "is not a selector (" SELECTOR_RULE ")"},
+	    {"namespace prod", "is not a selector (" SELECTOR_RULE ")"},
+	    {"pod:", "is not a selector (the value after \"pod:\" is empty)"},
+	    {"cgroup:", "is not a selector (the value after \"cgroup:\" is empty)"},
+	    {"cgroup:kubepods/*", CG_WHY},
+	    {"cgroup:/a\\tb", CG_WHY},
+	    {"cgroup:/a\\x7fb", CG_WHY},
+	    {"runtime:rkt", RT_WHY},
+	    {"runtime:Docker", RT_WHY},
+	    {"runtime:docker ", RT_WHY},
+	    {"namespace:Prod", NS_WHY},
+	    {"namespace:-prod", NS_WHY},
+	    {"namespace:prod-", NS_WHY},
+	    {"namespace:a_b", NS_WHY},
+	    {"namespace:a.b", NS_WHY},
+	    {"namespace:prod/x", NS_WHY},
+	    {"namespace:[a]*", NS_WHY},
+	    {"namespace:Team-*", NS_WHY},
+	    {"pod:web", POD_WHY},
+	    {"pod:/web", POD_WHY},
+	    {"pod:prod/", POD_WHY},
+	    {"pod:Prod/web", POD_WHY},
+	    {"pod:prod/Web", POD_WHY},
+	    {"pod:prod/a/b", POD_WHY},
+	    {"pod:prod/web_1", POD_WHY},
+	    {"pod:prod/-web", POD_WHY},
+	    {"pod:prod/web..v1", POD_WHY},
+	    {"pod:prod*/web", POD_WHY},
+	    {"pod:prod/Web-*", POD_WHY},
+	    {"label:app", "is not a label selector (expected label:key=value)"},
+	    {"label:=web", KEY_WHY},
+	    {"label:-app=web", KEY_WHY},
+	    {"label:app-=web", KEY_WHY},
+	    {"label:a b=c", KEY_WHY},
+	    {"label:/app=web", KEY_WHY},
+	    {"label:Example.com/app=web", KEY_WHY},
+	    {"label:example.com/=web", KEY_WHY},
+	    {"label:a/b/c=web", KEY_WHY},
+	    {"label:a..b/c=web", KEY_WHY},
+	    {"label:app=web!", VAL_WHY},
+	    {"label:app=-web", VAL_WHY},
+	    {"label:app=web_", VAL_WHY},
+	    {"label:app=a=b", VAL_WHY},
+	    {"label:app=a b", VAL_WHY},
+	    {"service:prod", SVC_WHY},
+	    {"service:prod/", SVC_WHY},
+	    {"service:/web", SVC_WHY},
+	    {"service:prod/web/x", SVC_WHY},
+	    {"service:prod/web.v1", SVC_WHY},
+	    {"service:prod/Web", SVC_WHY},
+	    {"service:prod/web-*", SVC_WHY},
+	};
+	char yaml[700], want[700], shown[300];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *e = bad[i].entry;
+		size_t o = 0;
+
+		/* The YAML below is double-quoted: "\t" and "\x7f" are escapes, shown as \xNN. */
+		for (const char *p = e; *p; p++) {
+			if (p[0] == '\\' && p[1] == 't') {
+				o += (size_t)snprintf(shown + o, sizeof(shown) - o, "\\x09");
+				p++;
+			} else if (p[0] == '\\' && p[1] == 'x') {
+				o += (size_t)snprintf(shown + o, sizeof(shown) - o, "\\x%.2s",
+						      p + 2);
+				p += 3;
+			} else {
+				shown[o++] = *p;
+			}
+		}
+		shown[o] = '\0';
+		snprintf(yaml, sizeof(yaml),
+			 "capture:\n  mode: allowlist\n  selectors:\n    - runtime:crio\n"
+			 "    - namespace:prod\n    - 'service:a/b'\n    - \"%s\"\n",
+			 e);
+		snprintf(want, sizeof(want), "capture.selectors[3]: \"%s\" %s", shown, bad[i].why);
+		parse_err(yaml, want);
+	}
+	/* Over-long names for their kind. */
+	snprintf(yaml, sizeof(yaml), "capture: {selectors: ['namespace:%064d']}", 0);
+	snprintf(want, sizeof(want), "capture.selectors[0]: \"namespace:%054d...\" " NS_WHY, 0);
+	parse_err(yaml, want);
+	snprintf(yaml, sizeof(yaml), "capture: {selectors: ['label:%064d=x']}", 0);
+	snprintf(want, sizeof(want), "capture.selectors[0]: \"label:%058d...\" " KEY_WHY, 0);
+	parse_err(yaml, want);
+	snprintf(yaml, sizeof(yaml), "capture: {selectors: ['label:x=%064d']}", 0);
+	snprintf(want, sizeof(want), "capture.selectors[0]: \"label:x=%056d...\" " VAL_WHY, 0);
+	parse_err(yaml, want);
+	snprintf(yaml, sizeof(yaml), "capture: {selectors: ['pod:%064d/a']}", 0);
+	snprintf(want, sizeof(want), "capture.selectors[0]: \"pod:%060d...\" " POD_WHY, 0);
+	parse_err(yaml, want);
+	snprintf(yaml, sizeof(yaml), "capture: {selectors: ['service:a/%064d']}", 0);
+	snprintf(want, sizeof(want), "capture.selectors[0]: \"service:a/%054d...\" " SVC_WHY, 0);
+	parse_err(yaml, want);
+	/* The exact line from the reference. */
+	parse_err("capture:\n  selectors: [\"namespace:prod\", \"label:app=web\", runtime:crio, "
+		  "nope]\n",
+		  "capture.selectors[3]: \"nope\" is not a selector (expected kind:value with kind "
+		  "one of cgroup, runtime, namespace, pod, label, service)");
+}
+
+static void test_keep_labels(void **state)
+{
+	static const char *const good[] = {
+	    "app", "k8s-app", "A_b.C", "app.kubernetes.io/name", "example.com/x", "1"};
+	static const char *const bad[] = {
+	    "Bad Key", "-app",	 "app-",    "example.com/",	"/app", "Example.com/app",
+	    "a/b/c",   "a..b/x", "app=web", "-example.com/app", "app.", "ex_ample.com/app"};
+	char yaml[600], want[600];
+	struct enav_config c;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(yaml, sizeof(yaml), "kubernetes: {keep_labels: ['%s']}", good[i]);
+		parse_ok(yaml, &c);
+		assert_string_equal(c.kubernetes.keep_labels.item[0], good[i]);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(yaml, sizeof(yaml), "kubernetes:\n  keep_labels:\n    - app\n    - '%s'\n",
+			 bad[i]);
+		snprintf(
+		    want, sizeof(want),
+		    "kubernetes.keep_labels[1]: \"%s\" is not a label key (expected " LABEL_KEY_RULE
+		    ")",
+		    bad[i]);
+		parse_err(yaml, want);
+	}
+	/* Name part at most 63 bytes; prefix at most 253. */
+	snprintf(yaml, sizeof(yaml), "kubernetes: {keep_labels: ['%063d']}", 0);
+	parse_ok(yaml, &c);
+	snprintf(yaml, sizeof(yaml), "kubernetes: {keep_labels: ['%064d']}", 0);
+	snprintf(want, sizeof(want),
+		 "kubernetes.keep_labels[0]: \"%064d\" is not a label key (expected " LABEL_KEY_RULE
+		 ")",
+		 0);
+	parse_err(yaml, want);
+}
+
+/* ---- new scalar keys ----------------------------------------------------------- */
+
+static void test_capture_mode(void **state)
+{
+	struct enav_config c;
+
+	parse_ok("capture: {mode: all}", &c);
+	assert_int_equal(c.capture.mode, ENAV_CAPTURE_POLICY_ALL);
+	parse_ok("capture: {mode: allowlist}", &c);
+	assert_int_equal(c.capture.mode, ENAV_CAPTURE_POLICY_ALLOWLIST);
+	parse_ok("capture: {mode: 'denylist'}", &c);
+	assert_int_equal(c.capture.mode, ENAV_CAPTURE_POLICY_DENYLIST);
+	parse_err("capture: {mode: block}",
+		  "capture.mode: \"block\" is not allowed (allowed: all, allowlist, denylist)");
+	parse_err("capture: {mode: Allowlist}",
+		  "capture.mode: \"Allowlist\" is not allowed (allowed: all, allowlist, denylist)");
+	parse_err("capture: {mode: }",
+		  "capture.mode: expected one of all, allowlist, denylist, got no value");
+}
+
+static void test_kubernetes_enabled(void **state)
+{
+	struct enav_config c;
+
+	parse_ok("kubernetes: {enabled: true}", &c);
+	assert_int_equal(c.kubernetes.enabled, ENAV_K8S_ON);
+	parse_ok("kubernetes:\n  enabled: false\n", &c);
+	assert_int_equal(c.kubernetes.enabled, ENAV_K8S_OFF);
+	parse_ok("kubernetes: {enabled: auto}", &c);
+	assert_int_equal(c.kubernetes.enabled, ENAV_K8S_AUTO);
+	parse_ok("kubernetes: {enabled: \"false\"}", &c);
+	assert_int_equal(c.kubernetes.enabled, ENAV_K8S_OFF);
+	parse_err("kubernetes: {enabled: yes}",
+		  "kubernetes.enabled: \"yes\" is not allowed (allowed: auto, true, false)");
+	parse_err("kubernetes: {enabled: True}",
+		  "kubernetes.enabled: \"True\" is not allowed (allowed: auto, true, false)");
+	parse_err("kubernetes: {enabled: ~}",
+		  "kubernetes.enabled: expected one of auto, true, false, got no value");
+	parse_err("discovery: {inotify: auto}",
+		  "discovery.inotify: expected a boolean (true or false), got \"auto\"");
+	parse_ok("discovery: {inotify: false}", &c);
+	assert_false(c.discovery.inotify);
+}
+
+static void test_new_integer_ranges(void **state)
+{
+	static const struct {
+		const char *section, *key;
+		unsigned lo, hi;
+	} keys[] = {
+	    {"discovery", "max_watches", 16, 65536},
+	    {"discovery", "rescan_interval_ms", 100, 60000},
+	    {"discovery", "max_cgroups", 64, 1048576},
+	    {"kubernetes", "max_pods", 16, 65536},
+	    {"kubernetes", "max_services", 16, 65536},
+	    {"kubernetes", "max_endpointslices", 16, 65536},
+	    {"kubernetes", "request_timeout_ms", 100, 120000},
+	};
+	char yaml[128], want[256];
+	struct enav_config c;
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		unsigned vals[] = {keys[i].lo - 1, keys[i].hi + 1};
+
+		for (size_t j = 0; j < 2; j++) {
+			snprintf(yaml, sizeof(yaml), "%s: {%s: %u}", keys[i].section, keys[i].key,
+				 vals[j]);
+			snprintf(want, sizeof(want), "%s.%s: %u is out of range (allowed %u..%u)",
+				 keys[i].section, keys[i].key, vals[j], keys[i].lo, keys[i].hi);
+			parse_err(yaml, want);
+		}
+		snprintf(yaml, sizeof(yaml), "%s: {%s: '%u'}", keys[i].section, keys[i].key,
+			 keys[i].lo);
+		snprintf(want, sizeof(want),
+			 "%s.%s: expected an unsigned decimal integer in %u..%u, got the quoted "
+			 "string \"%u\"",
+			 keys[i].section, keys[i].key, keys[i].lo, keys[i].hi, keys[i].lo);
+		parse_err(yaml, want);
+		snprintf(yaml, sizeof(yaml), "%s: {%s: %u}", keys[i].section, keys[i].key,
+			 keys[i].hi);
+		parse_ok(yaml, &c);
+	}
+}
+
+static void test_kubernetes_strings(void **state)
+{
+	static const char *const good_urls[] = {
+	    "http://127.0.0.1:8001", "https://kubernetes.default.svc", "https://[fd00::1]:6443",
+	    "https://rancher.example/k8s/clusters/c-1"};
+	static const char *const bad_urls[] = {"10.0.0.1:6443", "ftp://x",    "http://",
+					       "https://",	"https:///x", "http:// x",
+					       "HTTPS://x",	"http:/x",    "https://a\\tb"};
+	static const char url_why[] = "is not an API server URL (expected http:// or https:// and "
+				      "a host, e.g. https://10.0.0.1:6443, or \"\" for in-cluster)";
+	char yaml[600], want[600];
+	struct enav_config c;
+
+	for (size_t i = 0; i < sizeof(good_urls) / sizeof(good_urls[0]); i++) {
+		snprintf(yaml, sizeof(yaml), "kubernetes: {api_server: '%s'}", good_urls[i]);
+		parse_ok(yaml, &c);
+		assert_string_equal(c.kubernetes.api_server, good_urls[i]);
+	}
+	for (size_t i = 0; i < sizeof(bad_urls) / sizeof(bad_urls[0]); i++) {
+		const char *tab = strstr(bad_urls[i], "\\t");
+
+		snprintf(yaml, sizeof(yaml), "kubernetes: {api_server: \"%s\"}", bad_urls[i]);
+		if (tab)
+			snprintf(want, sizeof(want), "kubernetes.api_server: \"%.*s\\x09%s\" %s",
+				 (int)(tab - bad_urls[i]), bad_urls[i], tab + 2, url_why);
+		else
+			snprintf(want, sizeof(want), "kubernetes.api_server: \"%s\" %s",
+				 bad_urls[i], url_why);
+		parse_err(yaml, want);
+	}
+	parse_ok("kubernetes: {api_server: https://x, kubeconfig: /root/.kube/config}", &c);
+	reparse_ok(&c, "kubernetes: {api_server: '', kubeconfig: ''}");
+	assert_string_equal(c.kubernetes.api_server, "");
+	assert_string_equal(c.kubernetes.kubeconfig, "");
+	snprintf(yaml, sizeof(yaml), "kubernetes: {api_server: 'https://%0248d'}", 0);
+	parse_err(yaml,
+		  "kubernetes.api_server: string is too long (256 bytes, allowed at most 255)");
+	snprintf(yaml, sizeof(yaml), "kubernetes: {node_name: '%0255d'}", 0);
+	parse_ok(yaml, &c);
+	snprintf(yaml, sizeof(yaml), "kubernetes: {node_name: '%0256d'}", 0);
+	parse_err(yaml,
+		  "kubernetes.node_name: string is too long (256 bytes, allowed at most 255)");
+	parse_err("kubernetes: {token_file: ''}",
+		  "kubernetes.token_file: string is empty (allowed length 1..255 bytes)");
+	parse_err("kubernetes: {ca_file: ~}",
+		  "kubernetes.ca_file: expected a string, got no value");
+	parse_err("kubernetes: {kubeconfig: }",
+		  "kubernetes.kubeconfig: expected a string, got no value (write \"\" for an empty "
+		  "string)");
+	parse_err("kubernetes: {node_name: {a: b}}",
+		  "kubernetes.node_name: expected a string, got a mapping");
+}
+
+static void test_validate_new_fields(void **state)
+{
+	struct enav_config c;
+	char err[512];
+
+	enav_config_defaults(&c);
+	c.capture.selectors.n = 2;
+	strcpy(c.capture.selectors.item[0], "runtime:crio");
+	strcpy(c.capture.selectors.item[1], "label:app=web");
+	/* Slots past n are not looked at. */
+	memset(c.capture.selectors.item[5], 'x', sizeof(c.capture.selectors.item[5]));
+	c.kubernetes.keep_labels.n = 1;
+	strcpy(c.kubernetes.keep_labels.item[0], "app");
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), 0);
+
+	c.capture.selectors.n = 65;
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), -1);
+	assert_string_equal(err, "capture.selectors: more than 64 entries");
+
+	c.capture.selectors.n = UINT32_MAX;
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), -1);
+	assert_string_equal(err, "capture.selectors: more than 64 entries");
+
+	c.capture.selectors.n = 2;
+	strcpy(c.capture.selectors.item[1], "nope");
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), -1);
+	assert_string_equal(err,
+			    "capture.selectors[1]: \"nope\" is not a selector (" SELECTOR_RULE ")");
+
+	strcpy(c.capture.selectors.item[1], "");
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), -1);
+	assert_string_equal(err, "capture.selectors[1]: string is empty (allowed length 3..255 "
+				 "bytes)");
+
+	enav_config_defaults(&c);
+	c.kubernetes.keep_labels.n = 1;
+	memset(c.kubernetes.keep_labels.item[0], 'a', sizeof(c.kubernetes.keep_labels.item[0]));
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), -1);
+	assert_string_equal(err, "kubernetes.keep_labels[0]: string is not terminated");
+
+	enav_config_defaults(&c);
+	c.kubernetes.keep_labels.n = 1;
+	strcpy(c.kubernetes.keep_labels.item[0], "-x");
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), -1);
+	assert_string_equal(
+	    err,
+	    "kubernetes.keep_labels[0]: \"-x\" is not a label key (expected " LABEL_KEY_RULE ")");
+
+	enav_config_defaults(&c);
+	c.capture.mode = (enum enav_capture_policy)3;
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), -1);
+	assert_string_equal(
+	    err, "capture.mode: value 3 is not allowed (allowed: all, allowlist, denylist)");
+
+	enav_config_defaults(&c);
+	c.kubernetes.enabled = (enum enav_k8s_enable)3;
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), -1);
+	assert_string_equal(
+	    err, "kubernetes.enabled: value 3 is not allowed (allowed: auto, true, false)");
+
+	enav_config_defaults(&c);
+	strcpy(c.kubernetes.api_server, "kubernetes:443");
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), -1);
+	assert_string_equal(err,
+			    "kubernetes.api_server: \"kubernetes:443\" is not an API server URL "
+			    "(expected http:// or https:// and a host, e.g. "
+			    "https://10.0.0.1:6443, or \"\" for in-cluster)");
+
+	enav_config_defaults(&c);
+	c.discovery.max_watches = 8;
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), -1);
+	assert_string_equal(err, "discovery.max_watches: 8 is out of range (allowed 16..65536)");
+
+	enav_config_defaults(&c);
+	memset(&c.discovery.inotify, 2, 1);
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), -1);
+	assert_string_equal(err, "discovery.inotify: not a boolean (allowed: true, false)");
+
+	enav_config_defaults(&c);
+	c.kubernetes.token_file[0] = '\0';
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), -1);
+	assert_string_equal(err,
+			    "kubernetes.token_file: string is empty (allowed length 1..255 bytes)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -832,6 +1601,20 @@ int main(void)
 	    cmocka_unit_test(test_listen_split),
 	    cmocka_unit_test(test_choice_names),
 	    cmocka_unit_test(test_validate_in_memory_config),
+	    cmocka_unit_test(test_list_block_and_flow_styles),
+	    cmocka_unit_test(test_list_empty_and_replaced),
+	    cmocka_unit_test(test_list_entry_count_boundary),
+	    cmocka_unit_test(test_list_entry_length_boundary),
+	    cmocka_unit_test(test_list_type_errors),
+	    cmocka_unit_test(test_list_refuses_yaml_features),
+	    cmocka_unit_test(test_selectors_valid),
+	    cmocka_unit_test(test_selectors_invalid),
+	    cmocka_unit_test(test_keep_labels),
+	    cmocka_unit_test(test_capture_mode),
+	    cmocka_unit_test(test_kubernetes_enabled),
+	    cmocka_unit_test(test_new_integer_ranges),
+	    cmocka_unit_test(test_kubernetes_strings),
+	    cmocka_unit_test(test_validate_new_fields),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
