@@ -49,8 +49,8 @@ BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_NAMES := $(patsubst bpf/%.bpf.c,%,$(BPF_SRCS))
 TRANSPORTS := ringbuf perf
 SKELS     := $(foreach n,$(BPF_NAMES),$(foreach t,$(TRANSPORTS),$(BUILD)/bpf/$(n)_$(t).skel.h))
-UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+UNIT_SRCS := $(filter-out tests/unit/test_k8s%,$(wildcard tests/unit/test_*.c))
+FUZZ_SRCS := $(filter-out tests/fuzz/fuzz_k8s%,$(wildcard tests/fuzz/fuzz_*.c))
 HELPER_SRCS := $(wildcard tests/integration/helpers/*.c)
 
 .PHONY: all run test asan fuzz format format-check clean unit helpers FORCE

@@ -10,7 +10,7 @@ static bool is_plain_option(const char *opt, size_t len)
 {
 	static const char *const plain[] = {
 	    "rw",    "ro",     "xattr",	   "noprefix",	     "clone_children", "nosuid",
-	    "nodev", "noexec", "relatime", "cpuset_v2_mode", "favordynmods"};
+	    "nodev", "noexec", "relatime", "cpuset_v2_mode", "favordynmods",   "seclabel"};
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
 		if (strlen(plain[i]) == len && memcmp(plain[i], opt, len) == 0)
 			return true;
@@ -95,14 +95,17 @@ int enav_cgroup_parse_mountinfo(const char *text, size_t len, struct enav_cgroup
 			if (out->v2_mount[0] == '\0')
 				snprintf(out->v2_mount, sizeof(out->v2_mount), "%s", mountpoint);
 		} else if (strcmp(fstype, "cgroup") == 0 && nf == 3) {
-			if (out->n_v1 == ENAV_CGROUP_MAX_V1) {
+			char ctrl[ENAV_CGROUP_CTRL_MAX];
+			/* A hierarchy we cannot represent must not vanish: that would
+			 * make the host look more provable than it is. */
+			int rc =
+			    normalize_controllers(super, strlen(super), ctrl, sizeof(ctrl), true);
+			if (rc != 0) {
 				out->v1_truncated = true;
 				continue;
 			}
-			char ctrl[ENAV_CGROUP_CTRL_MAX];
-			if (normalize_controllers(super, strlen(super), ctrl, sizeof(ctrl), true) !=
-				0 ||
-			    ctrl[0] == '\0')
+			if (ctrl[0] ==
+			    '\0') /* options only: the kernel never shows such a hierarchy */
 				continue;
 			/* The same hierarchy mounted twice (bind mounts) counts once. */
 			bool dup = false;
@@ -110,6 +113,10 @@ int enav_cgroup_parse_mountinfo(const char *text, size_t len, struct enav_cgroup
 				dup |= strcmp(out->v1[i].controllers, ctrl) == 0;
 			if (dup)
 				continue;
+			if (out->n_v1 == ENAV_CGROUP_MAX_V1) {
+				out->v1_truncated = true;
+				continue;
+			}
 			snprintf(out->v1[out->n_v1].controllers, ENAV_CGROUP_CTRL_MAX, "%s", ctrl);
 			snprintf(out->v1[out->n_v1].mount, ENAV_CGROUP_MOUNT_PATH_MAX, "%s",
 				 mountpoint);

@@ -21,7 +21,7 @@
 #include "probe/features.h"
 
 #define ENAV_CGROUP_MAX_V1	   24
-#define ENAV_CGROUP_CTRL_MAX	   96
+#define ENAV_CGROUP_CTRL_MAX	   128
 #define ENAV_CGROUP_MOUNT_PATH_MAX 256
 #define ENAV_CGROUP_REL_PATH_MAX   1024
 

@@ -217,17 +217,30 @@ static const char *hybrid_reason(struct enav_discovery *d, const struct cg *c)
 	char path[ENAV_CGROUP_MOUNT_PATH_MAX + ENAV_CGROUP_REL_PATH_MAX + 32];
 	snprintf(path, sizeof(path), "%s%s/cgroup.procs", d->mounts.v2_mount,
 		 strcmp(c->path, "/") ? c->path : "");
-	char procs[512];
-	if (read_small(path, procs, sizeof(procs)) > 0) {
+	char procs[4096];
+	int plen = read_small(path, procs, sizeof(procs));
+	if (plen > 0) {
+		/* A full buffer may end mid-pid: drop the partial last line. */
+		if ((size_t)plen == sizeof(procs) - 1) {
+			char *nl = strrchr(procs, '\n');
+			if (nl)
+				nl[1] = '\0';
+		}
 		char *save = NULL;
 		for (char *t = strtok_r(procs, "\n", &save); t && n < MEMBERS_SAMPLED;
 		     t = strtok_r(NULL, "\n", &save)) {
 			char cgfile[64], text[8192];
 			snprintf(cgfile, sizeof(cgfile), "/proc/%s/cgroup", t);
 			int len = read_small(cgfile, text, sizeof(text));
-			/* A member that exited meanwhile proves nothing either way. */
-			if (len > 0 && enav_cgroup_parse_proc(text, (size_t)len, &members[n]) == 0)
-				n++;
+			/* A member that exited meanwhile proves nothing either way; one
+			 * whose file cannot be parsed fails the proof (an empty record
+			 * lacks every hierarchy). */
+			if (len <= 0)
+				continue;
+			if ((size_t)len == sizeof(text) - 1 ||
+			    enav_cgroup_parse_proc(text, (size_t)len, &members[n]) != 0)
+				memset(&members[n], 0, sizeof(members[n]));
+			n++;
 		}
 	}
 	const char *which;
@@ -533,16 +546,34 @@ static void *discovery_thread(void *arg)
 
 /* ---- module -------------------------------------------------------------- */
 
+/* The whole of /proc/self/mountinfo (busy nodes exceed 1 MiB), capped at
+ * 16 MiB: a cut line could invent a hierarchy, so a bigger file is an error. */
 static int read_mountinfo(struct enav_cgroup_mounts *m)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
 		return -errno;
-	static char text[1 << 20]; /* start-up only */
-	size_t len = fread(text, 1, sizeof(text) - 1, f);
+	size_t cap = 1 << 20, len = 0;
+	char *text = malloc(cap);
+	while (text) {
+		len += fread(text + len, 1, cap - len, f);
+		if (len < cap || cap >= (16u << 20))
+			break;
+		char *bigger = realloc(text, cap * 2);
+		if (!bigger) {
+			free(text);
+			text = NULL;
+			break;
+		}
+		text = bigger;
+		cap *= 2;
+	}
 	fclose(f);
-	text[len] = '\0';
-	return enav_cgroup_parse_mountinfo(text, len, m);
+	if (!text)
+		return -ENOMEM;
+	int rc = len == cap ? -EFBIG : enav_cgroup_parse_mountinfo(text, len, m);
+	free(text);
+	return rc;
 }
 
 static int setup_fds(struct enav_discovery *d, char *err, size_t errlen)
