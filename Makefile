@@ -18,7 +18,7 @@ GIT_REV   := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 
 WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 CSTD      := -std=gnu17
-DEFS      := -D_GNU_SOURCE -DENAV_VERSION='"$(VERSION)"'
+DEFS      := -D_GNU_SOURCE -DENAV_VERSION='"$(VERSION)"' -DENAV_WITH_K8S
 # V=1 shows full command lines.
 ifeq ($(V),1)
 Q :=
@@ -28,7 +28,7 @@ Q := @
 msg = @printf '  %-6s %s\n' $(1) $(2)
 endif
 INCS      := -Iinclude -Isrc -I$(BUILD)/bpf -I$(BUILD)
-PKGS      := libbpf libmicrohttpd yaml-0.1
+PKGS      := libbpf libmicrohttpd yaml-0.1 libcurl jansson
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lelf -lz -lpthread
 CFLAGS    ?= -O2 -g
@@ -42,18 +42,16 @@ FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
 # Library sources: everything except the CLI entry point, so tests link it.
 LIB_SRCS  := $(sort $(wildcard src/core/*.c src/probe/*.c src/sources/*.c src/discovery/*.c \
 	       src/processors/*.c src/generators/*.c src/sinks/*.c src/agent/*.c))
-# The Kubernetes controller joins the build once it lands (it needs libcurl).
-LIB_SRCS  := $(filter-out src/discovery/k8s%,$(LIB_SRCS))
 MAIN_SRC  := src/main.c
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_NAMES := $(patsubst bpf/%.bpf.c,%,$(BPF_SRCS))
 TRANSPORTS := ringbuf perf
 SKELS     := $(foreach n,$(BPF_NAMES),$(foreach t,$(TRANSPORTS),$(BUILD)/bpf/$(n)_$(t).skel.h))
-UNIT_SRCS := $(filter-out tests/unit/test_k8s%,$(wildcard tests/unit/test_*.c))
-FUZZ_SRCS := $(filter-out tests/fuzz/fuzz_k8s%,$(wildcard tests/fuzz/fuzz_*.c))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 HELPER_SRCS := $(wildcard tests/integration/helpers/*.c)
 
-.PHONY: all run test asan fuzz format format-check clean unit helpers FORCE
+.PHONY: all run test asan fuzz format format-check clean unit helpers k8s-tests FORCE
 .DELETE_ON_ERROR:
 # Keep generated skeletons and objects: deleting them as intermediates would
 # force every object to rebuild on the next make.
@@ -122,7 +120,15 @@ $(BUILD)/asan/tests/%: $(BUILD)/asan/obj/tests/unit/%.o $(call objs,$(BUILD)/asa
 	$(Q)$(CC) $(SAN_FLAGS) $^ $(PKG_LIBS) -lcmocka -ljansson -o $@
 
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/asan/tests/%,$(UNIT_SRCS))
-asan: $(BUILD)/asan/enav $(UNIT_BINS)
+# The Kubernetes controller against the fake API server (tests/k8s/).
+K8S_TEST_OBJS := $(call objs,$(BUILD)/asan,tests/k8s/test_controller.c tests/k8s/fake.c)
+$(BUILD)/asan/k8s/test_controller: $(K8S_TEST_OBJS) $(call objs,$(BUILD)/asan,$(LIB_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(SAN_FLAGS) $^ $(PKG_LIBS) -lcmocka -o $@
+k8s-tests: $(BUILD)/asan/k8s/test_controller
+
+asan: $(BUILD)/asan/enav $(UNIT_BINS) $(BUILD)/asan/k8s/test_controller
 unit: $(UNIT_BINS)
 
 # libFuzzer variant.

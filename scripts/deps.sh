@@ -4,11 +4,12 @@
 set -euo pipefail
 
 build_pkgs=(make clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev
-	libmicrohttpd-dev pkg-config)
+	libmicrohttpd-dev libcurl4-openssl-dev libjansson-dev pkg-config git)
 # Tests add: cmocka for unit tests, the sanitizer/libFuzzer runtimes, promtool,
-# jq for reading NDJSON, and util-linux/libcap2-bin for setpriv/capsh.
-test_pkgs=(libcmocka-dev libjansson-dev libclang-rt-14-dev prometheus jq util-linux libcap2-bin curl
-	procps)
+# jq for reading NDJSON, util-linux/libcap2-bin for setpriv/capsh, and python3
+# for the fake Kubernetes API server.
+test_pkgs=(libcmocka-dev libclang-rt-14-dev prometheus jq util-linux libcap2-bin curl
+	procps python3)
 
 want=("${build_pkgs[@]}")
 if [ "${1:-build}" = "test" ]; then

@@ -50,6 +50,13 @@ for f in "$BUILD"/fuzz/fuzz_*; do
 	rm -rf "$scratch"
 done
 
+echo "== kubernetes controller (fake API server)"
+for t in "$BUILD"/asan/k8s/test_*; do
+	[ -x "$t" ] || continue
+	"$t"
+	record "k8s:$(basename "$t")" $?
+done
+
 echo "== integration tests (real kernel)"
 for t in tests/integration/test_*.sh; do
 	bash "$t"

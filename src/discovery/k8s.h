@@ -86,8 +86,7 @@ void enav_k8s_stop(struct enav_k8s *k);
 /* The current view (never NULL once started; empty until synced). */
 struct enav_k8s_view *enav_k8s_view_acquire(struct enav_k8s *k);
 void enav_k8s_view_release(struct enav_k8s_view *v);
-const struct enav_k8s_pod *enav_k8s_view_find_pod(const struct enav_k8s_view *v,
-						  const char *uid);
+const struct enav_k8s_pod *enav_k8s_view_find_pod(const struct enav_k8s_view *v, const char *uid);
 /* Does the pod carry label key=value (any label, kept or not)? */
 bool enav_k8s_view_pod_has_label(const struct enav_k8s_view *v, const struct enav_k8s_pod *pod,
 				 const char *key, const char *value);
