@@ -40,7 +40,7 @@ FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
 	      -fno-sanitize-recover=undefined -DENAV_FUZZING
 
 # Library sources: everything except the CLI entry point, so tests link it.
-LIB_SRCS  := $(sort $(wildcard src/core/*.c src/probe/*.c src/sources/*.c src/discovery/*.c \
+LIB_SRCS  := $(sort $(wildcard src/core/*.c src/probe/*.c src/sources/*.c src/sources/host/*.c src/discovery/*.c \
 	       src/processors/*.c src/generators/*.c src/sinks/*.c src/agent/*.c))
 MAIN_SRC  := src/main.c
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)

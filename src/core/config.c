@@ -67,6 +67,7 @@ static const char *const exec_hook_names[] = {"auto", "tp_btf", "raw_tp", NULL};
 static const char *const capture_mode_names[] = {"all", "allowlist", "denylist", NULL};
 /* YAML's true/false spelled as enum names: the plain scalars match as text. */
 static const char *const k8s_enable_names[] = {"auto", "true", "false", NULL};
+static const char *const host_cgroups_names[] = {"none", "containers", "all", NULL};
 
 /* Enum fields are stored through an unsigned int. */
 _Static_assert(sizeof(enum enav_log_level) == sizeof(unsigned), "enum size");
@@ -75,6 +76,10 @@ _Static_assert(sizeof(enum enav_hook_choice) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(enum enav_exec_hook_choice) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(enum enav_capture_policy) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(enum enav_k8s_enable) == sizeof(unsigned), "enum size");
+_Static_assert(sizeof(enum enav_host_cgroups) == sizeof(unsigned), "enum size");
+_Static_assert(ENAV_HOST_CGROUPS_NONE == 0 && ENAV_HOST_CGROUPS_CONTAINERS == 1 &&
+		   ENAV_HOST_CGROUPS_ALL == 2,
+	       "host_cgroups_names order");
 _Static_assert(ENAV_CAPTURE_POLICY_ALL == 0 && ENAV_CAPTURE_POLICY_ALLOWLIST == 1 &&
 		   ENAV_CAPTURE_POLICY_DENYLIST == 2,
 	       "capture_mode_names order");
@@ -197,6 +202,13 @@ static const struct field schema[] = {
     U32("kubernetes.max_services", kubernetes.max_services, 16, 65536, 4096),
     U32("kubernetes.max_endpointslices", kubernetes.max_endpointslices, 16, 65536, 8192),
     U32("kubernetes.request_timeout_ms", kubernetes.request_timeout_ms, 100, 120000, 10000),
+    MAP("host"),
+    BOOL("host.enabled", host.enabled, true),
+    U32("host.cache_ms", host.cache_ms, 0, 60000, 0),
+    U32("host.max_devices", host.max_devices, 1, 4096, 256),
+    ENUM("host.cgroups", host.cgroups, enum enav_host_cgroups, host_cgroups_names,
+	 ENAV_HOST_CGROUPS_CONTAINERS),
+    U32("host.max_cgroups", host.max_cgroups, 1, 65536, 1024),
 };
 
 /* ---- errors -------------------------------------------------------------- */

@@ -19,6 +19,11 @@ enum enav_capture_policy {
 	ENAV_CAPTURE_POLICY_DENYLIST
 };
 enum enav_k8s_enable { ENAV_K8S_AUTO, ENAV_K8S_ON, ENAV_K8S_OFF };
+enum enav_host_cgroups {
+	ENAV_HOST_CGROUPS_NONE,
+	ENAV_HOST_CGROUPS_CONTAINERS,
+	ENAV_HOST_CGROUPS_ALL
+};
 
 enum enav_log_level { ENAV_LOG_ERROR, ENAV_LOG_WARN, ENAV_LOG_INFO, ENAV_LOG_DEBUG };
 
@@ -122,6 +127,15 @@ struct enav_config {
 		uint32_t
 		    request_timeout_ms; /* kubernetes.request_timeout_ms: 100..120000 (10000) */
 	} kubernetes;
+
+	struct {
+		bool enabled;	      /* host.enabled (true): node and cgroup resource metrics */
+		uint32_t cache_ms;    /* host.cache_ms: 0..60000 (0 = read at every scrape) */
+		uint32_t max_devices; /* host.max_devices: 1..4096 (256) per kind: disks, NICs,
+					 filesystems, CPUs */
+		enum enav_host_cgroups cgroups; /* host.cgroups: none|containers|all (containers) */
+		uint32_t max_cgroups; /* host.max_cgroups: 1..65536 (1024) cgroups reported */
+	} host;
 };
 
 /* Fill with the documented defaults. */
