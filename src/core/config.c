@@ -76,7 +76,7 @@ _Static_assert(sizeof(enum enav_hook_choice) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(enum enav_exec_hook_choice) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(enum enav_capture_policy) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(enum enav_k8s_enable) == sizeof(unsigned), "enum size");
-_Static_assert(sizeof(enum enav_host_cgroups) == sizeof(unsigned), "enum size");
+_Static_assert(sizeof(enum enav_host_cgroup_scope) == sizeof(unsigned), "enum size");
 _Static_assert(ENAV_HOST_CGROUPS_NONE == 0 && ENAV_HOST_CGROUPS_CONTAINERS == 1 &&
 		   ENAV_HOST_CGROUPS_ALL == 2,
 	       "host_cgroups_names order");
@@ -206,7 +206,7 @@ static const struct field schema[] = {
     BOOL("host.enabled", host.enabled, true),
     U32("host.cache_ms", host.cache_ms, 0, 60000, 0),
     U32("host.max_devices", host.max_devices, 1, 4096, 256),
-    ENUM("host.cgroups", host.cgroups, enum enav_host_cgroups, host_cgroups_names,
+    ENUM("host.cgroups", host.cgroups, enum enav_host_cgroup_scope, host_cgroups_names,
 	 ENAV_HOST_CGROUPS_CONTAINERS),
     U32("host.max_cgroups", host.max_cgroups, 1, 65536, 1024),
 };

@@ -19,7 +19,7 @@ enum enav_capture_policy {
 	ENAV_CAPTURE_POLICY_DENYLIST
 };
 enum enav_k8s_enable { ENAV_K8S_AUTO, ENAV_K8S_ON, ENAV_K8S_OFF };
-enum enav_host_cgroups {
+enum enav_host_cgroup_scope {
 	ENAV_HOST_CGROUPS_NONE,
 	ENAV_HOST_CGROUPS_CONTAINERS,
 	ENAV_HOST_CGROUPS_ALL
@@ -133,7 +133,8 @@ struct enav_config {
 		uint32_t cache_ms;    /* host.cache_ms: 0..60000 (0 = read at every scrape) */
 		uint32_t max_devices; /* host.max_devices: 1..4096 (256) per kind: disks, NICs,
 					 filesystems, CPUs */
-		enum enav_host_cgroups cgroups; /* host.cgroups: none|containers|all (containers) */
+		enum enav_host_cgroup_scope
+		    cgroups;	      /* host.cgroups: none|containers|all (containers) */
 		uint32_t max_cgroups; /* host.max_cgroups: 1..65536 (1024) cgroups reported */
 	} host;
 };

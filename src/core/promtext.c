@@ -59,6 +59,17 @@ static void put_label_value(struct enav_promtext *p, const char *v)
 	}
 }
 
+void enav_promtext_raw(struct enav_promtext *p, const char *text, size_t len)
+{
+	if (p->overflow || len >= p->cap - p->len) {
+		p->overflow = true;
+		return;
+	}
+	memcpy(p->buf + p->len, text, len);
+	p->len += len;
+	p->buf[p->len] = '\0';
+}
+
 void enav_promtext_family(struct enav_promtext *p, const char *name, const char *type,
 			  const char *help)
 {

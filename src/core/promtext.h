@@ -27,4 +27,7 @@ void enav_promtext_sample(struct enav_promtext *p, const char *name, const char 
 void enav_promtext_sample_u64(struct enav_promtext *p, const char *name, const char *const *labels,
 			      size_t n_pairs, uint64_t value);
 
+/* Append already-rendered exposition text (a cached block). */
+void enav_promtext_raw(struct enav_promtext *p, const char *text, size_t len);
+
 #endif

@@ -110,6 +110,11 @@ void enav_discovery_acquire(struct enav_discovery *d, struct enav_snapshot **cur
 	pthread_mutex_unlock(&d->snap_lock);
 }
 
+const struct enav_cgroup_mounts *enav_discovery_mounts(const struct enav_discovery *d)
+{
+	return &d->mounts;
+}
+
 const struct enav_snapshot_entry *enav_snapshot_find(const struct enav_snapshot *s, uint64_t id)
 {
 	uint32_t lo = 0, hi = s ? s->n : 0;

@@ -46,6 +46,10 @@ bool enav_discovery_enabled(const struct enav_config *cfg);
 void enav_discovery_acquire(struct enav_discovery *d, struct enav_snapshot **cur,
 			    struct enav_snapshot **prev);
 void enav_snapshot_release(struct enav_snapshot *s);
+struct enav_cgroup_mounts;
+/* The cgroup layout discovery read at start (immutable afterwards). */
+const struct enav_cgroup_mounts *enav_discovery_mounts(const struct enav_discovery *d);
+
 const struct enav_snapshot_entry *enav_snapshot_find(const struct enav_snapshot *s, uint64_t id);
 
 #endif

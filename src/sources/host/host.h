@@ -57,6 +57,6 @@ void enav_host_cgroups_close(struct enav_host_cgroups *h);
  * namespace).
  */
 void enav_host_cgroups_render(struct enav_host_cgroups *h, const struct enav_snapshot *snap,
-			      enum enav_host_cgroups mode, struct enav_promtext *p);
+			      enum enav_host_cgroup_scope mode, struct enav_promtext *p);
 
 #endif
