@@ -16,7 +16,7 @@
 #include <stddef.h>
 #endif
 
-#define ENAV_ABI_VERSION 2
+#define ENAV_ABI_VERSION 3
 
 /* libbpf's offsetof is not a constant expression; the builtin is, on both sides. */
 #define ENAV_OFFSETOF(type, member) __builtin_offsetof(type, member)
@@ -31,6 +31,8 @@
 enum enav_event_type {
 	ENAV_EVENT_PROCESS_EXEC = 1,
 	ENAV_EVENT_PROCESS_EXIT = 2,
+	ENAV_EVENT_TCP = 3,
+	ENAV_EVENT_DNS = 4,
 };
 
 /* Flags on enav_exec_event.flags. */
@@ -97,6 +99,66 @@ struct enav_exit_event {
 	char comm[ENAV_COMM_LEN];
 };
 
+/* ---- network (bpf/net.bpf.c) ------------------------------------------- */
+
+enum enav_tcp_kind {
+	ENAV_TCP_OPEN = 1,  /* established, owner known */
+	ENAV_TCP_CLOSE = 2, /* closed after being established */
+	ENAV_TCP_FAILED = 3, /* a connect that never established (refused, timeout) */
+};
+
+enum enav_tcp_role { ENAV_ROLE_UNKNOWN = 0, ENAV_ROLE_CLIENT = 1, ENAV_ROLE_SERVER = 2 };
+
+/* enav_tcp_event.flags */
+#define ENAV_TCP_PREDATES_ATTACH (1u << 0) /* first seen after it was established */
+#define ENAV_TCP_OWNER_UNKNOWN	 (1u << 1) /* no process was seen using it */
+#define ENAV_TCP_RESET		 (1u << 2) /* closed by a reset (close without FIN states) */
+#define ENAV_TCP_BYTES_PARTIAL	 (1u << 3) /* a *mmsg batch was larger than the walk bound */
+
+struct enav_tcp_event {
+	struct enav_event_header hdr; /* pid/tid/cgroup: the owner, not the current task */
+	__u64 sock_id;		      /* opaque per-connection key, never exported */
+	__u64 start_boot_ns;	      /* first seen (connect, SYN received, or first use) */
+	__u64 bytes_sent;
+	__u64 bytes_received;
+	__u32 retransmits;
+	__u32 srtt_us;
+	__u16 family; /* AF_INET or AF_INET6 */
+	__u16 sport;  /* host order */
+	__u16 dport;  /* host order */
+	__u8 kind;    /* enum enav_tcp_kind */
+	__u8 role;    /* enum enav_tcp_role */
+	__u8 oldstate;
+	__u8 newstate;
+	__u8 flags;
+	__u8 _pad0;
+	__u8 saddr[16]; /* IPv4 in the first 4 bytes */
+	__u8 daddr[16];
+	char comm[ENAV_COMM_LEN];
+	__u8 _pad1[4]; /* explicit: the struct is 8-byte aligned */
+};
+
+#define ENAV_DNS_PAYLOAD_MAX 512
+
+/* enav_dns_event.direction */
+#define ENAV_DNS_SENT	  1
+#define ENAV_DNS_RECEIVED 2
+
+struct enav_dns_event {
+	struct enav_event_header hdr;
+	__u16 family;
+	__u16 sport;
+	__u16 dport;
+	__u8 direction;
+	__u8 tcp; /* 1: a TCP stream chunk (length-prefixed) */
+	__u8 saddr[16];
+	__u8 daddr[16];
+	__u32 payload_len;  /* bytes the syscall moved */
+	__u32 captured_len; /* bytes in payload (<= ENAV_DNS_PAYLOAD_MAX) */
+	char comm[ENAV_COMM_LEN];
+	__u8 payload[ENAV_DNS_PAYLOAD_MAX];
+};
+
 #define ENAV_EXEC_EVENT_FIXED_SIZE ENAV_OFFSETOF(struct enav_exec_event, argv)
 
 _Static_assert(sizeof(struct enav_event_header) == 32, "event header ABI");
@@ -116,5 +178,13 @@ _Static_assert(ENAV_OFFSETOF(struct enav_exit_event, exit_code) == 36, "exit ABI
 _Static_assert(ENAV_OFFSETOF(struct enav_exit_event, start_boot_ns) == 40, "exit ABI");
 _Static_assert(sizeof(struct enav_exit_event) == 64, "exit ABI");
 _Static_assert((ENAV_ARGV_MAX & (ENAV_ARGV_MAX - 1)) == 0, "argv cap is a power of two");
+_Static_assert(ENAV_OFFSETOF(struct enav_tcp_event, sock_id) == 32, "tcp ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_tcp_event, family) == 72, "tcp ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_tcp_event, saddr) == 84, "tcp ABI");
+_Static_assert(sizeof(struct enav_tcp_event) == 136, "tcp ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_dns_event, saddr) == 40, "dns ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_dns_event, payload_len) == 72, "dns ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_dns_event, payload) == 96, "dns ABI");
+_Static_assert(sizeof(struct enav_dns_event) == 96 + ENAV_DNS_PAYLOAD_MAX, "dns ABI");
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "core/clock.h"
 #include "core/log.h"
+#include "sources/bpf_source.h"
 #include "version.h"
 
 int enav_agent_watch(struct enav_agent *a, int fd, enav_consume_fn consume, void *arg)
@@ -64,7 +65,7 @@ static void run_derivation(struct enav_agent *a, struct enav_signal *s, unsigned
 
 void enav_agent_emit(struct enav_agent *a, struct enav_signal *s)
 {
-	if (s->kind >= 1 && s->kind <= 2)
+	if (s->kind >= 1 && s->kind < ENAV_SIGNAL__COUNT)
 		atomic_fetch_add(&a->signals_total[s->kind], 1);
 	for (size_t i = 0; i < a->n_inst; i++) {
 		struct enav_module_instance *mi = &a->inst[i];
@@ -111,7 +112,7 @@ bool enav_agent_render_metrics(struct enav_agent *a, struct enav_promtext *p)
 	enav_promtext_family(p, "enav_resident_memory_bytes", "gauge", "Agent resident set size.");
 	enav_promtext_sample_u64(p, "enav_resident_memory_bytes", NULL, 0, read_rss_bytes());
 	enav_promtext_family(p, "enav_signals_total", "counter", "Signals emitted by kind.");
-	for (int k = 1; k <= 2; k++) {
+	for (int k = 1; k < ENAV_SIGNAL__COUNT; k++) {
 		const char *l[] = {"kind", enav_signal_kind_name(k)};
 		enav_promtext_sample_u64(p, "enav_signals_total", l, 1,
 					 atomic_load(&a->signals_total[k]));
@@ -135,6 +136,7 @@ bool enav_agent_render_metrics(struct enav_agent *a, struct enav_promtext *p)
 			     "epoll_wait failures in the capture loop (other than EINTR).");
 	enav_promtext_sample_u64(p, "enav_capture_loop_errors_total", NULL, 0,
 				 atomic_load(&a->capture_loop_errors));
+	enav_bpf_sources_render(p);
 	enav_promtext_family(p, "enav_module_enabled", "gauge",
 			     "Compiled-in modules and whether configuration enabled them.");
 	for (size_t i = 0; i < a->n_inst; i++) {
@@ -154,7 +156,8 @@ bool enav_agent_render_metrics(struct enav_agent *a, struct enav_promtext *p)
 			m->discovery->metrics(mi->state, p);
 			break;
 		case ENAV_MODULE_SOURCE:
-			m->source->metrics(mi->state, p);
+			if (m->source->metrics)
+				m->source->metrics(mi->state, p);
 			break;
 		case ENAV_MODULE_PROCESSOR:
 			m->processor->metrics(mi->state, p);

@@ -123,7 +123,7 @@ struct enav_agent {
 	uint64_t start_unix_ns;
 	uint64_t start_mono_ns;
 	/* self-accounting */
-	_Atomic uint64_t signals_total[3]; /* by enav_signal_kind */
+	_Atomic uint64_t signals_total[ENAV_SIGNAL__COUNT]; /* by enav_signal_kind */
 	_Atomic uint64_t signals_alloc_failed;
 	_Atomic uint64_t derived_total;
 	_Atomic uint64_t derived_capped; /* generator output beyond the per-input cap */

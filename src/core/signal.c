@@ -44,6 +44,16 @@ const char *enav_signal_kind_name(enum enav_signal_kind kind)
 		return "process.exec";
 	case ENAV_SIGNAL_PROCESS_EXIT:
 		return "process.exit";
+	case ENAV_SIGNAL_TCP_OPEN:
+		return "tcp.open";
+	case ENAV_SIGNAL_TCP_CLOSE:
+		return "tcp.close";
+	case ENAV_SIGNAL_TCP_FAILED:
+		return "tcp.failed";
+	case ENAV_SIGNAL_DNS:
+		return "dns.response";
+	case ENAV_SIGNAL__COUNT:
+		break;
 	}
 	return "unknown";
 }

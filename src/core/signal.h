@@ -27,6 +27,31 @@ struct enav_k8s_pod;
 enum enav_signal_kind {
 	ENAV_SIGNAL_PROCESS_EXEC = 1,
 	ENAV_SIGNAL_PROCESS_EXIT = 2,
+	ENAV_SIGNAL_TCP_OPEN = 3,
+	ENAV_SIGNAL_TCP_CLOSE = 4,
+	ENAV_SIGNAL_TCP_FAILED = 5,
+	ENAV_SIGNAL_DNS = 6,
+	ENAV_SIGNAL__COUNT,
+};
+
+/* A TCP connection or a DNS exchange, as the socket API saw it. */
+struct enav_net_signal {
+	uint16_t family; /* 4 or 6 */
+	uint16_t local_port, remote_port;
+	uint8_t local_addr[16], remote_addr[16];
+	uint8_t role; /* enum enav_tcp_role */
+	uint8_t flags; /* ENAV_TCP_* */
+	uint8_t oldstate, newstate;
+	uint64_t bytes_sent, bytes_received;
+	uint32_t retransmits, srtt_us;
+	uint64_t duration_ns;
+	uint64_t start_time_unix_ns;
+	/* DNS: the parsed message (allocated with the signal's tail, see dns.h). */
+	const struct enav_dns_message *dns;
+	bool dns_has_latency;
+	uint64_t dns_latency_ns;
+	uint32_t dns_payload_len;
+	uint8_t dns_direction;
 };
 
 /* Why a field is absent.  Static strings only: warnings never allocate. */
@@ -77,7 +102,8 @@ struct enav_signal {
 	uint64_t time_unix_ns;
 	uint32_t n_warnings;
 	struct enav_field_warning warnings[ENAV_SIGNAL_MAX_WARNINGS];
-	struct enav_process_signal process;
+	struct enav_process_signal process; /* for network kinds: the owning process */
+	struct enav_net_signal net;
 	/* What attribution pinned for this signal (released with the signal). */
 	void *attr_ref;
 	void (*attr_release)(void *ref);

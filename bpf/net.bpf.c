@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * TCP connections with exact byte counts, and DNS payloads.
+ *
+ *  - sock:inet_sock_set_state gives the lifecycle (connect, SYN received,
+ *    established, close) keyed by the socket;
+ *  - the syscall tracepoints (sys_enter/sys_exit, one program each, filtered
+ *    by syscall number first) count the bytes the socket API returned to the
+ *    process: the figure the application itself sees;
+ *  - tcp:tcp_retransmit_skb counts retransmitted segments.
+ *
+ * Bytes accumulate in the connection map; only opens, closes and DNS
+ * payloads are emitted.  Attribution is the process that used the socket
+ * (client: the connecting task; server: the task that accepted it), never the
+ * task that happened to run a softirq.
+ */
+#include "enav_common.bpf.h"
+#include <bpf/bpf_endian.h>
+
+#define AF_INET	    2
+#define AF_INET6    10
+#define IPPROTO_TCP 6
+#define IPPROTO_UDP 17
+#define S_IFMT	    00170000
+#define S_IFSOCK    0140000
+#define DNS_PORT    53
+#define MMSG_WALK   16 /* *mmsg entries summed per call; more sets BYTES_PARTIAL */
+
+/* x86_64 syscall numbers (arch/x86/entry/syscalls/syscall_64.tbl). */
+#define NR_read	    0
+#define NR_write    1
+#define NR_readv    19
+#define NR_writev   20
+#define NR_sendfile 40
+#define NR_accept   43
+#define NR_sendto   44
+#define NR_recvfrom 45
+#define NR_sendmsg  46
+#define NR_recvmsg  47
+#define NR_splice   275
+#define NR_accept4  288
+#define NR_recvmmsg 299
+#define NR_sendmmsg 307
+
+/* TCP states (include/net/tcp_states.h) */
+#define TCP_ESTABLISHED 1
+#define TCP_SYN_SENT	2
+#define TCP_SYN_RECV	3
+#define TCP_FIN_WAIT1	4
+#define TCP_CLOSE	7
+#define TCP_LISTEN	10
+
+struct conn {
+	__u64 start_boot_ns;
+	__u64 cgroup_id;
+	__u64 bytes_sent;
+	__u64 bytes_received;
+	__u32 pid;
+	__u32 tid;
+	__u32 retransmits;
+	__u8 role;
+	__u8 flags;
+	__u8 opened; /* ENAV_TCP_OPEN already emitted */
+	__u8 seen_fin; /* passed through a FIN state: orderly close */
+	char comm[ENAV_COMM_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536); /* kernel.max_connections, set before load */
+	__type(key, __u64);	    /* struct sock * */
+	__type(value, struct conn);
+} enav_conns SEC(".maps");
+
+/* What sys_enter saw, for sys_exit of the same thread. */
+struct pending {
+	__u64 nr;
+	__u64 fd;
+	__u64 fd2; /* sendfile/splice: the other descriptor */
+	__u64 buf; /* user buffer, iovec/msghdr/mmsghdr pointer */
+	__u64 len;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32); /* tid */
+	__type(value, struct pending);
+} enav_pending SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct enav_dns_event);
+} enav_dns_scratch SEC(".maps");
+
+/* sources.network.dns_capture_bytes, set before load (<= ENAV_DNS_PAYLOAD_MAX). */
+const volatile __u32 enav_dns_capture = ENAV_DNS_PAYLOAD_MAX;
+
+static __always_inline bool is_byte_syscall(long nr)
+{
+	switch (nr) {
+	case NR_read:
+	case NR_write:
+	case NR_readv:
+	case NR_writev:
+	case NR_sendfile:
+	case NR_sendto:
+	case NR_recvfrom:
+	case NR_sendmsg:
+	case NR_recvmsg:
+	case NR_splice:
+	case NR_recvmmsg:
+	case NR_sendmmsg:
+	case NR_accept:
+	case NR_accept4:
+		return true;
+	}
+	return false;
+}
+
+static __always_inline bool is_send(__u64 nr)
+{
+	return nr == NR_write || nr == NR_writev || nr == NR_sendto || nr == NR_sendmsg ||
+	       nr == NR_sendmmsg || nr == NR_sendfile;
+}
+
+/* fd -> struct sock of a TCP or UDP inet socket, or NULL. */
+static __always_inline struct sock *fd_to_sock(__u64 fd)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct file **fds = BPF_CORE_READ(task, files, fdt, fd);
+	unsigned int max = BPF_CORE_READ(task, files, fdt, max_fds);
+	if (fd >= max)
+		return NULL;
+	struct file *file = NULL;
+	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
+	if (!file)
+		return NULL;
+	umode_t mode = BPF_CORE_READ(file, f_inode, i_mode);
+	if ((mode & S_IFMT) != S_IFSOCK)
+		return NULL;
+	struct socket *sock = BPF_CORE_READ(file, private_data);
+	struct sock *sk = BPF_CORE_READ(sock, sk);
+	if (!sk)
+		return NULL;
+	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	if (family != AF_INET && family != AF_INET6)
+		return NULL;
+	return sk;
+}
+
+static __always_inline __u8 sk_protocol(struct sock *sk)
+{
+	return BPF_CORE_READ_BITFIELD_PROBED(sk, sk_protocol);
+}
+
+static __always_inline void fill_tuple(struct sock *sk, __u16 *family, __u16 *sport,
+				       __u16 *dport, __u8 saddr[16], __u8 daddr[16])
+{
+	*family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	*sport = BPF_CORE_READ(sk, __sk_common.skc_num);
+	*dport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	if (*family == AF_INET) {
+		__u32 s = BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr);
+		__u32 d = BPF_CORE_READ(sk, __sk_common.skc_daddr);
+		__builtin_memcpy(saddr, &s, 4);
+		__builtin_memcpy(daddr, &d, 4);
+	} else {
+		BPF_CORE_READ_INTO(saddr, sk, __sk_common.skc_v6_rcv_saddr.in6_u.u6_addr8);
+		BPF_CORE_READ_INTO(daddr, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr8);
+	}
+}
+
+static __always_inline void emit_tcp(void *ctx, struct sock *sk, struct conn *c, __u8 kind,
+				     int oldstate, int newstate)
+{
+	struct enav_tcp_event e = {};
+	e.hdr.type = ENAV_EVENT_TCP;
+	e.hdr.abi_version = ENAV_ABI_VERSION;
+	e.hdr.size = sizeof(e);
+	e.hdr.boot_time_ns = bpf_ktime_get_boot_ns();
+	e.hdr.cgroup_id = c->cgroup_id;
+	e.hdr.pid = c->pid;
+	e.hdr.tid = c->tid;
+	e.sock_id = (__u64)sk;
+	e.start_boot_ns = c->start_boot_ns;
+	e.bytes_sent = c->bytes_sent;
+	e.bytes_received = c->bytes_received;
+	e.retransmits = c->retransmits;
+	struct tcp_sock *tp = (void *)sk;
+	e.srtt_us = BPF_CORE_READ(tp, srtt_us) >> 3;
+	e.kind = kind;
+	e.role = c->role;
+	e.oldstate = oldstate;
+	e.newstate = newstate;
+	e.flags = c->flags;
+	if (kind == ENAV_TCP_CLOSE && !c->seen_fin)
+		e.flags |= ENAV_TCP_RESET;
+	__builtin_memcpy(e.comm, c->comm, sizeof(e.comm));
+	fill_tuple(sk, &e.family, &e.sport, &e.dport, e.saddr, e.daddr);
+	enav_emit(ctx, &e, sizeof(e));
+}
+
+/* Record the current task as the owner, if the filter admits it. */
+static __always_inline bool take_owner(struct conn *c)
+{
+	__u64 cg = bpf_get_current_cgroup_id();
+	if (!enav_capture_allowed(cg)) {
+		enav_count(ENAV_KC_FILTERED);
+		return false;
+	}
+	__u64 id = bpf_get_current_pid_tgid();
+	c->cgroup_id = cg;
+	c->pid = id >> 32;
+	c->tid = (__u32)id;
+	c->flags &= ~ENAV_TCP_OWNER_UNKNOWN;
+	bpf_get_current_comm(c->comm, sizeof(c->comm));
+	return true;
+}
+
+static __always_inline int handle_state(void *ctx, struct sock *sk, int oldstate, int newstate)
+{
+	if (sk_protocol(sk) != IPPROTO_TCP)
+		return 0;
+	__u64 key = (__u64)sk;
+	struct conn *c = bpf_map_lookup_elem(&enav_conns, &key);
+
+	if (oldstate == TCP_CLOSE && newstate == TCP_SYN_SENT) {
+		/* connect(): process context, the connecting task owns it. */
+		struct conn n = {.start_boot_ns = bpf_ktime_get_boot_ns(), .role = ENAV_ROLE_CLIENT};
+		if (!take_owner(&n))
+			return 0;
+		if (bpf_map_update_elem(&enav_conns, &key, &n, BPF_ANY) != 0)
+			enav_count(ENAV_KC_MAP_FULL);
+		return 0;
+	}
+	if (oldstate == TCP_LISTEN && newstate == TCP_SYN_RECV) {
+		/* Softirq: the owner is whoever accepts it (sys_exit of accept). */
+		struct conn n = {.start_boot_ns = bpf_ktime_get_boot_ns(),
+				 .role = ENAV_ROLE_SERVER,
+				 .flags = ENAV_TCP_OWNER_UNKNOWN};
+		if (bpf_map_update_elem(&enav_conns, &key, &n, BPF_ANY) != 0)
+			enav_count(ENAV_KC_MAP_FULL);
+		return 0;
+	}
+	if (!c)
+		return 0; /* not ours: filtered, or predates attachment (seen at first use) */
+	if (newstate == TCP_ESTABLISHED && c->role == ENAV_ROLE_CLIENT && !c->opened) {
+		c->opened = 1;
+		emit_tcp(ctx, sk, c, ENAV_TCP_OPEN, oldstate, newstate);
+		return 0;
+	}
+	if (newstate >= TCP_FIN_WAIT1 && newstate != TCP_CLOSE && newstate != TCP_LISTEN)
+		c->seen_fin = 1;
+	if (newstate == TCP_CLOSE) {
+		bool established = c->opened || (c->flags & ENAV_TCP_PREDATES_ATTACH);
+		/* A server connection nobody accepted stays unattributed: drop it. */
+		if (established || c->role == ENAV_ROLE_CLIENT)
+			emit_tcp(ctx, sk, c, established ? ENAV_TCP_CLOSE : ENAV_TCP_FAILED,
+				 oldstate, newstate);
+		bpf_map_delete_elem(&enav_conns, &key);
+	}
+	return 0;
+}
+
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(enav_tcp_state_btf, const struct sock *sk, const int oldstate, const int newstate)
+{
+	return handle_state(ctx, (struct sock *)sk, oldstate, newstate);
+}
+
+SEC("raw_tp/inet_sock_set_state")
+int BPF_PROG(enav_tcp_state_raw, const struct sock *sk, const int oldstate, const int newstate)
+{
+	return handle_state(ctx, (struct sock *)sk, oldstate, newstate);
+}
+
+static __always_inline int handle_retransmit(struct sock *sk)
+{
+	__u64 key = (__u64)sk;
+	struct conn *c = bpf_map_lookup_elem(&enav_conns, &key);
+	if (c)
+		__sync_fetch_and_add(&c->retransmits, 1);
+	return 0;
+}
+
+SEC("tp_btf/tcp_retransmit_skb")
+int BPF_PROG(enav_tcp_retrans_btf, const struct sock *sk)
+{
+	return handle_retransmit((struct sock *)sk);
+}
+
+SEC("raw_tp/tcp_retransmit_skb")
+int BPF_PROG(enav_tcp_retrans_raw, const struct sock *sk)
+{
+	return handle_retransmit((struct sock *)sk);
+}
+
+/* ---- the socket API ------------------------------------------------------ */
+
+static __always_inline int handle_enter(struct pt_regs *regs, long nr)
+{
+	if (!is_byte_syscall(nr))
+		return 0;
+	if (!enav_capture_allowed(bpf_get_current_cgroup_id())) {
+		enav_count(ENAV_KC_FILTERED);
+		return 0;
+	}
+	struct pending p = {.nr = nr};
+	p.fd = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	p.buf = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	p.len = PT_REGS_PARM3_CORE_SYSCALL(regs);
+	if (nr == NR_sendfile) { /* (out_fd, in_fd, ...) */
+		p.fd2 = p.buf;
+		p.buf = 0;
+	} else if (nr == NR_splice) { /* (fd_in, off_in, fd_out, ...) */
+		p.fd2 = PT_REGS_PARM3_CORE_SYSCALL(regs);
+	}
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	if (bpf_map_update_elem(&enav_pending, &tid, &p, BPF_ANY) != 0)
+		enav_count(ENAV_KC_MAP_FULL);
+	return 0;
+}
+
+/* Bytes of a *mmsg call: the kernel wrote each msg_len into user memory. */
+static __always_inline __u64 mmsg_bytes(__u64 vec, long n, __u8 *flags)
+{
+	__u64 total = 0;
+	if (n > MMSG_WALK) {
+		*flags |= ENAV_TCP_BYTES_PARTIAL;
+		n = MMSG_WALK;
+	}
+	for (int i = 0; i < MMSG_WALK; i++) {
+		if (i >= n)
+			break;
+		__u32 len = 0;
+		struct mmsghdr *m = (struct mmsghdr *)vec + i;
+		bpf_probe_read_user(&len, sizeof(len), &m->msg_len);
+		total += len;
+	}
+	return total;
+}
+
+/* A connection first seen in use: it predates attachment. */
+static __always_inline struct conn *adopt(struct sock *sk)
+{
+	__u64 key = (__u64)sk;
+	struct conn n = {.start_boot_ns = bpf_ktime_get_boot_ns(),
+			 .flags = ENAV_TCP_PREDATES_ATTACH};
+	if (!take_owner(&n))
+		return NULL;
+	if (bpf_map_update_elem(&enav_conns, &key, &n, BPF_NOEXIST) != 0 &&
+	    !bpf_map_lookup_elem(&enav_conns, &key)) {
+		enav_count(ENAV_KC_MAP_FULL);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&enav_conns, &key);
+}
+
+static __always_inline void emit_dns(void *ctx, struct sock *sk, __u64 buf, __u64 ret, bool sent,
+				     bool is_msghdr, bool tcp)
+{
+	__u32 zero = 0;
+	struct enav_dns_event *e = bpf_map_lookup_elem(&enav_dns_scratch, &zero);
+	if (!e)
+		return;
+	__u64 src = buf;
+	if (is_msghdr) { /* first iovec of a msghdr */
+		struct user_msghdr mh;
+		struct iovec iov;
+		if (bpf_probe_read_user(&mh, sizeof(mh), (void *)buf) ||
+		    bpf_probe_read_user(&iov, sizeof(iov), mh.msg_iov))
+			return;
+		src = (__u64)iov.iov_base;
+		if (ret > iov.iov_len)
+			ret = iov.iov_len;
+	}
+	enav_fill_header(&e->hdr, ENAV_EVENT_DNS, bpf_get_current_cgroup_id());
+	fill_tuple(sk, &e->family, &e->sport, &e->dport, e->saddr, e->daddr);
+	e->direction = sent ? ENAV_DNS_SENT : ENAV_DNS_RECEIVED;
+	e->tcp = tcp;
+	e->payload_len = ret;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	__u32 cap = enav_dns_capture;
+	if (cap > ENAV_DNS_PAYLOAD_MAX)
+		cap = ENAV_DNS_PAYLOAD_MAX;
+	__u32 n = ret < cap ? ret : cap;
+	n &= (ENAV_DNS_PAYLOAD_MAX << 1) - 1;
+	if (n > ENAV_DNS_PAYLOAD_MAX)
+		n = ENAV_DNS_PAYLOAD_MAX;
+	if (n && bpf_probe_read_user(e->payload, n, (void *)src) != 0) {
+		enav_count(ENAV_KC_USER_READ_FAULT);
+		return;
+	}
+	e->captured_len = n;
+	__u64 size = ENAV_OFFSETOF(struct enav_dns_event, payload) + n;
+	e->hdr.size = size;
+	if (size <= sizeof(*e))
+		enav_emit(ctx, e, size);
+}
+
+static __always_inline void account(void *ctx, struct sock *sk, struct pending *p, long ret,
+				    bool sent)
+{
+	__u8 proto = sk_protocol(sk);
+	if (proto == IPPROTO_UDP) {
+		/* DNS over UDP: the only UDP traffic this source looks at. */
+		__u16 dport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+		__u16 sport = BPF_CORE_READ(sk, __sk_common.skc_num);
+		bool msg = p->nr == NR_sendmsg || p->nr == NR_recvmsg;
+		bool plain = p->nr == NR_sendto || p->nr == NR_recvfrom || p->nr == NR_write ||
+			     p->nr == NR_read;
+		/* Unconnected sockets carry the port in the call, not the socket:
+		 * resolvers connect(2) their UDP socket, which is what we see. */
+		if ((dport == DNS_PORT || sport == DNS_PORT) && (msg || plain))
+			emit_dns(ctx, sk, p->buf, ret, sent, msg, false);
+		return;
+	}
+	if (proto != IPPROTO_TCP)
+		return;
+	__u64 key = (__u64)sk;
+	struct conn *c = bpf_map_lookup_elem(&enav_conns, &key);
+	if (!c)
+		c = adopt(sk);
+	if (!c)
+		return;
+	if (c->flags & ENAV_TCP_OWNER_UNKNOWN) {
+		if (!take_owner(c)) { /* the filter denies its owner: forget it */
+			bpf_map_delete_elem(&enav_conns, &key);
+			return;
+		}
+	}
+	__u64 bytes = ret;
+	if (p->nr == NR_sendmmsg || p->nr == NR_recvmmsg)
+		bytes = mmsg_bytes(p->buf, ret, &c->flags);
+	if (sent)
+		__sync_fetch_and_add(&c->bytes_sent, bytes);
+	else
+		__sync_fetch_and_add(&c->bytes_received, bytes);
+}
+
+static __always_inline int handle_exit(void *ctx, long ret)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct pending *pp = bpf_map_lookup_elem(&enav_pending, &tid);
+	if (!pp)
+		return 0;
+	struct pending p = *pp;
+	bpf_map_delete_elem(&enav_pending, &tid);
+	if (ret <= 0)
+		return 0;
+	if (p.nr == NR_accept || p.nr == NR_accept4) {
+		/* The accepted socket: its owner is now known. */
+		struct sock *sk = fd_to_sock(ret);
+		if (!sk || sk_protocol(sk) != IPPROTO_TCP)
+			return 0;
+		__u64 key = (__u64)sk;
+		struct conn *c = bpf_map_lookup_elem(&enav_conns, &key);
+		if (!c)
+			return 0;
+		if (!take_owner(c)) {
+			bpf_map_delete_elem(&enav_conns, &key);
+			return 0;
+		}
+		if (!c->opened) {
+			c->opened = 1;
+			emit_tcp(ctx, sk, c, ENAV_TCP_OPEN, TCP_SYN_RECV, TCP_ESTABLISHED);
+		}
+		return 0;
+	}
+	if (p.nr == NR_splice) { /* either end may be the socket */
+		struct sock *out = fd_to_sock(p.fd2);
+		if (out)
+			account(ctx, out, &p, ret, true);
+		struct sock *in = fd_to_sock(p.fd);
+		if (in)
+			account(ctx, in, &p, ret, false);
+		return 0;
+	}
+	struct sock *sk = fd_to_sock(p.fd);
+	if (sk)
+		account(ctx, sk, &p, ret, is_send(p.nr));
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(enav_sys_enter_btf, struct pt_regs *regs, long id)
+{
+	return handle_enter(regs, id);
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(enav_sys_enter_raw, struct pt_regs *regs, long id)
+{
+	return handle_enter(regs, id);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(enav_sys_exit_btf, struct pt_regs *regs, long ret)
+{
+	return handle_exit(ctx, ret);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(enav_sys_exit_raw, struct pt_regs *regs, long ret)
+{
+	return handle_exit(ctx, ret);
+}

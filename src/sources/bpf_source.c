@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "sources/bpf_source.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "discovery/capture_filter.h"
+
+/* Registered sources, so the shared families render once for all of them. */
+#define MAX_SOURCES 8
+static struct enav_bpf_source *registry[MAX_SOURCES];
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void registry_set(struct enav_bpf_source *s, bool add)
+{
+	pthread_mutex_lock(&registry_lock);
+	for (int i = 0; i < MAX_SOURCES; i++) {
+		if (add && !registry[i]) {
+			registry[i] = s;
+			break;
+		}
+		if (!add && registry[i] == s)
+			registry[i] = NULL;
+	}
+	pthread_mutex_unlock(&registry_lock);
+}
+
+int enav_bpf_source_open(struct enav_bpf_source *s, struct enav_agent *a, const char *name,
+			 const struct enav_bpf_skel_ops *ringbuf,
+			 const struct enav_bpf_skel_ops *perf, char *err, size_t errlen)
+{
+	s->name = name;
+	s->agent = a;
+	s->counters_fd = -1;
+	s->ncpus = libbpf_num_possible_cpus();
+	bool rb = a->decisions.transport == ENAV_TRANSPORT_RINGBUF;
+	s->ops = rb ? ringbuf : perf;
+	s->skel = s->ops->open();
+	if (!s->skel) {
+		snprintf(err, errlen, "%s: cannot open BPF object: %s", name, strerror(errno));
+		return -errno;
+	}
+	s->obj = s->ops->obj(s->skel);
+	if (rb)
+		bpf_map__set_max_entries(bpf_object__find_map_by_name(s->obj, "enav_events"),
+					 a->cfg.kernel.ring_buffer_bytes);
+	if (a->filter) {
+		/* Share discovery's filter maps: one verdict per cgroup for every hook. */
+		int rc = enav_capture_filter_reuse(a->filter, s->obj);
+		if (rc) {
+			snprintf(err, errlen, "%s: cannot share the capture filter maps: %s", name,
+				 strerror(-rc));
+			return rc;
+		}
+	} else {
+		bpf_map__set_max_entries(
+		    bpf_object__find_map_by_name(s->obj, "enav_cgroup_verdicts"),
+		    a->cfg.kernel.cgroup_verdict_entries);
+	}
+	return 0;
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int consume(void *arg)
+{
+	struct enav_bpf_source *s = arg;
+	return enav_transport_consume(&s->transport);
+}
+
+int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx, char *err,
+			  size_t errlen)
+{
+	struct enav_agent *a = s->agent;
+	bool btf = a->decisions.exec_hook == ENAV_EXEC_HOOK_TP_BTF;
+	const char *variant = btf ? "tp_btf" : "raw_tp";
+	struct bpf_program *prog;
+	/* Exactly one variant per hook loads: the one the probe proved. */
+	bpf_object__for_each_program(prog, s->obj)
+	{
+		const char *pn = bpf_program__name(prog);
+		if (has_suffix(pn, "_btf") || has_suffix(pn, "_raw"))
+			bpf_program__set_autoload(prog, has_suffix(pn, "_btf") == btf);
+	}
+	int rc = s->ops->load(s->skel);
+	if (rc) {
+		snprintf(err, errlen, "%s: the kernel refused the %s programs: %s", s->name,
+			 variant, strerror(errno ? errno : -rc));
+		return rc;
+	}
+	bpf_object__for_each_program(prog, s->obj)
+	{
+		if (!bpf_program__autoload(prog))
+			continue;
+		if (s->n_links == ENAV_BPF_MAX_LINKS) {
+			snprintf(err, errlen, "%s: more programs than links", s->name);
+			return -E2BIG;
+		}
+		struct bpf_link *l = bpf_program__attach(prog);
+		if (!l) {
+			rc = -errno;
+			snprintf(err, errlen, "%s: cannot attach %s: %s", s->name,
+				 bpf_program__name(prog), strerror(errno));
+			return rc;
+		}
+		s->links[s->n_links++] = l;
+	}
+	s->counters_fd = bpf_map__fd(bpf_object__find_map_by_name(s->obj, "enav_counters"));
+	rc = enav_transport_open(&s->transport, a->decisions.transport,
+				 bpf_map__fd(bpf_object__find_map_by_name(s->obj, "enav_events")),
+				 a->cfg.kernel.perf_buffer_pages, fn, ctx);
+	if (rc) {
+		snprintf(err, errlen, "%s: cannot open %s consumer: %s", s->name,
+			 enav_transport_name(a->decisions.transport), strerror(-rc));
+		return rc;
+	}
+	s->transport_open = true;
+	rc = enav_agent_watch(a, enav_transport_epoll_fd(&s->transport), consume, s);
+	if (rc) {
+		snprintf(err, errlen, "%s: too many watched descriptors", s->name);
+		return rc;
+	}
+	registry_set(s, true);
+	enav_info("%s source attached (%s, %s)", s->name, variant,
+		  enav_transport_name(a->decisions.transport));
+	return 0;
+}
+
+void enav_bpf_source_close(struct enav_bpf_source *s)
+{
+	registry_set(s, false);
+	/* Detach first so nothing new arrives, then drain what is in flight. */
+	for (size_t i = 0; i < s->n_links; i++)
+		bpf_link__destroy(s->links[i]);
+	s->n_links = 0;
+	if (s->transport_open) {
+		enav_transport_consume(&s->transport);
+		enav_transport_close(&s->transport);
+		s->transport_open = false;
+	}
+	if (s->skel)
+		s->ops->destroy(s->skel);
+	s->skel = NULL;
+}
+
+static const char *const kernel_counter_names[ENAV_KC__COUNT] = {
+    [ENAV_KC_EMITTED] = "emitted",
+    [ENAV_KC_TRANSPORT_FULL] = "transport_full",
+    [ENAV_KC_FILTERED] = "filtered",
+    [ENAV_KC_SCRATCH_MISSING] = "scratch_missing",
+    [ENAV_KC_USER_READ_FAULT] = "user_read_fault",
+    [ENAV_KC_MAP_FULL] = "map_full",
+};
+
+static const char *const event_names[ENAV_BPF_MAX_EVENT_TYPES] = {
+    [ENAV_EVENT_PROCESS_EXEC] = "process_exec",
+    [ENAV_EVENT_PROCESS_EXIT] = "process_exit",
+    [ENAV_EVENT_TCP] = "tcp",
+    [ENAV_EVENT_DNS] = "dns",
+};
+
+void enav_bpf_sources_render(struct enav_promtext *p)
+{
+	pthread_mutex_lock(&registry_lock);
+	enav_promtext_family(p, "enav_source_events_total", "counter",
+			     "Raw events decoded by source and event type.");
+	for (int i = 0; i < MAX_SOURCES; i++) {
+		struct enav_bpf_source *s = registry[i];
+		for (int t = 1; s && t < ENAV_BPF_MAX_EVENT_TYPES; t++) {
+			if (!(s->event_types & (1u << t)) || !event_names[t])
+				continue;
+			const char *l[] = {"source",	s->name,
+					   "event",	event_names[t],
+					   "transport", enav_transport_name(s->transport.kind)};
+			enav_promtext_sample_u64(p, "enav_source_events_total", l, 3,
+						 atomic_load(&s->events[t]));
+		}
+	}
+	enav_promtext_family(p, "enav_source_decode_errors_total", "counter",
+			     "Raw events rejected by the decoder, by reason.");
+	for (int i = 0; i < MAX_SOURCES; i++) {
+		struct enav_bpf_source *s = registry[i];
+		for (int r = 1; s && r < ENAV_DECODE__COUNT; r++) {
+			const char *l[] = {"source", s->name, "reason", enav_decode_status_name(r)};
+			enav_promtext_sample_u64(p, "enav_source_decode_errors_total", l, 2,
+						 atomic_load(&s->decode_errors[r]));
+		}
+	}
+	enav_promtext_family(p, "enav_kernel_events_total", "counter",
+			     "Kernel-side per-CPU counters summed, by source, transport and "
+			     "category (transport_full = lost because the buffer was full).");
+	for (int i = 0; i < MAX_SOURCES; i++) {
+		struct enav_bpf_source *s = registry[i];
+		if (!s)
+			continue;
+		__u64 vals[s->ncpus > 0 ? s->ncpus : 1];
+		for (__u32 k = 0; k < ENAV_KC__COUNT; k++) {
+			__u64 sum = 0;
+			if (bpf_map_lookup_elem(s->counters_fd, &k, vals) == 0)
+				for (int c = 0; c < s->ncpus; c++)
+					sum += vals[c];
+			const char *l[] = {"source",	s->name,
+					   "transport", enav_transport_name(s->transport.kind),
+					   "category",	kernel_counter_names[k]};
+			enav_promtext_sample_u64(p, "enav_kernel_events_total", l, 3, sum);
+		}
+	}
+	enav_promtext_family(p, "enav_transport_lost_samples_total", "counter",
+			     "Samples the perf buffer reported lost (always 0 for ringbuf, whose "
+			     "losses are counted in the kernel as transport_full).");
+	for (int i = 0; i < MAX_SOURCES; i++) {
+		struct enav_bpf_source *s = registry[i];
+		if (!s)
+			continue;
+		const char *l[] = {"source", s->name, "transport",
+				   enav_transport_name(s->transport.kind)};
+		enav_promtext_sample_u64(p, "enav_transport_lost_samples_total", l, 2,
+					 atomic_load(&s->transport.lost));
+	}
+	pthread_mutex_unlock(&registry_lock);
+}

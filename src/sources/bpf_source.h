@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What every eBPF source does the same way: open the skeleton built for the
+ * chosen transport, share discovery's capture-filter maps, load exactly one
+ * variant of each hook (programs named *_btf or *_raw, per the probe), attach,
+ * drain the transport into a decoder, and account for itself.
+ */
+#ifndef ENAV_SOURCES_BPF_SOURCE_H
+#define ENAV_SOURCES_BPF_SOURCE_H
+
+#include <stdatomic.h>
+
+#include "agent/agent.h"
+#include "sources/exec_decode.h"
+#include "sources/transport.h"
+
+struct bpf_object;
+struct bpf_link;
+
+/* One skeleton type (one transport) seen through plain function pointers. */
+struct enav_bpf_skel_ops {
+	void *(*open)(void);
+	struct bpf_object *(*obj)(void *skel);
+	int (*load)(void *skel);
+	void (*destroy)(void *skel);
+};
+
+/* Wrap the functions bpftool generates for skeleton NAME. */
+#define ENAV_SKEL_OPS(NAME)                                                                        \
+	static void *NAME##_open_any(void)                                                         \
+	{                                                                                          \
+		return NAME##__open();                                                             \
+	}                                                                                          \
+	static struct bpf_object *NAME##_obj_any(void *s)                                          \
+	{                                                                                          \
+		return ((struct NAME *)s)->obj;                                                    \
+	}                                                                                          \
+	static int NAME##_load_any(void *s)                                                        \
+	{                                                                                          \
+		return NAME##__load(s);                                                            \
+	}                                                                                          \
+	static void NAME##_destroy_any(void *s)                                                    \
+	{                                                                                          \
+		NAME##__destroy(s);                                                                \
+	}                                                                                          \
+	static const struct enav_bpf_skel_ops NAME##_ops = {NAME##_open_any, NAME##_obj_any,       \
+							    NAME##_load_any, NAME##_destroy_any}
+
+#define ENAV_BPF_MAX_LINKS	 16
+#define ENAV_BPF_MAX_EVENT_TYPES 8
+
+struct enav_bpf_source {
+	const char *name;
+	uint32_t event_types; /* bit per enum enav_event_type the source emits */
+	struct enav_agent *agent;
+	const struct enav_bpf_skel_ops *ops;
+	void *skel;
+	struct bpf_object *obj;
+	struct bpf_link *links[ENAV_BPF_MAX_LINKS];
+	size_t n_links;
+	struct enav_transport transport;
+	bool transport_open;
+	int counters_fd;
+	int ncpus;
+	_Atomic uint64_t events[ENAV_BPF_MAX_EVENT_TYPES]; /* by enum enav_event_type */
+	_Atomic uint64_t decode_errors[ENAV_DECODE__COUNT];
+};
+
+/* Open the skeleton for the agent's transport and share the filter maps.
+ * The caller then sets its read-only globals and map sizes on s->skel. */
+int enav_bpf_source_open(struct enav_bpf_source *s, struct enav_agent *a, const char *name,
+			 const struct enav_bpf_skel_ops *ringbuf,
+			 const struct enav_bpf_skel_ops *perf, char *err, size_t errlen);
+/* Load, attach every program of the proven variant, start draining into fn. */
+int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx, char *err,
+			  size_t errlen);
+/* Detach, drain what is in flight, release everything. */
+void enav_bpf_source_close(struct enav_bpf_source *s);
+
+/* Metrics of every registered BPF source, each family written once. */
+void enav_bpf_sources_render(struct enav_promtext *p);
+
+#endif

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "sources/net_decode.h"
+
+#include <string.h>
+
+enum enav_decode_status enav_net_decode(const void *data, size_t size, struct enav_net_decoded *out)
+{
+	struct enav_event_header h;
+	if (size < sizeof(h))
+		return ENAV_DECODE_SHORT;
+	memcpy(&h, data, sizeof(h));
+	if (h.abi_version != ENAV_ABI_VERSION)
+		return ENAV_DECODE_BAD_VERSION;
+	if (h.size > size || h.size < sizeof(h))
+		return ENAV_DECODE_BAD_SIZE;
+	switch (h.type) {
+	case ENAV_EVENT_TCP:
+		if (h.size != sizeof(struct enav_tcp_event))
+			return ENAV_DECODE_BAD_SIZE;
+		memcpy(&out->tcp, data, sizeof(out->tcp));
+		if (out->tcp.kind < ENAV_TCP_OPEN || out->tcp.kind > ENAV_TCP_FAILED ||
+		    (out->tcp.family != 2 && out->tcp.family != 10))
+			return ENAV_DECODE_BAD_LENGTH;
+		out->type = ENAV_EVENT_TCP;
+		return ENAV_DECODE_OK;
+	case ENAV_EVENT_DNS: {
+		size_t fixed = ENAV_OFFSETOF(struct enav_dns_event, payload);
+		if (h.size < fixed)
+			return ENAV_DECODE_SHORT;
+		memcpy(&out->dns.head, data, fixed);
+		const struct enav_dns_event *e = &out->dns.head;
+		if (e->captured_len > ENAV_DNS_PAYLOAD_MAX || e->captured_len > e->payload_len ||
+		    fixed + e->captured_len != h.size)
+			return ENAV_DECODE_BAD_LENGTH;
+		if (e->family != 2 && e->family != 10)
+			return ENAV_DECODE_BAD_LENGTH;
+		out->dns.payload = (const __u8 *)data + fixed;
+		out->type = ENAV_EVENT_DNS;
+		return ENAV_DECODE_OK;
+	}
+	default:
+		return ENAV_DECODE_UNKNOWN_TYPE;
+	}
+}
