@@ -60,8 +60,11 @@ struct conn {
 	__u32 retransmits;
 	__u8 role;
 	__u8 flags;
-	__u8 opened; /* ENAV_TCP_OPEN already emitted */
+	__u8 opened;   /* ENAV_TCP_OPEN already emitted */
 	__u8 seen_fin; /* passed through a FIN state: orderly close */
+	__u8 have_tuple;
+	__u16 family, sport, dport;
+	__u8 saddr[16], daddr[16]; /* kept: a closing socket has lost its local port */
 	char comm[ENAV_COMM_LEN];
 };
 
@@ -156,8 +159,8 @@ static __always_inline __u8 sk_protocol(struct sock *sk)
 	return BPF_CORE_READ_BITFIELD_PROBED(sk, sk_protocol);
 }
 
-static __always_inline void fill_tuple(struct sock *sk, __u16 *family, __u16 *sport,
-				       __u16 *dport, __u8 saddr[16], __u8 daddr[16])
+static __always_inline void fill_tuple(struct sock *sk, __u16 *family, __u16 *sport, __u16 *dport,
+				       __u8 saddr[16], __u8 daddr[16])
 {
 	*family = BPF_CORE_READ(sk, __sk_common.skc_family);
 	*sport = BPF_CORE_READ(sk, __sk_common.skc_num);
@@ -199,7 +202,15 @@ static __always_inline void emit_tcp(void *ctx, struct sock *sk, struct conn *c,
 	if (kind == ENAV_TCP_CLOSE && !c->seen_fin)
 		e.flags |= ENAV_TCP_RESET;
 	__builtin_memcpy(e.comm, c->comm, sizeof(e.comm));
-	fill_tuple(sk, &e.family, &e.sport, &e.dport, e.saddr, e.daddr);
+	if (!c->have_tuple) {
+		fill_tuple(sk, &c->family, &c->sport, &c->dport, c->saddr, c->daddr);
+		c->have_tuple = 1;
+	}
+	e.family = c->family;
+	e.sport = c->sport;
+	e.dport = c->dport;
+	__builtin_memcpy(e.saddr, c->saddr, 16);
+	__builtin_memcpy(e.daddr, c->daddr, 16);
 	enav_emit(ctx, &e, sizeof(e));
 }
 
@@ -229,7 +240,8 @@ static __always_inline int handle_state(void *ctx, struct sock *sk, int oldstate
 
 	if (oldstate == TCP_CLOSE && newstate == TCP_SYN_SENT) {
 		/* connect(): process context, the connecting task owns it. */
-		struct conn n = {.start_boot_ns = bpf_ktime_get_boot_ns(), .role = ENAV_ROLE_CLIENT};
+		struct conn n = {.start_boot_ns = bpf_ktime_get_boot_ns(),
+				 .role = ENAV_ROLE_CLIENT};
 		if (!take_owner(&n))
 			return 0;
 		if (bpf_map_update_elem(&enav_conns, &key, &n, BPF_ANY) != 0)
@@ -351,6 +363,8 @@ static __always_inline struct conn *adopt(struct sock *sk)
 			 .flags = ENAV_TCP_PREDATES_ATTACH};
 	if (!take_owner(&n))
 		return NULL;
+	fill_tuple(sk, &n.family, &n.sport, &n.dport, n.saddr, n.daddr);
+	n.have_tuple = 1;
 	if (bpf_map_update_elem(&enav_conns, &key, &n, BPF_NOEXIST) != 0 &&
 	    !bpf_map_lookup_elem(&enav_conns, &key)) {
 		enav_count(ENAV_KC_MAP_FULL);
@@ -367,8 +381,8 @@ static __always_inline void emit_dns(void *ctx, struct sock *sk, __u64 buf, __u6
 	if (!e)
 		return;
 	__u64 src = buf;
-	if (is_msghdr) { /* first iovec of a msghdr */
-		struct user_msghdr mh;
+	struct user_msghdr mh = {};
+	if (is_msghdr) { /* first iovec of a msghdr (or of the first mmsghdr) */
 		struct iovec iov;
 		if (bpf_probe_read_user(&mh, sizeof(mh), (void *)buf) ||
 		    bpf_probe_read_user(&iov, sizeof(iov), mh.msg_iov))
@@ -379,6 +393,22 @@ static __always_inline void emit_dns(void *ctx, struct sock *sk, __u64 buf, __u6
 	}
 	enav_fill_header(&e->hdr, ENAV_EVENT_DNS, bpf_get_current_cgroup_id());
 	fill_tuple(sk, &e->family, &e->sport, &e->dport, e->saddr, e->daddr);
+	/* An unconnected socket (a server's) names its peer in msg_name. */
+	if (e->dport == 0 && mh.msg_name) {
+		if (e->family == AF_INET) {
+			struct sockaddr_in sa;
+			if (!bpf_probe_read_user(&sa, sizeof(sa), mh.msg_name)) {
+				e->dport = bpf_ntohs(sa.sin_port);
+				__builtin_memcpy(e->daddr, &sa.sin_addr.s_addr, 4);
+			}
+		} else {
+			struct sockaddr_in6 sa6;
+			if (!bpf_probe_read_user(&sa6, sizeof(sa6), mh.msg_name)) {
+				e->dport = bpf_ntohs(sa6.sin6_port);
+				__builtin_memcpy(e->daddr, sa6.sin6_addr.in6_u.u6_addr8, 16);
+			}
+		}
+	}
 	e->direction = sent ? ENAV_DNS_SENT : ENAV_DNS_RECEIVED;
 	e->tcp = tcp;
 	e->payload_len = ret;
@@ -409,7 +439,14 @@ static __always_inline void account(void *ctx, struct sock *sk, struct pending *
 		/* DNS over UDP: the only UDP traffic this source looks at. */
 		__u16 dport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
 		__u16 sport = BPF_CORE_READ(sk, __sk_common.skc_num);
-		bool msg = p->nr == NR_sendmsg || p->nr == NR_recvmsg;
+		bool mmsg = p->nr == NR_sendmmsg || p->nr == NR_recvmmsg;
+		bool msg = p->nr == NR_sendmsg || p->nr == NR_recvmsg || mmsg;
+		if (mmsg) { /* the first message's length, not the count of messages */
+			__u32 len = 0;
+			bpf_probe_read_user(&len, sizeof(len),
+					    &((struct mmsghdr *)p->buf)->msg_len);
+			ret = len;
+		}
 		bool plain = p->nr == NR_sendto || p->nr == NR_recvfrom || p->nr == NR_write ||
 			     p->nr == NR_read;
 		/* Unconnected sockets carry the port in the call, not the socket:

@@ -9,7 +9,7 @@ build_pkgs=(make clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev
 # jq for reading NDJSON, util-linux/libcap2-bin for setpriv/capsh, and python3
 # for the fake Kubernetes API server.
 test_pkgs=(libcmocka-dev libclang-rt-14-dev prometheus jq util-linux libcap2-bin curl
-	procps python3 prometheus-node-exporter)
+	procps python3 prometheus-node-exporter nginx-light dnsmasq-base bind9-dnsutils)
 
 want=("${build_pkgs[@]}")
 if [ "${1:-build}" = "test" ]; then

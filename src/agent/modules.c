@@ -10,6 +10,7 @@
 #include "sinks/ndjson.h"
 #include "sinks/prometheus.h"
 #include "sources/exec_source.h"
+#include "sources/net_source.h"
 
 const struct enav_module enav_modules[] = {
     {"discovery",
@@ -17,6 +18,7 @@ const struct enav_module enav_modules[] = {
      enav_discovery_enabled,
      {.discovery = &enav_discovery_module_ops}},
     {"exec", ENAV_MODULE_SOURCE, enav_exec_source_enabled, {.source = &enav_exec_source_ops}},
+    {"network", ENAV_MODULE_SOURCE, enav_net_source_enabled, {.source = &enav_net_source_ops}},
     {"attribution",
      ENAV_MODULE_PROCESSOR,
      enav_attribution_enabled,

@@ -129,6 +129,12 @@ struct enav_config {
 	} kubernetes;
 
 	struct {
+		bool enabled;		  /* sources.network.enabled (true) */
+		uint32_t max_connections; /* sources.network.max_connections: 64..1048576 (65536) */
+		uint32_t dns_capture_bytes; /* sources.network.dns_capture_bytes: 0..512 (512) */
+	} network;
+
+	struct {
 		bool enabled;	      /* host.enabled (true): node and cgroup resource metrics */
 		uint32_t cache_ms;    /* host.cache_ms: 0..60000 (0 = read at every scrape) */
 		uint32_t max_devices; /* host.max_devices: 1..4096 (256) per kind: disks, NICs,

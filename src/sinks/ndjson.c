@@ -14,6 +14,8 @@
 #include "core/log.h"
 #include "core/queue.h"
 #include "discovery/k8s.h"
+#include "processors/dns.h"
+#include <arpa/inet.h>
 
 static void encode_argv(struct enav_json *j, const struct enav_signal *s)
 {
@@ -65,6 +67,85 @@ static void encode_pod(struct enav_json *j, const struct enav_k8s_pod *pod)
 	}
 }
 
+static void encode_addr(struct enav_json *j, const char *key, int family, const uint8_t *addr)
+{
+	char text[INET6_ADDRSTRLEN];
+	if (!inet_ntop(family == 6 ? AF_INET6 : AF_INET, addr, text, sizeof(text)))
+		text[0] = '\0';
+	enav_json_kv_string(j, key, text);
+}
+
+static const char *const role_names[] = {"unknown", "client", "server"};
+
+/* tcp.* and dns.*: the owning process, then the exchange (docs/signals.md). */
+static void encode_network(struct enav_json *j, const struct enav_signal *s)
+{
+	const struct enav_process_signal *p = &s->process;
+	const struct enav_net_signal *n = &s->net;
+	if (p->pid) {
+		enav_json_key(j, "process");
+		enav_json_object_begin(j);
+		enav_json_kv_u64(j, "pid", p->pid);
+		enav_json_kv_u64(j, "tid", p->tid);
+		enav_json_kv_string(j, "comm", p->comm);
+		enav_json_object_end(j);
+	}
+	enav_json_key(j, s->kind == ENAV_SIGNAL_DNS ? "dns" : "connection");
+	enav_json_object_begin(j);
+	enav_json_kv_u64(j, "ip_version", n->family);
+	encode_addr(j, "local_address", n->family, n->local_addr);
+	enav_json_kv_u64(j, "local_port", n->local_port);
+	encode_addr(j, "remote_address", n->family, n->remote_addr);
+	enav_json_kv_u64(j, "remote_port", n->remote_port);
+	if (s->kind != ENAV_SIGNAL_DNS) {
+		enav_json_kv_string(j, "role", role_names[n->role < 3 ? n->role : 0]);
+		enav_json_kv_u64(j, "start_time_unix_nano", n->start_time_unix_ns);
+		if (s->kind != ENAV_SIGNAL_TCP_OPEN) {
+			enav_json_kv_u64(j, "duration_ns", n->duration_ns);
+			enav_json_kv_u64(j, "bytes_sent", n->bytes_sent);
+			enav_json_kv_u64(j, "bytes_received", n->bytes_received);
+			enav_json_kv_u64(j, "retransmits", n->retransmits);
+			enav_json_kv_u64(j, "srtt_us", n->srtt_us);
+			enav_json_kv_bool(j, "reset", n->flags & ENAV_TCP_RESET);
+		}
+		enav_json_kv_bool(j, "predates_agent", n->flags & ENAV_TCP_PREDATES_ATTACH);
+		if (n->flags & ENAV_TCP_BYTES_PARTIAL)
+			enav_json_kv_bool(j, "bytes_partial", true);
+		enav_json_object_end(j);
+		return;
+	}
+	const struct enav_dns_message *m = n->dns;
+	char tbuf[ENAV_DNS_TYPE_NAME_LEN];
+	enav_json_kv_string(j, "direction",
+			    n->dns_direction == ENAV_DNS_SENT ? "sent" : "received");
+	enav_json_kv_u64(j, "id", m->id);
+	enav_json_kv_string(j, "name", m->qname);
+	enav_json_kv_string(j, "type", enav_dns_type_name(m->qtype, tbuf));
+	enav_json_kv_string(j, "rcode", enav_dns_rcode_name(m->rcode));
+	if (n->dns_has_latency)
+		enav_json_kv_u64(j, "latency_ns", n->dns_latency_ns);
+	enav_json_kv_bool(j, "truncated", m->truncated_flag);
+	enav_json_kv_bool(j, "capture_truncated", m->capture_truncated);
+	enav_json_key(j, "answers");
+	enav_json_array_begin(j);
+	for (uint32_t i = 0; i < m->n_answers && i < ENAV_DNS_MAX_ANSWERS; i++) {
+		const struct enav_dns_answer *a = &m->answers[i];
+		enav_json_object_begin(j);
+		enav_json_kv_string(j, "name", a->name);
+		enav_json_kv_string(j, "type", enav_dns_type_name(a->type, tbuf));
+		enav_json_kv_u64(j, "ttl", a->ttl);
+		if (a->type == ENAV_DNS_TYPE_A)
+			encode_addr(j, "address", 4, a->data.a);
+		else if (a->type == ENAV_DNS_TYPE_AAAA)
+			encode_addr(j, "address", 6, a->data.aaaa);
+		else if (a->type == ENAV_DNS_TYPE_CNAME)
+			enav_json_kv_string(j, "cname", a->data.cname);
+		enav_json_object_end(j);
+	}
+	enav_json_array_end(j);
+	enav_json_object_end(j);
+}
+
 long enav_ndjson_encode(const struct enav_signal *s, char *buf, size_t cap)
 {
 	const struct enav_process_signal *p = &s->process;
@@ -76,6 +157,12 @@ long enav_ndjson_encode(const struct enav_signal *s, char *buf, size_t cap)
 	enav_json_kv_string(&j, "evidence", "observed");
 	enav_json_kv_u64(&j, "time_unix_nano", s->time_unix_ns);
 
+	bool process_kind =
+	    s->kind == ENAV_SIGNAL_PROCESS_EXEC || s->kind == ENAV_SIGNAL_PROCESS_EXIT;
+	if (!process_kind) {
+		encode_network(&j, s);
+		goto attribution;
+	}
 	enav_json_key(&j, "process");
 	enav_json_object_begin(&j);
 	enav_json_kv_u64(&j, "pid", p->pid);
@@ -110,6 +197,7 @@ long enav_ndjson_encode(const struct enav_signal *s, char *buf, size_t cap)
 		enav_json_object_end(&j);
 	}
 
+attribution:
 	enav_json_key(&j, "cgroup");
 	enav_json_object_begin(&j);
 	enav_json_kv_u64(&j, "id", p->cgroup_id);

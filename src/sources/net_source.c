@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "sources/net_source.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/u64map.h"
+#include "net_perf.skel.h"
+#include "net_ringbuf.skel.h"
+#include "processors/dns.h"
+#include "sources/bpf_source.h"
+#include "sources/net_decode.h"
+
+ENAV_SKEL_OPS(net_ringbuf);
+ENAV_SKEL_OPS(net_perf);
+
+/* Outstanding DNS queries awaiting their response, for the latency. */
+#define DNS_PENDING_MAX 4096
+
+struct net_source {
+	struct enav_bpf_source bpf;
+	struct enav_u64map dns_pending; /* (pid, port, id) -> query boot ns */
+	_Atomic uint64_t dns_parse_errors[ENAV_DNS_ERROR_COUNT];
+	_Atomic uint64_t dns_pending_full;
+};
+
+static void set_process(struct enav_signal *s, const struct enav_event_header *h,
+			const char comm[ENAV_COMM_LEN])
+{
+	struct enav_process_signal *p = &s->process;
+	p->pid = h->pid;
+	p->tid = h->tid;
+	p->cgroup_id = h->cgroup_id;
+	size_t n = strnlen(comm, ENAV_COMM_LEN);
+	memcpy(p->comm, comm, n);
+	p->comm[n] = '\0';
+}
+
+static void set_tuple(struct enav_net_signal *n, __u16 family, __u16 sport, __u16 dport,
+		      const __u8 *saddr, const __u8 *daddr)
+{
+	n->family = family == 10 ? 6 : 4;
+	n->local_port = sport;
+	n->remote_port = dport;
+	memcpy(n->local_addr, saddr, 16);
+	memcpy(n->remote_addr, daddr, 16);
+}
+
+static struct enav_signal *tcp_signal(const struct enav_tcp_event *e)
+{
+	static const enum enav_signal_kind kinds[] = {
+	    [ENAV_TCP_OPEN] = ENAV_SIGNAL_TCP_OPEN,
+	    [ENAV_TCP_CLOSE] = ENAV_SIGNAL_TCP_CLOSE,
+	    [ENAV_TCP_FAILED] = ENAV_SIGNAL_TCP_FAILED,
+	};
+	struct enav_signal *s = enav_signal_new(kinds[e->kind], 0);
+	if (!s)
+		return NULL;
+	s->time_unix_ns = enav_clock_boot_to_unix_ns(e->hdr.boot_time_ns);
+	set_process(s, &e->hdr, e->comm);
+	struct enav_net_signal *n = &s->net;
+	set_tuple(n, e->family, e->sport, e->dport, e->saddr, e->daddr);
+	n->role = e->role;
+	n->flags = e->flags;
+	n->oldstate = e->oldstate;
+	n->newstate = e->newstate;
+	n->bytes_sent = e->bytes_sent;
+	n->bytes_received = e->bytes_received;
+	n->retransmits = e->retransmits;
+	n->srtt_us = e->srtt_us;
+	n->start_time_unix_ns = enav_clock_boot_to_unix_ns(e->start_boot_ns);
+	if (e->hdr.boot_time_ns > e->start_boot_ns)
+		n->duration_ns = e->hdr.boot_time_ns - e->start_boot_ns;
+	if (e->flags & ENAV_TCP_OWNER_UNKNOWN)
+		enav_signal_warn(s, "process", "no_process_used_the_socket");
+	if (e->flags & ENAV_TCP_PREDATES_ATTACH)
+		enav_signal_warn(s, "bytes", "counted_since_attach_only");
+	return s;
+}
+
+static uint64_t dns_key(uint32_t pid, uint16_t port, uint16_t id)
+{
+	return ((uint64_t)pid << 32) | ((uint64_t)port << 16) | id;
+}
+
+/* A query is remembered; a response becomes a signal. */
+static struct enav_signal *dns_signal(struct net_source *src, const struct enav_net_decoded *d)
+{
+	const struct enav_dns_event *e = &d->dns.head;
+	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_DNS, sizeof(struct enav_dns_message));
+	if (!s)
+		return NULL;
+	struct enav_dns_message *m = (struct enav_dns_message *)s->argv;
+	int rc = enav_dns_parse(d->dns.payload, e->captured_len, e->payload_len, e->tcp, m);
+	if (rc != ENAV_DNS_OK) {
+		atomic_fetch_add(&src->dns_parse_errors[-rc < ENAV_DNS_ERROR_COUNT ? -rc : 0], 1);
+		enav_signal_unref(s);
+		return NULL;
+	}
+	uint64_t key = dns_key(e->hdr.pid, e->sport, m->id);
+	if (!m->is_response) {
+		/* Client: the query it sent; server: the query it received. */
+		if (enav_u64map_put(&src->dns_pending, key, e->hdr.boot_time_ns) != 0)
+			atomic_fetch_add(&src->dns_pending_full, 1);
+		enav_signal_unref(s);
+		return NULL;
+	}
+	s->time_unix_ns = enav_clock_boot_to_unix_ns(e->hdr.boot_time_ns);
+	set_process(s, &e->hdr, e->comm);
+	set_tuple(&s->net, e->family, e->sport, e->dport, e->saddr, e->daddr);
+	s->net.dns = m;
+	s->net.dns_payload_len = e->payload_len;
+	s->net.dns_direction = e->direction;
+	uint64_t sent;
+	if (enav_u64map_get(&src->dns_pending, key, &sent)) {
+		enav_u64map_del(&src->dns_pending, key);
+		if (e->hdr.boot_time_ns >= sent) {
+			s->net.dns_has_latency = true;
+			s->net.dns_latency_ns = e->hdr.boot_time_ns - sent;
+		}
+	} else {
+		enav_signal_warn(s, "latency", "query_not_observed");
+	}
+	return s;
+}
+
+static void on_event(void *ctx, const void *data, size_t size)
+{
+	struct net_source *src = ctx;
+	struct enav_net_decoded d;
+	enum enav_decode_status st = enav_net_decode(data, size, &d);
+	if (st != ENAV_DECODE_OK) {
+		atomic_fetch_add(&src->bpf.decode_errors[st], 1);
+		return;
+	}
+	atomic_fetch_add(&src->bpf.events[d.type], 1);
+	struct enav_signal *s = d.type == ENAV_EVENT_TCP ? tcp_signal(&d.tcp) : dns_signal(src, &d);
+	if (s)
+		enav_agent_emit(src->bpf.agent, s);
+}
+
+static void net_stop(void *state)
+{
+	struct net_source *src = state;
+	if (!src)
+		return;
+	enav_bpf_source_close(&src->bpf);
+	enav_u64map_destroy(&src->dns_pending);
+	free(src);
+}
+
+static void configure(struct net_source *src, const struct enav_config *cfg, bool ringbuf)
+{
+	struct bpf_object *obj = src->bpf.obj;
+	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_conns"),
+				 cfg->network.max_connections);
+	if (ringbuf) {
+		struct net_ringbuf *k = src->bpf.skel;
+		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
+		k->rodata->enav_dns_capture = cfg->network.dns_capture_bytes;
+	} else {
+		struct net_perf *k = src->bpf.skel;
+		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
+		k->rodata->enav_dns_capture = cfg->network.dns_capture_bytes;
+	}
+}
+
+static int net_start(struct enav_agent *a, void **state, char *err, size_t errlen)
+{
+	struct net_source *src = calloc(1, sizeof(*src));
+	if (!src)
+		return -ENOMEM;
+	*state = src;
+	if (enav_u64map_init(&src->dns_pending, DNS_PENDING_MAX))
+		return -ENOMEM;
+	src->bpf.event_types = (1u << ENAV_EVENT_TCP) | (1u << ENAV_EVENT_DNS);
+	int rc = enav_bpf_source_open(&src->bpf, a, "network", &net_ringbuf_ops, &net_perf_ops, err,
+				      errlen);
+	if (rc)
+		return rc;
+	configure(src, &a->cfg, a->decisions.transport == ENAV_TRANSPORT_RINGBUF);
+	return enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
+}
+
+static void net_metrics(void *state, struct enav_promtext *p)
+{
+	struct net_source *src = state;
+	enav_promtext_family(p, "enav_dns_parse_errors_total", "counter",
+			     "Captured DNS payloads the parser rejected, by reason.");
+	for (int r = 1; r < ENAV_DNS_ERROR_COUNT; r++) {
+		const char *l[] = {"reason", enav_dns_strerror(-r)};
+		enav_promtext_sample_u64(p, "enav_dns_parse_errors_total", l, 1,
+					 atomic_load(&src->dns_parse_errors[r]));
+	}
+	enav_promtext_family(p, "enav_dns_pending_dropped_total", "counter",
+			     "DNS queries not remembered because the pending table was full.");
+	enav_promtext_sample_u64(p, "enav_dns_pending_dropped_total", NULL, 0,
+				 atomic_load(&src->dns_pending_full));
+}
+
+bool enav_net_source_enabled(const struct enav_config *cfg)
+{
+	return cfg->network.enabled;
+}
+
+const struct enav_source_ops enav_net_source_ops = {
+    .start = net_start,
+    .stop = net_stop,
+    .metrics = net_metrics,
+};
