@@ -63,6 +63,31 @@ static void run_derivation(struct enav_agent *a, struct enav_signal *s, unsigned
 	}
 }
 
+/* Interval output of generators (edges), delivered like derived signals. */
+static void run_ticks(struct enav_agent *a, uint64_t now)
+{
+	for (size_t i = 0; i < a->n_inst; i++) {
+		struct enav_module_instance *mi = &a->inst[i];
+		if (!mi->active || mi->module->kind != ENAV_MODULE_GENERATOR ||
+		    !mi->module->generator->tick)
+			continue;
+		struct enav_signal *out[ENAV_GENERATOR_MAX_OUTPUT];
+		size_t n;
+		/* A generator with more to say is asked again, a batch at a time. */
+		do {
+			n = mi->module->generator->tick(mi->state, now, out,
+							ENAV_GENERATOR_MAX_OUTPUT);
+			for (size_t k = 0; k < n && k < ENAV_GENERATOR_MAX_OUTPUT; k++) {
+				atomic_fetch_add(&a->derived_total, 1);
+				if (out[k]->kind >= 1 && out[k]->kind < ENAV_SIGNAL__COUNT)
+					atomic_fetch_add(&a->signals_total[out[k]->kind], 1);
+				deliver(a, out[k]);
+				enav_signal_unref(out[k]);
+			}
+		} while (n == ENAV_GENERATOR_MAX_OUTPUT);
+	}
+}
+
 void enav_agent_emit(struct enav_agent *a, struct enav_signal *s)
 {
 	if (s->kind >= 1 && s->kind < ENAV_SIGNAL__COUNT)
@@ -279,6 +304,7 @@ static void capture_loop(struct enav_agent *a, int sigfd)
 		for (size_t w = 0; w < a->n_watches; w++)
 			a->watches[w].consume(a->watches[w].arg);
 		uint64_t now = enav_clock_mono_ns();
+		run_ticks(a, now);
 		if (now - last_refresh > 1000000000ull) {
 			enav_clock_refresh();
 			last_refresh = now;

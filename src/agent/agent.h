@@ -49,6 +49,8 @@ struct enav_generator_ops {
 	/* Synchronous; writes at most out_cap derived signals into out. */
 	size_t (*observe)(void *state, const struct enav_signal *s, struct enav_signal **out,
 			  size_t out_cap);
+	/* Optional: called every capture-loop round, for interval output. */
+	size_t (*tick)(void *state, uint64_t now_mono_ns, struct enav_signal **out, size_t out_cap);
 	void (*fini)(void *state);
 	void (*metrics)(void *state, struct enav_promtext *p);
 };

@@ -5,6 +5,7 @@
  */
 #include "agent/agent.h"
 #include "discovery/discovery.h"
+#include "generators/net_edges.h"
 #include "generators/process_metrics.h"
 #include "processors/attribution.h"
 #include "sinks/ndjson.h"
@@ -27,6 +28,10 @@ const struct enav_module enav_modules[] = {
      ENAV_MODULE_GENERATOR,
      enav_process_metrics_enabled,
      {.generator = &enav_process_metrics_ops}},
+    {"network_edges",
+     ENAV_MODULE_GENERATOR,
+     enav_net_edges_enabled,
+     {.generator = &enav_net_edges_ops}},
     {"ndjson", ENAV_MODULE_SINK, enav_ndjson_enabled, {.sink = &enav_ndjson_sink_ops}},
     {"prometheus", ENAV_MODULE_SINK, enav_prometheus_enabled, {.sink = &enav_prometheus_sink_ops}},
 };

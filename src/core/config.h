@@ -132,6 +132,11 @@ struct enav_config {
 		bool enabled;		  /* sources.network.enabled (true) */
 		uint32_t max_connections; /* sources.network.max_connections: 64..1048576 (65536) */
 		uint32_t dns_capture_bytes; /* sources.network.dns_capture_bytes: 0..512 (512) */
+		uint32_t max_edges;	    /* sources.network.max_edges: 16..65536 (1024) */
+		uint32_t
+		    edge_interval_ms; /* sources.network.edge_interval_ms: 1000..3600000 (15000) */
+		uint32_t
+		    dns_cache_entries; /* sources.network.dns_cache_entries: 16..1048576 (4096) */
 	} network;
 
 	struct {

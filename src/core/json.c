@@ -280,6 +280,20 @@ static char *u64_digits(char tmp[20], uint64_t v)
 	return p;
 }
 
+/* A value the caller formatted as a JSON number (e.g. "%.2f"). */
+void enav_json_raw(struct enav_json *j, const char *number)
+{
+	if (!value_begin(j))
+		return;
+	put(j, number, strlen(number));
+}
+
+void enav_json_kv_raw(struct enav_json *j, const char *key, const char *number)
+{
+	enav_json_key(j, key);
+	enav_json_raw(j, number);
+}
+
 void enav_json_u64(struct enav_json *j, uint64_t v)
 {
 	char tmp[20];

@@ -38,6 +38,9 @@ void enav_json_key(struct enav_json *j, const char *key);
 void enav_json_string_n(struct enav_json *j, const char *s, size_t len);
 void enav_json_string(struct enav_json *j, const char *s);
 void enav_json_u64(struct enav_json *j, uint64_t v);
+/* A number the caller formatted (e.g. "%.2f"); not validated. */
+void enav_json_raw(struct enav_json *j, const char *number);
+void enav_json_kv_raw(struct enav_json *j, const char *key, const char *number);
 void enav_json_i64(struct enav_json *j, int64_t v);
 void enav_json_bool(struct enav_json *j, bool v);
 void enav_json_null(struct enav_json *j);

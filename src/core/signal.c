@@ -52,6 +52,8 @@ const char *enav_signal_kind_name(enum enav_signal_kind kind)
 		return "tcp.failed";
 	case ENAV_SIGNAL_DNS:
 		return "dns.response";
+	case ENAV_SIGNAL_EDGE:
+		return "network.edge";
 	case ENAV_SIGNAL__COUNT:
 		break;
 	}

@@ -31,7 +31,26 @@ enum enav_signal_kind {
 	ENAV_SIGNAL_TCP_CLOSE = 4,
 	ENAV_SIGNAL_TCP_FAILED = 5,
 	ENAV_SIGNAL_DNS = 6,
+	ENAV_SIGNAL_EDGE = 7, /* inferred: an aggregate of observed connections */
 	ENAV_SIGNAL__COUNT,
+};
+
+#define ENAV_EDGE_KEY_MAX 160
+
+/* Client -> server dependency over one interval (generators/net_edges.c). */
+struct enav_edge_signal {
+	char client[ENAV_EDGE_KEY_MAX]; /* workload: "pod:ns/name", "container:<id>",
+					   "process:<comm>" */
+	char server[ENAV_EDGE_KEY_MAX]; /* DNS name, or the address */
+	char server_ip[48];
+	uint16_t server_port;
+	bool server_named_by_dns;
+	double confidence; /* 1.0 address observed; lower when a name was inferred */
+	uint64_t interval_start_unix_ns;
+	uint64_t connections, failures, resets;
+	uint64_t bytes_sent, bytes_received; /* from the client's side */
+	uint64_t duration_sum_ns;
+	uint32_t srtt_max_us;
 };
 
 /* A TCP connection or a DNS exchange, as the socket API saw it. */
@@ -39,7 +58,7 @@ struct enav_net_signal {
 	uint16_t family; /* 4 or 6 */
 	uint16_t local_port, remote_port;
 	uint8_t local_addr[16], remote_addr[16];
-	uint8_t role; /* enum enav_tcp_role */
+	uint8_t role;  /* enum enav_tcp_role */
 	uint8_t flags; /* ENAV_TCP_* */
 	uint8_t oldstate, newstate;
 	uint64_t bytes_sent, bytes_received;
@@ -104,6 +123,7 @@ struct enav_signal {
 	struct enav_field_warning warnings[ENAV_SIGNAL_MAX_WARNINGS];
 	struct enav_process_signal process; /* for network kinds: the owning process */
 	struct enav_net_signal net;
+	struct enav_edge_signal edge;
 	/* What attribution pinned for this signal (released with the signal). */
 	void *attr_ref;
 	void (*attr_release)(void *ref);

@@ -146,6 +146,30 @@ static void encode_network(struct enav_json *j, const struct enav_signal *s)
 	enav_json_object_end(j);
 }
 
+/* network.edge: inferred from observed connections (docs/signals.md). */
+static void encode_edge(struct enav_json *j, const struct enav_edge_signal *e)
+{
+	char conf[16];
+	snprintf(conf, sizeof(conf), "%.2f", e->confidence);
+	enav_json_key(j, "edge");
+	enav_json_object_begin(j);
+	enav_json_kv_string(j, "client", e->client);
+	enav_json_kv_string(j, "server", e->server);
+	enav_json_kv_string(j, "server_ip", e->server_ip);
+	enav_json_kv_u64(j, "server_port", e->server_port);
+	enav_json_kv_bool(j, "server_named_by_dns", e->server_named_by_dns);
+	enav_json_kv_raw(j, "confidence", conf);
+	enav_json_kv_u64(j, "interval_start_unix_nano", e->interval_start_unix_ns);
+	enav_json_kv_u64(j, "connections", e->connections);
+	enav_json_kv_u64(j, "failures", e->failures);
+	enav_json_kv_u64(j, "resets", e->resets);
+	enav_json_kv_u64(j, "bytes_sent", e->bytes_sent);
+	enav_json_kv_u64(j, "bytes_received", e->bytes_received);
+	enav_json_kv_u64(j, "duration_sum_ns", e->duration_sum_ns);
+	enav_json_kv_u64(j, "srtt_max_us", e->srtt_max_us);
+	enav_json_object_end(j);
+}
+
 long enav_ndjson_encode(const struct enav_signal *s, char *buf, size_t cap)
 {
 	const struct enav_process_signal *p = &s->process;
@@ -154,9 +178,14 @@ long enav_ndjson_encode(const struct enav_signal *s, char *buf, size_t cap)
 	enav_json_object_begin(&j);
 	enav_json_kv_u64(&j, "schema_version", ENAV_SIGNAL_SCHEMA_VERSION);
 	enav_json_kv_string(&j, "kind", enav_signal_kind_name(s->kind));
-	enav_json_kv_string(&j, "evidence", "observed");
+	enav_json_kv_string(&j, "evidence", s->kind == ENAV_SIGNAL_EDGE ? "inferred" : "observed");
 	enav_json_kv_u64(&j, "time_unix_nano", s->time_unix_ns);
 
+	if (s->kind == ENAV_SIGNAL_EDGE) {
+		encode_edge(&j, &s->edge);
+		enav_json_object_end(&j);
+		return enav_json_finish(&j);
+	}
 	bool process_kind =
 	    s->kind == ENAV_SIGNAL_PROCESS_EXEC || s->kind == ENAV_SIGNAL_PROCESS_EXIT;
 	if (!process_kind) {
