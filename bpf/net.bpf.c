@@ -457,6 +457,15 @@ static __always_inline void account(void *ctx, struct sock *sk, struct pending *
 	}
 	if (proto != IPPROTO_TCP)
 		return;
+	/* DNS over TCP: the chunks a resolver writes and reads, length-prefixed. */
+	if (p->nr == NR_write || p->nr == NR_read || p->nr == NR_sendto || p->nr == NR_recvfrom ||
+	    p->nr == NR_sendmsg || p->nr == NR_recvmsg) {
+		__u16 dport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+		__u16 sport = BPF_CORE_READ(sk, __sk_common.skc_num);
+		if (dport == DNS_PORT || sport == DNS_PORT)
+			emit_dns(ctx, sk, p->buf, ret, sent,
+				 p->nr == NR_sendmsg || p->nr == NR_recvmsg, true);
+	}
 	__u64 key = (__u64)sk;
 	struct conn *c = bpf_map_lookup_elem(&enav_conns, &key);
 	if (!c)

@@ -71,6 +71,7 @@ struct enav_net_signal {
 	uint64_t dns_latency_ns;
 	uint32_t dns_payload_len;
 	uint8_t dns_direction;
+	bool dns_tcp;
 };
 
 /* Why a field is absent.  Static strings only: warnings never allocate. */

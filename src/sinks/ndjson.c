@@ -116,6 +116,7 @@ static void encode_network(struct enav_json *j, const struct enav_signal *s)
 	}
 	const struct enav_dns_message *m = n->dns;
 	char tbuf[ENAV_DNS_TYPE_NAME_LEN];
+	enav_json_kv_bool(j, "tcp", n->dns_tcp);
 	enav_json_kv_string(j, "direction",
 			    n->dns_direction == ENAV_DNS_SENT ? "sent" : "received");
 	enav_json_kv_u64(j, "id", m->id);

@@ -113,6 +113,7 @@ static struct enav_signal *dns_signal(struct net_source *src, const struct enav_
 	s->net.dns = m;
 	s->net.dns_payload_len = e->payload_len;
 	s->net.dns_direction = e->direction;
+	s->net.dns_tcp = e->tcp;
 	uint64_t sent;
 	if (enav_u64map_get(&src->dns_pending, key, &sent)) {
 		enav_u64map_del(&src->dns_pending, key);

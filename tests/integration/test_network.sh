@@ -165,6 +165,14 @@ case_dns() {
 	r=$(wait_for_line ".kind == \"dns.response\" and .dns.name == \"nosuch.enav-test.invalid\" and .dns.direction == \"received\"") ||
 		{ fail "no response for the failing name"; return 1; }
 	expect_eq "NXDOMAIN or REFUSED" "$(jq -r '.dns.rcode | test("NXDOMAIN|REFUSED")' <<<"$r")" true || return 1
+	# DNS over TCP: the length-prefixed stream the resolver reads.
+	dig +short +tcp +tries=1 @127.0.0.1 enav-test.example A >"$WORK/dig.tcp" &
+	local tpid=$!
+	wait $tpid
+	expect_eq "dig +tcp answer" "$(cat "$WORK/dig.tcp")" 127.0.0.2 || return 1
+	r=$(wait_for_line ".kind == \"dns.response\" and .dns.tcp == true and .dns.direction == \"received\" and .dns.name == \"enav-test.example\"") ||
+		{ fail "no DNS-over-TCP response"; return 1; }
+	expect_eq "tcp answers" "$(jq -c '[.dns.answers[] | .type + " " + .address]' <<<"$r")" '["A 127.0.0.2"]' || return 1
 	# The address the name resolved to names the edge curl then opens to it.
 	start_nginx || return 1
 	curl -s -o /dev/null "http://127.0.0.2:$HTTP_PORT/small.txt" || { fail "curl to 127.0.0.2"; return 1; }
