@@ -11,6 +11,7 @@
 #include "sinks/ndjson.h"
 #include "sinks/prometheus.h"
 #include "sources/exec_source.h"
+#include "sources/host/host_source.h"
 #include "sources/net_source.h"
 
 const struct enav_module enav_modules[] = {
@@ -19,6 +20,7 @@ const struct enav_module enav_modules[] = {
      enav_discovery_enabled,
      {.discovery = &enav_discovery_module_ops}},
     {"exec", ENAV_MODULE_SOURCE, enav_exec_source_enabled, {.source = &enav_exec_source_ops}},
+    {"host", ENAV_MODULE_SOURCE, enav_host_source_enabled, {.source = &enav_host_source_ops}},
     {"network", ENAV_MODULE_SOURCE, enav_net_source_enabled, {.source = &enav_net_source_ops}},
     {"attribution",
      ENAV_MODULE_PROCESSOR,

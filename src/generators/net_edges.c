@@ -132,8 +132,11 @@ static void observe_conn(struct net_edges *g, const struct enav_signal *s)
 	workload_key(s, client, sizeof(client));
 	inet_ntop(n->family == 6 ? AF_INET6 : AF_INET, n->remote_addr, ip, sizeof(ip));
 	struct enav_ipname_hit hit;
+	/* The cache is shared with the scrape thread's stats read: under the lock. */
+	pthread_mutex_lock(&g->lock);
 	bool named = enav_ipname_cache_lookup(&g->names, n->family == 6 ? AF_INET6 : AF_INET,
 					      n->remote_addr, enav_clock_mono_ns(), &hit);
+	pthread_mutex_unlock(&g->lock);
 	const char *server = named ? hit.name : ip;
 	struct edge *x = find_or_add(g->edges, &g->n_edges, g->max_edges, client, server,
 				     n->remote_port, &g->edges_overflowed);
@@ -154,17 +157,10 @@ static void observe_dns(struct net_edges *g, const struct enav_signal *s)
 	const struct enav_dns_message *m = s->net.dns;
 	if (!m || s->net.dns_direction != ENAV_DNS_RECEIVED)
 		return; /* the client's view: what this node asked and was told */
-	for (uint32_t i = 0; i < m->n_answers && i < ENAV_DNS_MAX_ANSWERS; i++) {
-		const struct enav_dns_answer *a = &m->answers[i];
-		if (!a->in_chain)
-			continue; /* records that do not answer the question name nothing */
-		if (a->type == ENAV_DNS_TYPE_A)
-			enav_ipname_cache_insert(&g->names, AF_INET, a->data.a, m->qname, a->ttl,
-						 enav_clock_mono_ns());
-		else if (a->type == ENAV_DNS_TYPE_AAAA)
-			enav_ipname_cache_insert(&g->names, AF_INET6, a->data.aaaa, m->qname,
-						 a->ttl, enav_clock_mono_ns());
-	}
+	/* Only NOERROR answers to the question, with the chain's shortest TTL. */
+	pthread_mutex_lock(&g->lock);
+	enav_ipname_cache_learn(&g->names, m, enav_clock_mono_ns());
+	pthread_mutex_unlock(&g->lock);
 	if (!s->net.dns_has_latency)
 		return;
 	pthread_mutex_lock(&g->lock);

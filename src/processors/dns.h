@@ -42,8 +42,8 @@
  * name longer.
  */
 #define ENAV_DNS_NAME_MAX      1003
-#define ENAV_DNS_HOSTNAME_MAX  253 /* presentation length of a name without escapes */
-#define ENAV_DNS_TYPE_NAME_LEN 10  /* "TYPE65535" + NUL */
+#define ENAV_DNS_HOSTNAME_MAX  253	/* presentation length of a name without escapes */
+#define ENAV_DNS_TYPE_NAME_LEN 10	/* "TYPE65535" + NUL */
 #define ENAV_DNS_LEN_UNKNOWN   SIZE_MAX /* enav_dns_parse wire_len: not known */
 
 /* RR types and classes the parser and its callers name. */
@@ -171,7 +171,9 @@ struct enav_dns_message {
  * Returns 0 when the header and the first question (if any) are complete and
  * well formed; the answer section is then parsed up to the first cut
  * (capture_truncated).  Returns a negative enum enav_dns_error otherwise,
- * including for a malformed answer.  out is always left consistent (strings
+ * including for a malformed answer, except that when the server set TC an
+ * answer running past the message end just ends the section (RFC 1035
+ * servers may cut a reply mid-record).  out is always left consistent (strings
  * NUL-terminated, n_answers <= ENAV_DNS_MAX_ANSWERS) but after an error only
  * the fields read before it are meaningful.
  */

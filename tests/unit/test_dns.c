@@ -248,6 +248,10 @@ static void test_a_response(void **state)
 	assert_int_equal(g_out.answers_skipped, 0);
 	assert_int_equal(g_out.answers_dropped, 0);
 	assert_false(g_out.capture_truncated);
+	/* A payload length below the capture is taken as the capture. */
+	assert_int_equal(parse_ex(k_a_response, sizeof(k_a_response), 5, false), 0);
+	assert_int_equal(g_out.n_answers, 1);
+	assert_false(g_out.capture_truncated);
 }
 
 static void test_aaaa_response(void **state)
@@ -844,9 +848,11 @@ static void test_truncated_header(void **state)
 	assert_int_equal(parse_ex(k_a_response, 11, sizeof(k_a_response), false),
 			 ENAV_DNS_ETRUNCATED);
 	assert_true(g_out.capture_truncated);
-	assert_int_equal(parse_ex(k_a_response, 0, ENAV_DNS_LEN_UNKNOWN, false), ENAV_DNS_ETRUNCATED);
+	assert_int_equal(parse_ex(k_a_response, 0, ENAV_DNS_LEN_UNKNOWN, false),
+			 ENAV_DNS_ETRUNCATED);
 	assert_int_equal(parse_ex(k_a_response, 0, 0, false), ENAV_DNS_ESHORT);
-	assert_int_equal(enav_dns_parse(NULL, 0, ENAV_DNS_LEN_UNKNOWN, false, &g_out), ENAV_DNS_ETRUNCATED);
+	assert_int_equal(enav_dns_parse(NULL, 0, ENAV_DNS_LEN_UNKNOWN, false, &g_out),
+			 ENAV_DNS_ETRUNCATED);
 	/* Cut inside the question: rejected, never a partial qname. */
 	assert_int_equal(parse_ex(k_a_response, 20, sizeof(k_a_response), false),
 			 ENAV_DNS_ETRUNCATED);

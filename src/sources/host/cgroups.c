@@ -889,6 +889,26 @@ static bool selected(const struct enav_snapshot_entry *e, enum enav_host_cgroup_
 	return e->identity.container_id[0] || e->identity.pod_uid[0] || e->pod;
 }
 
+/* Can this handle ever read file f?  (Lists only those in the error counter.) */
+static bool file_used(const struct enav_host_cgroups *h, enum cg_file f)
+{
+	if (!have_hier(h, cg_files[f].hier))
+		return false;
+	switch (f) {
+	case F_V2_MEM_CURRENT:
+	case F_V2_MEM_MAX:
+	case F_V2_MEM_STAT:
+	case F_V2_MEM_EVENTS:
+		return !have_hier(h, H_MEMORY);
+	case F_V2_IO_STAT:
+		return !have_hier(h, H_BLKIO);
+	case F_V2_PIDS_CURRENT:
+		return !have_hier(h, H_PIDS);
+	default:
+		return true;
+	}
+}
+
 static void render_self(struct enav_host_cgroups *h, struct enav_promtext *p)
 {
 	enav_promtext_family(p, "enav_host_cgroups_reported", "gauge",
@@ -901,7 +921,7 @@ static void render_self(struct enav_host_cgroups *h, struct enav_promtext *p)
 	enav_promtext_family(p, "enav_host_cgroups_read_errors_total", "counter",
 			     "cgroup file reads that failed other than by absence, by file.");
 	for (unsigned f = 0; f < F__COUNT; f++) {
-		if (!have_hier(h, cg_files[f].hier))
+		if (!file_used(h, (enum cg_file)f))
 			continue;
 		const char *labels[] = {"hierarchy",
 					cg_files[f].hier == H_V2 ? "cgroup2" : "cgroup1", "file",

@@ -304,10 +304,14 @@ static const char *const kind_names[ENAV_NODE_NKINDS] = {
 };
 
 static const char *const collector_names[ENAV_NODE_NCOLLECTORS] = {
-    [ENAV_NODE_C_STAT] = "stat",	     [ENAV_NODE_C_LOADAVG] = "loadavg",
-    [ENAV_NODE_C_MEMINFO] = "meminfo",	     [ENAV_NODE_C_PRESSURE] = "pressure",
-    [ENAV_NODE_C_DISKSTATS] = "diskstats",   [ENAV_NODE_C_NETDEV] = "netdev",
-    [ENAV_NODE_C_FILESYSTEM] = "filesystem", [ENAV_NODE_C_FILEFD] = "filefd",
+    [ENAV_NODE_C_STAT] = "stat",
+    [ENAV_NODE_C_LOADAVG] = "loadavg",
+    [ENAV_NODE_C_MEMINFO] = "meminfo",
+    [ENAV_NODE_C_PRESSURE] = "pressure",
+    [ENAV_NODE_C_DISKSTATS] = "diskstats",
+    [ENAV_NODE_C_NETDEV] = "netdev",
+    [ENAV_NODE_C_FILESYSTEM] = "filesystem",
+    [ENAV_NODE_C_FILEFD] = "filefd",
     [ENAV_NODE_C_OS] = "os",
 };
 
@@ -319,8 +323,7 @@ static void render_self(struct enav_host_node *n, struct enav_promtext *p)
 	for (int f = 0; f < ENAV_NODE_NFILES; f++) {
 		const char *l[] = {"file", node_files[f].label};
 
-		enav_promtext_sample_u64(p, "enav_host_read_errors_total", l, 1,
-					 n->read_errors[f]);
+		enav_promtext_sample_u64(p, "enav_host_read_errors_total", l, 1, n->read_errors[f]);
 	}
 	enav_promtext_family(p, "enav_host_devices_dropped_total", "counter",
 			     "Devices left out of a scrape because their kind reached "
@@ -328,8 +331,7 @@ static void render_self(struct enav_host_node *n, struct enav_promtext *p)
 	for (int k = 0; k < ENAV_NODE_NKINDS; k++) {
 		const char *l[] = {"kind", kind_names[k]};
 
-		enav_promtext_sample_u64(p, "enav_host_devices_dropped_total", l, 1,
-					 n->dropped[k]);
+		enav_promtext_sample_u64(p, "enav_host_devices_dropped_total", l, 1, n->dropped[k]);
 	}
 	enav_promtext_family(p, "enav_host_collector_available", "gauge",
 			     "1 when the node collector's source was read in this scrape.");

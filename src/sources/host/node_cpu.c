@@ -66,7 +66,8 @@ void enav_node_parse_stat(const char *buf, size_t len, struct enav_node_stat *st
 
 			if (!tok_is(tok, tl, keys[k].key))
 				continue;
-			if (enav_node_token(&lp, le, &tok, &tl) && enav_node_parse_u64(tok, tl, &v)) {
+			if (enav_node_token(&lp, le, &tok, &tl) &&
+			    enav_node_parse_u64(tok, tl, &v)) {
 				memcpy((char *)st + keys[k].off, &v, sizeof(v));
 				st->have |= keys[k].bit;
 			}
@@ -102,7 +103,8 @@ static void keep_cpu(void *ctx, const struct enav_node_cpu *c)
 {
 	struct enav_host_node *n = ctx;
 
-	if (n->n_cpus && c->id <= n->cpus[n->n_cpus - 1].id) /* the kernel writes them ascending */
+	/* The kernel writes them ascending: search only when one is not. */
+	if (n->n_cpus && c->id <= n->max_cpu_id)
 		for (uint32_t i = 0; i < n->n_cpus; i++)
 			if (n->cpus[i].id == c->id)
 				return;
@@ -110,6 +112,8 @@ static void keep_cpu(void *ctx, const struct enav_node_cpu *c)
 		n->dropped[ENAV_NODE_K_CPU]++;
 		return;
 	}
+	if (!n->n_cpus || c->id > n->max_cpu_id)
+		n->max_cpu_id = c->id;
 	n->cpus[n->n_cpus++] = *c;
 }
 
@@ -124,8 +128,8 @@ static void stat_u64(struct enav_promtext *p, const struct enav_node_stat *st, u
 
 void enav_node_render_stat(struct enav_host_node *n, struct enav_promtext *p)
 {
-	static const char *const modes[] = {"user", "nice",    "system", "idle",
-					    "iowait", "irq", "softirq", "steal"};
+	static const char *const modes[] = {"user",   "nice", "system",	 "idle",
+					    "iowait", "irq",  "softirq", "steal"};
 	const struct enav_node_stat *st = &n->stat;
 	ssize_t len = enav_node_read(n, ENAV_NODE_F_STAT);
 

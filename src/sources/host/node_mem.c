@@ -212,8 +212,8 @@ void enav_node_render_pressure(struct enav_host_node *n, struct enav_promtext *p
 			if (!l->present)
 				continue;
 			for (int w = 0; w < 3; w++) {
-				const char *lab[] = {"resource", resources[r], "kind",
-						     k ? "full" : "some", "window", windows[w]};
+				const char *lab[] = {"resource",	  resources[r], "kind",
+						     k ? "full" : "some", "window",	windows[w]};
 
 				enav_promtext_sample(
 				    p, "enav_host_pressure_ratio", lab, 3,

@@ -71,7 +71,7 @@ void enav_node_parse_stat(const char *buf, size_t len, struct enav_node_stat *st
 
 bool enav_node_parse_loadavg(const char *buf, size_t len, double load[3]);
 
-/* ---- /proc/meminfo, /proc/pressure/*, file-nr (node_mem.c) ----------------- */
+/* ---- /proc/meminfo, /proc/pressure/{cpu,memory,io}, file-nr (node_mem.c) ----------------- */
 
 #define ENAV_NODE_MEM_NAME 64
 #define ENAV_NODE_MEM_MAX  256 /* fields kept per scrape (kernels have ~60) */
@@ -276,6 +276,7 @@ struct enav_host_node {
 	struct enav_node_stat stat;
 	struct enav_node_cpu *cpus; /* max_devices each */
 	uint32_t n_cpus;
+	uint32_t max_cpu_id; /* of cpus[0..n_cpus) */
 	struct enav_node_mem_metric mem[ENAV_NODE_MEM_MAX];
 	uint32_t n_mem;
 	struct enav_node_disk *disks;
