@@ -102,8 +102,8 @@ struct enav_exit_event {
 /* ---- network (bpf/net.bpf.c) ------------------------------------------- */
 
 enum enav_tcp_kind {
-	ENAV_TCP_OPEN = 1,  /* established, owner known */
-	ENAV_TCP_CLOSE = 2, /* closed after being established */
+	ENAV_TCP_OPEN = 1,   /* established, owner known */
+	ENAV_TCP_CLOSE = 2,  /* closed after being established */
 	ENAV_TCP_FAILED = 3, /* a connect that never established (refused, timeout) */
 };
 
