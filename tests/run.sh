@@ -25,7 +25,8 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktra
 for t in "$BUILD"/asan/tests/test_*; do
 	[ -x "$t" ] || continue
 	"$t"
-	record "unit:$(basename "$t")" $?
+	rc=$? # before any command substitution resets it
+	record "unit:$(basename "$t")" $rc
 done
 
 echo "== fuzz corpus replay"
@@ -54,13 +55,15 @@ echo "== kubernetes controller (fake API server)"
 for t in "$BUILD"/asan/k8s/test_*; do
 	[ -x "$t" ] || continue
 	"$t"
-	record "k8s:$(basename "$t")" $?
+	rc=$?
+	record "k8s:$(basename "$t")" $rc
 done
 
 echo "== integration tests (real kernel)"
 for t in tests/integration/test_*.sh; do
 	bash "$t"
-	record "integration:$(basename "$t")" $?
+	rc=$?
+	record "integration:$(basename "$t")" $rc
 done
 
 if [ ${#failures[@]} -gt 0 ]; then
