@@ -4,9 +4,11 @@
  *
  *  - sock:inet_sock_set_state gives the lifecycle (connect, SYN received,
  *    established, close) keyed by the socket;
- *  - the syscall tracepoints (sys_enter/sys_exit, one program each, filtered
- *    by syscall number first) count the bytes the socket API returned to the
- *    process: the figure the application itself sees;
+ *  - sock:sock_send_length and sock:sock_recv_length count the bytes the
+ *    socket layer returned to the calling process: the figure the
+ *    application itself sees, for every syscall that reaches a socket;
+ *  - one sys_exit program, filtered by syscall number first, copies DNS
+ *    payloads (port 53, UDP and TCP) out of the caller's buffer;
  *  - tcp:tcp_retransmit_skb counts retransmitted segments.
  *
  * Bytes accumulate in the connection map; only opens, closes and DNS
@@ -24,21 +26,15 @@
 #define S_IFMT	    00170000
 #define S_IFSOCK    0140000
 #define DNS_PORT    53
-#define MMSG_WALK   16 /* *mmsg entries summed per call; more sets BYTES_PARTIAL */
+#define MSG_PEEK    2
 
 /* x86_64 syscall numbers (arch/x86/entry/syscalls/syscall_64.tbl). */
 #define NR_read	    0
 #define NR_write    1
-#define NR_readv    19
-#define NR_writev   20
-#define NR_sendfile 40
-#define NR_accept   43
 #define NR_sendto   44
 #define NR_recvfrom 45
 #define NR_sendmsg  46
 #define NR_recvmsg  47
-#define NR_splice   275
-#define NR_accept4  288
 #define NR_recvmmsg 299
 #define NR_sendmmsg 307
 
@@ -75,21 +71,13 @@ struct {
 	__type(value, struct conn);
 } enav_conns SEC(".maps");
 
-/* What sys_enter saw, for sys_exit of the same thread. */
+/* The call's arguments, read back from the saved user registers at exit. */
 struct pending {
 	__u64 nr;
 	__u64 fd;
-	__u64 fd2; /* sendfile/splice: the other descriptor */
 	__u64 buf; /* user buffer, iovec/msghdr/mmsghdr pointer */
 	__u64 len;
 };
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32); /* tid */
-	__type(value, struct pending);
-} enav_pending SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -101,23 +89,18 @@ struct {
 /* sources.network.dns_capture_bytes, set before load (<= ENAV_DNS_PAYLOAD_MAX). */
 const volatile __u32 enav_dns_capture = ENAV_DNS_PAYLOAD_MAX;
 
-static __always_inline bool is_byte_syscall(long nr)
+/* The calls a resolver moves DNS messages with. */
+static __always_inline bool is_dns_syscall(long nr)
 {
 	switch (nr) {
 	case NR_read:
 	case NR_write:
-	case NR_readv:
-	case NR_writev:
-	case NR_sendfile:
 	case NR_sendto:
 	case NR_recvfrom:
 	case NR_sendmsg:
 	case NR_recvmsg:
-	case NR_splice:
 	case NR_recvmmsg:
 	case NR_sendmmsg:
-	case NR_accept:
-	case NR_accept4:
 		return true;
 	}
 	return false;
@@ -125,8 +108,7 @@ static __always_inline bool is_byte_syscall(long nr)
 
 static __always_inline bool is_send(__u64 nr)
 {
-	return nr == NR_write || nr == NR_writev || nr == NR_sendto || nr == NR_sendmsg ||
-	       nr == NR_sendmmsg || nr == NR_sendfile;
+	return nr == NR_write || nr == NR_sendto || nr == NR_sendmsg || nr == NR_sendmmsg;
 }
 
 /* fd -> struct sock of a TCP or UDP inet socket, or NULL. */
@@ -312,47 +294,17 @@ int BPF_PROG(enav_tcp_retrans_raw, const struct sock *sk)
 
 /* ---- the socket API ------------------------------------------------------ */
 
-static __always_inline int handle_enter(struct pt_regs *regs, long nr)
+/*
+ * At sys_exit the saved user registers still hold the call's arguments (the
+ * kernel only writes the return value into ax), so one program at exit does
+ * the work: no sys_enter hook and no per-thread map on every syscall.
+ */
+static __always_inline void read_args(struct pt_regs *regs, long nr, struct pending *p)
 {
-	if (!is_byte_syscall(nr))
-		return 0;
-	if (!enav_capture_allowed(bpf_get_current_cgroup_id())) {
-		enav_count(ENAV_KC_FILTERED);
-		return 0;
-	}
-	struct pending p = {.nr = nr};
-	p.fd = PT_REGS_PARM1_CORE_SYSCALL(regs);
-	p.buf = PT_REGS_PARM2_CORE_SYSCALL(regs);
-	p.len = PT_REGS_PARM3_CORE_SYSCALL(regs);
-	if (nr == NR_sendfile) { /* (out_fd, in_fd, ...) */
-		p.fd2 = p.buf;
-		p.buf = 0;
-	} else if (nr == NR_splice) { /* (fd_in, off_in, fd_out, ...) */
-		p.fd2 = PT_REGS_PARM3_CORE_SYSCALL(regs);
-	}
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	if (bpf_map_update_elem(&enav_pending, &tid, &p, BPF_ANY) != 0)
-		enav_count(ENAV_KC_MAP_FULL);
-	return 0;
-}
-
-/* Bytes of a *mmsg call: the kernel wrote each msg_len into user memory. */
-static __always_inline __u64 mmsg_bytes(__u64 vec, long n, __u8 *flags)
-{
-	__u64 total = 0;
-	if (n > MMSG_WALK) {
-		*flags |= ENAV_TCP_BYTES_PARTIAL;
-		n = MMSG_WALK;
-	}
-	for (int i = 0; i < MMSG_WALK; i++) {
-		if (i >= n)
-			break;
-		__u32 len = 0;
-		struct mmsghdr *m = (struct mmsghdr *)vec + i;
-		bpf_probe_read_user(&len, sizeof(len), &m->msg_len);
-		total += len;
-	}
-	return total;
+	p->nr = nr;
+	p->fd = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	p->buf = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	p->len = PT_REGS_PARM3_CORE_SYSCALL(regs);
 }
 
 /* A connection first seen in use: it predates attachment. */
@@ -431,82 +383,51 @@ static __always_inline void emit_dns(void *ctx, struct sock *sk, __u64 buf, __u6
 		enav_emit(ctx, e, size);
 }
 
-static __always_inline void account(void *ctx, struct sock *sk, struct pending *p, long ret,
-				    bool sent)
+/* DNS payloads for UDP and TCP port 53 (the syscall gives the user buffer). */
+static __always_inline void dns_capture(void *ctx, struct sock *sk, struct pending *p, long ret,
+					bool sent)
 {
 	__u8 proto = sk_protocol(sk);
-	if (proto == IPPROTO_UDP) {
-		/* DNS over UDP: the only UDP traffic this source looks at. */
-		__u16 dport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
-		__u16 sport = BPF_CORE_READ(sk, __sk_common.skc_num);
-		bool mmsg = p->nr == NR_sendmmsg || p->nr == NR_recvmmsg;
-		bool msg = p->nr == NR_sendmsg || p->nr == NR_recvmsg || mmsg;
-		if (mmsg) { /* the first message's length, not the count of messages */
-			__u32 len = 0;
-			bpf_probe_read_user(&len, sizeof(len),
-					    &((struct mmsghdr *)p->buf)->msg_len);
-			ret = len;
-		}
-		bool plain = p->nr == NR_sendto || p->nr == NR_recvfrom || p->nr == NR_write ||
-			     p->nr == NR_read;
-		/* Unconnected sockets carry the port in the call, not the socket:
-		 * resolvers connect(2) their UDP socket, which is what we see. */
-		if ((dport == DNS_PORT || sport == DNS_PORT) && (msg || plain))
-			emit_dns(ctx, sk, p->buf, ret, sent, msg, false);
+	if (proto != IPPROTO_UDP && proto != IPPROTO_TCP)
 		return;
-	}
-	if (proto != IPPROTO_TCP)
+	__u16 dport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	__u16 sport = BPF_CORE_READ(sk, __sk_common.skc_num);
+	if (dport != DNS_PORT && sport != DNS_PORT)
 		return;
-	/* DNS over TCP: the chunks a resolver writes and reads, length-prefixed. */
-	if (p->nr == NR_write || p->nr == NR_read || p->nr == NR_sendto || p->nr == NR_recvfrom ||
-	    p->nr == NR_sendmsg || p->nr == NR_recvmsg) {
-		__u16 dport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
-		__u16 sport = BPF_CORE_READ(sk, __sk_common.skc_num);
-		if (dport == DNS_PORT || sport == DNS_PORT)
-			emit_dns(ctx, sk, p->buf, ret, sent,
-				 p->nr == NR_sendmsg || p->nr == NR_recvmsg, true);
+	bool mmsg = p->nr == NR_sendmmsg || p->nr == NR_recvmmsg;
+	bool msg = p->nr == NR_sendmsg || p->nr == NR_recvmsg || mmsg;
+	if (mmsg) { /* the first message's length, not the count of messages */
+		__u32 len = 0;
+		bpf_probe_read_user(&len, sizeof(len), &((struct mmsghdr *)p->buf)->msg_len);
+		ret = len;
 	}
+	emit_dns(ctx, sk, p->buf, ret, sent, msg, proto == IPPROTO_TCP);
+}
+
+/*
+ * Bytes the socket layer moved for the current task: sock:sock_send_length
+ * and sock:sock_recv_length fire once per sendmsg/recvmsg at the socket, for
+ * every syscall that reaches it (read, write, *v, send*, recv*, *mmsg per
+ * message, sendfile and splice), with the byte count the caller got back.
+ */
+static __always_inline int count_bytes(void *ctx, struct sock *sk, int ret, int flags, bool sent)
+{
+	if (ret <= 0 || (!sent && (flags & MSG_PEEK)))
+		return 0; /* a peek is read again for real later */
+	if (sk_protocol(sk) != IPPROTO_TCP)
+		return 0;
+	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	if (family != AF_INET && family != AF_INET6)
+		return 0;
 	__u64 key = (__u64)sk;
 	struct conn *c = bpf_map_lookup_elem(&enav_conns, &key);
 	if (!c)
 		c = adopt(sk);
 	if (!c)
-		return;
+		return 0;
 	if (c->flags & ENAV_TCP_OWNER_UNKNOWN) {
+		/* A server connection's first data: its process is now known. */
 		if (!take_owner(c)) { /* the filter denies its owner: forget it */
-			bpf_map_delete_elem(&enav_conns, &key);
-			return;
-		}
-	}
-	__u64 bytes = ret;
-	if (p->nr == NR_sendmmsg || p->nr == NR_recvmmsg)
-		bytes = mmsg_bytes(p->buf, ret, &c->flags);
-	if (sent)
-		__sync_fetch_and_add(&c->bytes_sent, bytes);
-	else
-		__sync_fetch_and_add(&c->bytes_received, bytes);
-}
-
-static __always_inline int handle_exit(void *ctx, long ret)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct pending *pp = bpf_map_lookup_elem(&enav_pending, &tid);
-	if (!pp)
-		return 0;
-	struct pending p = *pp;
-	bpf_map_delete_elem(&enav_pending, &tid);
-	if (ret <= 0)
-		return 0;
-	if (p.nr == NR_accept || p.nr == NR_accept4) {
-		/* The accepted socket: its owner is now known. */
-		struct sock *sk = fd_to_sock(ret);
-		if (!sk || sk_protocol(sk) != IPPROTO_TCP)
-			return 0;
-		__u64 key = (__u64)sk;
-		struct conn *c = bpf_map_lookup_elem(&enav_conns, &key);
-		if (!c)
-			return 0;
-		if (!take_owner(c)) {
 			bpf_map_delete_elem(&enav_conns, &key);
 			return 0;
 		}
@@ -514,43 +435,65 @@ static __always_inline int handle_exit(void *ctx, long ret)
 			c->opened = 1;
 			emit_tcp(ctx, sk, c, ENAV_TCP_OPEN, TCP_SYN_RECV, TCP_ESTABLISHED);
 		}
-		return 0;
 	}
-	if (p.nr == NR_splice) { /* either end may be the socket */
-		struct sock *out = fd_to_sock(p.fd2);
-		if (out)
-			account(ctx, out, &p, ret, true);
-		struct sock *in = fd_to_sock(p.fd);
-		if (in)
-			account(ctx, in, &p, ret, false);
-		return 0;
-	}
-	struct sock *sk = fd_to_sock(p.fd);
-	if (sk)
-		account(ctx, sk, &p, ret, is_send(p.nr));
+	if (sent)
+		__sync_fetch_and_add(&c->bytes_sent, ret);
+	else
+		__sync_fetch_and_add(&c->bytes_received, ret);
 	return 0;
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(enav_sys_enter_btf, struct pt_regs *regs, long id)
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(enav_sock_send_btf, struct sock *sk, int ret, int flags)
 {
-	return handle_enter(regs, id);
+	return count_bytes(ctx, sk, ret, flags, true);
 }
 
-SEC("raw_tp/sys_enter")
-int BPF_PROG(enav_sys_enter_raw, struct pt_regs *regs, long id)
+SEC("raw_tp/sock_send_length")
+int BPF_PROG(enav_sock_send_raw, struct sock *sk, int ret, int flags)
 {
-	return handle_enter(regs, id);
+	return count_bytes(ctx, sk, ret, flags, true);
+}
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(enav_sock_recv_btf, struct sock *sk, int ret, int flags)
+{
+	return count_bytes(ctx, sk, ret, flags, false);
+}
+
+SEC("raw_tp/sock_recv_length")
+int BPF_PROG(enav_sock_recv_raw, struct sock *sk, int ret, int flags)
+{
+	return count_bytes(ctx, sk, ret, flags, false);
+}
+
+static __always_inline int handle_exit(void *ctx, struct pt_regs *regs, long ret)
+{
+	if (ret <= 0)
+		return 0;
+	long nr = BPF_CORE_READ(regs, orig_ax);
+	if (!is_dns_syscall(nr))
+		return 0;
+	if (!enav_capture_allowed(bpf_get_current_cgroup_id())) {
+		enav_count(ENAV_KC_FILTERED);
+		return 0;
+	}
+	struct pending p;
+	read_args(regs, nr, &p);
+	struct sock *sk = fd_to_sock(p.fd);
+	if (sk)
+		dns_capture(ctx, sk, &p, ret, is_send(p.nr));
+	return 0;
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(enav_sys_exit_btf, struct pt_regs *regs, long ret)
 {
-	return handle_exit(ctx, ret);
+	return handle_exit(ctx, regs, ret);
 }
 
 SEC("raw_tp/sys_exit")
 int BPF_PROG(enav_sys_exit_raw, struct pt_regs *regs, long ret)
 {
-	return handle_exit(ctx, ret);
+	return handle_exit(ctx, regs, ret);
 }

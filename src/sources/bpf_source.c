@@ -91,6 +91,8 @@ int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx
 		const char *pn = bpf_program__name(prog);
 		if (has_suffix(pn, "_btf") || has_suffix(pn, "_raw"))
 			bpf_program__set_autoload(prog, has_suffix(pn, "_btf") == btf);
+		if (s->skip_prefix && !strncmp(pn, s->skip_prefix, strlen(s->skip_prefix)))
+			bpf_program__set_autoload(prog, false);
 	}
 	int rc = s->ops->load(s->skel);
 	if (rc) {
