@@ -51,7 +51,7 @@ struct enav_bpf_skel_ops {
 
 struct enav_bpf_source {
 	const char *name;
-	uint32_t event_types; /* bit per enum enav_event_type the source emits */
+	uint32_t event_types;	 /* bit per enum enav_event_type the source emits */
 	const char *skip_prefix; /* programs named so are not loaded (a feature turned off) */
 	struct enav_agent *agent;
 	const struct enav_bpf_skel_ops *ops;
