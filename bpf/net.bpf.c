@@ -13,7 +13,7 @@
  *
  * Bytes accumulate in the connection map; only opens, closes and DNS
  * payloads are emitted.  Attribution is the process that used the socket
- * (client: the connecting task; server: the task that accepted it), never the
+ * (client: the connecting task; server: the first task to move data on it), never the
  * task that happened to run a softirq.
  */
 #include "enav_common.bpf.h"
