@@ -48,6 +48,7 @@
  * open (max_cgroups of them), then printed family by family.  Not
  * thread-safe: render from one thread at a time.
  */
+#include "core/parse.h"
 #include "sources/host/host.h"
 #include "sources/host/cgroups_priv.h"
 
@@ -78,22 +79,10 @@ static uint64_t sat_mul(uint64_t a, uint64_t b)
 	return (b && a > UINT64_MAX / b) ? UINT64_MAX : a * b;
 }
 
+/* Strict decimal: the shared parser. */
 static bool parse_dec(const char *s, size_t n, uint64_t *out)
 {
-	uint64_t v = 0;
-
-	if (n == 0)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		unsigned d = (unsigned)(s[i] - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return true;
+	return enav_parse_u64_dec(s, n, out);
 }
 
 static bool is_blank(char c)

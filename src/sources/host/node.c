@@ -17,6 +17,7 @@
  * the pressure families are left out and
  * enav_host_collector_available{collector="pressure"} is 0.
  */
+#include "core/parse.h"
 #include "sources/host/node_priv.h"
 
 #include <errno.h>
@@ -71,21 +72,7 @@ bool enav_node_token(const char **pos, const char *end, const char **tok, size_t
 
 bool enav_node_parse_u64(const char *s, size_t len, uint64_t *out)
 {
-	uint64_t v = 0;
-
-	if (len == 0)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		unsigned d = (unsigned)(s[i] - '0');
-
-		if (v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return true;
+	return enav_parse_u64_dec(s, len, out);
 }
 
 bool enav_node_parse_decimal(const char *s, size_t len, uint64_t *mant, unsigned *scale)

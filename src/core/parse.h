@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Small strict parsers shared by the procfs, sysfs and cgroup readers. */
+#ifndef ENAV_CORE_PARSE_H
+#define ENAV_CORE_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exactly len decimal digits, no sign, no overflow; false otherwise. */
+bool enav_parse_u64_dec(const char *s, size_t len, uint64_t *out);
+
+#endif
