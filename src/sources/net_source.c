@@ -17,13 +17,15 @@ ENAV_SKEL_OPS(net_ringbuf);
 ENAV_SKEL_OPS(net_perf);
 
 /* Outstanding DNS queries awaiting their response, for the latency. */
-#define DNS_PENDING_MAX 4096
+#define DNS_PENDING_MAX	   4096
+#define DNS_PENDING_TTL_NS (10ull * 1000000000ull)
 
 struct net_source {
 	struct enav_bpf_source bpf;
 	struct enav_u64map dns_pending; /* (pid, port, id) -> query boot ns */
 	_Atomic uint64_t dns_parse_errors[ENAV_DNS_ERROR_COUNT];
 	_Atomic uint64_t dns_pending_full;
+	_Atomic uint64_t dns_pending_expired;
 };
 
 static void set_process(struct enav_signal *s, const struct enav_event_header *h,
@@ -80,6 +82,20 @@ static struct enav_signal *tcp_signal(const struct enav_tcp_event *e)
 	return s;
 }
 
+/* Drop queries older than the longest a resolver waits (O(n), only when full). */
+static void expire_pending(struct net_source *src, uint64_t now_boot_ns)
+{
+	struct enav_u64map *m = &src->dns_pending;
+	for (uint32_t i = 0; i <= m->mask; i++) {
+		/* Deleting shifts later entries back into i: look at i again. */
+		while (m->slots[i].used && now_boot_ns - m->slots[i].value > DNS_PENDING_TTL_NS) {
+			if (!enav_u64map_del(m, m->slots[i].key))
+				break;
+			atomic_fetch_add(&src->dns_pending_expired, 1);
+		}
+	}
+}
+
 static uint64_t dns_key(uint32_t pid, uint16_t port, uint16_t id)
 {
 	return ((uint64_t)pid << 32) | ((uint64_t)port << 16) | id;
@@ -102,8 +118,12 @@ static struct enav_signal *dns_signal(struct net_source *src, const struct enav_
 	uint64_t key = dns_key(e->hdr.pid, e->sport, m->id);
 	if (!m->is_response) {
 		/* Client: the query it sent; server: the query it received. */
-		if (enav_u64map_put(&src->dns_pending, key, e->hdr.boot_time_ns) != 0)
-			atomic_fetch_add(&src->dns_pending_full, 1);
+		if (enav_u64map_put(&src->dns_pending, key, e->hdr.boot_time_ns) != 0) {
+			/* Full: queries unanswered for DNS_PENDING_TTL_NS never will be. */
+			expire_pending(src, e->hdr.boot_time_ns);
+			if (enav_u64map_put(&src->dns_pending, key, e->hdr.boot_time_ns) != 0)
+				atomic_fetch_add(&src->dns_pending_full, 1);
+		}
 		enav_signal_unref(s);
 		return NULL;
 	}
@@ -203,6 +223,10 @@ static void net_metrics(void *state, struct enav_promtext *p)
 			     "DNS queries not remembered because the pending table was full.");
 	enav_promtext_sample_u64(p, "enav_dns_pending_dropped_total", NULL, 0,
 				 atomic_load(&src->dns_pending_full));
+	enav_promtext_family(p, "enav_dns_pending_expired_total", "counter",
+			     "DNS queries forgotten unanswered after 10 s to make room.");
+	enav_promtext_sample_u64(p, "enav_dns_pending_expired_total", NULL, 0,
+				 atomic_load(&src->dns_pending_expired));
 }
 
 bool enav_net_source_enabled(const struct enav_config *cfg)
