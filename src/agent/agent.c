@@ -129,37 +129,31 @@ bool enav_agent_render_metrics(struct enav_agent *a, struct enav_promtext *p)
 	enav_promtext_family(p, "enav_build_info", "gauge",
 			     "Build and runtime choices of this agent (value is always 1).");
 	enav_promtext_sample_u64(p, "enav_build_info", bl, sizeof(bl) / sizeof(bl[0]) / 2, 1);
-	enav_promtext_family(p, "enav_start_time_seconds", "gauge", "Agent start, Unix seconds.");
-	enav_promtext_sample(p, "enav_start_time_seconds", NULL, 0, (double)a->start_unix_ns / 1e9);
-	enav_promtext_family(p, "enav_uptime_seconds", "gauge", "Seconds since the agent started.");
-	enav_promtext_sample(p, "enav_uptime_seconds", NULL, 0,
+	enav_promtext_single(p, "enav_start_time_seconds", "gauge", "Agent start, Unix seconds.",
+			     (double)a->start_unix_ns / 1e9);
+	enav_promtext_single(p, "enav_uptime_seconds", "gauge", "Seconds since the agent started.",
 			     (double)(enav_clock_mono_ns() - a->start_mono_ns) / 1e9);
-	enav_promtext_family(p, "enav_resident_memory_bytes", "gauge", "Agent resident set size.");
-	enav_promtext_sample_u64(p, "enav_resident_memory_bytes", NULL, 0, read_rss_bytes());
+	enav_promtext_single_u64(p, "enav_resident_memory_bytes", "gauge",
+				 "Agent resident set size.", read_rss_bytes());
 	enav_promtext_family(p, "enav_signals_total", "counter", "Signals emitted by kind.");
 	for (int k = 1; k < ENAV_SIGNAL__COUNT; k++) {
 		const char *l[] = {"kind", enav_signal_kind_name(k)};
 		enav_promtext_sample_u64(p, "enav_signals_total", l, 1,
 					 atomic_load(&a->signals_total[k]));
 	}
-	enav_promtext_family(p, "enav_signals_in_flight", "gauge",
-			     "Signals allocated and not yet released by every sink.");
-	enav_promtext_sample_u64(p, "enav_signals_in_flight", NULL, 0, enav_signal_live_count());
-	enav_promtext_family(p, "enav_signal_alloc_failures_total", "counter",
-			     "Signals lost because memory could not be allocated.");
-	enav_promtext_sample_u64(p, "enav_signal_alloc_failures_total", NULL, 0,
+	enav_promtext_single_u64(p, "enav_signals_in_flight", "gauge",
+				 "Signals allocated and not yet released by every sink.",
+				 enav_signal_live_count());
+	enav_promtext_single_u64(p, "enav_signal_alloc_failures_total", "counter",
+				 "Signals lost because memory could not be allocated.",
 				 atomic_load(&a->signals_alloc_failed));
-	enav_promtext_family(p, "enav_derived_signals_total", "counter",
-			     "Signals derived by generators.");
-	enav_promtext_sample_u64(p, "enav_derived_signals_total", NULL, 0,
-				 atomic_load(&a->derived_total));
-	enav_promtext_family(p, "enav_derived_signals_capped_total", "counter",
-			     "Derived signals discarded by the per-input output cap.");
-	enav_promtext_sample_u64(p, "enav_derived_signals_capped_total", NULL, 0,
+	enav_promtext_single_u64(p, "enav_derived_signals_total", "counter",
+				 "Signals derived by generators.", atomic_load(&a->derived_total));
+	enav_promtext_single_u64(p, "enav_derived_signals_capped_total", "counter",
+				 "Derived signals discarded by the per-input output cap.",
 				 atomic_load(&a->derived_capped));
-	enav_promtext_family(p, "enav_capture_loop_errors_total", "counter",
-			     "epoll_wait failures in the capture loop (other than EINTR).");
-	enav_promtext_sample_u64(p, "enav_capture_loop_errors_total", NULL, 0,
+	enav_promtext_single_u64(p, "enav_capture_loop_errors_total", "counter",
+				 "epoll_wait failures in the capture loop (other than EINTR).",
 				 atomic_load(&a->capture_loop_errors));
 	enav_bpf_sources_render(p);
 	enav_promtext_family(p, "enav_module_enabled", "gauge",

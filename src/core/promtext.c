@@ -59,6 +59,20 @@ static void put_label_value(struct enav_promtext *p, const char *v)
 	}
 }
 
+void enav_promtext_single(struct enav_promtext *p, const char *name, const char *type,
+			  const char *help, double value)
+{
+	enav_promtext_family(p, name, type, help);
+	enav_promtext_sample(p, name, NULL, 0, value);
+}
+
+void enav_promtext_single_u64(struct enav_promtext *p, const char *name, const char *type,
+			      const char *help, uint64_t value)
+{
+	enav_promtext_family(p, name, type, help);
+	enav_promtext_sample_u64(p, name, NULL, 0, value);
+}
+
 void enav_promtext_raw(struct enav_promtext *p, const char *text, size_t len)
 {
 	if (p->overflow || len >= p->cap - p->len) {

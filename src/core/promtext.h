@@ -27,6 +27,12 @@ void enav_promtext_sample(struct enav_promtext *p, const char *name, const char 
 void enav_promtext_sample_u64(struct enav_promtext *p, const char *name, const char *const *labels,
 			      size_t n_pairs, uint64_t value);
 
+/* A family with one unlabelled sample: HELP/TYPE and the value in one call. */
+void enav_promtext_single(struct enav_promtext *p, const char *name, const char *type,
+			  const char *help, double value);
+void enav_promtext_single_u64(struct enav_promtext *p, const char *name, const char *type,
+			      const char *help, uint64_t value);
+
 /* Append already-rendered exposition text (a cached block). */
 void enav_promtext_raw(struct enav_promtext *p, const char *text, size_t len);
 

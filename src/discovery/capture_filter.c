@@ -127,13 +127,11 @@ void enav_capture_filter_metrics(struct enav_capture_filter *f, struct enav_prom
 		const char *l[] = {"mode", enav_capture_mode_name(m)};
 		enav_promtext_sample_u64(p, "enav_capture_filter_mode", l, 1, (int)f->mode == m);
 	}
-	enav_promtext_family(p, "enav_capture_filter_verdicts", "gauge",
-			     "Verdicts held in the kernel map.");
-	enav_promtext_sample_u64(p, "enav_capture_filter_verdicts", NULL, 0,
-				 atomic_load(&f->entries));
-	enav_promtext_family(p, "enav_capture_filter_capacity", "gauge",
-			     "Capacity of the kernel verdict map (kernel.cgroup_verdict_entries).");
-	enav_promtext_sample_u64(p, "enav_capture_filter_capacity", NULL, 0, f->capacity);
+	enav_promtext_single_u64(p, "enav_capture_filter_verdicts", "gauge",
+				 "Verdicts held in the kernel map.", atomic_load(&f->entries));
+	enav_promtext_single_u64(
+	    p, "enav_capture_filter_capacity", "gauge",
+	    "Capacity of the kernel verdict map (kernel.cgroup_verdict_entries).", f->capacity);
 	enav_promtext_family(p, "enav_capture_filter_writes_total", "counter",
 			     "Verdict map writes, deletes and refusals by outcome.");
 	const char *lw[] = {"outcome", "written"};

@@ -749,21 +749,15 @@ static void discovery_metrics(void *state, struct enav_promtext *p)
 		enav_promtext_sample_u64(p, "enav_discovery_dropped_total", l, 1,
 					 atomic_load(&d->drops[r]));
 	}
-	enav_promtext_family(p, "enav_discovery_rescans_total", "counter",
-			     "Full walks of the cgroup2 tree (periodic and after overflow).");
-	enav_promtext_sample_u64(p, "enav_discovery_rescans_total", NULL, 0,
+	enav_promtext_single_u64(p, "enav_discovery_rescans_total", "counter",
+				 "Full walks of the cgroup2 tree (periodic and after overflow).",
 				 atomic_load(&d->rescans));
-	enav_promtext_family(p, "enav_discovery_inotify_events_total", "counter",
-			     "inotify events read.");
-	enav_promtext_sample_u64(p, "enav_discovery_inotify_events_total", NULL, 0,
-				 atomic_load(&d->inotify_events));
-	enav_promtext_family(p, "enav_discovery_snapshots_total", "counter",
-			     "Snapshots published to attribution.");
-	enav_promtext_sample_u64(p, "enav_discovery_snapshots_total", NULL, 0,
-				 atomic_load(&d->publishes));
-	enav_promtext_family(p, "enav_discovery_verdict_changes_total", "counter",
-			     "Capture verdicts that flipped after first being decided.");
-	enav_promtext_sample_u64(p, "enav_discovery_verdict_changes_total", NULL, 0,
+	enav_promtext_single_u64(p, "enav_discovery_inotify_events_total", "counter",
+				 "inotify events read.", atomic_load(&d->inotify_events));
+	enav_promtext_single_u64(p, "enav_discovery_snapshots_total", "counter",
+				 "Snapshots published to attribution.", atomic_load(&d->publishes));
+	enav_promtext_single_u64(p, "enav_discovery_verdict_changes_total", "counter",
+				 "Capture verdicts that flipped after first being decided.",
 				 atomic_load(&d->verdict_changes));
 	if (d->k8s)
 		enav_k8s_metrics(d->k8s, p);

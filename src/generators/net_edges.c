@@ -295,9 +295,9 @@ static void ne_metrics(void *state, struct enav_promtext *p)
 			enav_promtext_sample_u64(p, "enav_tcp_io_bytes_total", l, 2,
 						 g->bytes[r][d]);
 		}
-	enav_promtext_family(p, "enav_tcp_retransmits_total", "counter",
-			     "Retransmitted segments of ended TCP connections.");
-	enav_promtext_sample_u64(p, "enav_tcp_retransmits_total", NULL, 0, g->retransmits);
+	enav_promtext_single_u64(p, "enav_tcp_retransmits_total", "counter",
+				 "Retransmitted segments of ended TCP connections.",
+				 g->retransmits);
 
 	enav_promtext_family(p, "dns_lookup_duration_seconds", "histogram",
 			     "DNS query to response time seen by this node's clients "
@@ -380,12 +380,11 @@ static void ne_metrics(void *state, struct enav_promtext *p)
 	struct enav_ipname_stats st;
 	enav_ipname_cache_stats(&g->names, &st);
 	pthread_mutex_unlock(&g->lock);
-	enav_promtext_family(p, "enav_dns_name_cache_entries", "gauge",
-			     "Addresses named by DNS answers, held for naming edges.");
-	enav_promtext_sample_u64(p, "enav_dns_name_cache_entries", NULL, 0, st.entries);
-	enav_promtext_family(p, "enav_dns_name_cache_evictions_total", "counter",
-			     "Live names displaced because the cache was full.");
-	enav_promtext_sample_u64(p, "enav_dns_name_cache_evictions_total", NULL, 0, st.evictions);
+	enav_promtext_single_u64(p, "enav_dns_name_cache_entries", "gauge",
+				 "Addresses named by DNS answers, held for naming edges.",
+				 st.entries);
+	enav_promtext_single_u64(p, "enav_dns_name_cache_evictions_total", "counter",
+				 "Live names displaced because the cache was full.", st.evictions);
 }
 
 bool enav_net_edges_enabled(const struct enav_config *cfg)

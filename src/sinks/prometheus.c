@@ -111,9 +111,8 @@ static void prom_fini(void *state, uint64_t deadline_mono_ns)
 static void prom_metrics(void *state, struct enav_promtext *p)
 {
 	struct prometheus_sink *ps = state;
-	enav_promtext_family(p, "enav_metrics_render_overflows_total", "counter",
-			     "Scrapes refused because the exposition exceeded its buffer.");
-	enav_promtext_sample_u64(p, "enav_metrics_render_overflows_total", NULL, 0,
+	enav_promtext_single_u64(p, "enav_metrics_render_overflows_total", "counter",
+				 "Scrapes refused because the exposition exceeded its buffer.",
 				 atomic_load(&ps->render_overflows));
 }
 

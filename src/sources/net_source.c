@@ -219,13 +219,11 @@ static void net_metrics(void *state, struct enav_promtext *p)
 		enav_promtext_sample_u64(p, "enav_dns_parse_errors_total", l, 1,
 					 atomic_load(&src->dns_parse_errors[r]));
 	}
-	enav_promtext_family(p, "enav_dns_pending_dropped_total", "counter",
-			     "DNS queries not remembered because the pending table was full.");
-	enav_promtext_sample_u64(p, "enav_dns_pending_dropped_total", NULL, 0,
+	enav_promtext_single_u64(p, "enav_dns_pending_dropped_total", "counter",
+				 "DNS queries not remembered because the pending table was full.",
 				 atomic_load(&src->dns_pending_full));
-	enav_promtext_family(p, "enav_dns_pending_expired_total", "counter",
-			     "DNS queries forgotten unanswered after 10 s to make room.");
-	enav_promtext_sample_u64(p, "enav_dns_pending_expired_total", NULL, 0,
+	enav_promtext_single_u64(p, "enav_dns_pending_expired_total", "counter",
+				 "DNS queries forgotten unanswered after 10 s to make room.",
 				 atomic_load(&src->dns_pending_expired));
 }
 

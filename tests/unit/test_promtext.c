@@ -312,10 +312,23 @@ static void test_help_escaping(void **state)
 	expect_text(&p, want);
 }
 
+/* One call writes the family header and its single unlabelled sample. */
+static void test_single(void **state)
+{
+	char buf[256];
+	struct enav_promtext p;
+	enav_promtext_init(&p, buf, sizeof(buf));
+	enav_promtext_single_u64(&p, "m_total", "counter", "Things.", 42);
+	enav_promtext_single(&p, "g", "gauge", "A level.", 0.5);
+	expect_text(&p, "# HELP m_total Things.\n# TYPE m_total counter\nm_total 42\n"
+			"# HELP g A level.\n# TYPE g gauge\ng 0.5\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_init),
+	    cmocka_unit_test(test_single),
 	    cmocka_unit_test(test_family_header_exact),
 	    cmocka_unit_test(test_samples_label_counts),
 	    cmocka_unit_test(test_double_formatting),
