@@ -76,7 +76,6 @@ struct pending {
 	__u64 nr;
 	__u64 fd;
 	__u64 buf; /* user buffer, iovec/msghdr/mmsghdr pointer */
-	__u64 len;
 };
 
 struct {
@@ -304,7 +303,6 @@ static __always_inline void read_args(struct pt_regs *regs, long nr, struct pend
 	p->nr = nr;
 	p->fd = PT_REGS_PARM1_CORE_SYSCALL(regs);
 	p->buf = PT_REGS_PARM2_CORE_SYSCALL(regs);
-	p->len = PT_REGS_PARM3_CORE_SYSCALL(regs);
 }
 
 /* A connection first seen in use: it predates attachment. */

@@ -113,7 +113,7 @@ enum enav_tcp_role { ENAV_ROLE_UNKNOWN = 0, ENAV_ROLE_CLIENT = 1, ENAV_ROLE_SERV
 #define ENAV_TCP_PREDATES_ATTACH (1u << 0) /* first seen after it was established */
 #define ENAV_TCP_OWNER_UNKNOWN	 (1u << 1) /* no process was seen using it */
 #define ENAV_TCP_RESET		 (1u << 2) /* closed by a reset (close without FIN states) */
-#define ENAV_TCP_BYTES_PARTIAL	 (1u << 3) /* a *mmsg batch was larger than the walk bound */
+/* bit 3 is reserved: it was a partial-bytes flag of the syscall-walk design */
 
 struct enav_tcp_event {
 	struct enav_event_header hdr; /* pid/tid/cgroup: the owner, not the current task */

@@ -109,8 +109,6 @@ static void encode_network(struct enav_json *j, const struct enav_signal *s)
 			enav_json_kv_bool(j, "reset", n->flags & ENAV_TCP_RESET);
 		}
 		enav_json_kv_bool(j, "predates_agent", n->flags & ENAV_TCP_PREDATES_ATTACH);
-		if (n->flags & ENAV_TCP_BYTES_PARTIAL)
-			enav_json_kv_bool(j, "bytes_partial", true);
 		enav_json_object_end(j);
 		return;
 	}

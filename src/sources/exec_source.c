@@ -1,21 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "sources/exec_source.h"
 
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/clock.h"
 #include "core/log.h"
-#include "discovery/capture_filter.h"
 #include "exec_perf.skel.h"
 #include "exec_ringbuf.skel.h"
 #include "sources/exec_decode.h"
 #include "sources/bpf_source.h"
-#include "sources/transport.h"
 
 ENAV_SKEL_OPS(exec_ringbuf);
 ENAV_SKEL_OPS(exec_perf);

@@ -75,8 +75,6 @@ static struct enav_signal *tcp_signal(const struct enav_tcp_event *e)
 	n->start_time_unix_ns = enav_clock_boot_to_unix_ns(e->start_boot_ns);
 	if (e->hdr.boot_time_ns > e->start_boot_ns)
 		n->duration_ns = e->hdr.boot_time_ns - e->start_boot_ns;
-	if (e->flags & ENAV_TCP_OWNER_UNKNOWN)
-		enav_signal_warn(s, "process", "no_process_used_the_socket");
 	if (e->flags & ENAV_TCP_PREDATES_ATTACH)
 		enav_signal_warn(s, "bytes", "counted_since_attach_only");
 	return s;
