@@ -128,7 +128,7 @@ struct enav_signal {
 	/* What attribution pinned for this signal (released with the signal). */
 	void *attr_ref;
 	void (*attr_release)(void *ref);
-	char argv[]; /* process.argv_len bytes */
+	char argv[]; /* exec: process.argv_len bytes; dns.response: the parsed message */
 };
 
 /* Allocate a zeroed signal with room for argv_len argv bytes (refs = 1). */

@@ -2,6 +2,7 @@
 #include "sources/net_source.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,7 @@ struct net_source {
 	_Atomic uint64_t dns_parse_errors[ENAV_DNS_ERROR_COUNT];
 	_Atomic uint64_t dns_pending_full;
 	_Atomic uint64_t dns_pending_expired;
+	struct enav_dns_message dns_scratch; /* capture thread only */
 };
 
 static void set_process(struct enav_signal *s, const struct enav_event_header *h,
@@ -103,14 +105,12 @@ static uint64_t dns_key(uint32_t pid, uint16_t port, uint16_t id)
 static struct enav_signal *dns_signal(struct net_source *src, const struct enav_net_decoded *d)
 {
 	const struct enav_dns_event *e = &d->dns.head;
-	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_DNS, sizeof(struct enav_dns_message));
-	if (!s)
-		return NULL;
-	struct enav_dns_message *m = (struct enav_dns_message *)s->argv;
+	/* Parse into the source's scratch message (33 KiB at its worst) and give
+	 * the signal only the answers the message has. */
+	struct enav_dns_message *m = &src->dns_scratch;
 	int rc = enav_dns_parse(d->dns.payload, e->captured_len, e->payload_len, e->tcp, m);
 	if (rc != ENAV_DNS_OK) {
 		atomic_fetch_add(&src->dns_parse_errors[-rc < ENAV_DNS_ERROR_COUNT ? -rc : 0], 1);
-		enav_signal_unref(s);
 		return NULL;
 	}
 	uint64_t key = dns_key(e->hdr.pid, e->sport, m->id);
@@ -122,9 +122,15 @@ static struct enav_signal *dns_signal(struct net_source *src, const struct enav_
 			if (enav_u64map_put(&src->dns_pending, key, e->hdr.boot_time_ns) != 0)
 				atomic_fetch_add(&src->dns_pending_full, 1);
 		}
-		enav_signal_unref(s);
 		return NULL;
 	}
+	uint32_t n = m->n_answers < ENAV_DNS_MAX_ANSWERS ? m->n_answers : ENAV_DNS_MAX_ANSWERS;
+	size_t used = offsetof(struct enav_dns_message, answers) + n * sizeof(m->answers[0]);
+	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_DNS, (uint32_t)used);
+	if (!s)
+		return NULL;
+	memcpy(s->argv, m, used);
+	m = (struct enav_dns_message *)s->argv;
 	s->time_unix_ns = enav_clock_boot_to_unix_ns(e->hdr.boot_time_ns);
 	set_process(s, &e->hdr, e->comm);
 	set_tuple(&s->net, e->family, e->sport, e->dport, e->saddr, e->daddr);
