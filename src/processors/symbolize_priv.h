@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Internals of the symbolizer (src/processors/symbolize.c), exposed for the
+ * unit tests and the fuzz targets: the line parsers of /proc/PID/maps,
+ * /proc/kallsyms and JIT perf maps (proc_maps.c), a bounded line reader, and
+ * the ELF symbol table loader (elf_symtab.c).
+ *
+ * Parsers take exactly len bytes (not NUL-terminated; a trailing '\n' is
+ * accepted and ignored) and return 0, or -1 for a malformed line.  Returned
+ * strings point into the line.
+ */
+#ifndef ENAV_PROCESSORS_SYMBOLIZE_PRIV_H
+#define ENAV_PROCESSORS_SYMBOLIZE_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- line parsers (proc_maps.c) ------------------------------------------ */
+
+/* "start-end perms offset major:minor inode [path]" */
+struct enav_maps_line {
+	uint64_t start, end, offset, inode;
+	uint32_t dev_major, dev_minor;
+	bool read, write, exec, shared;
+	const char *path; /* into the line; NULL when the mapping has no path */
+	size_t path_len;  /* without the " (deleted)" suffix */
+	bool deleted;	  /* the path ended in " (deleted)" */
+};
+int enav_maps_parse_line(const char *line, size_t len, struct enav_maps_line *out);
+
+/* "address type name[\t[module]]" */
+#define ENAV_KSYM_NAME_MAX 1024
+struct enav_kallsyms_line {
+	uint64_t addr;
+	char type;
+	const char *name; /* 1..ENAV_KSYM_NAME_MAX bytes, no whitespace */
+	size_t name_len;
+	const char *module; /* NULL for the core kernel */
+	size_t module_len;
+};
+int enav_kallsyms_parse_line(const char *line, size_t len, struct enav_kallsyms_line *out);
+/* t/T/w/W */
+bool enav_kallsyms_is_text(char type);
+
+/* "START SIZE name": hex with or without 0x, name is the rest of the line
+ * (spaces allowed, trailing whitespace dropped, never empty).  size > 0 and
+ * start + size does not overflow. */
+struct enav_perf_map_line {
+	uint64_t start, size;
+	const char *name;
+	size_t name_len;
+};
+int enav_perf_map_parse_line(const char *line, size_t len, struct enav_perf_map_line *out);
+
+/* Calls fn(ctx, line, len) for every line of fd (without its '\n'), reading
+ * at most max_bytes; lines longer than max_line are skipped whole.  fn
+ * returns nonzero to stop.  0, or -errno on a read error. */
+typedef int (*enav_line_fn)(void *ctx, const char *line, size_t len);
+int enav_read_lines(int fd, size_t max_line, uint64_t max_bytes, enav_line_fn fn, void *ctx);
+
+/* ---- ELF symbol tables (elf_symtab.c) ------------------------------------ */
+
+#define ENAV_ELF_BUILD_ID_MAX 64 /* bytes of an NT_GNU_BUILD_ID descriptor kept */
+#define ENAV_ELF_MAX_SEGS     32 /* PT_LOAD segments kept */
+
+struct enav_elf_seg {
+	uint64_t offset, filesz, vaddr;
+	bool exec;
+};
+
+struct enav_elf_sym {
+	uint64_t value;
+	uint64_t size;
+	uint64_t cover_end; /* max(value + size) over sized symbols [0..this] */
+	uint32_t name;	    /* offset into names */
+};
+
+struct enav_elf_symtab {
+	char build_id[2 * ENAV_ELF_BUILD_ID_MAX + 1]; /* lowercase hex, "" when none */
+	struct enav_elf_seg segs[ENAV_ELF_MAX_SEGS];
+	uint32_t n_segs;
+	struct enav_elf_sym *syms; /* sorted by value, one per value */
+	uint32_t n_syms;
+	char *names;
+	size_t names_len;
+	bool truncated;	  /* max_syms or the name budget was reached */
+	bool from_dynsym; /* no .symtab: .dynsym was used */
+};
+
+/* An ELF opened for identification and loading: read-only, data read on
+ * demand with pread (no mmap, so a file truncated under us cannot fault). */
+struct enav_elf;
+struct enav_elf *enav_elf_open_fd(int fd);
+/* Over a caller-owned buffer (fuzzing, tests) that must outlive the handle;
+ * pass a private copy: libelf treats it as its own mapping. */
+struct enav_elf *enav_elf_open_mem(const void *buf, size_t len);
+void enav_elf_close(struct enav_elf *e);
+/* The GNU build id (raw bytes); 0 when there is none. */
+size_t enav_elf_build_id(struct enav_elf *e, uint8_t *out, size_t cap);
+/* Segments and function symbols (.symtab, else .dynsym), at most max_syms. */
+int enav_elf_load(struct enav_elf *e, uint32_t max_syms, struct enav_elf_symtab **out);
+void enav_elf_symtab_free(struct enav_elf_symtab *t);
+/* File offset -> link-time virtual address through the PT_LOAD segments. */
+bool enav_elf_offset_to_vaddr(const struct enav_elf_symtab *t, uint64_t off, uint64_t *vaddr);
+/* Function containing vaddr (see elf_symtab.c for the rules); NULL when none. */
+const char *enav_elf_lookup(const struct enav_elf_symtab *t, uint64_t vaddr, uint64_t *sym_off);
+
+#endif

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * libFuzzer target for the symbolizer's ELF loader (src/processors/
+ * elf_symtab.c).  The input is an ELF file (in its own allocation of exactly
+ * its size); loading must not crash or over-read whatever the headers claim,
+ * and a loaded table must hold its invariants: symbols sorted with distinct
+ * values, names NUL-terminated inside the arena, cover_end monotone, every
+ * sized symbol found at its own address, the symbol cap respected, the build
+ * id lowercase hex.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "processors/symbolize_priv.h"
+
+#define CHECK(c)                                                                                   \
+	do {                                                                                       \
+		if (!(c))                                                                          \
+			abort();                                                                   \
+	} while (0)
+
+#define MAX_SYMS 512
+
+static void check_table(const struct enav_elf_symtab *t)
+{
+	size_t bl = strnlen(t->build_id, sizeof(t->build_id));
+
+	CHECK(bl < sizeof(t->build_id) && bl % 2 == 0);
+	CHECK(strspn(t->build_id, "0123456789abcdef") == bl);
+	CHECK(t->n_segs <= ENAV_ELF_MAX_SEGS);
+	CHECK(t->n_syms <= MAX_SYMS);
+	uint64_t cover = 0;
+	for (uint32_t i = 0; i < t->n_syms; i++) {
+		const struct enav_elf_sym *s = &t->syms[i];
+
+		CHECK(i == 0 || t->syms[i - 1].value < s->value);
+		CHECK(s->name < t->names_len);
+		CHECK(memchr(t->names + s->name, '\0', t->names_len - s->name) != NULL);
+		CHECK(t->names[s->name] != '\0');
+		if (s->size > 0 && s->value + s->size > cover)
+			cover = s->value + s->size;
+		CHECK(s->cover_end == cover);
+	}
+	for (uint32_t i = 0; i < t->n_syms; i++) {
+		const struct enav_elf_sym *s = &t->syms[i];
+		uint64_t off = 1;
+		const char *name = enav_elf_lookup(t, s->value, &off);
+
+		if (s->size > 0)
+			CHECK(name == t->names + s->name && off == 0);
+		if (name)
+			CHECK(name >= t->names && name < t->names + t->names_len);
+		name = enav_elf_lookup(t, s->value + s->size, &off);
+		(void)name;
+	}
+	for (uint32_t i = 0; i < t->n_segs; i++) {
+		uint64_t v;
+
+		CHECK(enav_elf_offset_to_vaddr(t, t->segs[i].offset, &v));
+		if (enav_elf_offset_to_vaddr(t, t->segs[i].offset + t->segs[i].filesz / 2, &v)) {
+			uint64_t off;
+			(void)enav_elf_lookup(t, v, &off);
+		}
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	unsigned char *copy = malloc(size ? size : 1);
+
+	CHECK(copy != NULL);
+	memcpy(copy, data, size);
+	struct enav_elf *e = enav_elf_open_mem(copy, size);
+	if (e) {
+		uint8_t bid[ENAV_ELF_BUILD_ID_MAX];
+		size_t n = enav_elf_build_id(e, bid, sizeof(bid));
+		struct enav_elf_symtab *t = NULL;
+
+		CHECK(n <= sizeof(bid));
+		if (enav_elf_load(e, MAX_SYMS, &t) == 0) {
+			CHECK(t != NULL);
+			CHECK(strlen(t->build_id) == 2 * n);
+			check_table(t);
+			enav_elf_symtab_free(t);
+		} else {
+			CHECK(t == NULL);
+		}
+		enav_elf_close(e);
+	}
+	free(copy);
+	return 0;
+}
