@@ -148,7 +148,7 @@ fuzz: $(FUZZ_BINS)
 $(BUILD)/helpers/%: tests/integration/helpers/%.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$<)
-	$(Q)$(CC) $(CSTD) $(WARN) $(DEFS) -O2 $< -o $@
+	$(Q)$(CC) $(CSTD) $(WARN) $(DEFS) -O2 -g -fno-omit-frame-pointer $< -o $@ -lpthread
 HELPER_BINS := $(patsubst tests/integration/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRCS))
 helpers: $(HELPER_BINS)
 

@@ -7,9 +7,11 @@ build_pkgs=(make clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev
 	libmicrohttpd-dev libcurl4-openssl-dev libjansson-dev pkg-config git)
 # Tests add: cmocka for unit tests, the sanitizer/libFuzzer runtimes, promtool,
 # jq for reading NDJSON, util-linux/libcap2-bin for setpriv/capsh, and python3
-# for the fake Kubernetes API server.
+# for the fake Kubernetes API server and the test receivers, golang-go for the
+# Go workload and `go tool pprof`, which reads every profile the tests produce.
 test_pkgs=(libcmocka-dev libclang-rt-14-dev prometheus jq util-linux libcap2-bin curl
-	procps python3 prometheus-node-exporter nginx-light dnsmasq-base bind9-dnsutils)
+	procps python3 prometheus-node-exporter nginx-light dnsmasq-base bind9-dnsutils
+	golang-go)
 
 want=("${build_pkgs[@]}")
 if [ "${1:-build}" = "test" ]; then

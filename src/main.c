@@ -4,27 +4,32 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "agent/profile_cmd.h"
 #include "core/config.h"
 #include "probe/features.h"
 #include "version.h"
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: enav <command> [options]\n"
-		     "\n"
-		     "E-Navigator: one eBPF signal plane for a node.\n"
-		     "\n"
-		     "commands:\n"
-		     "  run [--config FILE]          capture and export until SIGINT/SIGTERM\n"
-		     "  probe [--json] [--config F]  print what this node can prove; exit 0 if "
-		     "enav can run\n"
-		     "  check-config FILE            validate a configuration file and exit\n"
-		     "  version                      print the version\n"
-		     "  help, --help                 this text\n"
-		     "\n"
-		     "Without --config every supported source runs, NDJSON goes to stdout and\n"
-		     "/metrics, /healthz, /readyz are served on 127.0.0.1:9464.\n"
-		     "Exit codes: 0 ok, 1 cannot run here, 2 bad usage or configuration.\n");
+	fprintf(out,
+		"usage: enav <command> [options]\n"
+		"\n"
+		"E-Navigator: one eBPF signal plane for a node.\n"
+		"\n"
+		"commands:\n"
+		"  run [--config FILE]          capture and export until SIGINT/SIGTERM\n"
+		"  probe [--json] [--config F]  print what this node can prove; exit 0 if "
+		"enav can run\n"
+		"  profile [options]            profile the node for N seconds; write a flame\n"
+		"                               graph SVG, folded stacks or pprof (see\n"
+		"                               enav profile --help)\n"
+		"  check-config FILE            validate a configuration file and exit\n"
+		"  version                      print the version\n"
+		"  help, --help                 this text\n"
+		"\n"
+		"Without --config every supported source runs, NDJSON goes to stdout and\n"
+		"/metrics, /healthz, /readyz are served on 127.0.0.1:9464.\n"
+		"Exit codes: 0 ok, 1 cannot run here, 2 bad usage or configuration.\n");
 }
 
 static int load_config(const char *path, struct enav_config *cfg)
@@ -53,6 +58,27 @@ int main(int argc, char **argv)
 		printf("enav %s (%s) abi %d signal-schema %d\n", ENAV_VERSION, ENAV_GIT_REV,
 		       ENAV_ABI_VERSION, ENAV_SIGNAL_SCHEMA_VERSION);
 		return 0;
+	}
+
+	if (!strcmp(cmd, "profile")) {
+		/* Its own options; --config may be among them. */
+		struct enav_config pcfg;
+		const char *path = NULL;
+		for (int i = 2; i + 1 < argc; i++)
+			if (!strcmp(argv[i], "--config"))
+				path = argv[i + 1];
+		if (load_config(path, &pcfg) != 0)
+			return 2;
+		int n = 0;
+		char *rest[64];
+		for (int i = 2; i < argc && n < 64; i++) {
+			if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+				i++;
+				continue;
+			}
+			rest[n++] = argv[i];
+		}
+		return enav_profile_command(&pcfg, n, rest);
 	}
 
 	const char *config_path = NULL;

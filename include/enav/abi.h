@@ -33,6 +33,7 @@ enum enav_event_type {
 	ENAV_EVENT_PROCESS_EXIT = 2,
 	ENAV_EVENT_TCP = 3,
 	ENAV_EVENT_DNS = 4,
+	ENAV_EVENT_PROFILE_TASK = 5, /* first profile sample of a process: snapshot it now */
 };
 
 /* Flags on enav_exec_event.flags. */
@@ -159,6 +160,53 @@ struct enav_dns_event {
 	__u8 payload[ENAV_DNS_PAYLOAD_MAX];
 };
 
+/* ---- profiling (bpf/profile.bpf.c) --------------------------------------- */
+
+enum enav_profile_kind {
+	ENAV_PROFILE_CPU = 0,	 /* perf_event samples */
+	ENAV_PROFILE_OFFCPU = 1, /* blocked time from sched_switch */
+	ENAV_PROFILE_FUTEX = 2,	 /* time waited in futex wait operations */
+	ENAV_PROFILE__COUNT,
+};
+
+/* Key of the in-kernel aggregation map.  A negative stack id is -errno of
+ * bpf_get_stackid (or ENAV_PROFILE_NO_STACK: no such stack, not a failure). */
+#define ENAV_PROFILE_NO_STACK (-1)
+struct enav_profile_key {
+	__u32 tgid;
+	__u32 kind; /* enum enav_profile_kind */
+	__u64 cgroup_id;
+	__s32 user_stack;
+	__s32 kernel_stack;
+};
+
+struct enav_profile_value {
+	__u64 count;	/* samples (CPU) or blocking episodes (off-CPU, futex) */
+	__u64 total_ns; /* off-CPU/futex: nanoseconds, scaled by the sampling rate */
+};
+
+/* Per-CPU counters of the profile programs (enav_prof_counters). */
+enum enav_profile_counter {
+	ENAV_PC_CPU_SAMPLES = 0,
+	ENAV_PC_OFFCPU_EPISODES,
+	ENAV_PC_FUTEX_WAITS,
+	ENAV_PC_FILTERED,
+	ENAV_PC_UNSAMPLED,	    /* skipped by the configured 1-in-N sampling */
+	ENAV_PC_BELOW_THRESHOLD,    /* episode shorter than the minimum duration */
+	ENAV_PC_STACK_USER_FAULT,   /* user stack unreadable (EFAULT) */
+	ENAV_PC_STACK_KERNEL_FAULT, /* kernel stack capture failed */
+	ENAV_PC_STACK_COLLISION,    /* stack map bucket held another stack (EEXIST) */
+	ENAV_PC_STACK_OTHER,	    /* ENOMEM and anything else */
+	ENAV_PC_COUNTS_FULL,	    /* aggregation map full: sample lost */
+	ENAV_PC_PENDING_FULL,	    /* start-of-wait table insert failed */
+	ENAV_PC__COUNT,
+};
+
+struct enav_profile_task_event {
+	struct enav_event_header hdr; /* pid = tgid of the sampled process */
+	char comm[ENAV_COMM_LEN];
+};
+
 #define ENAV_EXEC_EVENT_FIXED_SIZE ENAV_OFFSETOF(struct enav_exec_event, argv)
 
 _Static_assert(sizeof(struct enav_event_header) == 32, "event header ABI");
@@ -186,5 +234,10 @@ _Static_assert(ENAV_OFFSETOF(struct enav_dns_event, saddr) == 40, "dns ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_dns_event, payload_len) == 72, "dns ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_dns_event, payload) == 96, "dns ABI");
 _Static_assert(sizeof(struct enav_dns_event) == 96 + ENAV_DNS_PAYLOAD_MAX, "dns ABI");
+_Static_assert(sizeof(struct enav_profile_key) == 24, "profile ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_profile_key, cgroup_id) == 8, "profile ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_profile_key, user_stack) == 16, "profile ABI");
+_Static_assert(sizeof(struct enav_profile_value) == 16, "profile ABI");
+_Static_assert(sizeof(struct enav_profile_task_event) == 48, "profile ABI");
 
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "agent/agent.h"
+#include "generators/profile_store.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -374,6 +375,8 @@ int enav_agent_main(const struct enav_config *cfg)
 	stop_modules(a, ENAV_MODULE_PROCESSOR, deadline);
 	stop_modules(a, ENAV_MODULE_SINK, deadline);
 	stop_modules(a, ENAV_MODULE_DISCOVERY, deadline);
+	/* After the sinks: no HTTP handler can be using the profiles any more. */
+	enav_profile_store_free(atomic_exchange(&a->profiles, NULL));
 	close(sigfd);
 	close(a->epfd);
 	return rc ? 1 : 0;

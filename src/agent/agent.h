@@ -20,6 +20,7 @@
 
 struct enav_agent;
 struct enav_capture_filter;
+struct enav_profile_store;
 struct enav_discovery;
 
 /* Discovery runs first: it owns the capture filter maps the sources reuse. */
@@ -117,6 +118,10 @@ struct enav_agent {
 	struct enav_watch watches[ENAV_MAX_WATCHES];
 	size_t n_watches;
 	int epfd;
+	/* Set by the profiling source once it runs.  Profiles outlive the
+	 * source (HTTP handlers may be using them while sources stop); the agent
+	 * frees them after every module has stopped. */
+	struct enav_profile_store *_Atomic profiles;
 	/* Set by discovery when it runs; NULL otherwise. */
 	struct enav_capture_filter *filter;
 	struct enav_discovery *discovery;

@@ -13,6 +13,7 @@
 #include "sources/exec_source.h"
 #include "sources/host/host_source.h"
 #include "sources/net_source.h"
+#include "sources/profile_source.h"
 
 const struct enav_module enav_modules[] = {
     {"discovery",
@@ -22,6 +23,10 @@ const struct enav_module enav_modules[] = {
     {"exec", ENAV_MODULE_SOURCE, enav_exec_source_enabled, {.source = &enav_exec_source_ops}},
     {"host", ENAV_MODULE_SOURCE, enav_host_source_enabled, {.source = &enav_host_source_ops}},
     {"network", ENAV_MODULE_SOURCE, enav_net_source_enabled, {.source = &enav_net_source_ops}},
+    {"profiling",
+     ENAV_MODULE_SOURCE,
+     enav_profile_source_enabled,
+     {.source = &enav_profile_source_ops}},
     {"attribution",
      ENAV_MODULE_PROCESSOR,
      enav_attribution_enabled,

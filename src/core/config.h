@@ -37,6 +37,12 @@ enum enav_log_level { ENAV_LOG_ERROR, ENAV_LOG_WARN, ENAV_LOG_INFO, ENAV_LOG_DEB
 #define ENAV_CONFIG_FILE_MAX 1048576
 
 /* A bounded list of strings from a YAML sequence. */
+enum enav_profile_event {
+	ENAV_PROFILE_EVENT_AUTO = 0, /* cycles where the PMU offers it, else cpu-clock */
+	ENAV_PROFILE_EVENT_CPU_CLOCK,
+	ENAV_PROFILE_EVENT_CYCLES,
+};
+
 struct enav_config_list {
 	uint32_t n;
 	char item[ENAV_CONFIG_LIST_MAX][ENAV_CONFIG_ENTRY_MAX];
@@ -148,6 +154,39 @@ struct enav_config {
 		    cgroups;	      /* host.cgroups: none|containers|all (containers) */
 		uint32_t max_cgroups; /* host.max_cgroups: 1..65536 (1024) cgroups reported */
 	} host;
+
+	struct {
+		bool enabled;		       /* profiling.enabled (true) */
+		uint32_t frequency_hz;	       /* profiling.frequency_hz: 1..1000 (99) */
+		enum enav_profile_event event; /* profiling.event: auto|cpu-clock|cycles (auto) */
+		uint32_t interval_ms;	       /* profiling.interval_ms: 1000..3600000 (15000) */
+		uint32_t stack_map_entries; /* profiling.stack_map_entries: 1024..1048576 (16384) */
+		uint32_t count_map_entries; /* profiling.count_map_entries: 1024..1048576 (16384) */
+		uint32_t retention_ms;	    /* profiling.retention_ms: 10000..3600000 (120000) */
+		uint32_t
+		    max_stored_stacks;	  /* profiling.max_stored_stacks: 1024..4194304 (262144) */
+		uint32_t max_stack_depth; /* profiling.max_stack_depth: 8..127 (127) */
+		bool offcpu;		  /* profiling.offcpu.enabled (true) */
+		uint32_t offcpu_min_us;	  /* profiling.offcpu.min_block_us: 0..10000000 (1000) */
+		uint32_t offcpu_sample_every; /* profiling.offcpu.sample_every: 1..1000000 (1) */
+		bool futex;		      /* profiling.futex.enabled (true) */
+		uint32_t futex_min_us;	      /* profiling.futex.min_wait_us: 0..10000000 (10) */
+		uint32_t futex_sample_every;  /* profiling.futex.sample_every: 1..1000000 (1) */
+		uint32_t max_pending_waits; /* profiling.max_pending_waits: 256..1048576 (16384) */
+		uint32_t max_processes; /* profiling.max_processes: 64..1048576 (4096) snapshots */
+		uint32_t max_elf_files; /* profiling.max_elf_files: 4..65536 (256) symbol tables */
+		char spool_dir[ENAV_CONFIG_PATH_MAX]; /* profiling.spool.dir: "" = no spool ("") */
+		uint32_t spool_max_mb;		      /* profiling.spool.max_mb: 1..1048576 (256) */
+		uint32_t spool_max_age_s; /* profiling.spool.max_age_s: 60..31536000 (86400) */
+		char
+		    pyroscope_url[ENAV_CONFIG_URL_MAX]; /* profiling.pyroscope.url: "" = off ("") */
+		char pyroscope_app[ENAV_CONFIG_ENTRY_MAX]; /* profiling.pyroscope.app_name ("enav")
+							    */
+		uint32_t
+		    pyroscope_timeout_ms; /* profiling.pyroscope.timeout_ms: 100..120000 (10000) */
+		uint32_t pyroscope_queue; /* profiling.pyroscope.queue_capacity: 1..65536 (256) */
+		uint32_t pyroscope_retries; /* profiling.pyroscope.max_retries: 0..20 (3) */
+	} profiling;
 };
 
 /* Fill with the documented defaults. */

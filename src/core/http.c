@@ -35,6 +35,11 @@ static char *dup_text(const char *s, size_t *len)
 	return strdup(s);
 }
 
+const char *enav_http_query(const struct enav_http_request *req, const char *key)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_len, void **con_cls)
@@ -48,7 +53,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (strcmp(url, srv->routes[i].path) != 0)
 			continue;
 		struct enav_http_response resp = {.status = 500, .content_type = "text/plain"};
-		srv->routes[i].handler(srv->routes[i].ctx, &resp);
+		struct enav_http_request req = {.conn = conn};
+		srv->routes[i].handler(srv->routes[i].ctx, &req, &resp);
 		if (!resp.body)
 			return send_response(conn, 500, "text/plain",
 					     dup_text("out of memory\n", &len), len);
@@ -80,9 +86,10 @@ struct enav_http_server *enav_http_start(const char *host, uint16_t port, unsign
 		return NULL;
 	}
 	srv->daemon = MHD_start_daemon(
-	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, port, NULL, NULL, on_request, srv,
-	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT, max_conns,
-	    MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
+	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL, port,
+	    NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+	    MHD_OPTION_CONNECTION_LIMIT, max_conns, MHD_OPTION_CONNECTION_TIMEOUT, 10u,
+	    MHD_OPTION_END);
 	if (!srv->daemon) {
 		snprintf(err, errlen, "http: cannot listen on %s:%u (%s)", host, port,
 			 errno ? strerror(errno) : "libmicrohttpd refused");

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Embedded HTTP server (libmicrohttpd, its own thread).  Routes are exact GET
- * paths; a handler fills a response body it allocates with malloc.
+ * Embedded HTTP server (libmicrohttpd, a thread per connection, bounded by
+ * http.max_connections).  Routes are exact GET paths; a handler fills a
+ * response body it allocates with malloc.
  */
 #ifndef ENAV_CORE_HTTP_H
 #define ENAV_CORE_HTTP_H
@@ -16,7 +17,17 @@ struct enav_http_response {
 	size_t len;
 };
 
-typedef void (*enav_http_handler)(void *ctx, struct enav_http_response *resp);
+/* The request as a handler sees it: query arguments only (GET). */
+struct enav_http_request {
+	void *conn; /* libmicrohttpd connection, opaque to handlers */
+};
+/* A query argument's value ("" for a bare key), or NULL when absent. */
+const char *enav_http_query(const struct enav_http_request *req, const char *key);
+
+/* Runs on a connection thread of its own: may block (e.g. a profile of N
+ * seconds) without holding up other requests. */
+typedef void (*enav_http_handler)(void *ctx, const struct enav_http_request *req,
+				  struct enav_http_response *resp);
 
 struct enav_http_route {
 	const char *path;
@@ -24,7 +35,7 @@ struct enav_http_route {
 	void *ctx;
 };
 
-#define ENAV_HTTP_MAX_ROUTES 8
+#define ENAV_HTTP_MAX_ROUTES 16
 
 struct enav_http_server;
 

@@ -100,31 +100,16 @@ static struct cgroup_entry *resolve_cgroup(struct attribution *at, uint64_t id,
 		enav_bcache_put(&at->cgroups, id, e);
 		return e;
 	}
-	struct {
-		struct file_handle fh;
-		uint64_t id;
-	} h = {.fh = {.handle_bytes = sizeof(uint64_t), .handle_type = KERNFS_FILEID_TYPE},
-	       .id = id};
-	int fd = open_by_handle_at(at->cgroup2_fd, &h.fh, O_RDONLY | O_CLOEXEC | O_DIRECTORY);
-	if (fd < 0) {
+	int rc =
+	    enav_cgroup_path_by_id(at->cgroup2_fd, at->cgroup2_mount, id, e->path, sizeof(e->path));
+	if (rc == -ESTALE || rc == -ENOENT || rc == -EIO) {
 		/* ESTALE/ENOENT: the cgroup is gone.  Anything else (EPERM without
 		 * CAP_DAC_READ_SEARCH, ENOMEM) says nothing about the cgroup. */
-		*reason =
-		    errno == ESTALE || errno == ENOENT ? W_CGROUP_GONE : W_CGROUP_UNRESOLVABLE;
+		*reason = rc == -EIO ? W_CGROUP_UNRESOLVABLE : W_CGROUP_GONE;
 		free(e);
 		return NULL;
 	}
-	char link[64], abs[ENAV_SIGNAL_CGROUP_PATH_MAX + 256];
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(link, abs, sizeof(abs) - 1);
-	close(fd);
-	if (n <= 0) {
-		*reason = W_CGROUP_UNRESOLVABLE;
-		free(e);
-		return NULL;
-	}
-	abs[n] = '\0';
-	if (enav_cgroup_relative_path(at->cgroup2_mount, abs, e->path, sizeof(e->path)) == 0) {
+	if (rc == 0) {
 		e->known = true;
 		enav_cgroup_identity_parse(e->path, strlen(e->path), &e->identity);
 	} else {
@@ -132,6 +117,26 @@ static struct cgroup_entry *resolve_cgroup(struct attribution *at, uint64_t id,
 	}
 	enav_bcache_put(&at->cgroups, id, e);
 	return e;
+}
+
+int enav_cgroup_path_by_id(int cgroup2_fd, const char *mount, uint64_t id, char *out, size_t outlen)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h = {.fh = {.handle_bytes = sizeof(uint64_t), .handle_type = KERNFS_FILEID_TYPE},
+	       .id = id};
+	int fd = open_by_handle_at(cgroup2_fd, &h.fh, O_RDONLY | O_CLOEXEC | O_DIRECTORY);
+	if (fd < 0)
+		return errno == ESTALE || errno == ENOENT ? -errno : -EIO;
+	char link[64], abs[ENAV_SIGNAL_CGROUP_PATH_MAX + 256];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, abs, sizeof(abs) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	abs[n] = '\0';
+	return enav_cgroup_relative_path(mount, abs, out, outlen) == 0 ? 0 : -ERANGE;
 }
 
 static void release_snapshot(void *ref)

@@ -16,6 +16,12 @@
 extern const struct enav_processor_ops enav_attribution_ops;
 bool enav_attribution_enabled(const struct enav_config *cfg);
 
+/* The kernel's own path of cgroup id (a kernfs file handle on the cgroup2
+ * mount), relative to the mount.  0, -ENOENT/-ESTALE (gone), -ERANGE
+ * (outside the mount or too long), -EIO (not resolvable). */
+int enav_cgroup_path_by_id(int cgroup2_fd, const char *mount, uint64_t id, char *out,
+			   size_t outlen);
+
 /* Strip the cgroup2 mount prefix from an absolute path; exposed for tests. */
 int enav_cgroup_relative_path(const char *mount, const char *abs, char *out, size_t outlen);
 

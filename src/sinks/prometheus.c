@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "sinks/prometheus.h"
+#include "sinks/pprof_http.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -26,7 +27,8 @@ static void text(struct enav_http_response *r, int status, const char *body)
 	r->len = r->body ? strlen(body) : 0;
 }
 
-static void handle_metrics(void *ctx, struct enav_http_response *r)
+static void handle_metrics(void *ctx, const struct enav_http_request *req,
+			   struct enav_http_response *r)
 {
 	struct prometheus_sink *ps = ctx;
 	char *buf = malloc(METRICS_BUFFER_BYTES);
@@ -51,7 +53,8 @@ static void handle_metrics(void *ctx, struct enav_http_response *r)
 	r->len = p.len;
 }
 
-static void handle_healthz(void *ctx, struct enav_http_response *r)
+static void handle_healthz(void *ctx, const struct enav_http_request *req,
+			   struct enav_http_response *r)
 {
 	struct prometheus_sink *ps = ctx;
 	if (atomic_load(&ps->agent->stopping))
@@ -60,7 +63,8 @@ static void handle_healthz(void *ctx, struct enav_http_response *r)
 		text(r, 200, "ok\n");
 }
 
-static void handle_readyz(void *ctx, struct enav_http_response *r)
+static void handle_readyz(void *ctx, const struct enav_http_request *req,
+			  struct enav_http_response *r)
 {
 	struct prometheus_sink *ps = ctx;
 	if (atomic_load(&ps->agent->ready) && !atomic_load(&ps->agent->stopping))
@@ -82,12 +86,16 @@ static int prom_init(struct enav_agent *a, void **state, char *err, size_t errle
 		snprintf(err, errlen, "http.listen: %s is not IPv4:port", a->cfg.http.listen);
 		return -EINVAL;
 	}
-	const struct enav_http_route routes[] = {
+	struct enav_http_route routes[ENAV_HTTP_MAX_ROUTES] = {
 	    {"/metrics", handle_metrics, ps},
 	    {"/healthz", handle_healthz, ps},
 	    {"/readyz", handle_readyz, ps},
 	};
-	ps->http = enav_http_start(host, port, a->cfg.http.max_connections, routes, 3, err, errlen);
+	size_t n = 3;
+	/* The profiling endpoints share this server (Go's /debug/pprof/ shape). */
+	if (a->cfg.profiling.enabled)
+		n += enav_pprof_http_routes(a, routes + n, ENAV_HTTP_MAX_ROUTES - n);
+	ps->http = enav_http_start(host, port, a->cfg.http.max_connections, routes, n, err, errlen);
 	if (!ps->http)
 		return -EADDRINUSE;
 	enav_info("serving /metrics, /healthz, /readyz on http://%s:%u", host, port);

@@ -72,6 +72,11 @@ static bool has_suffix(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+static bool has_prefix(const char *s, const char *prefix)
+{
+	return prefix && !strncmp(s, prefix, strlen(prefix));
+}
+
 static int consume(void *arg)
 {
 	struct enav_bpf_source *s = arg;
@@ -91,8 +96,9 @@ int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx
 		const char *pn = bpf_program__name(prog);
 		if (has_suffix(pn, "_btf") || has_suffix(pn, "_raw"))
 			bpf_program__set_autoload(prog, has_suffix(pn, "_btf") == btf);
-		if (s->skip_prefix && !strncmp(pn, s->skip_prefix, strlen(s->skip_prefix)))
-			bpf_program__set_autoload(prog, false);
+		for (int i = 0; i < ENAV_BPF_MAX_SKIPS; i++)
+			if (s->skip_prefixes[i] && has_prefix(pn, s->skip_prefixes[i]))
+				bpf_program__set_autoload(prog, false);
 	}
 	int rc = s->ops->load(s->skel);
 	if (rc) {
@@ -102,13 +108,19 @@ int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx
 	}
 	bpf_object__for_each_program(prog, s->obj)
 	{
-		if (!bpf_program__autoload(prog))
+		if (!bpf_program__autoload(prog) ||
+		    bpf_program__type(prog) == BPF_PROG_TYPE_PERF_EVENT)
 			continue;
 		if (s->n_links == ENAV_BPF_MAX_LINKS) {
 			snprintf(err, errlen, "%s: more programs than links", s->name);
 			return -E2BIG;
 		}
 		struct bpf_link *l = bpf_program__attach(prog);
+		if (!l && has_prefix(bpf_program__name(prog), s->optional_prefix)) {
+			enav_warn("%s: %s not attached (%s): this kernel lacks the hook", s->name,
+				  bpf_program__name(prog), strerror(errno));
+			continue;
+		}
 		if (!l) {
 			rc = -errno;
 			snprintf(err, errlen, "%s: cannot attach %s: %s", s->name,
@@ -169,6 +181,7 @@ static const char *const event_names[ENAV_BPF_MAX_EVENT_TYPES] = {
     [ENAV_EVENT_PROCESS_EXIT] = "process_exit",
     [ENAV_EVENT_TCP] = "tcp",
     [ENAV_EVENT_DNS] = "dns",
+    [ENAV_EVENT_PROFILE_TASK] = "profile_task",
 };
 
 void enav_bpf_sources_render(struct enav_promtext *p)

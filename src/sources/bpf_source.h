@@ -48,11 +48,17 @@ struct enav_bpf_skel_ops {
 
 #define ENAV_BPF_MAX_LINKS	 16
 #define ENAV_BPF_MAX_EVENT_TYPES 8
+#define ENAV_BPF_MAX_SKIPS	 4
 
 struct enav_bpf_source {
 	const char *name;
-	uint32_t event_types;	 /* bit per enum enav_event_type the source emits */
-	const char *skip_prefix; /* programs named so are not loaded (a feature turned off) */
+	uint32_t event_types; /* bit per enum enav_event_type the source emits */
+	/* Programs whose names start with one of these are not loaded (features
+	 * turned off). */
+	const char *skip_prefixes[ENAV_BPF_MAX_SKIPS];
+	/* Programs whose names start with this may fail to attach (a hook this
+	 * kernel lacks): logged and left out instead of failing the source. */
+	const char *optional_prefix;
 	struct enav_agent *agent;
 	const struct enav_bpf_skel_ops *ops;
 	void *skel;
@@ -72,7 +78,8 @@ struct enav_bpf_source {
 int enav_bpf_source_open(struct enav_bpf_source *s, struct enav_agent *a, const char *name,
 			 const struct enav_bpf_skel_ops *ringbuf,
 			 const struct enav_bpf_skel_ops *perf, char *err, size_t errlen);
-/* Load, attach every program of the proven variant, start draining into fn. */
+/* Load, attach every program of the proven variant (perf_event programs are
+ * left to the caller, which opens the perf events), start draining into fn. */
 int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx, char *err,
 			  size_t errlen);
 /* Detach, drain what is in flight, release everything. */

@@ -209,7 +209,7 @@ static int net_start(struct enav_agent *a, void **state, char *err, size_t errle
 	/* DNS capture is the only user of the sys_exit hook, which every syscall
 	 * on the node pays for: off with it when no payload is wanted. */
 	if (a->cfg.network.dns_capture_bytes == 0)
-		src->bpf.skip_prefix = "enav_sys_exit";
+		src->bpf.skip_prefixes[0] = "enav_sys_exit";
 	return enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
 }
 

@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Continuous profiling: three kinds of stacks counted in the kernel.
+ *
+ *  - CPU: a perf_event program (cpu-clock or cycles, opened per CPU by user
+ *    space) counts samples per (tgid, cgroup, user stack, kernel stack).
+ *  - Off-CPU: sched_switch records when a task blocks (with its stacks) and
+ *    adds the blocked nanoseconds when it is switched back in.
+ *  - Futex: the futex wait syscalls (futex, futex_wait, futex_waitv) add the
+ *    nanoseconds waited to the stack that waited.
+ *
+ * Stacks are frame-pointer walks (bpf_get_stackid) into one stack map.  The
+ * aggregation map is drained by user space; every failure to capture a stack
+ * or to count a sample is counted in enav_prof_counters.  Nothing here holds
+ * a name: comm travels only in the new-process notification event.
+ */
+#include "enav_common.bpf.h"
+
+/* errno values bpf_get_stackid returns (vmlinux.h has no errno.h). */
+#define EFAULT 14
+#define EEXIST 17
+
+/* Set from the profiling config before load. */
+const volatile __u64 enav_offcpu_min_ns = 1000000;
+const volatile __u32 enav_offcpu_sample_every = 1;
+const volatile __u64 enav_futex_min_ns = 10000;
+const volatile __u32 enav_futex_sample_every = 1;
+
+#define TASK_RUNNING_STATE 0
+/* futex(2) operations that wait (FUTEX_CMD_MASK strips PRIVATE and CLOCK_REALTIME). */
+#define FUTEX_CMD_MASK_BITS	 (~(128 | 256))
+#define FUTEX_OP_WAIT		 0
+#define FUTEX_OP_LOCK_PI	 6
+#define FUTEX_OP_WAIT_BITSET	 9
+#define FUTEX_OP_WAIT_REQUEUE_PI 11
+#define FUTEX_OP_LOCK_PI2	 13
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384); /* resized from config before load */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, 127 * sizeof(__u64));
+} enav_prof_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384); /* resized from config before load */
+	__type(key, struct enav_profile_key);
+	__type(value, struct enav_profile_value);
+} enav_prof_counts SEC(".maps");
+
+/* A wait in progress: its stacks are captured when it starts, while the
+ * waiting task is current; the time is added when it ends. */
+struct wait_start {
+	__u64 start_ns;
+	__u64 cgroup_id;
+	__u32 tgid;
+	__s32 user_stack;
+	__s32 kernel_stack;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384); /* resized from config before load */
+	__type(key, __u32);	    /* tid */
+	__type(value, struct wait_start);
+} enav_prof_offcpu_start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384); /* resized from config before load */
+	__type(key, __u32);	    /* tid */
+	__type(value, struct wait_start);
+} enav_prof_futex_start SEC(".maps");
+
+/* Processes already announced to user space (tgid -> 1), so each is
+ * snapshotted once while it lives; an eviction only re-announces. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192); /* resized from config before load */
+	__type(key, __u32);
+	__type(value, __u8);
+} enav_prof_tasks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, ENAV_PC__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} enav_prof_counters SEC(".maps");
+
+static __always_inline void prof_count(enum enav_profile_counter c)
+{
+	__u32 key = c;
+	__u64 *v = bpf_map_lookup_elem(&enav_prof_counters, &key);
+
+	if (v)
+		*v += 1;
+}
+
+/* Both stacks of the current task.  A user stack is only expected when the
+ * task has a user address space; a kernel stack only when asked for. */
+static __always_inline void capture_stacks(void *ctx, bool want_kernel, __s32 *ustack,
+					   __s32 *kstack)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	long id;
+
+	*kstack = ENAV_PROFILE_NO_STACK;
+	*ustack = ENAV_PROFILE_NO_STACK;
+	if (want_kernel) {
+		id = bpf_get_stackid(ctx, &enav_prof_stacks, 0);
+		if (id >= 0)
+			*kstack = id;
+		else if (id == -EEXIST)
+			prof_count(ENAV_PC_STACK_COLLISION);
+		else if (id == -EFAULT)
+			prof_count(ENAV_PC_STACK_KERNEL_FAULT);
+		else
+			prof_count(ENAV_PC_STACK_OTHER);
+	}
+	if (!task->mm)
+		return; /* kernel thread: no user stack exists */
+	id = bpf_get_stackid(ctx, &enav_prof_stacks, BPF_F_USER_STACK);
+	if (id >= 0)
+		*ustack = id;
+	else if (id == -EEXIST)
+		prof_count(ENAV_PC_STACK_COLLISION);
+	else if (id == -EFAULT)
+		prof_count(ENAV_PC_STACK_USER_FAULT);
+	else
+		prof_count(ENAV_PC_STACK_OTHER);
+	if (id < 0)
+		*ustack = id;
+}
+
+/* Announce a process the first time one of its stacks is counted. */
+static __always_inline void announce_task(void *ctx, __u32 tgid, __u64 cgroup_id)
+{
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&enav_prof_tasks, &tgid))
+		return;
+	if (bpf_map_update_elem(&enav_prof_tasks, &tgid, &one, BPF_NOEXIST))
+		return; /* another CPU announced it */
+	struct enav_profile_task_event e = {};
+	enav_fill_header(&e.hdr, ENAV_EVENT_PROFILE_TASK, cgroup_id);
+	e.hdr.size = sizeof(e);
+	e.hdr.pid = tgid;
+	bpf_get_current_comm(e.comm, sizeof(e.comm));
+	enav_emit(ctx, &e, sizeof(e));
+}
+
+static __always_inline void add_count(struct enav_profile_key *key, __u64 ns)
+{
+	struct enav_profile_value *v = bpf_map_lookup_elem(&enav_prof_counts, key);
+
+	if (!v) {
+		struct enav_profile_value zero = {};
+		/* EEXIST means another CPU inserted it first: use theirs. */
+		long err = bpf_map_update_elem(&enav_prof_counts, key, &zero, BPF_NOEXIST);
+		if (err && err != -EEXIST) {
+			prof_count(ENAV_PC_COUNTS_FULL);
+			return;
+		}
+		v = bpf_map_lookup_elem(&enav_prof_counts, key);
+		if (!v) {
+			prof_count(ENAV_PC_COUNTS_FULL);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&v->count, 1);
+	if (ns)
+		__sync_fetch_and_add(&v->total_ns, ns);
+}
+
+/* ---- CPU -------------------------------------------------------------- */
+
+SEC("perf_event")
+int enav_cpu_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+
+	if (tgid == 0)
+		return 0; /* the idle task: not a workload */
+	__u64 cgroup_id = bpf_get_current_cgroup_id();
+	if (!enav_capture_allowed(cgroup_id)) {
+		prof_count(ENAV_PC_FILTERED);
+		return 0;
+	}
+	prof_count(ENAV_PC_CPU_SAMPLES);
+	struct enav_profile_key key = {
+	    .tgid = tgid, .kind = ENAV_PROFILE_CPU, .cgroup_id = cgroup_id};
+	/* In user mode there is no kernel stack to walk (x86: CPL in cs). */
+	/* The context only allows whole 8-byte loads of the saved registers. */
+	__u64 cs = ((__u64 *)&ctx->regs)[__builtin_offsetof(struct pt_regs, cs) / 8];
+	bool in_kernel = (cs & 3) == 0;
+	capture_stacks(ctx, in_kernel, &key.user_stack, &key.kernel_stack);
+	announce_task(ctx, tgid, cgroup_id);
+	add_count(&key, 0);
+	return 0;
+}
+
+/* ---- off-CPU ------------------------------------------------------------ */
+
+static __always_inline bool sampled(__u32 every)
+{
+	if (every <= 1)
+		return true;
+	if (bpf_get_prandom_u32() % every == 0)
+		return true;
+	prof_count(ENAV_PC_UNSAMPLED);
+	return false;
+}
+
+/* Record a wait starting now for the current task; stacks are taken here. */
+static __always_inline void wait_begin(void *ctx, void *start_map, __u32 every, bool want_kernel)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	if (!task->mm)
+		return; /* kernel threads have no workload stack */
+	__u64 cgroup_id = bpf_get_current_cgroup_id();
+	if (!enav_capture_allowed(cgroup_id)) {
+		prof_count(ENAV_PC_FILTERED);
+		return;
+	}
+	if (!sampled(every))
+		return;
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct wait_start w = {.cgroup_id = cgroup_id, .tgid = id >> 32};
+	capture_stacks(ctx, want_kernel, &w.user_stack, &w.kernel_stack);
+	/* Announce here, where the waiting task is current (its comm is ours). */
+	announce_task(ctx, w.tgid, cgroup_id);
+	w.start_ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(start_map, &tid, &w, BPF_ANY))
+		prof_count(ENAV_PC_PENDING_FULL);
+}
+
+/* End the wait of tid (not necessarily the current task). */
+static __always_inline void wait_end(void *ctx, void *start_map, __u32 tid, __u32 kind,
+				     __u64 min_ns, __u32 every, enum enav_profile_counter done)
+{
+	struct wait_start *w = bpf_map_lookup_elem(start_map, &tid);
+	if (!w)
+		return;
+	__u64 now = bpf_ktime_get_ns();
+	struct wait_start copy = *w;
+	bpf_map_delete_elem(start_map, &tid);
+	__u64 delta = now > copy.start_ns ? now - copy.start_ns : 0;
+	if (delta < min_ns) {
+		prof_count(ENAV_PC_BELOW_THRESHOLD);
+		return;
+	}
+	prof_count(done);
+	struct enav_profile_key key = {.tgid = copy.tgid,
+				       .kind = kind,
+				       .cgroup_id = copy.cgroup_id,
+				       .user_stack = copy.user_stack,
+				       .kernel_stack = copy.kernel_stack};
+	add_count(&key, delta * (every ? every : 1));
+}
+
+static __always_inline int handle_switch(void *ctx, bool preempt, __u32 prev_tid, __u32 next_tid,
+					 unsigned int prev_state)
+{
+	/* prev is current here: a task that blocks (not preempted) starts a wait. */
+	if (!preempt && prev_state != TASK_RUNNING_STATE && prev_tid != 0)
+		wait_begin(ctx, &enav_prof_offcpu_start, enav_offcpu_sample_every, true);
+	if (next_tid)
+		wait_end(ctx, &enav_prof_offcpu_start, next_tid, ENAV_PROFILE_OFFCPU,
+			 enav_offcpu_min_ns, enav_offcpu_sample_every, ENAV_PC_OFFCPU_EPISODES);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(enav_offcpu_switch_btf, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	return handle_switch(ctx, preempt, prev->pid, next->pid, prev_state);
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(enav_offcpu_switch_raw, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	/* Untyped pointers: read through CO-RE instead of direct loads. */
+	return handle_switch(ctx, preempt, BPF_CORE_READ(prev, pid), BPF_CORE_READ(next, pid),
+			     prev_state);
+}
+
+/* ---- futex ---------------------------------------------------------------- */
+
+/* Layout of syscalls:sys_enter_* / sys_exit_* tracepoint records. */
+struct syscall_enter_ctx {
+	__u64 common;
+	__s32 nr;
+	__u32 pad;
+	__u64 args[6];
+};
+
+struct syscall_exit_ctx {
+	__u64 common;
+	__s32 nr;
+	__u32 pad;
+	__s64 ret;
+};
+
+static __always_inline bool futex_op_waits(__u64 op)
+{
+	__u32 cmd = (__u32)op & FUTEX_CMD_MASK_BITS;
+	return cmd == FUTEX_OP_WAIT || cmd == FUTEX_OP_WAIT_BITSET || cmd == FUTEX_OP_LOCK_PI ||
+	       cmd == FUTEX_OP_LOCK_PI2 || cmd == FUTEX_OP_WAIT_REQUEUE_PI;
+}
+
+static __always_inline int futex_exit(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	wait_end(ctx, &enav_prof_futex_start, tid, ENAV_PROFILE_FUTEX, enav_futex_min_ns,
+		 enav_futex_sample_every, ENAV_PC_FUTEX_WAITS);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_futex")
+int enav_futex_enter(struct syscall_enter_ctx *ctx)
+{
+	if (futex_op_waits(ctx->args[1]))
+		wait_begin(ctx, &enav_prof_futex_start, enav_futex_sample_every, false);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_futex")
+int enav_futex_exit(struct syscall_exit_ctx *ctx)
+{
+	return futex_exit(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_enter_futex_waitv")
+int enav_futex_waitv_enter(struct syscall_enter_ctx *ctx)
+{
+	wait_begin(ctx, &enav_prof_futex_start, enav_futex_sample_every, false);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_futex_waitv")
+int enav_futex_waitv_exit(struct syscall_exit_ctx *ctx)
+{
+	return futex_exit(ctx);
+}
+
+/* futex_wait(2) (futex2, Linux 6.7+): optional, attached only where it exists. */
+SEC("tracepoint/syscalls/sys_enter_futex_wait")
+int enav_futex2_wait_enter(struct syscall_enter_ctx *ctx)
+{
+	wait_begin(ctx, &enav_prof_futex_start, enav_futex_sample_every, false);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_futex_wait")
+int enav_futex2_wait_exit(struct syscall_exit_ctx *ctx)
+{
+	return futex_exit(ctx);
+}

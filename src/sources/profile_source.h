@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Continuous profiling source: CPU samples, off-CPU and futex-wait time,
+ * counted per stack in the kernel and drained into the agent's profile store
+ * (src/generators/profile_store.h).
+ */
+#ifndef ENAV_SOURCES_PROFILE_SOURCE_H
+#define ENAV_SOURCES_PROFILE_SOURCE_H
+
+#include "agent/agent.h"
+
+extern const struct enav_source_ops enav_profile_source_ops;
+bool enav_profile_source_enabled(const struct enav_config *cfg);
+
+#endif

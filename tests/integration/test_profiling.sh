@@ -1,0 +1,275 @@
+#!/usr/bin/env bash
+# Continuous profiling on the real kernel: a C workload with frame pointers
+# whose hot, sleeping and contended functions are known by name, a Go
+# workload, the /debug/pprof/ endpoints (read back by `go tool pprof`), the
+# workload filters, and `enav profile --svg`.
+. "$(dirname "$0")/lib.sh"
+
+WORKLOAD=$HELPERS/prof_workload
+BASE="http://127.0.0.1:$TEST_PORT/debug/pprof"
+export HOME=${HOME:-/root} GOCACHE=${GOCACHE:-$WORK/gocache} GOFLAGS=-mod=mod GO111MODULE=off
+
+# pprof_ok FILE: go tool pprof reads it (raw dump) without an error.
+pprof_ok() {
+	local out
+	if ! out=$(go tool pprof -raw "$1" 2>&1 >/dev/null); then
+		fail "go tool pprof -raw rejected $1: $out"
+		return 1
+	fi
+}
+
+# folded_sum FILE PATTERN: total value of folded lines whose stack has PATTERN.
+folded_sum() {
+	awk -v p="$2" 'index($0, p) { s += $NF } END { printf "%.0f\n", s }' "$1"
+}
+
+folded_total() {
+	awk '{ s += $NF } END { printf "%.0f\n", s }' "$1"
+}
+
+start_profiling_agent() {
+	require_root || return
+	command -v go >/dev/null || { skip "golang-go is not installed (scripts/deps.sh test)"; return; }
+	write_config "$WORK/cfg.yaml" "profiling:" "  frequency_hz: 199" "  interval_ms: 2000" "$@"
+	start_agent "$WORK/cfg.yaml"
+}
+
+# The hot function dominates the CPU profile; go tool pprof names it.
+case_cpu() {
+	start_profiling_agent || return
+	"$WORKLOAD" cpu 6 >"$WORK/cpu.out" &
+	local wpid=$!
+	sleep 0.3
+	curl -fs -o "$WORK/cpu.pb.gz" "$BASE/profile?seconds=3&pid=$wpid" ||
+		{ fail "GET /debug/pprof/profile failed"; return 1; }
+	curl -fs -o "$WORK/cpu.folded" "$BASE/profile?seconds=2&pid=$wpid&format=folded" ||
+		{ fail "GET /debug/pprof/profile?format=folded failed"; return 1; }
+	wait $wpid
+	pprof_ok "$WORK/cpu.pb.gz" || return 1
+	local top
+	top=$(go tool pprof -top "$WORK/cpu.pb.gz" 2>/dev/null)
+	# The first row of -top is the function with the most flat samples.
+	local first
+	first=$(awk '/flat%/ { getline; print $NF; exit }' <<<"$top")
+	expect_eq "hottest function" "$first" prof_hot_function || { echo "$top" >&2; return 1; }
+	grep -q 'prof_cold_function' <<<"$top" || { fail "cold function missing: $top"; return 1; }
+	# Samples carry the workload's labels.
+	local raw
+	raw=$(go tool pprof -raw "$WORK/cpu.pb.gz" 2>/dev/null)
+	grep -q "pid:\[$wpid\]" <<<"$raw" || { fail "no pid label $wpid"; return 1; }
+	grep -q "comm:\[prof_workload\]" <<<"$raw" || { fail "no comm label"; return 1; }
+	grep -q "PeriodType: cpu nanoseconds" <<<"$raw" || { fail "period type"; return 1; }
+	grep -q "^Period: 5025125$" <<<"$raw" || { fail "period is not 1e9/199"; return 1; }
+	# Every sample has exactly the workload's pid: the filter held.
+	if grep -o 'pid:\[[0-9]*\]' <<<"$raw" | grep -vq "pid:\[$wpid\]"; then
+		fail "pid filter let another process through"
+		return 1
+	fi
+	# Folded: hot >= 70% of the workload's samples (the split is 90/10 by work).
+	local hot total
+	hot=$(folded_sum "$WORK/cpu.folded" ';prof_hot_function')
+	total=$(folded_total "$WORK/cpu.folded")
+	[ "$total" -gt 100 ] || { fail "only $total samples in 2 s at 199 Hz"; return 1; }
+	[ $((hot * 100)) -ge $((total * 70)) ] ||
+		{ fail "prof_hot_function has $hot of $total samples"; return 1; }
+	echo "    cpu: prof_hot_function $hot of $total samples"
+	# The failure rate is exported.
+	curl -fs "http://127.0.0.1:$TEST_PORT/metrics" | grep -q '^enav_profile_stack_failure_ratio ' ||
+		{ fail "no enav_profile_stack_failure_ratio"; return 1; }
+}
+
+# Off-CPU time of the sleeping function matches what the workload slept.
+case_offcpu() {
+	start_profiling_agent || return
+	curl -fs -o "$WORK/off.folded" "$BASE/offcpu?seconds=5&format=folded" &
+	local c1=$!
+	curl -fs -o "$WORK/off.pb.gz" "$BASE/offcpu?seconds=5" &
+	local c2=$!
+	sleep 0.5
+	"$WORKLOAD" sleep 3 50 >"$WORK/sleep.out"
+	wait $c1 || { fail "GET /debug/pprof/offcpu?format=folded failed"; return 1; }
+	wait $c2 || { fail "GET /debug/pprof/offcpu failed"; return 1; }
+	pprof_ok "$WORK/off.pb.gz" || return 1
+	local wpid slept got
+	wpid=$(awk '/^ready/ { print $2 }' "$WORK/sleep.out")
+	slept=$(awk '/^slept_ns/ { print $2 }' "$WORK/sleep.out")
+	got=$(awk -v p="prof_workload;" -v f=";prof_sleep_function;" \
+		'index($0, p) == 1 && index($0, f) { s += $NF } END { printf "%.0f\n", s }' "$WORK/off.folded")
+	echo "    offcpu: workload slept $slept ns, profile says $got ns in prof_sleep_function"
+	[ "$got" -ge $((slept * 8 / 10)) ] && [ "$got" -le $((slept * 12 / 10)) ] ||
+		{ fail "off-CPU time $got ns not within 20% of $slept ns"; return 1; }
+	go tool pprof -top "$WORK/off.pb.gz" 2>/dev/null | grep -q prof_sleep_function ||
+		{ fail "pprof has no prof_sleep_function"; return 1; }
+	go tool pprof -raw "$WORK/off.pb.gz" 2>/dev/null | grep -q "^PeriodType: offcpu nanoseconds" ||
+		{ fail "off-CPU sample type"; return 1; }
+	[ -n "$wpid" ] || { fail "workload printed no pid"; return 1; }
+}
+
+# Mutex contention shows up as futex wait time in the contended function.
+case_futex() {
+	start_profiling_agent || return
+	"$WORKLOAD" mutex 4 >"$WORK/mutex.out" &
+	local wpid=$!
+	sleep 0.3
+	curl -fs -o "$WORK/futex.pb.gz" "$BASE/futex?seconds=3&pid=$wpid" ||
+		{ fail "GET /debug/pprof/futex failed"; return 1; }
+	wait $wpid
+	pprof_ok "$WORK/futex.pb.gz" || return 1
+	local top
+	top=$(go tool pprof -top "$WORK/futex.pb.gz" 2>/dev/null)
+	grep -q 'prof_contended_function' <<<"$top" ||
+		{ fail "futex profile does not show prof_contended_function: $top"; return 1; }
+	go tool pprof -raw "$WORK/futex.pb.gz" 2>/dev/null | grep -q "^PeriodType: futex nanoseconds" ||
+		{ fail "futex sample type"; return 1; }
+	echo "    futex: $(grep prof_contended_function <<<"$top" | head -n1)"
+}
+
+# A Go binary's hot function appears by its Go name.
+case_go() {
+	start_profiling_agent || return
+	local src
+	src=$(cd "$(dirname "$0")" && pwd)/go/hotloop.go
+	go build -o "$WORK/hotloop" "$src" 2>"$WORK/gobuild.err" ||
+		{ fail "go build: $(cat "$WORK/gobuild.err")"; return 1; }
+	"$WORK/hotloop" 5 >/dev/null &
+	local wpid=$!
+	sleep 0.3
+	curl -fs -o "$WORK/go.pb.gz" "$BASE/profile?seconds=3&pid=$wpid" ||
+		{ fail "GET /debug/pprof/profile failed"; return 1; }
+	wait $wpid
+	pprof_ok "$WORK/go.pb.gz" || return 1
+	local top first
+	top=$(go tool pprof -top "$WORK/go.pb.gz" 2>/dev/null)
+	first=$(awk '/flat%/ { getline; print $NF; exit }' <<<"$top")
+	expect_eq "hottest Go function" "$first" main.enavGoHotLoop || { echo "$top" >&2; return 1; }
+}
+
+# cgroup and container filters select by the workload's cgroup, not by pid.
+case_filters() {
+	start_profiling_agent || return
+	local cid=4b8e2f1a9c3d5e7f0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d2e4f
+	local rel=enav-prof-test/cri-containerd-$cid.scope
+	local cg
+	cg=$(make_cgroup "$rel") || { fail "cannot create cgroup $rel"; return 1; }
+	(
+		echo "$BASHPID" >"$cg/cgroup.procs"
+		exec "$WORKLOAD" cpu 5 >/dev/null
+	) &
+	local wpid=$!
+	"$WORKLOAD" cpu 5 >/dev/null &
+	local other=$!
+	sleep 0.3
+	curl -fs -o "$WORK/cg.folded" "$BASE/profile?seconds=2&format=folded&cgroup=/enav-prof-test" &
+	local c1=$!
+	curl -fs -o "$WORK/ct.pb.gz" "$BASE/profile?seconds=2&container=${cid:0:12}" &
+	local c2=$!
+	curl -fs -o "$WORK/cgid.pb.gz" "$BASE/profile?seconds=2&cgroup=$(stat -c %i "$cg")" &
+	local c3=$!
+	wait $c1 && wait $c2 && wait $c3 || { fail "a filtered request failed"; return 1; }
+	wait $wpid $other
+	local total
+	total=$(folded_total "$WORK/cg.folded")
+	[ "$total" -gt 50 ] || { fail "cgroup filter: only $total samples"; return 1; }
+	local f
+	for f in ct cgid; do
+		pprof_ok "$WORK/$f.pb.gz" || return 1
+		local raw
+		raw=$(go tool pprof -raw "$WORK/$f.pb.gz" 2>/dev/null)
+		grep -q "pid:\[$wpid\]" <<<"$raw" || { fail "$f: workload pid $wpid missing"; return 1; }
+		if grep -q "pid:\[$other\]" <<<"$raw"; then
+			fail "$f: the process outside the cgroup got through"
+			return 1
+		fi
+		grep -q "container_id:\[$cid\]" <<<"$raw" || { fail "$f: no container_id label"; return 1; }
+		grep -q "cgroup:\[/$rel\]" <<<"$raw" || { fail "$f: no cgroup label"; return 1; }
+	done
+	# A malformed request is refused, not guessed at.
+	local code
+	code=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/profile?seconds=abc")
+	expect_eq "bad seconds" "$code" 400 || return 1
+}
+
+# enav profile draws a flame graph by itself; the SVG parses as XML.
+case_cli_svg() {
+	require_root || return
+	"$WORKLOAD" cpu 5 >/dev/null &
+	local wpid=$!
+	sleep 0.2
+	"$ENAV" profile --seconds 2 --pid "$wpid" --svg "$WORK/flame.svg" --folded "$WORK/cli.folded" \
+		--pprof "$WORK/cli.pb.gz" 2>"$WORK/cli.err" || { fail "enav profile: $(cat "$WORK/cli.err")"; return 1; }
+	wait $wpid
+	python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$WORK/flame.svg" ||
+		{ fail "flame.svg is not well-formed XML"; return 1; }
+	grep -q 'prof_hot_function' "$WORK/flame.svg" || { fail "flame graph lacks prof_hot_function"; return 1; }
+	grep -q '^prof_workload;' "$WORK/cli.folded" || { fail "folded output lacks the workload"; return 1; }
+	pprof_ok "$WORK/cli.pb.gz" || return 1
+	local code
+	"$ENAV" profile --seconds 0 >/dev/null 2>&1
+	code=$?
+	expect_eq "enav profile --seconds 0" "$code" 2
+}
+
+# Pyroscope push: per process, retried through a 503, content checked; the
+# spool gets one file per kind per interval and old files go.
+case_push_and_spool() {
+	require_root || return
+	local port=$((TEST_PORT + 7))
+	python3 "$(dirname "$0")/pyroscope_receiver.py" "$port" "$WORK/pyro" --fail-first 1 &
+	local rpid=$!
+	mkdir -p "$WORK/spool"
+	# An expired file of ours goes at start; someone else's file stays.
+	touch -d '3 days ago' "$WORK/spool/enav-cpu-old-0.pb.gz"
+	touch -d '3 days ago' "$WORK/spool/notes.txt"
+	start_profiling_agent "  pyroscope:" "    url: http://127.0.0.1:$port" "    app_name: enavtest" \
+		"  spool:" "    dir: $WORK/spool" "    max_age_s: 86400" || { kill $rpid; return 1; }
+	"$WORKLOAD" cpu 5 >/dev/null &
+	local wpid=$!
+	wait $wpid
+	# interval_ms is 2000: two intervals after the workload ended, all is sent.
+	local i found=
+	for ((i = 0; i < 100; i++)); do
+		found=$(grep -l "pid=$wpid" "$WORK"/pyro/*.json 2>/dev/null | head -n1)
+		[ -n "$found" ] && break
+		sleep 0.1
+	done
+	kill $rpid 2>/dev/null
+	[ -n "$found" ] || { fail "no push for pid $wpid: $(ls "$WORK/pyro" 2>&1)"; return 1; }
+	local name
+	name=$(jq -r .query.name "$found")
+	case "$name" in
+	enavtest.cpu\{*pid=$wpid*comm=prof_workload*\}) ;;
+	*) fail "push name: $name"; return 1 ;;
+	esac
+	expect_eq "sampleRate" "$(jq -r .query.sampleRate "$found")" 199 || return 1
+	expect_eq "units" "$(jq -r .query.units "$found")" samples || return 1
+	local prof=${found%.json}.pprof
+	pprof_ok "$prof" || return 1
+	go tool pprof -top "$prof" 2>/dev/null | grep -q prof_hot_function ||
+		{ fail "pushed profile lacks prof_hot_function"; return 1; }
+	# The first request got a 503: a retry happened and was counted.
+	local retries
+	retries=$(metric enav_pyroscope_retries_total)
+	[ "${retries%.*}" -ge 1 ] || { fail "no retry counted after a 503"; return 1; }
+	expect_eq "rejected pushes" "$(metric 'enav_pyroscope_dropped_total{reason="rejected_4xx"}')" 0 || return 1
+	# Spool: expired file removed, foreign file kept, fresh files decode.
+	[ ! -e "$WORK/spool/enav-cpu-old-0.pb.gz" ] || { fail "expired spool file kept"; return 1; }
+	[ -e "$WORK/spool/notes.txt" ] || { fail "a file that is not ours was removed"; return 1; }
+	local f n=0
+	for f in "$WORK"/spool/enav-cpu-*.pb.gz; do
+		[ -e "$f" ] || continue
+		pprof_ok "$f" || return 1
+		n=$((n + 1))
+	done
+	[ $n -ge 1 ] || { fail "no CPU profile in the spool"; return 1; }
+	ls "$WORK"/spool/enav-offcpu-*.pb.gz >/dev/null 2>&1 || { fail "no off-CPU profile spooled"; return 1; }
+	expect_eq "spool files metric" "$(metric enav_profile_spool_files)" "$(ls "$WORK"/spool/enav-*.pb.gz | wc -l)"
+}
+
+run_case "profiling: CPU hot function dominates, labels, pid filter" case_cpu
+run_case "profiling: off-CPU sleep time within 20%" case_offcpu
+run_case "profiling: futex wait shows the contended function" case_futex
+run_case "profiling: Go hot function by name" case_go
+run_case "profiling: cgroup, container and cgroup-id filters" case_filters
+run_case "profiling: enav profile --svg draws a flame graph" case_cli_svg
+run_case "profiling: Pyroscope push with retry, spool with caps" case_push_and_spool
+finish
