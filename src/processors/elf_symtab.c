@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ELF symbol tables for the symbolizer.  The files are untrusted: every
+ * ELF symbol tables for the symbolizer, from a binary or from its separate
+ * debug file (enav_elf_load_debug).  The files are untrusted: every
  * header, segment and section is checked against the file size before it is
  * read, sh_link and string offsets are bounds-checked, the symbol count and
  * the name bytes kept are capped, and data is read with pread on demand
@@ -9,7 +10,8 @@
  * Symbol match rules (enav_elf_lookup):
  *  - symbols are sorted by value; for one value a single symbol is kept:
  *    sized before unsized, then fewer leading underscores ("getpid" over
- *    "__getpid"), then GLOBAL, WEAK, LOCAL, then file order;
+ *    "__getpid"; glibc's "__GI_"/"__EI_" aliases count as three), then
+ *    GLOBAL, WEAK, LOCAL, then file order;
  *  - a sized symbol matches value <= vaddr < value + size;
  *  - an unsized symbol matches only when it is the nearest preceding one, no
  *    sized symbol covers vaddr, and it does not itself lie inside a sized
@@ -21,6 +23,7 @@
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,6 +36,8 @@
 #define MAX_SHNUM	  (1u << 20)   /* sections (extended numbering) */
 #define MAX_PHNUM	  4096u	       /* program headers scanned */
 #define MAX_COVER_WALK	  4096u	       /* lookup walk-back over nested symbols */
+#define MAX_SHSTR_BYTES	  (16u << 20)  /* section name table read for .gnu_debuglink */
+#define MAX_DEBUGLINK	  4096u	       /* a .gnu_debuglink section */
 
 struct enav_elf {
 	Elf *elf;
@@ -267,6 +272,7 @@ struct loader {
 	struct enav_elf_symtab *t;
 	size_t names_cap;
 	uint32_t syms_cap, max_syms;
+	bool debug; /* a separate debug file: its sections are all NOBITS */
 };
 
 static bool push_name(struct loader *l, const char *name, size_t len, uint32_t *off)
@@ -322,6 +328,9 @@ static uint64_t pref_key(const GElf_Sym *sym, const char *name, uint32_t seq)
 
 	while (us < 3 && name[us] == '_')
 		us++;
+	/* glibc's internal aliases (__GI_x, __EI_x) rank after every other name. */
+	if (strncmp(name, "__GI_", 5) == 0 || strncmp(name, "__EI_", 5) == 0)
+		us = 3;
 	uint64_t rank = (sym->st_size > 0 ? 64u : 0u) + (3u - us) * 16u + b;
 	return rank << 32 | seq;
 }
@@ -386,7 +395,9 @@ static Elf_Data *section_data(struct enav_elf *e, Elf_Scn *scn, const GElf_Shdr 
 	return d;
 }
 
-static bool executable_section(struct enav_elf *e, size_t shndx)
+/* In a debug file (objcopy --only-keep-debug) the code sections keep their
+ * flags but become NOBITS. */
+static bool executable_section(struct enav_elf *e, size_t shndx, bool debug)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn;
@@ -395,20 +406,13 @@ static bool executable_section(struct enav_elf *e, size_t shndx)
 		return false;
 	scn = elf_getscn(e->elf, shndx);
 	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) &&
-	       sh.sh_type != SHT_NOBITS;
+	       (debug || sh.sh_type != SHT_NOBITS);
 }
 
-static int load_symbols(struct enav_elf *e, struct loader *l)
+/* Function symbols of the table scn (header sh) into l. */
+static int read_symbols(struct enav_elf *e, struct loader *l, Elf_Scn *scn, const GElf_Shdr *shp)
 {
-	GElf_Shdr sh, strsh;
-	Elf_Scn *scn = find_symtab(e, SHT_SYMTAB, &sh);
-
-	if (!scn || !section_data(e, scn, &sh)) {
-		scn = find_symtab(e, SHT_DYNSYM, &sh);
-		l->t->from_dynsym = true;
-	}
-	if (!scn)
-		return 0; /* no symbols: the segments still translate addresses */
+	GElf_Shdr sh = *shp, strsh;
 	size_t entsize = gelf_fsize(e->elf, ELF_T_SYM, 1, EV_CURRENT);
 	if (entsize == 0 || sh.sh_entsize != entsize || sh.sh_link == 0 || sh.sh_link >= e->shnum)
 		return -EINVAL;
@@ -432,8 +436,8 @@ static int load_symbols(struct enav_elf *e, struct loader *l)
 		if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0 || sym.st_name == 0 ||
 		    sym.st_name >= strsize)
 			continue;
-		if (type != STT_FUNC &&
-		    !(type == STT_NOTYPE && sym.st_size > 0 && executable_section(e, sym.st_shndx)))
+		if (type != STT_FUNC && !(type == STT_NOTYPE && sym.st_size > 0 &&
+					  executable_section(e, sym.st_shndx, l->debug)))
 			continue;
 		const char *name = strtab + sym.st_name;
 		const char *nul = memchr(name, '\0', strsize - sym.st_name);
@@ -455,6 +459,20 @@ static int load_symbols(struct enav_elf *e, struct loader *l)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+static int load_symbols(struct enav_elf *e, struct loader *l)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_symtab(e, SHT_SYMTAB, &sh);
+
+	if (!scn || !section_data(e, scn, &sh)) {
+		scn = find_symtab(e, SHT_DYNSYM, &sh);
+		l->t->from_dynsym = true;
+	}
+	if (!scn)
+		return 0; /* no symbols: the segments still translate addresses */
+	return read_symbols(e, l, scn, &sh);
 }
 
 static void finish_symbols(struct enav_elf_symtab *t)
@@ -508,6 +526,87 @@ int enav_elf_load(struct enav_elf *e, uint32_t max_syms, struct enav_elf_symtab 
 	finish_symbols(t);
 	*out = t;
 	return 0;
+}
+
+int enav_elf_load_debug(struct enav_elf *dbg, const uint8_t *bid, size_t bid_len, uint32_t max_syms,
+			struct enav_elf_symtab *t)
+{
+	uint8_t dbid[ENAV_ELF_BUILD_ID_MAX];
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (max_syms == 0)
+		return 0;
+	if (bid_len > 0) {
+		size_t n = enav_elf_build_id(dbg, dbid, sizeof(dbid));
+		if (n != bid_len || memcmp(dbid, bid, n) != 0)
+			return 0; /* the debug file of another build */
+	}
+	scn = find_symtab(dbg, SHT_SYMTAB, &sh);
+	if (!scn || !section_data(dbg, scn, &sh))
+		return 0;
+	struct enav_elf_symtab *d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	struct loader l = {.t = d, .max_syms = max_syms, .debug = true};
+	int rc = read_symbols(dbg, &l, scn, &sh);
+	if (rc == 0)
+		finish_symbols(d);
+	if (rc != 0 || d->n_syms == 0 || d->n_syms < t->n_syms) {
+		enav_elf_symtab_free(d);
+		return rc == -ENOMEM ? rc : 0;
+	}
+	free(t->syms);
+	free(t->names);
+	t->syms = d->syms;
+	t->n_syms = d->n_syms;
+	t->names = d->names;
+	t->names_len = d->names_len;
+	t->truncated = d->truncated;
+	t->from_dynsym = false;
+	t->from_debug = true;
+	free(d);
+	return 1;
+}
+
+bool enav_elf_debuglink(struct enav_elf *e, char *name, size_t cap, uint32_t *crc)
+{
+	static const char want[] = ".gnu_debuglink";
+	size_t shstrndx = 0;
+	GElf_Shdr sh, strsh;
+	Elf_Scn *scn = NULL, *strscn;
+	Elf_Data *strd;
+
+	if (elf_getshdrstrndx(e->elf, &shstrndx) != 0 || shstrndx == SHN_UNDEF ||
+	    shstrndx >= e->shnum || !(strscn = elf_getscn(e->elf, shstrndx)) ||
+	    !gelf_getshdr(strscn, &strsh) || strsh.sh_type != SHT_STRTAB ||
+	    strsh.sh_size > MAX_SHSTR_BYTES || !(strd = section_data(e, strscn, &strsh)))
+		return false;
+	for (size_t i = 0; i < e->shnum && (scn = elf_nextscn(e->elf, scn)) != NULL; i++) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    sh.sh_name >= strd->d_size || strd->d_size - sh.sh_name < sizeof(want) ||
+		    memcmp((const char *)strd->d_buf + sh.sh_name, want, sizeof(want)) != 0)
+			continue;
+		Elf_Data *d = sh.sh_size <= MAX_DEBUGLINK ? section_data(e, scn, &sh) : NULL;
+		if (!d)
+			return false;
+		/* name, NUL, padding to 4 bytes, CRC32 in the file's byte order */
+		const char *p = d->d_buf;
+		size_t n = strnlen(p, d->d_size), crc_off = (n + 4) & ~(size_t)3;
+		if (n == 0 || n > NAME_MAX || n >= cap || crc_off > d->d_size ||
+		    d->d_size - crc_off < 4 || memchr(p, '/', n) || strcmp(p, ".") == 0 ||
+		    strcmp(p, "..") == 0)
+			return false;
+		const char *ident = elf_getident(e->elf, NULL);
+		if (!ident)
+			return false;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		*crc = (uint32_t)get_un((const unsigned char *)p + crc_off, 4,
+					ident[EI_DATA] == ELFDATA2MSB);
+		return true;
+	}
+	return false;
 }
 
 void enav_elf_symtab_free(struct enav_elf_symtab *t)

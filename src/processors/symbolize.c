@@ -19,6 +19,13 @@
  *    PATH itself, the last only when its inode is the mapping's.
  *  - ELF files are cached by build id, or by dev+inode+mtime+size without
  *    one, in an exact-capacity LRU; processes likewise by pid.
+ *  - A file without .symtab (distribution libraries) takes the .symtab of its
+ *    separate debug file when one is found (load_debug_symbols): by build id
+ *    under debug_dir, verified to carry the same build id, else through
+ *    .gnu_debuglink, verified by CRC32 (and build id when the binary has
+ *    one).  Its symbols replace the binary's .dynsym in the same cache entry;
+ *    addresses are still translated with the binary's PT_LOAD segments (a
+ *    debug file's have no file bytes).  Looked for once per load.
  */
 #include "processors/symbolize.h"
 
@@ -33,6 +40,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "core/clock.h"
 #include "core/log.h"
@@ -54,6 +62,7 @@
 #define PERF_MAP_LINE_BYTES 1024ull /* bytes read per allowed entry */
 #define PERF_MAP_WALK	    64u
 #define REFRESH_NS	    1000000000ull /* snapshot refresh / perf map check */
+#define DEBUGLINK_MAX_BYTES (1ull << 30)  /* a .gnu_debuglink target checksummed */
 
 /* ---- exact-capacity LRU: hash chains + recency list ------------------------------ */
 
@@ -229,6 +238,7 @@ struct kernel_table {
 
 struct enav_symbolizer {
 	char *proc_root, *kallsyms_path, *perf_map_dir;
+	char *debug_dir; /* "" = no debug files */
 	uint32_t max_maps, max_syms, max_perf;
 	struct lru procs, elfs;
 	struct kernel_table k;
@@ -497,6 +507,126 @@ static int open_map_file(struct enav_symbolizer *s, uint32_t pid, const struct p
 	return fd;
 }
 
+/* ---- separate debug files ----------------------------------------------------- */
+
+/* The CRC32 of fd's content (at most DEBUGLINK_MAX_BYTES) is want. */
+static bool crc_matches(int fd, uint32_t want)
+{
+	const size_t chunk = 64u << 10;
+	unsigned char *buf = malloc(chunk);
+	uLong crc = crc32(0L, Z_NULL, 0);
+	uint64_t off = 0;
+	bool ok = buf != NULL;
+
+	while (ok) {
+		ssize_t n = pread(fd, buf, chunk, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ok = n == 0;
+			break;
+		}
+		off += (uint64_t)n;
+		if (off > DEBUGLINK_MAX_BYTES)
+			ok = false;
+		else
+			crc = crc32(crc, buf, (uInt)n);
+	}
+	free(buf);
+	return ok && (uint32_t)crc == want;
+}
+
+/*
+ * Loads the symbols of the debug file at path (resolved inside root when
+ * root >= 0) into t when it is a regular ELF file of the same build (bid),
+ * and, for a .gnu_debuglink target (check_crc), has the recorded CRC32.
+ */
+static bool try_debug_file(struct enav_symbolizer *s, int root, const char *path,
+			   const uint8_t *bid, size_t bid_len, bool check_crc, uint32_t crc,
+			   struct enav_elf_symtab *t)
+{
+	struct stat st;
+	int fd = open_regular(root, path, 0, &st);
+
+	if (fd < 0)
+		return false;
+	bool crc_ok =
+	    !check_crc || ((uint64_t)st.st_size <= DEBUGLINK_MAX_BYTES && crc_matches(fd, crc));
+	struct enav_elf *d = crc_ok ? enav_elf_open_fd(fd) : NULL;
+	bool used = d && enav_elf_load_debug(d, bid, bid_len, s->max_syms, t) == 1;
+	enav_elf_close(d);
+	close(fd);
+	return used;
+}
+
+/* A path with a "." or ".." component (never in a kernel-reported path). */
+static bool has_dot_component(const char *p, size_t len)
+{
+	for (size_t i = 0; i < len;) {
+		size_t j = i;
+		while (j < len && p[j] != '/')
+			j++;
+		if ((j - i == 1 && p[i] == '.') || (j - i == 2 && p[i] == '.' && p[i + 1] == '.'))
+			return true;
+		i = j + 1;
+	}
+	return false;
+}
+
+/*
+ * A binary without .symtab: the symbols of its separate debug file, looked
+ * for as <debug_dir>/.build-id/xx/rest.debug by build id, then through its
+ * .gnu_debuglink in the binary's directory and its .debug/ subdirectory
+ * (inside the process's root) and in <debug_dir>/<binary's directory>/.
+ * True when t now holds them.
+ */
+static bool load_debug_symbols(struct enav_symbolizer *s, uint32_t pid, const struct proc *p,
+			       const struct umap *m, struct enav_elf *h, const uint8_t *bid,
+			       size_t bid_len, struct enav_elf_symtab *t)
+{
+	char path[PATH_MAX], name[NAME_MAX + 1];
+	uint32_t crc;
+	int n;
+
+	if (s->debug_dir[0] == '\0')
+		return false;
+	if (bid_len >= 2) {
+		n = snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", s->debug_dir,
+			     t->build_id, t->build_id + 2);
+		if (n > 0 && (size_t)n < sizeof(path) &&
+		    try_debug_file(s, -1, path, bid, bid_len, false, 0, t))
+			return true;
+	}
+	if (!enav_elf_debuglink(h, name, sizeof(name), &crc))
+		return false;
+	/* The binary's directory, with its trailing '/'. */
+	const char *bin = p->paths + m->path, *slash = strrchr(bin, '/');
+	if (bin[0] != '/' || !slash)
+		return false;
+	size_t dlen = (size_t)(slash - bin) + 1;
+	if (has_dot_component(bin, dlen))
+		return false;
+	n = snprintf(path, sizeof(path), "%s/%" PRIu32 "/root", s->proc_root, pid);
+	int root =
+	    n > 0 && (size_t)n < sizeof(path) ? open(path, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	static const char *const subdirs[] = {"", ".debug/"};
+	bool used = false;
+	for (size_t i = 0; i < 2 && !used; i++) {
+		/* Relative to the process's root, or our own view when it is gone. */
+		n = snprintf(path, sizeof(path), "%.*s%s%s", (int)dlen, bin, subdirs[i], name);
+		if (n > 0 && (size_t)n < sizeof(path))
+			used = try_debug_file(s, root, root >= 0 ? path + 1 : path, bid, bid_len,
+					      true, crc, t);
+	}
+	if (root >= 0)
+		close(root);
+	if (used)
+		return true;
+	n = snprintf(path, sizeof(path), "%s%.*s%s", s->debug_dir, (int)dlen, bin, name);
+	return n > 0 && (size_t)n < sizeof(path) &&
+	       try_debug_file(s, -1, path, bid, bid_len, true, crc, t);
+}
+
 static bool elf_same(const struct elf_entry *e, const uint8_t *bid, size_t bid_len,
 		     const struct stat *st)
 {
@@ -556,6 +686,9 @@ static struct elf_entry *map_elf(struct enav_symbolizer *s, uint32_t pid, const 
 			free(e);
 			e = NULL;
 		}
+		if (e && (t->from_dynsym || t->n_syms == 0) &&
+		    load_debug_symbols(s, pid, p, m, h, bid, bid_len, t))
+			s->st.debug_files++;
 		if (e) {
 			e->node.key = key;
 			e->t = t;
@@ -921,10 +1054,11 @@ struct enav_symbolizer *enav_symbolizer_new(const struct enav_symbolizer_config 
 	s->proc_root = strdup(c.proc_root ? c.proc_root : "/proc");
 	s->kallsyms_path = strdup(c.kallsyms_path ? c.kallsyms_path : "/proc/kallsyms");
 	s->perf_map_dir = strdup(c.perf_map_dir ? c.perf_map_dir : "/tmp");
+	s->debug_dir = strdup(c.debug_dir ? c.debug_dir : "/usr/lib/debug");
 	s->max_maps = c.max_maps_per_proc ? c.max_maps_per_proc : DEF_MAX_MAPS;
 	s->max_syms = c.max_symbols_per_file ? c.max_symbols_per_file : DEF_MAX_SYMBOLS;
 	s->max_perf = c.max_perf_map_entries ? c.max_perf_map_entries : DEF_MAX_PERF_ENTRIES;
-	if (!s->proc_root || !s->kallsyms_path || !s->perf_map_dir ||
+	if (!s->proc_root || !s->kallsyms_path || !s->perf_map_dir || !s->debug_dir ||
 	    lru_init(&s->procs, c.max_processes ? c.max_processes : DEF_MAX_PROCESSES, proc_free) ||
 	    lru_init(&s->elfs, c.max_elf_files ? c.max_elf_files : DEF_MAX_ELF_FILES,
 		     elf_entry_free)) {
@@ -945,6 +1079,7 @@ void enav_symbolizer_free(struct enav_symbolizer *s)
 	free(s->proc_root);
 	free(s->kallsyms_path);
 	free(s->perf_map_dir);
+	free(s->debug_dir);
 	free(s);
 }
 

@@ -3,8 +3,9 @@
  * Turn sampled addresses into frames: kernel addresses from /proc/kallsyms,
  * user addresses from a per-process mapping snapshot (/proc/PID/maps, taken
  * while the process lives and kept after it exits) plus ELF symbol tables
- * (.symtab, else .dynsym; Go binaries carry theirs in .symtab) cached by build
- * id, plus JIT perf maps (/tmp/perf-PID.map).  An address that cannot be
+ * (.symtab, else the .symtab of a separate debug file found by build id or
+ * .gnu_debuglink, else .dynsym; Go binaries carry theirs in .symtab) cached by
+ * build id, plus JIT perf maps (/tmp/perf-PID.map).  An address that cannot be
  * resolved keeps its address and mapping: a name is never invented.
  *
  * Every cache is bounded (processes, ELF files, symbols per file); evictions
@@ -22,6 +23,7 @@ struct enav_symbolizer_config {
 	const char *proc_root;	       /* "/proc" */
 	const char *kallsyms_path;     /* "/proc/kallsyms" */
 	const char *perf_map_dir;      /* "/tmp" */
+	const char *debug_dir;	       /* "/usr/lib/debug"; "" = no debug files at all */
 	uint32_t max_processes;	       /* mapping snapshots kept (LRU), 0 = 4096 */
 	uint32_t max_maps_per_proc;    /* 0 = 4096 */
 	uint32_t max_elf_files;	       /* symbol tables kept (LRU by build id/path), 0 = 256 */
@@ -45,6 +47,7 @@ struct enav_symbolizer_stats {
 	uint64_t snapshots, snapshot_failures, process_evictions;
 	uint64_t elf_loads, elf_failures, elf_hits, elf_evictions, elf_truncated;
 	uint64_t perf_map_loads;
+	uint64_t debug_files;	       /* ELF loads whose symbols came from a separate debug file */
 	uint64_t resolved, unresolved; /* frames */
 	uint32_t processes, elf_files; /* current sizes */
 	uint64_t kernel_symbols;

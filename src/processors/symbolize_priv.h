@@ -86,6 +86,7 @@ struct enav_elf_symtab {
 	size_t names_len;
 	bool truncated;	  /* max_syms or the name budget was reached */
 	bool from_dynsym; /* no .symtab: .dynsym was used */
+	bool from_debug;  /* the symbols come from a separate debug file */
 };
 
 /* An ELF opened for identification and loading: read-only, data read on
@@ -100,6 +101,20 @@ void enav_elf_close(struct enav_elf *e);
 size_t enav_elf_build_id(struct enav_elf *e, uint8_t *out, size_t cap);
 /* Segments and function symbols (.symtab, else .dynsym), at most max_syms. */
 int enav_elf_load(struct enav_elf *e, uint32_t max_syms, struct enav_elf_symtab **out);
+/*
+ * Separate debug files (objcopy --only-keep-debug: every section NOBITS but
+ * the symbol and debug tables, PT_LOAD headers without file bytes, so t keeps
+ * the binary's segments).  When bid_len > 0, dbg must carry that same build
+ * id.  Its .symtab function symbols replace t's when there is at least one
+ * and no fewer than t has (same caps as enav_elf_load).  1 when used, 0 when
+ * not (t unchanged), -ENOMEM.
+ */
+int enav_elf_load_debug(struct enav_elf *dbg, const uint8_t *bid, size_t bid_len, uint32_t max_syms,
+			struct enav_elf_symtab *t);
+/* The .gnu_debuglink of e: a file name (1..NAME_MAX bytes, no '/', not "."
+ * or "..") copied NUL-terminated into name (cap bytes) and the CRC32 of that
+ * file; false when there is none or it is malformed. */
+bool enav_elf_debuglink(struct enav_elf *e, char *name, size_t cap, uint32_t *crc);
 void enav_elf_symtab_free(struct enav_elf_symtab *t);
 /* File offset -> link-time virtual address through the PT_LOAD segments. */
 bool enav_elf_offset_to_vaddr(const struct enav_elf_symtab *t, uint64_t off, uint64_t *vaddr);

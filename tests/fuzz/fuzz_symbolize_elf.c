@@ -6,10 +6,14 @@
  * and a loaded table must hold its invariants: symbols sorted with distinct
  * values, names NUL-terminated inside the arena, cover_end monotone, every
  * sized symbol found at its own address, the symbol cap respected, the build
- * id lowercase hex.
+ * id lowercase hex.  The same input is also read as a separate debug file of
+ * itself (its .symtab replacing the table's symbols, under the same
+ * invariants) and for its .gnu_debuglink (a bounded file name without '/').
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,9 +88,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(t != NULL);
 			CHECK(strlen(t->build_id) == 2 * n);
 			check_table(t);
+			uint32_t before = t->n_syms;
+			/* Its own build id always matches; without one, none is required. */
+			int rc = enav_elf_load_debug(e, bid, n, MAX_SYMS, t);
+			CHECK(rc == 0 || rc == 1 || rc == -ENOMEM);
+			if (rc == 1)
+				CHECK(t->from_debug && !t->from_dynsym && t->n_syms >= before &&
+				      t->n_syms > 0);
+			else
+				CHECK(t->n_syms == before);
+			check_table(t);
+			if (n > 0) { /* another build: never used */
+				bid[0] ^= 1;
+				before = t->n_syms;
+				CHECK(enav_elf_load_debug(e, bid, n, MAX_SYMS, t) == 0);
+				CHECK(t->n_syms == before);
+			}
 			enav_elf_symtab_free(t);
 		} else {
 			CHECK(t == NULL);
+		}
+		char name[NAME_MAX + 1];
+		uint32_t crc;
+		memset(name, 'x', sizeof(name));
+		if (enav_elf_debuglink(e, name, sizeof(name), &crc)) {
+			size_t len = strnlen(name, sizeof(name));
+			CHECK(len > 0 && len < sizeof(name) && !memchr(name, '/', len));
+			CHECK(strcmp(name, ".") != 0 && strcmp(name, "..") != 0);
 		}
 		enav_elf_close(e);
 	}

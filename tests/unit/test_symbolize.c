@@ -5,7 +5,8 @@
  * hand-built table, kernel lookups on a fixture kallsyms, user lookups
  * through a fake proc root built here (a copy of this test binary), through
  * the real /proc for this process, and for a child after it has exited,
- * plus the cache caps.
+ * plus the cache caps, and separate debug files (by build id and through
+ * .gnu_debuglink) made from this binary with objcopy at test time.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -52,6 +53,14 @@ __attribute__((noinline, used)) int enav_test_known_function(int x)
 __attribute__((noinline, used)) int enav_test_other_function(int x)
 {
 	return x ^ 0x55;
+}
+
+/* Static: in .symtab only, never in .dynsym (even when the sanitizer runtime
+ * links with --export-dynamic), so it resolves in a stripped copy of this
+ * binary only through a debug file. */
+static __attribute__((noinline, used)) int enav_test_static_function(int x)
+{
+	return x * 7 + (int)getppid() % 5;
 }
 
 static uint64_t addr_of(int (*fn)(int))
@@ -524,19 +533,20 @@ static void test_kernel_fixture(void **state)
 
 #define FAKE_PID 4242
 
-/* <tmp>/proc/4242/{maps,root/opt/enav test/bin/prog} with this binary's
- * executable mapping renamed, plus anonymous and pseudo mappings. */
-static void build_fake_proc(char *proc_root, size_t cap)
+/* <tmp>/proc/PID/{maps,root/opt/enav test/bin/prog} with this binary's
+ * executable mapping renamed (prog is a copy of exe, by default this binary),
+ * plus anonymous and pseudo mappings. */
+static void build_fake_proc_of(char *proc_root, size_t cap, int pid, const char *exe)
 {
 	char line[PATH_MAX + 256], path[PATH_MAX], maps[4 * PATH_MAX];
 	struct enav_maps_line ml;
 	uint64_t fn = addr_of(enav_test_known_function);
 
 	snprintf(proc_root, cap, "%s/proc", g_tmp);
-	snprintf(path, sizeof(path), "%s/%d/root/opt/enav test/bin", proc_root, FAKE_PID);
+	snprintf(path, sizeof(path), "%s/%d/root/opt/enav test/bin", proc_root, pid);
 	mkdirs(path);
-	snprintf(path, sizeof(path), "%s/%d/root/opt/enav test/bin/prog", proc_root, FAKE_PID);
-	copy_file("/proc/self/exe", path);
+	snprintf(path, sizeof(path), "%s/%d/root/opt/enav test/bin/prog", proc_root, pid);
+	copy_file(exe, path);
 
 	self_maps_line(fn, line, sizeof(line));
 	assert_int_equal(enav_maps_parse_line(line, strlen(line), &ml), 0);
@@ -548,8 +558,13 @@ static void build_fake_proc(char *proc_root, size_t cap)
 		 "%" PRIx64 "-%" PRIx64 " rw-p 00000000 00:00 0  [heap]\n",
 		 ml.start, ml.end, ml.offset, ml.dev_major, ml.dev_minor, ml.inode, ml.end,
 		 ml.end + 0x1000);
-	snprintf(path, sizeof(path), "%s/%d/maps", proc_root, FAKE_PID);
+	snprintf(path, sizeof(path), "%s/%d/maps", proc_root, pid);
 	write_file(path, maps);
+}
+
+static void build_fake_proc(char *proc_root, size_t cap)
+{
+	build_fake_proc_of(proc_root, cap, FAKE_PID, "/proc/self/exe");
 }
 
 static void test_fake_proc_root(void **state)
@@ -857,6 +872,237 @@ static void test_cache_caps(void **state)
 	enav_symbolizer_free(s);
 }
 
+/* ---- separate debug files --------------------------------------------------- */
+
+/* Runs a shell command built from fmt; fails the test when it does not exit 0. */
+static void run(const char *fmt, ...)
+{
+	char cmd[4 * PATH_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	int rc = system(cmd);
+	FAIL_IF(rc != 0, "command failed (status %d): %s\n", rc, cmd);
+}
+
+static size_t file_build_id(const char *path, uint8_t *bid)
+{
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	struct enav_elf *e = enav_elf_open_fd(fd);
+	assert_non_null(e);
+	size_t n = enav_elf_build_id(e, bid, ENAV_ELF_BUILD_ID_MAX);
+	enav_elf_close(e);
+	close(fd);
+	return n;
+}
+
+/* Flips a byte of the build id note in the file at path. */
+static void tamper_build_id(const char *path, const uint8_t *bid, size_t bid_len)
+{
+	int fd = open(path, O_RDWR);
+	struct stat st;
+
+	assert_true(fd >= 0 && fstat(fd, &st) == 0);
+	unsigned char *buf = malloc((size_t)st.st_size);
+	assert_non_null(buf);
+	assert_int_equal(pread(fd, buf, (size_t)st.st_size, 0), st.st_size);
+	unsigned char *hit = memmem(buf, (size_t)st.st_size, bid, bid_len);
+	assert_non_null(hit);
+	hit[bid_len - 1] ^= 0xff;
+	assert_int_equal(pwrite(fd, hit + bid_len - 1, 1, hit + bid_len - 1 - buf), 1);
+	free(buf);
+	close(fd);
+}
+
+/* <root>/.build-id/xx/rest.debug for the build id bid; returns its path. */
+static void build_id_path(const char *root, const uint8_t *bid, size_t n, char *out, size_t cap)
+{
+	char hex[2 * ENAV_ELF_BUILD_ID_MAX + 1], dir[PATH_MAX];
+
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
+	snprintf(dir, sizeof(dir), "%s/.build-id/%.2s", root, hex);
+	mkdirs(dir);
+	snprintf(out, cap, "%s/%s.debug", dir, hex + 2);
+}
+
+/* Resolves the static function in the fake process pid under proc_root with
+ * debug_dir; returns the stats.  want: whether it must resolve. */
+static void check_static(const char *proc_root, int pid, const char *debug_dir, bool want,
+			 uint64_t want_debug_files)
+{
+	struct enav_symbolizer *s = enav_symbolizer_new(&(struct enav_symbolizer_config){
+	    .proc_root = proc_root,
+	    .perf_map_dir = g_tmp,
+	    .debug_dir = debug_dir,
+	});
+	uint64_t fn = addr_of(enav_test_static_function);
+	struct enav_symbolizer_stats st;
+	struct enav_frame f;
+
+	assert_non_null(s);
+	bool ok = enav_symbolizer_user(s, (uint32_t)pid, fn + 1, &f);
+	FAIL_IF(ok != want, "debug_dir \"%s\": static function resolved as %s, want %s\n",
+		debug_dir, f.function ? f.function : "(null)", want ? "a name" : "none");
+	if (want) {
+		assert_string_equal(f.function, "enav_test_static_function");
+		assert_true(f.function_offset == 1);
+		/* Other functions of the binary come from the same table. */
+		assert_true(
+		    enav_symbolizer_user(s, (uint32_t)pid, addr_of(enav_test_other_function), &f));
+		assert_string_equal(f.function, "enav_test_other_function");
+	} else {
+		/* Unresolved: the address and mapping are kept, nothing invented. */
+		assert_null(f.function);
+		assert_true(f.address == fn + 1);
+		assert_string_equal(f.map_path, "/opt/enav test/bin/prog");
+		assert_true(f.map_start <= fn && fn < f.map_limit);
+		assert_non_null(f.build_id);
+	}
+	enav_symbolizer_get_stats(s, &st);
+	assert_int_equal(st.elf_loads, 1);
+	assert_int_equal(st.elf_failures, 0);
+	assert_int_equal(st.debug_files, want_debug_files);
+	enav_symbolizer_free(s);
+}
+
+static void test_debug_file_build_id(void **state)
+{
+	char bin[PATH_MAX], dbg[PATH_MAX], stripped[PATH_MAX], proc_root[PATH_MAX];
+	char root[PATH_MAX], path[PATH_MAX];
+	uint8_t bid[ENAV_ELF_BUILD_ID_MAX];
+
+	FAIL_IF(system("command -v objcopy >/dev/null 2>&1") != 0,
+		"objcopy (binutils) not found: it builds the debug file fixture\n");
+	snprintf(bin, sizeof(bin), "%s/bin", g_tmp);
+	snprintf(dbg, sizeof(dbg), "%s/bin.debug", g_tmp);
+	snprintf(stripped, sizeof(stripped), "%s/stripped", g_tmp);
+	copy_file("/proc/self/exe", bin);
+	run("objcopy --only-keep-debug '%s' '%s'", bin, dbg);
+	run("objcopy --strip-all '%s' '%s'", bin, stripped);
+	size_t n = file_build_id(stripped, bid);
+	assert_true(n >= 2);
+	uint8_t dbid[ENAV_ELF_BUILD_ID_MAX];
+	assert_int_equal(file_build_id(dbg, dbid), n);
+	assert_memory_equal(bid, dbid, n);
+	build_fake_proc_of(proc_root, sizeof(proc_root), FAKE_PID, stripped);
+
+	/* The stripped copy alone: no .symtab, the static function is unknown. */
+	snprintf(root, sizeof(root), "%s/empty", g_tmp);
+	mkdirs(root);
+	check_static(proc_root, FAKE_PID, root, false, 0);
+	/* Its debug file where the build id says. */
+	snprintf(root, sizeof(root), "%s/dbg", g_tmp);
+	build_id_path(root, bid, n, path, sizeof(path));
+	copy_file(dbg, path);
+	check_static(proc_root, FAKE_PID, root, true, 1);
+	/* Disabled. */
+	check_static(proc_root, FAKE_PID, "", false, 0);
+	/* At the right path but of another build (its build id differs). */
+	snprintf(root, sizeof(root), "%s/other", g_tmp);
+	build_id_path(root, bid, n, path, sizeof(path));
+	copy_file(dbg, path);
+	tamper_build_id(path, bid, n);
+	check_static(proc_root, FAKE_PID, root, false, 0);
+	/* Not a regular file: a FIFO (never opened for reading) or a directory. */
+	snprintf(root, sizeof(root), "%s/fifo", g_tmp);
+	build_id_path(root, bid, n, path, sizeof(path));
+	assert_int_equal(mkfifo(path, 0600), 0);
+	check_static(proc_root, FAKE_PID, root, false, 0);
+	snprintf(root, sizeof(root), "%s/dir", g_tmp);
+	build_id_path(root, bid, n, path, sizeof(path));
+	mkdirs(path);
+	check_static(proc_root, FAKE_PID, root, false, 0);
+	/* Not an ELF file. */
+	snprintf(root, sizeof(root), "%s/text", g_tmp);
+	build_id_path(root, bid, n, path, sizeof(path));
+	write_file(path, "not an ELF file\n");
+	check_static(proc_root, FAKE_PID, root, false, 0);
+
+	/* The loader directly: the debug file's table, PT_LOADs of the binary. */
+	int fd = open(dbg, O_RDONLY), sfd = open(stripped, O_RDONLY);
+	assert_true(fd >= 0 && sfd >= 0);
+	struct enav_elf *d = enav_elf_open_fd(fd), *b = enav_elf_open_fd(sfd);
+	struct enav_elf_symtab *t = NULL;
+	assert_true(d && b);
+	assert_int_equal(enav_elf_load(b, 1000000, &t), 0);
+	assert_true(t->from_dynsym && !t->from_debug && t->n_segs > 0);
+	uint32_t n_segs = t->n_segs, n_dyn = t->n_syms;
+	uint8_t other[ENAV_ELF_BUILD_ID_MAX];
+	memcpy(other, bid, n);
+	other[0] ^= 1;
+	assert_int_equal(enav_elf_load_debug(d, other, n, 1000000, t), 0);
+	assert_true(t->from_dynsym && t->n_syms == n_dyn);
+	assert_int_equal(enav_elf_load_debug(d, bid, n, 1000000, t), 1);
+	assert_true(!t->from_dynsym && t->from_debug && t->n_segs == n_segs);
+	assert_true(t->n_syms > n_dyn);
+	enav_elf_symtab_free(t);
+	enav_elf_close(d);
+	enav_elf_close(b);
+	close(fd);
+	close(sfd);
+}
+
+static void test_debug_file_debuglink(void **state)
+{
+	char bin[PATH_MAX], dbg[PATH_MAX], linked[PATH_MAX], proc_root[PATH_MAX];
+	char root[PATH_MAX], path[PATH_MAX], name[NAME_MAX + 1];
+	uint32_t crc = 0;
+
+	FAIL_IF(system("command -v objcopy >/dev/null 2>&1") != 0,
+		"objcopy (binutils) not found: it builds the debug file fixture\n");
+	snprintf(bin, sizeof(bin), "%s/bin", g_tmp);
+	snprintf(dbg, sizeof(dbg), "%s/prog.dbg", g_tmp);
+	snprintf(linked, sizeof(linked), "%s/linked", g_tmp);
+	copy_file("/proc/self/exe", bin);
+	run("objcopy --only-keep-debug '%s' '%s'", bin, dbg);
+	run("cd '%s' && objcopy --strip-all --add-gnu-debuglink=prog.dbg bin linked", g_tmp);
+
+	int fd = open(linked, O_RDONLY);
+	struct enav_elf *e = enav_elf_open_fd(fd);
+	assert_non_null(e);
+	assert_true(enav_elf_debuglink(e, name, sizeof(name), &crc));
+	assert_string_equal(name, "prog.dbg");
+	assert_false(enav_elf_debuglink(e, name, 4, &crc)); /* does not fit */
+	enav_elf_close(e);
+	close(fd);
+
+	build_fake_proc_of(proc_root, sizeof(proc_root), FAKE_PID, linked);
+	snprintf(root, sizeof(root), "%s/empty", g_tmp);
+	mkdirs(root);
+	check_static(proc_root, FAKE_PID, root, false, 0);
+	/* In the binary's directory inside the process's root, then in .debug/. */
+	char bindir[PATH_MAX];
+	snprintf(bindir, sizeof(bindir), "%s/%d/root/opt/enav test/bin", proc_root, FAKE_PID);
+	snprintf(path, sizeof(path), "%s/prog.dbg", bindir);
+	copy_file(dbg, path);
+	check_static(proc_root, FAKE_PID, root, true, 1);
+	check_static(proc_root, FAKE_PID, "", false, 0); /* disabled */
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/.debug", bindir);
+	mkdirs(path);
+	snprintf(path, sizeof(path), "%s/.debug/prog.dbg", bindir);
+	copy_file(dbg, path);
+	check_static(proc_root, FAKE_PID, root, true, 1);
+	/* Same build id but one more byte: the CRC32 does not match. */
+	FILE *f = fopen(path, "a");
+	assert_non_null(f);
+	assert_int_equal(fputc(0, f), 0);
+	assert_int_equal(fclose(f), 0);
+	check_static(proc_root, FAKE_PID, root, false, 0);
+	assert_int_equal(unlink(path), 0);
+	/* Under debug_dir, at the binary's path. */
+	snprintf(root, sizeof(root), "%s/dl", g_tmp);
+	snprintf(path, sizeof(path), "%s/opt/enav test/bin", root);
+	mkdirs(path);
+	snprintf(path, sizeof(path), "%s/opt/enav test/bin/prog.dbg", root);
+	copy_file(dbg, path);
+	check_static(proc_root, FAKE_PID, root, true, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -872,6 +1118,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_self_real_proc, make_tmp, rm_tmp),
 	    cmocka_unit_test_setup_teardown(test_snapshot_survives_exit, make_tmp, rm_tmp),
 	    cmocka_unit_test_setup_teardown(test_cache_caps, make_tmp, rm_tmp),
+	    cmocka_unit_test_setup_teardown(test_debug_file_build_id, make_tmp, rm_tmp),
+	    cmocka_unit_test_setup_teardown(test_debug_file_debuglink, make_tmp, rm_tmp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
