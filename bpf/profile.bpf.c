@@ -9,15 +9,14 @@
  *  - Futex: the futex wait syscalls (futex, futex_wait, futex_waitv) add the
  *    nanoseconds waited to the stack that waited.
  *
- * Stacks are frame-pointer walks (bpf_get_stackid) into one stack map.  The
+ * Stacks are frame-pointer walks (bpf_get_stack) stored by content hash.  The
  * aggregation map is drained by user space; every failure to capture a stack
  * or to count a sample is counted in enav_prof_counters.  Nothing here holds
  * a name: comm travels only in the new-process notification event.
  */
 #include "enav_common.bpf.h"
 
-/* errno values bpf_get_stackid returns (vmlinux.h has no errno.h). */
-#define EFAULT 14
+/* errno values map updates return (vmlinux.h has no errno.h). */
 #define EEXIST 17
 
 /* Set from the profiling config before load. */
@@ -25,6 +24,8 @@ const volatile __u64 enav_offcpu_min_ns = 1000000;
 const volatile __u32 enav_offcpu_sample_every = 1;
 const volatile __u64 enav_futex_min_ns = 10000;
 const volatile __u32 enav_futex_sample_every = 1;
+/* profiling.max_stack_depth * 8 */
+const volatile __u32 enav_stack_bytes = ENAV_PROFILE_MAX_DEPTH * 8;
 
 #define TASK_RUNNING_STATE 0
 /* futex(2) operations that wait (FUTEX_CMD_MASK strips PRIVATE and CLOCK_REALTIME). */
@@ -35,12 +36,21 @@ const volatile __u32 enav_futex_sample_every = 1;
 #define FUTEX_OP_WAIT_REQUEUE_PI 11
 #define FUTEX_OP_LOCK_PI2	 13
 
+/* Stacks by content hash.  LRU: a full map evicts the stalest stack instead
+ * of refusing new ones; a count whose stack was evicted is reported missing. */
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384); /* resized from config before load */
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, 127 * sizeof(__u64));
+	__type(key, __u64);
+	__type(value, struct enav_profile_stack);
 } enav_prof_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct enav_profile_stack);
+} enav_prof_scratch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -54,9 +64,9 @@ struct {
 struct wait_start {
 	__u64 start_ns;
 	__u64 cgroup_id;
+	__u64 user_stack;
+	__u64 kernel_stack;
 	__u32 tgid;
-	__s32 user_stack;
-	__s32 kernel_stack;
 	__u32 pad;
 };
 
@@ -99,40 +109,60 @@ static __always_inline void prof_count(enum enav_profile_counter c)
 		*v += 1;
 }
 
-/* Both stacks of the current task.  A user stack is only expected when the
- * task has a user address space; a kernel stack only when asked for. */
-static __always_inline void capture_stacks(void *ctx, bool want_kernel, __s32 *ustack,
-					   __s32 *kstack)
+/* Walk one stack of the current task into the scratch slot and store it
+ * under its hash; returns the hash, 0 when there is no stack. */
+static __always_inline __u64 store_stack(void *ctx, bool user)
+{
+	__u32 zero = 0;
+	struct enav_profile_stack *st = bpf_map_lookup_elem(&enav_prof_scratch, &zero);
+	if (!st) {
+		prof_count(ENAV_PC_STACK_OTHER);
+		return 0;
+	}
+	prof_count(ENAV_PC_STACK_CAPTURES);
+	__u32 size = enav_stack_bytes;
+	if (size > sizeof(st->ips))
+		size = sizeof(st->ips);
+	long got = bpf_get_stack(ctx, st->ips, size, user ? BPF_F_USER_STACK : 0);
+	if (got < 0) {
+		prof_count(user ? ENAV_PC_STACK_USER_FAULT : ENAV_PC_STACK_KERNEL_FAULT);
+		return 0;
+	}
+	__u32 n = (__u32)got / sizeof(__u64);
+	if (n == 0)
+		return 0;
+	/* FNV-1a over the frames, with a final avalanche; 0 is reserved. */
+	__u64 h = 0xcbf29ce484222325ull;
+	for (__u32 i = 0; i < ENAV_PROFILE_MAX_DEPTH; i++) {
+		if (i >= n)
+			break;
+		h = (h ^ st->ips[i]) * 0x100000001b3ull;
+	}
+	h ^= n;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	if (h == 0)
+		h = 1;
+	if (bpf_map_lookup_elem(&enav_prof_stacks, &h))
+		return h; /* already stored (and now recently used) */
+	st->n = n;
+	if (bpf_map_update_elem(&enav_prof_stacks, &h, st, BPF_ANY)) {
+		prof_count(ENAV_PC_STACK_OTHER);
+		return 0;
+	}
+	return h;
+}
+
+/* Both stacks of the current task.  A user stack only exists when the task
+ * has a user address space; a kernel stack only when asked for. */
+static __always_inline void capture_stacks(void *ctx, bool want_kernel, __u64 *ustack,
+					   __u64 *kstack)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	long id;
 
-	*kstack = ENAV_PROFILE_NO_STACK;
-	*ustack = ENAV_PROFILE_NO_STACK;
-	if (want_kernel) {
-		id = bpf_get_stackid(ctx, &enav_prof_stacks, 0);
-		if (id >= 0)
-			*kstack = id;
-		else if (id == -EEXIST)
-			prof_count(ENAV_PC_STACK_COLLISION);
-		else if (id == -EFAULT)
-			prof_count(ENAV_PC_STACK_KERNEL_FAULT);
-		else
-			prof_count(ENAV_PC_STACK_OTHER);
-	}
-	if (!task->mm)
-		return; /* kernel thread: no user stack exists */
-	id = bpf_get_stackid(ctx, &enav_prof_stacks, BPF_F_USER_STACK);
-	if (id >= 0)
-		*ustack = id;
-	else if (id == -EEXIST)
-		prof_count(ENAV_PC_STACK_COLLISION);
-	else if (id == -EFAULT)
-		prof_count(ENAV_PC_STACK_USER_FAULT);
-	else
-		prof_count(ENAV_PC_STACK_OTHER);
-	if (id < 0)
-		*ustack = id;
+	*kstack = want_kernel ? store_stack(ctx, false) : 0;
+	*ustack = task->mm ? store_stack(ctx, true) : 0;
 }
 
 /* Announce a process the first time one of its stacks is counted. */

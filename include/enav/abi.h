@@ -169,15 +169,24 @@ enum enav_profile_kind {
 	ENAV_PROFILE__COUNT,
 };
 
-/* Key of the in-kernel aggregation map.  A negative stack id is -errno of
- * bpf_get_stackid (or ENAV_PROFILE_NO_STACK: no such stack, not a failure). */
-#define ENAV_PROFILE_NO_STACK (-1)
+/* Stacks are stored by a 64-bit hash of their frames (0 = no stack), so two
+ * different stacks never share an entry: no bucket collisions, and a stack
+ * the kernel evicted is found missing at drain, never mistaken for another. */
+#define ENAV_PROFILE_MAX_DEPTH 127
+
 struct enav_profile_key {
 	__u32 tgid;
 	__u32 kind; /* enum enav_profile_kind */
 	__u64 cgroup_id;
-	__s32 user_stack;
-	__s32 kernel_stack;
+	__u64 user_stack;   /* hash into enav_prof_stacks, 0 = none */
+	__u64 kernel_stack; /* hash into enav_prof_stacks, 0 = none */
+};
+
+/* Value of enav_prof_stacks: frames leaf first. */
+struct enav_profile_stack {
+	__u32 n;
+	__u32 pad;
+	__u64 ips[ENAV_PROFILE_MAX_DEPTH];
 };
 
 struct enav_profile_value {
@@ -193,10 +202,10 @@ enum enav_profile_counter {
 	ENAV_PC_FILTERED,
 	ENAV_PC_UNSAMPLED,	    /* skipped by the configured 1-in-N sampling */
 	ENAV_PC_BELOW_THRESHOLD,    /* episode shorter than the minimum duration */
-	ENAV_PC_STACK_USER_FAULT,   /* user stack unreadable (EFAULT) */
-	ENAV_PC_STACK_KERNEL_FAULT, /* kernel stack capture failed */
-	ENAV_PC_STACK_COLLISION,    /* stack map bucket held another stack (EEXIST) */
-	ENAV_PC_STACK_OTHER,	    /* ENOMEM and anything else */
+	ENAV_PC_STACK_CAPTURES,	    /* stack walks attempted (user and kernel) */
+	ENAV_PC_STACK_USER_FAULT,   /* user stack unreadable (EFAULT and other walk errors) */
+	ENAV_PC_STACK_KERNEL_FAULT, /* kernel stack walk failed */
+	ENAV_PC_STACK_OTHER,	    /* stack not stored (scratch or map update failed) */
 	ENAV_PC_COUNTS_FULL,	    /* aggregation map full: sample lost */
 	ENAV_PC_PENDING_FULL,	    /* start-of-wait table insert failed */
 	ENAV_PC__COUNT,
@@ -234,9 +243,11 @@ _Static_assert(ENAV_OFFSETOF(struct enav_dns_event, saddr) == 40, "dns ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_dns_event, payload_len) == 72, "dns ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_dns_event, payload) == 96, "dns ABI");
 _Static_assert(sizeof(struct enav_dns_event) == 96 + ENAV_DNS_PAYLOAD_MAX, "dns ABI");
-_Static_assert(sizeof(struct enav_profile_key) == 24, "profile ABI");
+_Static_assert(sizeof(struct enav_profile_key) == 32, "profile ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_profile_key, cgroup_id) == 8, "profile ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_profile_key, user_stack) == 16, "profile ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_profile_key, kernel_stack) == 24, "profile ABI");
+_Static_assert(sizeof(struct enav_profile_stack) == 8 + 8 * ENAV_PROFILE_MAX_DEPTH, "profile ABI");
 _Static_assert(sizeof(struct enav_profile_value) == 16, "profile ABI");
 _Static_assert(sizeof(struct enav_profile_task_event) == 48, "profile ABI");
 

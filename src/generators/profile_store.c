@@ -87,16 +87,21 @@ bool enav_profile_batch_add(struct enav_profile_batch *b, const struct enav_prof
 			    uint16_t n_user)
 {
 	uint32_t nips = (uint32_t)n_kernel + n_user;
+	/* At least one slot even for a frameless record: once a batch holds a
+	 * record, b->ips is never NULL, so b->ips + ip_off stays defined. */
+	uint32_t need_ips = b->n_ips + nips ? b->n_ips + nips : 1;
 	if (!grow((void **)&b->recs, &b->cap_recs, b->n_recs + 1, sizeof(*b->recs)) ||
-	    !grow((void **)&b->ips, &b->cap_ips, b->n_ips + nips, sizeof(*b->ips)))
+	    !grow((void **)&b->ips, &b->cap_ips, need_ips, sizeof(*b->ips)))
 		return false;
 	struct enav_profile_record *d = &b->recs[b->n_recs++];
 	*d = *r;
 	d->ip_off = b->n_ips;
 	d->n_kernel = n_kernel;
 	d->n_user = n_user;
-	memcpy(b->ips + b->n_ips, kernel_ips, n_kernel * sizeof(uint64_t));
-	memcpy(b->ips + b->n_ips + n_kernel, user_ips, n_user * sizeof(uint64_t));
+	if (n_kernel)
+		memcpy(b->ips + b->n_ips, kernel_ips, n_kernel * sizeof(uint64_t));
+	if (n_user)
+		memcpy(b->ips + b->n_ips + n_kernel, user_ips, n_user * sizeof(uint64_t));
 	b->n_ips += nips;
 	return true;
 }
@@ -838,6 +843,7 @@ void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promte
 	    {"elf_eviction", st.elf_evictions},
 	    {"elf_truncated", st.elf_truncated},
 	    {"perf_map_load", st.perf_map_loads},
+	    {"debug_file", st.debug_files},
 	    {"frame_resolved", st.resolved},
 	    {"frame_unresolved", st.unresolved},
 	};

@@ -24,7 +24,6 @@
 
 #include "core/clock.h"
 #include "core/log.h"
-#include "core/u64map.h"
 #include "generators/profile_store.h"
 #include "profile_perf.skel.h"
 #include "profile_ringbuf.skel.h"
@@ -35,8 +34,7 @@
 ENAV_SKEL_OPS(profile_ringbuf);
 ENAV_SKEL_OPS(profile_perf);
 
-#define TASK_RING	 1024
-#define STACK_MAX_AGE_NS (60ull * 1000000000ull) /* unreferenced stacks kept this long */
+#define TASK_RING 1024
 
 struct pending_task {
 	uint32_t tgid;
@@ -51,7 +49,7 @@ struct profile_source {
 	int n_perf;
 	int *perf_fds;
 	struct bpf_link **perf_links;
-	int counts_fd, stacks_fd, offcpu_start_fd, futex_start_fd, counters_fd;
+	int counts_fd, stacks_fd, counters_fd;
 	uint32_t depth;
 	uint32_t count_cap;
 	bool offcpu, futex;
@@ -69,13 +67,12 @@ struct profile_source {
 	uint64_t interval_from_mono, interval_from_unix;
 	/* drain state (under the store's drain lock) */
 	uint64_t last_drain_mono, last_drain_unix;
-	struct enav_u64map stack_seen; /* stack id -> last mono ns referenced */
+	struct enav_profile_stack *stack; /* one stack read back */
 	struct enav_profile_key *keys;
 	struct enav_profile_value *vals;
 	uint64_t *kips, *uips;
 	/* self-accounting */
-	_Atomic uint64_t drains, drain_ns, stacks_missing, stacks_collected, tasks_dropped,
-	    batch_failures, records;
+	_Atomic uint64_t drains, drain_ns, stacks_missing, tasks_dropped, batch_failures, records;
 };
 
 static void on_event(void *ctx, const void *data, size_t size)
@@ -107,76 +104,21 @@ static void on_event(void *ctx, const void *data, size_t size)
 	pthread_mutex_unlock(&src->lock);
 }
 
-/* Read one stack (leaf first, zero-terminated in the map); 0 frames on failure. */
-static uint16_t read_stack(struct profile_source *src, int32_t id, uint64_t *ips, bool *missing)
+/* Read one stack by hash (leaf first); 0 frames when there is none or it is
+ * gone (the kernel's LRU evicted it). */
+static uint16_t read_stack(struct profile_source *src, uint64_t hash, uint64_t *ips, bool *missing)
 {
-	if (id < 0)
+	if (!hash)
 		return 0;
-	if (bpf_map_lookup_elem(src->stacks_fd, &id, ips) != 0) {
+	if (bpf_map_lookup_elem(src->stacks_fd, &hash, src->stack) != 0) {
 		*missing = true;
 		return 0;
 	}
-	uint16_t n = 0;
-	while (n < src->depth && ips[n])
-		n++;
-	return n;
-}
-
-static void mark_seen(struct profile_source *src, int32_t id, uint64_t now)
-{
-	if (id >= 0)
-		enav_u64map_put(&src->stack_seen, (uint64_t)id, now);
-}
-
-/* Pending waits hold stack ids that no count references yet: keep them. */
-static void mark_pending(struct profile_source *src, int fd, uint64_t now)
-{
-	struct {
-		uint64_t start_ns, cgroup_id;
-		uint32_t tgid;
-		int32_t user_stack, kernel_stack;
-		uint32_t pad;
-	} w;
-	uint32_t key, next;
-	uint32_t *prev = NULL;
-	if (fd < 0)
-		return;
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &w) == 0) {
-			mark_seen(src, w.user_stack, now);
-			mark_seen(src, w.kernel_stack, now);
-		}
-	}
-}
-
-/* Stack ids are stable until deleted, so delete only those nothing has
- * referenced for a while (a count drained long ago, a failed count insert). */
-static void collect_stacks(struct profile_source *src, uint64_t now)
-{
-	mark_pending(src, src->offcpu_start_fd, now);
-	mark_pending(src, src->futex_start_fd, now);
-	uint32_t key, next;
-	uint32_t *prev = NULL;
-	uint32_t doomed[1024];
-	size_t nd = 0;
-	while (bpf_map_get_next_key(src->stacks_fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		uint64_t seen;
-		if (!enav_u64map_get(&src->stack_seen, key, &seen)) {
-			enav_u64map_put(&src->stack_seen, key, now); /* first sight: grace period */
-			continue;
-		}
-		if (now - seen > STACK_MAX_AGE_NS && nd < sizeof(doomed) / sizeof(doomed[0]))
-			doomed[nd++] = key;
-	}
-	for (size_t i = 0; i < nd; i++) {
-		bpf_map_delete_elem(src->stacks_fd, &doomed[i]);
-		enav_u64map_del(&src->stack_seen, doomed[i]);
-	}
-	atomic_fetch_add(&src->stacks_collected, nd);
+	uint32_t n = src->stack->n;
+	if (n > src->depth)
+		n = src->depth;
+	memcpy(ips, src->stack->ips, n * sizeof(uint64_t));
+	return (uint16_t)n;
 }
 
 /* Called with the store's drain lock held (one drain at a time). */
@@ -199,7 +141,6 @@ static int drain(void *ctx, uint64_t *drained_to)
 		prev = &src->keys[n];
 		n++;
 	}
-	uint64_t now = enav_clock_mono_ns();
 	for (uint32_t i = 0; i < n; i++) {
 		struct enav_profile_key *k = &src->keys[i];
 		struct enav_profile_value v;
@@ -213,14 +154,11 @@ static int drain(void *ctx, uint64_t *drained_to)
 		uint16_t nu = read_stack(src, k->user_stack, src->uips, &missing);
 		if (missing)
 			atomic_fetch_add(&src->stacks_missing, 1);
-		mark_seen(src, k->kernel_stack, now);
-		mark_seen(src, k->user_stack, now);
 		struct enav_profile_record r = {.tgid = k->tgid,
 						.kind = k->kind,
 						.cgroup_id = k->cgroup_id,
 						.count = v.count,
-						.total_ns = v.total_ns,
-						.user_err = k->user_stack < -1 ? k->user_stack : 0};
+						.total_ns = v.total_ns};
 		if (!enav_profile_batch_add(b, &r, src->kips, nk, src->uips, nu))
 			atomic_fetch_add(&src->batch_failures, 1);
 	}
@@ -230,7 +168,6 @@ static int drain(void *ctx, uint64_t *drained_to)
 	src->last_drain_unix = now_unix;
 	*drained_to = b->end_mono_ns;
 	enav_profile_store_add(src->store, b);
-	collect_stacks(src, now);
 	atomic_fetch_add(&src->drains, 1);
 	atomic_fetch_add(&src->drain_ns, enav_clock_mono_ns() - t0);
 	return 0;
@@ -368,7 +305,6 @@ static void configure(struct profile_source *src, bool ringbuf)
 	struct bpf_object *obj = src->bpf.obj;
 	struct bpf_map *stacks = bpf_object__find_map_by_name(obj, "enav_prof_stacks");
 	bpf_map__set_max_entries(stacks, cfg->profiling.stack_map_entries);
-	bpf_map__set_value_size(stacks, cfg->profiling.max_stack_depth * sizeof(uint64_t));
 	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_prof_counts"),
 				 cfg->profiling.count_map_entries);
 	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_prof_offcpu_start"),
@@ -384,6 +320,7 @@ static void configure(struct profile_source *src, bool ringbuf)
 		K->rodata->enav_offcpu_sample_every = cfg->profiling.offcpu_sample_every;          \
 		K->rodata->enav_futex_min_ns = (uint64_t)cfg->profiling.futex_min_us * 1000;       \
 		K->rodata->enav_futex_sample_every = cfg->profiling.futex_sample_every;            \
+		K->rodata->enav_stack_bytes = cfg->profiling.max_stack_depth * 8;                  \
 	} while (0)
 	if (ringbuf) {
 		struct profile_ringbuf *k = src->bpf.skel;
@@ -415,8 +352,8 @@ static int profile_start(struct enav_agent *a, void **state, char *err, size_t e
 	src->keys = calloc(src->count_cap, sizeof(*src->keys));
 	src->kips = calloc(src->depth, sizeof(uint64_t));
 	src->uips = calloc(src->depth, sizeof(uint64_t));
-	if (!src->keys || !src->kips || !src->uips ||
-	    enav_u64map_init(&src->stack_seen, cfg->profiling.stack_map_entries * 2))
+	src->stack = calloc(1, sizeof(*src->stack));
+	if (!src->keys || !src->kips || !src->uips || !src->stack)
 		return -ENOMEM;
 	struct enav_profile_store_config sc = {
 	    .agent = a,
@@ -455,8 +392,6 @@ static int profile_start(struct enav_agent *a, void **state, char *err, size_t e
 		return rc;
 	src->counts_fd = map_fd(src, "enav_prof_counts");
 	src->stacks_fd = map_fd(src, "enav_prof_stacks");
-	src->offcpu_start_fd = src->offcpu ? map_fd(src, "enav_prof_offcpu_start") : -1;
-	src->futex_start_fd = src->futex ? map_fd(src, "enav_prof_futex_start") : -1;
 	src->counters_fd = map_fd(src, "enav_prof_counters");
 	rc = open_perf_events(src, err, errlen);
 	if (rc)
@@ -527,7 +462,7 @@ static void profile_stop(void *state)
 	free(src->keys);
 	free(src->kips);
 	free(src->uips);
-	enav_u64map_destroy(&src->stack_seen);
+	free(src->stack);
 	pthread_mutex_destroy(&src->lock);
 	pthread_cond_destroy(&src->cv);
 	/* src->store stays: the agent owns it from here. */
@@ -541,10 +476,10 @@ static const char *const counter_names[ENAV_PC__COUNT] = {
     [ENAV_PC_FILTERED] = "filtered",
     [ENAV_PC_UNSAMPLED] = "unsampled",
     [ENAV_PC_BELOW_THRESHOLD] = "below_threshold",
+    [ENAV_PC_STACK_CAPTURES] = "stack_captures",
     [ENAV_PC_STACK_USER_FAULT] = "stack_user_fault",
     [ENAV_PC_STACK_KERNEL_FAULT] = "stack_kernel_fault",
-    [ENAV_PC_STACK_COLLISION] = "stack_collision",
-    [ENAV_PC_STACK_OTHER] = "stack_other_error",
+    [ENAV_PC_STACK_OTHER] = "stack_not_stored",
     [ENAV_PC_COUNTS_FULL] = "count_map_full",
     [ENAV_PC_PENDING_FULL] = "pending_waits_full",
 };
@@ -564,21 +499,17 @@ static void profile_metrics(void *state, struct enav_promtext *p)
 		const char *l[] = {"event", counter_names[k]};
 		enav_promtext_sample_u64(p, "enav_profile_kernel_events_total", l, 1, sums[k]);
 	}
-	uint64_t captures =
-	    sums[ENAV_PC_CPU_SAMPLES] + sums[ENAV_PC_OFFCPU_EPISODES] + sums[ENAV_PC_FUTEX_WAITS];
+	uint64_t captures = sums[ENAV_PC_STACK_CAPTURES];
 	uint64_t failures = sums[ENAV_PC_STACK_USER_FAULT] + sums[ENAV_PC_STACK_KERNEL_FAULT] +
-			    sums[ENAV_PC_STACK_COLLISION] + sums[ENAV_PC_STACK_OTHER] +
-			    sums[ENAV_PC_COUNTS_FULL];
+			    sums[ENAV_PC_STACK_OTHER] + atomic_load(&src->stacks_missing);
 	enav_promtext_single(p, "enav_profile_stack_failure_ratio", "gauge",
-			     "Stack captures that failed (fault, collision, other, count map "
-			     "full) per profiled sample since start.",
+			     "Stack walks that failed, or whose stack was gone at drain, per "
+			     "stack walk since start.",
 			     captures ? (double)failures / (double)captures : 0.0);
-	enav_promtext_single_u64(p, "enav_profile_stacks_missing_total", "counter",
-				 "Counted stacks whose id was gone from the stack map at drain.",
-				 atomic_load(&src->stacks_missing));
-	enav_promtext_single_u64(p, "enav_profile_stacks_collected_total", "counter",
-				 "Stack map entries deleted after a minute unreferenced.",
-				 atomic_load(&src->stacks_collected));
+	enav_promtext_single_u64(
+	    p, "enav_profile_stacks_missing_total", "counter",
+	    "Counted stacks whose frames the kernel LRU had evicted by the drain.",
+	    atomic_load(&src->stacks_missing));
 	enav_promtext_single_u64(p, "enav_profile_drains_total", "counter",
 				 "Drains of the kernel aggregation map.",
 				 atomic_load(&src->drains));

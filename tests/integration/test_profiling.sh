@@ -74,8 +74,14 @@ case_cpu() {
 		{ fail "prof_hot_function has $hot of $total samples"; return 1; }
 	echo "    cpu: prof_hot_function $hot of $total samples"
 	# The failure rate is exported.
-	curl -fs "http://127.0.0.1:$TEST_PORT/metrics" | grep -q '^enav_profile_stack_failure_ratio ' ||
+	local metrics
+	metrics=$(curl -fs "http://127.0.0.1:$TEST_PORT/metrics")
+	grep -q '^enav_profile_stack_failure_ratio ' <<<"$metrics" ||
 		{ fail "no enav_profile_stack_failure_ratio"; return 1; }
+	# Every stack walk is counted, and this workload's walks all succeed.
+	local walks
+	walks=$(awk '$1 == "enav_profile_kernel_events_total{event=\"stack_captures\"}" { print $2 }' <<<"$metrics")
+	[ "${walks:-0}" -ge "$total" ] || { fail "stack_captures $walks < $total samples"; return 1; }
 }
 
 # Off-CPU time of the sleeping function matches what the workload slept.
@@ -98,9 +104,9 @@ case_offcpu() {
 	echo "    offcpu: workload slept $slept ns, profile says $got ns in prof_sleep_function"
 	[ "$got" -ge $((slept * 8 / 10)) ] && [ "$got" -le $((slept * 12 / 10)) ] ||
 		{ fail "off-CPU time $got ns not within 20% of $slept ns"; return 1; }
-	go tool pprof -top "$WORK/off.pb.gz" 2>/dev/null | grep -q prof_sleep_function ||
+	grep -q prof_sleep_function <<<"$(go tool pprof -top "$WORK/off.pb.gz" 2>/dev/null)" ||
 		{ fail "pprof has no prof_sleep_function"; return 1; }
-	go tool pprof -raw "$WORK/off.pb.gz" 2>/dev/null | grep -q "^PeriodType: offcpu nanoseconds" ||
+	grep -q "^PeriodType: offcpu nanoseconds" <<<"$(go tool pprof -raw "$WORK/off.pb.gz" 2>/dev/null)" ||
 		{ fail "off-CPU sample type"; return 1; }
 	[ -n "$wpid" ] || { fail "workload printed no pid"; return 1; }
 }
@@ -119,7 +125,7 @@ case_futex() {
 	top=$(go tool pprof -top "$WORK/futex.pb.gz" 2>/dev/null)
 	grep -q 'prof_contended_function' <<<"$top" ||
 		{ fail "futex profile does not show prof_contended_function: $top"; return 1; }
-	go tool pprof -raw "$WORK/futex.pb.gz" 2>/dev/null | grep -q "^PeriodType: futex nanoseconds" ||
+	grep -q "^PeriodType: futex nanoseconds" <<<"$(go tool pprof -raw "$WORK/futex.pb.gz" 2>/dev/null)" ||
 		{ fail "futex sample type"; return 1; }
 	echo "    futex: $(grep prof_contended_function <<<"$top" | head -n1)"
 }
@@ -244,7 +250,7 @@ case_push_and_spool() {
 	expect_eq "units" "$(jq -r .query.units "$found")" samples || return 1
 	local prof=${found%.json}.pprof
 	pprof_ok "$prof" || return 1
-	go tool pprof -top "$prof" 2>/dev/null | grep -q prof_hot_function ||
+	grep -q prof_hot_function <<<"$(go tool pprof -top "$prof" 2>/dev/null)" ||
 		{ fail "pushed profile lacks prof_hot_function"; return 1; }
 	# The first request got a 503: a retry happened and was counted.
 	local retries

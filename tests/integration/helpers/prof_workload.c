@@ -3,6 +3,7 @@
  * A workload whose profile is known in advance, for the profiling tests.
  * Built with frame pointers.  Modes:
  *   cpu SECONDS      burn CPU, ~90% in prof_hot_function, ~10% in prof_cold_function
+ *   spin SECONDS     burn CPU in small counted units (prints them: a throughput)
  *   sleep SECONDS MS sleep MS at a time inside prof_sleep_function
  *   mutex SECONDS    4 threads contend for one mutex inside prof_contended_function
  * Prints "ready PID" once running, and on exit the total time it slept or
@@ -94,10 +95,21 @@ int main(int argc, char **argv)
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	if (!strcmp(argv[1], "cpu")) {
+		uint64_t rounds = 0;
 		while (now_ns() < deadline_ns) {
 			prof_hot_function(9000000);
 			prof_cold_function(1000000);
+			rounds++;
 		}
+		printf("rounds %llu\n", (unsigned long long)rounds);
+	} else if (!strcmp(argv[1], "spin")) {
+		/* Throughput for the overhead benchmark: small units, counted. */
+		uint64_t units = 0;
+		while (now_ns() < deadline_ns) {
+			prof_hot_function(100000);
+			units++;
+		}
+		printf("units %llu\n", (unsigned long long)units);
 	} else if (!strcmp(argv[1], "sleep")) {
 		long ms = argc > 3 ? atol(argv[3]) : 50;
 		uint64_t slept = 0;
