@@ -160,11 +160,14 @@ struct enav_config {
 		uint32_t frequency_hz;	       /* profiling.frequency_hz: 1..1000 (99) */
 		enum enav_profile_event event; /* profiling.event: auto|cpu-clock|cycles (auto) */
 		uint32_t interval_ms;	       /* profiling.interval_ms: 1000..3600000 (15000) */
+		uint32_t drain_ms; /* profiling.drain_ms: 100..60000 (1000) kernel map drains */
 		uint32_t stack_map_entries; /* profiling.stack_map_entries: 1024..1048576 (16384) */
 		uint32_t count_map_entries; /* profiling.count_map_entries: 1024..1048576 (16384) */
 		uint32_t retention_ms;	    /* profiling.retention_ms: 10000..3600000 (120000) */
 		uint32_t
-		    max_stored_stacks;	  /* profiling.max_stored_stacks: 1024..4194304 (262144) */
+		    max_stored_stacks; /* profiling.max_stored_stacks: 1024..4194304 (262144) */
+		uint32_t
+		    max_store_mb; /* profiling.max_store_mb: 1..65536 (64) kept stacks' memory */
 		uint32_t max_stack_depth; /* profiling.max_stack_depth: 8..127 (127) */
 		bool offcpu;		  /* profiling.offcpu.enabled (true) */
 		uint32_t offcpu_min_us;	  /* profiling.offcpu.min_block_us: 0..10000000 (1000) */

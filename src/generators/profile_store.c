@@ -38,6 +38,7 @@ struct enav_profile_store {
 	struct enav_bcache tasks; /* tgid -> comm */
 	struct enav_profile_batch *head, *tail;
 	uint32_t n_batches, n_recs;
+	uint64_t n_bytes; /* records + frames held */
 	/* The source's drain, serialized by its own lock. */
 	pthread_mutex_t drain_lock;
 	enav_profile_drain_fn drain;
@@ -104,6 +105,11 @@ bool enav_profile_batch_add(struct enav_profile_batch *b, const struct enav_prof
 		memcpy(b->ips + b->n_ips + n_kernel, user_ips, n_user * sizeof(uint64_t));
 	b->n_ips += nips;
 	return true;
+}
+
+static uint64_t batch_bytes(const struct enav_profile_batch *b)
+{
+	return (uint64_t)b->n_recs * sizeof(*b->recs) + (uint64_t)b->n_ips * sizeof(*b->ips);
 }
 
 void enav_profile_batch_free(struct enav_profile_batch *b)
@@ -245,17 +251,20 @@ void enav_profile_store_add(struct enav_profile_store *s, struct enav_profile_ba
 	s->tail = b;
 	s->n_batches++;
 	s->n_recs += b->n_recs;
+	s->n_bytes += batch_bytes(b);
 	s->batches_added++;
 	uint64_t horizon = b->end_mono_ns > (uint64_t)s->cfg.retention_ms * 1000000ull
 			       ? b->end_mono_ns - (uint64_t)s->cfg.retention_ms * 1000000ull
 			       : 0;
 	/* Oldest first, never the batch just added. */
 	while (s->head != b &&
-	       (s->head->end_mono_ns < horizon || s->n_recs > s->cfg.max_stored_stacks)) {
+	       (s->head->end_mono_ns < horizon || s->n_recs > s->cfg.max_stored_stacks ||
+		(s->cfg.max_stored_bytes && s->n_bytes > s->cfg.max_stored_bytes))) {
 		struct enav_profile_batch *old = s->head;
 		s->head = old->next;
 		s->n_batches--;
 		s->n_recs -= old->n_recs;
+		s->n_bytes -= batch_bytes(old);
 		s->batches_evicted++;
 		s->records_evicted += old->n_recs;
 		enav_profile_batch_free(old);
@@ -802,6 +811,7 @@ void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promte
 	struct enav_symbolizer_stats st;
 	pthread_mutex_lock(&s->lock);
 	enav_symbolizer_get_stats(s->sym, &st);
+	uint64_t bytes = s->n_bytes;
 	uint64_t batches = s->n_batches, recs = s->n_recs, added = s->batches_added,
 		 evicted = s->batches_evicted, revicted = s->records_evicted, builds = s->builds,
 		 berr = s->build_errors, tasks = s->tasks_announced,
@@ -813,6 +823,9 @@ void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promte
 				 "Aggregated stacks kept over all batches (capped by "
 				 "profiling.max_stored_stacks).",
 				 recs);
+	enav_promtext_single_u64(
+	    p, "enav_profile_stored_bytes", "gauge",
+	    "Bytes of stacks and frames kept (capped by profiling.max_store_mb).", bytes);
 	enav_promtext_single_u64(p, "enav_profile_batches_total", "counter",
 				 "Profile batches drained from the kernel.", added);
 	enav_promtext_single_u64(p, "enav_profile_batches_evicted_total", "counter",

@@ -59,6 +59,7 @@ struct enav_profile_store_config {
 	uint32_t frequency_hz;
 	uint32_t retention_ms;
 	uint32_t max_stored_stacks; /* records over all kept batches */
+	uint64_t max_stored_bytes;  /* records + frames over all kept batches, 0 = no cap */
 	uint32_t max_processes;
 	uint32_t max_elf_files;
 };

@@ -52,6 +52,16 @@ static void serve_profile(struct enav_agent *a, enum enav_profile_kind kind,
 	}
 	if (seconds == 0)
 		seconds = 30;
+	/* The window must fit what the store keeps, or its start would be gone. */
+	uint32_t keep_s = a->cfg.profiling.retention_ms / 1000;
+	if (seconds >= keep_s) {
+		char msg[160];
+		snprintf(msg, sizeof(msg),
+			 "seconds: at most %u (profiling.retention_ms keeps %u s of stacks)\n",
+			 keep_s - 1, keep_s);
+		text(r, 400, msg);
+		return;
+	}
 	struct enav_profile_query q = {.kind = kind, .format = ENAV_PROFILE_FORMAT_PPROF};
 	const char *pid = enav_http_query(req, "pid");
 	if (pid && !parse_u32(pid, &q.filter.pid)) {

@@ -2,8 +2,9 @@
 /*
  * Profiling source: loads bpf/profile.bpf.c, opens one sampling perf event
  * per CPU for the CPU profile, and drains the kernel's aggregation map into
- * the profile store every profiling.interval_ms (and on demand, when an HTTP
- * profile request opens and closes its window).  Its own thread does the
+ * the profile store every profiling.drain_ms (and on demand, when an HTTP
+ * profile request opens and closes its window); every profiling.interval_ms
+ * the interval's profiles go to the spool and to Pyroscope.  Its own thread does the
  * draining and the mapping snapshots, so the capture loop never waits on it.
  */
 #include "sources/profile_source.h"
@@ -194,7 +195,9 @@ static void *profiler_thread(void *arg)
 {
 	struct profile_source *src = arg;
 	uint64_t interval = (uint64_t)src->agent->cfg.profiling.interval_ms * 1000000ull;
+	uint64_t drain_every = (uint64_t)src->agent->cfg.profiling.drain_ms * 1000000ull;
 	uint64_t next = enav_clock_mono_ns() + interval;
+	uint64_t next_drain = enav_clock_mono_ns() + drain_every;
 	pthread_mutex_lock(&src->lock);
 	while (!src->stop) {
 		while (src->ring_len) {
@@ -211,11 +214,22 @@ static void *profiler_thread(void *arg)
 			export_interval(src);
 			pthread_mutex_lock(&src->lock);
 			next = now + interval;
+			next_drain = now + drain_every;
+			continue;
+		}
+		if (now >= next_drain) {
+			/* Keep the kernel maps small between intervals: the store
+			 * aggregates, the count map only holds one drain's keys. */
+			pthread_mutex_unlock(&src->lock);
+			uint64_t to;
+			enav_profile_store_drain(src->store, &to);
+			pthread_mutex_lock(&src->lock);
+			next_drain = now + drain_every;
 			continue;
 		}
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
-		uint64_t wait = next - now;
+		uint64_t wait = (next < next_drain ? next : next_drain) - now;
 		if (wait > 200000000ull)
 			wait = 200000000ull;
 		ts.tv_nsec += (long)wait;
@@ -362,6 +376,7 @@ static int profile_start(struct enav_agent *a, void **state, char *err, size_t e
 	    .frequency_hz = cfg->profiling.frequency_hz,
 	    .retention_ms = cfg->profiling.retention_ms,
 	    .max_stored_stacks = cfg->profiling.max_stored_stacks,
+	    .max_stored_bytes = (uint64_t)cfg->profiling.max_store_mb << 20,
 	    .max_processes = cfg->profiling.max_processes,
 	    .max_elf_files = cfg->profiling.max_elf_files,
 	};
