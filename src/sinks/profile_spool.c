@@ -78,7 +78,8 @@ void enav_profile_spool_enforce(struct enav_profile_spool *sp, uint64_t now_unix
 		files[n].size = (uint64_t)st.st_size;
 		n++;
 	}
-	qsort(files, n, sizeof(*files), by_age);
+	if (n > 1) /* files is NULL when none matched: qsort must not see it */
+		qsort(files, n, sizeof(*files), by_age);
 	uint64_t total = 0;
 	for (size_t i = 0; i < n; i++)
 		total += files[i].size;
