@@ -107,6 +107,11 @@ int enav_profile_command(struct enav_config *cfg, int argc, char **argv)
 				return 2;
 			}
 		} else if (!strcmp(a, "--container")) {
+			if (strlen(v) < 4) {
+				fprintf(stderr,
+					"enav: --container: at least 4 characters of the id\n");
+				return 2;
+			}
 			q.filter.container = v;
 		} else if (!strcmp(a, "--cgroup")) {
 			q.filter.cgroup = v;

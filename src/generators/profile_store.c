@@ -382,7 +382,12 @@ static bool filter_admits(const struct enav_profile_filter *f, const struct enav
 		unsigned long long id = strtoull(f->cgroup, &end, 10);
 		if (*end == '\0' && end != f->cgroup)
 			return r->cgroup_id == id;
-		if (!w || !w->has_path || strncmp(w->path, f->cgroup, strlen(f->cgroup)) != 0)
+		/* A path prefix on a component boundary: /kube is not /kubepods.slice. */
+		size_t n = strlen(f->cgroup);
+		while (n > 1 && f->cgroup[n - 1] == '/')
+			n--;
+		if (!w || !w->has_path || strncmp(w->path, f->cgroup, n) != 0 ||
+		    (w->path[n] != '\0' && w->path[n] != '/' && !(n == 1 && f->cgroup[0] == '/')))
 			return false;
 	}
 	return true;
@@ -455,7 +460,8 @@ static void resolve(struct build *b, uint32_t tgid, uint64_t ip, bool kernel, bo
 
 static uint64_t location_of(struct build *b, uint32_t tgid, uint64_t ip, bool kernel, bool leaf)
 {
-	uint32_t key_tgid = kernel ? 0 : tgid;
+	/* A leaf and a return address at the same address resolve differently. */
+	uint32_t key_tgid = (kernel ? 0 : tgid) | (leaf ? 0x80000000u : 0);
 	if (!locs_grow(b))
 		return 0;
 	size_t h = slot_hash(ip, key_tgid, b->loc_cap);
@@ -504,7 +510,8 @@ static char *intern_name(struct build *b, char *name)
  * an invented function name). */
 static const char *frame_name(struct build *b, uint32_t tgid, uint64_t ip, bool kernel, bool leaf)
 {
-	uint32_t key_tgid = kernel ? 0 : tgid;
+	/* A leaf and a return address at the same address resolve differently. */
+	uint32_t key_tgid = (kernel ? 0 : tgid) | (leaf ? 0x80000000u : 0);
 	if (!names_grow(b))
 		return "[out of memory]";
 	size_t h = slot_hash(ip, key_tgid, b->name_cap);

@@ -60,6 +60,11 @@ void enav_profile_spool_enforce(struct enav_profile_spool *sp, uint64_t now_unix
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	while ((de = readdir(d)) && n < MAX_FILES) {
+		/* A write cut short by a crash leaves its temporary file: ours too. */
+		if (!strncmp(de->d_name, ".tmp-" PREFIX, strlen(".tmp-" PREFIX))) {
+			unlinkat(dirfd(d), de->d_name, 0);
+			continue;
+		}
 		if (!ours(de->d_name) || strlen(de->d_name) >= sizeof(files->name))
 			continue;
 		struct stat st;

@@ -185,7 +185,10 @@ static void test_enforce_age_then_size(void **state)
 	make_file(g_dir, "enav-readme.md", 5000, now - 100000);
 	make_file(g_dir, "xenav-cpu-20260101T000000Z-5.pb.gz", 5000, now - 100000);
 	make_file(g_dir, "enav-cpu-20260101T000000Z-6.pb", 5000, now - 100000);
+	/* A temporary file of ours left by a crash: removed. */
 	make_file(g_dir, ".tmp-enav-cpu-20260101T000000Z-7.pb.gz", 5000, now - 100000);
+	/* Someone else's temporary file: kept. */
+	make_file(g_dir, ".tmp-other-7.pb.gz", 5000, now - 100000);
 	char sub[PATH_MAX * 2];
 	snprintf(sub, sizeof(sub), "%s/enav-x.pb.gz", g_dir);
 	assert_int_equal(mkdir(sub, 0750), 0);
@@ -202,7 +205,7 @@ static void test_enforce_age_then_size(void **state)
 
 	/* 450 bytes of ours: the old file goes for its age (350 left), then the
 	 * oldest for size (250 left), and 250 fits max_bytes = 250. */
-	expect_listing(g_dir, ".tmp-enav-cpu-20260101T000000Z-7.pb.gz "
+	expect_listing(g_dir, ".tmp-other-7.pb.gz "
 			      "enav-cpu-20260101T000000Z-0.pb.gz "
 			      "enav-cpu-20260101T000000Z-6.pb "
 			      "enav-cpu-20260101T000100Z-1.pb.gz "
@@ -232,7 +235,7 @@ static void test_enforce_age_then_size(void **state)
 
 	/* An hour later, all three are past max_age. */
 	enav_profile_spool_enforce(sp, NOW + AGE + 1);
-	expect_listing(g_dir, ".tmp-enav-cpu-20260101T000000Z-7.pb.gz "
+	expect_listing(g_dir, ".tmp-other-7.pb.gz "
 			      "enav-cpu-20260101T000000Z-6.pb "
 			      "enav-link-1.pb.gz "
 			      "enav-readme.md "
