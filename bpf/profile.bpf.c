@@ -67,7 +67,8 @@ struct wait_start {
 	__u64 user_stack;
 	__u64 kernel_stack;
 	__u32 tgid;
-	__u32 pad;
+	__u16 exec_gen;
+	__u16 pad;
 };
 
 struct {
@@ -84,14 +85,22 @@ struct {
 	__type(value, struct wait_start);
 } enav_prof_futex_start SEC(".maps");
 
-/* Processes already announced to user space (tgid -> 1), so each is
- * snapshotted once while it lives; an eviction only re-announces. */
+/* Process images already announced to user space ((exec_gen << 32 | tgid)
+ * -> 1), so each is snapshotted once while it lives and again after every
+ * exec; an eviction only re-announces. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 8192); /* resized from config before load */
-	__type(key, __u32);
+	__type(key, __u64);
 	__type(value, __u8);
 } enav_prof_tasks SEC(".maps");
+
+/* Which exec of the process the current stack belongs to. */
+static __always_inline __u16 exec_gen(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	return (__u16)task->self_exec_id;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -165,19 +174,21 @@ static __always_inline void capture_stacks(void *ctx, bool want_kernel, __u64 *u
 	*ustack = task->mm ? store_stack(ctx, true) : 0;
 }
 
-/* Announce a process the first time one of its stacks is counted. */
-static __always_inline void announce_task(void *ctx, __u32 tgid, __u64 cgroup_id)
+/* Announce a process image the first time one of its stacks is counted. */
+static __always_inline void announce_task(void *ctx, __u32 tgid, __u16 gen, __u64 cgroup_id)
 {
 	__u8 one = 1;
+	__u64 key = (__u64)gen << 32 | tgid;
 
-	if (bpf_map_lookup_elem(&enav_prof_tasks, &tgid))
+	if (bpf_map_lookup_elem(&enav_prof_tasks, &key))
 		return;
-	if (bpf_map_update_elem(&enav_prof_tasks, &tgid, &one, BPF_NOEXIST))
+	if (bpf_map_update_elem(&enav_prof_tasks, &key, &one, BPF_NOEXIST))
 		return; /* another CPU announced it */
 	struct enav_profile_task_event e = {};
 	enav_fill_header(&e.hdr, ENAV_EVENT_PROFILE_TASK, cgroup_id);
 	e.hdr.size = sizeof(e);
 	e.hdr.pid = tgid;
+	e.exec_gen = gen;
 	bpf_get_current_comm(e.comm, sizeof(e.comm));
 	enav_emit(ctx, &e, sizeof(e));
 }
@@ -222,13 +233,13 @@ int enav_cpu_sample(struct bpf_perf_event_data *ctx)
 	}
 	prof_count(ENAV_PC_CPU_SAMPLES);
 	struct enav_profile_key key = {
-	    .tgid = tgid, .kind = ENAV_PROFILE_CPU, .cgroup_id = cgroup_id};
+	    .tgid = tgid, .kind = ENAV_PROFILE_CPU, .exec_gen = exec_gen(), .cgroup_id = cgroup_id};
 	/* In user mode there is no kernel stack to walk (x86: CPL in cs). */
 	/* The context only allows whole 8-byte loads of the saved registers. */
 	__u64 cs = ((__u64 *)&ctx->regs)[__builtin_offsetof(struct pt_regs, cs) / 8];
 	bool in_kernel = (cs & 3) == 0;
 	capture_stacks(ctx, in_kernel, &key.user_stack, &key.kernel_stack);
-	announce_task(ctx, tgid, cgroup_id);
+	announce_task(ctx, tgid, key.exec_gen, cgroup_id);
 	add_count(&key, 0);
 	return 0;
 }
@@ -260,10 +271,10 @@ static __always_inline void wait_begin(void *ctx, void *start_map, __u32 every, 
 		return;
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
-	struct wait_start w = {.cgroup_id = cgroup_id, .tgid = id >> 32};
+	struct wait_start w = {.cgroup_id = cgroup_id, .tgid = id >> 32, .exec_gen = exec_gen()};
 	capture_stacks(ctx, want_kernel, &w.user_stack, &w.kernel_stack);
 	/* Announce here, where the waiting task is current (its comm is ours). */
-	announce_task(ctx, w.tgid, cgroup_id);
+	announce_task(ctx, w.tgid, w.exec_gen, cgroup_id);
 	w.start_ns = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(start_map, &tid, &w, BPF_ANY))
 		prof_count(ENAV_PC_PENDING_FULL);
@@ -287,6 +298,7 @@ static __always_inline void wait_end(void *ctx, void *start_map, __u32 tid, __u3
 	prof_count(done);
 	struct enav_profile_key key = {.tgid = copy.tgid,
 				       .kind = kind,
+				       .exec_gen = copy.exec_gen,
 				       .cgroup_id = copy.cgroup_id,
 				       .user_stack = copy.user_stack,
 				       .kernel_stack = copy.kernel_stack};

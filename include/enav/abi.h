@@ -176,7 +176,8 @@ enum enav_profile_kind {
 
 struct enav_profile_key {
 	__u32 tgid;
-	__u32 kind; /* enum enav_profile_kind */
+	__u16 kind;	/* enum enav_profile_kind */
+	__u16 exec_gen; /* low bits of the task's self_exec_id: which image the stack is of */
 	__u64 cgroup_id;
 	__u64 user_stack;   /* hash into enav_prof_stacks, 0 = none */
 	__u64 kernel_stack; /* hash into enav_prof_stacks, 0 = none */
@@ -214,6 +215,8 @@ enum enav_profile_counter {
 struct enav_profile_task_event {
 	struct enav_event_header hdr; /* pid = tgid of the sampled process */
 	char comm[ENAV_COMM_LEN];
+	__u16 exec_gen; /* as in enav_profile_key: a new exec announces again */
+	__u16 pad[3];
 };
 
 #define ENAV_EXEC_EVENT_FIXED_SIZE ENAV_OFFSETOF(struct enav_exec_event, argv)
@@ -249,6 +252,7 @@ _Static_assert(ENAV_OFFSETOF(struct enav_profile_key, user_stack) == 16, "profil
 _Static_assert(ENAV_OFFSETOF(struct enav_profile_key, kernel_stack) == 24, "profile ABI");
 _Static_assert(sizeof(struct enav_profile_stack) == 8 + 8 * ENAV_PROFILE_MAX_DEPTH, "profile ABI");
 _Static_assert(sizeof(struct enav_profile_value) == 16, "profile ABI");
-_Static_assert(sizeof(struct enav_profile_task_event) == 48, "profile ABI");
+_Static_assert(sizeof(struct enav_profile_task_event) == 56, "profile ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_profile_key, exec_gen) == 6, "profile ABI");
 
 #endif

@@ -35,7 +35,8 @@ struct enav_profile_store {
 	char cgroup2_mount[256];
 	int cgroup2_fd;
 	struct enav_symbolizer *sym;
-	struct enav_bcache tasks; /* tgid -> comm */
+	struct enav_bcache tasks;     /* (exec_gen << 32 | tgid) -> comm */
+	struct enav_bcache snap_gens; /* tgid -> 1 + exec_gen of its mapping snapshot */
 	struct enav_profile_batch *head, *tail;
 	uint32_t n_batches, n_recs;
 	uint64_t n_bytes; /* records + frames held */
@@ -45,7 +46,7 @@ struct enav_profile_store {
 	void *drain_ctx;
 	/* self-accounting */
 	uint64_t batches_added, batches_evicted, records_evicted, builds, build_errors;
-	uint64_t tasks_announced, snapshot_failures;
+	uint64_t tasks_announced, snapshot_failures, frames_other_image;
 };
 
 static const char *const kind_names[ENAV_PROFILE__COUNT] = {
@@ -144,7 +145,8 @@ struct enav_profile_store *enav_profile_store_new(const struct enav_profile_stor
 					    .max_elf_files = cfg->max_elf_files};
 	s->sym = enav_symbolizer_new(&sc);
 	if (!s->sym ||
-	    enav_bcache_init(&s->tasks, cfg->max_processes ? cfg->max_processes : 4096, free)) {
+	    enav_bcache_init(&s->tasks, cfg->max_processes ? cfg->max_processes : 4096, free) ||
+	    enav_bcache_init(&s->snap_gens, cfg->max_processes ? cfg->max_processes : 4096, NULL)) {
 		enav_profile_store_free(s);
 		return NULL;
 	}
@@ -163,6 +165,7 @@ void enav_profile_store_free(struct enav_profile_store *s)
 	if (s->sym)
 		enav_symbolizer_free(s->sym);
 	enav_bcache_destroy(&s->tasks);
+	enav_bcache_destroy(&s->snap_gens);
 	if (s->cgroup2_fd >= 0)
 		close(s->cgroup2_fd);
 	pthread_mutex_destroy(&s->lock);
@@ -224,20 +227,38 @@ bool enav_profile_store_sleep(struct enav_profile_store *s, uint32_t ms)
 	return ok;
 }
 
-void enav_profile_store_task(struct enav_profile_store *s, uint32_t tgid, const char *comm)
+static uint64_t task_key(uint32_t tgid, uint16_t exec_gen)
+{
+	return (uint64_t)exec_gen << 32 | tgid;
+}
+
+void enav_profile_store_task(struct enav_profile_store *s, uint32_t tgid, uint16_t exec_gen,
+			     const char *comm)
 {
 	struct task_info *t = calloc(1, sizeof(*t));
 	pthread_mutex_lock(&s->lock);
 	s->tasks_announced++;
 	if (t) {
 		snprintf(t->comm, sizeof(t->comm), "%.*s", ENAV_COMM_LEN - 1, comm);
-		enav_bcache_put(&s->tasks, tgid, t);
+		enav_bcache_put(&s->tasks, task_key(tgid, exec_gen), t);
 	}
 	/* While it lives: a process that exits before the next build is still
-	 * symbolized from this snapshot. */
-	if (enav_symbolizer_snapshot(s->sym, tgid) != 0)
+	 * symbolized from this snapshot.  Remember which image it is of. */
+	if (enav_symbolizer_snapshot(s->sym, tgid) != 0) {
 		s->snapshot_failures++;
+		enav_bcache_remove(&s->snap_gens, tgid);
+	} else {
+		enav_bcache_put(&s->snap_gens, tgid, (void *)(uintptr_t)(1u + exec_gen));
+	}
 	pthread_mutex_unlock(&s->lock);
+}
+
+/* User frames are symbolized only against a snapshot of the same image: a
+ * stack from before an exec never gets the names of the program after it. */
+static bool snapshot_matches(struct enav_profile_store *s, uint32_t tgid, uint16_t exec_gen)
+{
+	uintptr_t v = (uintptr_t)enav_bcache_get(&s->snap_gens, tgid);
+	return v == 1u + exec_gen;
 }
 
 void enav_profile_store_add(struct enav_profile_store *s, struct enav_profile_batch *b)
@@ -291,7 +312,7 @@ struct build {
 	/* (tgid, address) -> location id, open addressing */
 	struct loc_slot {
 		uint64_t addr;
-		uint32_t tgid; /* 0 for kernel frames */
+		uint64_t img; /* frame_key(): image, kernel or user, leaf or not */
 		bool used;
 		uint64_t id;
 	} * locs;
@@ -305,7 +326,7 @@ struct build {
 	/* (tgid, addr) -> name index for folded output */
 	struct name_slot {
 		uint64_t addr;
-		uint32_t tgid;
+		uint64_t img;
 		bool used;
 		uint32_t idx;
 	} * name_slots;
@@ -393,9 +414,9 @@ static bool filter_admits(const struct enav_profile_filter *f, const struct enav
 	return true;
 }
 
-static size_t slot_hash(uint64_t addr, uint32_t tgid, size_t cap)
+static size_t slot_hash(uint64_t addr, uint64_t img, size_t cap)
 {
-	uint64_t h = (addr ^ ((uint64_t)tgid << 32 | tgid)) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (addr ^ img ^ (img << 29)) * 0x9e3779b97f4a7c15ull;
 	return (size_t)(h >> 17) & (cap - 1);
 }
 
@@ -411,7 +432,7 @@ static bool locs_grow(struct build *b)
 	for (size_t i = 0; i < b->loc_cap; i++) {
 		if (!b->locs[i].used)
 			continue;
-		size_t h = slot_hash(b->locs[i].addr, b->locs[i].tgid, ncap);
+		size_t h = slot_hash(b->locs[i].addr, b->locs[i].img, ncap);
 		while (n[h].used)
 			h = (h + 1) & (ncap - 1);
 		n[h] = b->locs[i];
@@ -433,7 +454,7 @@ static bool names_grow(struct build *b)
 	for (size_t i = 0; i < b->name_cap; i++) {
 		if (!b->name_slots[i].used)
 			continue;
-		size_t h = slot_hash(b->name_slots[i].addr, b->name_slots[i].tgid, ncap);
+		size_t h = slot_hash(b->name_slots[i].addr, b->name_slots[i].img, ncap);
 		while (n[h].used)
 			h = (h + 1) & (ncap - 1);
 		n[h] = b->name_slots[i];
@@ -444,40 +465,53 @@ static bool names_grow(struct build *b)
 	return true;
 }
 
+/* Which cache line a frame resolves on: the process image for user frames
+ * (pid and exec), one for the kernel; leaf and return addresses apart. */
+static uint64_t frame_key(const struct enav_profile_record *r, bool kernel, bool leaf)
+{
+	uint64_t img = kernel ? 0 : ((uint64_t)r->exec_gen << 32 | r->tgid);
+	return img | (leaf ? 1ull << 63 : 0);
+}
+
 /* Resolve a frame.  Return addresses (every frame but the leaf) are looked
  * up one byte earlier, inside the call instruction, so a call that ends a
  * function is not credited to the next one. */
-static void resolve(struct build *b, uint32_t tgid, uint64_t ip, bool kernel, bool leaf,
-		    struct enav_frame *f)
+static void resolve(struct build *b, const struct enav_profile_record *r, uint64_t ip, bool kernel,
+		    bool leaf, struct enav_frame *f)
 {
 	uint64_t lookup = leaf || ip == 0 ? ip : ip - 1;
-	if (kernel)
+	if (kernel) {
 		enav_symbolizer_kernel(b->s->sym, lookup, f);
-	else
-		enav_symbolizer_user(b->s->sym, tgid, lookup, f);
+	} else if (snapshot_matches(b->s, r->tgid, r->exec_gen)) {
+		enav_symbolizer_user(b->s->sym, r->tgid, lookup, f);
+	} else {
+		/* No snapshot of this image: the address stays, no name. */
+		memset(f, 0, sizeof(*f));
+		b->s->frames_other_image++;
+	}
 	f->address = ip;
 }
 
-static uint64_t location_of(struct build *b, uint32_t tgid, uint64_t ip, bool kernel, bool leaf)
+static uint64_t location_of(struct build *b, const struct enav_profile_record *r, uint64_t ip,
+			    bool kernel, bool leaf)
 {
-	/* A leaf and a return address at the same address resolve differently. */
-	uint32_t key_tgid = (kernel ? 0 : tgid) | (leaf ? 0x80000000u : 0);
+	uint64_t img = frame_key(r, kernel, leaf);
 	if (!locs_grow(b))
 		return 0;
-	size_t h = slot_hash(ip, key_tgid, b->loc_cap);
+	size_t h = slot_hash(ip, img, b->loc_cap);
 	while (b->locs[h].used) {
-		if (b->locs[h].addr == ip && b->locs[h].tgid == key_tgid)
+		if (b->locs[h].addr == ip && b->locs[h].img == img)
 			return b->locs[h].id;
 		h = (h + 1) & (b->loc_cap - 1);
 	}
 	struct enav_frame f;
-	resolve(b, tgid, ip, kernel, leaf, &f);
+	resolve(b, r, ip, kernel, leaf, &f);
 	uint64_t mapping = 0;
 	if (f.map_path)
 		mapping = enav_pprof_mapping(b->pprof, f.map_start, f.map_limit, f.map_offset,
 					     f.map_path, f.build_id);
 	uint64_t id = enav_pprof_location(b->pprof, mapping, ip, f.function, NULL, 0);
-	b->locs[h] = (struct loc_slot){.addr = ip, .tgid = key_tgid, .used = true, .id = id};
+	b->locs[h] = (struct loc_slot){.addr = ip, .img = img, .used = true, .id = id};
 	b->loc_n++;
 	return id;
 }
@@ -508,20 +542,20 @@ static char *intern_name(struct build *b, char *name)
 
 /* Display name of a frame: its function, else its address and mapping (never
  * an invented function name). */
-static const char *frame_name(struct build *b, uint32_t tgid, uint64_t ip, bool kernel, bool leaf)
+static const char *frame_name(struct build *b, const struct enav_profile_record *r, uint64_t ip,
+			      bool kernel, bool leaf)
 {
-	/* A leaf and a return address at the same address resolve differently. */
-	uint32_t key_tgid = (kernel ? 0 : tgid) | (leaf ? 0x80000000u : 0);
+	uint64_t img = frame_key(r, kernel, leaf);
 	if (!names_grow(b))
 		return "[out of memory]";
-	size_t h = slot_hash(ip, key_tgid, b->name_cap);
+	size_t h = slot_hash(ip, img, b->name_cap);
 	while (b->name_slots[h].used) {
-		if (b->name_slots[h].addr == ip && b->name_slots[h].tgid == key_tgid)
+		if (b->name_slots[h].addr == ip && b->name_slots[h].img == img)
 			return b->names[b->name_slots[h].idx];
 		h = (h + 1) & (b->name_cap - 1);
 	}
 	struct enav_frame f;
-	resolve(b, tgid, ip, kernel, leaf, &f);
+	resolve(b, r, ip, kernel, leaf, &f);
 	char *name = NULL;
 	int rc;
 	if (f.function)
@@ -533,7 +567,7 @@ static const char *frame_name(struct build *b, uint32_t tgid, uint64_t ip, bool 
 	if (rc < 0 || !intern_name(b, name))
 		return "[out of memory]";
 	b->name_slots[h] = (struct name_slot){
-	    .addr = ip, .tgid = key_tgid, .used = true, .idx = (uint32_t)(b->n_names - 1)};
+	    .addr = ip, .img = img, .used = true, .idx = (uint32_t)(b->n_names - 1)};
 	b->name_n++;
 	return name;
 }
@@ -566,12 +600,12 @@ static int add_pprof_sample(struct build *b, const struct enav_profile_batch *bt
 	const uint64_t *ips = bt->ips + r->ip_off;
 	for (uint16_t i = tracing_frames(b, ips, r->n_kernel); i < r->n_kernel && n < MAX_FRAMES;
 	     i++) {
-		uint64_t id = location_of(b, r->tgid, ips[i], true, n == 0);
+		uint64_t id = location_of(b, r, ips[i], true, n == 0);
 		if (id)
 			ids[n++] = id;
 	}
 	for (uint16_t i = 0; i < r->n_user && n < MAX_FRAMES; i++) {
-		uint64_t id = location_of(b, r->tgid, ips[r->n_kernel + i], false, n == 0);
+		uint64_t id = location_of(b, r, ips[r->n_kernel + i], false, n == 0);
 		if (id)
 			ids[n++] = id;
 	}
@@ -584,7 +618,7 @@ static int add_pprof_sample(struct build *b, const struct enav_profile_batch *bt
 	struct enav_pprof_label labels[8];
 	size_t nl = 0;
 	labels[nl++] = (struct enav_pprof_label){.key = "pid", .num = r->tgid};
-	struct task_info *t = enav_bcache_get(&b->s->tasks, r->tgid);
+	struct task_info *t = enav_bcache_get(&b->s->tasks, task_key(r->tgid, r->exec_gen));
 	if (t && t->comm[0])
 		labels[nl++] = (struct enav_pprof_label){.key = "comm", .str = t->comm};
 	if (w && w->has_path)
@@ -608,14 +642,14 @@ static int add_folded_stack(struct build *b, const struct enav_profile_batch *bt
 	size_t n = 0;
 	const uint64_t *ips = bt->ips + r->ip_off;
 	/* Root first: the process name, then user frames outermost first, then kernel. */
-	struct task_info *t = enav_bcache_get(&b->s->tasks, r->tgid);
+	struct task_info *t = enav_bcache_get(&b->s->tasks, task_key(r->tgid, r->exec_gen));
 	frames[n++] = t && t->comm[0] ? t->comm : "[unknown process]";
 	for (int i = (int)r->n_user - 1; i >= 0 && n < MAX_FRAMES; i--)
 		frames[n++] =
-		    frame_name(b, r->tgid, ips[r->n_kernel + i], false, i == 0 && r->n_kernel == 0);
+		    frame_name(b, r, ips[r->n_kernel + i], false, i == 0 && r->n_kernel == 0);
 	int skip = tracing_frames(b, ips, r->n_kernel);
 	for (int i = (int)r->n_kernel - 1; i >= skip && n < MAX_FRAMES; i--)
-		frames[n++] = frame_name(b, r->tgid, ips[i], true, i == skip);
+		frames[n++] = frame_name(b, r, ips[i], true, i == skip);
 	if (b->n_stacks == b->cap_stacks) {
 		size_t nc = b->cap_stacks ? b->cap_stacks * 2 : 256;
 		struct enav_folded_stack *v = realloc(b->stacks, nc * sizeof(*v));
@@ -800,7 +834,8 @@ void enav_profile_store_each_pid(struct enav_profile_store *s, enum enav_profile
 				comms = nm;
 				cap = nc;
 			}
-			struct task_info *t = enav_bcache_get(&s->tasks, r->tgid);
+			struct task_info *t =
+			    enav_bcache_get(&s->tasks, task_key(r->tgid, r->exec_gen));
 			snprintf(comms[n], ENAV_COMM_LEN, "%s", t ? t->comm : "");
 			pids[n++] = r->tgid;
 		}
@@ -821,7 +856,7 @@ void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promte
 	uint64_t bytes = s->n_bytes;
 	uint64_t batches = s->n_batches, recs = s->n_recs, added = s->batches_added,
 		 evicted = s->batches_evicted, revicted = s->records_evicted, builds = s->builds,
-		 berr = s->build_errors, tasks = s->tasks_announced,
+		 berr = s->build_errors, tasks = s->tasks_announced, other = s->frames_other_image,
 		 snapfail = s->snapshot_failures;
 	pthread_mutex_unlock(&s->lock);
 	enav_promtext_single_u64(p, "enav_profile_stored_batches", "gauge",
@@ -846,6 +881,10 @@ void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promte
 	enav_promtext_single_u64(p, "enav_profile_processes_announced_total", "counter",
 				 "Processes the kernel announced on their first profiled stack.",
 				 tasks);
+	enav_promtext_single_u64(p, "enav_profile_frames_unmatched_image_total", "counter",
+				 "User frames left unsymbolized because no mapping snapshot of "
+				 "their process image (pid and exec) was taken.",
+				 other);
 	enav_promtext_single_u64(p, "enav_profile_snapshot_failures_total", "counter",
 				 "Mapping snapshots that failed (process already gone).", snapfail);
 	enav_promtext_family(p, "enav_symbolizer_events_total", "counter",

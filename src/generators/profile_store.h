@@ -27,7 +27,8 @@ struct enav_profile_store;
 /* One aggregated stack of one drain. */
 struct enav_profile_record {
 	uint32_t tgid;
-	uint32_t kind; /* enum enav_profile_kind */
+	uint16_t kind;	   /* enum enav_profile_kind */
+	uint16_t exec_gen; /* which exec of the process (enav_profile_key.exec_gen) */
 	uint64_t cgroup_id;
 	uint64_t count;	   /* samples or episodes */
 	uint64_t total_ns; /* off-CPU / futex nanoseconds */
@@ -82,8 +83,10 @@ void enav_profile_store_set_drain(struct enav_profile_store *s, enav_profile_dra
 void enav_profile_store_close(struct enav_profile_store *s);
 bool enav_profile_store_closed(struct enav_profile_store *s);
 
-/* A process the kernel announced: remember its comm, snapshot its mappings. */
-void enav_profile_store_task(struct enav_profile_store *s, uint32_t tgid, const char *comm);
+/* A process image the kernel announced: remember its comm, snapshot its
+ * mappings (user frames of other images of the same pid stay unsymbolized). */
+void enav_profile_store_task(struct enav_profile_store *s, uint32_t tgid, uint16_t exec_gen,
+			     const char *comm);
 /* Takes ownership; evicts the oldest batches past retention or caps. */
 void enav_profile_store_add(struct enav_profile_store *s, struct enav_profile_batch *b);
 

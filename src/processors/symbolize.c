@@ -972,7 +972,8 @@ int enav_symbolizer_snapshot(struct enav_symbolizer *s, uint32_t pid)
 		}
 		return rc;
 	}
-	qsort(p->maps, p->n_maps, sizeof(*p->maps), umap_cmp);
+	if (p->n_maps > 1) /* a process with no executable mapping has none at all */
+		qsort(p->maps, p->n_maps, sizeof(*p->maps), umap_cmp);
 	struct stat pst;
 	path[n - (int)strlen("/maps")] = '\0';
 	if (stat(path, &pst) == 0) {

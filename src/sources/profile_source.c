@@ -39,6 +39,7 @@ ENAV_SKEL_OPS(profile_perf);
 
 struct pending_task {
 	uint32_t tgid;
+	uint16_t exec_gen;
 	char comm[ENAV_COMM_LEN];
 };
 
@@ -97,6 +98,7 @@ static void on_event(void *ctx, const void *data, size_t size)
 	} else {
 		struct pending_task *t = &src->ring[(src->ring_head + src->ring_len) % TASK_RING];
 		t->tgid = e.hdr.pid;
+		t->exec_gen = e.exec_gen;
 		memcpy(t->comm, e.comm, sizeof(t->comm));
 		t->comm[ENAV_COMM_LEN - 1] = '\0';
 		src->ring_len++;
@@ -157,6 +159,7 @@ static int drain(void *ctx, uint64_t *drained_to)
 			atomic_fetch_add(&src->stacks_missing, 1);
 		struct enav_profile_record r = {.tgid = k->tgid,
 						.kind = k->kind,
+						.exec_gen = k->exec_gen,
 						.cgroup_id = k->cgroup_id,
 						.count = v.count,
 						.total_ns = v.total_ns};
@@ -205,7 +208,7 @@ static void *profiler_thread(void *arg)
 			src->ring_head = (src->ring_head + 1) % TASK_RING;
 			src->ring_len--;
 			pthread_mutex_unlock(&src->lock);
-			enav_profile_store_task(src->store, t.tgid, t.comm);
+			enav_profile_store_task(src->store, t.tgid, t.exec_gen, t.comm);
 			pthread_mutex_lock(&src->lock);
 		}
 		uint64_t now = enav_clock_mono_ns();

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The agent built with ASan + UBSan (+ LeakSanitizer at exit) runs the real
-# pipeline under load and shuts down with no report.
+# pipeline under load (an exec storm, profiles of every kind and format) and
+# shuts down with no report.
 . "$(dirname "$0")/lib.sh"
 
 case_asan_agent() {
@@ -14,6 +15,20 @@ case_asan_agent() {
 	"$HELPERS/exec_storm" "$cg" 2000 "$(readlink -f "$HELPERS/exit_with")" >/dev/null ||
 		{ fail "storm failed"; return 1; }
 	curl -fs "http://127.0.0.1:$TEST_PORT/metrics" >/dev/null || { fail "/metrics failed"; return 1; }
+	# Profiles of every kind and format, built while a workload runs and
+	# exits (symbolized from its snapshot), under the sanitizers.
+	"$HELPERS/prof_workload" mutex 2 >/dev/null &
+	local load=$! k f pids=()
+	for k in profile offcpu futex; do
+		for f in pprof folded svg; do
+			curl -fs -o /dev/null "http://127.0.0.1:$TEST_PORT/debug/pprof/$k?seconds=1&format=$f" &
+			pids+=($!)
+		done
+	done
+	for k in "${pids[@]}"; do
+		wait "$k" || { fail "a profile request failed"; return 1; }
+	done
+	wait "$load"
 	sleep 0.5
 	stop_agent
 	if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$WORK/stderr"; then
@@ -27,5 +42,5 @@ case_asan_agent() {
 	[ "$execs" -ge 2000 ] || { fail "only $execs exec signals"; return 1; }
 }
 
-run_case "ASan/UBSan agent: 2000 execs, scrape, clean shutdown, no leaks" case_asan_agent
+run_case "ASan/UBSan agent: 2000 execs, profiles, scrape, clean shutdown, no leaks" case_asan_agent
 finish

@@ -347,7 +347,7 @@ static struct enav_profile_store *store_with(uint32_t kind, uint64_t count, uint
 	    .tgid = (uint32_t)getpid(), .kind = kind, .count = count, .total_ns = total_ns};
 
 	assert_non_null(s);
-	enav_profile_store_task(s, (uint32_t)getpid(), "spooltest");
+	enav_profile_store_task(s, (uint32_t)getpid(), 0, "spooltest");
 	struct enav_profile_batch *b = enav_profile_batch_new(SEC(10), SEC(1767225590));
 	assert_non_null(b);
 	b->end_mono_ns = SEC(20);

@@ -342,6 +342,39 @@ static void test_frameless_records(void **state)
 
 /* ---- pprof -------------------------------------------------------------------- */
 
+/* A stack of another exec of the same pid (exec_gen differs from the one the
+ * snapshot was taken for) keeps its addresses and gets no names: the snapshot
+ * describes a different program. Its comm is its own image's. */
+static void test_other_exec_image_unsymbolized(void **state)
+{
+	struct enav_profile_store *s = store_default();
+	uint32_t pid = self_pid();
+	const uint64_t user[] = {ip_in(enav_test_pst_leaf)};
+
+	enav_profile_store_task(s, pid, 3, "after-exec");
+	struct enav_profile_batch *b = batch_new(SEC(1000), SEC(1010));
+	struct enav_profile_record r = {
+	    .tgid = pid, .kind = ENAV_PROFILE_CPU, .exec_gen = 2, .count = 5};
+	assert_true(enav_profile_batch_add(b, &r, NULL, 0, user, 1));
+	r.exec_gen = 3;
+	r.count = 4;
+	assert_true(enav_profile_batch_add(b, &r, NULL, 0, user, 1));
+	enav_profile_store_add(s, b);
+	struct built p =
+	    build(s, ENAV_PROFILE_CPU, SEC(1000), SEC(1010), ENAV_PROFILE_FORMAT_FOLDED, NULL);
+	assert_int_equal(p.rc, 0);
+	/* Order follows the records: the gen-2 line first, with its value. */
+	char want2[256];
+	snprintf(want2, sizeof(want2), "[unknown process];0x%" PRIx64 " 5\nafter-exec;%s 4\n",
+		 user[0], LEAF_NAME);
+	FAIL_IF(p.len < 20 || strncmp((const char *)p.out, want2, p.len) != 0,
+		"folded:\n%.*s\nwant a line with no name for exec 2 (the address, no mapping) "
+		"and a named one for exec 3:\n%s",
+		(int)p.len, (const char *)p.out, want2);
+	free(p.out);
+	enav_profile_store_free(s);
+}
+
 static void test_cpu_pprof(void **state)
 {
 	struct enav_profile_store *s = store_default();
@@ -350,7 +383,7 @@ static void test_cpu_pprof(void **state)
 		       outer = ip_in(enav_test_pst_outer);
 	const uint64_t user[] = {leaf, mid, outer}, kern[] = {KADDR}, unmapped[] = {UNMAPPED};
 
-	enav_profile_store_task(s, pid, "testcomm");
+	enav_profile_store_task(s, pid, 0, "testcomm");
 	struct enav_profile_batch *b = batch_new(SEC(1000), SEC(1010));
 	rec_add(b, pid, ENAV_PROFILE_CPU, 0, 7, 0, kern, 1, user, 3);
 	rec_add(b, pid, ENAV_PROFILE_CPU, 0, 3, 0, NULL, 0, unmapped, 1);
@@ -460,7 +493,7 @@ static void test_leaf_and_return_addresses(void **state)
 		       outer = (uint64_t)(uintptr_t)enav_test_pst_outer;
 	const uint64_t user[] = {leaf, outer};
 
-	enav_profile_store_task(s, pid, "testcomm");
+	enav_profile_store_task(s, pid, 0, "testcomm");
 	struct enav_profile_batch *b = batch_new(SEC(1), SEC(2));
 	rec_add(b, pid, ENAV_PROFILE_CPU, 0, 1, 0, NULL, 0, user, 2);
 	enav_profile_store_add(s, b);
@@ -533,7 +566,7 @@ static void test_offcpu_values(void **state)
 	uint32_t pid = self_pid();
 	const uint64_t user[] = {ip_in(enav_test_pst_leaf), ip_in(enav_test_pst_outer)};
 
-	enav_profile_store_task(s, pid, "testcomm");
+	enav_profile_store_task(s, pid, 0, "testcomm");
 	struct enav_profile_batch *b = batch_new(SEC(50), SEC(60));
 	rec_add(b, pid, ENAV_PROFILE_OFFCPU, 0, 4, 123456789, NULL, 0, user, 2);
 	rec_add(b, pid, ENAV_PROFILE_CPU, 0, 9, 0, NULL, 0, user, 2);
@@ -712,7 +745,7 @@ static void test_real_cgroup(void **state)
 	struct enav_profile_store *s = store_new(1000, 3600 * 1000, mount);
 	uint32_t pid = self_pid();
 
-	enav_profile_store_task(s, pid, "testcomm");
+	enav_profile_store_task(s, pid, 0, "testcomm");
 	struct enav_profile_batch *b = batch_new(SEC(10), SEC(20));
 	rec_add(b, pid, ENAV_PROFILE_CPU, cg, 5, 0, NULL, 0, NULL, 0);
 	rec_add(b, pid + 1, ENAV_PROFILE_CPU, 999999999999ull, 6, 0, NULL, 0, NULL, 0);
@@ -769,7 +802,7 @@ static void test_folded_exact(void **state)
 		       outer = ip_in(enav_test_pst_outer);
 	const uint64_t three[] = {leaf, mid, outer}, one[] = {leaf}, kern[] = {KADDR};
 
-	enav_profile_store_task(s, pid, "testcomm");
+	enav_profile_store_task(s, pid, 0, "testcomm");
 	struct enav_profile_batch *b = batch_new(SEC(1), SEC(2));
 	rec_add(b, pid, ENAV_PROFILE_CPU, 0, 7, 0, NULL, 0, three, 3);
 	rec_add(b, pid, ENAV_PROFILE_CPU, 0, 2, 0, kern, 1, one, 1);
@@ -796,7 +829,7 @@ static void test_flamegraph_svg(void **state)
 	uint32_t pid = self_pid();
 	const uint64_t user[] = {ip_in(enav_test_pst_leaf), ip_in(enav_test_pst_outer)};
 
-	enav_profile_store_task(s, pid, "testcomm");
+	enav_profile_store_task(s, pid, 0, "testcomm");
 	struct enav_profile_batch *b = batch_new(SEC(1), SEC(2));
 	rec_add(b, pid, ENAV_PROFILE_CPU, 0, 5, 0, NULL, 0, user, 2);
 	enav_profile_store_add(s, b);
@@ -1022,7 +1055,7 @@ static void test_each_pid(void **state)
 	struct enav_profile_store *s = store_default();
 	struct visits v = {0};
 
-	enav_profile_store_task(s, 100, "hundred");
+	enav_profile_store_task(s, 100, 0, "hundred");
 	struct enav_profile_batch *b = batch_new(SEC(10), SEC(20));
 	rec_add(b, 100, ENAV_PROFILE_CPU, 0, 1, 0, NULL, 0, NULL, 0);
 	rec_add(b, 200, ENAV_PROFILE_CPU, 0, 1, 0, NULL, 0, NULL, 0);
@@ -1090,6 +1123,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_frameless_records),
 	    cmocka_unit_test(test_cpu_pprof),
+	    cmocka_unit_test(test_other_exec_image_unsymbolized),
 	    cmocka_unit_test(test_leaf_and_return_addresses),
 	    cmocka_unit_test(test_window_selection),
 	    cmocka_unit_test(test_offcpu_values),
