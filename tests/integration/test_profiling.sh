@@ -85,8 +85,14 @@ case_cpu() {
 }
 
 # Off-CPU time of the sleeping function matches what the workload slept.
+# OFFCPU_CONFIG picks the hook variant and transport (the fallbacks too).
+OFFCPU_CONFIG=()
 case_offcpu() {
-	start_profiling_agent || return
+	start_profiling_agent "${OFFCPU_CONFIG[@]}" || return
+	if [ ${#OFFCPU_CONFIG[@]} -gt 0 ]; then
+		grep -q "profiling source attached (raw_tp, perf)" "$WORK/stderr" ||
+			{ fail "not on raw_tp + perf: $(grep profiling "$WORK/stderr")"; return 1; }
+	fi
 	curl -fs -o "$WORK/off.folded" "$BASE/offcpu?seconds=5&format=folded" &
 	local c1=$!
 	curl -fs -o "$WORK/off.pb.gz" "$BASE/offcpu?seconds=5" &
@@ -273,6 +279,14 @@ case_push_and_spool() {
 
 run_case "profiling: CPU hot function dominates, labels, pid filter" case_cpu
 run_case "profiling: off-CPU sleep time within 20%" case_offcpu
+case_offcpu_raw() {
+	OFFCPU_CONFIG=("transport: perf" "sources:" "  exec:" "    hook: raw_tp")
+	case_offcpu
+	local rc=$?
+	OFFCPU_CONFIG=()
+	return $rc
+}
+run_case "profiling: off-CPU on the raw_tp hook and the perf buffer" case_offcpu_raw
 run_case "profiling: futex wait shows the contended function" case_futex
 run_case "profiling: Go hot function by name" case_go
 run_case "profiling: cgroup, container and cgroup-id filters" case_filters
