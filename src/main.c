@@ -7,6 +7,7 @@
 #include "agent/profile_cmd.h"
 #include "core/config.h"
 #include "probe/features.h"
+#include "processors/go_buildinfo.h"
 #include "version.h"
 
 static void usage(FILE *out)
@@ -24,6 +25,8 @@ static void usage(FILE *out)
 		"                               graph SVG, folded stacks or pprof (see\n"
 		"                               enav profile --help)\n"
 		"  check-config FILE            validate a configuration file and exit\n"
+		"  buildinfo BINARY             print a Go binary's build information (as\n"
+		"                               go version -m does)\n"
 		"  version                      print the version\n"
 		"  help, --help                 this text\n"
 		"\n"
@@ -57,6 +60,23 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		printf("enav %s (%s) abi %d signal-schema %d\n", ENAV_VERSION, ENAV_GIT_REV,
 		       ENAV_ABI_VERSION, ENAV_SIGNAL_SCHEMA_VERSION);
+		return 0;
+	}
+
+	if (!strcmp(cmd, "buildinfo")) {
+		struct enav_go_buildinfo bi;
+		char err[256];
+
+		if (argc != 3 || argv[2][0] == '-') {
+			fprintf(stderr, "enav: usage: enav buildinfo BINARY\n");
+			return 2;
+		}
+		if (enav_go_buildinfo_read_file(argv[2], &bi, err, sizeof(err)) != 0) {
+			fprintf(stderr, "enav: %s: %s\n", argv[2], err);
+			return 1;
+		}
+		enav_go_buildinfo_print(stdout, argv[2], &bi);
+		enav_go_buildinfo_free(&bi);
 		return 0;
 	}
 
