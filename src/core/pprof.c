@@ -200,6 +200,7 @@ struct enav_pprof {
 
 	int64_t *comments;
 	size_t n_comments, cap_comments;
+	int64_t default_type; /* string index, 0 = none */
 
 	struct enav_pb_writer samples; /* Sample messages, encoded as they come */
 	uint64_t n_samples, dropped;
@@ -625,6 +626,23 @@ void enav_pprof_comment(struct enav_pprof *p, const char *comment)
 	p->size += add;
 }
 
+int enav_pprof_default_sample_type(struct enav_pprof *p, const char *type)
+{
+	int64_t idx = 0;
+	int rc = type ? intern(p, type, &idx) : 0;
+
+	if (rc)
+		return rc;
+	/* Field 14: a one-byte tag, written only when non-zero. */
+	size_t old = fsz((uint64_t)p->default_type), add = fsz((uint64_t)idx);
+
+	if (add > old && !fits(p, add - old))
+		return -ENOSPC;
+	p->size = p->size - old + add;
+	p->default_type = idx;
+	return 0;
+}
+
 void enav_pprof_get_counts(const struct enav_pprof *p, struct enav_pprof_counts *c)
 {
 	*c = (struct enav_pprof_counts){
@@ -698,6 +716,7 @@ static void encode_rest(const struct enav_pprof *p, struct enav_pb_writer *w)
 	put_nz(w, PF_PERIOD, (uint64_t)p->period);
 	for (size_t i = 0; i < p->n_comments; i++)
 		enav_pb_varint(w, PF_COMMENT, (uint64_t)p->comments[i]);
+	put_nz(w, PF_DEFAULT_SAMPLE_TYPE, (uint64_t)p->default_type);
 }
 
 #define ZCHUNK ((size_t)1 << 30) /* zlib counts in uInt */
@@ -1059,14 +1078,15 @@ static bool idset_has(const struct idset *s, uint64_t id)
 	return false;
 }
 
-/* A Location; every Line's function must be in funcs, the mapping (when
- * non-zero) in maps. */
+/* A Location; every Line's function must be in funcs (the mapping is checked
+ * by the caller).  Its Lines go to d->lines, which has room for max_lines. */
 static int parse_location(struct dctx *c, const struct enav_pb_field *pf,
-			  struct enav_pprof_decoded_location *l, const struct idset *funcs)
+			  struct enav_pprof_decoded_location *l, const struct idset *funcs,
+			  struct enav_pprof_decoded *d, size_t max_lines)
 {
 	struct enav_pb_reader r = {pf->ptr, pf->ptr + pf->len};
 	struct enav_pb_field f;
-	bool first = true;
+	size_t first = d->n_lines;
 	int rc;
 
 	while ((rc = enav_pb_next(&r, &f)) == 1) {
@@ -1095,11 +1115,10 @@ static int parse_location(struct dctx *c, const struct enav_pb_field *pf,
 			if (!idset_has(funcs, fid))
 				return fail(c, -EINVAL, "Line: function id %llu does not exist",
 					    (unsigned long long)fid);
-			if (first) {
-				l->function_id = fid;
-				l->line = line;
-				first = false;
-			}
+			/* count_top counted every Line field: cannot overflow. */
+			if (d->n_lines >= max_lines)
+				return fail(c, -EINVAL, "Location: more Lines than counted");
+			d->lines[d->n_lines++] = (struct enav_pprof_decoded_line){fid, line};
 			continue;
 		}
 		if ((rc = need(c, &f, ENAV_PB_VARINT, "Location")))
@@ -1111,7 +1130,15 @@ static int parse_location(struct dctx *c, const struct enav_pb_field *pf,
 		else
 			l->address = f.u64;
 	}
-	return rc ? fail(c, -EINVAL, "Location: malformed") : 0;
+	if (rc)
+		return fail(c, -EINVAL, "Location: malformed");
+	if (d->n_lines > first) {
+		l->lines = &d->lines[first];
+		l->n_lines = d->n_lines - first;
+		l->function_id = l->lines[0].function_id;
+		l->line = l->lines[0].line;
+	}
+	return 0;
 }
 
 static int parse_label(struct dctx *c, const struct enav_pb_field *pf,
@@ -1191,9 +1218,22 @@ static int parse_sample(struct dctx *c, const struct enav_pb_field *pf,
 }
 
 struct tally {
-	size_t sample_types, samples, mappings, locations, functions, strings, string_bytes,
+	size_t sample_types, samples, mappings, locations, lines, functions, strings, string_bytes,
 	    comments;
 };
+
+/* The Line fields of one Location (an upper bound: parse_location rejects a
+ * malformed one). */
+static size_t count_lines(const struct enav_pb_field *pf)
+{
+	struct enav_pb_reader r = {pf->ptr, pf->ptr + pf->len};
+	struct enav_pb_field f;
+	size_t n = 0;
+
+	while (enav_pb_next(&r, &f) == 1)
+		n += f.number == LO_LINE;
+	return n;
+}
 
 static int count_top(struct dctx *c, const uint8_t *buf, size_t len, struct tally *t)
 {
@@ -1216,6 +1256,8 @@ static int count_top(struct dctx *c, const uint8_t *buf, size_t len, struct tall
 			t->samples += f.number == PF_SAMPLE;
 			t->mappings += f.number == PF_MAPPING;
 			t->locations += f.number == PF_LOCATION;
+			if (!rc && f.number == PF_LOCATION)
+				t->lines += count_lines(&f);
 			t->functions += f.number == PF_FUNCTION;
 			if (f.number == PF_STRING_TABLE) {
 				t->strings++;
@@ -1260,8 +1302,9 @@ static int decode_raw(struct dctx *c, const uint8_t *buf, size_t len, struct ena
 	int rc;
 
 	/* Every counted element took at least two input bytes, so what this
-	 * allocates is bounded by the input: at most 24 bytes per input byte
-	 * (an empty Sample is 2 bytes, its struct 48), plus 4 per input byte of
+	 * allocates is bounded by the input: at most 28 bytes per input byte
+	 * (an empty Location is 2 bytes, its struct 56; a Sample 2 bytes, its
+	 * struct 48; a Line 2 bytes, its struct 16), plus 4 per input byte of
 	 * id indexes while validating. */
 	if ((rc = count_top(c, buf, len, &t)))
 		return rc;
@@ -1289,6 +1332,7 @@ static int decode_raw(struct dctx *c, const uint8_t *buf, size_t len, struct ena
 	ALLOC(locations, t.locations);
 	ALLOC(functions, t.functions);
 	ALLOC(comments, t.comments);
+	ALLOC(lines, t.lines);
 #undef ALLOC
 	d->n_samples = t.samples; /* so a partial result frees cleanly */
 
@@ -1365,6 +1409,7 @@ static int decode_raw(struct dctx *c, const uint8_t *buf, size_t len, struct ena
 	for (size_t i = 0; i < 4; i++)
 		SIDX(extra[i],
 		     "drop/keep_frames, default_sample_type or doc_url: bad string index");
+	d->default_sample_type = extra[2];
 	for (size_t i = 0; i < d->n_mappings; i++) {
 		SIDX(d->mappings[i].filename, "mapping[%zu].filename: bad string index", i);
 		SIDX(d->mappings[i].build_id, "mapping[%zu].build_id: bad string index", i);
@@ -1387,7 +1432,7 @@ static int decode_raw(struct dctx *c, const uint8_t *buf, size_t len, struct ena
 			continue;
 		struct enav_pprof_decoded_location *l = &d->locations[d->n_locations++];
 
-		if ((rc = parse_location(c, &f, l, &fmap)))
+		if ((rc = parse_location(c, &f, l, &fmap, d, t.lines)))
 			goto out;
 		if (l->mapping_id && !idset_has(&mmap, l->mapping_id)) {
 			rc = fail(c, -EINVAL, "location %llu: mapping id %llu does not exist",
@@ -1491,5 +1536,6 @@ void enav_pprof_decoded_free(struct enav_pprof_decoded *d)
 	free(d->locations);
 	free(d->functions);
 	free(d->comments);
+	free(d->lines);
 	*d = (struct enav_pprof_decoded){0};
 }

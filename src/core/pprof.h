@@ -67,15 +67,27 @@ int enav_pprof_sample(struct enav_pprof *p, const uint64_t *location_ids, size_t
 		      const int64_t *values, size_t n_values, const struct enav_pprof_label *labels,
 		      size_t n_labels);
 void enav_pprof_comment(struct enav_pprof *p, const char *comment);
+/* The sample type a viewer shows by default (profile.proto's
+ * default_sample_type); NULL clears it.  0, -ENOSPC (a cap) or -ENOMEM. */
+int enav_pprof_default_sample_type(struct enav_pprof *p, const char *type);
 /* Encode; *out is malloc'd.  0 or -errno (-E2BIG past max_bytes). */
 int enav_pprof_encode(struct enav_pprof *p, bool gzip, uint8_t **out, size_t *out_len);
 void enav_pprof_get_counts(const struct enav_pprof *p, struct enav_pprof_counts *c);
 
 /* ---- decoder: a bounded, validating reader (tests, pulled profiles) ---- */
+struct enav_pprof_decoded_line {
+	uint64_t function_id;
+	int64_t line;
+};
 struct enav_pprof_decoded_location {
 	uint64_t id, mapping_id, address;
 	uint64_t function_id; /* first Line's function, 0 when no Line */
 	int64_t line;
+	/* Every Line, as encoded: the innermost inlined function first, the
+	 * function the code was inlined into last.  Points into the decoded
+	 * profile's line array; NULL when n_lines is 0. */
+	const struct enav_pprof_decoded_line *lines;
+	size_t n_lines;
 };
 struct enav_pprof_decoded_function {
 	uint64_t id;
@@ -114,6 +126,9 @@ struct enav_pprof_decoded {
 	int64_t *comments;
 	size_t n_comments;
 	int64_t time_nanos, duration_nanos, period;
+	int64_t default_sample_type;	       /* string index, 0 when absent */
+	struct enav_pprof_decoded_line *lines; /* every Location's Lines, in order */
+	size_t n_lines;
 };
 /* Accepts gzip or raw.  Validates string indexes and id references.
  * 0, or -EINVAL (malformed), -E2BIG (past max_bytes decompressed, 0 = 64 MiB). */

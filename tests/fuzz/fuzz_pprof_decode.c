@@ -53,8 +53,24 @@ static void check_invariants(const struct enav_pprof_decoded *d)
 		str(d, d->functions[i].system_name);
 		str(d, d->functions[i].filename);
 	}
-	for (size_t i = 0; i < d->n_locations; i++)
-		CHECK(d->locations[i].id != 0);
+	size_t lines = 0;
+
+	for (size_t i = 0; i < d->n_locations; i++) {
+		const struct enav_pprof_decoded_location *l = &d->locations[i];
+
+		CHECK(l->id != 0);
+		/* Every Line, in the shared array, the first one mirrored. */
+		if (l->n_lines)
+			CHECK(l->lines >= d->lines &&
+			      l->lines + l->n_lines <= d->lines + d->n_lines &&
+			      l->function_id == l->lines[0].function_id &&
+			      l->line == l->lines[0].line);
+		else
+			CHECK(!l->lines && !l->function_id);
+		lines += l->n_lines;
+	}
+	CHECK(lines == d->n_lines);
+	str(d, d->default_sample_type);
 	for (size_t i = 0; i < d->n_samples; i++) {
 		const struct enav_pprof_decoded_sample *s = &d->samples[i];
 

@@ -972,6 +972,145 @@ static void test_decode_rejects(void **state)
 	}
 }
 
+/* A function table entry: id, name index. */
+static void hand_function(struct enav_pb_writer *w, uint64_t id, uint64_t name)
+{
+	enav_pb_begin(w, 5);
+	enav_pb_varint(w, 1, id);
+	enav_pb_varint(w, 2, name);
+	enav_pb_end(w);
+}
+
+/* A Location with several Lines (inlining): pairs of (function id, line). */
+static void hand_inlined(struct enav_pb_writer *w, uint64_t id, const uint64_t *fl, size_t n)
+{
+	enav_pb_begin(w, 4);
+	enav_pb_varint(w, 1, id);
+	enav_pb_varint(w, 3, 0x4000 + id);
+	for (size_t i = 0; i < n; i++) {
+		enav_pb_begin(w, 4);
+		enav_pb_varint(w, 1, fl[2 * i]);
+		enav_pb_varint(w, 2, fl[2 * i + 1]);
+		enav_pb_end(w);
+	}
+	enav_pb_end(w);
+}
+
+/* Every Line of a Location is kept, in order, and every one is validated. */
+static void test_decode_lines(void **state)
+{
+	struct enav_pb_writer w;
+	struct enav_pprof_decoded d;
+	char err[256];
+	static const uint64_t three[] = {1, 10, 2, 20, 1, 30}, two[] = {2, 5, 1, 6};
+	static const uint64_t locs[] = {1, 2, 3}, one = 1;
+
+	hand_base(&w); /* strings "", "samples", "count" */
+	hand_function(&w, 1, 1);
+	hand_function(&w, 2, 2);
+	hand_inlined(&w, 1, three, 3);
+	hand_location(&w, 2, 0, 0); /* no Line */
+	hand_inlined(&w, 3, two, 2);
+	hand_sample(&w, locs, 3, &one, 1);
+	int rc = enav_pprof_decode(w.buf, w.len, 0, &d, err, sizeof(err));
+
+	FAIL_IF(rc != 0, "decode: %d %s\n", rc, err);
+	assert_int_equal(d.n_locations, 3);
+	assert_int_equal(d.n_lines, 5);
+	const struct enav_pprof_decoded_location *l = find_loc(&d, 1);
+
+	assert_int_equal(l->n_lines, 3);
+	for (size_t i = 0; i < 3; i++)
+		FAIL_IF(l->lines[i].function_id != three[2 * i] ||
+			    l->lines[i].line != (int64_t)three[2 * i + 1],
+			"location 1 line %zu: function %llu line %lld\n", i,
+			(unsigned long long)l->lines[i].function_id, (long long)l->lines[i].line);
+	/* The first Line stays where callers of the one-Line view look. */
+	assert_true(l->function_id == 1 && l->line == 10);
+	l = find_loc(&d, 2);
+	assert_true(l->n_lines == 0 && l->lines == NULL && l->function_id == 0);
+	l = find_loc(&d, 3);
+	assert_int_equal(l->n_lines, 2);
+	assert_true(l->lines[0].function_id == 2 && l->lines[0].line == 5);
+	assert_true(l->lines[1].function_id == 1 && l->lines[1].line == 6);
+	assert_true(l->function_id == 2 && l->line == 5);
+	assert_int_equal(d.default_sample_type, 0);
+	enav_pprof_decoded_free(&d);
+	enav_pb_writer_free(&w);
+
+	/* A dangling function id in a later Line is rejected like the first. */
+	static const uint64_t bad[] = {1, 10, 9, 11};
+
+	hand_base(&w);
+	hand_function(&w, 1, 1);
+	hand_inlined(&w, 1, bad, 2);
+	expect_reject(&w, -EINVAL, "dangling function id in Line 2", "function id 9");
+
+	/* A Line field of the wrong wire type. */
+	hand_base(&w);
+	hand_function(&w, 1, 1);
+	enav_pb_begin(&w, 4);
+	enav_pb_varint(&w, 1, 1);
+	enav_pb_varint(&w, 4, 1);
+	enav_pb_end(&w);
+	expect_reject(&w, -EINVAL, "Line as a varint", "wire type");
+
+	/* default_sample_type is exposed and validated. */
+	hand_base(&w);
+	enav_pb_varint(&w, 14, 2);
+	rc = enav_pprof_decode(w.buf, w.len, 0, &d, err, sizeof(err));
+	FAIL_IF(rc != 0, "decode with default_sample_type: %s\n", err);
+	assert_string_equal(S(&d, d.default_sample_type), "count");
+	enav_pprof_decoded_free(&d);
+	enav_pb_writer_free(&w);
+	hand_base(&w);
+	enav_pb_varint(&w, 14, 3);
+	expect_reject(&w, -EINVAL, "default_sample_type index 3", "string index");
+}
+
+/* The builder writes default_sample_type, counts it in max_bytes, clears it. */
+static void test_pprof_default_sample_type(void **state)
+{
+	struct enav_pprof *p = enav_pprof_new(g_types, 2, g_period, 0, 0, 0, NULL);
+	struct enav_pprof_decoded d;
+	uint8_t *out;
+	size_t len;
+	char err[256];
+
+	assert_non_null(p);
+	assert_int_equal(enav_pprof_default_sample_type(p, "samples"), 0);
+	assert_int_equal(enav_pprof_default_sample_type(p, "cpu"), 0);
+	assert_int_equal(enav_pprof_encode(p, false, &out, &len), 0);
+	assert_int_equal(enav_pprof_decode(out, len, 0, &d, err, sizeof(err)), 0);
+	assert_string_equal(S(&d, d.default_sample_type), "cpu");
+	enav_pprof_decoded_free(&d);
+	free(out);
+	assert_int_equal(enav_pprof_default_sample_type(p, NULL), 0);
+	assert_int_equal(enav_pprof_encode(p, false, &out, &len), 0);
+	assert_int_equal(enav_pprof_decode(out, len, 0, &d, err, sizeof(err)), 0);
+	assert_int_equal(d.default_sample_type, 0);
+	enav_pprof_decoded_free(&d);
+	free(out);
+	enav_pprof_free(p);
+
+	/* A cap exactly at the size of the profile without it refuses it. */
+	struct enav_pprof_limits lim = {0};
+
+	p = enav_pprof_new(g_types, 2, g_period, 0, 0, 0, NULL);
+	assert_non_null(p);
+	assert_int_equal(enav_pprof_encode(p, false, &out, &len), 0);
+	free(out);
+	enav_pprof_free(p);
+	lim.max_bytes = len;
+	p = enav_pprof_new(g_types, 2, g_period, 0, 0, 0, &lim);
+	assert_non_null(p);
+	assert_int_equal(enav_pprof_default_sample_type(p, "cpu"), -ENOSPC);
+	assert_int_equal(enav_pprof_encode(p, false, &out, &len), 0);
+	assert_true(len <= lim.max_bytes);
+	free(out);
+	enav_pprof_free(p);
+}
+
 static void test_decode_truncated(void **state)
 {
 	struct built b;
@@ -1088,13 +1227,21 @@ static void test_decode_size_caps(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_pb_varint_edges),   cmocka_unit_test(test_pb_zigzag_and_scalars),
-	    cmocka_unit_test(test_pb_nested),	      cmocka_unit_test(test_pb_writer_failures),
-	    cmocka_unit_test(test_pb_reader_rejects), cmocka_unit_test(test_pprof_round_trip),
-	    cmocka_unit_test(test_pprof_bad_args),    cmocka_unit_test(test_pprof_dedup_keys),
-	    cmocka_unit_test(test_pprof_caps),	      cmocka_unit_test(test_pprof_max_bytes),
-	    cmocka_unit_test(test_decode_rejects),    cmocka_unit_test(test_decode_truncated),
+	    cmocka_unit_test(test_pb_varint_edges),
+	    cmocka_unit_test(test_pb_zigzag_and_scalars),
+	    cmocka_unit_test(test_pb_nested),
+	    cmocka_unit_test(test_pb_writer_failures),
+	    cmocka_unit_test(test_pb_reader_rejects),
+	    cmocka_unit_test(test_pprof_round_trip),
+	    cmocka_unit_test(test_pprof_bad_args),
+	    cmocka_unit_test(test_pprof_dedup_keys),
+	    cmocka_unit_test(test_pprof_caps),
+	    cmocka_unit_test(test_pprof_max_bytes),
+	    cmocka_unit_test(test_decode_rejects),
+	    cmocka_unit_test(test_decode_truncated),
 	    cmocka_unit_test(test_decode_size_caps),
+	    cmocka_unit_test(test_decode_lines),
+	    cmocka_unit_test(test_pprof_default_sample_type),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
