@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "agent/pprof_filter_cmd.h"
 #include "agent/profile_cmd.h"
 #include "core/config.h"
 #include "probe/features.h"
@@ -24,6 +25,8 @@ static void usage(FILE *out)
 		"  profile [options]            profile the node for N seconds; write a flame\n"
 		"                               graph SVG, folded stacks or pprof (see\n"
 		"                               enav profile --help)\n"
+		"  pprof-filter --binary BIN IN OUT  keep only BIN's own code in a pprof\n"
+		"                               (see enav pprof-filter --help)\n"
 		"  check-config FILE            validate a configuration file and exit\n"
 		"  buildinfo BINARY             print a Go binary's build information (as\n"
 		"                               go version -m does)\n"
@@ -79,6 +82,9 @@ int main(int argc, char **argv)
 		enav_go_buildinfo_free(&bi);
 		return 0;
 	}
+
+	if (!strcmp(cmd, "pprof-filter"))
+		return enav_pprof_filter_command(argc - 2, argv + 2);
 
 	if (!strcmp(cmd, "profile")) {
 		/* Its own options; --config may be among them. */
