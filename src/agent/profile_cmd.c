@@ -70,7 +70,8 @@ int enav_profile_command(struct enav_config *cfg, int argc, char **argv)
 {
 	uint32_t seconds = 10;
 	const char *svg = NULL, *folded = NULL, *pprof = NULL;
-	struct enav_profile_query q = {.kind = ENAV_PROFILE_CPU};
+	struct enav_profile_query q = {.kind = ENAV_PROFILE_CPU,
+				       .redact = !cfg->profiling.local_unfiltered};
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		char *end = NULL;

@@ -138,6 +138,8 @@ _Static_assert(ENAV_K8S_AUTO == 0 && ENAV_K8S_ON == 1 && ENAV_K8S_OFF == 2,
 static int check_selector(struct errout *e, const char *where, const char *s, size_t n);
 static int check_label_key(struct errout *e, const char *where, const char *s, size_t n);
 static int check_api_server(struct errout *e, const char *where, const char *s, size_t n);
+static int check_module_prefix(struct errout *e, const char *where, const char *s, size_t n);
+static int check_pull_target(struct errout *e, const char *where, const char *s, size_t n);
 
 #define K8S_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount/"
 
@@ -205,6 +207,18 @@ static const struct field schema[] = {
     U32("profiling.pyroscope.timeout_ms", profiling.pyroscope_timeout_ms, 100, 120000, 10000),
     U32("profiling.pyroscope.queue_capacity", profiling.pyroscope_queue, 1, 65536, 256),
     U32("profiling.pyroscope.max_retries", profiling.pyroscope_retries, 0, 20, 3),
+    MAP("profiling.filter"),
+    LIST("profiling.filter.allow", profiling.filter_allow, 1, check_module_prefix),
+    BOOL("profiling.filter.local_unfiltered", profiling.local_unfiltered, false),
+    MAP("profiling.pull"),
+    BOOL("profiling.pull.enabled", profiling.pull, false),
+    BOOL("profiling.pull.discover", profiling.pull_discover, true),
+    LIST("profiling.pull.targets", profiling.pull_targets, 8, check_pull_target),
+    U32("profiling.pull.seconds", profiling.pull_seconds, 1, 60, 10),
+    U32("profiling.pull.round_ms", profiling.pull_round_ms, 1000, 86400000, 300000),
+    U32("profiling.pull.max_per_round", profiling.pull_max_per_round, 1, 1000, 10),
+    U32("profiling.pull.hold_ms", profiling.pull_hold_ms, 1000, 604800000, 21600000),
+    U32("profiling.pull.max_targets", profiling.pull_max_targets, 1, 4096, 256),
     MAP("attribution"),
     U32("attribution.cgroup_cache_entries", attribution.cgroup_cache_entries, 16, 1048576, 4096),
     U32("attribution.process_table_entries", attribution.process_table_entries, 16, 1048576, 16384),
@@ -665,6 +679,42 @@ static int check_label_key(struct errout *e, const char *where, const char *s, s
 		return 0;
 	show(shown, sizeof(shown), s, n);
 	return fail(e, "%s: \"%s\" is not a label key (expected " LABEL_KEY_RULE ")", where, shown);
+}
+
+/* A Go module path prefix: printable, no spaces, no leading or trailing '/'. */
+static int check_module_prefix(struct errout *e, const char *where, const char *s, size_t n)
+{
+	char shown[SHOW_BUF];
+	bool ok = n > 0 && s[0] != '/' && s[n - 1] != '/';
+	for (size_t i = 0; ok && i < n; i++)
+		ok = s[i] > ' ' && s[i] < 0x7f;
+	if (ok)
+		return 0;
+	show(shown, sizeof(shown), s, n);
+	return fail(e, "%s: \"%s\" is not a module path prefix (e.g. github.com/acme)", where,
+		    shown);
+}
+
+/* http://IPv4:port (a pprof server on this node): no path, no credentials. */
+static int check_pull_target(struct errout *e, const char *where, const char *s, size_t n)
+{
+	char shown[SHOW_BUF], host[64];
+	unsigned port = 0;
+	int used = 0;
+	bool ok = n > 7 && n < 64 && memcmp(s, "http://", 7) == 0;
+	if (ok) {
+		char buf[64];
+		memcpy(buf, s + 7, n - 7);
+		buf[n - 7] = '\0';
+		struct in_addr a;
+		ok = sscanf(buf, "%63[0-9.]:%5u%n", host, &port, &used) == 2 &&
+		     (size_t)used == n - 7 && port > 0 && port < 65536 &&
+		     inet_pton(AF_INET, host, &a) == 1;
+	}
+	if (ok)
+		return 0;
+	show(shown, sizeof(shown), s, n);
+	return fail(e, "%s: \"%s\" is not http://IPv4:port", where, shown);
 }
 
 /* "" (in-cluster) or http(s)://host...: no spaces or control bytes. */

@@ -36,13 +36,13 @@ enum enav_log_level { ENAV_LOG_ERROR, ENAV_LOG_WARN, ENAV_LOG_INFO, ENAV_LOG_DEB
 /* Largest config file (and parse input) accepted, in bytes. */
 #define ENAV_CONFIG_FILE_MAX 1048576
 
-/* A bounded list of strings from a YAML sequence. */
 enum enav_profile_event {
 	ENAV_PROFILE_EVENT_AUTO = 0, /* cycles where the PMU offers it, else cpu-clock */
 	ENAV_PROFILE_EVENT_CPU_CLOCK,
 	ENAV_PROFILE_EVENT_CYCLES,
 };
 
+/* A bounded list of strings from a YAML sequence. */
 struct enav_config_list {
 	uint32_t n;
 	char item[ENAV_CONFIG_LIST_MAX][ENAV_CONFIG_ENTRY_MAX];
@@ -189,6 +189,18 @@ struct enav_config {
 		    pyroscope_timeout_ms; /* profiling.pyroscope.timeout_ms: 100..120000 (10000) */
 		uint32_t pyroscope_queue; /* profiling.pyroscope.queue_capacity: 1..65536 (256) */
 		uint32_t pyroscope_retries; /* profiling.pyroscope.max_retries: 0..20 (3) */
+		/* profiling.filter.allow: module path prefixes that are the operator's
+		 * own code, on top of each Go binary's main and replaced modules */
+		struct enav_config_list filter_allow;
+		bool local_unfiltered; /* profiling.filter.local_unfiltered (false) */
+		bool pull;	       /* profiling.pull.enabled (false) */
+		bool pull_discover;    /* profiling.pull.discover (true) */
+		struct enav_config_list pull_targets; /* profiling.pull.targets: http://host:port */
+		uint32_t pull_seconds;		      /* profiling.pull.seconds: 1..60 (10) */
+		uint32_t pull_round_ms;	     /* profiling.pull.round_ms: 1000..86400000 (300000) */
+		uint32_t pull_max_per_round; /* profiling.pull.max_per_round: 1..1000 (10) */
+		uint32_t pull_hold_ms;	   /* profiling.pull.hold_ms: 1000..604800000 (21600000) */
+		uint32_t pull_max_targets; /* profiling.pull.max_targets: 1..4096 (256) */
 	} profiling;
 };
 

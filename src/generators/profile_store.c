@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +19,8 @@
 #include "discovery/discovery.h"
 #include "processors/attribution.h"
 #include "processors/cgroup_path.h"
+#include "processors/go_buildinfo.h"
+#include "processors/pprof_filter.h"
 #include "processors/symbolize.h"
 #include "sinks/flamegraph.h"
 
@@ -25,6 +28,16 @@
 
 struct task_info {
 	char comm[ENAV_COMM_LEN];
+	uint64_t exe_key; /* its executable in the owners cache, 0 = unknown */
+};
+
+/* Whose code a Go executable is, from its build info (or only the
+ * allow-list, for a binary without build info). */
+struct owner_entry {
+	bool go;
+	struct enav_go_buildinfo bi;
+	struct enav_code_owner owner;
+	const char **storage;
 };
 
 struct enav_profile_store {
@@ -37,6 +50,9 @@ struct enav_profile_store {
 	struct enav_symbolizer *sym;
 	struct enav_bcache tasks;     /* (exec_gen << 32 | tgid) -> comm */
 	struct enav_bcache snap_gens; /* tgid -> 1 + exec_gen of its mapping snapshot */
+	struct enav_bcache owners;    /* executable (dev, inode) -> struct owner_entry */
+	struct enav_code_owner allow_only;
+	char **allow;
 	struct enav_profile_batch *head, *tail;
 	uint32_t n_batches, n_recs;
 	uint64_t n_bytes; /* records + frames held */
@@ -124,6 +140,31 @@ void enav_profile_batch_free(struct enav_profile_batch *b)
 
 /* ---- store --------------------------------------------------------------- */
 
+static void owner_free(void *v)
+{
+	struct owner_entry *o = v;
+	if (o->go)
+		enav_go_buildinfo_free(&o->bi);
+	free(o->storage);
+	free(o);
+}
+
+static int copy_allow(struct enav_profile_store *s, const struct enav_profile_store_config *cfg)
+{
+	s->cfg.allow = NULL;
+	if (!cfg->n_allow)
+		return 0;
+	s->allow = calloc(cfg->n_allow, sizeof(*s->allow));
+	if (!s->allow)
+		return -ENOMEM;
+	for (size_t i = 0; i < cfg->n_allow; i++)
+		if (!(s->allow[i] = strdup(cfg->allow[i])))
+			return -ENOMEM;
+	s->allow_only.allow = (const char *const *)s->allow;
+	s->allow_only.n_allow = cfg->n_allow;
+	return 0;
+}
+
 struct enav_profile_store *enav_profile_store_new(const struct enav_profile_store_config *cfg)
 {
 	struct enav_profile_store *s = calloc(1, sizeof(*s));
@@ -146,7 +187,10 @@ struct enav_profile_store *enav_profile_store_new(const struct enav_profile_stor
 	s->sym = enav_symbolizer_new(&sc);
 	if (!s->sym ||
 	    enav_bcache_init(&s->tasks, cfg->max_processes ? cfg->max_processes : 4096, free) ||
-	    enav_bcache_init(&s->snap_gens, cfg->max_processes ? cfg->max_processes : 4096, NULL)) {
+	    enav_bcache_init(&s->snap_gens, cfg->max_processes ? cfg->max_processes : 4096, NULL) ||
+	    enav_bcache_init(&s->owners, cfg->max_elf_files ? cfg->max_elf_files : 256,
+			     owner_free) ||
+	    copy_allow(s, cfg) != 0) {
 		enav_profile_store_free(s);
 		return NULL;
 	}
@@ -166,6 +210,10 @@ void enav_profile_store_free(struct enav_profile_store *s)
 		enav_symbolizer_free(s->sym);
 	enav_bcache_destroy(&s->tasks);
 	enav_bcache_destroy(&s->snap_gens);
+	enav_bcache_destroy(&s->owners);
+	for (size_t i = 0; s->allow && i < s->allow_only.n_allow; i++)
+		free(s->allow[i]);
+	free(s->allow);
 	if (s->cgroup2_fd >= 0)
 		close(s->cgroup2_fd);
 	pthread_mutex_destroy(&s->lock);
@@ -227,6 +275,37 @@ bool enav_profile_store_sleep(struct enav_profile_store *s, uint32_t ms)
 	return ok;
 }
 
+/* Read the build info of the process's executable once per executable
+ * (called with the lock held, while the process lives). */
+static uint64_t note_executable(struct enav_profile_store *s, uint32_t tgid)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%u/exe", tgid);
+	if (stat(path, &st) != 0)
+		return 0;
+	uint64_t key = ((uint64_t)st.st_dev << 40) ^ (uint64_t)st.st_ino;
+	key = key ? key : 1;
+	if (enav_bcache_get(&s->owners, key))
+		return key;
+	struct owner_entry *o = calloc(1, sizeof(*o));
+	if (!o)
+		return 0;
+	char err[160];
+	if (enav_go_buildinfo_read_file(path, &o->bi, err, sizeof(err)) == 0) {
+		o->go = true;
+		if (enav_code_owner_from_buildinfo(&o->owner, &o->bi, s->allow_only.allow,
+						   s->allow_only.n_allow, &o->storage) != 0) {
+			owner_free(o);
+			return 0;
+		}
+	} else {
+		o->owner = s->allow_only; /* not Go: no modules to admit */
+	}
+	enav_bcache_put(&s->owners, key, o);
+	return key;
+}
+
 static uint64_t task_key(uint32_t tgid, uint16_t exec_gen)
 {
 	return (uint64_t)exec_gen << 32 | tgid;
@@ -240,6 +319,7 @@ void enav_profile_store_task(struct enav_profile_store *s, uint32_t tgid, uint16
 	s->tasks_announced++;
 	if (t) {
 		snprintf(t->comm, sizeof(t->comm), "%.*s", ENAV_COMM_LEN - 1, comm);
+		t->exe_key = note_executable(s, tgid);
 		enav_bcache_put(&s->tasks, task_key(tgid, exec_gen), t);
 	}
 	/* While it lives: a process that exits before the next build is still
@@ -313,11 +393,12 @@ struct build {
 	struct loc_slot {
 		uint64_t addr;
 		uint64_t img; /* frame_key(): image, kernel or user, leaf or not */
-		bool used;
+		bool used, redacted;
 		uint64_t id;
 	} * locs;
 	size_t loc_cap, loc_n;
 	struct enav_pprof *pprof;
+	uint64_t redacted_loc; /* the "[redacted]" placeholder, once made */
 	/* folded/flamegraph */
 	struct enav_folded_stack *stacks;
 	size_t n_stacks, cap_stacks;
@@ -492,27 +573,58 @@ static void resolve(struct build *b, const struct enav_profile_record *r, uint64
 	f->address = ip;
 }
 
+/* The owner a record's user frames are judged by: its executable's build
+ * info, else the allow-list alone (fail closed: more is redacted). */
+static const struct enav_code_owner *owner_of(struct build *b, const struct enav_profile_record *r)
+{
+	struct task_info *t = enav_bcache_get(&b->s->tasks, task_key(r->tgid, r->exec_gen));
+	struct owner_entry *o = t && t->exe_key ? enav_bcache_get(&b->s->owners, t->exe_key) : NULL;
+	return o ? &o->owner : &b->s->allow_only;
+}
+
+/* Under redaction, a user frame outside the owner's code loses its name. */
+static bool redacted(struct build *b, const struct enav_profile_record *r, bool kernel,
+		     const struct enav_frame *f)
+{
+	return b->q->redact && !kernel && f->function &&
+	       !enav_code_owner_keeps(owner_of(b, r), f->function);
+}
+
 static uint64_t location_of(struct build *b, const struct enav_profile_record *r, uint64_t ip,
-			    bool kernel, bool leaf)
+			    bool kernel, bool leaf, bool *was_redacted)
 {
 	uint64_t img = frame_key(r, kernel, leaf);
 	if (!locs_grow(b))
 		return 0;
 	size_t h = slot_hash(ip, img, b->loc_cap);
 	while (b->locs[h].used) {
-		if (b->locs[h].addr == ip && b->locs[h].img == img)
+		if (b->locs[h].addr == ip && b->locs[h].img == img) {
+			*was_redacted = b->locs[h].redacted;
 			return b->locs[h].id;
+		}
 		h = (h + 1) & (b->loc_cap - 1);
 	}
 	struct enav_frame f;
 	resolve(b, r, ip, kernel, leaf, &f);
-	uint64_t mapping = 0;
-	if (f.map_path)
-		mapping = enav_pprof_mapping(b->pprof, f.map_start, f.map_limit, f.map_offset,
-					     f.map_path, f.build_id);
-	uint64_t id = enav_pprof_location(b->pprof, mapping, ip, f.function, NULL, 0);
-	b->locs[h] = (struct loc_slot){.addr = ip, .img = img, .used = true, .id = id};
+	bool red = redacted(b, r, kernel, &f);
+	uint64_t mapping = 0, id;
+	if (red) {
+		/* One placeholder location: nothing of the frame remains. */
+		if (!b->redacted_loc)
+			b->redacted_loc =
+			    enav_pprof_location(b->pprof, 0, 0, ENAV_PPROF_REDACTED, NULL, 0);
+		id = b->redacted_loc;
+	} else {
+		if (f.map_path)
+			mapping = enav_pprof_mapping(b->pprof, f.map_start, f.map_limit,
+						     f.map_offset, b->q->redact ? "" : f.map_path,
+						     b->q->redact ? NULL : f.build_id);
+		id = enav_pprof_location(b->pprof, mapping, ip, f.function, NULL, 0);
+	}
+	b->locs[h] =
+	    (struct loc_slot){.addr = ip, .img = img, .used = true, .redacted = red, .id = id};
 	b->loc_n++;
+	*was_redacted = red;
 	return id;
 }
 
@@ -558,7 +670,11 @@ static const char *frame_name(struct build *b, const struct enav_profile_record 
 	resolve(b, r, ip, kernel, leaf, &f);
 	char *name = NULL;
 	int rc;
-	if (f.function)
+	if (redacted(b, r, kernel, &f))
+		rc = asprintf(&name, "%s", ENAV_PPROF_REDACTED);
+	else if (b->q->redact && !f.function && f.map_path)
+		rc = asprintf(&name, "0x%" PRIx64, ip); /* no file names under redaction */
+	else if (f.function)
 		rc = asprintf(&name, "%s%s", f.function, kernel ? "_[k]" : "");
 	else if (f.map_path)
 		rc = asprintf(&name, "0x%" PRIx64 " (%s)", ip, basename_of(f.map_path));
@@ -598,16 +714,19 @@ static int add_pprof_sample(struct build *b, const struct enav_profile_batch *bt
 	uint64_t ids[MAX_FRAMES];
 	size_t n = 0;
 	const uint64_t *ips = bt->ips + r->ip_off;
+	bool red = false, prev_red = false;
 	for (uint16_t i = tracing_frames(b, ips, r->n_kernel); i < r->n_kernel && n < MAX_FRAMES;
 	     i++) {
-		uint64_t id = location_of(b, r, ips[i], true, n == 0);
+		uint64_t id = location_of(b, r, ips[i], true, n == 0, &red);
 		if (id)
 			ids[n++] = id;
 	}
 	for (uint16_t i = 0; i < r->n_user && n < MAX_FRAMES; i++) {
-		uint64_t id = location_of(b, r, ips[r->n_kernel + i], false, n == 0);
-		if (id)
+		uint64_t id = location_of(b, r, ips[r->n_kernel + i], false, n == 0, &red);
+		/* A run of redacted frames is one placeholder: the shape stays. */
+		if (id && !(red && prev_red))
 			ids[n++] = id;
+		prev_red = red;
 	}
 	int64_t values[2];
 	values[0] = (int64_t)r->count;
@@ -644,9 +763,14 @@ static int add_folded_stack(struct build *b, const struct enav_profile_batch *bt
 	/* Root first: the process name, then user frames outermost first, then kernel. */
 	struct task_info *t = enav_bcache_get(&b->s->tasks, task_key(r->tgid, r->exec_gen));
 	frames[n++] = t && t->comm[0] ? t->comm : "[unknown process]";
-	for (int i = (int)r->n_user - 1; i >= 0 && n < MAX_FRAMES; i--)
-		frames[n++] =
+	for (int i = (int)r->n_user - 1; i >= 0 && n < MAX_FRAMES; i--) {
+		const char *name =
 		    frame_name(b, r, ips[r->n_kernel + i], false, i == 0 && r->n_kernel == 0);
+		/* A run of redacted frames is one placeholder. */
+		if (!(n > 1 && !strcmp(name, ENAV_PPROF_REDACTED) &&
+		      !strcmp(frames[n - 1], ENAV_PPROF_REDACTED)))
+			frames[n++] = name;
+	}
 	int skip = tracing_frames(b, ips, r->n_kernel);
 	for (int i = (int)r->n_kernel - 1; i >= skip && n < MAX_FRAMES; i--)
 		frames[n++] = frame_name(b, r, ips[i], true, i == skip);
@@ -763,8 +887,10 @@ int enav_profile_store_build(struct enav_profile_store *s, struct enav_profile_q
 		}
 	}
 	if (!rc && b.pprof) {
-		enav_pprof_comment(b.pprof, "enav: frame-pointer stacks; unsymbolized frames keep "
-					    "their address and mapping");
+		if (!q->redact) /* under redaction no comment leaves either */
+			enav_pprof_comment(b.pprof,
+					   "enav: frame-pointer stacks; unsymbolized frames keep "
+					   "their address and mapping");
 		rc = enav_pprof_encode(b.pprof, true, out, out_len);
 	} else if (!rc) {
 		rc = render_text(&b, q, out, out_len);

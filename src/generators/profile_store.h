@@ -63,6 +63,10 @@ struct enav_profile_store_config {
 	uint64_t max_stored_bytes;  /* records + frames over all kept batches, 0 = no cap */
 	uint32_t max_processes;
 	uint32_t max_elf_files;
+	/* Module path prefixes that are the operator's own code, on top of what
+	 * each Go binary's build info says (profiling.filter.allow). */
+	const char *const *allow;
+	size_t n_allow;
 };
 
 struct enav_profile_filter {
@@ -107,6 +111,10 @@ struct enav_profile_query {
 	uint64_t from_mono_ns, to_mono_ns; /* batches whose drain window lies inside */
 	struct enav_profile_filter filter;
 	enum enav_profile_format format;
+	/* Only the operator's own code: third-party frames become one
+	 * "[redacted]" per run, mapping file names and build ids are dropped
+	 * (src/processors/pprof_filter.h has the rules).  Every export sets it. */
+	bool redact;
 	uint64_t matched; /* out: records the window and filter admitted */
 };
 

@@ -62,7 +62,10 @@ static void serve_profile(struct enav_agent *a, enum enav_profile_kind kind,
 		text(r, 400, msg);
 		return;
 	}
-	struct enav_profile_query q = {.kind = kind, .format = ENAV_PROFILE_FORMAT_PPROF};
+	/* Local, yet filtered unless the operator said otherwise. */
+	struct enav_profile_query q = {.kind = kind,
+				       .format = ENAV_PROFILE_FORMAT_PPROF,
+				       .redact = !a->cfg.profiling.local_unfiltered};
 	const char *pid = enav_http_query(req, "pid");
 	if (pid && !parse_u32(pid, &q.filter.pid)) {
 		text(r, 400, "pid: expected a process id\n");

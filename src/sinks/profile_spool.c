@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@ struct enav_profile_spool {
 	uint64_t max_bytes;
 	uint32_t max_age_s;
 	uint64_t seq;
+	pthread_mutex_t lock;
 	_Atomic uint64_t written, bytes_written, write_errors, removed_age, removed_size, files,
 	    bytes;
 };
@@ -125,6 +127,7 @@ struct enav_profile_spool *enav_profile_spool_open(const char *dir, uint64_t max
 		return NULL;
 	}
 	snprintf(sp->dir, sizeof(sp->dir), "%s", dir);
+	pthread_mutex_init(&sp->lock, NULL);
 	sp->max_bytes = max_bytes;
 	sp->max_age_s = max_age_s;
 	enav_profile_spool_enforce(sp, (uint64_t)time(NULL));
@@ -145,61 +148,88 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* One file, written under a temporary name and renamed; the lock keeps the
+ * sequence numbers of the profiler and pull threads apart. */
+static void write_one(struct enav_profile_spool *sp, const char *kind, const char *stamp,
+		      const uint8_t *body, size_t len)
+{
+	char name[256], tmp[300], path[800], tpath[900];
+	pthread_mutex_lock(&sp->lock);
+	snprintf(name, sizeof(name), PREFIX "%s-%s-%llu" SUFFIX, kind, stamp,
+		 (unsigned long long)sp->seq++);
+	snprintf(tmp, sizeof(tmp), ".tmp-%s", name);
+	snprintf(path, sizeof(path), "%s/%s", sp->dir, name);
+	snprintf(tpath, sizeof(tpath), "%s/%s", sp->dir, tmp);
+	int fd = open(tpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	bool ok = fd >= 0 && write_all(fd, body, len) == 0;
+	if (fd >= 0 && close(fd) != 0)
+		ok = false;
+	if (ok && rename(tpath, path) != 0)
+		ok = false;
+	if (!ok) {
+		unlink(tpath);
+		atomic_fetch_add(&sp->write_errors, 1);
+		enav_warn("profiling spool: cannot write %s: %s", path, strerror(errno));
+	} else {
+		atomic_fetch_add(&sp->written, 1);
+		atomic_fetch_add(&sp->bytes_written, len);
+	}
+	pthread_mutex_unlock(&sp->lock);
+}
+
+static void utc_stamp(uint64_t unix_ns, char *out, size_t cap)
+{
+	time_t t = (time_t)(unix_ns / 1000000000ull);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(out, cap, "%Y%m%dT%H%M%SZ", &tm);
+}
+
 void enav_profile_spool_interval(struct enav_profile_spool *sp, struct enav_profile_store *store,
 				 uint32_t kinds, uint64_t from_mono_ns, uint64_t to_mono_ns,
 				 uint64_t to_unix_ns)
 {
 	if (!sp)
 		return;
-	time_t t = (time_t)(to_unix_ns / 1000000000ull);
-	struct tm tm;
-	gmtime_r(&t, &tm);
 	char stamp[32];
-	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	utc_stamp(to_unix_ns, stamp, sizeof(stamp));
 	for (uint32_t k = 0; k < ENAV_PROFILE__COUNT; k++) {
 		if (!(kinds & (1u << k)))
 			continue;
 		struct enav_profile_query q = {.kind = k,
 					       .from_mono_ns = from_mono_ns,
 					       .to_mono_ns = to_mono_ns,
-					       .format = ENAV_PROFILE_FORMAT_PPROF};
+					       .format = ENAV_PROFILE_FORMAT_PPROF,
+					       .redact = true /* files are shipped on */};
 		uint8_t *body;
 		size_t len;
 		if (enav_profile_store_build(store, &q, &body, &len) != 0) {
 			atomic_fetch_add(&sp->write_errors, 1);
 			continue;
 		}
-		if (q.matched == 0) {
-			free(body);
-			continue;
-		}
-		char name[256], tmp[300], path[800], tpath[900];
-		snprintf(name, sizeof(name), PREFIX "%s-%s-%llu" SUFFIX, enav_profile_kind_name(k),
-			 stamp, (unsigned long long)sp->seq++);
-		snprintf(tmp, sizeof(tmp), ".tmp-%s", name);
-		snprintf(path, sizeof(path), "%s/%s", sp->dir, name);
-		snprintf(tpath, sizeof(tpath), "%s/%s", sp->dir, tmp);
-		int fd = open(tpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-		bool ok = fd >= 0 && write_all(fd, body, len) == 0;
-		if (fd >= 0 && close(fd) != 0)
-			ok = false;
-		if (ok && rename(tpath, path) != 0)
-			ok = false;
-		if (!ok) {
-			unlink(tpath);
-			atomic_fetch_add(&sp->write_errors, 1);
-			enav_warn("profiling spool: cannot write %s: %s", path, strerror(errno));
-		} else {
-			atomic_fetch_add(&sp->written, 1);
-			atomic_fetch_add(&sp->bytes_written, len);
-		}
+		if (q.matched)
+			write_one(sp, enav_profile_kind_name(k), stamp, body, len);
 		free(body);
 	}
 	enav_profile_spool_enforce(sp, (uint64_t)time(NULL));
 }
 
+void enav_profile_spool_write(struct enav_profile_spool *sp, const char *kind, const uint8_t *body,
+			      size_t len, uint64_t unix_ns)
+{
+	if (!sp)
+		return;
+	char stamp[32];
+	utc_stamp(unix_ns, stamp, sizeof(stamp));
+	write_one(sp, kind, stamp, body, len);
+	enav_profile_spool_enforce(sp, (uint64_t)time(NULL));
+}
+
 void enav_profile_spool_close(struct enav_profile_spool *sp)
 {
+	if (!sp)
+		return;
+	pthread_mutex_destroy(&sp->lock);
 	free(sp);
 }
 

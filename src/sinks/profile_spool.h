@@ -23,6 +23,9 @@ struct enav_profile_spool *enav_profile_spool_open(const char *dir, uint64_t max
 void enav_profile_spool_interval(struct enav_profile_spool *sp, struct enav_profile_store *store,
 				 uint32_t kinds, uint64_t from_mono_ns, uint64_t to_mono_ns,
 				 uint64_t to_unix_ns);
+/* Write one profile built elsewhere (a pulled one) as enav-<kind>-...pb.gz. */
+void enav_profile_spool_write(struct enav_profile_spool *sp, const char *kind, const uint8_t *body,
+			      size_t len, uint64_t unix_ns);
 void enav_profile_spool_close(struct enav_profile_spool *sp);
 void enav_profile_spool_metrics(struct enav_profile_spool *sp, struct enav_promtext *p);
 

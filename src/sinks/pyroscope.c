@@ -24,6 +24,11 @@ struct job {
 	uint32_t pid;
 	char comm[ENAV_COMM_LEN];
 	uint64_t from_mono, to_mono, from_unix, to_unix;
+	/* A profile built elsewhere (pulled): owned, sent as is under name. */
+	uint8_t *body;
+	size_t len;
+	char name[24];	/* "pulled_cpu" */
+	char units[16]; /* "samples" */
 };
 
 enum drop_reason {
@@ -98,6 +103,35 @@ void enav_pyroscope_interval(struct enav_pyroscope *p, uint64_t from_mono_ns, ui
 	}
 }
 
+void enav_pyroscope_push_pprof(struct enav_pyroscope *p, const char *name, const char *units,
+			       uint32_t pid, const char *comm, uint64_t from_unix_ns,
+			       uint64_t to_unix_ns, uint8_t *body, size_t len)
+{
+	if (!p) {
+		free(body);
+		return;
+	}
+	pthread_mutex_lock(&p->lock);
+	if (p->len == p->cap || p->stopping) {
+		atomic_fetch_add(&p->drops[D_QUEUE_FULL], 1);
+		free(body);
+	} else {
+		struct job *j = &p->ring[(p->head + p->len) % p->cap];
+		*j = (struct job){.pid = pid,
+				  .from_unix = from_unix_ns,
+				  .to_unix = to_unix_ns,
+				  .body = body,
+				  .len = len};
+		snprintf(j->comm, sizeof(j->comm), "%s", comm ? comm : "");
+		snprintf(j->name, sizeof(j->name), "%s", name);
+		snprintf(j->units, sizeof(j->units), "%s", units);
+		p->len++;
+		atomic_store(&p->depth, p->len);
+		pthread_cond_signal(&p->cv);
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
 /* Label values Pyroscope accepts: anything that is not a delimiter of its
  * "{k=v,...}" name syntax or a control character. */
 static void put_label(char *dst, size_t cap, size_t *n, const char *key, const char *val)
@@ -126,8 +160,8 @@ static int post(struct enav_pyroscope *p, const struct job *j, const uint8_t *bo
 		long *status)
 {
 	char name[1024];
-	size_t n =
-	    (size_t)snprintf(name, sizeof(name), "%s.%s{", p->app, enav_profile_kind_name(j->kind));
+	size_t n = (size_t)snprintf(name, sizeof(name), "%s.%s{", p->app,
+				    j->body ? j->name : enav_profile_kind_name(j->kind));
 	if (n >= sizeof(name))
 		return -1;
 	char pid[16];
@@ -155,7 +189,7 @@ static int post(struct enav_pyroscope *p, const struct job *j, const uint8_t *bo
 		 "&format=pprof&sampleRate=%u&spyName=enav&units=%s&aggregationType=sum",
 		 p->url, ename ? ename : "", (uint64_t)(j->from_unix / 1000000000ull),
 		 (uint64_t)((j->to_unix + 999999999ull) / 1000000000ull), p->cfg.frequency_hz,
-		 kind_units[j->kind]);
+		 j->body ? j->units : kind_units[j->kind]);
 	curl_free(ename);
 	curl_mime *mime = curl_mime_init(e);
 	curl_mimepart *part = curl_mime_addpart(mime);
@@ -217,10 +251,13 @@ static void send_job(struct enav_pyroscope *p, const struct job *j)
 				       .from_mono_ns = j->from_mono,
 				       .to_mono_ns = j->to_mono,
 				       .filter = {.pid = j->pid},
-				       .format = ENAV_PROFILE_FORMAT_PPROF};
-	uint8_t *body;
-	size_t len;
-	if (enav_profile_store_build(p->store, &q, &body, &len) != 0) {
+				       .format = ENAV_PROFILE_FORMAT_PPROF,
+				       .redact = true /* leaves the node */};
+	uint8_t *body = j->body;
+	size_t len = j->len;
+	if (body) {
+		q.matched = 1; /* built by the caller */
+	} else if (enav_profile_store_build(p->store, &q, &body, &len) != 0) {
 		atomic_fetch_add(&p->drops[D_BUILD_FAILED], 1);
 		return;
 	}
@@ -267,6 +304,8 @@ static void *worker(void *arg)
 			break;
 		if (p->stopping && enav_clock_mono_ns() >= p->deadline) {
 			atomic_fetch_add(&p->drops[D_SHUTDOWN], p->len);
+			for (uint32_t i = 0; i < p->len; i++)
+				free(p->ring[(p->head + i) % p->cap].body);
 			p->len = 0;
 			break;
 		}

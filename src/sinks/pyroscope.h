@@ -13,6 +13,7 @@
 #define ENAV_SINKS_PYROSCOPE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct enav_profile_store;
@@ -34,6 +35,11 @@ struct enav_pyroscope *enav_pyroscope_start(const struct enav_pyroscope_config *
 /* Queue the processes of one interval (never blocks). */
 void enav_pyroscope_interval(struct enav_pyroscope *p, uint64_t from_mono_ns, uint64_t to_mono_ns,
 			     uint64_t from_unix_ns, uint64_t to_unix_ns);
+/* Queue a profile built elsewhere (a pulled one, already filtered); takes
+ * ownership of body.  Pushed as "{app}.{name}{pid=..,comm=..}". */
+void enav_pyroscope_push_pprof(struct enav_pyroscope *p, const char *name, const char *units,
+			       uint32_t pid, const char *comm, uint64_t from_unix_ns,
+			       uint64_t to_unix_ns, uint8_t *body, size_t len);
 /* Send what is queued until the deadline, then stop. */
 void enav_pyroscope_stop(struct enav_pyroscope *p, uint64_t deadline_mono_ns);
 void enav_pyroscope_metrics(struct enav_pyroscope *p, struct enav_promtext *out);

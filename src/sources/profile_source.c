@@ -31,6 +31,7 @@
 #include "sinks/profile_spool.h"
 #include "sinks/pyroscope.h"
 #include "sources/bpf_source.h"
+#include "sources/pprof_pull.h"
 
 ENAV_SKEL_OPS(profile_ringbuf);
 ENAV_SKEL_OPS(profile_perf);
@@ -66,10 +67,12 @@ struct profile_source {
 	/* interval exporters (profiler thread only) */
 	struct enav_profile_spool *spool;
 	struct enav_pyroscope *pyroscope;
+	struct enav_pprof_pull *pull;
 	uint64_t interval_from_mono, interval_from_unix;
 	/* drain state (under the store's drain lock) */
 	uint64_t last_drain_mono, last_drain_unix;
-	struct enav_profile_stack *stack; /* one stack read back */
+	struct enav_profile_stack *stack;	 /* one stack read back */
+	const char *allow[ENAV_CONFIG_LIST_MAX]; /* profiling.filter.allow, borrowed */
 	struct enav_profile_key *keys;
 	struct enav_profile_value *vals;
 	uint64_t *kips, *uips;
@@ -372,6 +375,8 @@ static int profile_start(struct enav_agent *a, void **state, char *err, size_t e
 	src->stack = calloc(1, sizeof(*src->stack));
 	if (!src->keys || !src->kips || !src->uips || !src->stack)
 		return -ENOMEM;
+	for (uint32_t i = 0; i < cfg->profiling.filter_allow.n && i < ENAV_CONFIG_LIST_MAX; i++)
+		src->allow[i] = cfg->profiling.filter_allow.item[i];
 	struct enav_profile_store_config sc = {
 	    .agent = a,
 	    .cgroup2_mount = cfg->attribution.cgroup2_mount[0] ? cfg->attribution.cgroup2_mount
@@ -380,6 +385,8 @@ static int profile_start(struct enav_agent *a, void **state, char *err, size_t e
 	    .retention_ms = cfg->profiling.retention_ms,
 	    .max_stored_stacks = cfg->profiling.max_stored_stacks,
 	    .max_stored_bytes = (uint64_t)cfg->profiling.max_store_mb << 20,
+	    .allow = (const char *const *)src->allow,
+	    .n_allow = cfg->profiling.filter_allow.n,
 	    .max_processes = cfg->profiling.max_processes,
 	    .max_elf_files = cfg->profiling.max_elf_files,
 	};
@@ -441,6 +448,13 @@ static int profile_start(struct enav_agent *a, void **state, char *err, size_t e
 		}
 	}
 	enav_profile_store_set_drain(src->store, drain, src);
+	if (cfg->profiling.pull) {
+		src->pull = enav_pprof_pull_start(cfg, src->spool, src->pyroscope);
+		if (!src->pull) {
+			snprintf(err, errlen, "profiling.pull: cannot start the pull worker");
+			return -ENOMEM;
+		}
+	}
 	if (pthread_create(&src->thread, NULL, profiler_thread, src) != 0) {
 		snprintf(err, errlen, "profiling: cannot start the profiler thread");
 		return -EAGAIN;
@@ -466,6 +480,7 @@ static void profile_stop(void *state)
 		pthread_mutex_unlock(&src->lock);
 		pthread_join(src->thread, NULL);
 	}
+	enav_pprof_pull_stop(src->pull); /* it feeds the spool and Pyroscope */
 	enav_pyroscope_stop(src->pyroscope,
 			    enav_clock_mono_ns() +
 				(uint64_t)src->agent->cfg.shutdown_timeout_ms * 1000000ull);
@@ -548,6 +563,7 @@ static void profile_metrics(void *state, struct enav_promtext *p)
 	enav_profile_store_metrics(src->store, p);
 	enav_profile_spool_metrics(src->spool, p);
 	enav_pyroscope_metrics(src->pyroscope, p);
+	enav_pprof_pull_metrics(src->pull, p);
 }
 
 bool enav_profile_source_enabled(const struct enav_config *cfg)

@@ -1,0 +1,3 @@
+module example.com/acme/shared
+
+go 1.19
