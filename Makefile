@@ -41,7 +41,7 @@ FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
 
 # Library sources: everything except the CLI entry point, so tests link it.
 LIB_SRCS  := $(sort $(wildcard src/core/*.c src/probe/*.c src/sources/*.c src/sources/host/*.c src/discovery/*.c \
-	       src/processors/*.c src/generators/*.c src/sinks/*.c src/agent/*.c))
+	       src/processors/*.c src/generators/*.c src/sinks/*.c src/sinks/otlp/*.c src/agent/*.c))
 MAIN_SRC  := src/main.c
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_NAMES := $(patsubst bpf/%.bpf.c,%,$(BPF_SRCS))
