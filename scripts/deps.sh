@@ -12,6 +12,10 @@ build_pkgs=(make clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev
 test_pkgs=(libcmocka-dev libclang-rt-14-dev prometheus jq util-linux libcap2-bin curl
 	procps python3 prometheus-node-exporter nginx-light dnsmasq-base bind9-dnsutils
 	golang-go)
+# nodejs and npm run the OTLP test receiver (tests/otlp).  A machine whose
+# Node.js comes from elsewhere (its nodejs package conflicts with Debian's npm)
+# keeps it: they are wanted only when npm is not on the PATH.
+command -v npm >/dev/null || test_pkgs+=(nodejs npm)
 
 want=("${build_pkgs[@]}")
 if [ "${1:-build}" = "test" ]; then
