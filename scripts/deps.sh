@@ -11,7 +11,10 @@ build_pkgs=(make clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev
 # Go workload and `go tool pprof`, which reads every profile the tests produce.
 test_pkgs=(libcmocka-dev libclang-rt-14-dev prometheus jq util-linux libcap2-bin curl
 	procps python3 prometheus-node-exporter nginx-light dnsmasq-base bind9-dnsutils
-	golang-go)
+	golang-go
+	# protoc decodes the OTLP request bodies against tests/otlp/proto/
+	# (tests/unit/test_otlp_encode.c).
+	protobuf-compiler)
 # nodejs and npm run the OTLP test receiver (tests/otlp).  A machine whose
 # Node.js comes from elsewhere (its nodejs package conflicts with Debian's npm)
 # keeps it: they are wanted only when npm is not on the PATH.

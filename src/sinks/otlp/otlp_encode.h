@@ -142,9 +142,12 @@ int enav_otlp_encode_logs(struct enav_pb_writer *w, const struct enav_otlp_resou
 			  size_t n);
 
 /* ---- profiles (v1development) ---- */
-/* One OTLP profile per pprof document (gzip'd or raw), with its resource
- * (and an attribute per sample for each pprof label).  The only function
- * that knows the development schema. */
+/* Each pprof document (gzip'd or raw) becomes one ResourceProfiles with its
+ * resource, holding one OTLP Profile per pprof sample type (a v1development
+ * Profile has a single sample_type), with an attribute per sample for each
+ * pprof label; every table goes into the request's shared dictionary.  The
+ * only function that knows the development schema (otlp_profiles.c).  0,
+ * -EINVAL (a document that is not a pprof: err names it), -E2BIG, -ENOMEM. */
 struct enav_otlp_profile_in {
 	struct enav_otlp_resource resource;
 	const uint8_t *pprof;
