@@ -117,13 +117,13 @@ case_offline_filter() {
 		go tool pprof -raw "$WORK/$f.pb.gz" >/dev/null 2>&1 || { fail "$f: go tool pprof rejects it"; return 1; }
 		no_thirdparty "$WORK/$f.pb.gz" || return 1
 	done
-	python3 "$STRINGS" "$WORK/with.pb.gz" | grep -q 'acme' ||
+	grep -q 'acme' <<<"$(python3 "$STRINGS" "$WORK/with.pb.gz")" ||
 		{ fail "with build info the service's frames are gone"; return 1; }
 	local left
 	left=$(python3 "$STRINGS" "$WORK/without.pb.gz" | grep 'acme' || true)
 	[ -z "$left" ] || { fail "without build info acme survived: $left"; return 1; }
 	# The unfiltered profile did have them: the test can fail.
-	python3 "$STRINGS" "$WORK/raw.pb.gz" | grep -q 'github.com/thirdparty/lib.ThirdpartySecretCompute' ||
+	grep -q 'github.com/thirdparty/lib.ThirdpartySecretCompute' <<<"$(python3 "$STRINGS" "$WORK/raw.pb.gz")" ||
 		{ fail "the raw profile never had the third-party frame"; return 1; }
 }
 
@@ -190,7 +190,7 @@ case_ebpf_filter() {
 	curl -fs -o "$WORK/ebpf2.pb.gz" "http://127.0.0.1:$TEST_PORT/debug/pprof/profile?seconds=3&pid=$SVC_PID" ||
 		{ fail "unfiltered eBPF profile request failed"; return 1; }
 	stop_services
-	python3 "$STRINGS" "$WORK/ebpf2.pb.gz" | grep -q 'github.com/thirdparty/lib.ThirdpartySecretCompute' ||
+	grep -q 'github.com/thirdparty/lib.ThirdpartySecretCompute' <<<"$(python3 "$STRINGS" "$WORK/ebpf2.pb.gz")" ||
 		{ fail "local_unfiltered: the third-party frame should be there"; return 1; }
 }
 

@@ -61,7 +61,9 @@ case_cpu() {
 	grep -q "PeriodType: cpu nanoseconds" <<<"$raw" || { fail "period type"; return 1; }
 	grep -q "^Period: 5025125$" <<<"$raw" || { fail "period is not 1e9/199"; return 1; }
 	# Every sample has exactly the workload's pid: the filter held.
-	if grep -o 'pid:\[[0-9]*\]' <<<"$raw" | grep -vq "pid:\[$wpid\]"; then
+	local pids
+	pids=$(grep -o 'pid:\[[0-9]*\]' <<<"$raw" | sort -u)
+	if [ "$pids" != "pid:[$wpid]" ]; then
 		fail "pid filter let another process through"
 		return 1
 	fi
