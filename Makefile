@@ -30,7 +30,7 @@ endif
 INCS      := -Iinclude -Isrc -I$(BUILD)/bpf -I$(BUILD)
 PKGS      := libbpf libmicrohttpd yaml-0.1 libcurl jansson
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lelf -lz -lpthread
+PKG_LIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lelf -lz -lpthread -lm
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS = $(CSTD) $(WARN) $(DEFS) $(INCS) $(PKG_CFLAGS) $(CFLAGS)
 

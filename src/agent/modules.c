@@ -9,6 +9,7 @@
 #include "generators/process_metrics.h"
 #include "processors/attribution.h"
 #include "sinks/ndjson.h"
+#include "sinks/otlp/otlp_sink.h"
 #include "sinks/prometheus.h"
 #include "sources/exec_source.h"
 #include "sources/host/host_source.h"
@@ -41,6 +42,7 @@ const struct enav_module enav_modules[] = {
      {.generator = &enav_net_edges_ops}},
     {"ndjson", ENAV_MODULE_SINK, enav_ndjson_enabled, {.sink = &enav_ndjson_sink_ops}},
     {"prometheus", ENAV_MODULE_SINK, enav_prometheus_enabled, {.sink = &enav_prometheus_sink_ops}},
+    {"otlp", ENAV_MODULE_SINK, enav_otlp_sink_enabled, {.sink = &enav_otlp_sink_ops}},
 };
 
 const size_t enav_modules_count = sizeof(enav_modules) / sizeof(enav_modules[0]);

@@ -69,6 +69,7 @@ static const char *const capture_mode_names[] = {"all", "allowlist", "denylist",
 static const char *const k8s_enable_names[] = {"auto", "true", "false", NULL};
 static const char *const host_cgroups_names[] = {"none", "containers", "all", NULL};
 static const char *const profile_event_names[] = {"auto", "cpu-clock", "cycles", NULL};
+static const char *const compression_names[] = {"none", "gzip", NULL};
 
 /* Enum fields are stored through an unsigned int. */
 _Static_assert(sizeof(enum enav_log_level) == sizeof(unsigned), "enum size");
@@ -139,6 +140,7 @@ static int check_selector(struct errout *e, const char *where, const char *s, si
 static int check_label_key(struct errout *e, const char *where, const char *s, size_t n);
 static int check_api_server(struct errout *e, const char *where, const char *s, size_t n);
 static int check_module_prefix(struct errout *e, const char *where, const char *s, size_t n);
+static int check_header(struct errout *e, const char *where, const char *s, size_t n);
 static int check_pull_target(struct errout *e, const char *where, const char *s, size_t n);
 
 #define K8S_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount/"
@@ -219,6 +221,37 @@ static const struct field schema[] = {
     U32("profiling.pull.max_per_round", profiling.pull_max_per_round, 1, 1000, 10),
     U32("profiling.pull.hold_ms", profiling.pull_hold_ms, 1000, 604800000, 21600000),
     U32("profiling.pull.max_targets", profiling.pull_max_targets, 1, 4096, 256),
+    MAP("otlp"),
+    STR("otlp.endpoint", otlp.endpoint, 0, ""),
+    MAP("otlp.metrics"),
+    BOOL("otlp.metrics.enabled", otlp.metrics, true),
+    STR("otlp.metrics.endpoint", otlp.metrics_endpoint, 0, ""),
+    MAP("otlp.traces"),
+    BOOL("otlp.traces.enabled", otlp.traces, true),
+    STR("otlp.traces.endpoint", otlp.traces_endpoint, 0, ""),
+    MAP("otlp.logs"),
+    BOOL("otlp.logs.enabled", otlp.logs, true),
+    STR("otlp.logs.endpoint", otlp.logs_endpoint, 0, ""),
+    MAP("otlp.profiles"),
+    BOOL("otlp.profiles.enabled", otlp.profiles, true),
+    STR("otlp.profiles.endpoint", otlp.profiles_endpoint, 0, ""),
+    LIST("otlp.headers", otlp.headers, 3, check_header),
+    STR("otlp.headers_file", otlp.headers_file, 0, ""),
+    ENUM("otlp.compression", otlp.compression, enum enav_otlp_compression, compression_names,
+	 ENAV_OTLP_COMPRESSION_NONE),
+    U32("otlp.timeout_ms", otlp.timeout_ms, 100, 120000, 10000),
+    U32("otlp.queue_capacity", otlp.queue_capacity, 16, 1048576, 4096),
+    U32("otlp.batch_max_items", otlp.batch_max_items, 1, 65536, 512),
+    U32("otlp.batch_max_delay_ms", otlp.batch_max_delay_ms, 10, 60000, 5000),
+    U32("otlp.metrics_interval_ms", otlp.metrics_interval_ms, 1000, 3600000, 15000),
+    U32("otlp.retry_max_elapsed_ms", otlp.max_elapsed_ms, 0, 3600000, 60000),
+    U32("otlp.retry_initial_ms", otlp.backoff_initial_ms, 10, 60000, 500),
+    U32("otlp.retry_max_ms", otlp.backoff_max_ms, 10, 600000, 30000),
+    U32("otlp.breaker_failures", otlp.breaker_failures, 1, 1000, 5),
+    U32("otlp.breaker_cooldown_ms", otlp.breaker_cooldown_ms, 100, 3600000, 30000),
+    STR("otlp.ca_file", otlp.ca_file, 0, ""),
+    STR("otlp.cert_file", otlp.cert_file, 0, ""),
+    STR("otlp.key_file", otlp.key_file, 0, ""),
     MAP("attribution"),
     U32("attribution.cgroup_cache_entries", attribution.cgroup_cache_entries, 16, 1048576, 4096),
     U32("attribution.process_table_entries", attribution.process_table_entries, 16, 1048576, 16384),
@@ -679,6 +712,21 @@ static int check_label_key(struct errout *e, const char *where, const char *s, s
 		return 0;
 	show(shown, sizeof(shown), s, n);
 	return fail(e, "%s: \"%s\" is not a label key (expected " LABEL_KEY_RULE ")", where, shown);
+}
+
+/* "Name: value": a token name, printable value; the value is never shown. */
+static int check_header(struct errout *e, const char *where, const char *s, size_t n)
+{
+	const char *colon = memchr(s, ':', n);
+	bool ok = colon && colon > s;
+	for (const char *p = s; ok && p < colon; p++)
+		ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		     (*p >= '0' && *p <= '9') || *p == '-' || *p == '_';
+	for (const char *p = colon ? colon + 1 : s; ok && p < s + n; p++)
+		ok = (unsigned char)*p >= 0x20 && *p != 0x7f;
+	if (ok)
+		return 0;
+	return fail(e, "%s: expected \"Name: value\" (the value is not shown)", where);
 }
 
 /* A Go module path prefix: printable, no spaces, no leading or trailing '/'. */

@@ -42,6 +42,8 @@ enum enav_profile_event {
 	ENAV_PROFILE_EVENT_CYCLES,
 };
 
+enum enav_otlp_compression { ENAV_OTLP_COMPRESSION_NONE = 0, ENAV_OTLP_COMPRESSION_GZIP };
+
 /* A bounded list of strings from a YAML sequence. */
 struct enav_config_list {
 	uint32_t n;
@@ -202,6 +204,33 @@ struct enav_config {
 		uint32_t pull_hold_ms;	   /* profiling.pull.hold_ms: 1000..604800000 (21600000) */
 		uint32_t pull_max_targets; /* profiling.pull.max_targets: 1..4096 (256) */
 	} profiling;
+
+	/* OTLP/HTTP export (docs/otlp.md); "" endpoints fall back to the
+	 * OTEL_EXPORTER_OTLP_* environment. */
+	struct {
+		char endpoint[ENAV_CONFIG_URL_MAX];	     /* otlp.endpoint: base URL ("") */
+		char metrics_endpoint[ENAV_CONFIG_URL_MAX];  /* otlp.metrics.endpoint: full URL */
+		char traces_endpoint[ENAV_CONFIG_URL_MAX];   /* otlp.traces.endpoint */
+		char logs_endpoint[ENAV_CONFIG_URL_MAX];     /* otlp.logs.endpoint */
+		char profiles_endpoint[ENAV_CONFIG_URL_MAX]; /* otlp.profiles.endpoint */
+		bool metrics, traces, logs, profiles;	     /* otlp.<signal>.enabled (true) */
+		struct enav_config_list headers;	     /* otlp.headers: "Name: value" */
+		char headers_file[ENAV_CONFIG_PATH_MAX]; /* otlp.headers_file: one header a line */
+		enum enav_otlp_compression compression;	 /* otlp.compression: none|gzip (none) */
+		uint32_t timeout_ms;			 /* otlp.timeout_ms: 100..120000 (10000) */
+		uint32_t queue_capacity;      /* otlp.queue_capacity: 16..1048576 (4096) */
+		uint32_t batch_max_items;     /* otlp.batch_max_items: 1..65536 (512) */
+		uint32_t batch_max_delay_ms;  /* otlp.batch_max_delay_ms: 10..60000 (5000) */
+		uint32_t metrics_interval_ms; /* otlp.metrics_interval_ms: 1000..3600000 (15000) */
+		uint32_t max_elapsed_ms;      /* otlp.retry_max_elapsed_ms: 0..3600000 (60000) */
+		uint32_t backoff_initial_ms;  /* otlp.retry_initial_ms: 10..60000 (500) */
+		uint32_t backoff_max_ms;      /* otlp.retry_max_ms: 10..600000 (30000) */
+		uint32_t breaker_failures;    /* otlp.breaker_failures: 1..1000 (5) */
+		uint32_t breaker_cooldown_ms; /* otlp.breaker_cooldown_ms: 100..3600000 (30000) */
+		char ca_file[ENAV_CONFIG_PATH_MAX];   /* otlp.ca_file ("") */
+		char cert_file[ENAV_CONFIG_PATH_MAX]; /* otlp.cert_file ("") */
+		char key_file[ENAV_CONFIG_PATH_MAX];  /* otlp.key_file ("") */
+	} otlp;
 };
 
 /* Fill with the documented defaults. */
