@@ -13,7 +13,7 @@ WEB_PID=
 
 start_receiver() {
 	"$OTLP_DIR/setup.sh" || { fail "tests/otlp/setup.sh failed"; return 1; }
-	mkdir -p "$WORK/otlp"
+	rm -rf "$WORK/otlp" && mkdir -p "$WORK/otlp" # each case reads only its own requests
 	node "$OTLP_DIR/receiver.js" 0 "$WORK/otlp" >"$WORK/recv.out" 2>"$WORK/recv.err" &
 	RECV_PID=$!
 	local i
@@ -296,7 +296,43 @@ case_faults() {
 	stop_helpers
 }
 
+# The standard environment alone turns export on, names the service, adds
+# resource attributes and headers; header values never reach the log.
+case_environment() {
+	require_root || return
+	command -v node >/dev/null || { skip "node is not installed (scripts/deps.sh test)"; return; }
+	start_receiver || return 1
+	write_config "$WORK/cfg.yaml"
+	sed -i 's/^log_level: info/log_level: debug/' "$WORK/cfg.yaml"
+	export OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$OTLP_PORT OTEL_SERVICE_NAME=node-agent-test \
+		OTEL_RESOURCE_ATTRIBUTES="deployment.environment=ci,team=obs%20team" \
+		OTEL_EXPORTER_OTLP_HEADERS="x-test-token=s3cr3t-v4lue"
+	start_agent "$WORK/cfg.yaml"
+	local rc=$?
+	unset OTEL_EXPORTER_OTLP_ENDPOINT OTEL_SERVICE_NAME OTEL_RESOURCE_ATTRIBUTES OTEL_EXPORTER_OTLP_HEADERS
+	[ $rc -eq 0 ] || { stop_helpers; return 1; }
+	local i
+	for ((i = 0; i < 200; i++)); do
+		[ -s "$WORK/otlp/metrics.ndjson" ] && break
+		sleep 0.1
+	done
+	stop_agent
+	stop_helpers
+	[ -s "$WORK/otlp/metrics.ndjson" ] || { fail "no metrics with only OTEL_EXPORTER_OTLP_ENDPOINT set"; return 1; }
+	local res
+	res=$(head -n1 "$WORK/otlp/metrics.ndjson" | jq -c '[.request.resourceMetrics[0].resource.attributes[] | {(.key): .value.stringValue}] | add')
+	expect_eq "service.name" "$(jq -r '."service.name"' <<<"$res")" node-agent-test || return 1
+	expect_eq "deployment.environment" "$(jq -r '."deployment.environment"' <<<"$res")" ci || return 1
+	expect_eq "team (percent-decoded)" "$(jq -r '.team' <<<"$res")" "obs team" || return 1
+	expect_eq "header" "$(head -n1 "$WORK/otlp/metrics.ndjson" | jq -r '.headers["x-test-token"]')" s3cr3t-v4lue || return 1
+	if grep -q 's3cr3t-v4lue' "$WORK/stderr" "$WORK/stdout"; then
+		fail "a header value reached the agent's output"
+		return 1
+	fi
+}
+
 run_case "otlp: metrics, traces, logs and profiles with the workload's content" case_content
+run_case "otlp: OTEL_EXPORTER_OTLP_* environment alone" case_environment
 run_case "otlp: fault suite (hang, 503 for a minute, 429, resets, slow, 400)" case_faults
 stop_helpers
 finish
