@@ -42,7 +42,11 @@ enum enav_profile_event {
 	ENAV_PROFILE_EVENT_CYCLES,
 };
 
-enum enav_otlp_compression { ENAV_OTLP_COMPRESSION_NONE = 0, ENAV_OTLP_COMPRESSION_GZIP };
+enum enav_otlp_compression {
+	ENAV_OTLP_COMPRESSION_NONE = 0,
+	ENAV_OTLP_COMPRESSION_GZIP,
+	ENAV_OTLP_COMPRESSION_INHERIT, /* a signal's own setting: use otlp.compression */
+};
 
 /* A bounded list of strings from a YAML sequence. */
 struct enav_config_list {
@@ -208,13 +212,21 @@ struct enav_config {
 	/* OTLP/HTTP export (docs/otlp.md); "" endpoints fall back to the
 	 * OTEL_EXPORTER_OTLP_* environment. */
 	struct {
-		char endpoint[ENAV_CONFIG_URL_MAX];	     /* otlp.endpoint: base URL ("") */
-		char metrics_endpoint[ENAV_CONFIG_URL_MAX];  /* otlp.metrics.endpoint: full URL */
-		char traces_endpoint[ENAV_CONFIG_URL_MAX];   /* otlp.traces.endpoint */
-		char logs_endpoint[ENAV_CONFIG_URL_MAX];     /* otlp.logs.endpoint */
-		char profiles_endpoint[ENAV_CONFIG_URL_MAX]; /* otlp.profiles.endpoint */
-		bool metrics, traces, logs, profiles;	     /* otlp.<signal>.enabled (true) */
-		struct enav_config_list headers;	     /* otlp.headers: "Name: value" */
+		char endpoint[ENAV_CONFIG_URL_MAX]; /* otlp.endpoint: base URL ("") */
+		/* otlp.<signal>.*: metrics, traces, logs, profiles.  Zero, "" and
+		 * "inherit" take the otlp.* value; headers add to otlp.headers. */
+		struct enav_otlp_signal_config {
+			bool enabled;				/* otlp.<signal>.enabled (true) */
+			char endpoint[ENAV_CONFIG_URL_MAX];	/* full URL, used as is ("") */
+			uint32_t timeout_ms;			/* 0 or 100..120000 (0) */
+			uint32_t queue_capacity;		/* 0 or 16..1048576 (0) */
+			uint32_t batch_max_items;		/* 0 or 1..65536 (0) */
+			enum enav_otlp_compression compression; /* inherit|none|gzip (inherit) */
+			struct enav_config_list headers;	/* "Name: value" */
+			char ca_file[ENAV_CONFIG_PATH_MAX], cert_file[ENAV_CONFIG_PATH_MAX],
+			    key_file[ENAV_CONFIG_PATH_MAX];
+		} metrics, traces, logs, profiles;
+		struct enav_config_list headers;	 /* otlp.headers: "Name: value" */
 		char headers_file[ENAV_CONFIG_PATH_MAX]; /* otlp.headers_file: one header a line */
 		enum enav_otlp_compression compression;	 /* otlp.compression: none|gzip (none) */
 		uint32_t timeout_ms;			 /* otlp.timeout_ms: 100..120000 (10000) */

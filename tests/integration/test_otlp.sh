@@ -89,7 +89,9 @@ case_content() {
 	command -v node >/dev/null || { skip "node is not installed (scripts/deps.sh test)"; return; }
 	start_receiver || return 1
 	start_web || { stop_helpers; return 1; }
-	otlp_agent || { stop_helpers; return 1; }
+	# Per-signal settings: traces compressed and with a header of their own.
+	otlp_agent "  traces:" "    compression: gzip" "    headers:" '      - "x-test-signal: traces"' ||
+		{ stop_helpers; return 1; }
 	local cg
 	cg=$(make_cgroup "kubepods.slice/kubepods-pod5f1c2a3b_4d5e_4f60_8a7b_9c0d1e2f3a4b.slice/cri-containerd-3e7a9c1d5b2f48a6e0c4d8b1f7a3e5c9d2b6f0a4c8e1d7b3f5a9c0e2d4b6f8a1.scope") ||
 		{ fail "cannot create cgroup"; stop_helpers; return 1; }
@@ -123,6 +125,11 @@ case_content() {
 	expect_eq "exported execs in containers" "${got:-0}" "$want" || return 1
 	expect_eq "client spans to the web server" "$clients" 5 || return 1
 	expect_eq "server spans of the web server" "$servers" 5 || return 1
+	local th mh
+	th=$(head -n1 "$WORK/otlp/traces.ndjson" | jq -c '[.headers["content-encoding"], .headers["x-test-signal"]]')
+	mh=$(head -n1 "$WORK/otlp/metrics.ndjson" | jq -c '[.headers["content-encoding"], .headers["x-test-signal"]]')
+	expect_eq "traces: gzip and their own header" "$th" '["gzip","traces"]' || return 1
+	expect_eq "metrics: neither" "$mh" '[null,null]' || return 1
 	# Sums are monotonic and cumulative, with a start time; resource names the node.
 	local sum
 	sum=$(jq -c '.request.resourceMetrics[]?.scopeMetrics[]?.metrics[]? | select(.name == "enav_process_execs") | .sum

@@ -437,8 +437,8 @@ static void signal_url(const struct enav_config *cfg, int sig, char *out, size_t
 	static const char *const env_names[W__N] = {
 	    "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
 	    "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT"};
-	const char *per[W__N] = {cfg->otlp.metrics_endpoint, cfg->otlp.traces_endpoint,
-				 cfg->otlp.logs_endpoint, cfg->otlp.profiles_endpoint};
+	const char *per[W__N] = {cfg->otlp.metrics.endpoint, cfg->otlp.traces.endpoint,
+				 cfg->otlp.logs.endpoint, cfg->otlp.profiles.endpoint};
 	const char *base = cfg->otlp.endpoint[0] ? cfg->otlp.endpoint : NULL;
 	out[0] = '\0';
 	if (per[sig][0]) {
@@ -523,8 +523,10 @@ static int otlp_init(struct enav_agent *a, void **state, char *err, size_t errle
 	const char *env_timeout = getenv("OTEL_EXPORTER_OTLP_TIMEOUT");
 	if (timeout == 10000 && env_timeout && atoi(env_timeout) > 0)
 		timeout = (uint32_t)atoi(env_timeout);
-	const bool on[W__N] = {cfg->otlp.metrics, cfg->otlp.traces, cfg->otlp.logs,
-			       cfg->otlp.profiles && cfg->profiling.enabled};
+	const struct enav_otlp_signal_config *sc[W__N] = {&cfg->otlp.metrics, &cfg->otlp.traces,
+							  &cfg->otlp.logs, &cfg->otlp.profiles};
+	const bool on[W__N] = {sc[0]->enabled, sc[1]->enabled, sc[2]->enabled,
+			       sc[3]->enabled && cfg->profiling.enabled};
 	const enav_otlp_encode_fn enc[W__N] = {encode_metrics, encode_traces, encode_logs,
 					       encode_profiles};
 	const enav_otlp_free_fn fr[W__N] = {free_metrics_item, free_signal, free_signal,
@@ -533,28 +535,40 @@ static int otlp_init(struct enav_agent *a, void **state, char *err, size_t errle
 		signal_url(cfg, i, o->url[i], sizeof(o->url[i]));
 		if (!on[i] || !o->url[i][0])
 			continue;
+		/* A signal's own setting wins over the shared one. */
+		const struct enav_otlp_signal_config *c = sc[i];
+		bool snapshot = i == W_METRICS || i == W_PROFILES;
+		enum enav_otlp_compression comp = c->compression == ENAV_OTLP_COMPRESSION_INHERIT
+						      ? cfg->otlp.compression
+						      : c->compression;
+		const char *ca = c->ca_file[0] ? c->ca_file : cfg->otlp.ca_file;
+		const char *cert = c->cert_file[0] ? c->cert_file : cfg->otlp.cert_file;
+		const char *key = c->key_file[0] ? c->key_file : cfg->otlp.key_file;
 		struct enav_otlp_worker_config wc = {
 		    .signal = signal_names[i],
 		    .url = o->url[i],
-		    .n_headers = o->n_headers,
-		    .timeout_ms = timeout,
-		    .queue_capacity =
-			i == W_METRICS || i == W_PROFILES ? 16 : cfg->otlp.queue_capacity,
-		    .batch_max_items =
-			i == W_METRICS || i == W_PROFILES ? 1 : cfg->otlp.batch_max_items,
+		    .timeout_ms = c->timeout_ms ? c->timeout_ms : timeout,
+		    .queue_capacity = c->queue_capacity ? c->queue_capacity
+				      : snapshot	? 16
+							: cfg->otlp.queue_capacity,
+		    .batch_max_items = c->batch_max_items ? c->batch_max_items
+				       : snapshot	  ? 1
+							  : cfg->otlp.batch_max_items,
 		    .batch_max_delay_ms = cfg->otlp.batch_max_delay_ms,
-		    .gzip = cfg->otlp.compression == ENAV_OTLP_COMPRESSION_GZIP,
+		    .gzip = comp == ENAV_OTLP_COMPRESSION_GZIP,
 		    .backoff_initial_ms = cfg->otlp.backoff_initial_ms,
 		    .backoff_max_ms = cfg->otlp.backoff_max_ms,
 		    .max_elapsed_ms = cfg->otlp.max_elapsed_ms,
 		    .breaker_failures = cfg->otlp.breaker_failures,
 		    .breaker_cooldown_ms = cfg->otlp.breaker_cooldown_ms,
-		    .ca_file = cfg->otlp.ca_file[0] ? cfg->otlp.ca_file : NULL,
-		    .cert_file = cfg->otlp.cert_file[0] ? cfg->otlp.cert_file : NULL,
-		    .key_file = cfg->otlp.key_file[0] ? cfg->otlp.key_file : NULL,
+		    .ca_file = ca[0] ? ca : NULL,
+		    .cert_file = cert[0] ? cert : NULL,
+		    .key_file = key[0] ? key : NULL,
 		};
 		for (size_t h = 0; h < o->n_headers; h++)
-			wc.headers[h] = o->headers[h];
+			wc.headers[wc.n_headers++] = o->headers[h];
+		for (uint32_t h = 0; h < c->headers.n && wc.n_headers < ENAV_OTLP_MAX_HEADERS; h++)
+			wc.headers[wc.n_headers++] = c->headers.item[h];
 		o->w[i] = enav_otlp_worker_start(&wc, enc[i], fr[i], o, err, errlen);
 		if (!o->w[i])
 			return -EINVAL;
