@@ -45,3 +45,13 @@ uint64_t enav_clock_boot_to_unix_ns(uint64_t boot_ns)
 		enav_clock_refresh();
 	return boot_ns + (uint64_t)atomic_load(&boot_to_unix_offset);
 }
+
+struct timespec enav_clock_deadline(clockid_t clock, uint64_t after_ns)
+{
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	uint64_t nsec = (uint64_t)ts.tv_nsec + after_ns % 1000000000ull;
+	ts.tv_sec += (time_t)(after_ns / 1000000000ull + nsec / 1000000000ull);
+	ts.tv_nsec = (long)(nsec % 1000000000ull);
+	return ts;
+}

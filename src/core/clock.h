@@ -8,6 +8,7 @@
 #define ENAV_CORE_CLOCK_H
 
 #include <stdint.h>
+#include <time.h>
 
 uint64_t enav_clock_boot_ns(void);
 uint64_t enav_clock_unix_ns(void);
@@ -15,5 +16,7 @@ uint64_t enav_clock_mono_ns(void);
 /* Re-sample the boot -> Unix offset (cheap; call from the capture loop). */
 void enav_clock_refresh(void);
 uint64_t enav_clock_boot_to_unix_ns(uint64_t boot_ns);
+/* The absolute time after_ns from now on clock, for pthread_cond_timedwait. */
+struct timespec enav_clock_deadline(clockid_t clock, uint64_t after_ns);
 
 #endif

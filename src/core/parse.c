@@ -18,3 +18,14 @@ bool enav_parse_u64_dec(const char *s, size_t len, uint64_t *out)
 	*out = v;
 	return true;
 }
+
+int enav_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

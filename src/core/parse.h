@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Small strict parsers shared by the procfs, sysfs and cgroup readers. */
+/* Small strict parsers shared by the procfs, sysfs, cgroup and ELF readers. */
 #ifndef ENAV_CORE_PARSE_H
 #define ENAV_CORE_PARSE_H
 
@@ -9,5 +9,8 @@
 
 /* Exactly len decimal digits, no sign, no overflow; false otherwise. */
 bool enav_parse_u64_dec(const char *s, size_t len, uint64_t *out);
+
+/* The value of one hex digit (either case), -1 for anything else. */
+int enav_hex_digit(char c);
 
 #endif

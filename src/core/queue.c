@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "core/queue.h"
 
+#include "core/clock.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
@@ -58,14 +60,8 @@ void *enav_queue_pop(struct enav_queue *q, int timeout_ms)
 {
 	if (timeout_ms < 0)
 		timeout_ms = 0;
-	struct timespec deadline;
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += timeout_ms / 1000;
-	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
+	struct timespec deadline =
+	    enav_clock_deadline(CLOCK_MONOTONIC, (uint64_t)timeout_ms * 1000000ull);
 
 	pthread_mutex_lock(&q->lock);
 	while (q->len == 0 && !q->closed) {

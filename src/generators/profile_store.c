@@ -259,14 +259,7 @@ int enav_profile_store_drain(struct enav_profile_store *s, uint64_t *mono_ns)
 
 bool enav_profile_store_sleep(struct enav_profile_store *s, uint32_t ms)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	struct timespec ts = enav_clock_deadline(CLOCK_REALTIME, (uint64_t)ms * 1000000ull);
 	pthread_mutex_lock(&s->lock);
 	while (!s->closed && pthread_cond_timedwait(&s->closed_cv, &s->lock, &ts) != ETIMEDOUT)
 		;

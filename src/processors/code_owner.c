@@ -28,6 +28,7 @@
  * type arguments.
  */
 #include "processors/pprof_filter.h"
+#include "core/parse.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -35,22 +36,11 @@
 
 #include "processors/go_buildinfo.h"
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The byte at s[*i] (of n) with a %XX escape decoded; advances *i. */
 static char next_byte(const char *s, size_t n, size_t *i)
 {
 	if (s[*i] == '%' && *i + 2 < n) {
-		int hi = hexval(s[*i + 1]), lo = hexval(s[*i + 2]);
+		int hi = enav_hex_digit(s[*i + 1]), lo = enav_hex_digit(s[*i + 2]);
 
 		if (hi >= 0 && lo >= 0) {
 			*i += 3;

@@ -22,6 +22,7 @@
  * dependencies and the build settings; strings never hold a NUL.
  */
 #include "processors/go_buildinfo.h"
+#include "core/parse.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -226,17 +227,6 @@ static size_t utf8_encode(uint32_t r, char *out)
 	return 4;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * A Go string literal ("..." or `...`) at the start of s[0..n): its length
  * including the quotes, or 0 when s does not start with a valid one.  With
@@ -351,7 +341,7 @@ static size_t go_unquote(const char *s, size_t n, char *out, size_t *outlen)
 					return 0;
 				r = 0;
 				for (size_t j = 0; j < digits; j++) {
-					int h = hexval(s[i + j]);
+					int h = enav_hex_digit(s[i + j]);
 
 					if (h < 0)
 						return 0;

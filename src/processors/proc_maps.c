@@ -20,17 +20,6 @@ static size_t chomp(const char *line, size_t len)
 	return len;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* 1..16 hex digits at *pos, stopping at the first non-digit. */
 static bool take_hex(const char *s, size_t len, size_t *pos, uint64_t *out)
 {
@@ -38,10 +27,10 @@ static bool take_hex(const char *s, size_t len, size_t *pos, uint64_t *out)
 	uint64_t v = 0;
 	unsigned n = 0;
 
-	while (i < len && hexval(s[i]) >= 0) {
+	while (i < len && enav_hex_digit(s[i]) >= 0) {
 		if (++n > 16)
 			return false;
-		v = v << 4 | (uint64_t)hexval(s[i]);
+		v = v << 4 | (uint64_t)enav_hex_digit(s[i]);
 		i++;
 	}
 	if (n == 0)
@@ -172,7 +161,7 @@ int enav_kallsyms_parse_line(const char *line, size_t len, struct enav_kallsyms_
 static bool take_hex0x(const char *s, size_t len, size_t *pos, uint64_t *out)
 {
 	if (len - *pos >= 2 && s[*pos] == '0' && (s[*pos + 1] == 'x' || s[*pos + 1] == 'X') &&
-	    len - *pos > 2 && hexval(s[*pos + 2]) >= 0)
+	    len - *pos > 2 && enav_hex_digit(s[*pos + 2]) >= 0)
 		*pos += 2;
 	return take_hex(s, len, pos, out);
 }

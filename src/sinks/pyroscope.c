@@ -229,14 +229,7 @@ static uint32_t jitter(struct enav_pyroscope *p, uint32_t ms)
 /* Sleep ms unless stopping past the deadline; false when it is time to stop. */
 static bool backoff(struct enav_pyroscope *p, uint32_t ms)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	struct timespec ts = enav_clock_deadline(CLOCK_REALTIME, (uint64_t)ms * 1000000ull);
 	pthread_mutex_lock(&p->lock);
 	while (!p->stopping && pthread_cond_timedwait(&p->cv, &p->lock, &ts) == 0)
 		;

@@ -482,11 +482,7 @@ static void *pull_thread(void *arg)
 		uint64_t next = start + p->round_ns;
 		pthread_mutex_lock(&p->lock);
 		while (!atomic_load(&p->stop) && enav_clock_mono_ns() < next) {
-			struct timespec ts;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += 200000000L;
-			ts.tv_sec += ts.tv_nsec / 1000000000L;
-			ts.tv_nsec %= 1000000000L;
+			struct timespec ts = enav_clock_deadline(CLOCK_REALTIME, 200000000ull);
 			pthread_cond_timedwait(&p->cv, &p->lock, &ts);
 		}
 		pthread_mutex_unlock(&p->lock);

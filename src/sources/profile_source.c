@@ -233,14 +233,10 @@ static void *profiler_thread(void *arg)
 			next_drain = now + drain_every;
 			continue;
 		}
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
 		uint64_t wait = (next < next_drain ? next : next_drain) - now;
 		if (wait > 200000000ull)
 			wait = 200000000ull;
-		ts.tv_nsec += (long)wait;
-		ts.tv_sec += ts.tv_nsec / 1000000000L;
-		ts.tv_nsec %= 1000000000L;
+		struct timespec ts = enav_clock_deadline(CLOCK_REALTIME, wait);
 		if (!src->ring_len && !src->stop)
 			pthread_cond_timedwait(&src->cv, &src->lock, &ts);
 	}

@@ -416,11 +416,7 @@ static void *ticker(void *arg)
 			next = now + every;
 			continue;
 		}
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 100000000L;
-		ts.tv_sec += ts.tv_nsec / 1000000000L;
-		ts.tv_nsec %= 1000000000L;
+		struct timespec ts = enav_clock_deadline(CLOCK_REALTIME, 100000000ull);
 		pthread_cond_timedwait(&o->cv, &o->lock, &ts);
 	}
 	pthread_mutex_unlock(&o->lock);
