@@ -56,6 +56,8 @@ static void run_derivation(struct enav_agent *a, struct enav_signal *s, unsigned
 		}
 		for (size_t k = 0; k < n; k++) {
 			atomic_fetch_add(&a->derived_total, 1);
+			if (out[k]->kind >= 1 && out[k]->kind < ENAV_SIGNAL__COUNT)
+				atomic_fetch_add(&a->signals_total[out[k]->kind], 1);
 			if (depth + 1 < ENAV_DERIVATION_MAX_DEPTH)
 				run_derivation(a, out[k], depth + 1);
 			deliver(a, out[k]);

@@ -7,6 +7,7 @@
 #include "discovery/discovery.h"
 #include "generators/net_edges.h"
 #include "generators/process_metrics.h"
+#include "generators/security_findings.h"
 #include "processors/attribution.h"
 #include "sinks/ndjson.h"
 #include "sinks/otlp/otlp_sink.h"
@@ -40,6 +41,10 @@ const struct enav_module enav_modules[] = {
      ENAV_MODULE_GENERATOR,
      enav_net_edges_enabled,
      {.generator = &enav_net_edges_ops}},
+    {"security_findings",
+     ENAV_MODULE_GENERATOR,
+     enav_security_findings_enabled,
+     {.generator = &enav_security_findings_ops}},
     {"ndjson", ENAV_MODULE_SINK, enav_ndjson_enabled, {.sink = &enav_ndjson_sink_ops}},
     {"prometheus", ENAV_MODULE_SINK, enav_prometheus_enabled, {.sink = &enav_prometheus_sink_ops}},
     {"otlp", ENAV_MODULE_SINK, enav_otlp_sink_enabled, {.sink = &enav_otlp_sink_ops}},

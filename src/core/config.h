@@ -209,6 +209,15 @@ struct enav_config {
 		uint32_t pull_max_targets; /* profiling.pull.max_targets: 1..4096 (256) */
 	} profiling;
 
+	struct {
+		bool enabled;		   /* security.enabled (true): the findings generator */
+		bool exec_from_writable;   /* security.rules.exec_from_writable_location (true) */
+		bool shell_from_service;   /* security.rules.shell_from_network_service (true) */
+		uint32_t rate_per_minute;  /* security.rate_limit_per_minute: 1..10000 (10) */
+		uint32_t max_services;	   /* security.max_tracked_services: 16..1048576 (4096) */
+		uint32_t max_rate_entries; /* security.max_rate_entries: 16..1048576 (4096) */
+	} security;
+
 	/* OTLP/HTTP export (docs/otlp.md); "" endpoints fall back to the
 	 * OTEL_EXPORTER_OTLP_* environment. */
 	struct {

@@ -54,6 +54,8 @@ const char *enav_signal_kind_name(enum enav_signal_kind kind)
 		return "dns.response";
 	case ENAV_SIGNAL_EDGE:
 		return "network.edge";
+	case ENAV_SIGNAL_FINDING:
+		return "security.finding";
 	case ENAV_SIGNAL__COUNT:
 		break;
 	}

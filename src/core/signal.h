@@ -31,7 +31,8 @@ enum enav_signal_kind {
 	ENAV_SIGNAL_TCP_CLOSE = 4,
 	ENAV_SIGNAL_TCP_FAILED = 5,
 	ENAV_SIGNAL_DNS = 6,
-	ENAV_SIGNAL_EDGE = 7, /* inferred: an aggregate of observed connections */
+	ENAV_SIGNAL_EDGE = 7,	 /* inferred: an aggregate of observed connections */
+	ENAV_SIGNAL_FINDING = 8, /* inferred: a security rule matched observed signals */
 	ENAV_SIGNAL__COUNT,
 };
 
@@ -51,6 +52,19 @@ struct enav_edge_signal {
 	uint64_t bytes_sent, bytes_received; /* from the client's side */
 	uint64_t duration_sum_ns;
 	uint32_t srtt_max_us;
+};
+
+/* A security finding (generators/security_findings.c): which rule matched
+ * what.  The process fields of the signal are the finding's workload. */
+struct enav_finding_signal {
+	const char *rule;     /* static: "exec_from_writable_location", ... */
+	const char *severity; /* static: "medium", "high" */
+	char summary[256];
+	enum enav_signal_kind evidence_kind; /* the signal that triggered it */
+	uint64_t evidence_time_unix_ns;
+	uint32_t related_pid; /* e.g. the network service that spawned a shell; 0 = none */
+	char related_comm[ENAV_COMM_LEN + 1];
+	uint16_t related_port;
 };
 
 /* A TCP connection or a DNS exchange, as the socket API saw it. */
@@ -125,6 +139,7 @@ struct enav_signal {
 	struct enav_process_signal process; /* for network kinds: the owning process */
 	struct enav_net_signal net;
 	struct enav_edge_signal edge;
+	struct enav_finding_signal finding;
 	/* What attribution pinned for this signal (released with the signal). */
 	void *attr_ref;
 	void (*attr_release)(void *ref);

@@ -169,6 +169,23 @@ static void encode_edge(struct enav_json *j, const struct enav_edge_signal *e)
 	enav_json_object_end(j);
 }
 
+static void encode_finding(struct enav_json *j, const struct enav_finding_signal *f)
+{
+	enav_json_key(j, "finding");
+	enav_json_object_begin(j);
+	enav_json_kv_string(j, "rule", f->rule);
+	enav_json_kv_string(j, "severity", f->severity);
+	enav_json_kv_string(j, "summary", f->summary);
+	enav_json_kv_string(j, "evidence_kind", enav_signal_kind_name(f->evidence_kind));
+	enav_json_kv_u64(j, "evidence_time_unix_nano", f->evidence_time_unix_ns);
+	if (f->related_pid) {
+		enav_json_kv_u64(j, "related_pid", f->related_pid);
+		enav_json_kv_string(j, "related_comm", f->related_comm);
+		enav_json_kv_u64(j, "related_port", f->related_port);
+	}
+	enav_json_object_end(j);
+}
+
 long enav_ndjson_encode(const struct enav_signal *s, char *buf, size_t cap)
 {
 	const struct enav_process_signal *p = &s->process;
@@ -177,7 +194,8 @@ long enav_ndjson_encode(const struct enav_signal *s, char *buf, size_t cap)
 	enav_json_object_begin(&j);
 	enav_json_kv_u64(&j, "schema_version", ENAV_SIGNAL_SCHEMA_VERSION);
 	enav_json_kv_string(&j, "kind", enav_signal_kind_name(s->kind));
-	enav_json_kv_string(&j, "evidence", s->kind == ENAV_SIGNAL_EDGE ? "inferred" : "observed");
+	bool inferred = s->kind == ENAV_SIGNAL_EDGE || s->kind == ENAV_SIGNAL_FINDING;
+	enav_json_kv_string(&j, "evidence", inferred ? "inferred" : "observed");
 	enav_json_kv_u64(&j, "time_unix_nano", s->time_unix_ns);
 
 	if (s->kind == ENAV_SIGNAL_EDGE) {
@@ -185,8 +203,10 @@ long enav_ndjson_encode(const struct enav_signal *s, char *buf, size_t cap)
 		enav_json_object_end(&j);
 		return enav_json_finish(&j);
 	}
-	bool process_kind =
-	    s->kind == ENAV_SIGNAL_PROCESS_EXEC || s->kind == ENAV_SIGNAL_PROCESS_EXIT;
+	if (s->kind == ENAV_SIGNAL_FINDING)
+		encode_finding(&j, &s->finding);
+	bool process_kind = s->kind == ENAV_SIGNAL_PROCESS_EXEC ||
+			    s->kind == ENAV_SIGNAL_PROCESS_EXIT || s->kind == ENAV_SIGNAL_FINDING;
 	if (!process_kind) {
 		encode_network(&j, s);
 		goto attribution;

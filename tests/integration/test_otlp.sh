@@ -110,6 +110,8 @@ case_content() {
 	local toodeep
 	toodeep=$WORK$(printf '/e%02d' $(seq 1 40))
 	mkdir -p "$toodeep" && cp "$HELPERS/exit_with" "$toodeep/exit_with" && "$toodeep/exit_with" 0
+	# A binary run from under /tmp: a security finding.
+	cp "$HELPERS/exit_with" "$WORK/dropper" && "$WORK/dropper" 0
 	"$HELPERS/prof_workload" cpu 3 >/dev/null
 	local want=$((v0 + 7)) got=0 clients=0 servers=0
 	for ((i = 0; i < 100; i++)); do
@@ -147,6 +149,11 @@ case_content() {
 	jq -e -s 'map(.request.resourceLogs[]?.scopeLogs[]?.logRecords[]?
 		| select(any(.attributes[]?; .key == "enav.warning.field" and .value.stringValue == "exe"))) | length > 0' \
 		"$WORK/otlp/logs.ndjson" >/dev/null 2>&1 || { fail "no log record for the exe warning"; return 1; }
+	# The binary run from /tmp: its security finding is a log record, at ERROR.
+	jq -e -s 'map(.request.resourceLogs[]?.scopeLogs[]?.logRecords[]?
+		| select(any(.attributes[]?; .key == "enav.finding.rule" and .value.stringValue == "exec_from_writable_location"))
+		| select(.severityNumber == 17)) | length > 0' \
+		"$WORK/otlp/logs.ndjson" >/dev/null 2>&1 || { fail "no log record for the security finding"; return 1; }
 	# Spans carry the workload as resource.
 	jq -e -s 'map(.request.resourceSpans[]?.resource.attributes[]? | select(.key == "process.pid")) | length > 0' \
 		"$WORK/otlp/traces.ndjson" >/dev/null || { fail "spans lack process.pid"; return 1; }

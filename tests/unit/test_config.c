@@ -15,7 +15,7 @@
 
 #define ROOT_KEYS                                                                                  \
 	"log_level, transport, hooks, shutdown_timeout_ms, kernel, sources, profiling, "           \
-	"otlp, attribution, "                                                                      \
+	"security, otlp, attribution, "                                                            \
 	"generators, sinks, http, capture, discovery, kubernetes, host"
 #define K8S_KEYS                                                                                   \
 	"enabled, api_server, kubeconfig, token_file, ca_file, node_name, keep_labels, max_pods, " \

@@ -284,27 +284,53 @@ static int encode_logs(void *ctx, void *const *items, size_t n, struct enav_pb_w
 		const struct enav_signal *s = items[i];
 		struct workload_res wr;
 		size_t nr = workload_resource(o, s, &wr);
-		struct enav_otlp_log logs[ENAV_SIGNAL_MAX_WARNINGS];
+		struct enav_otlp_log logs[ENAV_SIGNAL_MAX_WARNINGS + 1];
 		struct enav_otlp_kv attrs[ENAV_SIGNAL_MAX_WARNINGS][3];
 		char bodies[ENAV_SIGNAL_MAX_WARNINGS][160];
 		size_t nl = 0;
+		struct enav_otlp_kv fattrs[4];
+		if (s->kind == ENAV_SIGNAL_FINDING) {
+			const struct enav_finding_signal *f = &s->finding;
+			fattrs[0] = (struct enav_otlp_kv){
+			    .key = "enav.finding.rule", .type = ENAV_OTLP_STR, .s = f->rule};
+			fattrs[1] = (struct enav_otlp_kv){.key = "enav.finding.severity",
+							  .type = ENAV_OTLP_STR,
+							  .s = f->severity};
+			fattrs[2] =
+			    (struct enav_otlp_kv){.key = "enav.finding.evidence_kind",
+						  .type = ENAV_OTLP_STR,
+						  .s = enav_signal_kind_name(f->evidence_kind)};
+			fattrs[3] = (struct enav_otlp_kv){.key = "enav.finding.related_pid",
+							  .type = ENAV_OTLP_INT,
+							  .i = f->related_pid};
+			bool high = !strcmp(f->severity, "high");
+			logs[nl++] =
+			    (struct enav_otlp_log){.time_unix_ns = s->time_unix_ns,
+						   .observed_unix_ns = enav_clock_unix_ns(),
+						   .severity_number = high ? 17 : 13,
+						   .severity_text = high ? "ERROR" : "WARN",
+						   .body = f->summary,
+						   .attrs = fattrs,
+						   .n_attrs = f->related_pid ? 4 : 3,
+						   .event_name = "enav.security.finding"};
+		}
 		for (uint32_t k = 0; k < s->n_warnings && k < ENAV_SIGNAL_MAX_WARNINGS; k++) {
 			const struct enav_field_warning *fw = &s->warnings[k];
-			snprintf(bodies[nl], sizeof(bodies[nl]), "%s: %s is absent: %s",
+			snprintf(bodies[k], sizeof(bodies[k]), "%s: %s is absent: %s",
 				 enav_signal_kind_name(s->kind), fw->field, fw->reason);
-			attrs[nl][0] = (struct enav_otlp_kv){.key = "enav.signal.kind",
-							     .type = ENAV_OTLP_STR,
-							     .s = enav_signal_kind_name(s->kind)};
-			attrs[nl][1] = (struct enav_otlp_kv){
+			attrs[k][0] = (struct enav_otlp_kv){.key = "enav.signal.kind",
+							    .type = ENAV_OTLP_STR,
+							    .s = enav_signal_kind_name(s->kind)};
+			attrs[k][1] = (struct enav_otlp_kv){
 			    .key = "enav.warning.field", .type = ENAV_OTLP_STR, .s = fw->field};
-			attrs[nl][2] = (struct enav_otlp_kv){
+			attrs[k][2] = (struct enav_otlp_kv){
 			    .key = "enav.warning.reason", .type = ENAV_OTLP_STR, .s = fw->reason};
 			logs[nl] = (struct enav_otlp_log){.time_unix_ns = s->time_unix_ns,
 							  .observed_unix_ns = enav_clock_unix_ns(),
 							  .severity_number = 13, /* WARN */
 							  .severity_text = "WARN",
-							  .body = bodies[nl],
-							  .attrs = attrs[nl],
+							  .body = bodies[k],
+							  .attrs = attrs[k],
 							  .n_attrs = 3,
 							  .event_name = "enav.warning"};
 			nl++;
@@ -592,7 +618,7 @@ static void otlp_submit(void *state, struct enav_signal *s)
 		enav_signal_ref(s);
 		enav_otlp_worker_submit(o->w[W_TRACES], s);
 	}
-	if (o->w[W_LOGS] && s->n_warnings) {
+	if (o->w[W_LOGS] && (s->n_warnings || s->kind == ENAV_SIGNAL_FINDING)) {
 		enav_signal_ref(s);
 		enav_otlp_worker_submit(o->w[W_LOGS], s);
 	}

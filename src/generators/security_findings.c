@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Runtime security findings from signals already captured (no hook of its
+ * own).  Rules:
+ *   exec_from_writable_location  an executable run from /tmp, /var/tmp,
+ *                                /dev/shm or a memfd (the kernel's own path
+ *                                of the executable, not argv[0]);
+ *   shell_from_network_service   a shell or interpreter whose parent served
+ *                                a TCP connection (seen as the server side).
+ * Each finding is a security.finding signal (evidence "inferred") carrying
+ * the workload of the process it is about.  Rate-limited per rule and
+ * workload (cgroup); everything bounded, suppressions and evictions counted.
+ */
+#include "generators/security_findings.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/bcache.h"
+#include "core/clock.h"
+#include "core/promtext.h"
+#include "discovery/discovery.h"
+
+#define RATE_WINDOW_NS 60000000000ull
+
+enum rule { R_WRITABLE, R_SHELL, R__N };
+static const char *const rule_names[R__N] = {"exec_from_writable_location",
+					     "shell_from_network_service"};
+static const char *const rule_severity[R__N] = {"high", "high"};
+
+/* A process seen serving a TCP connection. */
+struct service {
+	uint64_t start_boot_ns; /* identity: a reused pid is another process */
+	char comm[ENAV_COMM_LEN + 1];
+	uint16_t port;
+};
+
+struct rate {
+	uint64_t window_start;
+	uint32_t count;
+};
+
+struct findings {
+	bool rule_on[R__N];
+	uint32_t per_minute;
+	struct enav_bcache services; /* pid -> struct service */
+	struct enav_bcache rates;    /* (rule, cgroup) -> struct rate */
+	_Atomic uint64_t fired[R__N], suppressed[R__N];
+	_Atomic uint64_t service_evictions, rate_evictions;
+};
+
+static const char *const writable_prefixes[] = {"/tmp/", "/var/tmp/", "/dev/shm/", "/memfd:"};
+
+/* Shells and interpreters, by executable base name. */
+static bool is_shell(const char *exe)
+{
+	static const char *const names[] = {"sh",   "bash",    "dash",	 "zsh",	 "ash",
+					    "ksh",  "busybox", "python", "perl", "ruby",
+					    "node", "php",     "lua",	 "tclsh"};
+	const char *b = strrchr(exe, '/');
+	b = b ? b + 1 : exe;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t n = strlen(names[i]);
+		/* python3, python3.11, perl5.36: a version may follow. */
+		if (!strncmp(b, names[i], n) &&
+		    (b[n] == '\0' || (b[n] >= '0' && b[n] <= '9') || b[n] == '.'))
+			return true;
+	}
+	return false;
+}
+
+static bool from_writable(const char *exe)
+{
+	for (size_t i = 0; i < sizeof(writable_prefixes) / sizeof(writable_prefixes[0]); i++)
+		if (!strncmp(exe, writable_prefixes[i], strlen(writable_prefixes[i])))
+			return true;
+	return false;
+}
+
+/* At most per_minute findings per rule and workload in any minute window. */
+static bool admit(struct findings *f, enum rule r, uint64_t cgroup_id, uint64_t now)
+{
+	uint64_t key = (cgroup_id * 0x9e3779b97f4a7c15ull) ^ (uint64_t)r;
+	struct rate *rt = enav_bcache_get(&f->rates, key);
+	if (!rt) {
+		rt = calloc(1, sizeof(*rt));
+		if (!rt)
+			return false;
+		uint64_t before = f->rates.evictions;
+		enav_bcache_put(&f->rates, key, rt);
+		atomic_fetch_add(&f->rate_evictions, f->rates.evictions - before);
+	}
+	if (now - rt->window_start >= RATE_WINDOW_NS) {
+		rt->window_start = now;
+		rt->count = 0;
+	}
+	if (rt->count >= f->per_minute) {
+		atomic_fetch_add(&f->suppressed[r], 1);
+		return false;
+	}
+	rt->count++;
+	return true;
+}
+
+static struct enav_signal *finding(struct findings *f, enum rule r, const struct enav_signal *s)
+{
+	struct enav_signal *o = enav_signal_new(ENAV_SIGNAL_FINDING, 0);
+	if (!o)
+		return NULL;
+	o->time_unix_ns = s->time_unix_ns;
+	o->process = s->process;
+	/* The pod view the evidence was attributed with stays pinned. */
+	o->process.pod = NULL;
+	if (s->attr_ref && s->process.pod) {
+		struct enav_snapshot *snap = s->attr_ref;
+		atomic_fetch_add(&snap->refs, 1);
+		o->attr_ref = s->attr_ref;
+		o->attr_release = s->attr_release;
+		o->process.pod = s->process.pod;
+	}
+	o->process.has_argv = false;
+	o->finding.rule = rule_names[r];
+	o->finding.severity = rule_severity[r];
+	o->finding.evidence_kind = s->kind;
+	o->finding.evidence_time_unix_ns = s->time_unix_ns;
+	atomic_fetch_add(&f->fired[r], 1);
+	return o;
+}
+
+static size_t sf_observe(void *state, const struct enav_signal *s, struct enav_signal **out,
+			 size_t out_cap)
+{
+	struct findings *f = state;
+	const struct enav_process_signal *p = &s->process;
+	size_t n = 0;
+	if ((s->kind == ENAV_SIGNAL_TCP_OPEN || s->kind == ENAV_SIGNAL_TCP_CLOSE) &&
+	    s->net.role == ENAV_ROLE_SERVER && p->pid) {
+		struct service *sv = enav_bcache_get(&f->services, p->pid);
+		if (!sv || sv->start_boot_ns != p->start_boot_ns) {
+			sv = calloc(1, sizeof(*sv));
+			if (!sv)
+				return 0;
+			sv->start_boot_ns = p->start_boot_ns;
+			snprintf(sv->comm, sizeof(sv->comm), "%s", p->comm);
+			sv->port = s->net.local_port;
+			uint64_t before = f->services.evictions;
+			enav_bcache_put(&f->services, p->pid, sv);
+			atomic_fetch_add(&f->service_evictions, f->services.evictions - before);
+		}
+		return 0;
+	}
+	if (s->kind != ENAV_SIGNAL_PROCESS_EXEC || !p->has_exe)
+		return 0;
+	uint64_t now = enav_clock_mono_ns();
+	if (f->rule_on[R_WRITABLE] && from_writable(p->exe) && n < out_cap &&
+	    admit(f, R_WRITABLE, p->cgroup_id, now)) {
+		struct enav_signal *o = finding(f, R_WRITABLE, s);
+		if (o) {
+			snprintf(o->finding.summary, sizeof(o->finding.summary),
+				 "%s ran %s from a writable location", p->comm, p->exe);
+			out[n++] = o;
+		}
+	}
+	struct service *parent = enav_bcache_get(&f->services, p->ppid);
+	if (f->rule_on[R_SHELL] && parent && is_shell(p->exe) && n < out_cap &&
+	    admit(f, R_SHELL, p->cgroup_id, now)) {
+		struct enav_signal *o = finding(f, R_SHELL, s);
+		if (o) {
+			o->finding.related_pid = p->ppid;
+			snprintf(o->finding.related_comm, sizeof(o->finding.related_comm), "%s",
+				 parent->comm);
+			o->finding.related_port = parent->port;
+			snprintf(o->finding.summary, sizeof(o->finding.summary),
+				 "%s (pid %u, serving port %u) started %s", parent->comm, p->ppid,
+				 parent->port, p->exe);
+			out[n++] = o;
+		}
+	}
+	return n;
+}
+
+static int sf_init(struct enav_agent *a, void **state, char *err, size_t errlen)
+{
+	struct findings *f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	*state = f;
+	f->rule_on[R_WRITABLE] = a->cfg.security.exec_from_writable;
+	f->rule_on[R_SHELL] = a->cfg.security.shell_from_service;
+	f->per_minute = a->cfg.security.rate_per_minute;
+	if (enav_bcache_init(&f->services, a->cfg.security.max_services, free) ||
+	    enav_bcache_init(&f->rates, a->cfg.security.max_rate_entries, free)) {
+		snprintf(err, errlen, "security: cannot allocate its tables");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void sf_fini(void *state)
+{
+	struct findings *f = state;
+	if (!f)
+		return;
+	enav_bcache_destroy(&f->services);
+	enav_bcache_destroy(&f->rates);
+	free(f);
+}
+
+static void sf_metrics(void *state, struct enav_promtext *p)
+{
+	struct findings *f = state;
+	enav_promtext_family(p, "enav_security_findings_total", "counter",
+			     "Security findings emitted, by rule.");
+	for (int r = 0; r < R__N; r++) {
+		const char *l[] = {"rule", rule_names[r]};
+		enav_promtext_sample_u64(p, "enav_security_findings_total", l, 1,
+					 atomic_load(&f->fired[r]));
+	}
+	enav_promtext_family(p, "enav_security_findings_suppressed_total", "counter",
+			     "Findings not emitted: over security.rate_limit_per_minute for their "
+			     "rule and workload.");
+	for (int r = 0; r < R__N; r++) {
+		const char *l[] = {"rule", rule_names[r]};
+		enav_promtext_sample_u64(p, "enav_security_findings_suppressed_total", l, 1,
+					 atomic_load(&f->suppressed[r]));
+	}
+	enav_promtext_single_u64(p, "enav_security_service_evictions_total", "counter",
+				 "Network-serving processes forgotten to stay within "
+				 "security.max_tracked_services.",
+				 atomic_load(&f->service_evictions));
+	enav_promtext_single_u64(p, "enav_security_rate_evictions_total", "counter",
+				 "Rate-limit entries evicted to stay within "
+				 "security.max_rate_entries.",
+				 atomic_load(&f->rate_evictions));
+}
+
+bool enav_security_findings_enabled(const struct enav_config *cfg)
+{
+	return cfg->security.enabled;
+}
+
+const struct enav_generator_ops enav_security_findings_ops = {
+    .init = sf_init,
+    .observe = sf_observe,
+    .fini = sf_fini,
+    .metrics = sf_metrics,
+};
