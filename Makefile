@@ -7,6 +7,7 @@
 #   make asan       the agent and unit tests with ASan + UBSan -> build/asan/
 #   make fuzz       libFuzzer targets                         -> build/fuzz/
 #   make format     clang-format every C file in place
+#   make deb        Debian package -> build/enav_$(VERSION)_amd64.deb (packaging/)
 
 BUILD     ?= build
 CC        := clang
@@ -51,7 +52,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 HELPER_SRCS := $(wildcard tests/integration/helpers/*.c)
 
-.PHONY: all run test asan fuzz format format-check clean unit helpers k8s-tests FORCE
+.PHONY: all run test asan fuzz format format-check clean unit helpers k8s-tests deb FORCE
 .DELETE_ON_ERROR:
 # Keep generated skeletons and objects: deleting them as intermediates would
 # force every object to rebuild on the next make.
@@ -162,6 +163,9 @@ test: format-check
 	@scripts/deps.sh test
 	@$(MAKE) --no-print-directory all asan fuzz helpers
 	tests/run.sh $(BUILD)
+
+deb: $(BUILD)/enav
+	packaging/deb/build.sh $(BUILD)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -14,7 +14,10 @@ test_pkgs=(libcmocka-dev libclang-rt-14-dev prometheus jq util-linux libcap2-bin
 	golang-go
 	# protoc decodes the OTLP request bodies against tests/otlp/proto/
 	# (tests/unit/test_otlp_encode.c).
-	protobuf-compiler)
+	protobuf-compiler
+	# lintian checks the .deb, python3-yaml and yamllint the Kubernetes
+	# manifest (tests/integration/test_packaging.sh).
+	lintian python3-yaml yamllint)
 # nodejs and npm run the OTLP test receiver (tests/otlp).  A machine whose
 # Node.js comes from elsewhere (its nodejs package conflicts with Debian's npm)
 # keeps it: they are wanted only when npm is not on the PATH.
