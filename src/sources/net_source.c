@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "sources/net_source.h"
 
+#include <bpf/btf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/log.h"
 #include "core/u64map.h"
 #include "net_perf.skel.h"
 #include "net_ringbuf.skel.h"
@@ -192,12 +195,44 @@ static void configure(struct net_source *src, const struct enav_config *cfg, boo
 	}
 }
 
+const char *enav_net_missing_tracepoint(bool (*has_tracepoint)(void *ctx, const char *name),
+					void *ctx)
+{
+	static const char *const needed[] = {"inet_sock_set_state", "tcp_retransmit_skb",
+					     "sock_send_length", "sock_recv_length"};
+	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++)
+		if (!has_tracepoint(ctx, needed[i]))
+			return needed[i];
+	return NULL;
+}
+
+/* Every tracepoint of a BTF kernel has a btf_trace_<name> typedef. */
+static bool btf_has_tracepoint(void *ctx, const char *name)
+{
+	char type[96];
+	snprintf(type, sizeof(type), "btf_trace_%s", name);
+	return btf__find_by_name_kind(ctx, type, BTF_KIND_TYPEDEF) >= 0;
+}
+
 static int net_start(struct enav_agent *a, void **state, char *err, size_t errlen)
 {
 	struct net_source *src = calloc(1, sizeof(*src));
 	if (!src)
 		return -ENOMEM;
 	*state = src;
+	/* A kernel without the hooks exact byte counts need: no network signals
+	 * at all rather than connections with bytes we cannot prove. */
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	if (vmlinux) {
+		const char *missing = enav_net_missing_tracepoint(btf_has_tracepoint, vmlinux);
+		btf__free(vmlinux);
+		if (missing) {
+			enav_warn("network: this kernel has no %s tracepoint (sock_send_length and "
+				  "sock_recv_length need Linux 6.3+); the network source is off",
+				  missing);
+			return 0;
+		}
+	}
 	if (enav_u64map_init(&src->dns_pending, DNS_PENDING_MAX))
 		return -ENOMEM;
 	src->bpf.event_types = (1u << ENAV_EVENT_TCP) | (1u << ENAV_EVENT_DNS);

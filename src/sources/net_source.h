@@ -8,4 +8,10 @@
 extern const struct enav_source_ops enav_net_source_ops;
 bool enav_net_source_enabled(const struct enav_config *cfg);
 
+/* The first tracepoint the network source needs that has_tracepoint says
+ * this kernel lacks, or NULL when all are there.  The sock_* ones (exact
+ * byte counts) arrived in Linux 6.3. */
+const char *enav_net_missing_tracepoint(bool (*has_tracepoint)(void *ctx, const char *name),
+					void *ctx);
+
 #endif
