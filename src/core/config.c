@@ -136,6 +136,20 @@ _Static_assert(ENAV_K8S_AUTO == 0 && ENAV_K8S_ON == 1 && ENAV_K8S_OFF == 2,
 		.max = sizeof(MEMBER(m)) - 1, .def_str = d                                         \
 	}
 
+/* One OTLP signal's own settings (otlp.<sig>.*): 0, "" and inherit defer to otlp.*. */
+#define OTLP_SIGNAL(sig)                                                                           \
+	MAP("otlp." #sig), BOOL("otlp." #sig ".enabled", otlp.sig.enabled, true),                  \
+	    STR("otlp." #sig ".endpoint", otlp.sig.endpoint, 0, ""),                               \
+	    U32("otlp." #sig ".timeout_ms", otlp.sig.timeout_ms, 0, 120000, 0),                    \
+	    U32("otlp." #sig ".queue_capacity", otlp.sig.queue_capacity, 0, 1048576, 0),           \
+	    U32("otlp." #sig ".batch_max_items", otlp.sig.batch_max_items, 0, 65536, 0),           \
+	    ENUM("otlp." #sig ".compression", otlp.sig.compression, enum enav_otlp_compression,    \
+		 compression_names, ENAV_OTLP_COMPRESSION_INHERIT),                                \
+	    LIST("otlp." #sig ".headers", otlp.sig.headers, 3, check_header),                      \
+	    STR("otlp." #sig ".ca_file", otlp.sig.ca_file, 0, ""),                                 \
+	    STR("otlp." #sig ".cert_file", otlp.sig.cert_file, 0, ""),                             \
+	    STR("otlp." #sig ".key_file", otlp.sig.key_file, 0, "")
+
 static int check_selector(struct errout *e, const char *where, const char *s, size_t n);
 static int check_label_key(struct errout *e, const char *where, const char *s, size_t n);
 static int check_api_server(struct errout *e, const char *where, const char *s, size_t n);
@@ -231,54 +245,10 @@ static const struct field schema[] = {
     U32("security.max_rate_entries", security.max_rate_entries, 16, 1048576, 4096),
     MAP("otlp"),
     STR("otlp.endpoint", otlp.endpoint, 0, ""),
-    MAP("otlp.metrics"),
-    BOOL("otlp.metrics.enabled", otlp.metrics.enabled, true),
-    STR("otlp.metrics.endpoint", otlp.metrics.endpoint, 0, ""),
-    U32("otlp.metrics.timeout_ms", otlp.metrics.timeout_ms, 0, 120000, 0),
-    U32("otlp.metrics.queue_capacity", otlp.metrics.queue_capacity, 0, 1048576, 0),
-    U32("otlp.metrics.batch_max_items", otlp.metrics.batch_max_items, 0, 65536, 0),
-    ENUM("otlp.metrics.compression", otlp.metrics.compression, enum enav_otlp_compression,
-	 compression_names, ENAV_OTLP_COMPRESSION_INHERIT),
-    LIST("otlp.metrics.headers", otlp.metrics.headers, 3, check_header),
-    STR("otlp.metrics.ca_file", otlp.metrics.ca_file, 0, ""),
-    STR("otlp.metrics.cert_file", otlp.metrics.cert_file, 0, ""),
-    STR("otlp.metrics.key_file", otlp.metrics.key_file, 0, ""),
-    MAP("otlp.traces"),
-    BOOL("otlp.traces.enabled", otlp.traces.enabled, true),
-    STR("otlp.traces.endpoint", otlp.traces.endpoint, 0, ""),
-    U32("otlp.traces.timeout_ms", otlp.traces.timeout_ms, 0, 120000, 0),
-    U32("otlp.traces.queue_capacity", otlp.traces.queue_capacity, 0, 1048576, 0),
-    U32("otlp.traces.batch_max_items", otlp.traces.batch_max_items, 0, 65536, 0),
-    ENUM("otlp.traces.compression", otlp.traces.compression, enum enav_otlp_compression,
-	 compression_names, ENAV_OTLP_COMPRESSION_INHERIT),
-    LIST("otlp.traces.headers", otlp.traces.headers, 3, check_header),
-    STR("otlp.traces.ca_file", otlp.traces.ca_file, 0, ""),
-    STR("otlp.traces.cert_file", otlp.traces.cert_file, 0, ""),
-    STR("otlp.traces.key_file", otlp.traces.key_file, 0, ""),
-    MAP("otlp.logs"),
-    BOOL("otlp.logs.enabled", otlp.logs.enabled, true),
-    STR("otlp.logs.endpoint", otlp.logs.endpoint, 0, ""),
-    U32("otlp.logs.timeout_ms", otlp.logs.timeout_ms, 0, 120000, 0),
-    U32("otlp.logs.queue_capacity", otlp.logs.queue_capacity, 0, 1048576, 0),
-    U32("otlp.logs.batch_max_items", otlp.logs.batch_max_items, 0, 65536, 0),
-    ENUM("otlp.logs.compression", otlp.logs.compression, enum enav_otlp_compression,
-	 compression_names, ENAV_OTLP_COMPRESSION_INHERIT),
-    LIST("otlp.logs.headers", otlp.logs.headers, 3, check_header),
-    STR("otlp.logs.ca_file", otlp.logs.ca_file, 0, ""),
-    STR("otlp.logs.cert_file", otlp.logs.cert_file, 0, ""),
-    STR("otlp.logs.key_file", otlp.logs.key_file, 0, ""),
-    MAP("otlp.profiles"),
-    BOOL("otlp.profiles.enabled", otlp.profiles.enabled, true),
-    STR("otlp.profiles.endpoint", otlp.profiles.endpoint, 0, ""),
-    U32("otlp.profiles.timeout_ms", otlp.profiles.timeout_ms, 0, 120000, 0),
-    U32("otlp.profiles.queue_capacity", otlp.profiles.queue_capacity, 0, 1048576, 0),
-    U32("otlp.profiles.batch_max_items", otlp.profiles.batch_max_items, 0, 65536, 0),
-    ENUM("otlp.profiles.compression", otlp.profiles.compression, enum enav_otlp_compression,
-	 compression_names, ENAV_OTLP_COMPRESSION_INHERIT),
-    LIST("otlp.profiles.headers", otlp.profiles.headers, 3, check_header),
-    STR("otlp.profiles.ca_file", otlp.profiles.ca_file, 0, ""),
-    STR("otlp.profiles.cert_file", otlp.profiles.cert_file, 0, ""),
-    STR("otlp.profiles.key_file", otlp.profiles.key_file, 0, ""),
+    OTLP_SIGNAL(metrics),
+    OTLP_SIGNAL(traces),
+    OTLP_SIGNAL(logs),
+    OTLP_SIGNAL(profiles),
     LIST("otlp.headers", otlp.headers, 3, check_header),
     STR("otlp.headers_file", otlp.headers_file, 0, ""),
     ENUM("otlp.compression", otlp.compression, enum enav_otlp_compression, compression_names,

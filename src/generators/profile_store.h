@@ -34,7 +34,6 @@ struct enav_profile_record {
 	uint64_t total_ns; /* off-CPU / futex nanoseconds */
 	uint32_t ip_off;   /* into the batch's ips: kernel frames, then user frames */
 	uint16_t n_kernel, n_user;
-	int32_t user_err; /* -errno when the user stack could not be captured, else 0 */
 };
 
 struct enav_profile_batch {
