@@ -140,12 +140,18 @@ bool enav_node_parse_psi(const char *buf, size_t len, struct enav_node_psi *out)
 		while (enav_node_token(&lp, le, &tok, &tl)) {
 			for (int i = 0; i < 3; i++) {
 				size_t kl = strlen(avg_keys[i]);
+				uint64_t mant;
+				unsigned scale;
 
+				/* Parsed aside: a rejected repeat of a key must not
+				 * overwrite the value an earlier token proved. */
 				if (tl > kl && memcmp(tok, avg_keys[i], kl) == 0 &&
-				    enav_node_parse_decimal(tok + kl, tl - kl, &l.avg_mant[i],
-							    &l.avg_scale[i]) &&
-				    l.avg_scale[i] <= 20)
+				    enav_node_parse_decimal(tok + kl, tl - kl, &mant, &scale) &&
+				    scale <= 20) {
+					l.avg_mant[i] = mant;
+					l.avg_scale[i] = scale;
 					seen |= 1u << i;
+				}
 			}
 			if (tl > 6 && memcmp(tok, "total=", 6) == 0 &&
 			    enav_node_parse_u64(tok + 6, tl - 6, &l.total_us))
