@@ -9,7 +9,12 @@
  *    application itself sees, for every syscall that reaches a socket;
  *  - one sys_exit program, filtered by syscall number first, copies DNS
  *    payloads (port 53, UDP and TCP) out of the caller's buffer;
- *  - tcp:tcp_retransmit_skb counts retransmitted segments.
+ *  - tcp:tcp_retransmit_skb counts retransmitted segments;
+ *  - the same sys_exit program classifies each TCP connection once, from
+ *    the first bytes it moves, against the enabled application protocols,
+ *    caches the verdict in the connection map, and copies the first bytes
+ *    of every read and write of a matching connection (ENAV_EVENT_L7_DATA).
+ *    A connection that matches nothing costs a map lookup per call after.
  *
  * Bytes accumulate in the connection map; only opens, closes and DNS
  * payloads are emitted.  Attribution is the process that used the socket
@@ -31,6 +36,9 @@
 /* x86_64 syscall numbers (arch/x86/entry/syscalls/syscall_64.tbl). */
 #define NR_read	    0
 #define NR_write    1
+#define NR_readv    19
+#define NR_writev   20
+#define NR_sendfile 40
 #define NR_sendto   44
 #define NR_recvfrom 45
 #define NR_sendmsg  46
@@ -59,6 +67,7 @@ struct conn {
 	__u8 opened;   /* ENAV_TCP_OPEN already emitted */
 	__u8 seen_fin; /* passed through a FIN state: orderly close */
 	__u8 have_tuple;
+	__u8 l7; /* ENAV_L7_CLASS_PENDING, _NONE, or the protocol */
 	__u16 family, sport, dport;
 	__u8 saddr[16], daddr[16]; /* kept: a closing socket has lost its local port */
 	char comm[ENAV_COMM_LEN];
@@ -76,6 +85,8 @@ struct pending {
 	__u64 nr;
 	__u64 fd;
 	__u64 buf; /* user buffer, iovec/msghdr/mmsghdr pointer */
+	__u64 arg3;
+	__u64 arg4;
 };
 
 struct {
@@ -87,6 +98,26 @@ struct {
 
 /* sources.network.dns_capture_bytes, set before load (<= ENAV_DNS_PAYLOAD_MAX). */
 const volatile __u32 enav_dns_capture = ENAV_DNS_PAYLOAD_MAX;
+
+/* sources.network.l7: enabled protocols (bit = enum enav_l7_protocol value)
+ * and bytes copied per call (<= ENAV_L7_PAYLOAD_MAX); set before load. */
+const volatile __u32 enav_l7_protocols = 0;
+const volatile __u32 enav_l7_capture = 256;
+
+/* Payload copies land at a masked offset below ENAV_L7_PAYLOAD_MAX with a
+ * masked length of at most ENAV_L7_PAYLOAD_MAX: the slack keeps every copy
+ * provably inside the buffer. */
+struct l7_scratch {
+	struct enav_l7_event e;
+	__u8 slack[ENAV_L7_PAYLOAD_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct l7_scratch);
+} enav_l7_scratch SEC(".maps");
 
 /* The calls a resolver moves DNS messages with. */
 static __always_inline bool is_dns_syscall(long nr)
@@ -107,7 +138,26 @@ static __always_inline bool is_dns_syscall(long nr)
 
 static __always_inline bool is_send(__u64 nr)
 {
-	return nr == NR_write || nr == NR_sendto || nr == NR_sendmsg || nr == NR_sendmmsg;
+	return nr == NR_write || nr == NR_sendto || nr == NR_sendmsg || nr == NR_sendmmsg ||
+	       nr == NR_writev || nr == NR_sendfile;
+}
+
+/* Calls whose bytes the application-protocol capture follows. */
+static __always_inline bool is_l7_syscall(long nr)
+{
+	switch (nr) {
+	case NR_read:
+	case NR_write:
+	case NR_readv:
+	case NR_writev:
+	case NR_sendto:
+	case NR_recvfrom:
+	case NR_sendmsg:
+	case NR_recvmsg:
+	case NR_sendfile:
+		return true;
+	}
+	return false;
 }
 
 /* fd -> struct sock of a TCP or UDP inet socket, or NULL. */
@@ -303,6 +353,8 @@ static __always_inline void read_args(struct pt_regs *regs, long nr, struct pend
 	p->nr = nr;
 	p->fd = PT_REGS_PARM1_CORE_SYSCALL(regs);
 	p->buf = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	p->arg3 = PT_REGS_PARM3_CORE_SYSCALL(regs);
+	p->arg4 = PT_REGS_PARM4_CORE_SYSCALL(regs);
 }
 
 /* A connection first seen in use: it predates attachment. */
@@ -465,12 +517,214 @@ int BPF_PROG(enav_sock_recv_raw, struct sock *sk, int ret, int flags)
 	return count_bytes(ctx, sk, ret, flags, false);
 }
 
+/* ---- application payloads ---------------------------------------------- */
+
+#define L7_HEAD 16
+
+static __always_inline __u32 be32(const __u8 *h)
+{
+	return (__u32)h[0] << 24 | (__u32)h[1] << 16 | (__u32)h[2] << 8 | h[3];
+}
+
+static __always_inline __u32 le32(const __u8 *h)
+{
+	return (__u32)h[3] << 24 | (__u32)h[2] << 16 | (__u32)h[1] << 8 | h[0];
+}
+
+static __always_inline bool enabled(__u32 proto)
+{
+	return enav_l7_protocols & (1u << proto);
+}
+
+static __always_inline bool starts(const __u8 *h, __u32 n, const char *lit, __u32 litlen)
+{
+	if (n < litlen)
+		return false;
+	for (__u32 i = 0; i < L7_HEAD; i++) {
+		if (i >= litlen)
+			break;
+		if (h[i] != (__u8)lit[i])
+			return false;
+	}
+	return true;
+}
+
+#define STARTS(h, n, lit) starts(h, n, lit, sizeof(lit) - 1)
+
+/*
+ * The first bytes of a connection, as the request stream (client to server)
+ * or the response stream.  Mirrors each parser's detect() in
+ * src/processors/l7/ (tests/unit/test_l7_classify.c keeps them in step).
+ */
+static __always_inline __u8 classify(const __u8 *h, __u32 n, __u32 len, bool request)
+{
+	if (request) {
+		if (enabled(1) &&
+		    (STARTS(h, n, "GET ") || STARTS(h, n, "POST ") || STARTS(h, n, "PUT ") ||
+		     STARTS(h, n, "HEAD ") || STARTS(h, n, "DELETE ") || STARTS(h, n, "PATCH ") ||
+		     STARTS(h, n, "OPTIONS ") || STARTS(h, n, "CONNECT ") ||
+		     STARTS(h, n, "TRACE ")))
+			return 1;
+		if (enabled(2) && STARTS(h, n, "PRI * HTTP/2.0"))
+			return 2;
+		if (enabled(4) && n >= 8) {
+			__u32 size = be32(h), code = be32(h + 4);
+			if (size >= 8 && size <= 10000 &&
+			    (code == 0x00030000 || code == 80877103 || code == 80877104))
+				return 4;
+		}
+		if (enabled(8) && STARTS(h, n, "CONNECT {"))
+			return 8;
+		if (enabled(3) && n >= 2 && h[0] == '*' && h[1] >= '0' && h[1] <= '9')
+			return 3;
+		if (enabled(7) && n >= 16) {
+			__u32 size = le32(h), op = le32(h + 12);
+			if (size >= 16 && size <= (48u << 20) && le32(h + 8) == 0 &&
+			    (op == 2013 || op == 2004))
+				return 7;
+		}
+		if (enabled(6) && n >= 14) {
+			__u32 size = be32(h);
+			__u32 key = (__u32)h[4] << 8 | h[5], ver = (__u32)h[6] << 8 | h[7];
+			if (size >= 10 && size + 4 <= len && key <= 80 && ver <= 20)
+				return 6;
+		}
+		return ENAV_L7_CLASS_NONE;
+	}
+	if (enabled(1) && STARTS(h, n, "HTTP/1."))
+		return 1;
+	if (enabled(2) && n >= 9 && h[3] == 4 && h[5] == 0 && h[6] == 0 && h[7] == 0 && h[8] == 0)
+		return 2;
+	if (enabled(5) && n >= 5 && h[3] == 0 && h[4] == 0x0a)
+		return 5;
+	if (enabled(8) && STARTS(h, n, "INFO "))
+		return 8;
+	return ENAV_L7_CLASS_NONE;
+}
+
+/* Copy up to cap bytes from the call's user buffers (the first four iovecs
+ * of a vector call) into the scratch payload; returns the bytes copied. */
+static __always_inline __u32 copy_payload(struct l7_scratch *sc, struct pending *p, __u64 ret,
+					  __u32 cap)
+{
+	__u64 iovs = 0, iovcnt = 1;
+	if (p->nr == NR_readv || p->nr == NR_writev) {
+		iovs = p->buf;
+		iovcnt = p->arg3;
+	} else if (p->nr == NR_sendmsg || p->nr == NR_recvmsg) {
+		struct user_msghdr mh;
+		if (bpf_probe_read_user(&mh, sizeof(mh), (void *)p->buf))
+			return 0;
+		iovs = (__u64)mh.msg_iov;
+		iovcnt = mh.msg_iovlen;
+	}
+	if (cap > ret)
+		cap = ret;
+	if (!iovs) {
+		__u32 n = cap & (2 * ENAV_L7_PAYLOAD_MAX - 1);
+		if (n > ENAV_L7_PAYLOAD_MAX)
+			n = ENAV_L7_PAYLOAD_MAX;
+		if (n && bpf_probe_read_user(sc->e.payload, n, (void *)p->buf))
+			return 0;
+		return n;
+	}
+	__u32 off = 0;
+	for (int i = 0; i < 4; i++) {
+		if (i >= iovcnt || off >= cap)
+			break;
+		struct iovec iov;
+		if (bpf_probe_read_user(&iov, sizeof(iov), (struct iovec *)iovs + i))
+			break;
+		__u64 want = cap - off;
+		if (want > iov.iov_len)
+			want = iov.iov_len;
+		__u32 o = off & (ENAV_L7_PAYLOAD_MAX - 1);
+		__u32 w = want & (2 * ENAV_L7_PAYLOAD_MAX - 1);
+		if (w > ENAV_L7_PAYLOAD_MAX)
+			w = ENAV_L7_PAYLOAD_MAX;
+		if (w && bpf_probe_read_user(sc->e.payload + o, w, iov.iov_base))
+			break;
+		off += w;
+	}
+	return off < cap ? off : cap;
+}
+
+static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pending *p, long ret)
+{
+	if (sk_protocol(sk) != IPPROTO_TCP)
+		return;
+	__u64 key = (__u64)sk;
+	struct conn *c = bpf_map_lookup_elem(&enav_conns, &key);
+	if (!c || c->l7 == ENAV_L7_CLASS_NONE)
+		return;
+	bool sent = is_send(p->nr);
+	if (!sent && (p->nr == NR_recvfrom || p->nr == NR_recvmsg) && (p->arg4 & MSG_PEEK))
+		return; /* read again for real later */
+	__u32 zero = 0;
+	struct l7_scratch *sc = bpf_map_lookup_elem(&enav_l7_scratch, &zero);
+	if (!sc) {
+		enav_count(ENAV_KC_SCRATCH_MISSING);
+		return;
+	}
+	bool nodata = p->nr == NR_sendfile;
+	__u32 cap = enav_l7_capture;
+	if (cap > ENAV_L7_PAYLOAD_MAX)
+		cap = ENAV_L7_PAYLOAD_MAX;
+	if (c->l7 == ENAV_L7_CLASS_PENDING) {
+		if (nodata)
+			return;
+		__u32 n = copy_payload(sc, p, ret, cap < L7_HEAD ? cap : L7_HEAD);
+		__u8 verdict;
+		if (c->role == ENAV_ROLE_UNKNOWN) {
+			verdict = classify(sc->e.payload, n, ret, true);
+			if (verdict == ENAV_L7_CLASS_NONE)
+				verdict = classify(sc->e.payload, n, ret, false);
+		} else {
+			bool request = (c->role == ENAV_ROLE_CLIENT) == sent;
+			verdict = classify(sc->e.payload, n, ret, request);
+		}
+		c->l7 = verdict;
+		if (verdict == ENAV_L7_CLASS_NONE)
+			return;
+	}
+	struct enav_l7_event *e = &sc->e;
+	__u32 n = nodata ? 0 : copy_payload(sc, p, ret, cap);
+	enav_fill_header(&e->hdr, ENAV_EVENT_L7_DATA, bpf_get_current_cgroup_id());
+	e->sock_id = key;
+	e->len = ret;
+	e->captured = n;
+	struct tcp_sock *tp = (void *)sk;
+	__u32 end = sent ? BPF_CORE_READ(tp, write_seq) : BPF_CORE_READ(tp, copied_seq);
+	e->seq = end - (__u32)ret;
+	e->direction = sent ? ENAV_L7_SENT : ENAV_L7_RECEIVED;
+	e->protocol = c->l7;
+	e->role = c->role;
+	e->flags = ENAV_L7_SEQ_VALID | (nodata ? ENAV_L7_NO_DATA : 0);
+	if (!c->have_tuple) {
+		fill_tuple(sk, &c->family, &c->sport, &c->dport, c->saddr, c->daddr);
+		c->have_tuple = 1;
+	}
+	e->family = c->family;
+	e->sport = c->sport;
+	e->dport = c->dport;
+	__builtin_memcpy(e->saddr, c->saddr, 16);
+	__builtin_memcpy(e->daddr, c->daddr, 16);
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	__u64 size =
+	    ENAV_OFFSETOF(struct enav_l7_event, payload) + (n & (2 * ENAV_L7_PAYLOAD_MAX - 1));
+	e->hdr.size = size;
+	if (size <= sizeof(*e))
+		enav_emit(ctx, e, size);
+}
+
 static __always_inline int handle_exit(void *ctx, struct pt_regs *regs, long ret)
 {
 	if (ret <= 0)
 		return 0;
 	long nr = BPF_CORE_READ(regs, orig_ax);
-	if (!is_dns_syscall(nr))
+	bool dns = enav_dns_capture && is_dns_syscall(nr);
+	bool l7 = enav_l7_protocols && is_l7_syscall(nr);
+	if (!dns && !l7)
 		return 0;
 	if (!enav_capture_allowed(bpf_get_current_cgroup_id())) {
 		enav_count(ENAV_KC_FILTERED);
@@ -479,8 +733,12 @@ static __always_inline int handle_exit(void *ctx, struct pt_regs *regs, long ret
 	struct pending p;
 	read_args(regs, nr, &p);
 	struct sock *sk = fd_to_sock(p.fd);
-	if (sk)
+	if (!sk)
+		return 0;
+	if (dns)
 		dns_capture(ctx, sk, &p, ret, is_send(p.nr));
+	if (l7)
+		l7_capture(ctx, sk, &p, ret);
 	return 0;
 }
 

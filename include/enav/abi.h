@@ -16,7 +16,7 @@
 #include <stddef.h>
 #endif
 
-#define ENAV_ABI_VERSION 3
+#define ENAV_ABI_VERSION 4
 
 /* libbpf's offsetof is not a constant expression; the builtin is, on both sides. */
 #define ENAV_OFFSETOF(type, member) __builtin_offsetof(type, member)
@@ -34,6 +34,7 @@ enum enav_event_type {
 	ENAV_EVENT_TCP = 3,
 	ENAV_EVENT_DNS = 4,
 	ENAV_EVENT_PROFILE_TASK = 5, /* first profile sample of a process: snapshot it now */
+	ENAV_EVENT_L7_DATA = 6,	     /* payload fragment of a classified TCP connection */
 };
 
 /* Flags on enav_exec_event.flags. */
@@ -160,6 +161,44 @@ struct enav_dns_event {
 	__u8 payload[ENAV_DNS_PAYLOAD_MAX];
 };
 
+/* ---- application payloads (bpf/net.bpf.c) ------------------------------- */
+
+/* Upper bound of sources.network.l7.capture_bytes; a power of two. */
+#define ENAV_L7_PAYLOAD_MAX 4096
+
+/* Kernel classification of a connection (enav_tcp conn cache); the values
+ * are enum enav_l7_protocol's (src/processors/l7/l7.h). */
+#define ENAV_L7_CLASS_PENDING 0	  /* no payload seen yet */
+#define ENAV_L7_CLASS_NONE    255 /* matched no enabled protocol: never captured */
+
+/* enav_l7_event.flags */
+#define ENAV_L7_SEQ_VALID (1u << 0) /* seq is the TCP sequence of the first byte */
+#define ENAV_L7_NO_DATA	  (1u << 1) /* sendfile/splice: bytes moved without a user buffer */
+
+/* enav_l7_event.direction */
+#define ENAV_L7_SENT	 1
+#define ENAV_L7_RECEIVED 2
+
+struct enav_l7_event {
+	struct enav_event_header hdr; /* the task that moved the bytes */
+	__u64 sock_id;		      /* as enav_tcp_event.sock_id */
+	__u32 len;		      /* bytes the syscall moved */
+	__u32 captured;		      /* bytes in payload (<= ENAV_L7_PAYLOAD_MAX) */
+	__u32 seq;
+	__u8 direction;
+	__u8 protocol; /* the kernel's classification */
+	__u8 role;     /* enum enav_tcp_role of the socket */
+	__u8 flags;    /* ENAV_L7_* */
+	__u16 family;
+	__u16 sport;
+	__u16 dport;
+	__u16 _pad0;
+	__u8 saddr[16];
+	__u8 daddr[16];
+	char comm[ENAV_COMM_LEN];
+	__u8 payload[ENAV_L7_PAYLOAD_MAX];
+};
+
 /* ---- profiling (bpf/profile.bpf.c) --------------------------------------- */
 
 enum enav_profile_kind {
@@ -246,6 +285,13 @@ _Static_assert(ENAV_OFFSETOF(struct enav_dns_event, saddr) == 40, "dns ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_dns_event, payload_len) == 72, "dns ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_dns_event, payload) == 96, "dns ABI");
 _Static_assert(sizeof(struct enav_dns_event) == 96 + ENAV_DNS_PAYLOAD_MAX, "dns ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_l7_event, len) == 40, "l7 ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_l7_event, seq) == 48, "l7 ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_l7_event, family) == 56, "l7 ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_l7_event, saddr) == 64, "l7 ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_l7_event, payload) == 112, "l7 ABI");
+_Static_assert(sizeof(struct enav_l7_event) == 112 + ENAV_L7_PAYLOAD_MAX, "l7 ABI");
+_Static_assert((ENAV_L7_PAYLOAD_MAX & (ENAV_L7_PAYLOAD_MAX - 1)) == 0, "l7 cap is a power of two");
 _Static_assert(sizeof(struct enav_profile_key) == 32, "profile ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_profile_key, cgroup_id) == 8, "profile ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_profile_key, user_stack) == 16, "profile ABI");

@@ -6,6 +6,7 @@
 #include "agent/agent.h"
 #include "discovery/discovery.h"
 #include "generators/net_edges.h"
+#include "generators/red_metrics.h"
 #include "generators/process_metrics.h"
 #include "generators/security_findings.h"
 #include "processors/attribution.h"
@@ -41,6 +42,10 @@ const struct enav_module enav_modules[] = {
      ENAV_MODULE_GENERATOR,
      enav_net_edges_enabled,
      {.generator = &enav_net_edges_ops}},
+    {"request_metrics",
+     ENAV_MODULE_GENERATOR,
+     enav_red_metrics_enabled,
+     {.generator = &enav_red_metrics_ops}},
     {"security_findings",
      ENAV_MODULE_GENERATOR,
      enav_security_findings_enabled,

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "processors/l7/l7.h"
 #include <yaml.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -156,6 +157,7 @@ static int check_api_server(struct errout *e, const char *where, const char *s, 
 static int check_module_prefix(struct errout *e, const char *where, const char *s, size_t n);
 static int check_header(struct errout *e, const char *where, const char *s, size_t n);
 static int check_pull_target(struct errout *e, const char *where, const char *s, size_t n);
+static int check_l7_protocol(struct errout *e, const char *where, const char *s, size_t n);
 
 #define K8S_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount/"
 
@@ -189,6 +191,16 @@ static const struct field schema[] = {
     U32("sources.network.max_edges", network.max_edges, 16, 65536, 1024),
     U32("sources.network.edge_interval_ms", network.edge_interval_ms, 1000, 3600000, 15000),
     U32("sources.network.dns_cache_entries", network.dns_cache_entries, 16, 1048576, 4096),
+    MAP("sources.network.l7"),
+    BOOL("sources.network.l7.enabled", network.l7.enabled, true),
+    LIST("sources.network.l7.protocols", network.l7.protocols, 1, check_l7_protocol),
+    U32("sources.network.l7.capture_bytes", network.l7.capture_bytes, 16, 4096, 256),
+    U32("sources.network.l7.max_connections", network.l7.max_connections, 16, 1048576, 4096),
+    U32("sources.network.l7.max_pending", network.l7.max_pending, 1, 32, 32),
+    U32("sources.network.l7.idle_timeout_ms", network.l7.idle_timeout_ms, 1000, 86400000, 300000),
+    BOOL("sources.network.l7.keep_query", network.l7.keep_query, false),
+    BOOL("sources.network.l7.sanitized_statement", network.l7.sanitized_statement, false),
+    U32("sources.network.l7.max_series", network.l7.max_series, 16, 1048576, 2000),
     MAP("profiling"),
     BOOL("profiling.enabled", profiling.enabled, true),
     U32("profiling.frequency_hz", profiling.frequency_hz, 1, 1000, 99),
@@ -755,6 +767,23 @@ static int check_module_prefix(struct errout *e, const char *where, const char *
 	show(shown, sizeof(shown), s, n);
 	return fail(e, "%s: \"%s\" is not a module path prefix (e.g. github.com/acme)", where,
 		    shown);
+}
+
+/* One of the parsers' names (src/processors/l7/l7.h). */
+static int check_l7_protocol(struct errout *e, const char *where, const char *s, size_t n)
+{
+	char shown[SHOW_BUF];
+	for (int p = ENAV_L7_HTTP1; p < ENAV_L7_WEBSOCKET; p++) {
+		const char *name = enav_l7_protocol_name(p);
+		if (strlen(name) == n && memcmp(name, s, n) == 0)
+			return 0;
+	}
+	show(shown, sizeof(shown), s, n);
+	return fail(
+	    e,
+	    "%s: \"%s\" is not a protocol (allowed: http1, http2, redis, postgresql, mysql, "
+	    "kafka, mongodb, nats)",
+	    where, shown);
 }
 
 /* http://IPv4:port (a pprof server on this node): no path, no credentials. */

@@ -149,6 +149,20 @@ struct enav_config {
 		    edge_interval_ms; /* sources.network.edge_interval_ms: 1000..3600000 (15000) */
 		uint32_t
 		    dns_cache_entries; /* sources.network.dns_cache_entries: 16..1048576 (4096) */
+		/* Application protocols (sources.network.l7.*, docs/protocols.md). */
+		struct {
+			bool enabled; /* .enabled (true) */
+			/* .protocols: names from src/processors/l7/l7.h; empty = all */
+			struct enav_config_list protocols;
+			uint32_t capture_bytes;	  /* .capture_bytes: 16..4096 (256) */
+			uint32_t max_connections; /* .max_connections: 16..1048576 (4096) */
+			uint32_t max_pending;	  /* .max_pending: 1..32 (32) */
+			uint32_t idle_timeout_ms; /* .idle_timeout_ms: 1000..86400000 (300000) */
+			bool keep_query;	  /* .keep_query (false): HTTP query strings */
+			bool sanitized_statement; /* .sanitized_statement (false): SQL text,
+						     literals replaced by '?' */
+			uint32_t max_series; /* .max_series: 16..1048576 (2000): RED label sets */
+		} l7;
 	} network;
 
 	struct {

@@ -56,6 +56,8 @@ const char *enav_signal_kind_name(enum enav_signal_kind kind)
 		return "network.edge";
 	case ENAV_SIGNAL_FINDING:
 		return "security.finding";
+	case ENAV_SIGNAL_SPAN:
+		return "span";
 	case ENAV_SIGNAL__COUNT:
 		break;
 	}

@@ -16,6 +16,7 @@
 
 #include "enav/abi.h"
 #include "processors/cgroup_path.h"
+#include "processors/l7/l7.h"
 
 struct enav_k8s_pod;
 
@@ -33,6 +34,7 @@ enum enav_signal_kind {
 	ENAV_SIGNAL_DNS = 6,
 	ENAV_SIGNAL_EDGE = 7,	 /* inferred: an aggregate of observed connections */
 	ENAV_SIGNAL_FINDING = 8, /* inferred: a security rule matched observed signals */
+	ENAV_SIGNAL_SPAN = 9,	 /* one application request/response or message */
 	ENAV_SIGNAL__COUNT,
 };
 
@@ -65,6 +67,20 @@ struct enav_finding_signal {
 	uint32_t related_pid; /* e.g. the network service that spawned a shell; 0 = none */
 	char related_comm[ENAV_COMM_LEN + 1];
 	uint16_t related_port;
+};
+
+/* An application-protocol operation (src/processors/l7/) on one side of a
+ * connection; the tuple and role are in the signal's net part. */
+struct enav_span_signal {
+	struct enav_l7_op op;
+	uint64_t start_time_unix_ns, end_time_unix_ns;
+	uint8_t trace_id[16];
+	uint8_t span_id[8];
+	uint8_t parent_span_id[8]; /* all zero: a root span */
+	/* How the ids were made: "traceparent" (from the request headers),
+	 * "connection" (derived from the connection and the request's TCP
+	 * sequence number, identical on both ends), or "random". */
+	const char *id_source;
 };
 
 /* A TCP connection or a DNS exchange, as the socket API saw it. */
@@ -140,6 +156,7 @@ struct enav_signal {
 	struct enav_net_signal net;
 	struct enav_edge_signal edge;
 	struct enav_finding_signal finding;
+	struct enav_span_signal span;
 	/* What attribution pinned for this signal (released with the signal). */
 	void *attr_ref;
 	void (*attr_release)(void *ref);

@@ -12,6 +12,7 @@
 #include "core/clock.h"
 #include "discovery/k8s.h"
 #include "processors/dns.h"
+#include "processors/attribution.h"
 #include "processors/ipname_cache.h"
 
 #define OVERFLOW_KEY "__overflow__"
@@ -56,17 +57,6 @@ struct net_edges {
 	uint32_t n_totals;
 	uint64_t totals_overflowed;
 };
-
-static void workload_key(const struct enav_signal *s, char *out, size_t len)
-{
-	const struct enav_process_signal *p = &s->process;
-	if (p->pod)
-		snprintf(out, len, "pod:%s/%s", p->pod->namespace_, p->pod->name);
-	else if (p->identity.container_id[0])
-		snprintf(out, len, "container:%.12s", p->identity.container_id);
-	else
-		snprintf(out, len, "process:%s", p->comm[0] ? p->comm : "unknown");
-}
 
 static struct edge *find_or_add(struct edge *set, uint32_t *n, uint32_t cap, const char *client,
 				const char *server, uint16_t port, uint64_t *overflowed)
@@ -129,7 +119,7 @@ static void observe_conn(struct net_edges *g, const struct enav_signal *s)
 	if (n->role != ENAV_ROLE_CLIENT)
 		return;
 	char client[ENAV_EDGE_KEY_MAX], ip[48];
-	workload_key(s, client, sizeof(client));
+	enav_workload_key(s, client, sizeof(client));
 	inet_ntop(n->family == 6 ? AF_INET6 : AF_INET, n->remote_addr, ip, sizeof(ip));
 	struct enav_ipname_hit hit;
 	/* The cache is shared with the scrape thread's stats read: under the lock. */

@@ -322,3 +322,14 @@ const struct enav_processor_ops enav_attribution_ops = {
     .fini = attribution_fini,
     .metrics = attribution_metrics,
 };
+
+void enav_workload_key(const struct enav_signal *s, char *out, size_t len)
+{
+	const struct enav_process_signal *p = &s->process;
+	if (p->pod)
+		snprintf(out, len, "pod:%s/%s", p->pod->namespace_, p->pod->name);
+	else if (p->identity.container_id[0])
+		snprintf(out, len, "container:%.12s", p->identity.container_id);
+	else
+		snprintf(out, len, "process:%s", p->comm[0] ? p->comm : "unknown");
+}

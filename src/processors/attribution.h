@@ -25,4 +25,9 @@ int enav_cgroup_path_by_id(int cgroup2_fd, const char *mount, uint64_t id, char 
 /* Strip the cgroup2 mount prefix from an absolute path; exposed for tests. */
 int enav_cgroup_relative_path(const char *mount, const char *abs, char *out, size_t outlen);
 
+/* The workload a signal belongs to, as one bounded label value:
+ * "pod:<ns>/<name>", "container:<12 hex>", or "process:<comm>". */
+struct enav_signal;
+void enav_workload_key(const struct enav_signal *s, char *out, size_t len);
+
 #endif

@@ -97,6 +97,11 @@ static void encode_network(struct enav_json *j, const struct enav_signal *s)
 	enav_json_kv_u64(j, "local_port", n->local_port);
 	encode_addr(j, "remote_address", n->family, n->remote_addr);
 	enav_json_kv_u64(j, "remote_port", n->remote_port);
+	if (s->kind == ENAV_SIGNAL_SPAN) {
+		enav_json_kv_string(j, "role", role_names[n->role < 3 ? n->role : 0]);
+		enav_json_object_end(j);
+		return;
+	}
 	if (s->kind != ENAV_SIGNAL_DNS) {
 		enav_json_kv_string(j, "role", role_names[n->role < 3 ? n->role : 0]);
 		enav_json_kv_u64(j, "start_time_unix_nano", n->start_time_unix_ns);
@@ -169,6 +174,59 @@ static void encode_edge(struct enav_json *j, const struct enav_edge_signal *e)
 	enav_json_object_end(j);
 }
 
+static void kv_hex(struct enav_json *j, const char *key, const uint8_t *b, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	char text[33];
+	for (size_t i = 0; i < n && i < 16; i++) {
+		text[2 * i] = digits[b[i] >> 4];
+		text[2 * i + 1] = digits[b[i] & 15];
+	}
+	text[2 * (n < 16 ? n : 16)] = '\0';
+	enav_json_kv_string(j, key, text);
+}
+
+/* An application operation (docs/signals.md, "span"). */
+static void encode_span(struct enav_json *j, const struct enav_span_signal *sp)
+{
+	static const uint8_t zero[8];
+	const struct enav_l7_op *op = &sp->op;
+	enav_json_key(j, "span");
+	enav_json_object_begin(j);
+	enav_json_kv_string(j, "protocol", enav_l7_protocol_name(op->protocol));
+	enav_json_kv_string(j, "kind", op->kind == ENAV_L7_OP_MESSAGE ? "message" : "request");
+	enav_json_kv_string(j, "operation", op->operation);
+	enav_json_kv_string(j, "target", op->target);
+	if (op->path[0])
+		enav_json_kv_string(j, "path", op->path);
+	if (op->statement[0])
+		enav_json_kv_string(j, "statement", op->statement);
+	enav_json_kv_string(j, "status", op->status);
+	if (op->status_code >= 0)
+		enav_json_kv_u64(j, "status_code", (uint64_t)op->status_code);
+	enav_json_kv_bool(j, "error", op->error);
+	if (op->rpc)
+		enav_json_kv_bool(j, "rpc", true);
+	if (op->protocol == ENAV_L7_HTTP2)
+		enav_json_kv_u64(j, "stream_id", op->stream_id);
+	if (op->kind == ENAV_L7_OP_MESSAGE)
+		enav_json_kv_bool(j, "receive", op->messaging_receive);
+	else
+		enav_json_kv_bool(j, "response_seen", op->response_seen);
+	enav_json_kv_u64(j, "start_time_unix_nano", sp->start_time_unix_ns);
+	enav_json_kv_u64(j, "end_time_unix_nano", sp->end_time_unix_ns);
+	enav_json_kv_u64(j, "duration_ns",
+			 op->end_ns >= op->start_ns ? op->end_ns - op->start_ns : 0);
+	enav_json_kv_u64(j, "request_bytes", op->request_bytes);
+	enav_json_kv_u64(j, "response_bytes", op->response_bytes);
+	kv_hex(j, "trace_id", sp->trace_id, 16);
+	kv_hex(j, "span_id", sp->span_id, 8);
+	if (memcmp(sp->parent_span_id, zero, 8))
+		kv_hex(j, "parent_span_id", sp->parent_span_id, 8);
+	enav_json_kv_string(j, "id_source", sp->id_source ? sp->id_source : "random");
+	enav_json_object_end(j);
+}
+
 static void encode_finding(struct enav_json *j, const struct enav_finding_signal *f)
 {
 	enav_json_key(j, "finding");
@@ -209,6 +267,8 @@ long enav_ndjson_encode(const struct enav_signal *s, char *buf, size_t cap)
 			    s->kind == ENAV_SIGNAL_PROCESS_EXIT || s->kind == ENAV_SIGNAL_FINDING;
 	if (!process_kind) {
 		encode_network(&j, s);
+		if (s->kind == ENAV_SIGNAL_SPAN)
+			encode_span(&j, &s->span);
 		goto attribution;
 	}
 	enav_json_key(&j, "process");

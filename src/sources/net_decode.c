@@ -38,6 +38,21 @@ enum enav_decode_status enav_net_decode(const void *data, size_t size, struct en
 		out->type = ENAV_EVENT_DNS;
 		return ENAV_DECODE_OK;
 	}
+	case ENAV_EVENT_L7_DATA: {
+		size_t fixed = ENAV_OFFSETOF(struct enav_l7_event, payload);
+		if (h.size < fixed)
+			return ENAV_DECODE_SHORT;
+		memcpy(&out->l7.head, data, fixed);
+		const struct enav_l7_event *e = &out->l7.head;
+		if (e->captured > ENAV_L7_PAYLOAD_MAX || e->captured > e->len ||
+		    fixed + e->captured != h.size || (e->family != 2 && e->family != 10) ||
+		    (e->direction != ENAV_L7_SENT && e->direction != ENAV_L7_RECEIVED) ||
+		    e->role > ENAV_ROLE_SERVER)
+			return ENAV_DECODE_BAD_LENGTH;
+		out->l7.payload = (const __u8 *)data + fixed;
+		out->type = ENAV_EVENT_L7_DATA;
+		return ENAV_DECODE_OK;
+	}
 	default:
 		return ENAV_DECODE_UNKNOWN_TYPE;
 	}

@@ -16,6 +16,10 @@ struct enav_net_decoded {
 			struct enav_dns_event head; /* payload not copied */
 			const __u8 *payload;	    /* into the raw buffer, captured_len bytes */
 		} dns;
+		struct {
+			struct enav_l7_event head; /* payload not copied */
+			const __u8 *payload;	   /* into the raw buffer, captured bytes */
+		} l7;
 	};
 };
 

@@ -14,6 +14,7 @@
 #include "net_perf.skel.h"
 #include "net_ringbuf.skel.h"
 #include "processors/dns.h"
+#include "processors/l7/l7_conn.h"
 #include "sources/bpf_source.h"
 #include "sources/net_decode.h"
 
@@ -31,6 +32,8 @@ struct net_source {
 	_Atomic uint64_t dns_pending_full;
 	_Atomic uint64_t dns_pending_expired;
 	struct enav_dns_message dns_scratch; /* capture thread only */
+	struct enav_l7_tracker *l7;	     /* NULL: application protocols off */
+	uint64_t l7_last_expire_ns;
 };
 
 static void set_process(struct enav_signal *s, const struct enav_event_header *h,
@@ -154,6 +157,11 @@ static struct enav_signal *dns_signal(struct net_source *src, const struct enav_
 	return s;
 }
 
+static void emit_span(void *ctx, struct enav_signal *s)
+{
+	enav_agent_emit(ctx, s);
+}
+
 static void on_event(void *ctx, const void *data, size_t size)
 {
 	struct net_source *src = ctx;
@@ -164,7 +172,22 @@ static void on_event(void *ctx, const void *data, size_t size)
 		return;
 	}
 	atomic_fetch_add(&src->bpf.events[d.type], 1);
+	if (d.type == ENAV_EVENT_L7_DATA) {
+		if (!src->l7)
+			return;
+		enav_l7_tracker_data(src->l7, &d.l7.head, d.l7.payload);
+		/* Idle connections are finished about once a second. */
+		uint64_t now = d.l7.head.hdr.boot_time_ns;
+		if (now - src->l7_last_expire_ns > 1000000000ull) {
+			src->l7_last_expire_ns = now;
+			enav_l7_tracker_expire(src->l7, now);
+		}
+		return;
+	}
 	struct enav_signal *s = d.type == ENAV_EVENT_TCP ? tcp_signal(&d.tcp) : dns_signal(src, &d);
+	/* A closed connection's last operations are complete now. */
+	if (src->l7 && d.type == ENAV_EVENT_TCP && d.tcp.kind != ENAV_TCP_OPEN)
+		enav_l7_tracker_close(src->l7, d.tcp.sock_id);
 	if (s)
 		enav_agent_emit(src->bpf.agent, s);
 }
@@ -175,8 +198,26 @@ static void net_stop(void *state)
 	if (!src)
 		return;
 	enav_bpf_source_close(&src->bpf);
+	enav_l7_tracker_free(src->l7);
 	enav_u64map_destroy(&src->dns_pending);
 	free(src);
+}
+
+/* Protocol bit mask from sources.network.l7 (an empty list is every one). */
+uint32_t enav_net_l7_protocols(const struct enav_config *cfg)
+{
+	if (!cfg->network.l7.enabled)
+		return 0;
+	uint32_t mask = 0;
+	for (int p = ENAV_L7_HTTP1; p < ENAV_L7_WEBSOCKET; p++) {
+		bool want = cfg->network.l7.protocols.n == 0;
+		for (uint32_t i = 0; i < cfg->network.l7.protocols.n; i++)
+			want |= strcmp(cfg->network.l7.protocols.item[i],
+				       enav_l7_protocol_name(p)) == 0;
+		if (want)
+			mask |= 1u << p;
+	}
+	return mask;
 }
 
 static void configure(struct net_source *src, const struct enav_config *cfg, bool ringbuf)
@@ -188,10 +229,14 @@ static void configure(struct net_source *src, const struct enav_config *cfg, boo
 		struct net_ringbuf *k = src->bpf.skel;
 		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
 		k->rodata->enav_dns_capture = cfg->network.dns_capture_bytes;
+		k->rodata->enav_l7_protocols = enav_net_l7_protocols(cfg);
+		k->rodata->enav_l7_capture = cfg->network.l7.capture_bytes;
 	} else {
 		struct net_perf *k = src->bpf.skel;
 		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
 		k->rodata->enav_dns_capture = cfg->network.dns_capture_bytes;
+		k->rodata->enav_l7_protocols = enav_net_l7_protocols(cfg);
+		k->rodata->enav_l7_capture = cfg->network.l7.capture_bytes;
 	}
 }
 
@@ -235,15 +280,31 @@ static int net_start(struct enav_agent *a, void **state, char *err, size_t errle
 	}
 	if (enav_u64map_init(&src->dns_pending, DNS_PENDING_MAX))
 		return -ENOMEM;
-	src->bpf.event_types = (1u << ENAV_EVENT_TCP) | (1u << ENAV_EVENT_DNS);
+	src->bpf.event_types =
+	    (1u << ENAV_EVENT_TCP) | (1u << ENAV_EVENT_DNS) | (1u << ENAV_EVENT_L7_DATA);
+	uint32_t protocols = enav_net_l7_protocols(&a->cfg);
+	if (protocols) {
+		struct enav_l7_tracker_config tc = {
+		    .max_connections = a->cfg.network.l7.max_connections,
+		    .idle_timeout_ms = a->cfg.network.l7.idle_timeout_ms,
+		    .protocols = protocols,
+		    .options = {.keep_query = a->cfg.network.l7.keep_query,
+				.sanitized_statement = a->cfg.network.l7.sanitized_statement,
+				.max_pending = a->cfg.network.l7.max_pending},
+		};
+		src->l7 = enav_l7_tracker_new(&tc, emit_span, a);
+		if (!src->l7)
+			return -ENOMEM;
+	}
 	int rc = enav_bpf_source_open(&src->bpf, a, "network", &net_ringbuf_ops, &net_perf_ops, err,
 				      errlen);
 	if (rc)
 		return rc;
 	configure(src, &a->cfg, a->decisions.transport == ENAV_TRANSPORT_RINGBUF);
-	/* DNS capture is the only user of the sys_exit hook, which every syscall
-	 * on the node pays for: off with it when no payload is wanted. */
-	if (a->cfg.network.dns_capture_bytes == 0)
+	/* Payload capture (DNS, application protocols) is the only user of the
+	 * sys_exit hook, which every syscall on the node pays for: off with it
+	 * when no payload is wanted. */
+	if (a->cfg.network.dns_capture_bytes == 0 && !protocols)
 		src->bpf.skip_prefixes[0] = "enav_sys_exit";
 	return enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
 }
@@ -264,6 +325,8 @@ static void net_metrics(void *state, struct enav_promtext *p)
 	enav_promtext_single_u64(p, "enav_dns_pending_expired_total", "counter",
 				 "DNS queries forgotten unanswered after 10 s to make room.",
 				 atomic_load(&src->dns_pending_expired));
+	if (src->l7)
+		enav_l7_tracker_metrics(src->l7, p);
 }
 
 bool enav_net_source_enabled(const struct enav_config *cfg)

@@ -14,4 +14,7 @@ bool enav_net_source_enabled(const struct enav_config *cfg);
 const char *enav_net_missing_tracepoint(bool (*has_tracepoint)(void *ctx, const char *name),
 					void *ctx);
 
+/* Bit per enum enav_l7_protocol enabled by sources.network.l7 (0: none). */
+uint32_t enav_net_l7_protocols(const struct enav_config *cfg);
+
 #endif

@@ -220,11 +220,111 @@ static void random_bytes(uint8_t *b, size_t n)
 		b[0] = 1; /* an all-zero id is invalid */
 }
 
+#define KV_STR(k, v) ((struct enav_otlp_kv){.key = (k), .type = ENAV_OTLP_STR, .s = (v)})
+#define KV_INT(k, v) ((struct enav_otlp_kv){.key = (k), .type = ENAV_OTLP_INT, .i = (int64_t)(v)})
+
+/* One application operation as an OpenTelemetry span, with the semantic
+ * conventions' attributes for its protocol family. */
+static int encode_request_span(struct otlp_sink *o, const struct enav_signal *s,
+			       struct enav_pb_writer *w)
+{
+	const struct enav_span_signal *sp = &s->span;
+	const struct enav_l7_op *op = &sp->op;
+	const struct enav_net_signal *net = &s->net;
+	struct workload_res wr;
+	size_t nr = workload_resource(o, s, &wr);
+	char peer[INET6_ADDRSTRLEN] = "", name[ENAV_L7_OPERATION_MAX + ENAV_L7_TARGET_MAX + 2];
+	inet_ntop(net->family == 6 ? AF_INET6 : AF_INET, net->remote_addr, peer, sizeof(peer));
+	bool server = net->role == ENAV_ROLE_SERVER;
+	const char *proto = enav_l7_protocol_name(op->protocol);
+	struct enav_otlp_kv a[16];
+	size_t na = 0;
+	a[na++] = KV_STR("network.peer.address", peer);
+	a[na++] = KV_INT("network.peer.port", net->remote_port);
+	a[na++] = KV_STR("enav.l7.protocol", proto);
+	a[na++] = KV_STR("enav.span.id_source", sp->id_source ? sp->id_source : "random");
+	enum enav_otlp_span_kind kind = server ? ENAV_OTLP_SPAN_SERVER : ENAV_OTLP_SPAN_CLIENT;
+	switch (op->protocol) {
+	case ENAV_L7_HTTP1:
+	case ENAV_L7_HTTP2:
+		if (op->rpc) {
+			snprintf(name, sizeof(name), "%s", op->target);
+			a[na++] = KV_STR("rpc.system", "grpc");
+			a[na++] = KV_STR("rpc.method", op->target);
+			if (op->status_code >= 0)
+				a[na++] = KV_INT("rpc.grpc.status_code", op->status_code);
+			break;
+		}
+		snprintf(name, sizeof(name), "%s %s", op->operation, op->target);
+		a[na++] = KV_STR("http.request.method", op->operation);
+		a[na++] = KV_STR("http.route", op->target);
+		a[na++] = KV_STR("url.path", op->path);
+		a[na++] = KV_STR("network.protocol.name", "http");
+		a[na++] =
+		    KV_STR("network.protocol.version", op->protocol == ENAV_L7_HTTP2 ? "2" : "1.1");
+		if (op->status_code >= 0)
+			a[na++] = KV_INT("http.response.status_code", op->status_code);
+		break;
+	case ENAV_L7_KAFKA:
+	case ENAV_L7_NATS:
+		snprintf(name, sizeof(name), "%s %s", op->operation, op->target);
+		a[na++] = KV_STR("messaging.system", proto);
+		a[na++] = KV_STR("messaging.operation.name", op->operation);
+		a[na++] = KV_STR("messaging.destination.name", op->target);
+		if (op->kind == ENAV_L7_OP_MESSAGE && !server)
+			kind = op->messaging_receive ? ENAV_OTLP_SPAN_CONSUMER
+						     : ENAV_OTLP_SPAN_PRODUCER;
+		break;
+	case ENAV_L7_WEBSOCKET:
+		snprintf(name, sizeof(name), "websocket %s", op->operation);
+		a[na++] = KV_STR("http.route", op->target);
+		break;
+	default:
+		if (op->target[0])
+			snprintf(name, sizeof(name), "%s %s", op->operation, op->target);
+		else
+			snprintf(name, sizeof(name), "%s", op->operation);
+		a[na++] = KV_STR("db.system.name", proto);
+		a[na++] = KV_STR("db.operation.name", op->operation);
+		if (op->target[0])
+			a[na++] = KV_STR("db.collection.name", op->target);
+		if (op->status[0])
+			a[na++] = KV_STR("db.response.status_code", op->status);
+		if (op->statement[0])
+			a[na++] = KV_STR("db.query.text", op->statement);
+		break;
+	}
+	struct enav_otlp_span span = {
+	    .name = name,
+	    .kind = kind,
+	    .start_unix_ns = sp->start_time_unix_ns,
+	    .end_unix_ns = sp->end_time_unix_ns,
+	    .attrs = a,
+	    .n_attrs = na,
+	    .status = op->error ? ENAV_OTLP_STATUS_ERROR : ENAV_OTLP_STATUS_UNSET,
+	    .status_message = op->error && op->status[0] ? op->status : NULL,
+	};
+	memcpy(span.trace_id, sp->trace_id, 16);
+	memcpy(span.span_id, sp->span_id, 8);
+	memcpy(span.parent_span_id, sp->parent_span_id, 8);
+	struct enav_otlp_resource_spans rs = {.resource = {wr.kv, nr},
+					      .scope = {SCOPE_NAME, ENAV_VERSION},
+					      .spans = &span,
+					      .n_spans = 1};
+	return enav_otlp_encode_traces(w, &rs, 1);
+}
+
 static int encode_traces(void *ctx, void *const *items, size_t n, struct enav_pb_writer *w)
 {
 	struct otlp_sink *o = ctx;
 	for (size_t i = 0; i < n; i++) {
 		const struct enav_signal *s = items[i];
+		if (s->kind == ENAV_SIGNAL_SPAN) {
+			int rc = encode_request_span(o, s, w);
+			if (rc)
+				return rc;
+			continue;
+		}
 		const struct enav_net_signal *net = &s->net;
 		struct workload_res wr;
 		size_t nr = workload_resource(o, s, &wr);
@@ -613,8 +713,8 @@ static void otlp_submit(void *state, struct enav_signal *s)
 	/* The agent's own export connections would feed themselves back. */
 	if (s->process.pid == o->self_pid)
 		return;
-	if (o->w[W_TRACES] &&
-	    (s->kind == ENAV_SIGNAL_TCP_CLOSE || s->kind == ENAV_SIGNAL_TCP_FAILED)) {
+	if (o->w[W_TRACES] && (s->kind == ENAV_SIGNAL_TCP_CLOSE ||
+			       s->kind == ENAV_SIGNAL_TCP_FAILED || s->kind == ENAV_SIGNAL_SPAN)) {
 		enav_signal_ref(s);
 		enav_otlp_worker_submit(o->w[W_TRACES], s);
 	}
