@@ -22,6 +22,7 @@
  * task that happened to run a softirq.
  */
 #include "enav_common.bpf.h"
+#include "enav/l7_classify.h"
 #include <bpf/bpf_endian.h>
 
 #define AF_INET	    2
@@ -519,89 +520,6 @@ int BPF_PROG(enav_sock_recv_raw, struct sock *sk, int ret, int flags)
 
 /* ---- application payloads ---------------------------------------------- */
 
-#define L7_HEAD 16
-
-static __always_inline __u32 be32(const __u8 *h)
-{
-	return (__u32)h[0] << 24 | (__u32)h[1] << 16 | (__u32)h[2] << 8 | h[3];
-}
-
-static __always_inline __u32 le32(const __u8 *h)
-{
-	return (__u32)h[3] << 24 | (__u32)h[2] << 16 | (__u32)h[1] << 8 | h[0];
-}
-
-static __always_inline bool enabled(__u32 proto)
-{
-	return enav_l7_protocols & (1u << proto);
-}
-
-static __always_inline bool starts(const __u8 *h, __u32 n, const char *lit, __u32 litlen)
-{
-	if (n < litlen)
-		return false;
-	for (__u32 i = 0; i < L7_HEAD; i++) {
-		if (i >= litlen)
-			break;
-		if (h[i] != (__u8)lit[i])
-			return false;
-	}
-	return true;
-}
-
-#define STARTS(h, n, lit) starts(h, n, lit, sizeof(lit) - 1)
-
-/*
- * The first bytes of a connection, as the request stream (client to server)
- * or the response stream.  Mirrors each parser's detect() in
- * src/processors/l7/ (tests/unit/test_l7_classify.c keeps them in step).
- */
-static __always_inline __u8 classify(const __u8 *h, __u32 n, __u32 len, bool request)
-{
-	if (request) {
-		if (enabled(1) &&
-		    (STARTS(h, n, "GET ") || STARTS(h, n, "POST ") || STARTS(h, n, "PUT ") ||
-		     STARTS(h, n, "HEAD ") || STARTS(h, n, "DELETE ") || STARTS(h, n, "PATCH ") ||
-		     STARTS(h, n, "OPTIONS ") || STARTS(h, n, "CONNECT ") ||
-		     STARTS(h, n, "TRACE ")))
-			return 1;
-		if (enabled(2) && STARTS(h, n, "PRI * HTTP/2.0"))
-			return 2;
-		if (enabled(4) && n >= 8) {
-			__u32 size = be32(h), code = be32(h + 4);
-			if (size >= 8 && size <= 10000 &&
-			    (code == 0x00030000 || code == 80877103 || code == 80877104))
-				return 4;
-		}
-		if (enabled(8) && STARTS(h, n, "CONNECT {"))
-			return 8;
-		if (enabled(3) && n >= 2 && h[0] == '*' && h[1] >= '0' && h[1] <= '9')
-			return 3;
-		if (enabled(7) && n >= 16) {
-			__u32 size = le32(h), op = le32(h + 12);
-			if (size >= 16 && size <= (48u << 20) && le32(h + 8) == 0 &&
-			    (op == 2013 || op == 2004))
-				return 7;
-		}
-		if (enabled(6) && n >= 14) {
-			__u32 size = be32(h);
-			__u32 key = (__u32)h[4] << 8 | h[5], ver = (__u32)h[6] << 8 | h[7];
-			if (size >= 10 && size + 4 <= len && key <= 80 && ver <= 20)
-				return 6;
-		}
-		return ENAV_L7_CLASS_NONE;
-	}
-	if (enabled(1) && STARTS(h, n, "HTTP/1."))
-		return 1;
-	if (enabled(2) && n >= 9 && h[3] == 4 && h[5] == 0 && h[6] == 0 && h[7] == 0 && h[8] == 0)
-		return 2;
-	if (enabled(5) && n >= 5 && h[3] == 0 && h[4] == 0x0a)
-		return 5;
-	if (enabled(8) && STARTS(h, n, "INFO "))
-		return 8;
-	return ENAV_L7_CLASS_NONE;
-}
-
 /* Copy up to cap bytes from the call's user buffers (the first four iovecs
  * of a vector call) into the scratch payload; returns the bytes copied. */
 static __always_inline __u32 copy_payload(struct l7_scratch *sc, struct pending *p, __u64 ret,
@@ -673,15 +591,17 @@ static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pendin
 	if (c->l7 == ENAV_L7_CLASS_PENDING) {
 		if (nodata)
 			return;
-		__u32 n = copy_payload(sc, p, ret, cap < L7_HEAD ? cap : L7_HEAD);
+		__u32 n = copy_payload(sc, p, ret, cap < ENAV_L7_HEAD ? cap : ENAV_L7_HEAD);
 		__u8 verdict;
 		if (c->role == ENAV_ROLE_UNKNOWN) {
-			verdict = classify(sc->e.payload, n, ret, true);
+			verdict = enav_l7_classify(sc->e.payload, n, ret, true, enav_l7_protocols);
 			if (verdict == ENAV_L7_CLASS_NONE)
-				verdict = classify(sc->e.payload, n, ret, false);
+				verdict = enav_l7_classify(sc->e.payload, n, ret, false,
+							   enav_l7_protocols);
 		} else {
 			bool request = (c->role == ENAV_ROLE_CLIENT) == sent;
-			verdict = classify(sc->e.payload, n, ret, request);
+			verdict =
+			    enav_l7_classify(sc->e.payload, n, ret, request, enav_l7_protocols);
 		}
 		c->l7 = verdict;
 		if (verdict == ENAV_L7_CLASS_NONE)
