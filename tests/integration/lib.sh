@@ -197,3 +197,31 @@ expect_eq() {
 		return 1
 	fi
 }
+
+# count_lines JQ_FILTER: signal lines that match, now.
+count_lines() {
+	jq -c "select($1)" "$WORK/signals.ndjson" 2>/dev/null | wc -l
+}
+
+# wait_for_count JQ_FILTER N [TIMEOUT_S]: waits until at least N lines match;
+# then waits a little longer so a surplus (which the caller asserts against)
+# has had its chance to show.  Prints the final count.
+wait_for_count() {
+	local filter=$1 want=$2 timeout=${3:-15} i n=0
+	for ((i = 0; i < timeout * 10; i++)); do
+		n=$(count_lines "$filter")
+		[ "$n" -ge "$want" ] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	count_lines "$filter"
+}
+
+# l7_config FILE [extra yaml lines...]: the agent with only what application
+# protocol tests need (network source, spans in NDJSON).
+l7_config() {
+	local file=$1
+	shift
+	write_config "$file" "profiling:" "  enabled: false" "host:" "  enabled: false" \
+		"security:" "  enabled: false" "$@"
+}
