@@ -434,7 +434,7 @@ static struct tok next_tok(struct lexer *lx)
 			  : T_LIT;
 	} else if (c == '`') {
 		i = skip_quoted(lx, '`', false);
-		t.k = T_QIDENT;
+		t.k = i > t.s + 1 && p[i - 1] == '`' ? T_QIDENT : T_LIT; /* unterminated: hidden */
 	} else if (is_digit(c) ||
 		   (c == '.' && i + 1 < lx->n && is_digit(p[i + 1]) && !lx->prev_wordish)) {
 		bool dec = is_digit(c) && !(c == '0' && i + 1 < lx->n && (p[i + 1] | 0x20) == 'x');
