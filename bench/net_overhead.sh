@@ -4,6 +4,8 @@
 # ABBA pairs in one run.  Reports each arm's median and the ratio.
 # Target: agent >= 97% of no-agent.  DNS_CAPTURE_BYTES=0 runs the agent
 # without the sys_exit hook DNS capture needs, to show what that hook costs.
+# L7=true adds application-protocol capture (bench/l7_overhead.sh measures
+# that configuration against wrk and redis-benchmark).
 #
 # usage (root, after `make`): bench/net_overhead.sh [PAIRS] [SECONDS]   (default 3, 10)
 set -euo pipefail
@@ -46,6 +48,8 @@ sinks:
 sources:
   network:
     dns_capture_bytes: ${DNS_CAPTURE_BYTES:-512}
+    l7:
+      enabled: ${L7:-false}
 CFG
 
 run_wrk() { # prints requests/s

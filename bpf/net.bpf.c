@@ -69,6 +69,11 @@ struct conn {
 	__u8 seen_fin; /* passed through a FIN state: orderly close */
 	__u8 have_tuple;
 	__u8 l7; /* ENAV_L7_CLASS_PENDING, _NONE, or the protocol */
+	/* HTTP/2 frame walk, per direction (0 sent, 1 received). */
+	__u8 h2_lost[2];     /* sync lost: no more marks */
+	__u8 h2_part_len[2]; /* a frame header split across calls: its bytes so far */
+	__u8 h2_part[2][9];
+	__u32 h2_next[2]; /* bytes before the next frame header, from the next call's start */
 	__u16 family, sport, dport;
 	__u8 saddr[16], daddr[16]; /* kept: a closing socket has lost its local port */
 	char comm[ENAV_COMM_LEN];
@@ -105,12 +110,18 @@ const volatile __u32 enav_dns_capture = ENAV_DNS_PAYLOAD_MAX;
 const volatile __u32 enav_l7_protocols = 0;
 const volatile __u32 enav_l7_capture = 256;
 
+#define L7_MAX_IOV 8
+
 /* Payload copies land at a masked offset below ENAV_L7_PAYLOAD_MAX with a
  * masked length of at most ENAV_L7_PAYLOAD_MAX: the slack keeps every copy
  * provably inside the buffer. */
 struct l7_scratch {
 	struct enav_l7_event e;
 	__u8 slack[ENAV_L7_PAYLOAD_MAX];
+	/* The call's buffers: none (one contiguous buffer) or its first iovecs. */
+	__u64 base[L7_MAX_IOV];
+	__u64 seglen[L7_MAX_IOV];
+	__u32 n_seg;
 };
 
 struct {
@@ -520,51 +531,164 @@ int BPF_PROG(enav_sock_recv_raw, struct sock *sk, int ret, int flags)
 
 /* ---- application payloads ---------------------------------------------- */
 
-/* Copy up to cap bytes from the call's user buffers (the first four iovecs
- * of a vector call) into the scratch payload; returns the bytes copied. */
-static __always_inline __u32 copy_payload(struct l7_scratch *sc, struct pending *p, __u64 ret,
-					  __u32 cap)
+/* Record where the call's bytes are: one buffer, or the first L7_MAX_IOV
+ * iovecs of a vector call.  Returns false when they cannot be read. */
+static __always_inline bool load_segments(struct l7_scratch *sc, struct pending *p)
 {
-	__u64 iovs = 0, iovcnt = 1;
+	__u64 iovs = 0, iovcnt = 0;
+	sc->n_seg = 0;
 	if (p->nr == NR_readv || p->nr == NR_writev) {
 		iovs = p->buf;
 		iovcnt = p->arg3;
 	} else if (p->nr == NR_sendmsg || p->nr == NR_recvmsg) {
 		struct user_msghdr mh;
 		if (bpf_probe_read_user(&mh, sizeof(mh), (void *)p->buf))
-			return 0;
+			return false;
 		iovs = (__u64)mh.msg_iov;
 		iovcnt = mh.msg_iovlen;
+	} else {
+		sc->base[0] = p->buf;
+		sc->seglen[0] = ~0ull;
+		sc->n_seg = 1;
+		return true;
 	}
-	if (cap > ret)
-		cap = ret;
-	if (!iovs) {
-		__u32 n = cap & (2 * ENAV_L7_PAYLOAD_MAX - 1);
-		if (n > ENAV_L7_PAYLOAD_MAX)
-			n = ENAV_L7_PAYLOAD_MAX;
-		if (n && bpf_probe_read_user(sc->e.payload, n, (void *)p->buf))
-			return 0;
-		return n;
-	}
-	__u32 off = 0;
-	for (int i = 0; i < 4; i++) {
-		if (i >= iovcnt || off >= cap)
+	for (int i = 0; i < L7_MAX_IOV; i++) {
+		if (i >= iovcnt)
 			break;
 		struct iovec iov;
 		if (bpf_probe_read_user(&iov, sizeof(iov), (struct iovec *)iovs + i))
+			return false;
+		sc->base[i] = (__u64)iov.iov_base;
+		sc->seglen[i] = iov.iov_len;
+		sc->n_seg = i + 1;
+	}
+	return sc->n_seg > 0;
+}
+
+/* Copy up to cap bytes from the start of the call's buffers into the scratch
+ * payload; returns the bytes copied. */
+static __always_inline __u32 copy_payload(struct l7_scratch *sc, __u64 ret, __u32 cap)
+{
+	if (cap > ret)
+		cap = ret;
+	__u32 off = 0;
+	for (int i = 0; i < L7_MAX_IOV; i++) {
+		if (i >= sc->n_seg || off >= cap)
 			break;
 		__u64 want = cap - off;
-		if (want > iov.iov_len)
-			want = iov.iov_len;
+		if (want > sc->seglen[i])
+			want = sc->seglen[i];
 		__u32 o = off & (ENAV_L7_PAYLOAD_MAX - 1);
 		__u32 w = want & (2 * ENAV_L7_PAYLOAD_MAX - 1);
 		if (w > ENAV_L7_PAYLOAD_MAX)
 			w = ENAV_L7_PAYLOAD_MAX;
-		if (w && bpf_probe_read_user(sc->e.payload + o, w, iov.iov_base))
+		if (w && bpf_probe_read_user(sc->e.payload + o, w, (void *)sc->base[i]))
 			break;
 		off += w;
 	}
 	return off < cap ? off : cap;
+}
+
+/* Read n (<= 9) bytes at logical offset pos of the call's buffers (they may
+ * straddle two segments).  Returns 0 on success. */
+static __always_inline int read_at(struct l7_scratch *sc, __u64 pos, __u8 *dst, __u32 n)
+{
+	__u32 done = 0;
+	for (int i = 0; i < L7_MAX_IOV; i++) {
+		if (i >= sc->n_seg || done >= n)
+			break;
+		__u64 len = sc->seglen[i];
+		if (pos >= len) {
+			pos -= len;
+			continue;
+		}
+		__u64 take = len - pos;
+		if (take > n - done)
+			take = n - done;
+		__u32 d = done & 15;
+		__u32 t = take & 15;
+		if (d + t > 16 || !t)
+			return -1;
+		if (bpf_probe_read_user(dst + d, t, (void *)(sc->base[i] + pos)))
+			return -1;
+		done += t;
+		pos = 0;
+	}
+	return done == n ? 0 : -1;
+}
+
+/*
+ * HTTP/2: walk the frame headers through the whole call (the captured
+ * prefix is often only part of it) and append a mark for every header not
+ * wholly inside the captured bytes, so the parser can follow frames across
+ * what it did not see.  The walk's position carries over to the next call.
+ */
+static __always_inline __u16 h2_walk(struct l7_scratch *sc, struct conn *c, __u64 ret, int dir,
+				     __u32 captured, __u8 *flags)
+{
+	if (dir < 0 || dir > 1)
+		return 0;
+	if (c->h2_lost[dir]) {
+		*flags |= ENAV_L7_MARKS_LOST;
+		return 0;
+	}
+	__u64 pos = c->h2_next[dir];
+	__u32 plen = c->h2_part_len[dir];
+	if (plen) { /* finish a header the previous call split */
+		__u8 hdr[16] = {};
+		__builtin_memcpy(hdr, c->h2_part[dir], 9);
+		__u32 need = (9 - plen) & 15;
+		if (need > ret || plen > 8 || read_at(sc, 0, hdr + 9, need)) {
+			c->h2_lost[dir] = 1;
+			*flags |= ENAV_L7_MARKS_LOST;
+			return 0;
+		}
+		/* hdr holds part then the rest at [9..): the length is in the first 3 bytes
+		 * of the joined header. */
+		__u8 joined[9];
+		for (int k = 0; k < 9; k++) {
+			__u32 src = k < plen ? k : 9 + (k - plen);
+			joined[k] = hdr[src & 15];
+		}
+		__u32 flen = (__u32)joined[0] << 16 | (__u32)joined[1] << 8 | joined[2];
+		pos = need + flen;
+		c->h2_part_len[dir] = 0;
+	}
+	__u16 nm = 0;
+	for (int i = 0; i < ENAV_L7_MAX_MARKS; i++) {
+		if (pos >= ret)
+			break;
+		struct enav_l7_mark m = {};
+		__u64 avail = ret - pos < 9 ? ret - pos : 9;
+		if (read_at(sc, pos, m.hdr, avail)) {
+			c->h2_lost[dir] = 1;
+			*flags |= ENAV_L7_MARKS_LOST;
+			return nm;
+		}
+		m.offset = pos;
+		m.avail = avail;
+		if (pos + 9 > captured) {
+			__u32 off = (captured & (ENAV_L7_PAYLOAD_MAX * 2 - 1)) + nm * sizeof(m);
+			if (off > ENAV_L7_PAYLOAD_MAX + ENAV_L7_MAX_MARKS * sizeof(m))
+				break;
+			bpf_probe_read_kernel(sc->e.payload + off, sizeof(m), &m);
+			nm++;
+		}
+		if (avail < 9) {
+			__builtin_memcpy(c->h2_part[dir], m.hdr, 9);
+			c->h2_part_len[dir] = avail;
+			pos = ret;
+			break;
+		}
+		pos += 9 + ((__u32)m.hdr[0] << 16 | (__u32)m.hdr[1] << 8 | m.hdr[2]);
+	}
+	if (pos < ret) { /* more frames than marks */
+		c->h2_lost[dir] = 1;
+		*flags |= ENAV_L7_MARKS_LOST;
+	} else {
+		c->h2_next[dir] = pos - ret;
+	}
+	return nm;
 }
 
 static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pending *p, long ret)
@@ -588,27 +712,42 @@ static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pendin
 	__u32 cap = enav_l7_capture;
 	if (cap > ENAV_L7_PAYLOAD_MAX)
 		cap = ENAV_L7_PAYLOAD_MAX;
+	if (!nodata && !load_segments(sc, p)) {
+		enav_count(ENAV_KC_USER_READ_FAULT);
+		return;
+	}
+	int dir = sent ? 0 : 1;
 	if (c->l7 == ENAV_L7_CLASS_PENDING) {
 		if (nodata)
 			return;
-		__u32 n = copy_payload(sc, p, ret, cap < ENAV_L7_HEAD ? cap : ENAV_L7_HEAD);
+		__u32 n = copy_payload(sc, ret, cap < ENAV_L7_HEAD ? cap : ENAV_L7_HEAD);
 		__u8 verdict;
+		bool request = (c->role == ENAV_ROLE_CLIENT) == sent;
 		if (c->role == ENAV_ROLE_UNKNOWN) {
+			request = true;
 			verdict = enav_l7_classify(sc->e.payload, n, ret, true, enav_l7_protocols);
-			if (verdict == ENAV_L7_CLASS_NONE)
+			if (verdict == ENAV_L7_CLASS_NONE) {
+				request = false;
 				verdict = enav_l7_classify(sc->e.payload, n, ret, false,
 							   enav_l7_protocols);
+			}
 		} else {
-			bool request = (c->role == ENAV_ROLE_CLIENT) == sent;
 			verdict =
 			    enav_l7_classify(sc->e.payload, n, ret, request, enav_l7_protocols);
 		}
 		c->l7 = verdict;
 		if (verdict == ENAV_L7_CLASS_NONE)
 			return;
+		/* HTTP/2's client preface (24 bytes) precedes the first frame. */
+		if (verdict == ENAV_L7C_HTTP2 && request)
+			c->h2_next[dir] = 24;
 	}
 	struct enav_l7_event *e = &sc->e;
-	__u32 n = nodata ? 0 : copy_payload(sc, p, ret, cap);
+	__u32 n = nodata ? 0 : copy_payload(sc, ret, cap);
+	__u8 flags = ENAV_L7_SEQ_VALID | (nodata ? ENAV_L7_NO_DATA : 0);
+	__u16 marks = 0;
+	if (c->l7 == ENAV_L7C_HTTP2 && !nodata)
+		marks = h2_walk(sc, c, ret, dir, n, &flags);
 	enav_fill_header(&e->hdr, ENAV_EVENT_L7_DATA, bpf_get_current_cgroup_id());
 	e->sock_id = key;
 	e->len = ret;
@@ -619,7 +758,8 @@ static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pendin
 	e->direction = sent ? ENAV_L7_SENT : ENAV_L7_RECEIVED;
 	e->protocol = c->l7;
 	e->role = c->role;
-	e->flags = ENAV_L7_SEQ_VALID | (nodata ? ENAV_L7_NO_DATA : 0);
+	e->flags = flags;
+	e->n_marks = marks;
 	if (!c->have_tuple) {
 		fill_tuple(sk, &c->family, &c->sport, &c->dport, c->saddr, c->daddr);
 		c->have_tuple = 1;
@@ -630,10 +770,11 @@ static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pendin
 	__builtin_memcpy(e->saddr, c->saddr, 16);
 	__builtin_memcpy(e->daddr, c->daddr, 16);
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	__u64 size =
-	    ENAV_OFFSETOF(struct enav_l7_event, payload) + (n & (2 * ENAV_L7_PAYLOAD_MAX - 1));
+	__u64 size = ENAV_OFFSETOF(struct enav_l7_event, payload) +
+		     (n & (2 * ENAV_L7_PAYLOAD_MAX - 1)) +
+		     (marks & (2 * ENAV_L7_MAX_MARKS - 1)) * sizeof(struct enav_l7_mark);
 	e->hdr.size = size;
-	if (size <= sizeof(*e))
+	if (size <= sizeof(*e) + ENAV_L7_MAX_MARKS * sizeof(struct enav_l7_mark))
 		enav_emit(ctx, e, size);
 }
 

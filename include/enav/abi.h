@@ -172,8 +172,23 @@ struct enav_dns_event {
 #define ENAV_L7_CLASS_NONE    255 /* matched no enabled protocol: never captured */
 
 /* enav_l7_event.flags */
-#define ENAV_L7_SEQ_VALID (1u << 0) /* seq is the TCP sequence of the first byte */
-#define ENAV_L7_NO_DATA	  (1u << 1) /* sendfile/splice: bytes moved without a user buffer */
+#define ENAV_L7_SEQ_VALID  (1u << 0) /* seq is the TCP sequence of the first byte */
+#define ENAV_L7_NO_DATA	   (1u << 1) /* sendfile/splice: bytes moved without a user buffer */
+#define ENAV_L7_MARKS_LOST (1u << 2) /* HTTP/2: frame boundaries past the marks are unknown */
+
+/*
+ * HTTP/2 frame headers the kernel found by walking the whole call's bytes
+ * (not only the captured ones), so a frame header hidden in the uncaptured
+ * part of a large write is still seen.  Appended after the payload,
+ * n_marks of them.  avail < 9: the header continues in the next call.
+ */
+#define ENAV_L7_MAX_MARKS 32
+struct enav_l7_mark {
+	__u32 offset; /* from the first byte of this call */
+	__u8 avail;   /* header bytes in this call, 1..9 */
+	__u8 hdr[9];
+	__u8 _pad[2];
+};
 
 /* enav_l7_event.direction */
 #define ENAV_L7_SENT	 1
@@ -192,10 +207,11 @@ struct enav_l7_event {
 	__u16 family;
 	__u16 sport;
 	__u16 dport;
-	__u16 _pad0;
+	__u16 n_marks; /* struct enav_l7_mark entries after the payload */
 	__u8 saddr[16];
 	__u8 daddr[16];
 	char comm[ENAV_COMM_LEN];
+	/* Variable tail: captured payload bytes, then n_marks marks (unaligned). */
 	__u8 payload[ENAV_L7_PAYLOAD_MAX];
 };
 
@@ -291,6 +307,7 @@ _Static_assert(ENAV_OFFSETOF(struct enav_l7_event, family) == 56, "l7 ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_l7_event, saddr) == 64, "l7 ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_l7_event, payload) == 112, "l7 ABI");
 _Static_assert(sizeof(struct enav_l7_event) == 112 + ENAV_L7_PAYLOAD_MAX, "l7 ABI");
+_Static_assert(sizeof(struct enav_l7_mark) == 16, "l7 ABI");
 _Static_assert((ENAV_L7_PAYLOAD_MAX & (ENAV_L7_PAYLOAD_MAX - 1)) == 0, "l7 cap is a power of two");
 _Static_assert(sizeof(struct enav_profile_key) == 32, "profile ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_profile_key, cgroup_id) == 8, "profile ABI");

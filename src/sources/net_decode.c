@@ -45,7 +45,9 @@ enum enav_decode_status enav_net_decode(const void *data, size_t size, struct en
 		memcpy(&out->l7.head, data, fixed);
 		const struct enav_l7_event *e = &out->l7.head;
 		if (e->captured > ENAV_L7_PAYLOAD_MAX || e->captured > e->len ||
-		    fixed + e->captured != h.size || (e->family != 2 && e->family != 10) ||
+		    e->n_marks > ENAV_L7_MAX_MARKS ||
+		    fixed + e->captured + e->n_marks * sizeof(struct enav_l7_mark) != h.size ||
+		    (e->family != 2 && e->family != 10) ||
 		    (e->direction != ENAV_L7_SENT && e->direction != ENAV_L7_RECEIVED) ||
 		    e->role > ENAV_ROLE_SERVER)
 			return ENAV_DECODE_BAD_LENGTH;

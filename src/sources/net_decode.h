@@ -18,7 +18,8 @@ struct enav_net_decoded {
 		} dns;
 		struct {
 			struct enav_l7_event head; /* payload not copied */
-			const __u8 *payload;	   /* into the raw buffer, captured bytes */
+			/* into the raw buffer: captured bytes, then n_marks marks */
+			const __u8 *payload;
 		} l7;
 	};
 };

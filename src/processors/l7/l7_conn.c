@@ -17,6 +17,7 @@ struct conn {
 	void *state;
 	uint8_t role; /* enum enav_tcp_role, resolved */
 	bool dead;    /* role unresolvable or parser init failed: ignore its bytes */
+	bool inited;  /* init succeeded: finish releases what it holds */
 	bool have_seq[2];
 	uint32_t next_seq[2];
 	uint64_t last_boot_ns;
@@ -224,7 +225,7 @@ static void on_op(void *ctx, const struct enav_l7_op *op)
 static void finish_conn(struct enav_l7_tracker *t, uint32_t i)
 {
 	struct conn *c = &t->conns[i];
-	if (c->parser && c->state && !c->dead) {
+	if (c->inited) {
 		struct emit_ctx ec = {t, c};
 		struct enav_l7_sink sink = {on_op, &ec, &t->stats[c->parser->protocol]};
 		c->parser->finish(c->state, &sink);
@@ -281,6 +282,51 @@ static int stream_of(const struct conn *c, bool sent)
 	return (c->role == ENAV_ROLE_CLIENT) == sent ? ENAV_L7_REQUEST : ENAV_L7_RESPONSE;
 }
 
+/* Feed [from, to) of the call: captured bytes where there are any. */
+static void feed_part(struct conn *c, const struct enav_l7_fragment *whole, const uint8_t *data,
+		      uint32_t from, uint32_t to, bool captured, bool *first,
+		      const struct enav_l7_sink *sink)
+{
+	if (to <= from)
+		return;
+	struct enav_l7_fragment f = *whole;
+	f.data = data;
+	f.len = to - from;
+	f.captured = captured ? to - from : 0;
+	f.seq = whole->seq + from;
+	f.gap = whole->gap && *first;
+	*first = false;
+	c->parser->feed(c->state, &f, sink);
+}
+
+/* A call whose uncaptured part hides frame headers the kernel marked: split
+ * it so the parser sees every header and skips only what lies between. */
+static void feed_with_marks(struct conn *c, const struct enav_l7_fragment *f,
+			    const uint8_t *raw_marks, uint16_t n_marks,
+			    const struct enav_l7_sink *sink)
+{
+	static const uint8_t none[1];
+	bool first = true;
+	uint32_t pos = f->captured;
+	feed_part(c, f, f->data, 0, pos, true, &first, sink);
+	for (uint16_t i = 0; i < n_marks; i++) {
+		struct enav_l7_mark m;
+		memcpy(&m, raw_marks + (size_t)i * sizeof(m), sizeof(m));
+		uint32_t avail = m.avail <= 9 ? m.avail : 9;
+		if (m.offset > f->len || avail > f->len - m.offset)
+			break; /* malformed: leave the rest uncaptured */
+		uint32_t end = m.offset + avail;
+		if (end <= pos)
+			continue;
+		if (m.offset > pos)
+			feed_part(c, f, none, pos, m.offset, false, &first, sink);
+		uint32_t from = m.offset > pos ? m.offset : pos;
+		feed_part(c, f, m.hdr + (from - m.offset), from, end, true, &first, sink);
+		pos = end;
+	}
+	feed_part(c, f, none, pos, f->len, false, &first, sink);
+}
+
 static struct conn *open_conn(struct enav_l7_tracker *t, const struct enav_l7_event *e,
 			      const uint8_t *payload)
 {
@@ -317,10 +363,14 @@ static struct conn *open_conn(struct enav_l7_tracker *t, const struct enav_l7_ev
 			c->dead = true;
 		}
 	}
-	c->state = calloc(1, parser->state_size);
-	if (!c->state || parser->init(c->state, &t->cfg.options) != 0) {
-		t->alloc_failed++;
-		c->dead = true;
+	if (!c->dead) {
+		c->state = calloc(1, parser->state_size);
+		if (c->state && parser->init(c->state, &t->cfg.options) == 0) {
+			c->inited = true;
+		} else {
+			t->alloc_failed++;
+			c->dead = true;
+		}
 	}
 	c->prev = c->next = NO_INDEX;
 	lru_push_front(t, i);
@@ -381,7 +431,11 @@ void enav_l7_tracker_data(struct enav_l7_tracker *t, const struct enav_l7_event 
 	t->fragments[c->parser->protocol]++;
 	struct emit_ctx ec = {t, c};
 	struct enav_l7_sink sink = {on_op, &ec, &t->stats[c->parser->protocol]};
-	c->parser->feed(c->state, &f, &sink);
+	if (e->n_marks == 0) {
+		c->parser->feed(c->state, &f, &sink);
+		return;
+	}
+	feed_with_marks(c, &f, payload + e->captured, e->n_marks, &sink);
 }
 
 void enav_l7_tracker_close(struct enav_l7_tracker *t, uint64_t sock_id)

@@ -35,7 +35,10 @@ struct enav_l7_tracker *enav_l7_tracker_new(const struct enav_l7_tracker_config 
 					    enav_l7_emit_fn emit, void *ctx);
 void enav_l7_tracker_free(struct enav_l7_tracker *t);
 
-/* One fragment: the raw event head and its captured payload. */
+/* One fragment: the raw event head and its tail (the captured payload, then
+ * e->n_marks struct enav_l7_mark, as the decoder validated them).  A call
+ * with marks is fed to the parser as several fragments: captured bytes,
+ * uncaptured runs, and the frame headers the kernel found inside them. */
 void enav_l7_tracker_data(struct enav_l7_tracker *t, const struct enav_l7_event *e,
 			  const uint8_t *payload);
 /* The kernel reported the connection closed: finish its parser. */
