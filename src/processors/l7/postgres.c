@@ -366,8 +366,27 @@ static struct pg_op *push_op(struct pg_state *s, uint8_t kind, const struct enav
 	if (s->resp_lost) {
 		/* The client moved on while the response framing was lost: the
 		 * responses in flight ended unseen. */
+		struct pg_reader *rr = &s->rd[ENAV_L7_RESPONSE];
+
 		flush_pending(s, out);
 		s->resp_lost = false;
+		/* a message still open on the response stream is stale too */
+		if (rr->in_msg && !rr->resync) {
+			rr->resync = true;
+			out->stats->resyncs++;
+		}
+		rr->in_msg = false;
+	}
+	if (s->count == 0 && s->rd[ENAV_L7_RESPONSE].in_msg) {
+		/* nothing was asked: a message open on the response stream is
+		 * bogus (a false resync), and the answer starts afresh */
+		struct pg_reader *rr = &s->rd[ENAV_L7_RESPONSE];
+
+		rr->in_msg = false;
+		if (!rr->resync) {
+			rr->resync = true;
+			out->stats->resyncs++;
+		}
 	}
 	if (s->n_ops >= s->max_pending || s->count >= PG_SLOTS) {
 		out->stats->pending_overflow++;
