@@ -3,8 +3,10 @@
  * libFuzzer target for the MySQL/MariaDB parser: the input is split into
  * fragments of both streams, some with captured < len, some after a gap;
  * every emitted op must hold the contract's invariants and the stats must
- * agree with what was emitted.  Seeds (tests/fuzz/corpus/fuzz_l7_mysql)
- * are real mariadb client, libmariadb and DEPRECATE_EOF conversations in this record format.
+ * agree with what was emitted; an input read without gap, cut, error or
+ * resync must give the same ops when every fragment is split in two.  Seeds
+ * (tests/fuzz/corpus/fuzz_l7_mysql) are real mariadb client, libmariadb and DEPRECATE_EOF
+ * conversations in this record format.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,11 +22,14 @@
 			abort();                                                                   \
 	} while (0)
 
+#define KEEP_OPS 64
+
 struct fz {
 	const struct enav_l7_parser_ops *p;
 	bool sanitized;
 	uint64_t now;
 	uint64_t emitted;
+	struct enav_l7_op ops[KEEP_OPS];
 };
 
 static void check_field(const char *s, size_t cap)
@@ -55,7 +60,19 @@ static void on_op(void *ctx, const struct enav_l7_op *op)
 	CHECK(op->response_seen || (!op->error && op->status[0] == '\0'));
 	CHECK(op->status_code == -1);
 	CHECK(op->stream_id == 0 && !op->rpc && !op->has_traceparent && !op->messaging_receive);
+	if (z->emitted < KEEP_OPS)
+		z->ops[z->emitted] = *op;
 	z->emitted++;
+}
+
+static bool same_op(const struct enav_l7_op *a, const struct enav_l7_op *b)
+{
+	return strcmp(a->operation, b->operation) == 0 && strcmp(a->target, b->target) == 0 &&
+	       strcmp(a->status, b->status) == 0 && strcmp(a->statement, b->statement) == 0 &&
+	       a->error == b->error && a->response_seen == b->response_seen &&
+	       a->start_ns == b->start_ns && a->end_ns == b->end_ns &&
+	       a->request_bytes == b->request_bytes && a->response_bytes == b->response_bytes &&
+	       a->has_request_seq == b->has_request_seq && a->request_seq == b->request_seq;
 }
 
 /*
@@ -64,17 +81,24 @@ static void on_op(void *ctx, const struct enav_l7_op *op)
  * gap, bit 3 captured < len with bits 4-7 scaling the uncaptured tail), a
  * length byte and that many payload bytes.  Each record is one fragment.
  */
-static int run_input(const struct enav_l7_parser_ops *p, const uint8_t *data, size_t size)
+/* One pass; split: every fully captured fragment goes in two pieces (same
+ * timestamp), at a point taken from its first byte.  Returns whether the
+ * pass was clean: no gap, no cut, no parse error, no resync. */
+static bool run_pass(const struct enav_l7_parser_ops *p, const uint8_t *data, size_t size,
+		     bool split, struct fz *zout)
 {
-	if (size < 1 || size > 65536)
-		return 0;
 	struct enav_l7_options opt = {
 	    .sanitized_statement = data[0] & 1,
 	    .max_pending = (uint32_t)((data[0] >> 1) & 31) + 1,
 	};
 	struct enav_l7_parser_stats st;
-	struct fz z = {.p = p, .sanitized = opt.sanitized_statement, .now = 0};
-	struct enav_l7_sink sink = {.op = on_op, .ctx = &z, .stats = &st};
+	struct fz *z = zout;
+	bool clean = true;
+
+	memset(z, 0, sizeof(*z));
+	z->p = p;
+	z->sanitized = opt.sanitized_statement;
+	struct enav_l7_sink sink = {.op = on_op, .ctx = z, .stats = &st};
 	void *state = calloc(1, p->state_size);
 	uint32_t seq[2] = {0xfffffff0u, 77};
 
@@ -99,22 +123,57 @@ static int run_input(const struct enav_l7_parser_ops *p, const uint8_t *data, si
 		    .data = copy,
 		    .captured = n,
 		    .len = n,
-		    .ts_ns = ++z.now,
+		    .ts_ns = ++z->now,
 		    .gap = ((ctl >> 1) & 3) == 3,
 		    .has_seq = (ctl & 0x80) == 0,
 		    .seq = seq[ctl & 1],
 		};
 		if (ctl & 8)
 			f.len = n + 1u + (uint32_t)(ctl >> 4) * 977u;
+		if (f.gap || f.len != f.captured)
+			clean = false;
 		seq[ctl & 1] += f.len;
-		p->feed(state, &f, &sink);
+		if (split && f.len == f.captured && n >= 2) {
+			uint32_t k = 1 + copy[0] % (n - 1u);
+			struct enav_l7_fragment g = f;
+
+			f.captured = f.len = k;
+			g.data = copy + k;
+			g.captured = g.len = n - k;
+			g.gap = false;
+			g.seq = f.seq + k;
+			p->feed(state, &f, &sink);
+			CHECK(st.ops == z->emitted);
+			p->feed(state, &g, &sink);
+		} else {
+			p->feed(state, &f, &sink);
+		}
 		free(copy);
-		CHECK(st.ops == z.emitted);
+		CHECK(st.ops == z->emitted);
 	}
 	p->finish(state, &sink);
-	CHECK(st.ops == z.emitted);
-	CHECK(st.resyncs <= st.parse_errors + 2 * z.now + 1);
+	CHECK(st.ops == z->emitted);
+	CHECK(st.resyncs <= st.parse_errors + 2 * z->now + 1);
 	free(state);
+	return clean && st.parse_errors == 0 && st.resyncs == 0;
+}
+
+static struct fz g_whole, g_split;
+
+/* Clean inputs must give the very same ops however their fragments are
+ * split. */
+static int run_input(const struct enav_l7_parser_ops *p, const uint8_t *data, size_t size)
+{
+	if (size < 1 || size > 65536)
+		return 0;
+	bool clean = run_pass(p, data, size, false, &g_whole);
+
+	run_pass(p, data, size, true, &g_split);
+	if (clean) {
+		CHECK(g_whole.emitted == g_split.emitted);
+		for (uint64_t i = 0; i < g_whole.emitted && i < KEEP_OPS; i++)
+			CHECK(same_op(&g_whole.ops[i], &g_split.ops[i]));
+	}
 	return 0;
 }
 
