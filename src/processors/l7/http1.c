@@ -1119,8 +1119,6 @@ static size_t step(struct h1_state *st, enum enav_l7_stream stream,
 		} else if (s->wait_ws) {
 			s->phase = P_WEBSOCKET;
 			memset(&s->ws, 0, sizeof(s->ws));
-			if (off != 0)
-				s->ws.phase = ENAV_L7_WS_RESYNC;
 			/* Its frames point at the upgrade request (still cur). */
 			memcpy(st->ws_target, st->cur.target, sizeof(st->ws_target));
 			memcpy(st->ws_path, st->cur.path, sizeof(st->ws_path));
