@@ -326,7 +326,7 @@ static void emit(struct pg_state *s, struct pg_op *o, bool response_seen,
 	op.start_ns = o->start_ns;
 	op.end_ns = response_seen && o->end_ns >= o->start_ns ? o->end_ns : o->start_ns;
 	op.request_bytes = o->req_bytes;
-	op.response_bytes = o->resp_bytes;
+	op.response_bytes = response_seen ? o->resp_bytes : 0;
 	op.has_request_seq = o->has_seq;
 	op.request_seq = o->seq;
 	out->stats->ops++;
