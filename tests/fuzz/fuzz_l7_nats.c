@@ -48,6 +48,8 @@ static void check_text(const char *s, size_t cap, bool upper)
 	const char *nul = memchr(s, '\0', cap);
 
 	CHECK(nul != NULL);
+	for (const char *p = nul; p < s + cap; p++)
+		CHECK(*p == '\0'); /* nothing stale after the string */
 	for (const char *p = s; p < nul; p++) {
 		CHECK(*p >= 0x20 && *p < 0x7f);
 		if (upper)

@@ -29,632 +29,680 @@ struct chunk {
 	const char *data;
 };
 
+/* A chunk of a string literal (NULs included) read by a call that moved
+ * total bytes. */
+#define CH(st, total, lit)                                                                         \
+	{                                                                                          \
+		st, sizeof(lit) - 1, total, lit                                                    \
+	}
+/* A whole chunk. */
+#define C(st, lit) CH(st, sizeof(lit) - 1, lit)
+
 /* redis-cli 7.0.15, RESP2 (conn 1); the COMMAND DOCS reply is 172298 bytes in three
  * reads of which only the first 1024 bytes each are kept: captured < len. */
 static const struct chunk cli_resp2[] = {
-    {ENAV_L7_REQUEST, 27, 27, "*2\r\n$7\r\nCOMMAND\r\n$4\r\nDOCS\r\n"},
-    {ENAV_L7_RESPONSE, 1024, 65536,
-     "*480\r\n$11\r\nzrangebylex\r\n*16\r\n$7\r\n"
-     "summary\r\n$67\r\nReturn a range of members in a sorted set, by lexicographi"
-     "cal range\r\n$5\r\nsince\r\n$5\r\n2.8.9\r\n"
-     "$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n"
-     "complexity\r\n$217\r\nO(log(N)+M) with N being the number of elements in the"
-     " sorted set and M the number of elements being returned. If M is constant (e"
-     ".g. always asking for the first 10 elements with LIMIT), you can consider it"
-     " O(log(N)).\r\n$9\r\ndoc_flags\r\n*1\r\n+deprecated\r\n"
-     "$16\r\ndeprecated_since\r\n$5\r\n6.2.0\r\n"
-     "$11\r\nreplaced_by\r\n$34\r\n`ZRANGE` with the `BYLEX` argument\r\n"
-     "$9\r\narguments\r\n*4\r\n*6\r\n$4\r\nname\r\n"
-     "$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
-     "key_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n"
-     "$3\r\nmin\r\n$4\r\ntype\r\n$6\r\nstring\r\n"
-     "*4\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\ntype\r\n"
-     "$6\r\nstring\r\n*10\r\n$4\r\nname\r\n$12\r\n"
-     "offset_count\r\n$4\r\ntype\r\n$5\r\nblock\r\n"
-     "$5\r\ntoken\r\n$5\r\nLIMIT\r\n$5\r\nflags\r\n"
-     "*1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n"
-     "*4\r\n$4\r\nname\r\n$6\r\noffset\r\n$4\r\n"
-     "type\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n"
-     "$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n"
-     "$4\r\nsadd\r\n*12\r\n$7\r\nsummary\r\n$32\r\n"
-     "Add one or more members to a set\r\n$5\r\n"
-     "since\r\n$5\r\n1.0.0\r\n$5\r\ngro"},
-    {ENAV_L7_RESPONSE, 1024, 59856,
-     "$8\r\nexpireat\r\n*12\r\n$7\r\nsummary\r\n"
-     "$48\r\nSet the expiration for a key as a UNIX timestamp\r\n"
-     "$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n"
-     "$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$4\r\n"
-     "O(1)\r\n$7\r\nhistory\r\n*1\r\n*2\r\n$5\r\n"
-     "7.0.0\r\n$41\r\nAdded options: `NX`, `XX`, `GT` and `LT`.\r\n"
-     "$9\r\narguments\r\n*3\r\n*6\r\n$4\r\nname\r\n"
-     "$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
-     "key_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n"
-     "$17\r\nunix-time-seconds\r\n$4\r\ntype\r\n"
-     "$9\r\nunix-time\r\n*10\r\n$4\r\nname\r\n$9\r\n"
-     "condition\r\n$4\r\ntype\r\n$5\r\noneof\r\n"
-     "$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n"
-     "*1\r\n+optional\r\n$9\r\narguments\r\n*4\r\n"
-     "*6\r\n$4\r\nname\r\n$2\r\nnx\r\n$4\r\ntype\r\n"
-     "$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\n"
-     "NX\r\n*6\r\n$4\r\nname\r\n$2\r\nxx\r\n$4\r\n"
-     "type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n"
-     "$2\r\nXX\r\n*6\r\n$4\r\nname\r\n$2\r\ngt\r\n"
-     "$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n"
-     "token\r\n$2\r\nGT\r\n*6\r\n$4\r\nname\r\n"
-     "$2\r\nlt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n"
-     "$5\r\ntoken\r\n$2\r\nLT\r\n$9\r\nrandomkey\r\n"
-     "*8\r\n$7\r\nsummary\r\n$37\r\nReturn a random key from the keyspace\r\n"
-     "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n"
-     "$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$4\r\n"
-     "O(1)\r\n$4\r\nincr\r\n*10\r\n$7\r\nsummary\r\n"
-     "$43\r\nIncrement the integer value of a key by one\r\n"
-     "$5\r\nsince\r\n$5\r\n1.0"},
-    {ENAV_L7_RESPONSE, 1024, 46906,
-     "$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n"
-     "$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
-     "key_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n"
-     "$6\r\nmember\r\n$4\r\ntype\r\n$6\r\nstring\r\n"
-     "$8\r\nxpending\r\n*12\r\n$7\r\nsummary\r\n"
-     "$131\r\nReturn information and entries from a stream consumer group pending "
-     "entries list, that are messages fetched but never acknowledged.\r\n"
-     "$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n"
-     "$6\r\nstream\r\n$10\r\ncomplexity\r\n$364\r\n"
-     "O(N) with N being the number of elements returned, so asking for a small fix"
-     "ed number of entries per call is O(1). O(M), where M is the total number of "
-     "entries scanned when used with the IDLE filter. When the command returns jus"
-     "t the summary and the list of consumers is small, it runs in O(1) time; othe"
-     "rwise, an additional O(N) time for iterating every consumer.\r\n"
-     "$7\r\nhistory\r\n*1\r\n*2\r\n$5\r\n6.2.0\r\n"
-     "$54\r\nAdded the `IDLE` option and exclusive range intervals.\r\n"
-     "$9\r\narguments\r\n*3\r\n*6\r\n$4\r\nname\r\n"
-     "$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
-     "key_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n"
-     "$5\r\ngroup\r\n$4\r\ntype\r\n$6\r\nstring\r\n"
-     "*8\r\n$4\r\nname\r\n$7\r\nfilters\r\n$4\r\n"
-     "type\r\n$5\r\nblock\r\n$5\r\nflags\r\n"},
-    {ENAV_L7_REQUEST, 38, 38,
-     "*3\r\n$3\r\nSET\r\n$8\r\ngreeting\r\n$5\r\n"
-     "hello\r\n"},
-    {ENAV_L7_RESPONSE, 5, 5, "+OK\r\n"},
-    {ENAV_L7_REQUEST, 27, 27, "*2\r\n$3\r\nGET\r\n$8\r\ngreeting\r\n"},
-    {ENAV_L7_RESPONSE, 11, 11, "$5\r\nhello\r\n"},
-    {ENAV_L7_REQUEST, 28, 28, "*2\r\n$4\r\nINCR\r\n$8\r\ngreeting\r\n"},
-    {ENAV_L7_RESPONSE, 46, 46, "-ERR value is not an integer or out of range\r\n"},
-    {ENAV_L7_REQUEST, 36, 36,
-     "*3\r\n$5\r\nLPUSH\r\n$8\r\ngreeting\r\n$1\r\n"
-     "x\r\n"},
-    {ENAV_L7_RESPONSE, 68, 68,
-     "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"},
-    {ENAV_L7_REQUEST, 33, 33,
-     "*3\r\n$9\r\nNOSUCHCMD\r\n$1\r\na\r\n$1\r\n"
-     "b\r\n"},
-    {ENAV_L7_RESPONSE, 70, 70,
-     "-ERR unknown command 'NOSUCHCMD', with args beginning with: 'a' 'b' \r\n"},
-    {ENAV_L7_REQUEST, 43, 43,
-     "*3\r\n$6\r\nCLIENT\r\n$7\r\nSETNAME\r\n$8\r\n"
-     "enavtest\r\n"},
-    {ENAV_L7_RESPONSE, 5, 5, "+OK\r\n"},
-    {ENAV_L7_REQUEST, 40, 40,
-     "*3\r\n$6\r\nCONFIG\r\n$3\r\nGET\r\n$9\r\n"
-     "maxmemory\r\n"},
-    {ENAV_L7_RESPONSE, 26, 26, "*2\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n"},
-    {ENAV_L7_REQUEST, 53, 53,
-     "*6\r\n$4\r\nHSET\r\n$1\r\nh\r\n$2\r\nf1\r\n"
-     "$2\r\nv1\r\n$2\r\nf2\r\n$2\r\nv2\r\n"},
-    {ENAV_L7_RESPONSE, 4, 4, ":2\r\n"},
-    {ENAV_L7_REQUEST, 24, 24, "*2\r\n$7\r\nHGETALL\r\n$1\r\nh\r\n"},
-    {ENAV_L7_RESPONSE, 36, 36,
-     "*4\r\n$2\r\nf1\r\n$2\r\nv1\r\n$2\r\nf2\r\n"
-     "$2\r\nv2\r\n"},
-    {ENAV_L7_REQUEST, 43, 43,
-     "*5\r\n$5\r\nRPUSH\r\n$1\r\nl\r\n$1\r\na\r\n"
-     "$1\r\nb\r\n$1\r\nc\r\n"},
-    {ENAV_L7_RESPONSE, 4, 4, ":3\r\n"},
-    {ENAV_L7_REQUEST, 38, 38,
-     "*4\r\n$6\r\nLRANGE\r\n$1\r\nl\r\n$1\r\n0\r\n"
-     "$2\r\n-1\r\n"},
-    {ENAV_L7_RESPONSE, 25, 25, "*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n"},
-    {ENAV_L7_REQUEST, 15, 15, "*1\r\n$5\r\nMULTI\r\n"},
-    {ENAV_L7_RESPONSE, 5, 5, "+OK\r\n"},
-    {ENAV_L7_REQUEST, 28, 28, "*3\r\n$3\r\nSET\r\n$2\r\nk1\r\n$1\r\n1\r\n"},
-    {ENAV_L7_RESPONSE, 9, 9, "+QUEUED\r\n"},
-    {ENAV_L7_REQUEST, 22, 22, "*2\r\n$4\r\nINCR\r\n$2\r\nk1\r\n"},
-    {ENAV_L7_RESPONSE, 9, 9, "+QUEUED\r\n"},
-    {ENAV_L7_REQUEST, 30, 30, "*3\r\n$5\r\nLPUSH\r\n$2\r\nk1\r\n$1\r\nz\r\n"},
-    {ENAV_L7_RESPONSE, 9, 9, "+QUEUED\r\n"},
-    {ENAV_L7_REQUEST, 14, 14, "*1\r\n$4\r\nEXEC\r\n"},
-    {ENAV_L7_RESPONSE, 81, 81,
-     "*3\r\n+OK\r\n:2\r\n-WRONGTYPE Operation against a key holding the wrong kind"
-     " of value\r\n"},
-    {ENAV_L7_REQUEST, 14, 14, "*1\r\n$4\r\nPING\r\n"},
-    {ENAV_L7_RESPONSE, 7, 7, "+PONG\r\n"},
-    {ENAV_L7_REQUEST, 49, 49,
-     "*5\r\n$3\r\nDEL\r\n$8\r\ngreeting\r\n$1\r\n"
-     "h\r\n$1\r\nl\r\n$2\r\nk1\r\n"},
-    {ENAV_L7_RESPONSE, 4, 4, ":4\r\n"},
-    {ENAV_L7_REQUEST, 30, 30, "*2\r\n$6\r\nEXISTS\r\n$8\r\ngreeting\r\n"},
-    {ENAV_L7_RESPONSE, 4, 4, ":0\r\n"},
-    {ENAV_L7_REQUEST, 215, 215,
-     "*3\r\n$3\r\nSET\r\n$3\r\nbig\r\n$185\r\nXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"
-     "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"
-     "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX\r\n"},
-    {ENAV_L7_RESPONSE, 5, 5, "+OK\r\n"},
-    {ENAV_L7_REQUEST, 22, 22, "*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n"},
-    {ENAV_L7_RESPONSE, 193, 193,
-     "$185\r\nXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"
-     "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"
-     "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX\r\n"},
-    {ENAV_L7_REQUEST, 26, 26, "*2\r\n$3\r\nGET\r\n$7\r\nmissing\r\n"},
-    {ENAV_L7_RESPONSE, 5, 5, "$-1\r\n"},
+    CH(ENAV_L7_REQUEST, 27, "*2\r\n$7\r\nCOMMAND\r\n$4\r\nDOCS\r\n"),
+    CH(ENAV_L7_RESPONSE, 65536,
+       "*480\r\n$11\r\nzrangebylex\r\n*16\r\n$7\r\n"
+       "summary\r\n$67\r\nReturn a range of members in a sorted set, by lexicographi"
+       "cal range\r\n$5\r\nsince\r\n$5\r\n2.8.9\r\n"
+       "$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n"
+       "complexity\r\n$217\r\nO(log(N)+M) with N being the number of elements in the"
+       " sorted set and M the number of elements being returned. If M is constant (e"
+       ".g. always asking for the first 10 elements with LIMIT), you can consider it"
+       " O(log(N)).\r\n$9\r\ndoc_flags\r\n*1\r\n+deprecated\r\n"
+       "$16\r\ndeprecated_since\r\n$5\r\n6.2.0\r\n"
+       "$11\r\nreplaced_by\r\n$34\r\n`ZRANGE` with the `BYLEX` argument\r\n"
+       "$9\r\narguments\r\n*4\r\n*6\r\n$4\r\nname\r\n"
+       "$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
+       "key_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n"
+       "$3\r\nmin\r\n$4\r\ntype\r\n$6\r\nstring\r\n"
+       "*4\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\ntype\r\n"
+       "$6\r\nstring\r\n*10\r\n$4\r\nname\r\n$12\r\n"
+       "offset_count\r\n$4\r\ntype\r\n$5\r\nblock\r\n"
+       "$5\r\ntoken\r\n$5\r\nLIMIT\r\n$5\r\nflags\r\n"
+       "*1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n"
+       "*4\r\n$4\r\nname\r\n$6\r\noffset\r\n$4\r\n"
+       "type\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n"
+       "$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n"
+       "$4\r\nsadd\r\n*12\r\n$7\r\nsummary\r\n$32\r\n"
+       "Add one or more members to a set\r\n$5\r\n"
+       "since\r\n$5\r\n1.0.0\r\n$5\r\ngro"),
+    CH(ENAV_L7_RESPONSE, 59856,
+       "$8\r\nexpireat\r\n*12\r\n$7\r\nsummary\r\n"
+       "$48\r\nSet the expiration for a key as a UNIX timestamp\r\n"
+       "$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n"
+       "$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$4\r\n"
+       "O(1)\r\n$7\r\nhistory\r\n*1\r\n*2\r\n$5\r\n"
+       "7.0.0\r\n$41\r\nAdded options: `NX`, `XX`, `GT` and `LT`.\r\n"
+       "$9\r\narguments\r\n*3\r\n*6\r\n$4\r\nname\r\n"
+       "$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
+       "key_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n"
+       "$17\r\nunix-time-seconds\r\n$4\r\ntype\r\n"
+       "$9\r\nunix-time\r\n*10\r\n$4\r\nname\r\n$9\r\n"
+       "condition\r\n$4\r\ntype\r\n$5\r\noneof\r\n"
+       "$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n"
+       "*1\r\n+optional\r\n$9\r\narguments\r\n*4\r\n"
+       "*6\r\n$4\r\nname\r\n$2\r\nnx\r\n$4\r\ntype\r\n"
+       "$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\n"
+       "NX\r\n*6\r\n$4\r\nname\r\n$2\r\nxx\r\n$4\r\n"
+       "type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n"
+       "$2\r\nXX\r\n*6\r\n$4\r\nname\r\n$2\r\ngt\r\n"
+       "$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n"
+       "token\r\n$2\r\nGT\r\n*6\r\n$4\r\nname\r\n"
+       "$2\r\nlt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n"
+       "$5\r\ntoken\r\n$2\r\nLT\r\n$9\r\nrandomkey\r\n"
+       "*8\r\n$7\r\nsummary\r\n$37\r\nReturn a random key from the keyspace\r\n"
+       "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n"
+       "$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$4\r\n"
+       "O(1)\r\n$4\r\nincr\r\n*10\r\n$7\r\nsummary\r\n"
+       "$43\r\nIncrement the integer value of a key by one\r\n"
+       "$5\r\nsince\r\n$5\r\n1.0"),
+    CH(ENAV_L7_RESPONSE, 46906,
+       "$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n"
+       "$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
+       "key_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n"
+       "$6\r\nmember\r\n$4\r\ntype\r\n$6\r\nstring\r\n"
+       "$8\r\nxpending\r\n*12\r\n$7\r\nsummary\r\n"
+       "$131\r\nReturn information and entries from a stream consumer group pending "
+       "entries list, that are messages fetched but never acknowledged.\r\n"
+       "$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n"
+       "$6\r\nstream\r\n$10\r\ncomplexity\r\n$364\r\n"
+       "O(N) with N being the number of elements returned, so asking for a small fix"
+       "ed number of entries per call is O(1). O(M), where M is the total number of "
+       "entries scanned when used with the IDLE filter. When the command returns jus"
+       "t the summary and the list of consumers is small, it runs in O(1) time; othe"
+       "rwise, an additional O(N) time for iterating every consumer.\r\n"
+       "$7\r\nhistory\r\n*1\r\n*2\r\n$5\r\n6.2.0\r\n"
+       "$54\r\nAdded the `IDLE` option and exclusive range intervals.\r\n"
+       "$9\r\narguments\r\n*3\r\n*6\r\n$4\r\nname\r\n"
+       "$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
+       "key_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n"
+       "$5\r\ngroup\r\n$4\r\ntype\r\n$6\r\nstring\r\n"
+       "*8\r\n$4\r\nname\r\n$7\r\nfilters\r\n$4\r\n"
+       "type\r\n$5\r\nblock\r\n$5\r\nflags\r\n"),
+    CH(ENAV_L7_REQUEST, 38,
+       "*3\r\n$3\r\nSET\r\n$8\r\ngreeting\r\n$5\r\n"
+       "hello\r\n"),
+    CH(ENAV_L7_RESPONSE, 5, "+OK\r\n"),
+    CH(ENAV_L7_REQUEST, 27, "*2\r\n$3\r\nGET\r\n$8\r\ngreeting\r\n"),
+    CH(ENAV_L7_RESPONSE, 11, "$5\r\nhello\r\n"),
+    CH(ENAV_L7_REQUEST, 28, "*2\r\n$4\r\nINCR\r\n$8\r\ngreeting\r\n"),
+    CH(ENAV_L7_RESPONSE, 46, "-ERR value is not an integer or out of range\r\n"),
+    CH(ENAV_L7_REQUEST, 36,
+       "*3\r\n$5\r\nLPUSH\r\n$8\r\ngreeting\r\n$1\r\n"
+       "x\r\n"),
+    CH(ENAV_L7_RESPONSE, 68,
+       "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"),
+    CH(ENAV_L7_REQUEST, 33,
+       "*3\r\n$9\r\nNOSUCHCMD\r\n$1\r\na\r\n$1\r\n"
+       "b\r\n"),
+    CH(ENAV_L7_RESPONSE, 70,
+       "-ERR unknown command 'NOSUCHCMD', with args beginning with: 'a' 'b' \r\n"),
+    CH(ENAV_L7_REQUEST, 43,
+       "*3\r\n$6\r\nCLIENT\r\n$7\r\nSETNAME\r\n$8\r\n"
+       "enavtest\r\n"),
+    CH(ENAV_L7_RESPONSE, 5, "+OK\r\n"),
+    CH(ENAV_L7_REQUEST, 40,
+       "*3\r\n$6\r\nCONFIG\r\n$3\r\nGET\r\n$9\r\n"
+       "maxmemory\r\n"),
+    CH(ENAV_L7_RESPONSE, 26, "*2\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n"),
+    CH(ENAV_L7_REQUEST, 53,
+       "*6\r\n$4\r\nHSET\r\n$1\r\nh\r\n$2\r\nf1\r\n"
+       "$2\r\nv1\r\n$2\r\nf2\r\n$2\r\nv2\r\n"),
+    CH(ENAV_L7_RESPONSE, 4, ":2\r\n"),
+    CH(ENAV_L7_REQUEST, 24, "*2\r\n$7\r\nHGETALL\r\n$1\r\nh\r\n"),
+    CH(ENAV_L7_RESPONSE, 36,
+       "*4\r\n$2\r\nf1\r\n$2\r\nv1\r\n$2\r\nf2\r\n"
+       "$2\r\nv2\r\n"),
+    CH(ENAV_L7_REQUEST, 43,
+       "*5\r\n$5\r\nRPUSH\r\n$1\r\nl\r\n$1\r\na\r\n"
+       "$1\r\nb\r\n$1\r\nc\r\n"),
+    CH(ENAV_L7_RESPONSE, 4, ":3\r\n"),
+    CH(ENAV_L7_REQUEST, 38,
+       "*4\r\n$6\r\nLRANGE\r\n$1\r\nl\r\n$1\r\n0\r\n"
+       "$2\r\n-1\r\n"),
+    CH(ENAV_L7_RESPONSE, 25, "*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n"),
+    CH(ENAV_L7_REQUEST, 15, "*1\r\n$5\r\nMULTI\r\n"),
+    CH(ENAV_L7_RESPONSE, 5, "+OK\r\n"),
+    CH(ENAV_L7_REQUEST, 28, "*3\r\n$3\r\nSET\r\n$2\r\nk1\r\n$1\r\n1\r\n"),
+    CH(ENAV_L7_RESPONSE, 9, "+QUEUED\r\n"),
+    CH(ENAV_L7_REQUEST, 22, "*2\r\n$4\r\nINCR\r\n$2\r\nk1\r\n"),
+    CH(ENAV_L7_RESPONSE, 9, "+QUEUED\r\n"),
+    CH(ENAV_L7_REQUEST, 30, "*3\r\n$5\r\nLPUSH\r\n$2\r\nk1\r\n$1\r\nz\r\n"),
+    CH(ENAV_L7_RESPONSE, 9, "+QUEUED\r\n"),
+    CH(ENAV_L7_REQUEST, 14, "*1\r\n$4\r\nEXEC\r\n"),
+    CH(ENAV_L7_RESPONSE, 81,
+       "*3\r\n+OK\r\n:2\r\n-WRONGTYPE Operation against a key holding the wrong kind"
+       " of value\r\n"),
+    CH(ENAV_L7_REQUEST, 14, "*1\r\n$4\r\nPING\r\n"),
+    CH(ENAV_L7_RESPONSE, 7, "+PONG\r\n"),
+    CH(ENAV_L7_REQUEST, 49,
+       "*5\r\n$3\r\nDEL\r\n$8\r\ngreeting\r\n$1\r\n"
+       "h\r\n$1\r\nl\r\n$2\r\nk1\r\n"),
+    CH(ENAV_L7_RESPONSE, 4, ":4\r\n"),
+    CH(ENAV_L7_REQUEST, 30, "*2\r\n$6\r\nEXISTS\r\n$8\r\ngreeting\r\n"),
+    CH(ENAV_L7_RESPONSE, 4, ":0\r\n"),
+    CH(ENAV_L7_REQUEST, 215,
+       "*3\r\n$3\r\nSET\r\n$3\r\nbig\r\n$185\r\nXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"
+       "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"
+       "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX\r\n"),
+    CH(ENAV_L7_RESPONSE, 5, "+OK\r\n"),
+    CH(ENAV_L7_REQUEST, 22, "*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n"),
+    CH(ENAV_L7_RESPONSE, 193,
+       "$185\r\nXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"
+       "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"
+       "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX\r\n"),
+    CH(ENAV_L7_REQUEST, 26, "*2\r\n$3\r\nGET\r\n$7\r\nmissing\r\n"),
+    CH(ENAV_L7_RESPONSE, 5, "$-1\r\n"),
 };
 
 /* RESP3: HELLO 3, DEBUG PROTOCOL types, client tracking, pub/sub pushes. */
 static const struct chunk raw_resp3[] = {
-    {ENAV_L7_REQUEST, 22, 22, "*2\r\n$5\r\nHELLO\r\n$1\r\n3\r\n"},
-    {ENAV_L7_RESPONSE, 145, 145,
-     "%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\n"
-     "version\r\n$6\r\n7.0.15\r\n$5\r\nproto\r\n"
-     ":3\r\n$2\r\nid\r\n:6\r\n$4\r\nmode\r\n$10\r\n"
-     "standalone\r\n$4\r\nrole\r\n$6\r\nmaster\r\n"
-     "$7\r\nmodules\r\n*0\r\n"},
-    {ENAV_L7_REQUEST, 41, 41,
-     "*3\r\n$5\r\nDEBUG\r\n$8\r\nPROTOCOL\r\n$6\r\n"
-     "attrib\r\n"},
-    {ENAV_L7_RESPONSE, 93, 93,
-     "|1\r\n$14\r\nkey-popularity\r\n*2\r\n$7\r\n"
-     "key:123\r\n:90\r\n$39\r\nSome real reply following the attribute\r\n"},
-    {ENAV_L7_REQUEST, 41, 41,
-     "*3\r\n$5\r\nDEBUG\r\n$8\r\nPROTOCOL\r\n$6\r\n"
-     "bignum\r\n"},
-    {ENAV_L7_RESPONSE, 40, 40, "(1234567999999999999999999999999999999\r\n"},
-    {ENAV_L7_REQUEST, 39, 39,
-     "*3\r\n$5\r\nDEBUG\r\n$8\r\nPROTOCOL\r\n$4\r\n"
-     "true\r\n"},
-    {ENAV_L7_RESPONSE, 4, 4, "#t\r\n"},
-    {ENAV_L7_REQUEST, 40, 40,
-     "*3\r\n$5\r\nDEBUG\r\n$8\r\nPROTOCOL\r\n$5\r\n"
-     "false\r\n"},
-    {ENAV_L7_RESPONSE, 4, 4, "#f\r\n"},
-    {ENAV_L7_REQUEST, 39, 39,
-     "*3\r\n$5\r\nDEBUG\r\n$8\r\nPROTOCOL\r\n$4\r\n"
-     "null\r\n"},
-    {ENAV_L7_RESPONSE, 3, 3, "_\r\n"},
-    {ENAV_L7_REQUEST, 43, 43,
-     "*3\r\n$5\r\nDEBUG\r\n$8\r\nPROTOCOL\r\n$8\r\n"
-     "verbatim\r\n"},
-    {ENAV_L7_RESPONSE, 36, 36, "=29\r\ntxt:This is a verbatim\nstring\r\n"},
-    {ENAV_L7_REQUEST, 39, 39,
-     "*3\r\n$5\r\nDEBUG\r\n$8\r\nPROTOCOL\r\n$4\r\n"
-     "push\r\n"},
-    {ENAV_L7_RESPONSE, 79, 79,
-     ">2\r\n$16\r\nserver-cpu-usage\r\n:42\r\n$40\r\n"
-     "Some real reply following the push reply\r\n"},
-    {ENAV_L7_REQUEST, 41, 41,
-     "*3\r\n$5\r\nDEBUG\r\n$8\r\nPROTOCOL\r\n$6\r\n"
-     "double\r\n"},
-    {ENAV_L7_RESPONSE, 8, 8, ",3.141\r\n"},
-    {ENAV_L7_REQUEST, 38, 38,
-     "*3\r\n$5\r\nDEBUG\r\n$8\r\nPROTOCOL\r\n$3\r\n"
-     "map\r\n"},
-    {ENAV_L7_RESPONSE, 28, 28, "%3\r\n:0\r\n#f\r\n:1\r\n#t\r\n:2\r\n#f\r\n"},
-    {ENAV_L7_REQUEST, 38, 38,
-     "*3\r\n$5\r\nDEBUG\r\n$8\r\nPROTOCOL\r\n$3\r\n"
-     "set\r\n"},
-    {ENAV_L7_RESPONSE, 16, 16, "~3\r\n:0\r\n:1\r\n:2\r\n"},
-    {ENAV_L7_REQUEST, 38, 38,
-     "*3\r\n$6\r\nCLIENT\r\n$8\r\nTRACKING\r\n$2\r\n"
-     "ON\r\n"},
-    {ENAV_L7_RESPONSE, 5, 5, "+OK\r\n"},
-    {ENAV_L7_REQUEST, 26, 26, "*2\r\n$3\r\nGET\r\n$7\r\ntracked\r\n"},
-    {ENAV_L7_RESPONSE, 3, 3, "_\r\n"},
-    {ENAV_L7_RESPONSE, 38, 38, ">2\r\n$10\r\ninvalidate\r\n*1\r\n$7\r\ntracked\r\n"},
-    {ENAV_L7_REQUEST, 40, 40,
-     "*3\r\n$9\r\nSUBSCRIBE\r\n$4\r\nnews\r\n$5\r\n"
-     "sport\r\n"},
-    {ENAV_L7_RESPONSE, 67, 67,
-     ">3\r\n$9\r\nsubscribe\r\n$4\r\nnews\r\n:1\r\n"
-     ">3\r\n$9\r\nsubscribe\r\n$5\r\nsport\r\n:2\r\n"},
-    {ENAV_L7_RESPONSE, 38, 38,
-     ">3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$5\r\n"
-     "hello\r\n"},
-    {ENAV_L7_RESPONSE, 38, 38,
-     ">3\r\n$7\r\nmessage\r\n$5\r\nsport\r\n$4\r\n"
-     "goal\r\n"},
-    {ENAV_L7_REQUEST, 26, 26, "*2\r\n$3\r\nGET\r\n$7\r\ntracked\r\n"},
-    {ENAV_L7_RESPONSE, 7, 7, "$1\r\nv\r\n"},
-    {ENAV_L7_REQUEST, 22, 22, "*1\r\n$11\r\nUNSUBSCRIBE\r\n"},
-    {ENAV_L7_RESPONSE, 73, 73,
-     ">3\r\n$11\r\nunsubscribe\r\n$4\r\nnews\r\n"
-     ":1\r\n>3\r\n$11\r\nunsubscribe\r\n$5\r\nsport\r\n"
-     ":0\r\n"},
-    {ENAV_L7_REQUEST, 27, 27, "*2\r\n$4\r\nINCR\r\n$7\r\ntracked\r\n"},
-    {ENAV_L7_RESPONSE, 46, 46, "-ERR value is not an integer or out of range\r\n"},
+    CH(ENAV_L7_REQUEST, 22, "*2\r\n$5\r\nHELLO\r\n$1\r\n3\r\n"),
+    CH(ENAV_L7_RESPONSE, 145,
+       "%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\n"
+       "version\r\n$6\r\n7.0.15\r\n$5\r\nproto\r\n"
+       ":3\r\n$2\r\nid\r\n:6\r\n$4\r\nmode\r\n$10\r\n"
+       "standalone\r\n$4\r\nrole\r\n$6\r\nmaster\r\n"
+       "$7\r\nmodules\r\n*0\r\n"),
+    CH(ENAV_L7_REQUEST, 41,
+       "*3\r\n$5\r\nDEBUG\r\n$8\r\nPROTOCOL\r\n$6\r\n"
+       "attrib\r\n"),
+    CH(ENAV_L7_RESPONSE, 93,
+       "|1\r\n$14\r\nkey-popularity\r\n*2\r\n$7\r\n"
+       "key:123\r\n:90\r\n$39\r\nSome real reply following the attribute\r\n"),
+    CH(ENAV_L7_REQUEST, 41,
+       "*3\r\n$5\r\nDEBUG\r\n$8\r\nPROTOCOL\r\n$6\r\n"
+       "bignum\r\n"),
+    CH(ENAV_L7_RESPONSE, 40, "(1234567999999999999999999999999999999\r\n"),
+    CH(ENAV_L7_REQUEST, 39,
+       "*3\r\n$5\r\nDEBUG\r\n$8\r\nPROTOCOL\r\n$4\r\n"
+       "true\r\n"),
+    CH(ENAV_L7_RESPONSE, 4, "#t\r\n"),
+    CH(ENAV_L7_REQUEST, 40,
+       "*3\r\n$5\r\nDEBUG\r\n$8\r\nPROTOCOL\r\n$5\r\n"
+       "false\r\n"),
+    CH(ENAV_L7_RESPONSE, 4, "#f\r\n"),
+    CH(ENAV_L7_REQUEST, 39,
+       "*3\r\n$5\r\nDEBUG\r\n$8\r\nPROTOCOL\r\n$4\r\n"
+       "null\r\n"),
+    CH(ENAV_L7_RESPONSE, 3, "_\r\n"),
+    CH(ENAV_L7_REQUEST, 43,
+       "*3\r\n$5\r\nDEBUG\r\n$8\r\nPROTOCOL\r\n$8\r\n"
+       "verbatim\r\n"),
+    CH(ENAV_L7_RESPONSE, 36, "=29\r\ntxt:This is a verbatim\nstring\r\n"),
+    CH(ENAV_L7_REQUEST, 39,
+       "*3\r\n$5\r\nDEBUG\r\n$8\r\nPROTOCOL\r\n$4\r\n"
+       "push\r\n"),
+    CH(ENAV_L7_RESPONSE, 79,
+       ">2\r\n$16\r\nserver-cpu-usage\r\n:42\r\n$40\r\n"
+       "Some real reply following the push reply\r\n"),
+    CH(ENAV_L7_REQUEST, 41,
+       "*3\r\n$5\r\nDEBUG\r\n$8\r\nPROTOCOL\r\n$6\r\n"
+       "double\r\n"),
+    CH(ENAV_L7_RESPONSE, 8, ",3.141\r\n"),
+    CH(ENAV_L7_REQUEST, 38,
+       "*3\r\n$5\r\nDEBUG\r\n$8\r\nPROTOCOL\r\n$3\r\n"
+       "map\r\n"),
+    CH(ENAV_L7_RESPONSE, 28, "%3\r\n:0\r\n#f\r\n:1\r\n#t\r\n:2\r\n#f\r\n"),
+    CH(ENAV_L7_REQUEST, 38,
+       "*3\r\n$5\r\nDEBUG\r\n$8\r\nPROTOCOL\r\n$3\r\n"
+       "set\r\n"),
+    CH(ENAV_L7_RESPONSE, 16, "~3\r\n:0\r\n:1\r\n:2\r\n"),
+    CH(ENAV_L7_REQUEST, 38,
+       "*3\r\n$6\r\nCLIENT\r\n$8\r\nTRACKING\r\n$2\r\n"
+       "ON\r\n"),
+    CH(ENAV_L7_RESPONSE, 5, "+OK\r\n"),
+    CH(ENAV_L7_REQUEST, 26, "*2\r\n$3\r\nGET\r\n$7\r\ntracked\r\n"),
+    CH(ENAV_L7_RESPONSE, 3, "_\r\n"),
+    CH(ENAV_L7_RESPONSE, 38, ">2\r\n$10\r\ninvalidate\r\n*1\r\n$7\r\ntracked\r\n"),
+    CH(ENAV_L7_REQUEST, 40,
+       "*3\r\n$9\r\nSUBSCRIBE\r\n$4\r\nnews\r\n$5\r\n"
+       "sport\r\n"),
+    CH(ENAV_L7_RESPONSE, 67,
+       ">3\r\n$9\r\nsubscribe\r\n$4\r\nnews\r\n:1\r\n"
+       ">3\r\n$9\r\nsubscribe\r\n$5\r\nsport\r\n:2\r\n"),
+    CH(ENAV_L7_RESPONSE, 38,
+       ">3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$5\r\n"
+       "hello\r\n"),
+    CH(ENAV_L7_RESPONSE, 38,
+       ">3\r\n$7\r\nmessage\r\n$5\r\nsport\r\n$4\r\n"
+       "goal\r\n"),
+    CH(ENAV_L7_REQUEST, 26, "*2\r\n$3\r\nGET\r\n$7\r\ntracked\r\n"),
+    CH(ENAV_L7_RESPONSE, 7, "$1\r\nv\r\n"),
+    CH(ENAV_L7_REQUEST, 22, "*1\r\n$11\r\nUNSUBSCRIBE\r\n"),
+    CH(ENAV_L7_RESPONSE, 73,
+       ">3\r\n$11\r\nunsubscribe\r\n$4\r\nnews\r\n"
+       ":1\r\n>3\r\n$11\r\nunsubscribe\r\n$5\r\nsport\r\n"
+       ":0\r\n"),
+    CH(ENAV_L7_REQUEST, 27, "*2\r\n$4\r\nINCR\r\n$7\r\ntracked\r\n"),
+    CH(ENAV_L7_RESPONSE, 46, "-ERR value is not an integer or out of range\r\n"),
 };
 
 /* RESP2 subscribe mode. */
 static const struct chunk raw_sub2[] = {
-    {ENAV_L7_REQUEST, 40, 40,
-     "*3\r\n$9\r\nSUBSCRIBE\r\n$4\r\nnews\r\n$5\r\n"
-     "sport\r\n"},
-    {ENAV_L7_RESPONSE, 67, 67,
-     "*3\r\n$9\r\nsubscribe\r\n$4\r\nnews\r\n:1\r\n"
-     "*3\r\n$9\r\nsubscribe\r\n$5\r\nsport\r\n:2\r\n"},
-    {ENAV_L7_REQUEST, 29, 29, "*2\r\n$10\r\nPSUBSCRIBE\r\n$2\r\nn*\r\n"},
-    {ENAV_L7_RESPONSE, 33, 33, "*3\r\n$10\r\npsubscribe\r\n$2\r\nn*\r\n:3\r\n"},
-    {ENAV_L7_RESPONSE, 85, 85,
-     "*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$5\r\n"
-     "hello\r\n*4\r\n$8\r\npmessage\r\n$2\r\nn*\r\n"
-     "$4\r\nnews\r\n$5\r\nhello\r\n"},
-    {ENAV_L7_RESPONSE, 38, 38,
-     "*3\r\n$7\r\nmessage\r\n$5\r\nsport\r\n$4\r\n"
-     "goal\r\n"},
-    {ENAV_L7_REQUEST, 14, 14, "*1\r\n$4\r\nPING\r\n"},
-    {ENAV_L7_RESPONSE, 20, 20, "*2\r\n$4\r\npong\r\n$0\r\n\r\n"},
-    {ENAV_L7_REQUEST, 20, 20, "*2\r\n$3\r\nGET\r\n$1\r\nx\r\n"},
-    {ENAV_L7_RESPONSE, 116, 116,
-     "-ERR Can't execute 'get': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QU"
-     "IT / RESET are allowed in this context\r\n"},
-    {ENAV_L7_REQUEST, 32, 32, "*2\r\n$11\r\nUNSUBSCRIBE\r\n$4\r\nnews\r\n"},
-    {ENAV_L7_RESPONSE, 36, 36,
-     "*3\r\n$11\r\nunsubscribe\r\n$4\r\nnews\r\n"
-     ":2\r\n"},
-    {ENAV_L7_REQUEST, 23, 23, "*1\r\n$12\r\nPUNSUBSCRIBE\r\n"},
-    {ENAV_L7_RESPONSE, 35, 35,
-     "*3\r\n$12\r\npunsubscribe\r\n$2\r\nn*\r\n"
-     ":1\r\n"},
-    {ENAV_L7_REQUEST, 22, 22, "*1\r\n$11\r\nUNSUBSCRIBE\r\n"},
-    {ENAV_L7_RESPONSE, 37, 37,
-     "*3\r\n$11\r\nunsubscribe\r\n$5\r\nsport\r\n"
-     ":0\r\n"},
-    {ENAV_L7_REQUEST, 14, 14, "*1\r\n$4\r\nPING\r\n"},
-    {ENAV_L7_RESPONSE, 7, 7, "+PONG\r\n"},
+    CH(ENAV_L7_REQUEST, 40,
+       "*3\r\n$9\r\nSUBSCRIBE\r\n$4\r\nnews\r\n$5\r\n"
+       "sport\r\n"),
+    CH(ENAV_L7_RESPONSE, 67,
+       "*3\r\n$9\r\nsubscribe\r\n$4\r\nnews\r\n:1\r\n"
+       "*3\r\n$9\r\nsubscribe\r\n$5\r\nsport\r\n:2\r\n"),
+    CH(ENAV_L7_REQUEST, 29, "*2\r\n$10\r\nPSUBSCRIBE\r\n$2\r\nn*\r\n"),
+    CH(ENAV_L7_RESPONSE, 33, "*3\r\n$10\r\npsubscribe\r\n$2\r\nn*\r\n:3\r\n"),
+    CH(ENAV_L7_RESPONSE, 85,
+       "*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$5\r\n"
+       "hello\r\n*4\r\n$8\r\npmessage\r\n$2\r\nn*\r\n"
+       "$4\r\nnews\r\n$5\r\nhello\r\n"),
+    CH(ENAV_L7_RESPONSE, 38,
+       "*3\r\n$7\r\nmessage\r\n$5\r\nsport\r\n$4\r\n"
+       "goal\r\n"),
+    CH(ENAV_L7_REQUEST, 14, "*1\r\n$4\r\nPING\r\n"),
+    CH(ENAV_L7_RESPONSE, 20, "*2\r\n$4\r\npong\r\n$0\r\n\r\n"),
+    CH(ENAV_L7_REQUEST, 20, "*2\r\n$3\r\nGET\r\n$1\r\nx\r\n"),
+    CH(ENAV_L7_RESPONSE, 116,
+       "-ERR Can't execute 'get': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QU"
+       "IT / RESET are allowed in this context\r\n"),
+    CH(ENAV_L7_REQUEST, 32, "*2\r\n$11\r\nUNSUBSCRIBE\r\n$4\r\nnews\r\n"),
+    CH(ENAV_L7_RESPONSE, 36,
+       "*3\r\n$11\r\nunsubscribe\r\n$4\r\nnews\r\n"
+       ":2\r\n"),
+    CH(ENAV_L7_REQUEST, 23, "*1\r\n$12\r\nPUNSUBSCRIBE\r\n"),
+    CH(ENAV_L7_RESPONSE, 35,
+       "*3\r\n$12\r\npunsubscribe\r\n$2\r\nn*\r\n"
+       ":1\r\n"),
+    CH(ENAV_L7_REQUEST, 22, "*1\r\n$11\r\nUNSUBSCRIBE\r\n"),
+    CH(ENAV_L7_RESPONSE, 37,
+       "*3\r\n$11\r\nunsubscribe\r\n$5\r\nsport\r\n"
+       ":0\r\n"),
+    CH(ENAV_L7_REQUEST, 14, "*1\r\n$4\r\nPING\r\n"),
+    CH(ENAV_L7_RESPONSE, 7, "+PONG\r\n"),
 };
 
 /* Inline commands. */
 static const struct chunk raw_inline[] = {
-    {ENAV_L7_REQUEST, 27, 27, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n"},
-    {ENAV_L7_RESPONSE, 5, 5, "+OK\r\n"},
-    {ENAV_L7_REQUEST, 6, 6, "PING\r\n"},
-    {ENAV_L7_RESPONSE, 7, 7, "+PONG\r\n"},
-    {ENAV_L7_REQUEST, 17, 17, "GET k\r\nEXISTS k\r\n"},
-    {ENAV_L7_RESPONSE, 11, 11, "$1\r\nv\r\n:1\r\n"},
-    {ENAV_L7_REQUEST, 12, 12, "*0\r\n\r\nPING\r\n"},
-    {ENAV_L7_RESPONSE, 7, 7, "+PONG\r\n"},
+    CH(ENAV_L7_REQUEST, 27, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n"),
+    CH(ENAV_L7_RESPONSE, 5, "+OK\r\n"),
+    CH(ENAV_L7_REQUEST, 6, "PING\r\n"),
+    CH(ENAV_L7_RESPONSE, 7, "+PONG\r\n"),
+    CH(ENAV_L7_REQUEST, 17, "GET k\r\nEXISTS k\r\n"),
+    CH(ENAV_L7_RESPONSE, 11, "$1\r\nv\r\n:1\r\n"),
+    CH(ENAV_L7_REQUEST, 12, "*0\r\n\r\nPING\r\n"),
+    CH(ENAV_L7_RESPONSE, 7, "+PONG\r\n"),
 };
 
 /* redis-benchmark -P 16: its CONFIG GET pair, one SET batch x3, one GET batch. */
 static const struct chunk bench_config[] = {
-    {ENAV_L7_REQUEST, 77, 77,
-     "*3\r\n$6\r\nCONFIG\r\n$3\r\nGET\r\n$4\r\n"
-     "save\r\n*3\r\n$6\r\nCONFIG\r\n$3\r\nGET\r\n"
-     "$10\r\nappendonly\r\n"},
-    {ENAV_L7_RESPONSE, 49, 49,
-     "*2\r\n$4\r\nsave\r\n$0\r\n\r\n*2\r\n$10\r\n"
-     "appendonly\r\n$2\r\nno\r\n"},
+    CH(ENAV_L7_REQUEST, 77,
+       "*3\r\n$6\r\nCONFIG\r\n$3\r\nGET\r\n$4\r\n"
+       "save\r\n*3\r\n$6\r\nCONFIG\r\n$3\r\nGET\r\n"
+       "$10\r\nappendonly\r\n"),
+    CH(ENAV_L7_RESPONSE, 49,
+       "*2\r\n$4\r\nsave\r\n$0\r\n\r\n*2\r\n$10\r\n"
+       "appendonly\r\n$2\r\nno\r\n"),
 };
 static const struct chunk bench_set[] = {
-    {ENAV_L7_REQUEST, 720, 720,
-     "*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n"},
-    {ENAV_L7_RESPONSE, 80, 80,
-     "+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n"
-     "+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n"
-     "+OK\r\n+OK\r\n+OK\r\n+OK\r\n"},
-    {ENAV_L7_REQUEST, 720, 720,
-     "*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n"},
-    {ENAV_L7_RESPONSE, 80, 80,
-     "+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n"
-     "+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n"
-     "+OK\r\n+OK\r\n+OK\r\n+OK\r\n"},
-    {ENAV_L7_REQUEST, 720, 720,
-     "*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
-     "$3\r\nVXK\r\n"},
-    {ENAV_L7_RESPONSE, 80, 80,
-     "+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n"
-     "+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n"
-     "+OK\r\n+OK\r\n+OK\r\n+OK\r\n"},
+    CH(ENAV_L7_REQUEST, 720,
+       "*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n"),
+    CH(ENAV_L7_RESPONSE, 80,
+       "+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n"
+       "+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n"
+       "+OK\r\n+OK\r\n+OK\r\n+OK\r\n"),
+    CH(ENAV_L7_REQUEST, 720,
+       "*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n"),
+    CH(ENAV_L7_RESPONSE, 80,
+       "+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n"
+       "+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n"
+       "+OK\r\n+OK\r\n+OK\r\n+OK\r\n"),
+    CH(ENAV_L7_REQUEST, 720,
+       "*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n*3\r\n$3\r\nSET\r\n$16\r\nkey:__rand_int__\r\n"
+       "$3\r\nVXK\r\n"),
+    CH(ENAV_L7_RESPONSE, 80,
+       "+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n"
+       "+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n"
+       "+OK\r\n+OK\r\n+OK\r\n+OK\r\n"),
 };
 static const struct chunk bench_get[] = {
-    {ENAV_L7_REQUEST, 576, 576,
-     "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
-     "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
-     "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
-     "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
-     "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
-     "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
-     "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
-     "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
-     "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
-     "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
-     "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
-     "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
-     "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
-     "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
-     "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
-     "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"},
-    {ENAV_L7_RESPONSE, 144, 144,
-     "$3\r\nVXK\r\n$3\r\nVXK\r\n$3\r\nVXK\r\n$3\r\n"
-     "VXK\r\n$3\r\nVXK\r\n$3\r\nVXK\r\n$3\r\nVXK\r\n"
-     "$3\r\nVXK\r\n$3\r\nVXK\r\n$3\r\nVXK\r\n$3\r\n"
-     "VXK\r\n$3\r\nVXK\r\n$3\r\nVXK\r\n$3\r\nVXK\r\n"
-     "$3\r\nVXK\r\n$3\r\nVXK\r\n"},
+    CH(ENAV_L7_REQUEST, 576,
+       "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
+       "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
+       "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
+       "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
+       "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
+       "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
+       "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
+       "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
+       "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
+       "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
+       "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
+       "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
+       "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
+       "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
+       "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"
+       "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n"),
+    CH(ENAV_L7_RESPONSE, 144,
+       "$3\r\nVXK\r\n$3\r\nVXK\r\n$3\r\nVXK\r\n$3\r\n"
+       "VXK\r\n$3\r\nVXK\r\n$3\r\nVXK\r\n$3\r\nVXK\r\n"
+       "$3\r\nVXK\r\n$3\r\nVXK\r\n$3\r\nVXK\r\n$3\r\n"
+       "VXK\r\n$3\r\nVXK\r\n$3\r\nVXK\r\n$3\r\nVXK\r\n"
+       "$3\r\nVXK\r\n$3\r\nVXK\r\n"),
 };
 
 /* COMMAND DOCS, a 5000-byte value, RESP3 maps, MONITOR, RESET. */
 static const struct chunk raw_docs[] = {
-    {ENAV_L7_REQUEST, 36, 36,
-     "*3\r\n$7\r\nCOMMAND\r\n$4\r\nDOCS\r\n$3\r\n"
-     "get\r\n"},
-    {ENAV_L7_RESPONSE, 218, 218,
-     "*2\r\n$3\r\nget\r\n*10\r\n$7\r\nsummary\r\n"
-     "$22\r\nGet the value of a key\r\n$5\r\nsince\r\n"
-     "$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n"
-     "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\n"
-     "arguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\n"
-     "key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
-     "key_spec_index\r\n:0\r\n"},
-    {ENAV_L7_REQUEST, 5034, 5034,
-     "*3\r\n$3\r\nSET\r\n$6\r\nbigval\r\n$5000\r\n"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv\r\n"},
-    {ENAV_L7_RESPONSE, 5, 5, "+OK\r\n"},
-    {ENAV_L7_REQUEST, 25, 25, "*2\r\n$3\r\nGET\r\n$6\r\nbigval\r\n"},
-    {ENAV_L7_RESPONSE, 5009, 5009,
-     "$5000\r\nvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
-     "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv\r\n"},
-    {ENAV_L7_REQUEST, 43, 43,
-     "*4\r\n$6\r\nLRANGE\r\n$6\r\nnolist\r\n$1\r\n"
-     "0\r\n$2\r\n-1\r\n"},
-    {ENAV_L7_RESPONSE, 4, 4, "*0\r\n"},
-    {ENAV_L7_REQUEST, 22, 22, "*2\r\n$5\r\nHELLO\r\n$1\r\n3\r\n"},
-    {ENAV_L7_RESPONSE, 146, 146,
-     "%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\n"
-     "version\r\n$6\r\n7.0.15\r\n$5\r\nproto\r\n"
-     ":3\r\n$2\r\nid\r\n:51\r\n$4\r\nmode\r\n$10\r\n"
-     "standalone\r\n$4\r\nrole\r\n$6\r\nmaster\r\n"
-     "$7\r\nmodules\r\n*0\r\n"},
-    {ENAV_L7_REQUEST, 36, 36,
-     "*3\r\n$7\r\nCOMMAND\r\n$4\r\nDOCS\r\n$3\r\n"
-     "set\r\n"},
-    {ENAV_L7_RESPONSE, 1521, 1521,
-     "%1\r\n$3\r\nset\r\n%6\r\n$7\r\nsummary\r\n"
-     "$29\r\nSet the string value of a key\r\n$5\r\n"
-     "since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\n"
-     "string\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"
-     "$7\r\nhistory\r\n~4\r\n*2\r\n$6\r\n2.6.12\r\n"
-     "$44\r\nAdded the `EX`, `PX`, `NX` and `XX` options.\r\n"
-     "*2\r\n$5\r\n6.0.0\r\n$27\r\nAdded the `KEEPTTL` option.\r\n"
-     "*2\r\n$5\r\n6.2.0\r\n$42\r\nAdded the `GET`, `EXAT` and `PXAT` option.\r\n"
-     "*2\r\n$5\r\n7.0.0\r\n$55\r\nAllowed the `NX` and `GET` options to be used to"
-     "gether.\r\n$9\r\narguments\r\n*5\r\n%3\r\n"
-     "$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n"
-     "$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n"
-     "%2\r\n$4\r\nname\r\n$5\r\nvalue\r\n$4\r\n"
-     "type\r\n$6\r\nstring\r\n%5\r\n$4\r\nname\r\n"
-     "$9\r\ncondition\r\n$4\r\ntype\r\n$5\r\noneof\r\n"
-     "$5\r\nsince\r\n$6\r\n2.6.12\r\n$5\r\nflags\r\n"
-     "~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n"
-     "%3\r\n$4\r\nname\r\n$2\r\nnx\r\n$4\r\ntype\r\n"
-     "$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\n"
-     "NX\r\n%3\r\n$4\r\nname\r\n$2\r\nxx\r\n$4\r\n"
-     "type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n"
-     "$2\r\nXX\r\n%5\r\n$4\r\nname\r\n$3\r\nget\r\n"
-     "$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n"
-     "token\r\n$3\r\nGET\r\n$5\r\nsince\r\n$5\r\n"
-     "6.2.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"
-     "%4\r\n$4\r\nname\r\n$10\r\nexpiration\r\n"
-     "$4\r\ntype\r\n$5\r\noneof\r\n$5\r\nflags\r\n"
-     "~1\r\n+optional\r\n$9\r\narguments\r\n*5\r\n"
-     "%4\r\n$4\r\nname\r\n$7\r\nseconds\r\n$4\r\n"
-     "type\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$2\r\n"
-     "EX\r\n$5\r\nsince\r\n$6\r\n2.6.12\r\n%4\r\n"
-     "$4\r\nname\r\n$12\r\nmilliseconds\r\n$4\r\n"
-     "type\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$2\r\n"
-     "PX\r\n$5\r\nsince\r\n$6\r\n2.6.12\r\n%4\r\n"
-     "$4\r\nname\r\n$17\r\nunix-time-seconds\r\n"
-     "$4\r\ntype\r\n$9\r\nunix-time\r\n$5\r\ntoken\r\n"
-     "$4\r\nEXAT\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n"
-     "%4\r\n$4\r\nname\r\n$22\r\nunix-time-milliseconds\r\n"
-     "$4\r\ntype\r\n$9\r\nunix-time\r\n$5\r\ntoken\r\n"
-     "$4\r\nPXAT\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n"
-     "%4\r\n$4\r\nname\r\n$7\r\nkeepttl\r\n$4\r\n"
-     "type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n"
-     "$7\r\nKEEPTTL\r\n$5\r\nsince\r\n$5\r\n6.0.0\r\n"},
-    {ENAV_L7_REQUEST, 42, 42,
-     "*3\r\n$6\r\nCONFIG\r\n$3\r\nGET\r\n$10\r\n"
-     "maxmemory*\r\n"},
-    {ENAV_L7_RESPONSE, 170, 170,
-     "%5\r\n$27\r\nmaxmemory-eviction-tenacity\r\n"
-     "$2\r\n10\r\n$16\r\nmaxmemory-policy\r\n$10\r\n"
-     "noeviction\r\n$17\r\nmaxmemory-clients\r\n"
-     "$1\r\n0\r\n$17\r\nmaxmemory-samples\r\n$1\r\n"
-     "5\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n"},
-    {ENAV_L7_REQUEST, 42, 42,
-     "*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n$6\r\n"
-     "bigval\r\n"},
-    {ENAV_L7_RESPONSE, 9, 9, "$3\r\nraw\r\n"},
-    {ENAV_L7_REQUEST, 17, 17, "*1\r\n$7\r\nMONITOR\r\n"},
-    {ENAV_L7_RESPONSE, 5, 5, "+OK\r\n"},
-    {ENAV_L7_RESPONSE, 55, 55, "+1796037654.449547 [0 127.0.0.1:33650] \"GET\" \"bigval\"\r\n"},
-    {ENAV_L7_RESPONSE, 47, 47, "+1796037655.050344 [0 127.0.0.1:33650] \"PING\"\r\n"},
-    {ENAV_L7_REQUEST, 15, 15, "*1\r\n$5\r\nRESET\r\n"},
-    {ENAV_L7_RESPONSE, 8, 8, "+RESET\r\n"},
-    {ENAV_L7_REQUEST, 14, 14, "*1\r\n$4\r\nPING\r\n"},
-    {ENAV_L7_RESPONSE, 7, 7, "+PONG\r\n"},
+    CH(ENAV_L7_REQUEST, 36,
+       "*3\r\n$7\r\nCOMMAND\r\n$4\r\nDOCS\r\n$3\r\n"
+       "get\r\n"),
+    CH(ENAV_L7_RESPONSE, 218,
+       "*2\r\n$3\r\nget\r\n*10\r\n$7\r\nsummary\r\n"
+       "$22\r\nGet the value of a key\r\n$5\r\nsince\r\n"
+       "$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n"
+       "$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\n"
+       "arguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\n"
+       "key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n"
+       "key_spec_index\r\n:0\r\n"),
+    CH(ENAV_L7_REQUEST, 5034,
+       "*3\r\n$3\r\nSET\r\n$6\r\nbigval\r\n$5000\r\n"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv\r\n"),
+    CH(ENAV_L7_RESPONSE, 5, "+OK\r\n"),
+    CH(ENAV_L7_REQUEST, 25, "*2\r\n$3\r\nGET\r\n$6\r\nbigval\r\n"),
+    CH(ENAV_L7_RESPONSE, 5009,
+       "$5000\r\nvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+       "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv\r\n"),
+    CH(ENAV_L7_REQUEST, 43,
+       "*4\r\n$6\r\nLRANGE\r\n$6\r\nnolist\r\n$1\r\n"
+       "0\r\n$2\r\n-1\r\n"),
+    CH(ENAV_L7_RESPONSE, 4, "*0\r\n"),
+    CH(ENAV_L7_REQUEST, 22, "*2\r\n$5\r\nHELLO\r\n$1\r\n3\r\n"),
+    CH(ENAV_L7_RESPONSE, 146,
+       "%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\n"
+       "version\r\n$6\r\n7.0.15\r\n$5\r\nproto\r\n"
+       ":3\r\n$2\r\nid\r\n:51\r\n$4\r\nmode\r\n$10\r\n"
+       "standalone\r\n$4\r\nrole\r\n$6\r\nmaster\r\n"
+       "$7\r\nmodules\r\n*0\r\n"),
+    CH(ENAV_L7_REQUEST, 36,
+       "*3\r\n$7\r\nCOMMAND\r\n$4\r\nDOCS\r\n$3\r\n"
+       "set\r\n"),
+    CH(ENAV_L7_RESPONSE, 1521,
+       "%1\r\n$3\r\nset\r\n%6\r\n$7\r\nsummary\r\n"
+       "$29\r\nSet the string value of a key\r\n$5\r\n"
+       "since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\n"
+       "string\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"
+       "$7\r\nhistory\r\n~4\r\n*2\r\n$6\r\n2.6.12\r\n"
+       "$44\r\nAdded the `EX`, `PX`, `NX` and `XX` options.\r\n"
+       "*2\r\n$5\r\n6.0.0\r\n$27\r\nAdded the `KEEPTTL` option.\r\n"
+       "*2\r\n$5\r\n6.2.0\r\n$42\r\nAdded the `GET`, `EXAT` and `PXAT` option.\r\n"
+       "*2\r\n$5\r\n7.0.0\r\n$55\r\nAllowed the `NX` and `GET` options to be used to"
+       "gether.\r\n$9\r\narguments\r\n*5\r\n%3\r\n"
+       "$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n"
+       "$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n"
+       "%2\r\n$4\r\nname\r\n$5\r\nvalue\r\n$4\r\n"
+       "type\r\n$6\r\nstring\r\n%5\r\n$4\r\nname\r\n"
+       "$9\r\ncondition\r\n$4\r\ntype\r\n$5\r\noneof\r\n"
+       "$5\r\nsince\r\n$6\r\n2.6.12\r\n$5\r\nflags\r\n"
+       "~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n"
+       "%3\r\n$4\r\nname\r\n$2\r\nnx\r\n$4\r\ntype\r\n"
+       "$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\n"
+       "NX\r\n%3\r\n$4\r\nname\r\n$2\r\nxx\r\n$4\r\n"
+       "type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n"
+       "$2\r\nXX\r\n%5\r\n$4\r\nname\r\n$3\r\nget\r\n"
+       "$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n"
+       "token\r\n$3\r\nGET\r\n$5\r\nsince\r\n$5\r\n"
+       "6.2.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n"
+       "%4\r\n$4\r\nname\r\n$10\r\nexpiration\r\n"
+       "$4\r\ntype\r\n$5\r\noneof\r\n$5\r\nflags\r\n"
+       "~1\r\n+optional\r\n$9\r\narguments\r\n*5\r\n"
+       "%4\r\n$4\r\nname\r\n$7\r\nseconds\r\n$4\r\n"
+       "type\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$2\r\n"
+       "EX\r\n$5\r\nsince\r\n$6\r\n2.6.12\r\n%4\r\n"
+       "$4\r\nname\r\n$12\r\nmilliseconds\r\n$4\r\n"
+       "type\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$2\r\n"
+       "PX\r\n$5\r\nsince\r\n$6\r\n2.6.12\r\n%4\r\n"
+       "$4\r\nname\r\n$17\r\nunix-time-seconds\r\n"
+       "$4\r\ntype\r\n$9\r\nunix-time\r\n$5\r\ntoken\r\n"
+       "$4\r\nEXAT\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n"
+       "%4\r\n$4\r\nname\r\n$22\r\nunix-time-milliseconds\r\n"
+       "$4\r\ntype\r\n$9\r\nunix-time\r\n$5\r\ntoken\r\n"
+       "$4\r\nPXAT\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n"
+       "%4\r\n$4\r\nname\r\n$7\r\nkeepttl\r\n$4\r\n"
+       "type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n"
+       "$7\r\nKEEPTTL\r\n$5\r\nsince\r\n$5\r\n6.0.0\r\n"),
+    CH(ENAV_L7_REQUEST, 42,
+       "*3\r\n$6\r\nCONFIG\r\n$3\r\nGET\r\n$10\r\n"
+       "maxmemory*\r\n"),
+    CH(ENAV_L7_RESPONSE, 170,
+       "%5\r\n$27\r\nmaxmemory-eviction-tenacity\r\n"
+       "$2\r\n10\r\n$16\r\nmaxmemory-policy\r\n$10\r\n"
+       "noeviction\r\n$17\r\nmaxmemory-clients\r\n"
+       "$1\r\n0\r\n$17\r\nmaxmemory-samples\r\n$1\r\n"
+       "5\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n"),
+    CH(ENAV_L7_REQUEST, 42,
+       "*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n$6\r\n"
+       "bigval\r\n"),
+    CH(ENAV_L7_RESPONSE, 9, "$3\r\nraw\r\n"),
+    CH(ENAV_L7_REQUEST, 17, "*1\r\n$7\r\nMONITOR\r\n"),
+    CH(ENAV_L7_RESPONSE, 5, "+OK\r\n"),
+    CH(ENAV_L7_RESPONSE, 55, "+1796037654.449547 [0 127.0.0.1:33650] \"GET\" \"bigval\"\r\n"),
+    CH(ENAV_L7_RESPONSE, 47, "+1796037655.050344 [0 127.0.0.1:33650] \"PING\"\r\n"),
+    CH(ENAV_L7_REQUEST, 15, "*1\r\n$5\r\nRESET\r\n"),
+    CH(ENAV_L7_RESPONSE, 8, "+RESET\r\n"),
+    CH(ENAV_L7_REQUEST, 14, "*1\r\n$4\r\nPING\r\n"),
+    CH(ENAV_L7_RESPONSE, 7, "+PONG\r\n"),
+};
+
+/* A replica (redis-server --replicaof) syncing: "\n" keepalives, +FULLRESYNC,
+ * a diskless RDB ($EOF:<mark>), then REPLCONF ACK. */
+static const struct chunk raw_replica[] = {
+    CH(ENAV_L7_REQUEST, 14, "*1\r\n$4\r\nPING\r\n"),
+    CH(ENAV_L7_RESPONSE, 7, "+PONG\r\n"),
+    CH(ENAV_L7_REQUEST, 50,
+       "*3\r\n$8\r\nREPLCONF\r\n$14\r\nlistening-port\r\n"
+       "$5\r\n46381\r\n"),
+    CH(ENAV_L7_RESPONSE, 5, "+OK\r\n"),
+    CH(ENAV_L7_REQUEST, 59,
+       "*5\r\n$8\r\nREPLCONF\r\n$4\r\ncapa\r\n$3\r\n"
+       "eof\r\n$4\r\ncapa\r\n$6\r\npsync2\r\n"),
+    CH(ENAV_L7_RESPONSE, 5, "+OK\r\n"),
+    CH(ENAV_L7_REQUEST, 30, "*3\r\n$5\r\nPSYNC\r\n$1\r\n\?\r\n$2\r\n-1\r\n"),
+    CH(ENAV_L7_RESPONSE, 1, "\n"),
+    CH(ENAV_L7_RESPONSE, 1, "\n"),
+    CH(ENAV_L7_RESPONSE, 1, "\n"),
+    CH(ENAV_L7_RESPONSE, 1, "\n"),
+    CH(ENAV_L7_RESPONSE, 1, "\n"),
+    CH(ENAV_L7_RESPONSE, 57, "+FULLRESYNC 854f643c4e656489716df6bc68872448767ce988 71\r\n"),
+    CH(ENAV_L7_RESPONSE, 458,
+       "$EOF:15681302ffd3ba855622daf4e3f5075978f1f356\r\n"
+       "REDIS0010\372\tredis-ver\0067.0.15\372\nredis-bits\300@\372\005ctime\302\222"
+       "a\rk\372\010used-mem\302\320A\032\000\372\016repl-stream-db\300\000\372\007r"
+       "epl-id(854f643c4e656489716df6bc68872448767ce988\372\013repl-offset\300G\372\010"
+       "aof-base\300\000\376\000\373\t\000\020\002h3\021\021\000\000\000\004\000\201"
+       "a\002\001\001\201b\002\002\001\377\000\006bigval\303\?S\210\001vv\340\377\000"
+       "\340\377\000\340\377\000\340\377\000\340\377\000\340\377\000\340\377\000\340"
+       "\377\000\340\377\000\340\377\000\340\377\000\340\377\000\340\377\000\340\377"
+       "\000\340\377\000\340\377\000\340\377\000\340\377\000\340\353\000\001vv\000\007"
+       "tracked\001v\021\002z3\017\017\000\000\000\002\000\201m\002\2031.5\004\377\002"
+       "\002s3\002\001y\001x\000\003big\303\t@\271\001XX\340\254\000\001XX\000\001k\001"
+       "v\000\020key:__rand_int__\003VXK\000\010repltest\300\001\377\230\035\030\224"
+       "\355\347j_15681302ffd3ba855622daf4e3f5075978f1f356"),
+    CH(ENAV_L7_REQUEST, 35,
+       "*3\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$2\r\n"
+       "71\r\n"),
 };
 
 /* ---- harness -------------------------------------------------------------- */
@@ -682,6 +730,13 @@ static void on_op(void *ctx, const struct enav_l7_op *op)
 	assert_string_equal(op->target, "");
 	assert_string_equal(op->path, "");
 	assert_true(op->end_ns >= op->start_ns);
+	/* nothing stale after the strings */
+	for (size_t i = strlen(op->operation); i < sizeof(op->operation); i++)
+		assert_int_equal(op->operation[i], 0);
+	for (size_t i = strlen(op->target); i < sizeof(op->target); i++)
+		assert_int_equal(op->target[i], 0);
+	for (size_t i = strlen(op->status); i < sizeof(op->status); i++)
+		assert_int_equal(op->status[i], 0);
 	r->ops[r->n++] = *op;
 }
 
@@ -739,7 +794,6 @@ static void run(const struct chunk *c, size_t n, const struct feed *o, struct re
 		int s = c[i].stream;
 		uint32_t captured = c[i].captured;
 
-		assert_null(memchr(c[i].data, 0, captured)); /* no length past a literal */
 		bool gap = pending_gap[s] || (int)i == o->gap_chunk;
 
 		if ((int)i == o->skip_chunk) {
@@ -1033,10 +1087,10 @@ static void test_inline(void **unused)
 
 	/* Before any RESP request, an inline line is not known to be Redis. */
 	static const struct chunk first_inline[] = {
-	    {ENAV_L7_REQUEST, 6, 6, "PING\r\n"},
-	    {ENAV_L7_RESPONSE, 7, 7, "+PONG\r\n"},
-	    {ENAV_L7_REQUEST, 14, 14, "*1\r\n$4\r\nPING\r\n"},
-	    {ENAV_L7_RESPONSE, 7, 7, "+PONG\r\n"},
+	    C(ENAV_L7_REQUEST, "PING\r\n"),
+	    C(ENAV_L7_RESPONSE, "+PONG\r\n"),
+	    C(ENAV_L7_REQUEST, "*1\r\n$4\r\nPING\r\n"),
+	    C(ENAV_L7_RESPONSE, "+PONG\r\n"),
 	};
 	run(first_inline, N(first_inline), &WHOLE, &g_whole);
 	static const struct exp fi_exp[] = {{"PING", false, "", true, 14, 7, 2, 3, 0}};
@@ -1199,9 +1253,9 @@ static void test_gaps(void **unused)
 
 	/* No finish: nothing pending is lost silently when finish comes. */
 	static const struct chunk pend[] = {
-	    {ENAV_L7_REQUEST, 14, 14, "*1\r\n$4\r\nPING\r\n"},
-	    {ENAV_L7_REQUEST, 14, 14, "*1\r\n$4\r\nPING\r\n"},
-	    {ENAV_L7_RESPONSE, 3, 7, "+PO"},
+	    C(ENAV_L7_REQUEST, "*1\r\n$4\r\nPING\r\n"),
+	    C(ENAV_L7_REQUEST, "*1\r\n$4\r\nPING\r\n"),
+	    CH(ENAV_L7_RESPONSE, 7, "+PO"),
 	};
 	run(pend, N(pend), &WHOLE, &g_whole);
 	/* The first reply's end was not captured: it is the head's, uncertain. */
@@ -1353,9 +1407,9 @@ static void test_bounds(void **unused)
 	/* A command name outside the captured bytes: never named, but its reply
 	 * is consumed in order. */
 	static const struct chunk hidden[] = {
-	    {ENAV_L7_REQUEST, 10, 22, "*2\r\n$3\r\nGE"},
-	    {ENAV_L7_REQUEST, 27, 27, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n"},
-	    {ENAV_L7_RESPONSE, 12, 12, "$1\r\nv\r\n+OK\r\n"},
+	    CH(ENAV_L7_REQUEST, 22, "*2\r\n$3\r\nGE"),
+	    C(ENAV_L7_REQUEST, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n"),
+	    C(ENAV_L7_RESPONSE, "$1\r\nv\r\n+OK\r\n"),
 	};
 	run(hidden, N(hidden), &WHOLE, r);
 	assert_int_equal(r->n, 1);
@@ -1366,9 +1420,9 @@ static void test_bounds(void **unused)
 
 	/* A big value whose body is mostly uncaptured is skipped by length. */
 	static const struct chunk bigreq[] = {
-	    {ENAV_L7_REQUEST, 31, 100031, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$100000\r\nvv"},
-	    {ENAV_L7_REQUEST, 14, 14, "*1\r\n$4\r\nPING\r\n"},
-	    {ENAV_L7_RESPONSE, 12, 12, "+OK\r\n+PONG\r\n"},
+	    CH(ENAV_L7_REQUEST, 100031, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$100000\r\nvv"),
+	    C(ENAV_L7_REQUEST, "*1\r\n$4\r\nPING\r\n"),
+	    C(ENAV_L7_RESPONSE, "+OK\r\n+PONG\r\n"),
 	};
 	run(bigreq, N(bigreq), &WHOLE, r);
 	assert_int_equal(r->n, 2);
@@ -1406,11 +1460,6 @@ static void test_subscribe_edges(void **unused)
 	assert_int_equal(r->st.unmatched_responses, 0);
 }
 
-#define C(st, lit)                                                                                 \
-	{                                                                                          \
-		st, sizeof(lit) - 1, sizeof(lit) - 1, lit                                          \
-	}
-
 static void test_hello_switch(void **unused)
 {
 	(void)unused;
@@ -1439,6 +1488,26 @@ static void test_hello_switch(void **unused)
 	check_splits(c, N(c));
 }
 
+static void test_replication_link(void **unused)
+{
+	(void)unused;
+	/* A real replica's handshake, then PSYNC: the "\n" keepalives are
+	 * skipped, and past +FULLRESYNC the RDB (no trailing CRLF) and the
+	 * command stream are not replies, the ACKs not requests. */
+	static const struct exp e[] = {
+	    {"PING", false, "", true, 14, 7, 0, 1, 0},
+	    {"REPLCONF", false, "", true, 50, 5, 2, 3, 0},
+	    {"REPLCONF", false, "", true, 59, 5, 4, 5, 0},
+	    {"PSYNC", false, "", true, 30, 57, 6, 12, 0},
+	};
+	run(raw_replica, N(raw_replica), &WHOLE, &g_whole);
+	check(&g_whole, raw_replica, e, N(e));
+	assert_int_equal(g_whole.st.parse_errors, 0);
+	assert_int_equal(g_whole.st.resyncs, 0);
+	assert_int_equal(g_whole.st.unmatched_responses, 0);
+	check_splits(raw_replica, N(raw_replica));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1454,6 +1523,7 @@ int main(void)
 	    cmocka_unit_test(test_bounds),
 	    cmocka_unit_test(test_subscribe_edges),
 	    cmocka_unit_test(test_hello_switch),
+	    cmocka_unit_test(test_replication_link),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

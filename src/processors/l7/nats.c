@@ -123,6 +123,7 @@ struct n_stream {
 struct n_pend {
 	uint64_t start_ns;
 	uint64_t req_bytes;
+	uint32_t phantoms_before; /* requests dropped (FIFO full) just before this one */
 	uint32_t seq;
 	bool has_seq;
 	bool silent; /* CONNECT: its +OK is consumed, never emitted */
@@ -146,6 +147,7 @@ struct n_sid {
 struct nats_state {
 	uint32_t max_pending;
 	uint32_t head, n;
+	uint32_t tail_phantoms; /* requests dropped after the last queued one */
 	bool verbose;
 	uint8_t sid_next;
 	struct n_stream st[2];
@@ -313,12 +315,10 @@ static void n_emit(uint8_t kind, uint8_t op_code, const char *target, uint64_t s
 	op.error = error;
 	op.response_seen = seen;
 	memcpy(op.operation, n_opname(op_code), strlen(n_opname(op_code)) + 1);
-	memcpy(op.target, target, sizeof(op.target));
-	op.target[sizeof(op.target) - 1] = '\0';
-	if (status) {
-		memcpy(op.status, status, sizeof(op.status));
-		op.status[sizeof(op.status) - 1] = '\0';
-	}
+	/* Only up to the NUL: what follows in the state is stale. */
+	memcpy(op.target, target, strnlen(target, sizeof(op.target) - 1));
+	if (status)
+		memcpy(op.status, status, strnlen(status, sizeof(op.status) - 1));
 	op.status_code = -1;
 	op.start_ns = start_ns;
 	op.end_ns = end_ns > start_ns ? end_ns : start_ns;
@@ -361,6 +361,7 @@ static void n_pop(struct nats_state *s)
 
 static void n_flush(struct nats_state *s, const struct enav_l7_sink *out)
 {
+	s->tail_phantoms = 0;
 	while (s->n) {
 		n_emit_pend(n_head(s), false, 0, 0, false, NULL, out);
 		n_pop(s);
@@ -383,6 +384,7 @@ static void n_complete_request(struct nats_state *s, struct n_stream *q, uint8_t
 		/* Dropped: its +OK will pair with a later request, which the
 		 * count makes visible. */
 		out->stats->pending_overflow++;
+		s->tail_phantoms++; /* its reply is still consumed in order */
 		return;
 	}
 	struct n_pend *p = &s->fifo[(s->head + s->n) % ENAV_L7_MAX_PENDING];
@@ -395,6 +397,8 @@ static void n_complete_request(struct nats_state *s, struct n_stream *q, uint8_t
 	p->op = op;
 	p->after_loss = q->loss_mark;
 	q->loss_mark = false;
+	p->phantoms_before = s->tail_phantoms;
+	s->tail_phantoms = 0;
 	memcpy(p->target, q->target, sizeof(p->target));
 	p->has_tp = q->has_tp;
 	memcpy(p->tp_trace, q->tp_trace, 16);
@@ -636,7 +640,15 @@ static void n_reply_line(struct nats_state *s, struct n_stream *q, bool ok, cons
 			 const struct enav_l7_sink *out)
 {
 	struct n_pend *h = n_head(s);
+	uint32_t *ph = h ? &h->phantoms_before : &s->tail_phantoms;
 
+	if (s->verbose && *ph) {
+		/* The reply of a request dropped when the FIFO was full (an
+		 * invalid-subject -ERR is followed by that PUB's +OK). */
+		if (ok || !invalid_pub)
+			(*ph)--;
+		return;
+	}
 	if (!s->verbose || !h || (h->after_loss && q->start_ns < h->start_ns)) {
 		out->stats->unmatched_responses++;
 		return;
@@ -700,7 +712,7 @@ static bool n_line_done(struct nats_state *s, int stream, const struct enav_l7_f
 		q->in_msg = false;
 		return true;
 	case NO_ERR: {
-		char status[ENAV_L7_STATUS_MAX];
+		char status[ENAV_L7_STATUS_MAX] = {0};
 		size_t hn = content < N_HEAD ? content : N_HEAD;
 		size_t at = (size_t)(t.p[0] - q->head) + t.len[0];
 		if (t.len[0] != 4)

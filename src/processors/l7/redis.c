@@ -18,6 +18,10 @@
  * request is emitted on its first confirmation; the confirmations for its
  * further channels are swallowed.
  *
+ * A replica's link stops being parsed once PSYNC/SYNC is answered: what
+ * follows is an RDB payload and the master's command stream, and the
+ * replica's REPLCONF ACKs get no reply.
+ *
  * Errors ('-' simple error, '!' blob error) set op.error and op.status to
  * the error code word ("ERR", "WRONGTYPE", ...), only when that word is an
  * upper-case code; the message text never leaves.
@@ -69,6 +73,7 @@ enum r_special {
 	RS_MONITOR,
 	RS_RESET,
 	RS_HELLO,
+	RS_SYNC,
 };
 
 struct r_pend {
@@ -182,7 +187,8 @@ struct redis_state {
 	uint32_t head, n;
 	uint32_t tail_phantoms;
 	uint32_t swallow[RK__COUNT];
-	uint64_t pushes; /* push frames and pub/sub deliveries seen (not replies) */
+	uint64_t pushes;  /* push frames and pub/sub deliveries seen (not replies) */
+	bool replication; /* after PSYNC/SYNC: an RDB and a command stream, not replies */
 	struct r_req rq;
 	struct r_resp rs;
 	struct r_pend fifo[ENAV_L7_MAX_PENDING];
@@ -324,11 +330,10 @@ static void r_emit(const struct r_pend *p, bool seen, uint64_t end_ns, uint64_t 
 	op.kind = ENAV_L7_OP_REQUEST;
 	op.error = error;
 	op.response_seen = seen;
-	memcpy(op.operation, p->op, sizeof(op.operation));
-	op.operation[sizeof(op.operation) - 1] = '\0';
+	/* Only up to the NUL: what follows in the state is stale. */
+	memcpy(op.operation, p->op, strnlen(p->op, sizeof(op.operation) - 1));
 	if (status)
-		memcpy(op.status, status, sizeof(op.status));
-	op.status[sizeof(op.status) - 1] = '\0';
+		memcpy(op.status, status, strnlen(status, sizeof(op.status) - 1));
 	op.status_code = -1;
 	op.start_ns = p->start_ns;
 	op.end_ns = seen && end_ns > p->start_ns ? end_ns : p->start_ns;
@@ -395,6 +400,8 @@ static void r_enqueue(struct redis_state *s, const struct enav_l7_sink *out)
 			p->special = RS_RESET;
 		else if (r_ieq(q->cmd, q->cmd_len, "HELLO"))
 			p->special = RS_HELLO;
+		else if (r_ieq(q->cmd, q->cmd_len, "PSYNC") || r_ieq(q->cmd, q->cmd_len, "SYNC"))
+			p->special = RS_SYNC;
 		p->subkind = r_subkind_of(q->cmd, q->cmd_len);
 	}
 	p->expect = q->nargs > UINT32_MAX ? UINT32_MAX : (uint32_t)q->nargs;
@@ -796,6 +803,8 @@ static bool rs_reply(struct redis_state *s, const struct enav_l7_fragment *f,
 			r->submode = r->monitor = r->resp3 = false;
 		else if (h->special == RS_HELLO)
 			r->resp3 = r->top_type == '%'; /* HELLO 2 answers with an array */
+		else if (h->special == RS_SYNC)
+			s->replication = true;
 	}
 	r_pop(s);
 	return true;
@@ -1092,7 +1101,7 @@ static void rs_feed(struct redis_state *s, const struct enav_l7_fragment *f,
 		r->phase = RS_TYPE;
 	}
 
-	while (i < n) {
+	while (i < n && !s->replication) {
 		uint8_t c = d[i];
 
 		if (r->phase == RS_BODY) {
@@ -1112,8 +1121,14 @@ static void rs_feed(struct redis_state *s, const struct enav_l7_fragment *f,
 				r->phase = RS_BODY_CR;
 			continue;
 		}
-		if (!r->in_msg)
+		if (!r->in_msg) {
+			if (c == '\n') {
+				/* a master's keepalive while it prepares an RDB */
+				i++;
+				continue;
+			}
 			rs_start_msg(r, f);
+		}
 		r->msg_bytes++;
 		i++;
 		switch (r->phase) {
@@ -1178,7 +1193,7 @@ static void rs_feed(struct redis_state *s, const struct enav_l7_fragment *f,
 	}
 
 	uint64_t hidden = f->len > f->captured ? f->len - f->captured : 0;
-	if (hidden == 0)
+	if (hidden == 0 || s->replication)
 		return;
 	if (r->phase == RS_BODY || r->phase == RS_BODY_CR || r->phase == RS_BODY_LF) {
 		uint64_t rest = r->phase == RS_BODY	 ? r->body_left + 2
@@ -1275,8 +1290,8 @@ static void redis_feed(void *state, const struct enav_l7_fragment *f,
 {
 	struct redis_state *s = state;
 
-	if (f->captured > f->len)
-		return; /* malformed fragment: the tracker never sends one */
+	if (f->captured > f->len || s->replication)
+		return; /* a malformed fragment, or a replication link */
 	if (f->stream == ENAV_L7_REQUEST)
 		rq_feed(s, f, out);
 	else
