@@ -73,7 +73,8 @@ struct conn {
 	__u8 h2_lost[2];     /* sync lost: no more marks */
 	__u8 h2_part_len[2]; /* a frame header split across calls: its bytes so far */
 	__u8 h2_part[2][9];
-	__u32 h2_next[2]; /* bytes before the next frame header, from the next call's start */
+	__u32 h2_next[2];    /* bytes before the next frame header, from the next call's start */
+	__u8 h2_cur_type[2]; /* type of the frame those bytes belong to */
 	__u16 family, sport, dport;
 	__u8 saddr[16], daddr[16]; /* kept: a closing socket has lost its local port */
 	char comm[ENAV_COMM_LEN];
@@ -109,6 +110,9 @@ const volatile __u32 enav_dns_capture = ENAV_DNS_PAYLOAD_MAX;
  * and bytes copied per call (<= ENAV_L7_PAYLOAD_MAX); set before load. */
 const volatile __u32 enav_l7_protocols = 0;
 const volatile __u32 enav_l7_capture = 256;
+/* HTTP/2 header blocks are captured whole up to this (HPACK is stateful:
+ * one missed byte ends the connection's parsing). */
+const volatile __u32 enav_l7_h2_capture = ENAV_L7_PAYLOAD_MAX;
 
 #define L7_MAX_IOV 8
 
@@ -121,7 +125,10 @@ struct l7_scratch {
 	/* The call's buffers: none (one contiguous buffer) or its first iovecs. */
 	__u64 base[L7_MAX_IOV];
 	__u64 seglen[L7_MAX_IOV];
+	__u64 segstart[L7_MAX_IOV]; /* logical offset of each segment's first byte */
 	__u32 n_seg;
+	__u8 hdr[32]; /* read_at's output: variable offsets are not allowed on the stack */
+	struct enav_l7_mark marks[ENAV_L7_MAX_MARKS];
 };
 
 struct {
@@ -537,6 +544,9 @@ static __always_inline bool load_segments(struct l7_scratch *sc, struct pending 
 {
 	__u64 iovs = 0, iovcnt = 0;
 	sc->n_seg = 0;
+#pragma unroll
+	for (int k = 0; k < L7_MAX_IOV; k++)
+		sc->segstart[k] = 1ull << 62;
 	if (p->nr == NR_readv || p->nr == NR_writev) {
 		iovs = p->buf;
 		iovcnt = p->arg3;
@@ -548,10 +558,12 @@ static __always_inline bool load_segments(struct l7_scratch *sc, struct pending 
 		iovcnt = mh.msg_iovlen;
 	} else {
 		sc->base[0] = p->buf;
-		sc->seglen[0] = ~0ull;
+		sc->seglen[0] = 1ull << 62;
+		sc->segstart[0] = 0;
 		sc->n_seg = 1;
 		return true;
 	}
+	__u64 at = 0;
 	for (int i = 0; i < L7_MAX_IOV; i++) {
 		if (i >= iovcnt)
 			break;
@@ -560,6 +572,8 @@ static __always_inline bool load_segments(struct l7_scratch *sc, struct pending 
 			return false;
 		sc->base[i] = (__u64)iov.iov_base;
 		sc->seglen[i] = iov.iov_len;
+		sc->segstart[i] = at;
+		at += iov.iov_len;
 		sc->n_seg = i + 1;
 	}
 	return sc->n_seg > 0;
@@ -589,32 +603,109 @@ static __always_inline __u32 copy_payload(struct l7_scratch *sc, __u64 ret, __u3
 	return off < cap ? off : cap;
 }
 
-/* Read n (<= 9) bytes at logical offset pos of the call's buffers (they may
- * straddle two segments).  Returns 0 on success. */
-static __always_inline int read_at(struct l7_scratch *sc, __u64 pos, __u8 *dst, __u32 n)
+/* The segment holding logical offset pos (< 2^62), without a branch per
+ * segment: each comparison is a sign bit.  Unused segments start at 2^62. */
+static __always_inline __u32 segment_of(struct l7_scratch *sc, __u64 pos)
 {
-	__u32 done = 0;
-	for (int i = 0; i < L7_MAX_IOV; i++) {
-		if (i >= sc->n_seg || done >= n)
-			break;
-		__u64 len = sc->seglen[i];
-		if (pos >= len) {
-			pos -= len;
+	__u64 idx = 0;
+#pragma unroll
+	for (int k = 1; k < L7_MAX_IOV; k++)
+		idx += 1 - ((pos - sc->segstart[k]) >> 63);
+	/* The sum is 0..7, but the verifier must see the mask. */
+	barrier_var(idx);
+	return idx & (L7_MAX_IOV - 1);
+}
+
+/* Read n (<= 9) bytes at logical offset pos of the call's buffers into
+ * sc->hdr; they may straddle two segments.  Loop-free (an unrolled select of
+ * the segment), so the verifier walks it once.  Returns 0 on success. */
+static __always_inline int read_at(struct l7_scratch *sc, __u64 pos, __u32 n)
+{
+	__u32 idx = segment_of(sc, pos), nseg = sc->n_seg;
+	__u64 off = pos - sc->segstart[idx];
+	__u64 len = sc->seglen[idx];
+	if (off >= len || n > 9 || n == 0)
+		return -1;
+	__u32 first = len - off < n ? len - off : n;
+	first &= 15;
+	if (!first || first > 9)
+		return -1;
+	if (bpf_probe_read_user(sc->hdr, first, (void *)(sc->base[idx] + off)))
+		return -1;
+	if (first == n)
+		return 0;
+	__u32 next = (idx + 1) & (L7_MAX_IOV - 1);
+	__u32 rest = (n - first) & 15;
+	if (idx + 1 >= nseg || rest > 9 || rest > sc->seglen[next])
+		return -1;
+	return bpf_probe_read_user(sc->hdr + first, rest, (void *)sc->base[next]) ? -1 : 0;
+}
+
+struct h2_walk {
+	__u64 pos, ret;
+	__u64 need; /* bytes to capture: through the last non-DATA frame's payload */
+	__u32 nm;
+	__u8 lost, part_len;
+	__u8 last_type; /* the frame the call ends in */
+	__u8 pad;
+};
+
+#define H2_DATA 0
+
+/*
+ * The frame walk proper, as a global function: the verifier checks it once
+ * on its own, with generic arguments, instead of once per path of the
+ * program that calls it.  Marks land in sc->marks[0..nm).
+ */
+__noinline int enav_h2_walk(struct l7_scratch *sc, struct h2_walk *w)
+{
+	if (!sc || !w)
+		return 0;
+	for (__u32 i = 0; i < ENAV_L7_MAX_MARKS; i++) {
+		__u64 pos = w->pos;
+		if (pos >= w->ret)
+			return 0;
+		__u32 idx = segment_of(sc, pos);
+		__u64 off = pos - sc->segstart[idx];
+		__u64 seg = sc->seglen[idx];
+		void *src = (void *)(sc->base[idx] + off);
+		struct enav_l7_mark *m = &sc->marks[i & (ENAV_L7_MAX_MARKS - 1)];
+		m->offset = pos;
+		if (pos + 9 <= w->ret) {
+			if (off + 9 > seg || bpf_probe_read_user(m->hdr, 9, src)) {
+				w->lost = 1; /* a header across two buffers: not followed */
+				return 0;
+			}
+			m->avail = 9;
+			w->nm = i + 1;
+			w->pos =
+			    pos + 9 + ((__u32)m->hdr[0] << 16 | (__u32)m->hdr[1] << 8 | m->hdr[2]);
+			w->last_type = m->hdr[3];
+			/* Header blocks and control frames are needed whole (HPACK is
+			 * stateful); DATA frames only by their header. */
+			__u64 end = m->hdr[3] == H2_DATA ? pos + 9 : w->pos;
+			if (end > w->need)
+				w->need = end;
 			continue;
 		}
-		__u64 take = len - pos;
-		if (take > n - done)
-			take = n - done;
-		__u32 d = done & 15;
-		__u32 t = take & 15;
-		if (d + t > 16 || !t)
-			return -1;
-		if (bpf_probe_read_user(dst + d, t, (void *)(sc->base[i] + pos)))
-			return -1;
-		done += t;
-		pos = 0;
+		/* The call ends inside this header: keep its first bytes. */
+		__u64 avail = w->ret - pos;
+		if (off + avail > seg || avail > 8) {
+			w->lost = 1;
+			return 0;
+		}
+		if (bpf_probe_read_user(m->hdr, avail & 15, src)) {
+			w->lost = 1;
+			return 0;
+		}
+		m->avail = avail;
+		w->part_len = avail;
+		w->nm = i + 1;
+		w->pos = w->ret;
+		w->need = w->ret;
+		return 0;
 	}
-	return done == n ? 0 : -1;
+	return 0;
 }
 
 /*
@@ -624,7 +715,7 @@ static __always_inline int read_at(struct l7_scratch *sc, __u64 pos, __u8 *dst, 
  * what it did not see.  The walk's position carries over to the next call.
  */
 static __always_inline __u16 h2_walk(struct l7_scratch *sc, struct conn *c, __u64 ret, int dir,
-				     __u32 captured, __u8 *flags)
+				     __u64 *need, __u8 *flags)
 {
 	if (dir < 0 || dir > 1)
 		return 0;
@@ -635,53 +726,42 @@ static __always_inline __u16 h2_walk(struct l7_scratch *sc, struct conn *c, __u6
 	__u64 pos = c->h2_next[dir];
 	__u32 plen = c->h2_part_len[dir];
 	if (plen) { /* finish a header the previous call split */
-		__u8 hdr[16] = {};
-		__builtin_memcpy(hdr, c->h2_part[dir], 9);
 		__u32 need = (9 - plen) & 15;
-		if (need > ret || plen > 8 || read_at(sc, 0, hdr + 9, need)) {
+		if (need > ret || plen > 8 || read_at(sc, 0, need)) {
 			c->h2_lost[dir] = 1;
 			*flags |= ENAV_L7_MARKS_LOST;
 			return 0;
 		}
-		/* hdr holds part then the rest at [9..): the length is in the first 3 bytes
-		 * of the joined header. */
-		__u8 joined[9];
-		for (int k = 0; k < 9; k++) {
-			__u32 src = k < plen ? k : 9 + (k - plen);
-			joined[k] = hdr[src & 15];
-		}
-		__u32 flen = (__u32)joined[0] << 16 | (__u32)joined[1] << 8 | joined[2];
+		/* Only the 24-bit length matters here: its bytes come from the
+		 * saved part or from the start of this call. */
+		__u8 *part = c->h2_part[dir];
+		__u32 b1 = plen >= 2 ? part[1] : sc->hdr[0];
+		__u32 b2 = plen >= 3 ? part[2] : plen == 2 ? sc->hdr[0] : sc->hdr[1];
+		__u32 flen = (__u32)part[0] << 16 | b1 << 8 | b2;
+		__u32 type = plen >= 4 ? part[3] : sc->hdr[(3 - plen) & 15];
 		pos = need + flen;
 		c->h2_part_len[dir] = 0;
+		c->h2_cur_type[dir] = type;
 	}
-	__u16 nm = 0;
-	for (int i = 0; i < ENAV_L7_MAX_MARKS; i++) {
-		if (pos >= ret)
-			break;
-		struct enav_l7_mark m = {};
-		__u64 avail = ret - pos < 9 ? ret - pos : 9;
-		if (read_at(sc, pos, m.hdr, avail)) {
-			c->h2_lost[dir] = 1;
-			*flags |= ENAV_L7_MARKS_LOST;
-			return nm;
-		}
-		m.offset = pos;
-		m.avail = avail;
-		if (pos + 9 > captured) {
-			__u32 off = (captured & (ENAV_L7_PAYLOAD_MAX * 2 - 1)) + nm * sizeof(m);
-			if (off > ENAV_L7_PAYLOAD_MAX + ENAV_L7_MAX_MARKS * sizeof(m))
-				break;
-			bpf_probe_read_kernel(sc->e.payload + off, sizeof(m), &m);
-			nm++;
-		}
-		if (avail < 9) {
-			__builtin_memcpy(c->h2_part[dir], m.hdr, 9);
-			c->h2_part_len[dir] = avail;
-			pos = ret;
-			break;
-		}
-		pos += 9 + ((__u32)m.hdr[0] << 16 | (__u32)m.hdr[1] << 8 | m.hdr[2]);
+	/* A frame continuing from the previous call: its payload counts too. */
+	__u64 first_need = c->h2_cur_type[dir] == H2_DATA ? 0 : pos;
+	struct h2_walk w = {.pos = pos, .ret = ret, .need = first_need};
+	enav_h2_walk(sc, &w);
+	pos = w.pos;
+	*need = w.need;
+	if (w.nm)
+		c->h2_cur_type[dir] = w.last_type;
+	if (w.lost) {
+		c->h2_lost[dir] = 1;
+		*flags |= ENAV_L7_MARKS_LOST;
+		return w.nm;
 	}
+	if (w.part_len && w.nm) {
+		__builtin_memcpy(c->h2_part[dir],
+				 sc->marks[(w.nm - 1) & (ENAV_L7_MAX_MARKS - 1)].hdr, 9);
+		c->h2_part_len[dir] = w.part_len;
+	}
+	__u16 nm = w.nm;
 	if (pos < ret) { /* more frames than marks */
 		c->h2_lost[dir] = 1;
 		*flags |= ENAV_L7_MARKS_LOST;
@@ -743,11 +823,22 @@ static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pendin
 			c->h2_next[dir] = 24;
 	}
 	struct enav_l7_event *e = &sc->e;
-	__u32 n = nodata ? 0 : copy_payload(sc, ret, cap);
 	__u8 flags = ENAV_L7_SEQ_VALID | (nodata ? ENAV_L7_NO_DATA : 0);
 	__u16 marks = 0;
-	if (c->l7 == ENAV_L7C_HTTP2 && !nodata)
-		marks = h2_walk(sc, c, ret, dir, n, &flags);
+	bool h2 = c->l7 == ENAV_L7C_HTTP2 && !nodata;
+	if (h2) {
+		/* Walk first: the capture extends over every header block and
+		 * control frame (up to the HTTP/2 cap), never into DATA. */
+		__u64 need = 0;
+		marks = h2_walk(sc, c, ret, dir, &need, &flags);
+		flags |= ENAV_L7_MARK_BLOCK;
+		__u32 h2cap = enav_l7_h2_capture;
+		if (h2cap > ENAV_L7_PAYLOAD_MAX)
+			h2cap = ENAV_L7_PAYLOAD_MAX;
+		if (need > cap)
+			cap = need < h2cap ? need : h2cap;
+	}
+	__u32 n = nodata ? 0 : copy_payload(sc, ret, cap);
 	enav_fill_header(&e->hdr, ENAV_EVENT_L7_DATA, bpf_get_current_cgroup_id());
 	e->sock_id = key;
 	e->len = ret;
@@ -770,9 +861,14 @@ static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pendin
 	__builtin_memcpy(e->saddr, c->saddr, 16);
 	__builtin_memcpy(e->daddr, c->daddr, 16);
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	__u64 size = ENAV_OFFSETOF(struct enav_l7_event, payload) +
-		     (n & (2 * ENAV_L7_PAYLOAD_MAX - 1)) +
-		     (marks & (2 * ENAV_L7_MAX_MARKS - 1)) * sizeof(struct enav_l7_mark);
+	n &= 2 * ENAV_L7_PAYLOAD_MAX - 1;
+	if (n > ENAV_L7_PAYLOAD_MAX)
+		return;
+	__u64 size = ENAV_OFFSETOF(struct enav_l7_event, payload) + n;
+	if (h2) { /* the whole mark block, n_marks of it valid: a constant size */
+		bpf_probe_read_kernel(e->payload + n, sizeof(sc->marks), sc->marks);
+		size += sizeof(sc->marks);
+	}
 	e->hdr.size = size;
 	if (size <= sizeof(*e) + ENAV_L7_MAX_MARKS * sizeof(struct enav_l7_mark))
 		enav_emit(ctx, e, size);

@@ -175,12 +175,15 @@ struct enav_dns_event {
 #define ENAV_L7_SEQ_VALID  (1u << 0) /* seq is the TCP sequence of the first byte */
 #define ENAV_L7_NO_DATA	   (1u << 1) /* sendfile/splice: bytes moved without a user buffer */
 #define ENAV_L7_MARKS_LOST (1u << 2) /* HTTP/2: frame boundaries past the marks are unknown */
+#define ENAV_L7_MARK_BLOCK (1u << 3) /* ENAV_L7_MAX_MARKS marks follow the payload */
 
 /*
  * HTTP/2 frame headers the kernel found by walking the whole call's bytes
  * (not only the captured ones), so a frame header hidden in the uncaptured
- * part of a large write is still seen.  Appended after the payload,
- * n_marks of them.  avail < 9: the header continues in the next call.
+ * part of a large write is still seen.  With ENAV_L7_MARK_BLOCK, a block of
+ * ENAV_L7_MAX_MARKS marks follows the payload, the first n_marks of them
+ * valid (a constant size keeps the kernel program simple for the verifier).
+ * avail < 9: the header continues in the next call.
  */
 #define ENAV_L7_MAX_MARKS 32
 struct enav_l7_mark {
@@ -211,7 +214,7 @@ struct enav_l7_event {
 	__u8 saddr[16];
 	__u8 daddr[16];
 	char comm[ENAV_COMM_LEN];
-	/* Variable tail: captured payload bytes, then n_marks marks (unaligned). */
+	/* Variable tail: captured payload bytes, then the mark block (unaligned). */
 	__u8 payload[ENAV_L7_PAYLOAD_MAX];
 };
 

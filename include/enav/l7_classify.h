@@ -64,6 +64,9 @@ static inline __attribute__((always_inline)) __u8
 enav_l7_classify(const __u8 *h, __u32 n, __u32 len, bool request, __u32 mask)
 {
 	if (request) {
+		/* Before HTTP's CONNECT method: NATS's CONNECT carries a JSON object. */
+		if (ENAV_L7C_ON(mask, ENAV_L7C_NATS) && ENAV_L7C_STARTS(h, n, "CONNECT {"))
+			return ENAV_L7C_NATS;
 		if (ENAV_L7C_ON(mask, ENAV_L7C_HTTP1) &&
 		    (ENAV_L7C_STARTS(h, n, "GET ") || ENAV_L7C_STARTS(h, n, "POST ") ||
 		     ENAV_L7C_STARTS(h, n, "PUT ") || ENAV_L7C_STARTS(h, n, "HEAD ") ||
@@ -79,8 +82,6 @@ enav_l7_classify(const __u8 *h, __u32 n, __u32 len, bool request, __u32 mask)
 			    (code == 0x00030000 || code == 80877103 || code == 80877104))
 				return ENAV_L7C_POSTGRES;
 		}
-		if (ENAV_L7C_ON(mask, ENAV_L7C_NATS) && ENAV_L7C_STARTS(h, n, "CONNECT {"))
-			return ENAV_L7C_NATS;
 		if (ENAV_L7C_ON(mask, ENAV_L7C_REDIS) && n >= 2 && h[0] == '*' && h[1] >= '0' &&
 		    h[1] <= '9')
 			return ENAV_L7C_REDIS;

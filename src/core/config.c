@@ -195,6 +195,7 @@ static const struct field schema[] = {
     BOOL("sources.network.l7.enabled", network.l7.enabled, true),
     LIST("sources.network.l7.protocols", network.l7.protocols, 1, check_l7_protocol),
     U32("sources.network.l7.capture_bytes", network.l7.capture_bytes, 16, 4096, 256),
+    U32("sources.network.l7.http2_capture_bytes", network.l7.http2_capture_bytes, 256, 4096, 4096),
     U32("sources.network.l7.max_connections", network.l7.max_connections, 16, 1048576, 4096),
     U32("sources.network.l7.max_pending", network.l7.max_pending, 1, 32, 32),
     U32("sources.network.l7.idle_timeout_ms", network.l7.idle_timeout_ms, 1000, 86400000, 300000),

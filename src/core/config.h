@@ -154,7 +154,10 @@ struct enav_config {
 			bool enabled; /* .enabled (true) */
 			/* .protocols: names from src/processors/l7/l7.h; empty = all */
 			struct enav_config_list protocols;
-			uint32_t capture_bytes;	  /* .capture_bytes: 16..4096 (256) */
+			uint32_t capture_bytes; /* .capture_bytes: 16..4096 (256) */
+			/* .http2_capture_bytes: 256..4096 (4096): HTTP/2 header blocks and
+			 * control frames are captured whole up to this (never DATA) */
+			uint32_t http2_capture_bytes;
 			uint32_t max_connections; /* .max_connections: 16..1048576 (4096) */
 			uint32_t max_pending;	  /* .max_pending: 1..32 (32) */
 			uint32_t idle_timeout_ms; /* .idle_timeout_ms: 1000..86400000 (300000) */

@@ -46,7 +46,12 @@ enum enav_decode_status enav_net_decode(const void *data, size_t size, struct en
 		const struct enav_l7_event *e = &out->l7.head;
 		if (e->captured > ENAV_L7_PAYLOAD_MAX || e->captured > e->len ||
 		    e->n_marks > ENAV_L7_MAX_MARKS ||
-		    fixed + e->captured + e->n_marks * sizeof(struct enav_l7_mark) != h.size ||
+		    (e->n_marks && !(e->flags & ENAV_L7_MARK_BLOCK)) ||
+		    fixed + e->captured +
+			    (e->flags & ENAV_L7_MARK_BLOCK
+				 ? ENAV_L7_MAX_MARKS * sizeof(struct enav_l7_mark)
+				 : 0) !=
+			h.size ||
 		    (e->family != 2 && e->family != 10) ||
 		    (e->direction != ENAV_L7_SENT && e->direction != ENAV_L7_RECEIVED) ||
 		    e->role > ENAV_ROLE_SERVER)

@@ -231,12 +231,14 @@ static void configure(struct net_source *src, const struct enav_config *cfg, boo
 		k->rodata->enav_dns_capture = cfg->network.dns_capture_bytes;
 		k->rodata->enav_l7_protocols = enav_net_l7_protocols(cfg);
 		k->rodata->enav_l7_capture = cfg->network.l7.capture_bytes;
+		k->rodata->enav_l7_h2_capture = cfg->network.l7.http2_capture_bytes;
 	} else {
 		struct net_perf *k = src->bpf.skel;
 		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
 		k->rodata->enav_dns_capture = cfg->network.dns_capture_bytes;
 		k->rodata->enav_l7_protocols = enav_net_l7_protocols(cfg);
 		k->rodata->enav_l7_capture = cfg->network.l7.capture_bytes;
+		k->rodata->enav_l7_h2_capture = cfg->network.l7.http2_capture_bytes;
 	}
 }
 

@@ -62,6 +62,8 @@ skip() {
 run_case() {
 	local name=$1 fn=$2
 	local rc
+	# ONLY_CASE=function_name runs one case (debugging; never set in CI).
+	[ -n "${ONLY_CASE:-}" ] && [ "$fn" != "$ONLY_CASE" ] && return 0
 	"$fn"
 	rc=$?
 	if [ $rc -eq 0 ]; then
@@ -155,6 +157,8 @@ STOP_MS=
 stop_agent() {
 	[ -n "$AGENT_PID" ] || return 0
 	local t0 t1
+	# The last word of the agent on itself, for a failed case's post-mortem.
+	curl -fs -m 2 "http://127.0.0.1:$TEST_PORT/metrics" >"$WORK/metrics.final" 2>/dev/null
 	t0=$(date +%s%N)
 	kill -TERM "$AGENT_PID" 2>/dev/null
 	STOP_RC=0
