@@ -51,35 +51,25 @@ struct enav_l7_tracker {
 	uint64_t spans_unallocated;
 };
 
-/* DEVWEAK: parsers land one by one; removed once all are in. */
-#pragma weak enav_l7_http1_ops
-#pragma weak enav_l7_http2_ops
-#pragma weak enav_l7_redis_ops
-#pragma weak enav_l7_postgres_ops
-#pragma weak enav_l7_mysql_ops
-#pragma weak enav_l7_kafka_ops
-#pragma weak enav_l7_mongo_ops
-#pragma weak enav_l7_nats_ops
-
 const struct enav_l7_parser_ops *enav_l7_parser(enum enav_l7_protocol p)
 {
 	switch (p) {
 	case ENAV_L7_HTTP1:
-		return &enav_l7_http1_ops ? &enav_l7_http1_ops : NULL;
+		return &enav_l7_http1_ops;
 	case ENAV_L7_HTTP2:
-		return &enav_l7_http2_ops ? &enav_l7_http2_ops : NULL;
+		return &enav_l7_http2_ops;
 	case ENAV_L7_REDIS:
-		return &enav_l7_redis_ops ? &enav_l7_redis_ops : NULL;
+		return &enav_l7_redis_ops;
 	case ENAV_L7_POSTGRES:
-		return &enav_l7_postgres_ops ? &enav_l7_postgres_ops : NULL;
+		return &enav_l7_postgres_ops;
 	case ENAV_L7_MYSQL:
-		return &enav_l7_mysql_ops ? &enav_l7_mysql_ops : NULL;
+		return &enav_l7_mysql_ops;
 	case ENAV_L7_KAFKA:
-		return &enav_l7_kafka_ops ? &enav_l7_kafka_ops : NULL;
+		return &enav_l7_kafka_ops;
 	case ENAV_L7_MONGO:
-		return &enav_l7_mongo_ops ? &enav_l7_mongo_ops : NULL;
+		return &enav_l7_mongo_ops;
 	case ENAV_L7_NATS:
-		return &enav_l7_nats_ops ? &enav_l7_nats_ops : NULL;
+		return &enav_l7_nats_ops;
 	default:
 		return NULL;
 	}
