@@ -17,7 +17,12 @@ test_pkgs=(libcmocka-dev libclang-rt-14-dev prometheus jq util-linux libcap2-bin
 	protobuf-compiler
 	# lintian checks the .deb, python3-yaml and yamllint the Kubernetes
 	# manifest (tests/integration/test_packaging.sh).
-	lintian python3-yaml yamllint)
+	lintian python3-yaml yamllint
+	# Real peers of the application-protocol tests (tests/integration/test_l7_*):
+	# servers started on loopback by the tests, their clients, and the client
+	# libraries for the two protocols Debian ships no server for.
+	nghttp2-client redis-server redis-tools postgresql mariadb-server mariadb-client
+	libmariadb-dev nats-server kcat python3-pymongo)
 # nodejs and npm run the OTLP test receiver (tests/otlp).  A machine whose
 # Node.js comes from elsewhere (its nodejs package conflicts with Debian's npm)
 # keeps it: they are wanted only when npm is not on the PATH.
