@@ -149,7 +149,11 @@ fuzz: $(FUZZ_BINS)
 $(BUILD)/helpers/%: tests/integration/helpers/%.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$<)
-	$(Q)$(CC) $(CSTD) $(WARN) $(DEFS) -O2 -g -fno-omit-frame-pointer $< -o $@ -lpthread
+	$(Q)$(CC) $(CSTD) $(WARN) $(DEFS) -O2 -g -fno-omit-frame-pointer $< -o $@ -lpthread \
+		$(HELPER_LIBS_$*)
+# Helpers that drive a real client library link it (libmariadb-dev: binary
+# prepared statements for tests/integration/test_l7_sql.sh).
+HELPER_LIBS_mariadb_stmt := -lmariadb
 HELPER_BINS := $(patsubst tests/integration/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRCS))
 helpers: $(HELPER_BINS)
 
