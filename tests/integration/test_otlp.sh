@@ -70,9 +70,19 @@ spans_to_web() { # count of spans of KIND (2 server, 3 client) on the web port
 	local kind=$1 attr=$2
 	jq -r --argjson k "$kind" --arg a "$attr" --argjson p "$WEB_PORT" '
 		.request.resourceSpans[]?.scopeSpans[]?.spans[]?
-		| select((.kind // 0) == $k)
+		| select((.kind // 0) == $k and (.name | startswith("tcp ")))
 		| select(any(.attributes[]?; .key == $a and ((.value.intValue // "0") | tonumber) == $p))
 		| .spanId' "$WORK/otlp/traces.ndjson" 2>/dev/null | sort -u | wc -l
+}
+
+# http_spans KIND FIELDS: the HTTP request spans of KIND, one line each:
+# traceId and the field named (spanId or parentSpanId).
+http_spans() {
+	jq -r --argjson k "$1" --arg f "$2" '
+		.request.resourceSpans[]?.scopeSpans[]?.spans[]?
+		| select((.kind // 0) == $k and .name == "GET /")
+		| select(any(.attributes[]?; .key == "http.response.status_code" and ((.value.intValue // "0") | tonumber) == 200))
+		| .traceId + " " + .[$f]' "$WORK/otlp/traces.ndjson" 2>/dev/null | sort -u
 }
 
 exported_execs_in_containers() { # the largest value exported for enav_process_execs{in_container="true"}
@@ -119,6 +129,7 @@ case_content() {
 		clients=$(spans_to_web 3 network.peer.port)
 		servers=$(spans_to_web 2 network.local.port)
 		[ "${got:-0}" -ge "$want" ] && [ "$clients" -ge 5 ] && [ "$servers" -ge 5 ] &&
+			[ "$(http_spans 2 parentSpanId | wc -l)" -ge 5 ] &&
 			ls "$WORK"/otlp/profiles-*.pb >/dev/null 2>&1 && break
 		sleep 0.2
 	done
@@ -127,6 +138,13 @@ case_content() {
 	expect_eq "exported execs in containers" "${got:-0}" "$want" || return 1
 	expect_eq "client spans to the web server" "$clients" 5 || return 1
 	expect_eq "server spans of the web server" "$servers" 5 || return 1
+	# The same requests as application spans: one per request on each end,
+	# the server's parent being the client's span (the NDJSON span, unchanged).
+	http_spans 3 spanId >"$WORK/http.client"
+	http_spans 2 parentSpanId >"$WORK/http.server"
+	expect_eq "HTTP client spans" "$(wc -l <"$WORK/http.client")" 5 || return 1
+	cmp -s "$WORK/http.client" "$WORK/http.server" ||
+		{ fail "HTTP spans do not pair in OTLP: $(head -2 "$WORK/http.client") / $(head -2 "$WORK/http.server")"; return 1; }
 	local th mh
 	th=$(head -n1 "$WORK/otlp/traces.ndjson" | jq -c '[.headers["content-encoding"], .headers["x-test-signal"]]')
 	mh=$(head -n1 "$WORK/otlp/metrics.ndjson" | jq -c '[.headers["content-encoding"], .headers["x-test-signal"]]')
