@@ -60,8 +60,11 @@ CONF
 	fail "nginx did not start: $(tail -3 "$WORK/logs/error.log")"
 }
 
+WS_PID=
 stop_servers() {
 	[ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null
+	[ -n "$WS_PID" ] && kill "$WS_PID" 2>/dev/null && wait "$WS_PID" 2>/dev/null
+	WS_PID=
 	NGINX_PID=
 }
 
@@ -200,6 +203,44 @@ case_grpc() {
 		{ fail "rpc histogram: $(grep '^rpc_server_duration_seconds_count' "$WORK/metrics" | head -3)"; return 1; }
 }
 
+# WebSocket after an HTTP/1.1 upgrade: metadata only, one span per frame.
+case_websocket() {
+	require_root || return
+	local port=${WS_PORT:-18093}
+	python3 "$(dirname "$0")/peers/ws_peer.py" server "$port" >"$WORK/ws.log" 2>&1 &
+	WS_PID=$!
+	local i
+	for ((i = 0; i < 50; i++)); do grep -qs listening "$WORK/ws.log" && break; sleep 0.1; done
+	l7_config "$WORK/cfg.yaml" "sources:" "  network:" "    l7:" "      protocols: [http1]"
+	start_agent "$WORK/cfg.yaml" || return 1
+	python3 "$(dirname "$0")/peers/ws_peer.py" client "$port" 10 100 >"$WORK/wsc.out" 2>&1 &
+	local cpid=$!
+	wait $cpid || { fail "websocket client failed: $(cat "$WORK/wsc.out")"; return 1; }
+	local cl='.kind == "span" and .process.pid == '$cpid
+	local sv='.kind == "span" and .process.pid == '$WS_PID
+	local up
+	up=$(wait_for_line "$cl and .span.protocol == \"http1\"") || { fail "no upgrade span"; return 1; }
+	expect_eq "upgrade" "$(jq -c '[.span.operation, .span.target, .span.status_code]' <<<"$up")" '["GET","/ws/room/{id}",101]' || return 1
+	local ws='.span.protocol == "websocket" and .span.kind == "message"'
+	# 10 text + 1 binary + ping + close each way, from each end.
+	expect_eq "client frames" "$(wait_for_count "$cl and $ws" 26)" 26 || return 1
+	expect_eq "server frames" "$(wait_for_count "$sv and $ws" 26)" 26 || return 1
+	expect_eq "client text frames sent, 100 bytes each" \
+		"$(count_lines "$cl and $ws and .span.operation == \"text\" and .span.receive == false and .span.request_bytes == 100")" 10 || return 1
+	expect_eq "client text frames received" \
+		"$(count_lines "$cl and $ws and .span.operation == \"text\" and .span.receive == true")" 10 || return 1
+	expect_eq "server text frames received" \
+		"$(count_lines "$sv and $ws and .span.operation == \"text\" and .span.receive == false and .span.request_bytes == 100")" 10 || return 1
+	expect_eq "binary, ping, pong and close from the client" \
+		"$(jq -r "select($cl and $ws) | .span.operation" "$WORK/signals.ndjson" | sort | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')" \
+		"binary:2 close:2 ping:1 pong:1 text:20 " || return 1
+	expect_eq "close code" "$(jq -r "select($cl and $ws and .span.operation == \"close\" and .span.receive == false) | .span.status_code" "$WORK/signals.ndjson")" 1000 || return 1
+	expect_eq "payloads never leave" "$(jq -c 'select(.kind == "span")' "$WORK/signals.ndjson" | grep -c mmmmmmmm)" 0 || return 1
+	curl -fs "http://127.0.0.1:$TEST_PORT/metrics" >"$WORK/metrics"
+	grep -q '^enav_websocket_frames_total{websocket_opcode="text",network_io_direction="transmit",http_route="/ws/room/{id}",network_role="client",workload="process:python3"} 10$' "$WORK/metrics" ||
+		{ fail "websocket metric: $(grep '^enav_websocket_frames_total' "$WORK/metrics" | head -3)"; return 1; }
+}
+
 trap 'stop_servers; cleanup' EXIT
 run_case "HTTP/1.1 over IPv4: keep-alive, 200/404, routes, pairing, RED metrics" case_http1_ipv4
 stop_servers
@@ -210,5 +251,7 @@ stop_servers
 run_case "HTTP/2 h2c: six concurrent streams, one span each" case_http2
 stop_servers
 run_case "gRPC over HTTP/2: grpc-status 0 and 13" case_grpc
+stop_servers
+run_case "WebSocket: upgrade, then one span per frame, no payload" case_websocket
 stop_servers
 finish
