@@ -25,14 +25,15 @@
 #include "enav/l7_classify.h"
 #include <bpf/bpf_endian.h>
 
-#define AF_INET	    2
-#define AF_INET6    10
-#define IPPROTO_TCP 6
-#define IPPROTO_UDP 17
-#define S_IFMT	    00170000
-#define S_IFSOCK    0140000
-#define DNS_PORT    53
-#define MSG_PEEK    2
+#define AF_INET	     2
+#define AF_INET6     10
+#define IPPROTO_TCP  6
+#define IPPROTO_UDP  17
+#define S_IFMT	     00170000
+#define S_IFSOCK     0140000
+#define DNS_PORT     53
+#define MSG_PEEK     2
+#define RCV_SHUTDOWN 1
 
 /* x86_64 syscall numbers (arch/x86/entry/syscalls/syscall_64.tbl). */
 #define NR_read	    0
@@ -845,6 +846,12 @@ static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pendin
 	e->captured = n;
 	struct tcp_sock *tp = (void *)sk;
 	__u32 end = sent ? BPF_CORE_READ(tp, write_seq) : BPF_CORE_READ(tp, copied_seq);
+	/* A read that also consumed the peer's FIN advanced copied_seq one past
+	 * the data (tcp_recvmsg counts the FIN): after it, rcv_nxt == copied_seq
+	 * on a receive-shut socket.  (A later read returns 0 and is not seen.) */
+	if (!sent && (BPF_CORE_READ_BITFIELD_PROBED(sk, sk_shutdown) & RCV_SHUTDOWN) &&
+	    BPF_CORE_READ(tp, rcv_nxt) == end)
+		end -= 1;
 	e->seq = end - (__u32)ret;
 	e->direction = sent ? ENAV_L7_SENT : ENAV_L7_RECEIVED;
 	e->protocol = c->l7;
@@ -860,7 +867,10 @@ static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pendin
 	e->dport = c->dport;
 	__builtin_memcpy(e->saddr, c->saddr, 16);
 	__builtin_memcpy(e->daddr, c->daddr, 16);
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	/* The process's name (its leader's), not the thread's: "kcat", not
+	 * "rdk:broker0", so a workload is one label. */
+	struct task_struct *task = (void *)bpf_get_current_task();
+	BPF_CORE_READ_STR_INTO(&e->comm, task, group_leader, comm);
 	n &= 2 * ENAV_L7_PAYLOAD_MAX - 1;
 	if (n > ENAV_L7_PAYLOAD_MAX)
 		return;
