@@ -104,6 +104,25 @@ static __always_inline void enav_emit(void *ctx, void *data, __u64 size)
 	enav_count(err ? ENAV_KC_TRANSPORT_FULL : ENAV_KC_EMITTED);
 }
 
+/* Bulk events (application payload fragments) wake the consumer only once
+ * this much is pending; the consumer's timer drains the rest within
+ * kernel.poll_interval_ms.  A wakeup per event costs each traced call a
+ * context switch (measured: wrk -> nginx fell from 42k to 25k requests/s). */
+#define ENAV_LAZY_WAKEUP_BYTES (64 * 1024)
+
+static __always_inline void enav_emit_lazy(void *ctx, void *data, __u64 size)
+{
+#ifdef ENAV_TRANSPORT_RINGBUF
+	__u64 pending = bpf_ringbuf_query(&enav_events, BPF_RB_AVAIL_DATA);
+	__u64 flags =
+	    pending + size >= ENAV_LAZY_WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	long err = bpf_ringbuf_output(&enav_events, data, size, flags);
+	enav_count(err ? ENAV_KC_TRANSPORT_FULL : ENAV_KC_EMITTED);
+#else
+	enav_emit(ctx, data, size);
+#endif
+}
+
 static __always_inline void enav_fill_header(struct enav_event_header *h, __u16 type,
 					     __u64 cgroup_id)
 {

@@ -881,7 +881,7 @@ static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pendin
 	}
 	e->hdr.size = size;
 	if (size <= sizeof(*e) + ENAV_L7_MAX_MARKS * sizeof(struct enav_l7_mark))
-		enav_emit(ctx, e, size);
+		enav_emit_lazy(ctx, e, size);
 }
 
 static __always_inline int handle_exit(void *ctx, struct pt_regs *regs, long ret)
