@@ -31,208 +31,10 @@
 #include <string.h>
 
 #include "processors/l7/l7.h"
+#include "l7_harness.h"
 
-/* ---- replay harness ------------------------------------------------------- */
-
-struct rec_frag {
-	uint8_t dir; /* 0 request, 1 response */
-	uint32_t off, cap, len;
-};
-
-#define MAX_OPS 1024
-
-struct run {
-	const struct enav_l7_parser_ops *p;
-	void *state;
-	struct enav_l7_options opt;
-	struct enav_l7_parser_stats st;
-	struct enav_l7_sink sink;
-	struct enav_l7_op ops[MAX_OPS];
-	size_t n;
-	uint32_t seq[2];
-};
-
-static void check_text(const char *s, size_t cap)
-{
-	const char *z = memchr(s, '\0', cap);
-
-	assert_non_null(z);
-	for (const char *c = s; c < z; c++)
-		assert_true(*c >= 0x20 && *c < 0x7f);
-}
-
-static void on_op(void *ctx, const struct enav_l7_op *op)
-{
-	struct run *r = ctx;
-
-	assert_int_equal(op->protocol, r->p->protocol);
-	assert_int_equal(op->kind, ENAV_L7_OP_REQUEST);
-	check_text(op->operation, sizeof(op->operation));
-	check_text(op->target, sizeof(op->target));
-	check_text(op->path, sizeof(op->path));
-	check_text(op->status, sizeof(op->status));
-	check_text(op->statement, sizeof(op->statement));
-	assert_true(op->operation[0] != '\0');
-	assert_true(op->end_ns >= op->start_ns);
-	assert_true(op->response_seen || !op->error);
-	if (!r->opt.sanitized_statement)
-		assert_string_equal(op->statement, "");
-	if (getenv("L7_DUMP"))
-		printf("  {\"%s\", \"%s\", \"%s\", %d, %d, %llu, %llu, %llu, %llu, %u, %d}, /* %s "
-		       "*/\n",
-		       op->operation, op->target, op->status, op->error, op->response_seen,
-		       (unsigned long long)op->request_bytes,
-		       (unsigned long long)op->response_bytes, (unsigned long long)op->start_ns,
-		       (unsigned long long)op->end_ns, op->request_seq, op->has_request_seq,
-		       op->statement);
-	assert_true(r->n < MAX_OPS);
-	r->ops[r->n++] = *op;
-}
-
-static struct run *run_new(const struct enav_l7_parser_ops *p, bool sanitized, uint32_t max_pending)
-{
-	struct run *r = calloc(1, sizeof(*r));
-
-	assert_non_null(r);
-	r->p = p;
-	r->state = calloc(1, p->state_size);
-	assert_non_null(r->state);
-	r->opt.sanitized_statement = sanitized;
-	r->opt.max_pending = max_pending;
-	assert_int_equal(p->init(r->state, &r->opt), 0);
-	r->sink.op = on_op;
-	r->sink.ctx = r;
-	r->sink.stats = &r->st;
-	r->seq[0] = 1000;
-	r->seq[1] = 0xfffff000u; /* wraps */
-	return r;
-}
-
-/* One fragment from an exact-size heap copy of its captured bytes. */
-static void feed(struct run *r, int dir, const uint8_t *b, uint32_t cap, uint32_t len, uint64_t ts,
-		 bool gap)
-{
-	uint8_t *copy = malloc(cap ? cap : 1);
-
-	assert_non_null(copy);
-	memcpy(copy, b, cap);
-	struct enav_l7_fragment f = {
-	    .stream = dir ? ENAV_L7_RESPONSE : ENAV_L7_REQUEST,
-	    .data = copy,
-	    .captured = cap,
-	    .len = len,
-	    .ts_ns = ts,
-	    .gap = gap,
-	    .has_seq = true,
-	    .seq = r->seq[dir],
-	};
-	r->p->feed(r->state, &f, &r->sink);
-	r->seq[dir] += len;
-	free(copy);
-}
-
-static void run_finish(struct run *r)
-{
-	r->p->finish(r->state, &r->sink);
-	assert_true(r->st.ops == r->n);
-}
-
-static void run_free(struct run *r)
-{
-	free(r->state);
-	free(r);
-}
-
-#define TS(i) (1000000ull * ((i) + 1))
-
-/* Replay a recording: piece > 0 feeds every fragment in pieces of that many
- * bytes; split >= 0 splits the fragment holding global byte `split` there;
- * drop >= 0 drops that fragment and marks the next one of its stream gap. */
-static void replay(struct run *r, const struct rec_frag *fr, size_t nf, const uint8_t *bytes,
-		   uint32_t piece, long split, long drop)
-{
-	long at = 0;
-	bool gap[2] = {false, false};
-
-	for (size_t i = 0; i < nf; i++) {
-		const struct rec_frag *f = &fr[i];
-		const uint8_t *b = bytes + f->off;
-
-		if ((long)i == drop) {
-			gap[f->dir] = true;
-			r->seq[f->dir] += f->len;
-			at += f->cap;
-			continue;
-		}
-		if (piece && f->cap == f->len) {
-			for (uint32_t o = 0; o < f->len; o += piece) {
-				uint32_t k = f->len - o < piece ? f->len - o : piece;
-
-				feed(r, f->dir, b + o, k, k, TS(i), gap[f->dir]);
-				gap[f->dir] = false;
-			}
-		} else if (split >= at && split < at + (long)f->cap && split > at &&
-			   f->cap == f->len) {
-			uint32_t k = (uint32_t)(split - at);
-
-			feed(r, f->dir, b, k, k, TS(i), gap[f->dir]);
-			feed(r, f->dir, b + k, f->len - k, f->len - k, TS(i), false);
-			gap[f->dir] = false;
-		} else {
-			feed(r, f->dir, b, f->cap, f->len, TS(i), gap[f->dir]);
-			gap[f->dir] = false;
-		}
-		at += f->cap;
-	}
-}
-
-static size_t rec_bytes(const struct rec_frag *fr, size_t nf)
-{
-	return nf ? fr[nf - 1].off + fr[nf - 1].cap : 0;
-}
-
-static void assert_same_ops(const struct run *a, const struct run *b)
-{
-	assert_int_equal(a->n, b->n);
-	for (size_t i = 0; i < a->n; i++) {
-		const struct enav_l7_op *x = &a->ops[i], *y = &b->ops[i];
-
-		assert_string_equal(x->operation, y->operation);
-		assert_string_equal(x->target, y->target);
-		assert_string_equal(x->status, y->status);
-		assert_string_equal(x->statement, y->statement);
-		assert_int_equal(x->error, y->error);
-		assert_int_equal(x->response_seen, y->response_seen);
-		assert_int_equal(x->start_ns, y->start_ns);
-		assert_int_equal(x->end_ns, y->end_ns);
-		assert_int_equal(x->request_bytes, y->request_bytes);
-		assert_int_equal(x->response_bytes, y->response_bytes);
-		assert_int_equal(x->has_request_seq, y->has_request_seq);
-		assert_int_equal(x->request_seq, y->request_seq);
-	}
-}
-
-struct want {
-	const char *operation, *target, *status;
-	bool error, response_seen;
-	uint64_t req_bytes, resp_bytes;
-};
-
-static void assert_ops(const struct run *r, const struct want *w, size_t n)
-{
-	assert_int_equal(r->n, n);
-	for (size_t i = 0; i < n; i++) {
-		assert_string_equal(r->ops[i].operation, w[i].operation);
-		assert_string_equal(r->ops[i].target, w[i].target);
-		assert_string_equal(r->ops[i].status, w[i].status);
-		assert_int_equal(r->ops[i].error, w[i].error);
-		assert_int_equal(r->ops[i].response_seen, w[i].response_seen);
-		assert_int_equal(r->ops[i].request_bytes, w[i].req_bytes);
-		assert_int_equal(r->ops[i].response_bytes, w[i].resp_bytes);
-	}
-}
 /* conn-004.log: 3 fragments, 394 captured bytes */
-static const struct rec_frag my_auth_fail_frags[] = {
+static const struct l7h_rec_frag my_auth_fail_frags[] = {
     {1, 0, 104, 104},
     {0, 104, 215, 215},
     {1, 319, 75, 75},
@@ -271,7 +73,7 @@ static const uint8_t my_auth_fail_bytes[] = "\x64\x00\x00\x00\x0a\x35\x2e\x35\x2
 					    "\x28\x75\x73\x69\x6e\x67\x20\x70\x61\x73\x73"
 					    "\x77\x6f\x72\x64\x3a\x20\x59\x45\x53\x29";
 /* conn-005.log: 34 fragments, 1806 captured bytes */
-static const struct rec_frag my_cli_frags[] = {
+static const struct l7h_rec_frag my_cli_frags[] = {
     {1, 0, 104, 104},	{0, 104, 215, 215},  {1, 319, 19, 19},	 {0, 338, 62, 62},
     {1, 400, 11, 11},	{0, 411, 52, 52},    {1, 463, 50, 50},	 {0, 513, 37, 37},
     {1, 550, 128, 128}, {0, 678, 12, 12},    {1, 690, 168, 168}, {0, 858, 39, 39},
@@ -434,7 +236,7 @@ static const uint8_t my_cli_bytes[] = "\x64\x00\x00\x00\x0a\x35\x2e\x35\x2e\x35\
 				      "\x73\x6e\x27\x74\x20\x65\x78\x69\x73"
 				      "\x74\x01\x00\x00\x00\x01";
 /* conn-006.log: 36 fragments, 1760 captured bytes */
-static const struct rec_frag my_stmt_frags[] = {
+static const struct l7h_rec_frag my_stmt_frags[] = {
     {1, 0, 104, 104},	 {0, 104, 196, 196}, {1, 300, 19, 19},	 {0, 319, 5, 5},
     {1, 324, 11, 11},	 {0, 335, 8, 8},     {1, 343, 19, 19},	 {0, 362, 28, 28},
     {1, 390, 11, 11},	 {0, 401, 66, 66},   {1, 467, 11, 11},	 {0, 478, 47, 47},
@@ -593,7 +395,7 @@ static const uint8_t my_stmt_bytes[] = "\x64\x00\x00\x00\x0a\x35\x2e\x35\x2e\x35
 				       "\x74\x32\x07\x00\x00\x01\x00\x00\x00\x02"
 				       "\x00\x00\x00\x01\x00\x00\x00\x01";
 /* conn-007.log: 23 fragments, 1217 captured bytes */
-static const struct rec_frag my_deprecate_frags[] = {
+static const struct l7h_rec_frag my_deprecate_frags[] = {
     {1, 0, 104, 104},  {0, 104, 87, 87},  {1, 191, 11, 11},   {0, 202, 70, 70},	  {1, 272, 11, 11},
     {0, 283, 49, 49},  {1, 332, 50, 50},  {0, 382, 37, 37},   {1, 419, 108, 108}, {0, 527, 53, 53},
     {1, 580, 49, 49},  {1, 629, 59, 59},  {1, 688, 168, 168}, {0, 856, 35, 35},	  {1, 891, 88, 88},
@@ -703,7 +505,7 @@ static const uint8_t my_deprecate_bytes[] =
     "\x74"
     "\x33\x07\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x01\x00\x00\x00\x01";
 /* conn-008.log: 24 fragments, 3487 captured bytes */
-static const struct rec_frag my_big_frags[] = {
+static const struct l7h_rec_frag my_big_frags[] = {
     {1, 0, 104, 104},	   {0, 104, 214, 214},	  {1, 318, 19, 19},	 {0, 337, 74, 74},
     {1, 411, 11, 11},	   {0, 422, 62, 62},	  {1, 484, 22, 22},	 {0, 506, 300, 16384},
     {0, 806, 300, 51528},  {1, 1106, 29, 29},	  {1, 1135, 64, 64},	 {0, 1199, 56, 56},
@@ -1032,17 +834,17 @@ static void pkt(struct buf *m, uint8_t seq, const void *p, size_t n)
 
 #define PKT(m, seq, lit) pkt((m), (seq), (lit), sizeof(lit) - 1)
 
-static void send_buf(struct run *r, int dir, const struct buf *m, uint64_t ts)
+static void send_buf(struct l7h_run *r, int dir, const struct buf *m, uint64_t ts)
 {
-	feed(r, dir, m->b, (uint32_t)m->n, (uint32_t)m->n, ts, false);
+	l7h_frag(r, dir, m->b, (uint32_t)m->n, (uint32_t)m->n, ts, false);
 }
 
 #define CAPS_BASE 0x000ff7dfu /* protocol 4.1, secure connection, multi results; no compression */
 
 /* Greeting, handshake response with the given client capabilities, OK. */
-static struct run *connected_caps(bool sanitized, uint32_t max_pending, uint32_t client_caps)
+static struct l7h_run *connected_caps(bool sanitized, uint32_t max_pending, uint32_t client_caps)
 {
-	struct run *r = run_new(&enav_l7_mysql_ops, sanitized, max_pending);
+	struct l7h_run *r = l7h_sql_run_new(&enav_l7_mysql_ops, sanitized, max_pending);
 	struct buf g = {0}, h = {0}, ok = {0};
 	uint8_t gr[128];
 	size_t n = 0;
@@ -1090,14 +892,14 @@ static struct run *connected_caps(bool sanitized, uint32_t max_pending, uint32_t
 	return r;
 }
 
-static struct run *connected(bool sanitized, uint32_t max_pending)
+static struct l7h_run *connected(bool sanitized, uint32_t max_pending)
 {
 	return connected_caps(sanitized, max_pending, CAPS_BASE);
 }
 
 #define REC(name) name##_frags, sizeof(name##_frags) / sizeof(name##_frags[0]), name##_bytes
 
-static void assert_clean(const struct run *r)
+static void assert_clean(const struct l7h_run *r)
 {
 	assert_int_equal(r->st.parse_errors, 0);
 	assert_int_equal(r->st.resyncs, 0);
@@ -1108,7 +910,7 @@ static void assert_clean(const struct run *r)
 
 /* ---- real traffic ----------------------------------------------------------- */
 
-static const struct want cli_want[] = {
+static const struct l7h_want cli_want[] = {
     {"CREATE", "items", "OK", false, true, 62, 11},
     {"INSERT", "items", "OK", false, true, 52, 50},
     {"SELECT", "items", "OK", false, true, 37, 128}, /* text result set with EOFs */
@@ -1129,27 +931,27 @@ static const struct want cli_want[] = {
 static void test_cli_session(void **state)
 {
 	(void)state;
-	struct run *r = run_new(&enav_l7_mysql_ops, false, 32);
+	struct l7h_run *r = l7h_sql_run_new(&enav_l7_mysql_ops, false, 32);
 
-	replay(r, REC(my_cli), 0, -1, -1);
-	assert_ops(r, cli_want, sizeof(cli_want) / sizeof(cli_want[0]));
+	l7h_replay(r, REC(my_cli), 0, -1, -1);
+	l7h_assert_ops(r, cli_want, sizeof(cli_want) / sizeof(cli_want[0]));
 	/* CREATE TABLE: fragment 3 (after 215 bytes of handshake), answered
 	 * in fragment 4. */
-	assert_int_equal(r->ops[0].start_ns, TS(3));
-	assert_int_equal(r->ops[0].end_ns, TS(4));
+	assert_int_equal(r->ops[0].start_ns, L7H_TS(3));
+	assert_int_equal(r->ops[0].end_ns, L7H_TS(4));
 	assert_int_equal(r->ops[0].request_seq, 1000 + 215);
 	/* LOAD DATA: request in 23, the OK after the file in 27. */
-	assert_int_equal(r->ops[10].start_ns, TS(23));
-	assert_int_equal(r->ops[10].end_ns, TS(27));
+	assert_int_equal(r->ops[10].start_ns, L7H_TS(23));
+	assert_int_equal(r->ops[10].end_ns, L7H_TS(27));
 	/* multi-statement: the last result arrives in fragment 30 */
-	assert_int_equal(r->ops[11].end_ns, TS(30));
-	run_finish(r);
+	assert_int_equal(r->ops[11].end_ns, L7H_TS(30));
+	l7h_finish(r);
 	assert_int_equal(r->n, 13); /* COM_QUIT: no op */
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 }
 
-static const struct want stmt_want[] = {
+static const struct l7h_want stmt_want[] = {
     {"PING", "", "OK", false, true, 5, 11},
     {"INIT_DB", "", "OK", false, true, 8, 19},
     {"DROP", "t2", "OK", false, true, 28, 11},
@@ -1170,20 +972,20 @@ static const struct want stmt_want[] = {
 static void test_prepared_statements(void **state)
 {
 	(void)state;
-	struct run *r = run_new(&enav_l7_mysql_ops, false, 32);
+	struct l7h_run *r = l7h_sql_run_new(&enav_l7_mysql_ops, false, 32);
 
-	replay(r, REC(my_stmt), 0, -1, -1);
-	run_finish(r);
-	assert_ops(r, stmt_want, sizeof(stmt_want) / sizeof(stmt_want[0]));
+	l7h_replay(r, REC(my_stmt), 0, -1, -1);
+	l7h_finish(r);
+	l7h_assert_ops(r, stmt_want, sizeof(stmt_want) / sizeof(stmt_want[0]));
 	/* The COM_STMT_CLOSE (no response) shares fragment 21 with the
 	 * second prepare: the prepare's seq is past the close's 9 bytes. */
-	assert_int_equal(r->ops[9].start_ns, TS(21));
+	assert_int_equal(r->ops[9].start_ns, L7H_TS(21));
 	assert_int_equal(r->ops[9].request_seq, r->ops[8].request_seq + 33 + 9);
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 }
 
-static const struct want deprecate_want[] = {
+static const struct l7h_want deprecate_want[] = {
     {"CREATE", "t3", "OK", false, true, 70, 11},
     {"INSERT", "t3", "OK", false, true, 49, 50},
     {"SELECT", "t3", "OK", false, true, 37, 108},	    /* no EOF, OK 0xfe ending */
@@ -1197,37 +999,37 @@ static const struct want deprecate_want[] = {
 static void test_deprecate_eof(void **state)
 {
 	(void)state;
-	struct run *r = run_new(&enav_l7_mysql_ops, false, 32);
+	struct l7h_run *r = l7h_sql_run_new(&enav_l7_mysql_ops, false, 32);
 
-	replay(r, REC(my_deprecate), 0, -1, -1);
-	run_finish(r);
-	assert_ops(r, deprecate_want, sizeof(deprecate_want) / sizeof(deprecate_want[0]));
+	l7h_replay(r, REC(my_deprecate), 0, -1, -1);
+	l7h_finish(r);
+	l7h_assert_ops(r, deprecate_want, sizeof(deprecate_want) / sizeof(deprecate_want[0]));
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_auth_failure(void **state)
 {
 	(void)state;
-	struct run *r = run_new(&enav_l7_mysql_ops, false, 32);
+	struct l7h_run *r = l7h_sql_run_new(&enav_l7_mysql_ops, false, 32);
 
 	assert_true(enav_l7_mysql_ops.detect(my_auth_fail_bytes, 104, ENAV_L7_RESPONSE));
-	replay(r, REC(my_auth_fail), 0, -1, -1);
-	run_finish(r);
+	l7h_replay(r, REC(my_auth_fail), 0, -1, -1);
+	l7h_finish(r);
 	assert_int_equal(r->n, 0);
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_big_captured_cut(void **state)
 {
 	(void)state;
-	struct run *r = run_new(&enav_l7_mysql_ops, false, 32);
+	struct l7h_run *r = l7h_sql_run_new(&enav_l7_mysql_ops, false, 32);
 
 	/* Every fragment keeps its first 300 bytes: a 5000-line LOAD DATA
 	 * LOCAL INFILE in 4 KiB packets, then 20000 rows in 64 KiB reads. */
-	replay(r, REC(my_big), 0, -1, -1);
-	run_finish(r);
+	l7h_replay(r, REC(my_big), 0, -1, -1);
+	l7h_finish(r);
 	assert_int_equal(r->n, 5);
 	assert_string_equal(r->ops[0].operation, "CREATE");
 	assert_string_equal(r->ops[1].operation, "LOAD");
@@ -1246,26 +1048,12 @@ static void test_big_captured_cut(void **state)
 	assert_int_equal(r->st.parse_errors, 0);
 	assert_int_equal(r->st.unmatched_responses, 0);
 	assert_true(r->st.resyncs > 0);
-	run_free(r);
+	l7h_free(r);
 }
 
-static void pieces(const struct rec_frag *fr, size_t nf, const uint8_t *b)
+static void pieces(const struct l7h_rec_frag *fr, size_t nf, const uint8_t *b)
 {
-	static const uint32_t sizes[] = {1, 2, 3, 7, 61};
-	struct run *whole = run_new(&enav_l7_mysql_ops, true, 32);
-
-	replay(whole, fr, nf, b, 0, -1, -1);
-	run_finish(whole);
-	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
-		struct run *r = run_new(&enav_l7_mysql_ops, true, 32);
-
-		replay(r, fr, nf, b, sizes[k], -1, -1);
-		run_finish(r);
-		assert_same_ops(whole, r);
-		assert_int_equal(r->st.parse_errors, 0);
-		run_free(r);
-	}
-	run_free(whole);
+	l7h_sql_pieces(&enav_l7_mysql_ops, fr, nf, b);
 }
 
 static void test_pieces(void **state)
@@ -1277,22 +1065,9 @@ static void test_pieces(void **state)
 	pieces(REC(my_auth_fail));
 }
 
-static void every_split(const struct rec_frag *fr, size_t nf, const uint8_t *b)
+static void every_split(const struct l7h_rec_frag *fr, size_t nf, const uint8_t *b)
 {
-	struct run *whole = run_new(&enav_l7_mysql_ops, false, 32);
-
-	replay(whole, fr, nf, b, 0, -1, -1);
-	run_finish(whole);
-	for (long s = 1; s < (long)rec_bytes(fr, nf); s++) {
-		struct run *r = run_new(&enav_l7_mysql_ops, false, 32);
-
-		replay(r, fr, nf, b, 0, s, -1);
-		run_finish(r);
-		assert_same_ops(whole, r);
-		assert_clean(r);
-		run_free(r);
-	}
-	run_free(whole);
+	l7h_sql_every_split(&enav_l7_mysql_ops, fr, nf, b, assert_clean);
 }
 
 static void test_every_split(void **state)
@@ -1307,10 +1082,10 @@ static void test_gap(void **state)
 {
 	(void)state;
 	/* Fragment 8 answers SELECT * FROM items. */
-	struct run *r = run_new(&enav_l7_mysql_ops, false, 32);
+	struct l7h_run *r = l7h_sql_run_new(&enav_l7_mysql_ops, false, 32);
 
-	replay(r, REC(my_cli), 0, -1, 8);
-	run_finish(r);
+	l7h_replay(r, REC(my_cli), 0, -1, 8);
+	l7h_finish(r);
 	assert_int_equal(r->n, 13);
 	for (size_t i = 0; i < 13; i++) {
 		if (i == 2) {
@@ -1321,23 +1096,23 @@ static void test_gap(void **state)
 		assert_true(r->ops[i].response_seen);
 	}
 	assert_int_equal(r->st.resyncs, 1);
-	run_free(r);
+	l7h_free(r);
 
 	/* Fragment 9 is the request SELEC 1: its answer has no request. */
-	r = run_new(&enav_l7_mysql_ops, false, 32);
-	replay(r, REC(my_cli), 0, -1, 9);
-	run_finish(r);
+	r = l7h_sql_run_new(&enav_l7_mysql_ops, false, 32);
+	l7h_replay(r, REC(my_cli), 0, -1, 9);
+	l7h_finish(r);
 	assert_int_equal(r->n, 12);
 	assert_string_equal(r->ops[3].operation, "INSERT");
 	assert_string_equal(r->ops[3].status, "23000");
 	assert_int_equal(r->st.unmatched_responses, 1);
-	run_free(r);
+	l7h_free(r);
 
 	/* Each fragment of the prepared-statement run dropped in turn. */
 	for (long d = 0; d < (long)(sizeof(my_stmt_frags) / sizeof(my_stmt_frags[0])); d++) {
-		r = run_new(&enav_l7_mysql_ops, false, 32);
-		replay(r, REC(my_stmt), 0, -1, d);
-		run_finish(r);
+		r = l7h_sql_run_new(&enav_l7_mysql_ops, false, 32);
+		l7h_replay(r, REC(my_stmt), 0, -1, d);
+		l7h_finish(r);
 		assert_true(r->n <= 15);
 		for (size_t i = 0; i < r->n; i++) {
 			const struct enav_l7_op *o = &r->ops[i];
@@ -1347,30 +1122,30 @@ static void test_gap(void **state)
 				assert_true(strcmp(o->status, "23000") == 0 ||
 					    strcmp(o->status, "42S02") == 0);
 		}
-		run_free(r);
+		l7h_free(r);
 	}
 }
 
 static void test_sanitized_statement(void **state)
 {
 	(void)state;
-	struct run *r = run_new(&enav_l7_mysql_ops, true, 32);
+	struct l7h_run *r = l7h_sql_run_new(&enav_l7_mysql_ops, true, 32);
 
-	replay(r, REC(my_cli), 0, -1, -1);
-	run_finish(r);
+	l7h_replay(r, REC(my_cli), 0, -1, -1);
+	l7h_finish(r);
 	for (size_t i = 0; i < r->n; i++) {
 		assert_true(r->ops[i].statement[0] != '\0');
 		assert_null(strstr(r->ops[i].statement, "alpha"));
 		assert_null(strstr(r->ops[i].statement, "gamma"));
 		assert_null(strstr(r->ops[i].statement, "infile.tsv"));
 	}
-	run_free(r);
-	r = run_new(&enav_l7_mysql_ops, true, 32);
-	replay(r, REC(my_stmt), 0, -1, -1);
-	run_finish(r);
+	l7h_free(r);
+	r = l7h_sql_run_new(&enav_l7_mysql_ops, true, 32);
+	l7h_replay(r, REC(my_stmt), 0, -1, -1);
+	l7h_finish(r);
 	assert_non_null(strstr(r->ops[5].statement, "INSERT INTO t2"));
 	assert_string_equal(r->ops[5].statement, r->ops[4].statement);
-	run_free(r);
+	l7h_free(r);
 }
 
 /* ---- synthetic ------------------------------------------------------------ */
@@ -1378,14 +1153,14 @@ static void test_sanitized_statement(void **state)
 static void test_multi_packet_payloads(void **state)
 {
 	(void)state;
-	struct run *r = connected(false, 32);
+	struct l7h_run *r = connected(false, 32);
 	struct buf q = {0}, a = {0};
 	static const char sql[] = "\x03SELECT b FROM blobs WHERE v = '";
 
 	/* A 16 MiB + 10 query: a full 0xffffff packet (only its start
 	 * captured) and a 10-byte continuation. */
 	pkt_len(&q, 0, 0xffffff, sql, sizeof(sql) - 1);
-	feed(r, 0, q.b, (uint32_t)q.n, 4 + 0xffffff, 100, false);
+	l7h_frag(r, 0, q.b, (uint32_t)q.n, 4 + 0xffffff, 100, false);
 	q.n = 0;
 	PKT(&q, 1, "xxxxxxxx';");
 	send_buf(r, 0, &q, 110);
@@ -1398,7 +1173,7 @@ static void test_multi_packet_payloads(void **state)
 	    "b\0\x0c\x3f\0\0\0\0\0\xfc\x90\0\0\0\0");
 	PKT(&a, 3, "\xfe\0\0\x22\0");
 	pkt_len(&a, 4, 0xffffff, "\xfe\x10\0\0\x01\0\0\0\0", 9);
-	feed(r, 1, a.b, (uint32_t)a.n, (uint32_t)a.n - 9 + 0xffffff, 200, false);
+	l7h_frag(r, 1, a.b, (uint32_t)a.n, (uint32_t)a.n - 9 + 0xffffff, 200, false);
 	a.n = 0;
 	PKT(&a, 5, "\xfe\0\0\x22\0");
 	send_buf(r, 1, &a, 210);
@@ -1412,20 +1187,20 @@ static void test_multi_packet_payloads(void **state)
 	assert_string_equal(r->ops[0].status, "OK");
 	assert_int_equal(r->ops[0].request_bytes, 4 + 0xffffff + 14);
 	assert_int_equal(r->ops[0].end_ns, 220);
-	run_finish(r);
+	l7h_finish(r);
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_cursor_fetch_and_pipelined_prepare(void **state)
 {
 	(void)state;
-	struct run *r = connected(false, 32);
+	struct l7h_run *r = connected(false, 32);
 	struct buf q = {0}, a = {0};
 
 	/* MariaDB's pipelined prepare + execute of statement id -1, with
 	 * CLIENT_DEPRECATE_EOF: no EOF after definitions, OK 0xfe at the end. */
-	run_free(r);
+	l7h_free(r);
 	r = connected_caps(false, 32, CAPS_BASE | 0x01000000u);
 	PKT(&q, 0, "\x16SELECT a FROM cur WHERE k = ?");
 	PKT(&q, 0, "\x17\xff\xff\xff\xff\0\x01\0\0\0");
@@ -1451,9 +1226,9 @@ static void test_cursor_fetch_and_pipelined_prepare(void **state)
 	assert_string_equal(r->ops[1].operation, "SELECT");
 	assert_string_equal(r->ops[1].target, "cur");
 	assert_string_equal(r->ops[1].status, "OK");
-	run_finish(r);
+	l7h_finish(r);
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 
 	r = connected(false, 32);
 	q.n = a.n = 0;
@@ -1514,21 +1289,21 @@ static void test_cursor_fetch_and_pipelined_prepare(void **state)
 	assert_string_equal(r->ops[4].target, "");
 	assert_string_equal(r->ops[4].status, "HY000");
 	assert_true(r->ops[4].error);
-	run_finish(r);
+	l7h_finish(r);
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_ssl_and_compression_opaque(void **state)
 {
 	(void)state;
 	/* SSLRequest: a 32-byte handshake response with CLIENT_SSL. */
-	struct run *r = run_new(&enav_l7_mysql_ops, false, 32);
+	struct l7h_run *r = l7h_sql_run_new(&enav_l7_mysql_ops, false, 32);
 	struct buf h = {0}, q = {0};
 	uint8_t ssl[32] = {0};
 	uint32_t caps = CAPS_BASE | 0x800u;
 
-	feed(r, 1, my_cli_bytes, 104, 104, 1, false); /* the real greeting */
+	l7h_frag(r, 1, my_cli_bytes, 104, 104, 1, false); /* the real greeting */
 	ssl[0] = (uint8_t)caps;
 	ssl[1] = (uint8_t)(caps >> 8);
 	ssl[2] = (uint8_t)(caps >> 16);
@@ -1536,25 +1311,25 @@ static void test_ssl_and_compression_opaque(void **state)
 	send_buf(r, 0, &h, 2);
 	PKT(&q, 0, "\x03SELECT 1");
 	send_buf(r, 0, &q, 3); /* really TLS records: never read */
-	feed(r, 1, (const uint8_t *)"\x16\x03\x03\x00\x7a\x02", 6, 6, 4, false);
-	run_finish(r);
+	l7h_frag(r, 1, (const uint8_t *)"\x16\x03\x03\x00\x7a\x02", 6, 6, 4, false);
+	l7h_finish(r);
 	assert_int_equal(r->n, 0);
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 
 	/* Compression negotiated: nothing to read after the OK. */
 	r = connected_caps(false, 32, CAPS_BASE | 0x20u);
 	send_buf(r, 0, &q, 100);
-	run_finish(r);
+	l7h_finish(r);
 	assert_int_equal(r->n, 0);
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_error_without_sqlstate_and_simple(void **state)
 {
 	(void)state;
-	struct run *r = connected(false, 32);
+	struct l7h_run *r = connected(false, 32);
 	struct buf q = {0}, a = {0};
 
 	PKT(&q, 0,
@@ -1588,15 +1363,15 @@ static void test_error_without_sqlstate_and_simple(void **state)
 	assert_string_equal(r->ops[2].operation, "INIT_DB");
 	assert_string_equal(r->ops[2].target, "");
 	assert_string_equal(r->ops[2].status, "42000");
-	run_finish(r);
+	l7h_finish(r);
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_overflow_and_finish(void **state)
 {
 	(void)state;
-	struct run *r = connected(false, 2);
+	struct l7h_run *r = connected(false, 2);
 	struct buf q = {0}, a = {0};
 
 	PKT(&q, 0, "\x03SELECT 1");
@@ -1607,18 +1382,18 @@ static void test_overflow_and_finish(void **state)
 	PKT(&a, 1, "\0\0\0\2\0\0\0");
 	send_buf(r, 1, &a, 200);
 	assert_int_equal(r->n, 1);
-	run_finish(r);
+	l7h_finish(r);
 	assert_int_equal(r->n, 2);
 	assert_false(r->ops[1].response_seen);
 	assert_int_equal(r->ops[1].response_bytes, 0);
 	assert_int_equal(r->ops[1].end_ns, r->ops[1].start_ns);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_garbage(void **state)
 {
 	(void)state;
-	struct run *r = connected(false, 32);
+	struct l7h_run *r = connected(false, 32);
 	uint8_t junk[512];
 	uint32_t x = 777;
 
@@ -1626,20 +1401,20 @@ static void test_garbage(void **state)
 		x = x * 1103515245u + 12345u;
 		junk[i] = (uint8_t)(x >> 16);
 	}
-	feed(r, 0, junk, sizeof(junk), sizeof(junk), 100, true);
-	feed(r, 1, junk + 50, 400, 400, 110, true);
+	l7h_frag(r, 0, junk, sizeof(junk), sizeof(junk), 100, true);
+	l7h_frag(r, 1, junk + 50, 400, 400, 110, true);
 	struct buf q = {0}, a = {0};
 
 	PKT(&q, 0, "\x03UPDATE t SET a = 1");
 	send_buf(r, 0, &q, 200);
 	PKT(&a, 1, "\0\x01\0\2\0\0\0");
 	send_buf(r, 1, &a, 300);
-	run_finish(r);
+	l7h_finish(r);
 	assert_true(r->n >= 1);
 	assert_string_equal(r->ops[r->n - 1].operation, "UPDATE");
 	assert_string_equal(r->ops[r->n - 1].status, "OK");
 	assert_true(r->ops[r->n - 1].response_seen);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_detect(void **state)

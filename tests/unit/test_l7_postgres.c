@@ -26,208 +26,10 @@
 #include <string.h>
 
 #include "processors/l7/l7.h"
+#include "l7_harness.h"
 
-/* ---- replay harness ------------------------------------------------------- */
-
-struct rec_frag {
-	uint8_t dir; /* 0 request, 1 response */
-	uint32_t off, cap, len;
-};
-
-#define MAX_OPS 1024
-
-struct run {
-	const struct enav_l7_parser_ops *p;
-	void *state;
-	struct enav_l7_options opt;
-	struct enav_l7_parser_stats st;
-	struct enav_l7_sink sink;
-	struct enav_l7_op ops[MAX_OPS];
-	size_t n;
-	uint32_t seq[2];
-};
-
-static void check_text(const char *s, size_t cap)
-{
-	const char *z = memchr(s, '\0', cap);
-
-	assert_non_null(z);
-	for (const char *c = s; c < z; c++)
-		assert_true(*c >= 0x20 && *c < 0x7f);
-}
-
-static void on_op(void *ctx, const struct enav_l7_op *op)
-{
-	struct run *r = ctx;
-
-	assert_int_equal(op->protocol, r->p->protocol);
-	assert_int_equal(op->kind, ENAV_L7_OP_REQUEST);
-	check_text(op->operation, sizeof(op->operation));
-	check_text(op->target, sizeof(op->target));
-	check_text(op->path, sizeof(op->path));
-	check_text(op->status, sizeof(op->status));
-	check_text(op->statement, sizeof(op->statement));
-	assert_true(op->operation[0] != '\0');
-	assert_true(op->end_ns >= op->start_ns);
-	assert_true(op->response_seen || !op->error);
-	if (!r->opt.sanitized_statement)
-		assert_string_equal(op->statement, "");
-	if (getenv("L7_DUMP"))
-		printf("  {\"%s\", \"%s\", \"%s\", %d, %d, %llu, %llu, %llu, %llu, %u, %d}, /* %s "
-		       "*/\n",
-		       op->operation, op->target, op->status, op->error, op->response_seen,
-		       (unsigned long long)op->request_bytes,
-		       (unsigned long long)op->response_bytes, (unsigned long long)op->start_ns,
-		       (unsigned long long)op->end_ns, op->request_seq, op->has_request_seq,
-		       op->statement);
-	assert_true(r->n < MAX_OPS);
-	r->ops[r->n++] = *op;
-}
-
-static struct run *run_new(const struct enav_l7_parser_ops *p, bool sanitized, uint32_t max_pending)
-{
-	struct run *r = calloc(1, sizeof(*r));
-
-	assert_non_null(r);
-	r->p = p;
-	r->state = calloc(1, p->state_size);
-	assert_non_null(r->state);
-	r->opt.sanitized_statement = sanitized;
-	r->opt.max_pending = max_pending;
-	assert_int_equal(p->init(r->state, &r->opt), 0);
-	r->sink.op = on_op;
-	r->sink.ctx = r;
-	r->sink.stats = &r->st;
-	r->seq[0] = 1000;
-	r->seq[1] = 0xfffff000u; /* wraps */
-	return r;
-}
-
-/* One fragment from an exact-size heap copy of its captured bytes. */
-static void feed(struct run *r, int dir, const uint8_t *b, uint32_t cap, uint32_t len, uint64_t ts,
-		 bool gap)
-{
-	uint8_t *copy = malloc(cap ? cap : 1);
-
-	assert_non_null(copy);
-	memcpy(copy, b, cap);
-	struct enav_l7_fragment f = {
-	    .stream = dir ? ENAV_L7_RESPONSE : ENAV_L7_REQUEST,
-	    .data = copy,
-	    .captured = cap,
-	    .len = len,
-	    .ts_ns = ts,
-	    .gap = gap,
-	    .has_seq = true,
-	    .seq = r->seq[dir],
-	};
-	r->p->feed(r->state, &f, &r->sink);
-	r->seq[dir] += len;
-	free(copy);
-}
-
-static void run_finish(struct run *r)
-{
-	r->p->finish(r->state, &r->sink);
-	assert_true(r->st.ops == r->n);
-}
-
-static void run_free(struct run *r)
-{
-	free(r->state);
-	free(r);
-}
-
-#define TS(i) (1000000ull * ((i) + 1))
-
-/* Replay a recording: piece > 0 feeds every fragment in pieces of that many
- * bytes; split >= 0 splits the fragment holding global byte `split` there;
- * drop >= 0 drops that fragment and marks the next one of its stream gap. */
-static void replay(struct run *r, const struct rec_frag *fr, size_t nf, const uint8_t *bytes,
-		   uint32_t piece, long split, long drop)
-{
-	long at = 0;
-	bool gap[2] = {false, false};
-
-	for (size_t i = 0; i < nf; i++) {
-		const struct rec_frag *f = &fr[i];
-		const uint8_t *b = bytes + f->off;
-
-		if ((long)i == drop) {
-			gap[f->dir] = true;
-			r->seq[f->dir] += f->len;
-			at += f->cap;
-			continue;
-		}
-		if (piece && f->cap == f->len) {
-			for (uint32_t o = 0; o < f->len; o += piece) {
-				uint32_t k = f->len - o < piece ? f->len - o : piece;
-
-				feed(r, f->dir, b + o, k, k, TS(i), gap[f->dir]);
-				gap[f->dir] = false;
-			}
-		} else if (split >= at && split < at + (long)f->cap && split > at &&
-			   f->cap == f->len) {
-			uint32_t k = (uint32_t)(split - at);
-
-			feed(r, f->dir, b, k, k, TS(i), gap[f->dir]);
-			feed(r, f->dir, b + k, f->len - k, f->len - k, TS(i), false);
-			gap[f->dir] = false;
-		} else {
-			feed(r, f->dir, b, f->cap, f->len, TS(i), gap[f->dir]);
-			gap[f->dir] = false;
-		}
-		at += f->cap;
-	}
-}
-
-static size_t rec_bytes(const struct rec_frag *fr, size_t nf)
-{
-	return nf ? fr[nf - 1].off + fr[nf - 1].cap : 0;
-}
-
-static void assert_same_ops(const struct run *a, const struct run *b)
-{
-	assert_int_equal(a->n, b->n);
-	for (size_t i = 0; i < a->n; i++) {
-		const struct enav_l7_op *x = &a->ops[i], *y = &b->ops[i];
-
-		assert_string_equal(x->operation, y->operation);
-		assert_string_equal(x->target, y->target);
-		assert_string_equal(x->status, y->status);
-		assert_string_equal(x->statement, y->statement);
-		assert_int_equal(x->error, y->error);
-		assert_int_equal(x->response_seen, y->response_seen);
-		assert_int_equal(x->start_ns, y->start_ns);
-		assert_int_equal(x->end_ns, y->end_ns);
-		assert_int_equal(x->request_bytes, y->request_bytes);
-		assert_int_equal(x->response_bytes, y->response_bytes);
-		assert_int_equal(x->has_request_seq, y->has_request_seq);
-		assert_int_equal(x->request_seq, y->request_seq);
-	}
-}
-
-struct want {
-	const char *operation, *target, *status;
-	bool error, response_seen;
-	uint64_t req_bytes, resp_bytes;
-};
-
-static void assert_ops(const struct run *r, const struct want *w, size_t n)
-{
-	assert_int_equal(r->n, n);
-	for (size_t i = 0; i < n; i++) {
-		assert_string_equal(r->ops[i].operation, w[i].operation);
-		assert_string_equal(r->ops[i].target, w[i].target);
-		assert_string_equal(r->ops[i].status, w[i].status);
-		assert_int_equal(r->ops[i].error, w[i].error);
-		assert_int_equal(r->ops[i].response_seen, w[i].response_seen);
-		assert_int_equal(r->ops[i].request_bytes, w[i].req_bytes);
-		assert_int_equal(r->ops[i].response_bytes, w[i].resp_bytes);
-	}
-}
 /* conn-001.log: 34 fragments, 1908 captured bytes */
-static const struct rec_frag pg_psql_frags[] = {
+static const struct l7h_rec_frag pg_psql_frags[] = {
     {0, 0, 53, 53},	{1, 53, 24, 24},    {0, 77, 55, 55},	 {1, 132, 93, 93},
     {0, 225, 109, 109}, {1, 334, 464, 464}, {0, 798, 56, 56},	 {1, 854, 24, 24},
     {0, 878, 54, 54},	{1, 932, 22, 22},   {0, 954, 39, 39},	 {1, 993, 92, 92},
@@ -398,7 +200,7 @@ static const uint8_t pg_psql_bytes[] = "\x00\x00\x00\x35\x00\x03\x00\x00\x75\x73
 				       "\x00\x0d\x44\x45\x4c\x45\x54\x45\x20\x32"
 				       "\x00\x5a\x00\x00\x00\x05\x49\x58\x00\x00\x00\x04";
 /* conn-002.log: 12 fragments, 1082 captured bytes */
-static const struct rec_frag pg_psql_ssl_frags[] = {
+static const struct l7h_rec_frag pg_psql_ssl_frags[] = {
     {0, 0, 8, 8},     {1, 8, 1, 1},	  {0, 9, 53, 53},     {1, 62, 24, 24},
     {0, 86, 55, 55},  {1, 141, 93, 93},	  {0, 234, 109, 109}, {1, 343, 464, 464},
     {0, 807, 62, 62}, {1, 869, 202, 202}, {1, 1071, 6, 6},    {0, 1077, 5, 5},
@@ -495,7 +297,7 @@ static const uint8_t pg_psql_ssl_bytes[] = "\x00\x00\x00\x08\x04\xd2\x16\x2f\x4e
 					   "\x00\x00\x5a\x00\x00\x00\x05\x49\x58\x00\x00"
 					   "\x00\x04";
 /* conn-005.log: 289 fragments, 21915 captured bytes */
-static const struct rec_frag pg_extended_frags[] = {
+static const struct l7h_rec_frag pg_extended_frags[] = {
     {0, 0, 8, 8},	  {1, 8, 1, 1},	      {0, 9, 56, 56},	    {1, 65, 24, 24},
     {0, 89, 55, 55},	  {1, 144, 93, 93},   {0, 237, 109, 109},   {1, 346, 467, 467},
     {0, 813, 52, 52},	  {1, 865, 32, 32},   {0, 897, 131, 131},   {1, 1028, 35, 35},
@@ -2398,7 +2200,7 @@ static const uint8_t pg_extended_bytes[] = "\x00\x00\x00\x08\x04\xd2\x16\x2f\x4e
 					   "\x49\x54\x00\x5a\x00\x00\x00\x05\x49\x58\x00"
 					   "\x00\x00\x04";
 /* conn-007.log: 303 fragments, 13608 captured bytes */
-static const struct rec_frag pg_prepared_frags[] = {
+static const struct l7h_rec_frag pg_prepared_frags[] = {
     {0, 0, 8, 8},	 {1, 8, 1, 1},	     {0, 9, 56, 56},	 {1, 65, 24, 24},
     {0, 89, 55, 55},	 {1, 144, 93, 93},   {0, 237, 109, 109}, {1, 346, 467, 467},
     {0, 813, 23, 23},	 {1, 836, 11, 11},   {0, 847, 40, 40},	 {1, 887, 27, 27},
@@ -3611,7 +3413,7 @@ static const uint8_t pg_prepared_bytes[] = "\x00\x00\x00\x08\x04\xd2\x16\x2f\x4e
 					   "\x04\x43\x00\x00\x00\x0b\x43\x4f\x4d\x4d\x49\x54\x00"
 					   "\x5a\x00\x00\x00\x05\x49\x58\x00\x00\x00\x04";
 /* conn-003.log: 131 fragments, 22976 captured bytes */
-static const struct rec_frag pg_init_frags[] = {
+static const struct l7h_rec_frag pg_init_frags[] = {
     {0, 0, 8, 8},	    {1, 8, 1, 1},	    {0, 9, 56, 56},	    {1, 65, 24, 24},
     {0, 89, 55, 55},	    {1, 144, 93, 93},	    {0, 237, 109, 109},	    {1, 346, 300, 467},
     {0, 646, 95, 95},	    {1, 741, 248, 248},	    {1, 989, 246, 246},	    {1, 1235, 22, 22},
@@ -5616,15 +5418,15 @@ static void auth_ok(struct buf *m)
 	ready(m, 'I');
 }
 
-static void send_buf(struct run *r, int dir, const struct buf *m, uint64_t ts)
+static void send_buf(struct l7h_run *r, int dir, const struct buf *m, uint64_t ts)
 {
-	feed(r, dir, m->b, (uint32_t)m->n, (uint32_t)m->n, ts, false);
+	l7h_frag(r, dir, m->b, (uint32_t)m->n, (uint32_t)m->n, ts, false);
 }
 
 /* A connection past its start-up. */
-static struct run *connected(bool sanitized, uint32_t max_pending)
+static struct l7h_run *connected(bool sanitized, uint32_t max_pending)
 {
-	struct run *r = run_new(&enav_l7_postgres_ops, sanitized, max_pending);
+	struct l7h_run *r = l7h_sql_run_new(&enav_l7_postgres_ops, sanitized, max_pending);
 	struct buf q = {0}, a = {0};
 
 	startup(&q);
@@ -5637,7 +5439,7 @@ static struct run *connected(bool sanitized, uint32_t max_pending)
 
 #define REC(name) name##_frags, sizeof(name##_frags) / sizeof(name##_frags[0]), name##_bytes
 
-static void assert_clean(const struct run *r)
+static void assert_clean(const struct l7h_run *r)
 {
 	assert_int_equal(r->st.parse_errors, 0);
 	assert_int_equal(r->st.resyncs, 0);
@@ -5648,7 +5450,7 @@ static void assert_clean(const struct run *r)
 
 /* ---- real traffic ----------------------------------------------------------- */
 
-static const struct want psql_want[] = {
+static const struct l7h_want psql_want[] = {
     {"CREATE", "items", "CREATE", false, true, 56, 24},
     {"INSERT", "items", "INSERT", false, true, 54, 22},
     {"SELECT", "items", "SELECT", false, true, 39, 92},
@@ -5666,45 +5468,45 @@ static const struct want psql_want[] = {
 static void test_psql_session(void **state)
 {
 	(void)state;
-	struct run *r = run_new(&enav_l7_postgres_ops, false, 32);
+	struct l7h_run *r = l7h_sql_run_new(&enav_l7_postgres_ops, false, 32);
 
-	replay(r, REC(pg_psql), 0, -1, -1);
-	assert_ops(r, psql_want, sizeof(psql_want) / sizeof(psql_want[0]));
+	l7h_replay(r, REC(pg_psql), 0, -1, -1);
+	l7h_assert_ops(r, psql_want, sizeof(psql_want) / sizeof(psql_want[0]));
 	/* Timing and TCP seq: the CREATE is fragment 6 (request stream offset
 	 * 8+? = 217 bytes of start-up and SCRAM), answered in fragment 7. */
-	assert_int_equal(r->ops[0].start_ns, TS(6));
-	assert_int_equal(r->ops[0].end_ns, TS(7));
+	assert_int_equal(r->ops[0].start_ns, L7H_TS(6));
+	assert_int_equal(r->ops[0].end_ns, L7H_TS(7));
 	assert_true(r->ops[0].has_request_seq);
 	assert_int_equal(r->ops[0].request_seq, 1000 + 53 + 55 + 109);
 	/* The syntax error: request in fragment 12, ErrorResponse in 13,
 	 * ReadyForQuery in 14. */
-	assert_int_equal(r->ops[3].start_ns, TS(12));
-	assert_int_equal(r->ops[3].end_ns, TS(14));
+	assert_int_equal(r->ops[3].start_ns, L7H_TS(12));
+	assert_int_equal(r->ops[3].end_ns, L7H_TS(14));
 	/* \copy ... from stdin: Q in 23, CopyData+CopyDone in 25, done in 26. */
-	assert_int_equal(r->ops[8].start_ns, TS(23));
-	assert_int_equal(r->ops[8].end_ns, TS(26));
+	assert_int_equal(r->ops[8].start_ns, L7H_TS(23));
+	assert_int_equal(r->ops[8].end_ns, L7H_TS(26));
 	for (size_t i = 0; i < r->n; i++)
 		assert_string_equal(r->ops[i].statement, "");
-	run_finish(r);
+	l7h_finish(r);
 	assert_int_equal(r->n, 12);
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_psql_ssl_multi_statement(void **state)
 {
 	(void)state;
-	struct run *r = run_new(&enav_l7_postgres_ops, false, 32);
+	struct l7h_run *r = l7h_sql_run_new(&enav_l7_postgres_ops, false, 32);
 	/* "SELECT 1; SELECT name FROM items ORDER BY id; SELECT 1/0": one op,
 	 * the error of the last statement wins over the earlier tags. */
-	static const struct want w[] = {{"SELECT", "", "22012", true, true, 62, 202 + 6}};
+	static const struct l7h_want w[] = {{"SELECT", "", "22012", true, true, 62, 202 + 6}};
 
-	replay(r, REC(pg_psql_ssl), 0, -1, -1);
-	run_finish(r);
-	assert_ops(r, w, 1);
+	l7h_replay(r, REC(pg_psql_ssl), 0, -1, -1);
+	l7h_finish(r);
+	l7h_assert_ops(r, w, 1);
 	assert_int_equal(r->ops[0].request_seq, 1000 + 8 + 53 + 55 + 109);
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 }
 
 static const char *const tx_ops[7][3] = {
@@ -5717,7 +5519,7 @@ static const char *const tx_ops[7][3] = {
     {"END", "", "COMMIT"},
 };
 
-static void check_pgbench(const struct run *r)
+static void check_pgbench(const struct l7h_run *r)
 {
 	assert_int_equal(r->n, 20 * 7);
 	for (size_t i = 0; i < r->n; i++) {
@@ -5735,46 +5537,46 @@ static void check_pgbench(const struct run *r)
 static void test_pgbench_extended(void **state)
 {
 	(void)state;
-	struct run *r = run_new(&enav_l7_postgres_ops, false, 32);
+	struct l7h_run *r = l7h_sql_run_new(&enav_l7_postgres_ops, false, 32);
 
-	replay(r, REC(pg_extended), 0, -1, -1);
-	run_finish(r);
+	l7h_replay(r, REC(pg_extended), 0, -1, -1);
+	l7h_finish(r);
 	check_pgbench(r);
 	/* Parse(15) Bind(15) Describe(7) Execute(10); Sync not counted.
 	 * ParseComplete, BindComplete, NoData (5 each), CommandComplete(11). */
 	assert_int_equal(r->ops[0].request_bytes, 47);
 	assert_int_equal(r->ops[0].response_bytes, 26);
 	assert_int_equal(r->ops[0].request_seq, 1000 + 8 + 56 + 55 + 109);
-	assert_int_equal(r->ops[0].start_ns, TS(8));
-	assert_int_equal(r->ops[0].end_ns, TS(9));
+	assert_int_equal(r->ops[0].start_ns, L7H_TS(8));
+	assert_int_equal(r->ops[0].end_ns, L7H_TS(9));
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_pgbench_prepared(void **state)
 {
 	(void)state;
-	struct run *r = run_new(&enav_l7_postgres_ops, false, 32);
+	struct l7h_run *r = l7h_sql_run_new(&enav_l7_postgres_ops, false, 32);
 
-	replay(r, REC(pg_prepared), 0, -1, -1);
-	run_finish(r);
+	l7h_replay(r, REC(pg_prepared), 0, -1, -1);
+	l7h_finish(r);
 	check_pgbench(r);
 	/* First transaction: Parse P_0 + Sync went alone (no op); the op is
 	 * Bind(18) Describe(7) Execute(10) -> BindComplete NoData
 	 * CommandComplete(11). */
 	assert_int_equal(r->ops[0].request_bytes, 35);
 	assert_int_equal(r->ops[0].response_bytes, 21);
-	assert_int_equal(r->ops[0].start_ns, TS(10));
+	assert_int_equal(r->ops[0].start_ns, L7H_TS(10));
 	/* Later transactions reuse P_0..P_6 without parsing again. */
-	assert_int_equal(r->ops[7].start_ns, TS(36));
+	assert_int_equal(r->ops[7].start_ns, L7H_TS(36));
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_pgbench_init_captured_cut(void **state)
 {
 	(void)state;
-	struct run *r = run_new(&enav_l7_postgres_ops, false, 32);
+	struct l7h_run *r = l7h_sql_run_new(&enav_l7_postgres_ops, false, 32);
 	static const char *const want[][3] = {
 	    {"DROP", "pgbench_accounts", "DROP"},	  {"CREATE", "pgbench_history", "CREATE"},
 	    {"CREATE", "pgbench_tellers", "CREATE"},	  {"CREATE", "pgbench_accounts", "CREATE"},
@@ -5783,8 +5585,8 @@ static void test_pgbench_init_captured_cut(void **state)
 	};
 
 	/* Every fragment keeps only its first 300 bytes. */
-	replay(r, REC(pg_init), 0, -1, -1);
-	run_finish(r);
+	l7h_replay(r, REC(pg_init), 0, -1, -1);
+	l7h_finish(r);
 	assert_int_equal(r->n, 27);
 	for (size_t i = 0; i < 8; i++) {
 		assert_string_equal(r->ops[i].operation, want[i][0]);
@@ -5812,28 +5614,14 @@ static void test_pgbench_init_captured_cut(void **state)
 	assert_int_equal(r->st.parse_errors, 0);
 	assert_true(r->st.resyncs > 0);
 	assert_int_equal(r->st.unmatched_responses, 0);
-	run_free(r);
+	l7h_free(r);
 }
 
 /* Every recording fed in pieces of 1, 2, 3, 7 and 61 bytes gives exactly the
  * ops of the whole fragments. */
-static void pieces(const struct rec_frag *fr, size_t nf, const uint8_t *b)
+static void pieces(const struct l7h_rec_frag *fr, size_t nf, const uint8_t *b)
 {
-	static const uint32_t sizes[] = {1, 2, 3, 7, 61};
-	struct run *whole = run_new(&enav_l7_postgres_ops, true, 32);
-
-	replay(whole, fr, nf, b, 0, -1, -1);
-	run_finish(whole);
-	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
-		struct run *r = run_new(&enav_l7_postgres_ops, true, 32);
-
-		replay(r, fr, nf, b, sizes[k], -1, -1);
-		run_finish(r);
-		assert_same_ops(whole, r);
-		assert_int_equal(r->st.parse_errors, 0);
-		run_free(r);
-	}
-	run_free(whole);
+	l7h_sql_pieces(&enav_l7_postgres_ops, fr, nf, b);
 }
 
 static void test_pieces(void **state)
@@ -5846,22 +5634,9 @@ static void test_pieces(void **state)
 }
 
 /* Split at every byte of the psql sessions. */
-static void every_split(const struct rec_frag *fr, size_t nf, const uint8_t *b)
+static void every_split(const struct l7h_rec_frag *fr, size_t nf, const uint8_t *b)
 {
-	struct run *whole = run_new(&enav_l7_postgres_ops, false, 32);
-
-	replay(whole, fr, nf, b, 0, -1, -1);
-	run_finish(whole);
-	for (long s = 1; s < (long)rec_bytes(fr, nf); s++) {
-		struct run *r = run_new(&enav_l7_postgres_ops, false, 32);
-
-		replay(r, fr, nf, b, 0, s, -1);
-		run_finish(r);
-		assert_same_ops(whole, r);
-		assert_clean(r);
-		run_free(r);
-	}
-	run_free(whole);
+	l7h_sql_every_split(&enav_l7_postgres_ops, fr, nf, b, assert_clean);
 }
 
 static void test_every_split(void **state)
@@ -5877,10 +5652,10 @@ static void test_gap(void **state)
 {
 	(void)state;
 	/* Fragment 11 is the response to SELECT * FROM items. */
-	struct run *r = run_new(&enav_l7_postgres_ops, false, 32);
+	struct l7h_run *r = l7h_sql_run_new(&enav_l7_postgres_ops, false, 32);
 
-	replay(r, REC(pg_psql), 0, -1, 11);
-	run_finish(r);
+	l7h_replay(r, REC(pg_psql), 0, -1, 11);
+	l7h_finish(r);
 	assert_int_equal(r->n, 12);
 	assert_string_equal(r->ops[2].operation, "SELECT");
 	assert_false(r->ops[2].response_seen);
@@ -5895,26 +5670,26 @@ static void test_gap(void **state)
 	}
 	assert_int_equal(r->st.resyncs, 1);
 	assert_int_equal(r->st.parse_errors, 0);
-	run_free(r);
+	l7h_free(r);
 
 	/* Fragment 12 is the request SELEC 1: its answer has no request. */
-	r = run_new(&enav_l7_postgres_ops, false, 32);
-	replay(r, REC(pg_psql), 0, -1, 12);
-	run_finish(r);
+	r = l7h_sql_run_new(&enav_l7_postgres_ops, false, 32);
+	l7h_replay(r, REC(pg_psql), 0, -1, 12);
+	l7h_finish(r);
 	assert_int_equal(r->n, 11);
 	assert_string_equal(r->ops[2].status, "SELECT");
 	assert_string_equal(r->ops[3].operation, "BEGIN");
 	assert_string_equal(r->ops[3].status, "BEGIN");
 	assert_int_equal(r->st.unmatched_responses, 1);
-	run_free(r);
+	l7h_free(r);
 
 	/* Every single fragment of the extended run dropped in turn: never a
 	 * crash, never an op with another statement's status. */
 	for (long d = 0; d < (long)(sizeof(pg_extended_frags) / sizeof(pg_extended_frags[0]));
 	     d++) {
-		r = run_new(&enav_l7_postgres_ops, false, 32);
-		replay(r, REC(pg_extended), 0, -1, d);
-		run_finish(r);
+		r = l7h_sql_run_new(&enav_l7_postgres_ops, false, 32);
+		l7h_replay(r, REC(pg_extended), 0, -1, d);
+		l7h_finish(r);
 		assert_true(r->n >= 20 * 7 - 1 && r->n <= 20 * 7);
 		for (size_t i = 0; i < r->n; i++) {
 			const struct enav_l7_op *o = &r->ops[i];
@@ -5926,17 +5701,17 @@ static void test_gap(void **state)
 			else if (strcmp(o->operation, "EXECUTE") != 0)
 				assert_string_equal(o->status, o->operation);
 		}
-		run_free(r);
+		l7h_free(r);
 	}
 }
 
 static void test_sanitized_statement(void **state)
 {
 	(void)state;
-	struct run *r = run_new(&enav_l7_postgres_ops, true, 32);
+	struct l7h_run *r = l7h_sql_run_new(&enav_l7_postgres_ops, true, 32);
 
-	replay(r, REC(pg_psql), 0, -1, -1);
-	run_finish(r);
+	l7h_replay(r, REC(pg_psql), 0, -1, -1);
+	l7h_finish(r);
 	assert_int_equal(r->n, 12);
 	for (size_t i = 0; i < r->n; i++) {
 		assert_true(r->ops[i].statement[0] != '\0');
@@ -5945,13 +5720,13 @@ static void test_sanitized_statement(void **state)
 		assert_null(strstr(r->ops[i].statement, "dup"));
 	}
 	assert_non_null(strstr(r->ops[1].statement, "INSERT INTO items"));
-	run_free(r);
+	l7h_free(r);
 
-	r = run_new(&enav_l7_postgres_ops, true, 32);
-	replay(r, REC(pg_prepared), 0, -1, -1);
-	run_finish(r);
+	r = l7h_sql_run_new(&enav_l7_postgres_ops, true, 32);
+	l7h_replay(r, REC(pg_prepared), 0, -1, -1);
+	l7h_finish(r);
 	assert_non_null(strstr(r->ops[1].statement, "UPDATE pgbench_accounts"));
-	run_free(r);
+	l7h_free(r);
 }
 
 /* ---- synthetic ------------------------------------------------------------ */
@@ -5959,7 +5734,7 @@ static void test_sanitized_statement(void **state)
 static void test_pipelined_queries(void **state)
 {
 	(void)state;
-	struct run *r = connected(false, 32);
+	struct l7h_run *r = connected(false, 32);
 	struct buf q = {0}, a = {0};
 
 	MSG(&q, 'Q', "SELECT a FROM t1\0");
@@ -5979,24 +5754,24 @@ static void test_pipelined_queries(void **state)
 	MSG(&a, 'I', "");
 	ready(&a, 'I');
 	send_buf(r, 1, &a, 200);
-	struct want w[] = {
+	struct l7h_want w[] = {
 	    {"SELECT", "t1", "SELECT", false, true, 22, first},
 	    {"INSERT", "t2", "INSERT", false, true, 31, second - first},
 	    {"OTHER", "", "", false, true, 6, 5 + 6},
 	};
-	assert_ops(r, w, 3);
+	l7h_assert_ops(r, w, 3);
 	assert_int_equal(r->ops[1].request_seq, r->ops[0].request_seq + 22);
 	assert_int_equal(r->ops[2].start_ns, 100);
 	assert_int_equal(r->ops[2].end_ns, 200);
-	run_finish(r);
+	l7h_finish(r);
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_extended_error_skips(void **state)
 {
 	(void)state;
-	struct run *r = connected(false, 32);
+	struct l7h_run *r = connected(false, 32);
 	struct buf q = {0}, a = {0};
 
 	MSG(&q, 'P', "s1\0SELECT 1/0 FROM t\0\0\0");
@@ -6045,15 +5820,15 @@ static void test_extended_error_skips(void **state)
 	assert_string_equal(r->ops[3].target, "");
 	assert_string_equal(r->ops[3].status, "34000");
 	assert_true(r->ops[3].error);
-	run_finish(r);
+	l7h_finish(r);
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_portal_suspended_and_close(void **state)
 {
 	(void)state;
-	struct run *r = connected(false, 32);
+	struct l7h_run *r = connected(false, 32);
 	struct buf q = {0}, a = {0};
 
 	MSG(&q, 'P', "\0SELECT * FROM big\0\0\0");
@@ -6087,15 +5862,15 @@ static void test_portal_suspended_and_close(void **state)
 	assert_string_equal(r->ops[1].operation, "SELECT");
 	assert_string_equal(r->ops[2].operation, "EXECUTE");
 	assert_string_equal(r->ops[2].status, "26000");
-	run_finish(r);
+	l7h_finish(r);
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_statement_lru(void **state)
 {
 	(void)state;
-	struct run *r = connected(false, 32);
+	struct l7h_run *r = connected(false, 32);
 	struct buf q = {0}, a = {0};
 	char body[64];
 
@@ -6130,15 +5905,15 @@ static void test_statement_lru(void **state)
 	assert_string_equal(r->ops[0].target, "");
 	assert_string_equal(r->ops[1].target, "tab1");
 	assert_string_equal(r->ops[2].target, "tab16");
-	run_finish(r);
+	l7h_finish(r);
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_overflow_and_finish(void **state)
 {
 	(void)state;
-	struct run *r = connected(false, 2);
+	struct l7h_run *r = connected(false, 2);
 	struct buf q = {0}, a = {0};
 
 	MSG(&q, 'Q', "SELECT 1\0");
@@ -6151,38 +5926,38 @@ static void test_overflow_and_finish(void **state)
 	send_buf(r, 1, &a, 200);
 	assert_int_equal(r->n, 1);
 	assert_true(r->ops[0].response_seen);
-	run_finish(r);
+	l7h_finish(r);
 	assert_int_equal(r->n, 2);
 	assert_false(r->ops[1].response_seen);
 	assert_int_equal(r->ops[1].end_ns, r->ops[1].start_ns);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_ssl_accepted_and_gss(void **state)
 {
 	(void)state;
-	struct run *r = run_new(&enav_l7_postgres_ops, false, 32);
+	struct l7h_run *r = l7h_sql_run_new(&enav_l7_postgres_ops, false, 32);
 	static const uint8_t ssl_req[] = {0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f};
 	static const uint8_t tls[] = {0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc};
 
 	assert_true(enav_l7_postgres_ops.detect(ssl_req, sizeof(ssl_req), ENAV_L7_REQUEST));
-	feed(r, 0, ssl_req, sizeof(ssl_req), sizeof(ssl_req), 1, false);
-	feed(r, 1, (const uint8_t *)"S", 1, 1, 2, false);
-	feed(r, 0, tls, sizeof(tls), sizeof(tls), 3, false);
-	feed(r, 1, tls, sizeof(tls), 4000, 4, false);
-	run_finish(r);
+	l7h_frag(r, 0, ssl_req, sizeof(ssl_req), sizeof(ssl_req), 1, false);
+	l7h_frag(r, 1, (const uint8_t *)"S", 1, 1, 2, false);
+	l7h_frag(r, 0, tls, sizeof(tls), sizeof(tls), 3, false);
+	l7h_frag(r, 1, tls, sizeof(tls), 4000, 4, false);
+	l7h_finish(r);
 	assert_int_equal(r->n, 0);
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 
 	/* GSSENCRequest refused, then a normal start-up. */
-	r = run_new(&enav_l7_postgres_ops, false, 32);
+	r = l7h_sql_run_new(&enav_l7_postgres_ops, false, 32);
 	static const uint8_t gss_req[] = {0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x30};
 	struct buf q = {0}, a = {0};
 
 	assert_true(enav_l7_postgres_ops.detect(gss_req, sizeof(gss_req), ENAV_L7_REQUEST));
-	feed(r, 0, gss_req, sizeof(gss_req), sizeof(gss_req), 1, false);
-	feed(r, 1, (const uint8_t *)"N", 1, 1, 2, false);
+	l7h_frag(r, 0, gss_req, sizeof(gss_req), sizeof(gss_req), 1, false);
+	l7h_frag(r, 1, (const uint8_t *)"N", 1, 1, 2, false);
 	startup(&q);
 	send_buf(r, 0, &q, 3);
 	auth_ok(&a);
@@ -6193,17 +5968,17 @@ static void test_ssl_accepted_and_gss(void **state)
 	MSG(&a, 'C', "SELECT 1\0");
 	ready(&a, 'I');
 	send_buf(r, 1, &a, 6);
-	run_finish(r);
+	l7h_finish(r);
 	assert_int_equal(r->n, 1);
 	assert_string_equal(r->ops[0].status, "SELECT");
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_auth_failure(void **state)
 {
 	(void)state;
-	struct run *r = run_new(&enav_l7_postgres_ops, false, 32);
+	struct l7h_run *r = l7h_sql_run_new(&enav_l7_postgres_ops, false, 32);
 	struct buf q = {0}, a = {0};
 
 	startup(&q);
@@ -6215,16 +5990,16 @@ static void test_auth_failure(void **state)
 	send_buf(r, 0, &q, 3);
 	MSG(&a, 'E', "SFATAL\0VFATAL\0C28P01\0Mpassword authentication failed\0\0");
 	send_buf(r, 1, &a, 4);
-	run_finish(r);
+	l7h_finish(r);
 	assert_int_equal(r->n, 0);
 	assert_clean(r);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_garbage(void **state)
 {
 	(void)state;
-	struct run *r = connected(false, 32);
+	struct l7h_run *r = connected(false, 32);
 	uint8_t junk[512];
 	uint32_t x = 12345;
 
@@ -6232,8 +6007,8 @@ static void test_garbage(void **state)
 		x = x * 1103515245u + 12345u;
 		junk[i] = (uint8_t)(x >> 16);
 	}
-	feed(r, 0, junk, sizeof(junk), sizeof(junk), 100, false);
-	feed(r, 1, junk + 100, 300, 300, 110, false);
+	l7h_frag(r, 0, junk, sizeof(junk), sizeof(junk), 100, false);
+	l7h_frag(r, 1, junk + 100, 300, 300, 110, false);
 	assert_true(r->st.parse_errors >= 1);
 	/* Then a clean query at a fragment start is read again. */
 	struct buf q = {0}, a = {0};
@@ -6243,18 +6018,18 @@ static void test_garbage(void **state)
 	MSG(&a, 'C', "DELETE 0\0");
 	ready(&a, 'I');
 	send_buf(r, 1, &a, 300);
-	run_finish(r);
+	l7h_finish(r);
 	assert_int_equal(r->n, 1);
 	assert_string_equal(r->ops[0].operation, "DELETE");
 	assert_string_equal(r->ops[0].status, "DELETE");
 	assert_true(r->ops[0].response_seen);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_response_cut_resync_on_ready(void **state)
 {
 	(void)state;
-	struct run *r = connected(false, 32);
+	struct l7h_run *r = connected(false, 32);
 	struct buf q = {0}, a = {0};
 
 	MSG(&q, 'Q', "SELECT * FROM big\0");
@@ -6263,7 +6038,7 @@ static void test_response_cut_resync_on_ready(void **state)
 	 * the message boundaries after them are hidden. */
 	for (int i = 0; i < 50; i++)
 		MSG(&a, 'D', "\0\1\0\0\0\5hello");
-	feed(r, 1, a.b, 40, (uint32_t)a.n, 200, false);
+	l7h_frag(r, 1, a.b, 40, (uint32_t)a.n, 200, false);
 	assert_int_equal(r->st.resyncs, 1);
 	/* The next read starts mid-row and ends with the completion. */
 	a.n = 0;
@@ -6285,7 +6060,7 @@ static void test_response_cut_resync_on_ready(void **state)
 		MSG(&a, 'D', "\0\1\0\0\0\5hello");
 	MSG(&a, 'C', "SELECT 50\0");
 	ready(&a, 'I');
-	feed(r, 1, a.b, 40, (uint32_t)a.n, 500, false);
+	l7h_frag(r, 1, a.b, 40, (uint32_t)a.n, 500, false);
 	q.n = a.n = 0;
 	MSG(&q, 'Q', "SELECT 1 FROM small\0");
 	send_buf(r, 0, &q, 600);
@@ -6298,16 +6073,16 @@ static void test_response_cut_resync_on_ready(void **state)
 	assert_int_equal(r->n, 3);
 	assert_string_equal(r->ops[2].target, "small");
 	assert_true(r->ops[2].response_seen);
-	run_finish(r);
+	l7h_finish(r);
 	assert_int_equal(r->st.parse_errors, 0);
 	assert_int_equal(r->st.unmatched_responses, 0);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_big_query_text_cut(void **state)
 {
 	(void)state;
-	struct run *r = connected(false, 32);
+	struct l7h_run *r = connected(false, 32);
 	struct buf q = {0}, a = {0};
 	static char sql[6000];
 
@@ -6318,7 +6093,7 @@ static void test_big_query_text_cut(void **state)
 	sql[sizeof(sql) - 1] = '\0';
 	msg(&q, 'Q', sql, sizeof(sql));
 	MSG(&q, 'Q', "SELECT 2\0");
-	feed(r, 0, q.b, 2000, (uint32_t)q.n, 100, false);
+	l7h_frag(r, 0, q.b, 2000, (uint32_t)q.n, 100, false);
 	/* The second Query hid in the uncaptured tail: lost, counted as a
 	 * resync; its response has no request. */
 	MSG(&a, 'C', "SELECT 0\0");
@@ -6326,14 +6101,14 @@ static void test_big_query_text_cut(void **state)
 	MSG(&a, 'C', "SELECT 1\0");
 	ready(&a, 'I');
 	send_buf(r, 1, &a, 200);
-	run_finish(r);
+	l7h_finish(r);
 	assert_int_equal(r->n, 1);
 	assert_string_equal(r->ops[0].operation, "SELECT");
 	assert_string_equal(r->ops[0].target, "wide");
 	assert_int_equal(r->ops[0].request_bytes, 6005);
 	assert_int_equal(r->st.resyncs, 1);
 	assert_int_equal(r->st.unmatched_responses, 1);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_detect(void **state)
