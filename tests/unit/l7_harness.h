@@ -321,4 +321,138 @@ static L7H_UNUSED void l7h_sql_every_split(const struct enav_l7_parser_ops *p,
 	l7h_free(whole);
 }
 
+/* ---- recordings as chunks of per-read byte arrays (Kafka, MongoDB) ------ */
+
+struct l7h_chunk {
+	uint8_t stream; /* 0 request, 1 response */
+	uint32_t len;
+	const uint8_t *data;
+};
+
+/* What differs between the protocols fed by chunks. */
+struct l7h_chunk_cfg {
+	struct l7h_run *(*run_new)(uint32_t max_pending);
+	uint64_t (*ts_of)(size_t i); /* timestamp of every piece of chunk i */
+	size_t max_piece;	     /* every_split: pieces of 1..max_piece bytes */
+};
+
+/* Each chunk in pieces of `piece` bytes (0: whole), each piece capturing at
+ * most `capmax` bytes (0: all); every piece of chunk i carries ts_of(i). */
+static L7H_UNUSED void l7h_chunks_feed(const struct l7h_chunk_cfg *cfg, struct l7h_run *r,
+				       const struct l7h_chunk *c, size_t n, size_t piece,
+				       uint32_t capmax)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t step = piece ? piece : c[i].len;
+		for (size_t o = 0; o < c[i].len; o += step) {
+			uint32_t k = (uint32_t)(c[i].len - o < step ? c[i].len - o : step);
+			uint32_t cap = capmax && capmax < k ? capmax : k;
+			l7h_frag(r, c[i].stream, c[i].data + o, cap, k, cfg->ts_of(i), false);
+		}
+	}
+}
+
+/* Chunk `which` split at `at`, the others whole. */
+static L7H_UNUSED void l7h_chunks_feed_split(const struct l7h_chunk_cfg *cfg, struct l7h_run *r,
+					     const struct l7h_chunk *c, size_t n, size_t which,
+					     size_t at)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i != which) {
+			l7h_frag(r, c[i].stream, c[i].data, c[i].len, c[i].len, cfg->ts_of(i),
+				 false);
+			continue;
+		}
+		l7h_frag(r, c[i].stream, c[i].data, (uint32_t)at, (uint32_t)at, cfg->ts_of(i),
+			 false);
+		l7h_frag(r, c[i].stream, c[i].data + at, (uint32_t)(c[i].len - at),
+			 (uint32_t)(c[i].len - at), cfg->ts_of(i), false);
+	}
+}
+
+/* The per-op contract of the chunk-fed parsers, before any private check. */
+static L7H_UNUSED void l7h_check_chunk_op(const struct enav_l7_op *op, int protocol)
+{
+	assert_int_equal(op->protocol, protocol);
+	l7h_check_text(op->operation, sizeof(op->operation));
+	l7h_check_text(op->target, sizeof(op->target));
+	l7h_check_text(op->status, sizeof(op->status));
+	assert_true(op->end_ns >= op->start_ns);
+	assert_string_equal(op->path, "");
+	assert_string_equal(op->statement, "");
+}
+
+struct l7h_exp {
+	const char *op, *target, *status;
+	int32_t code;
+	bool error;
+	uint8_t kind;
+	bool seen;
+};
+
+static L7H_UNUSED void l7h_expect(const struct l7h_run *r, const struct l7h_exp *e, size_t n)
+{
+	assert_int_equal(r->n, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct enav_l7_op *o = &r->ops[i];
+		assert_string_equal(o->operation, e[i].op);
+		assert_string_equal(o->target, e[i].target);
+		assert_string_equal(o->status, e[i].status);
+		assert_int_equal(o->status_code, e[i].code);
+		assert_int_equal(o->error, e[i].error);
+		assert_int_equal(o->kind, e[i].kind);
+		assert_int_equal(o->response_seen, e[i].seen);
+		assert_false(o->rpc);
+		assert_false(o->has_traceparent);
+	}
+}
+
+static L7H_UNUSED void l7h_no_errors(const struct l7h_run *r)
+{
+	assert_int_equal(r->st.parse_errors, 0);
+	assert_int_equal(r->st.resyncs, 0);
+	assert_int_equal(r->st.unmatched_responses, 0);
+	assert_int_equal(r->st.pending_overflow, 0);
+	assert_int_equal(r->st.truncated_fields, 0);
+}
+
+static L7H_UNUSED struct l7h_run *l7h_chunks_whole(const struct l7h_chunk_cfg *cfg,
+						   const struct l7h_chunk *c, size_t n)
+{
+	struct l7h_run *r = cfg->run_new(ENAV_L7_MAX_PENDING);
+
+	l7h_chunks_feed(cfg, r, c, n, 0, 0);
+	l7h_finish(r);
+	return r;
+}
+
+/* The ops (kind, status code and stats included) of a conversation are the
+ * same whatever its fragmentation: each chunk split at every byte, or at
+ * about maxlen points of a longer chunk (SIZE_MAX: every byte), and every
+ * chunk in pieces of 1..cfg->max_piece bytes. */
+static L7H_UNUSED void l7h_chunks_every_split(const struct l7h_chunk_cfg *cfg,
+					      const struct l7h_chunk *c, size_t n, size_t maxlen)
+{
+	struct l7h_run *ref = l7h_chunks_whole(cfg, c, n);
+
+	for (size_t i = 0; i < n; i++) {
+		size_t stride = c[i].len > maxlen ? c[i].len / maxlen + 1 : 1;
+		for (size_t at = 1; at < c[i].len; at += stride) {
+			struct l7h_run *r = cfg->run_new(ENAV_L7_MAX_PENDING);
+			l7h_chunks_feed_split(cfg, r, c, n, i, at);
+			l7h_finish(r);
+			l7h_same_ops(ref, r, L7H_SAME_KIND_CODE | L7H_SAME_STATS);
+			l7h_free(r);
+		}
+	}
+	for (size_t piece = 1; piece <= cfg->max_piece; piece++) {
+		struct l7h_run *r = cfg->run_new(ENAV_L7_MAX_PENDING);
+		l7h_chunks_feed(cfg, r, c, n, piece, 0);
+		l7h_finish(r);
+		l7h_same_ops(ref, r, L7H_SAME_KIND_CODE | L7H_SAME_STATS);
+		l7h_free(r);
+	}
+	l7h_free(ref);
+}
+
 #endif /* ENAV_TESTS_L7_HARNESS_H */

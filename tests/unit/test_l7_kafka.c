@@ -37,12 +37,7 @@
 #include <string.h>
 
 #include "processors/l7/l7.h"
-
-struct chunk {
-	uint8_t stream; /* 0 request, 1 response */
-	uint32_t len;
-	const uint8_t *data;
-};
+#include "l7_harness.h"
 
 /* k_produce */
 static const uint8_t k_produce_0[] = {
@@ -88,7 +83,7 @@ static const uint8_t k_produce_5[] = {
     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
     0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
-static const struct chunk k_produce[] = {
+static const struct l7h_chunk k_produce[] = {
     {0, sizeof(k_produce_0), k_produce_0}, {1, sizeof(k_produce_1), k_produce_1},
     {0, sizeof(k_produce_2), k_produce_2}, {1, sizeof(k_produce_3), k_produce_3},
     {0, sizeof(k_produce_4), k_produce_4}, {1, sizeof(k_produce_5), k_produce_5},
@@ -139,7 +134,7 @@ static const uint8_t k_error_5[] = {
     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
-static const struct chunk k_error[] = {
+static const struct l7h_chunk k_error[] = {
     {0, sizeof(k_error_0), k_error_0}, {1, sizeof(k_error_1), k_error_1},
     {0, sizeof(k_error_2), k_error_2}, {1, sizeof(k_error_3), k_error_3},
     {0, sizeof(k_error_4), k_error_4}, {1, sizeof(k_error_5), k_error_5},
@@ -183,7 +178,7 @@ static const uint8_t k_acks0_4[] = {
     0x12, 0x00, 0x00, 0x02, 0x01, 0x06, 0x7a, 0x2d, 0x32, 0x00, 0x12, 0x00, 0x00, 0x04, 0x01, 0x06,
     0x7a, 0x2d, 0x33, 0x00, 0x12, 0x00, 0x00, 0x06, 0x01, 0x06, 0x7a, 0x2d, 0x34, 0x00,
 };
-static const struct chunk k_acks0[] = {
+static const struct l7h_chunk k_acks0[] = {
     {0, sizeof(k_acks0_0), k_acks0_0}, {1, sizeof(k_acks0_1), k_acks0_1},
     {0, sizeof(k_acks0_2), k_acks0_2}, {1, sizeof(k_acks0_3), k_acks0_3},
     {0, sizeof(k_acks0_4), k_acks0_4},
@@ -254,7 +249,7 @@ static const uint8_t k_fetch_8[] = {
     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
     0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
-static const struct chunk k_fetch[] = {
+static const struct l7h_chunk k_fetch[] = {
     {0, sizeof(k_fetch_0), k_fetch_0}, {1, sizeof(k_fetch_1), k_fetch_1},
     {0, sizeof(k_fetch_2), k_fetch_2}, {1, sizeof(k_fetch_3), k_fetch_3},
     {0, sizeof(k_fetch_4), k_fetch_4}, {1, sizeof(k_fetch_5), k_fetch_5},
@@ -339,7 +334,7 @@ static const uint8_t k_listoff_10[] = {
     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
     0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
-static const struct chunk k_listoff[] = {
+static const struct l7h_chunk k_listoff[] = {
     {0, sizeof(k_listoff_0), k_listoff_0},   {1, sizeof(k_listoff_1), k_listoff_1},
     {0, sizeof(k_listoff_2), k_listoff_2},   {1, sizeof(k_listoff_3), k_listoff_3},
     {0, sizeof(k_listoff_4), k_listoff_4},   {1, sizeof(k_listoff_5), k_listoff_5},
@@ -819,7 +814,7 @@ static const uint8_t k_pipe_14[] = {
     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x38, 0xff, 0xff, 0xff, 0xff, 0xff,
     0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
-static const struct chunk k_pipe[] = {
+static const struct l7h_chunk k_pipe[] = {
     {0, sizeof(k_pipe_0), k_pipe_0},   {1, sizeof(k_pipe_1), k_pipe_1},
     {0, sizeof(k_pipe_2), k_pipe_2},   {1, sizeof(k_pipe_3), k_pipe_3},
     {0, sizeof(k_pipe_4), k_pipe_4},   {1, sizeof(k_pipe_5), k_pipe_5},
@@ -838,89 +833,17 @@ static const struct chunk k_pipe[] = {
 #define SEQ0_REQ  0xfffffff0u /* wraps during the conversations */
 #define SEQ0_RESP 5000u
 
-struct run {
-	void *state;
-	struct enav_l7_parser_stats st;
-	struct enav_l7_sink sink;
-	struct enav_l7_op ops[MAX_OPS];
-	size_t n;
-	uint32_t seq[2];
-};
-
-static void check_text(const char *s, size_t cap)
+static void check_op(const struct l7h_run *r, const struct enav_l7_op *op)
 {
-	const char *nul = memchr(s, '\0', cap);
-
-	assert_non_null(nul);
-	for (const char *p = s; p < nul; p++)
-		assert_true(*p >= 0x20 && *p < 0x7f);
+	(void)r;
+	l7h_check_chunk_op(op, ENAV_L7_KAFKA);
 }
 
-static void on_op(void *ctx, const struct enav_l7_op *op)
+static struct l7h_run *run_new(uint32_t max_pending)
 {
-	struct run *r = ctx;
-
-	assert_true(r->n < MAX_OPS);
-	assert_int_equal(op->protocol, ENAV_L7_KAFKA);
-	check_text(op->operation, sizeof(op->operation));
-	check_text(op->target, sizeof(op->target));
-	check_text(op->status, sizeof(op->status));
-	assert_true(op->end_ns >= op->start_ns);
-	assert_string_equal(op->path, "");
-	assert_string_equal(op->statement, "");
-	r->ops[r->n++] = *op;
-}
-
-static struct run *run_new(uint32_t max_pending)
-{
-	struct run *r = calloc(1, sizeof(*r));
 	struct enav_l7_options opt = {.max_pending = max_pending};
 
-	assert_non_null(r);
-	r->state = calloc(1, enav_l7_kafka_ops.state_size);
-	assert_non_null(r->state);
-	assert_int_equal(enav_l7_kafka_ops.init(r->state, &opt), 0);
-	r->sink.op = on_op;
-	r->sink.ctx = r;
-	r->sink.stats = &r->st;
-	r->seq[0] = SEQ0_REQ;
-	r->seq[1] = SEQ0_RESP;
-	return r;
-}
-
-static void run_free(struct run *r)
-{
-	free(r->state);
-	free(r);
-}
-
-static void frag(struct run *r, int stream, const uint8_t *d, uint32_t captured, uint32_t len,
-		 uint64_t ts, bool gap)
-{
-	uint8_t *copy = malloc(captured ? captured : 1);
-	struct enav_l7_fragment f = {
-	    .stream = stream,
-	    .data = copy,
-	    .captured = captured,
-	    .len = len,
-	    .ts_ns = ts,
-	    .gap = gap,
-	    .has_seq = true,
-	    .seq = r->seq[stream],
-	};
-
-	assert_non_null(copy);
-	if (captured)
-		memcpy(copy, d, captured);
-	enav_l7_kafka_ops.feed(r->state, &f, &r->sink);
-	free(copy);
-	r->seq[stream] += len;
-}
-
-static void finish(struct run *r)
-{
-	enav_l7_kafka_ops.finish(r->state, &r->sink);
-	assert_int_equal(r->st.ops, r->n);
+	return l7h_run_new(&enav_l7_kafka_ops, &opt, MAX_OPS, SEQ0_REQ, SEQ0_RESP, check_op);
 }
 
 static uint64_t ts_of(size_t i)
@@ -928,144 +851,31 @@ static uint64_t ts_of(size_t i)
 	return 1000000000ull + 1000ull * (i + 1);
 }
 
-/* Each chunk in pieces of `piece` bytes (0: whole), each piece capturing at
- * most `capmax` bytes (0: all); every piece of chunk i carries ts_of(i). */
-static void feed(struct run *r, const struct chunk *c, size_t n, size_t piece, uint32_t capmax)
-{
-	for (size_t i = 0; i < n; i++) {
-		size_t step = piece ? piece : c[i].len;
-		for (size_t o = 0; o < c[i].len; o += step) {
-			uint32_t k = (uint32_t)(c[i].len - o < step ? c[i].len - o : step);
-			uint32_t cap = capmax && capmax < k ? capmax : k;
-			frag(r, c[i].stream, c[i].data + o, cap, k, ts_of(i), false);
-		}
-	}
-}
-
-/* Chunk `which` split at `at`, the others whole. */
-static void feed_split(struct run *r, const struct chunk *c, size_t n, size_t which, size_t at)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (i != which) {
-			frag(r, c[i].stream, c[i].data, c[i].len, c[i].len, ts_of(i), false);
-			continue;
-		}
-		frag(r, c[i].stream, c[i].data, (uint32_t)at, (uint32_t)at, ts_of(i), false);
-		frag(r, c[i].stream, c[i].data + at, (uint32_t)(c[i].len - at),
-		     (uint32_t)(c[i].len - at), ts_of(i), false);
-	}
-}
-
-static void same_ops(const struct run *a, const struct run *b)
-{
-	assert_int_equal(a->n, b->n);
-	for (size_t i = 0; i < a->n; i++) {
-		const struct enav_l7_op *x = &a->ops[i], *y = &b->ops[i];
-		assert_int_equal(x->kind, y->kind);
-		assert_int_equal(x->error, y->error);
-		assert_int_equal(x->response_seen, y->response_seen);
-		assert_string_equal(x->operation, y->operation);
-		assert_string_equal(x->target, y->target);
-		assert_string_equal(x->status, y->status);
-		assert_int_equal(x->status_code, y->status_code);
-		assert_int_equal(x->start_ns, y->start_ns);
-		assert_int_equal(x->end_ns, y->end_ns);
-		assert_int_equal(x->request_bytes, y->request_bytes);
-		assert_int_equal(x->response_bytes, y->response_bytes);
-		assert_int_equal(x->has_request_seq, y->has_request_seq);
-		assert_int_equal(x->request_seq, y->request_seq);
-	}
-	assert_int_equal(a->st.ops, b->st.ops);
-	assert_int_equal(a->st.parse_errors, b->st.parse_errors);
-	assert_int_equal(a->st.unmatched_responses, b->st.unmatched_responses);
-	assert_int_equal(a->st.pending_overflow, b->st.pending_overflow);
-	assert_int_equal(a->st.truncated_fields, b->st.truncated_fields);
-}
-
-struct exp {
-	const char *op, *target, *status;
-	int32_t code;
-	bool error;
-	uint8_t kind;
-	bool seen;
-};
-
-static void expect(const struct run *r, const struct exp *e, size_t n)
-{
-	assert_int_equal(r->n, n);
-	for (size_t i = 0; i < n; i++) {
-		const struct enav_l7_op *o = &r->ops[i];
-		assert_string_equal(o->operation, e[i].op);
-		assert_string_equal(o->target, e[i].target);
-		assert_string_equal(o->status, e[i].status);
-		assert_int_equal(o->status_code, e[i].code);
-		assert_int_equal(o->error, e[i].error);
-		assert_int_equal(o->kind, e[i].kind);
-		assert_int_equal(o->response_seen, e[i].seen);
-		assert_false(o->rpc);
-		assert_false(o->has_traceparent);
-	}
-}
-
-static void no_errors(const struct run *r)
-{
-	assert_int_equal(r->st.parse_errors, 0);
-	assert_int_equal(r->st.resyncs, 0);
-	assert_int_equal(r->st.unmatched_responses, 0);
-	assert_int_equal(r->st.pending_overflow, 0);
-	assert_int_equal(r->st.truncated_fields, 0);
-}
-
-static struct run *run_whole(const struct chunk *c, size_t n)
-{
-	struct run *r = run_new(ENAV_L7_MAX_PENDING);
-
-	feed(r, c, n, 0, 0);
-	finish(r);
-	return r;
-}
+static const struct l7h_chunk_cfg CFG = {run_new, ts_of, 64};
 
 /* The ops of a conversation are the same whatever its fragmentation. */
-static void every_split(const struct chunk *c, size_t n)
+static void every_split(const struct l7h_chunk *c, size_t n)
 {
-	struct run *ref = run_whole(c, n);
-
-	for (size_t i = 0; i < n; i++) {
-		for (size_t at = 1; at < c[i].len; at++) {
-			struct run *r = run_new(ENAV_L7_MAX_PENDING);
-			feed_split(r, c, n, i, at);
-			finish(r);
-			same_ops(ref, r);
-			run_free(r);
-		}
-	}
-	for (size_t piece = 1; piece <= 64; piece++) {
-		struct run *r = run_new(ENAV_L7_MAX_PENDING);
-		feed(r, c, n, piece, 0);
-		finish(r);
-		same_ops(ref, r);
-		run_free(r);
-	}
-	run_free(ref);
+	l7h_chunks_every_split(&CFG, c, n, SIZE_MAX);
 }
 
-static const struct exp E_APIV = {"ApiVersions", "", "0", 0, false, ENAV_L7_OP_REQUEST, true};
-static const struct exp E_META = {"Metadata", "", "", -1, false, ENAV_L7_OP_REQUEST, true};
+static const struct l7h_exp E_APIV = {"ApiVersions", "", "0", 0, false, ENAV_L7_OP_REQUEST, true};
+static const struct l7h_exp E_META = {"Metadata", "", "", -1, false, ENAV_L7_OP_REQUEST, true};
 
 /* ---- real traffic ------------------------------------------------------------ */
 
 static void test_produce(void **unused)
 {
 	(void)unused;
-	struct run *r = run_whole(k_produce, N(k_produce));
-	const struct exp e[] = {
+	struct l7h_run *r = l7h_chunks_whole(&CFG, k_produce, N(k_produce));
+	const struct l7h_exp e[] = {
 	    E_APIV,
 	    E_META,
 	    {"Produce", "enav-topic", "0", 0, false, ENAV_L7_OP_REQUEST, true},
 	};
 
-	expect(r, e, N(e));
-	no_errors(r);
+	l7h_expect(r, e, N(e));
+	l7h_no_errors(r);
 	/* Wire sizes, timing and sequence numbers of each request. */
 	assert_int_equal(r->ops[0].request_bytes, 40);
 	assert_int_equal(r->ops[0].response_bytes, 51);
@@ -1081,50 +891,50 @@ static void test_produce(void **unused)
 	assert_int_equal(r->ops[0].request_seq, SEQ0_REQ);
 	assert_int_equal(r->ops[1].request_seq, SEQ0_REQ + 40);
 	assert_int_equal(r->ops[2].request_seq, (uint32_t)(SEQ0_REQ + 78)); /* wrapped */
-	run_free(r);
+	l7h_free(r);
 	every_split(k_produce, N(k_produce));
 }
 
 static void test_produce_error(void **unused)
 {
 	(void)unused;
-	struct run *r = run_whole(k_error, N(k_error));
-	const struct exp e[] = {
+	struct l7h_run *r = l7h_chunks_whole(&CFG, k_error, N(k_error));
+	const struct l7h_exp e[] = {
 	    E_APIV,
 	    E_META,
 	    {"Produce", "enav-error-topic", "87", 87, true, ENAV_L7_OP_REQUEST, true},
 	};
 
-	expect(r, e, N(e));
-	no_errors(r);
-	run_free(r);
+	l7h_expect(r, e, N(e));
+	l7h_no_errors(r);
+	l7h_free(r);
 	every_split(k_error, N(k_error));
 }
 
 static void test_acks0(void **unused)
 {
 	(void)unused;
-	struct run *r = run_whole(k_acks0, N(k_acks0));
-	const struct exp e[] = {
+	struct l7h_run *r = l7h_chunks_whole(&CFG, k_acks0, N(k_acks0));
+	const struct l7h_exp e[] = {
 	    E_APIV,
 	    E_META,
 	    {"Produce", "enav-acks0", "", -1, false, ENAV_L7_OP_MESSAGE, false},
 	};
 
-	expect(r, e, N(e));
-	no_errors(r);
+	l7h_expect(r, e, N(e));
+	l7h_no_errors(r);
 	assert_int_equal(r->ops[2].start_ns, r->ops[2].end_ns);
 	assert_int_equal(r->ops[2].request_bytes, 158);
 	assert_int_equal(r->ops[2].response_bytes, 0);
-	run_free(r);
+	l7h_free(r);
 	every_split(k_acks0, N(k_acks0));
 }
 
 static void test_fetch(void **unused)
 {
 	(void)unused;
-	struct run *r = run_whole(k_fetch, N(k_fetch));
-	const struct exp e[] = {
+	struct l7h_run *r = l7h_chunks_whole(&CFG, k_fetch, N(k_fetch));
+	const struct l7h_exp e[] = {
 	    E_APIV,
 	    E_META,
 	    E_META,
@@ -1133,20 +943,20 @@ static void test_fetch(void **unused)
 	    {"Fetch", "enav-topic", "", -1, false, ENAV_L7_OP_REQUEST, false},
 	};
 
-	expect(r, e, N(e));
-	no_errors(r);
+	l7h_expect(r, e, N(e));
+	l7h_no_errors(r);
 	assert_int_equal(r->ops[3].request_bytes, 100);
 	assert_int_equal(r->ops[3].response_bytes, 80);
 	assert_int_equal(r->ops[4].response_bytes, 0);
-	run_free(r);
+	l7h_free(r);
 	every_split(k_fetch, N(k_fetch));
 }
 
 static void test_list_offsets(void **unused)
 {
 	(void)unused;
-	struct run *r = run_whole(k_listoff, N(k_listoff));
-	const struct exp e[] = {
+	struct l7h_run *r = l7h_chunks_whole(&CFG, k_listoff, N(k_listoff));
+	const struct l7h_exp e[] = {
 	    E_APIV,
 	    E_META,
 	    E_META,
@@ -1155,16 +965,16 @@ static void test_list_offsets(void **unused)
 	    {"Fetch", "enav-topic", "", -1, false, ENAV_L7_OP_REQUEST, false},
 	};
 
-	expect(r, e, N(e));
-	no_errors(r);
-	run_free(r);
+	l7h_expect(r, e, N(e));
+	l7h_no_errors(r);
+	l7h_free(r);
 	every_split(k_listoff, N(k_listoff));
 }
 
 static void test_pipelined(void **unused)
 {
 	(void)unused;
-	struct run *r = run_whole(k_pipe, N(k_pipe));
+	struct l7h_run *r = l7h_chunks_whole(&CFG, k_pipe, N(k_pipe));
 
 	assert_int_equal(r->n, 17);
 	assert_string_equal(r->ops[0].operation, "ApiVersions");
@@ -1184,8 +994,8 @@ static void test_pipelined(void **unused)
 		if (k_pipe[i].stream == 0)
 			req_stream += k_pipe[i].len;
 	assert_int_equal(total, req_stream - 40 - 41);
-	no_errors(r);
-	run_free(r);
+	l7h_no_errors(r);
+	l7h_free(r);
 	every_split(k_pipe, N(k_pipe));
 }
 
@@ -1193,22 +1003,22 @@ static void test_pipelined(void **unused)
 static void test_interleaved(void **unused)
 {
 	(void)unused;
-	struct run *r = run_new(ENAV_L7_MAX_PENDING);
+	struct l7h_run *r = run_new(ENAV_L7_MAX_PENDING);
 
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < N(k_produce); i++)
 			if (k_produce[i].stream == pass)
-				frag(r, pass, k_produce[i].data, k_produce[i].len, k_produce[i].len,
-				     ts_of(i), false);
-	finish(r);
-	const struct exp e[] = {
+				l7h_frag(r, pass, k_produce[i].data, k_produce[i].len,
+					 k_produce[i].len, ts_of(i), false);
+	l7h_finish(r);
+	const struct l7h_exp e[] = {
 	    E_APIV,
 	    E_META,
 	    {"Produce", "enav-topic", "0", 0, false, ENAV_L7_OP_REQUEST, true},
 	};
-	expect(r, e, N(e));
-	no_errors(r);
-	run_free(r);
+	l7h_expect(r, e, N(e));
+	l7h_no_errors(r);
+	l7h_free(r);
 }
 
 /* Captured < len: the uncaptured tail of each read is skipped by size. */
@@ -1216,25 +1026,25 @@ static void test_captured_short(void **unused)
 {
 	(void)unused;
 	/* 64 captured bytes hold every header, topic and error code of these. */
-	const struct chunk *convs[] = {k_produce, k_error, k_fetch, k_listoff};
+	const struct l7h_chunk *convs[] = {k_produce, k_error, k_fetch, k_listoff};
 	const size_t ns[] = {N(k_produce), N(k_error), N(k_fetch), N(k_listoff)};
 	for (size_t k = 0; k < N(convs); k++) {
-		struct run *ref = run_whole(convs[k], ns[k]);
-		struct run *r = run_new(ENAV_L7_MAX_PENDING);
-		feed(r, convs[k], ns[k], 0, 64);
-		finish(r);
-		same_ops(ref, r);
-		no_errors(r);
-		run_free(r);
-		run_free(ref);
+		struct l7h_run *ref = l7h_chunks_whole(&CFG, convs[k], ns[k]);
+		struct l7h_run *r = run_new(ENAV_L7_MAX_PENDING);
+		l7h_chunks_feed(&CFG, r, convs[k], ns[k], 0, 64);
+		l7h_finish(r);
+		l7h_same_ops(ref, r, L7H_SAME_KIND_CODE | L7H_SAME_STATS);
+		l7h_no_errors(r);
+		l7h_free(r);
+		l7h_free(ref);
 	}
 
 	/* k_pipe with 300 captured bytes per read: the 5273-byte read holds 14
 	 * requests but only the first one's start is captured; the next starts
 	 * in the uncaptured bytes, so the stream resyncs, at the next read. */
-	struct run *r = run_new(ENAV_L7_MAX_PENDING);
-	feed(r, k_pipe, N(k_pipe), 0, 300);
-	finish(r);
+	struct l7h_run *r = run_new(ENAV_L7_MAX_PENDING);
+	l7h_chunks_feed(&CFG, r, k_pipe, N(k_pipe), 0, 300);
+	l7h_finish(r);
 	assert_int_equal(r->st.resyncs, 1);
 	assert_int_equal(r->st.parse_errors, 0);
 	size_t produce = 0;
@@ -1251,16 +1061,16 @@ static void test_captured_short(void **unused)
 	 * unmatched. */
 	assert_int_equal(produce, 2);
 	assert_int_equal(r->st.unmatched_responses, 13);
-	run_free(r);
+	l7h_free(r);
 
 	/* Nothing but the size captured: the headers are unknown, no op. */
 	r = run_new(ENAV_L7_MAX_PENDING);
-	feed(r, k_produce, N(k_produce), 0, 4);
-	finish(r);
+	l7h_chunks_feed(&CFG, r, k_produce, N(k_produce), 0, 4);
+	l7h_finish(r);
 	assert_int_equal(r->n, 0);
 	assert_int_equal(r->st.parse_errors, 3);
 	assert_int_equal(r->st.unmatched_responses, 3);
-	run_free(r);
+	l7h_free(r);
 }
 
 /* A gap on the response stream: the Metadata response is lost, the Produce
@@ -1268,27 +1078,27 @@ static void test_captured_short(void **unused)
 static void test_gap_response(void **unused)
 {
 	(void)unused;
-	struct run *r = run_new(ENAV_L7_MAX_PENDING);
+	struct l7h_run *r = run_new(ENAV_L7_MAX_PENDING);
 
 	for (size_t i = 0; i < N(k_produce); i++) {
 		if (i == 3) { /* Metadata response */
 			r->seq[1] += k_produce[i].len;
 			continue;
 		}
-		frag(r, k_produce[i].stream, k_produce[i].data, k_produce[i].len, k_produce[i].len,
-		     ts_of(i), i == 5);
+		l7h_frag(r, k_produce[i].stream, k_produce[i].data, k_produce[i].len,
+			 k_produce[i].len, ts_of(i), i == 5);
 	}
-	finish(r);
-	const struct exp e[] = {
+	l7h_finish(r);
+	const struct l7h_exp e[] = {
 	    E_APIV,
 	    {"Metadata", "", "", -1, false, ENAV_L7_OP_REQUEST, false},
 	    {"Produce", "enav-topic", "0", 0, false, ENAV_L7_OP_REQUEST, true},
 	};
-	expect(r, e, N(e));
+	l7h_expect(r, e, N(e));
 	assert_int_equal(r->st.resyncs, 1);
 	assert_int_equal(r->st.parse_errors, 0);
 	assert_int_equal(r->st.unmatched_responses, 0);
-	run_free(r);
+	l7h_free(r);
 }
 
 /* A gap inside a request read: the rest of the read is skipped, the stream
@@ -1296,7 +1106,7 @@ static void test_gap_response(void **unused)
 static void test_gap_request(void **unused)
 {
 	(void)unused;
-	struct run *r = run_new(ENAV_L7_MAX_PENDING);
+	struct l7h_run *r = run_new(ENAV_L7_MAX_PENDING);
 	size_t big = 0;
 
 	for (size_t i = 0; i < N(k_pipe); i++)
@@ -1304,17 +1114,17 @@ static void test_gap_request(void **unused)
 			big = i;
 	assert_true(big > 0);
 	for (size_t i = 0; i < N(k_pipe); i++) {
-		const struct chunk *c = &k_pipe[i];
+		const struct l7h_chunk *c = &k_pipe[i];
 		if (i != big) {
-			frag(r, c->stream, c->data, c->len, c->len, ts_of(i), false);
+			l7h_frag(r, c->stream, c->data, c->len, c->len, ts_of(i), false);
 			continue;
 		}
 		/* The first request of the read, then a gap of 1000 bytes. */
-		frag(r, 0, c->data, 373, 373, ts_of(i), false);
+		l7h_frag(r, 0, c->data, 373, 373, ts_of(i), false);
 		r->seq[0] += 1000;
-		frag(r, 0, c->data + 1373, c->len - 1373, c->len - 1373, ts_of(i), true);
+		l7h_frag(r, 0, c->data + 1373, c->len - 1373, c->len - 1373, ts_of(i), true);
 	}
-	finish(r);
+	l7h_finish(r);
 	assert_int_equal(r->st.resyncs, 1);
 	assert_int_equal(r->st.parse_errors, 0);
 	assert_int_equal(r->st.unmatched_responses, 13);
@@ -1323,26 +1133,26 @@ static void test_gap_request(void **unused)
 		assert_false(r->ops[i].error);
 	}
 	assert_int_equal(r->n, 17 - 13);
-	run_free(r);
+	l7h_free(r);
 }
 
 /* A gap in the middle of a response: it is emitted with what its header said. */
 static void test_gap_mid_response(void **unused)
 {
 	(void)unused;
-	struct run *r = run_new(ENAV_L7_MAX_PENDING);
+	struct l7h_run *r = run_new(ENAV_L7_MAX_PENDING);
 
 	for (size_t i = 0; i < N(k_error); i++) {
-		const struct chunk *c = &k_error[i];
+		const struct l7h_chunk *c = &k_error[i];
 		if (i != 5) {
-			frag(r, c->stream, c->data, c->len, c->len, ts_of(i), false);
+			l7h_frag(r, c->stream, c->data, c->len, c->len, ts_of(i), false);
 			continue;
 		}
-		frag(r, 1, c->data, 40, 40, ts_of(i), false);
+		l7h_frag(r, 1, c->data, 40, 40, ts_of(i), false);
 		r->seq[1] += 10;
-		frag(r, 1, c->data + 50, c->len - 50, c->len - 50, ts_of(i) + 7, true);
+		l7h_frag(r, 1, c->data + 50, c->len - 50, c->len - 50, ts_of(i) + 7, true);
 	}
-	finish(r);
+	l7h_finish(r);
 	assert_int_equal(r->n, 3);
 	assert_string_equal(r->ops[2].operation, "Produce");
 	assert_string_equal(r->ops[2].status, "87");
@@ -1351,23 +1161,23 @@ static void test_gap_mid_response(void **unused)
 	assert_int_equal(r->ops[2].end_ns, ts_of(5));
 	assert_int_equal(r->ops[2].response_bytes, 68);
 	assert_int_equal(r->st.resyncs, 1);
-	run_free(r);
+	l7h_free(r);
 }
 
 /* A FIFO of 2: the 5273-byte read's 14 requests overflow it. */
 static void test_overflow(void **unused)
 {
 	(void)unused;
-	struct run *r = run_new(2);
+	struct l7h_run *r = run_new(2);
 
-	feed(r, k_pipe, N(k_pipe), 0, 0);
-	finish(r);
+	l7h_chunks_feed(&CFG, r, k_pipe, N(k_pipe), 0, 0);
+	l7h_finish(r);
 	assert_true(r->st.pending_overflow > 0);
 	assert_int_equal(r->st.unmatched_responses, r->st.pending_overflow);
 	assert_int_equal(r->n + r->st.pending_overflow, 17);
 	for (size_t i = 0; i < r->n; i++)
 		assert_true(r->ops[i].response_seen);
-	run_free(r);
+	l7h_free(r);
 }
 
 /* ---- synthetic messages ------------------------------------------------- */
@@ -1507,24 +1317,24 @@ static void write_seed(const struct msg *req, const struct msg *resp)
 }
 
 /* One request and its response (none when resp is NULL) through a fresh parser. */
-static struct run *pair(const struct msg *req, const struct msg *resp)
+static struct l7h_run *pair(const struct msg *req, const struct msg *resp)
 {
-	struct run *r = run_new(ENAV_L7_MAX_PENDING);
+	struct l7h_run *r = run_new(ENAV_L7_MAX_PENDING);
 
 	write_seed(req, resp);
-	frag(r, 0, req->b, (uint32_t)req->n, (uint32_t)req->n, 100, false);
+	l7h_frag(r, 0, req->b, (uint32_t)req->n, (uint32_t)req->n, 100, false);
 	if (resp)
-		frag(r, 1, resp->b, (uint32_t)resp->n, (uint32_t)resp->n, 250, false);
-	finish(r);
+		l7h_frag(r, 1, resp->b, (uint32_t)resp->n, (uint32_t)resp->n, 250, false);
+	l7h_finish(r);
 	return r;
 }
 
-static void one(const struct run *r, const char *op, const char *target, const char *status,
+static void one(const struct l7h_run *r, const char *op, const char *target, const char *status,
 		int32_t code, bool error)
 {
-	const struct exp e = {op, target, status, code, error, ENAV_L7_OP_REQUEST, true};
-	expect(r, &e, 1);
-	no_errors(r);
+	const struct l7h_exp e = {op, target, status, code, error, ENAV_L7_OP_REQUEST, true};
+	l7h_expect(r, &e, 1);
+	l7h_no_errors(r);
 	assert_int_equal(r->ops[0].start_ns, 100);
 	assert_int_equal(r->ops[0].end_ns, 250);
 }
@@ -1572,9 +1382,9 @@ static void test_produce_flexible(void **unused)
 	uvar(&q, 0);
 	done(&q);
 	produce_resp(&a, 77, 9, 6); /* NOT_LEADER_OR_FOLLOWER */
-	struct run *r = pair(&q, &a);
+	struct l7h_run *r = pair(&q, &a);
 	one(r, "Produce", "orders", "6", 6, true);
-	run_free(r);
+	l7h_free(r);
 
 	/* v9, null transactional id, acks=0: a message. */
 	req_hdr(&q, 0, 9, 78, true);
@@ -1588,10 +1398,10 @@ static void test_produce_flexible(void **unused)
 	uvar(&q, 0);
 	done(&q);
 	r = pair(&q, NULL);
-	const struct exp e = {"Produce", "fire-and-forget",  "",   -1,
-			      false,	 ENAV_L7_OP_MESSAGE, false};
-	expect(r, &e, 1);
-	run_free(r);
+	const struct l7h_exp e = {"Produce", "fire-and-forget",	 "",   -1,
+				  false,     ENAV_L7_OP_MESSAGE, false};
+	l7h_expect(r, &e, 1);
+	l7h_free(r);
 
 	/* v13: topic ids, no name to report. */
 	req_hdr(&q, 0, 13, 79, true);
@@ -1614,7 +1424,7 @@ static void test_produce_flexible(void **unused)
 	done(&a);
 	r = pair(&q, &a);
 	one(r, "Produce", "", "100", 100, true);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_produce_classic(void **unused)
@@ -1636,9 +1446,9 @@ static void test_produce_classic(void **unused)
 	i32(&q, 0);
 	done(&q);
 	produce_resp(&a, 5, 2, 0);
-	struct run *r = pair(&q, &a);
+	struct l7h_run *r = pair(&q, &a);
 	one(r, "Produce", "first-topic", "0", 0, false);
-	run_free(r);
+	l7h_free(r);
 
 	/* A transactional producer, v8. */
 	req_hdr(&q, 0, 8, 6, false);
@@ -1652,7 +1462,7 @@ static void test_produce_classic(void **unused)
 	produce_resp(&a, 6, 8, 47); /* INVALID_PRODUCER_EPOCH */
 	r = pair(&q, &a);
 	one(r, "Produce", "tx-topic", "47", 47, true);
-	run_free(r);
+	l7h_free(r);
 
 	/* No topic at all. */
 	req_hdr(&q, 0, 7, 8, false);
@@ -1667,7 +1477,7 @@ static void test_produce_classic(void **unused)
 	done(&a);
 	r = pair(&q, &a);
 	one(r, "Produce", "", "", -1, false);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void fetch_req(struct msg *q, int ver, int32_t corr, const char *topic)
@@ -1752,26 +1562,26 @@ static void test_fetch_versions(void **unused)
 		int v = vers[i];
 		fetch_req(&q, v, 40 + v, "events");
 		fetch_resp(&a, v, 40 + v, 0, 1, false); /* OFFSET_OUT_OF_RANGE */
-		struct run *r = pair(&q, &a);
+		struct l7h_run *r = pair(&q, &a);
 		one(r, "Fetch", v >= 13 ? "" : "events", "1", 1, true);
-		run_free(r);
+		l7h_free(r);
 	}
 	/* v7+: a top-level error wins; an empty response list has it alone. */
 	fetch_req(&q, 12, 9, "events");
 	fetch_resp(&a, 12, 9, 70, 0, false); /* FETCH_SESSION_ID_NOT_FOUND */
-	struct run *r = pair(&q, &a);
+	struct l7h_run *r = pair(&q, &a);
 	one(r, "Fetch", "events", "70", 70, true);
-	run_free(r);
+	l7h_free(r);
 	fetch_req(&q, 11, 10, "events");
 	fetch_resp(&a, 11, 10, 0, 0, true);
 	r = pair(&q, &a);
 	one(r, "Fetch", "events", "0", 0, false);
-	run_free(r);
+	l7h_free(r);
 	fetch_req(&q, 4, 11, "events");
 	fetch_resp(&a, 4, 11, 0, 0, true);
 	r = pair(&q, &a);
 	one(r, "Fetch", "events", "", -1, false);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_other_apis(void **unused)
@@ -1789,9 +1599,9 @@ static void test_other_apis(void **unused)
 	i16(&a, 35);
 	i32(&a, 0);
 	done(&a);
-	struct run *r = pair(&q, &a);
+	struct l7h_run *r = pair(&q, &a);
 	one(r, "ApiVersions", "", "35", 35, true);
-	run_free(r);
+	l7h_free(r);
 
 	/* JoinGroup v5 (throttle, then error) and v9 (flexible header). */
 	req_hdr(&q, 11, 5, 2, false);
@@ -1804,7 +1614,7 @@ static void test_other_apis(void **unused)
 	done(&a);
 	r = pair(&q, &a);
 	one(r, "JoinGroup", "", "79", 79, true);
-	run_free(r);
+	l7h_free(r);
 	req_hdr(&q, 11, 9, 3, true);
 	pad(&q, 20);
 	done(&q);
@@ -1815,7 +1625,7 @@ static void test_other_apis(void **unused)
 	done(&a);
 	r = pair(&q, &a);
 	one(r, "JoinGroup", "", "0", 0, false);
-	run_free(r);
+	l7h_free(r);
 
 	/* Heartbeat v0: the error code first; FindCoordinator v4: none. */
 	req_hdr(&q, 12, 0, 4, false);
@@ -1826,7 +1636,7 @@ static void test_other_apis(void **unused)
 	done(&a);
 	r = pair(&q, &a);
 	one(r, "Heartbeat", "", "27", 27, true);
-	run_free(r);
+	l7h_free(r);
 	req_hdr(&q, 10, 4, 5, true);
 	pad(&q, 8);
 	done(&q);
@@ -1836,7 +1646,7 @@ static void test_other_apis(void **unused)
 	done(&a);
 	r = pair(&q, &a);
 	one(r, "FindCoordinator", "", "", -1, false);
-	run_free(r);
+	l7h_free(r);
 
 	/* UNKNOWN_SERVER_ERROR is -1: an error, not "no code". */
 	req_hdr(&q, 22, 1, 6, false);
@@ -1848,7 +1658,7 @@ static void test_other_apis(void **unused)
 	done(&a);
 	r = pair(&q, &a);
 	one(r, "InitProducerId", "", "-1", -1, true);
-	run_free(r);
+	l7h_free(r);
 
 	/* Keys past the table, ControlledShutdown v0 (header v0). */
 	req_hdr(&q, 200, 1, 7, false);
@@ -1858,7 +1668,7 @@ static void test_other_apis(void **unused)
 	done(&a);
 	r = pair(&q, &a);
 	one(r, "api_200", "", "", -1, false);
-	run_free(r);
+	l7h_free(r);
 	q.n = 0;
 	i32(&q, 0);
 	i16(&q, 7);
@@ -1872,7 +1682,7 @@ static void test_other_apis(void **unused)
 	done(&a);
 	r = pair(&q, &a);
 	one(r, "ControlledShutdown", "", "0", 0, false);
-	run_free(r);
+	l7h_free(r);
 	assert_true(enav_l7_kafka_ops.detect(q.b, q.n, ENAV_L7_REQUEST));
 }
 
@@ -1900,14 +1710,14 @@ static void test_long_topic(void **unused)
 	i32(&a, 0);
 	i16(&a, 0);
 	done(&a);
-	struct run *r = pair(&q, &a);
+	struct l7h_run *r = pair(&q, &a);
 	assert_int_equal(r->n, 1);
 	assert_int_equal(strlen(r->ops[0].target), ENAV_L7_TARGET_MAX - 1);
 	assert_int_equal(r->ops[0].target[0], '?');
 	assert_int_equal(r->ops[0].target[1], 'k');
 	assert_string_equal(r->ops[0].status, "0");
 	assert_int_equal(r->st.truncated_fields, 1);
-	run_free(r);
+	l7h_free(r);
 
 	/* A transactional id too long for the header copy: no target, but
 	 * acks unknown means a response is awaited. */
@@ -1923,7 +1733,7 @@ static void test_long_topic(void **unused)
 	q.b[1] = (uint8_t)((total - 4) >> 16);
 	q.b[2] = (uint8_t)((total - 4) >> 8);
 	q.b[3] = (uint8_t)(total - 4);
-	frag(r, 0, q.b, (uint32_t)q.n, total, 100, false);
+	l7h_frag(r, 0, q.b, (uint32_t)q.n, total, 100, false);
 	resp_hdr(&a, 2, false);
 	i32(&a, 1);
 	str(&a, "t");
@@ -1931,10 +1741,10 @@ static void test_long_topic(void **unused)
 	i32(&a, 0);
 	i16(&a, 0);
 	done(&a);
-	frag(r, 1, a.b, (uint32_t)a.n, (uint32_t)a.n, 250, false);
-	finish(r);
+	l7h_frag(r, 1, a.b, (uint32_t)a.n, (uint32_t)a.n, 250, false);
+	l7h_finish(r);
 	one(r, "Produce", "", "0", 0, false);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_garbage(void **unused)
@@ -1952,41 +1762,41 @@ static void test_garbage(void **unused)
 	} bad[] = {{0, neg, sizeof(neg)},	  {0, small, sizeof(small)},
 		   {0, badkey, sizeof(badkey)},	  {0, badclient, sizeof(badclient)},
 		   {1, badresp, sizeof(badresp)}, {1, neg, sizeof(neg)}};
-	struct run *r;
+	struct l7h_run *r;
 	for (size_t i = 0; i < N(bad); i++) {
 		r = run_new(ENAV_L7_MAX_PENDING);
-		frag(r, bad[i].stream, bad[i].d, bad[i].n, bad[i].n, 1, false);
-		finish(r);
+		l7h_frag(r, bad[i].stream, bad[i].d, bad[i].n, bad[i].n, 1, false);
+		l7h_finish(r);
 		assert_int_equal(r->st.parse_errors, 1);
 		assert_int_equal(r->st.resyncs, 1);
 		assert_int_equal(r->n, 0);
-		run_free(r);
+		l7h_free(r);
 	}
 
 	r = run_new(ENAV_L7_MAX_PENDING);
-	frag(r, 0, neg, sizeof(neg), sizeof(neg), 1, false);
+	l7h_frag(r, 0, neg, sizeof(neg), sizeof(neg), 1, false);
 	/* Lost: reads that do not start like a request are skipped, and gaps
 	 * count as resyncs. */
-	frag(r, 0, small, sizeof(small), sizeof(small), 2, true);
-	frag(r, 0, badkey, sizeof(badkey), sizeof(badkey), 3, true);
-	frag(r, 0, badclient, sizeof(badclient), sizeof(badclient), 4, true);
+	l7h_frag(r, 0, small, sizeof(small), sizeof(small), 2, true);
+	l7h_frag(r, 0, badkey, sizeof(badkey), sizeof(badkey), 3, true);
+	l7h_frag(r, 0, badclient, sizeof(badclient), sizeof(badclient), 4, true);
 	assert_int_equal(r->st.parse_errors, 1);
 	assert_int_equal(r->st.resyncs, 4);
 	/* While lost, reads that do not start like a request are skipped. */
-	frag(r, 0, (const uint8_t *)"GET / HTTP/1.1\r\n\r\n", 18, 18, 5, false);
+	l7h_frag(r, 0, (const uint8_t *)"GET / HTTP/1.1\r\n\r\n", 18, 18, 5, false);
 	assert_int_equal(r->st.parse_errors, 1);
 	/* A response with nothing pending. */
-	frag(r, 1, k_produce[1].data, k_produce[1].len, k_produce[1].len, 6, false);
+	l7h_frag(r, 1, k_produce[1].data, k_produce[1].len, k_produce[1].len, 6, false);
 	assert_int_equal(r->st.unmatched_responses, 1);
 	/* Then real traffic: the stream resyncs on it. */
 	for (size_t i = 0; i < N(k_produce); i++)
-		frag(r, k_produce[i].stream, k_produce[i].data, k_produce[i].len, k_produce[i].len,
-		     10 + i, false);
-	finish(r);
+		l7h_frag(r, k_produce[i].stream, k_produce[i].data, k_produce[i].len,
+			 k_produce[i].len, 10 + i, false);
+	l7h_finish(r);
 	assert_int_equal(r->n, 3);
 	assert_string_equal(r->ops[2].target, "enav-topic");
 	assert_int_equal(r->st.resyncs, 4);
-	run_free(r);
+	l7h_free(r);
 
 	/* Random bytes at every offset of the real requests: never an op that
 	 * was not in the traffic, and the parser survives. */
@@ -1994,26 +1804,26 @@ static void test_garbage(void **unused)
 	for (int round = 0; round < 200; round++) {
 		r = run_new(4);
 		for (size_t i = 0; i < N(k_pipe); i++) {
-			const struct chunk *c = &k_pipe[i];
+			const struct l7h_chunk *c = &k_pipe[i];
 			uint8_t *buf = malloc(c->len);
 			assert_non_null(buf);
 			memcpy(buf, c->data, c->len);
 			x = x * 1103515245u + 12345u;
 			buf[(x >> 8) % c->len] ^= (uint8_t)(1u << (x >> 4 & 7));
-			frag(r, c->stream, buf, c->len, c->len, ts_of(i), (x >> 20 & 15) == 0);
+			l7h_frag(r, c->stream, buf, c->len, c->len, ts_of(i), (x >> 20 & 15) == 0);
 			free(buf);
 		}
-		finish(r);
+		l7h_finish(r);
 		for (size_t i = 0; i < r->n; i++)
 			assert_true(r->ops[i].operation[0] != '\0');
-		run_free(r);
+		l7h_free(r);
 	}
 }
 
 static void test_unmatched_and_order(void **unused)
 {
 	(void)unused;
-	struct run *r = run_new(ENAV_L7_MAX_PENDING);
+	struct l7h_run *r = run_new(ENAV_L7_MAX_PENDING);
 	struct msg q, a;
 
 	/* Three heartbeats; only the third is answered: the first two lost
@@ -2022,20 +1832,20 @@ static void test_unmatched_and_order(void **unused)
 		req_hdr(&q, 12, 4, corr, true);
 		pad(&q, 10);
 		done(&q);
-		frag(r, 0, q.b, (uint32_t)q.n, (uint32_t)q.n, (uint64_t)corr * 10, false);
+		l7h_frag(r, 0, q.b, (uint32_t)q.n, (uint32_t)q.n, (uint64_t)corr * 10, false);
 	}
 	resp_hdr(&a, 3, true);
 	i32(&a, 0);
 	i16(&a, 0);
 	uvar(&a, 0);
 	done(&a);
-	frag(r, 1, a.b, (uint32_t)a.n, (uint32_t)a.n, 100, false);
+	l7h_frag(r, 1, a.b, (uint32_t)a.n, (uint32_t)a.n, 100, false);
 	/* An answer to nothing. */
 	resp_hdr(&a, 99, true);
 	i32(&a, 0);
 	done(&a);
-	frag(r, 1, a.b, (uint32_t)a.n, (uint32_t)a.n, 110, false);
-	finish(r);
+	l7h_frag(r, 1, a.b, (uint32_t)a.n, (uint32_t)a.n, 110, false);
+	l7h_finish(r);
 	assert_int_equal(r->n, 3);
 	assert_false(r->ops[0].response_seen);
 	assert_false(r->ops[1].response_seen);
@@ -2044,18 +1854,18 @@ static void test_unmatched_and_order(void **unused)
 	assert_int_equal(r->ops[2].end_ns, 100);
 	assert_string_equal(r->ops[2].status, "0");
 	assert_int_equal(r->st.unmatched_responses, 1);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_detect(void **unused)
 {
 	(void)unused;
 	/* Every real first request (ApiVersions) and every real request. */
-	const struct chunk *convs[] = {k_produce, k_error, k_acks0, k_fetch, k_listoff};
+	const struct l7h_chunk *convs[] = {k_produce, k_error, k_acks0, k_fetch, k_listoff};
 	const size_t ns[] = {N(k_produce), N(k_error), N(k_acks0), N(k_fetch), N(k_listoff)};
 	for (size_t k = 0; k < N(convs); k++) {
 		for (size_t i = 0; i < ns[k]; i++) {
-			const struct chunk *c = &convs[k][i];
+			const struct l7h_chunk *c = &convs[k][i];
 			assert_false(enav_l7_kafka_ops.detect(c->data, c->len, ENAV_L7_RESPONSE));
 			if (c->stream != 0)
 				continue;

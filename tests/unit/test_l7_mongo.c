@@ -36,12 +36,7 @@
 #include <string.h>
 
 #include "processors/l7/l7.h"
-
-struct chunk {
-	uint8_t stream; /* 0 request, 1 response */
-	uint32_t len;
-	const uint8_t *data;
-};
+#include "l7_harness.h"
 
 /* m_py_monitor */
 static const uint8_t m_py_monitor_0[] = {
@@ -81,7 +76,7 @@ static const uint8_t m_py_monitor_1[] = {
     0x6c, 0x79, 0x00, 0x00, 0x01, 0x6f, 0x6b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf0, 0x3f,
     0x00,
 };
-static const struct chunk m_py_monitor[] = {
+static const struct l7h_chunk m_py_monitor[] = {
     {0, sizeof(m_py_monitor_0), m_py_monitor_0},
     {1, sizeof(m_py_monitor_1), m_py_monitor_1},
 };
@@ -276,7 +271,7 @@ static const uint8_t m_py_16[] = {
     0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00, 0x00, 0x00, 0x01,
     0x6f, 0x6b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf0, 0x3f, 0x00,
 };
-static const struct chunk m_py[] = {
+static const struct l7h_chunk m_py[] = {
     {0, sizeof(m_py_0), m_py_0},   {1, sizeof(m_py_1), m_py_1},	  {0, sizeof(m_py_2), m_py_2},
     {1, sizeof(m_py_3), m_py_3},   {0, sizeof(m_py_4), m_py_4},	  {1, sizeof(m_py_5), m_py_5},
     {0, sizeof(m_py_6), m_py_6},   {1, sizeof(m_py_7), m_py_7},	  {0, sizeof(m_py_8), m_py_8},
@@ -414,7 +409,7 @@ static const uint8_t m_mongoc_11[] = {
     0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00, 0x00, 0x00, 0x01,
     0x6f, 0x6b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf0, 0x3f, 0x00,
 };
-static const struct chunk m_mongoc[] = {
+static const struct l7h_chunk m_mongoc[] = {
     {0, sizeof(m_mongoc_0), m_mongoc_0},   {1, sizeof(m_mongoc_1), m_mongoc_1},
     {0, sizeof(m_mongoc_2), m_mongoc_2},   {1, sizeof(m_mongoc_3), m_mongoc_3},
     {0, sizeof(m_mongoc_4), m_mongoc_4},   {1, sizeof(m_mongoc_5), m_mongoc_5},
@@ -1190,7 +1185,7 @@ static const uint8_t m_big_7[] = {
     0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00, 0x00, 0x00, 0x01,
     0x6f, 0x6b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf0, 0x3f, 0x00,
 };
-static const struct chunk m_big[] = {
+static const struct l7h_chunk m_big[] = {
     {0, sizeof(m_big_0), m_big_0}, {1, sizeof(m_big_1), m_big_1}, {0, sizeof(m_big_2), m_big_2},
     {1, sizeof(m_big_3), m_big_3}, {0, sizeof(m_big_4), m_big_4}, {1, sizeof(m_big_5), m_big_5},
     {0, sizeof(m_big_6), m_big_6}, {1, sizeof(m_big_7), m_big_7},
@@ -1204,24 +1199,6 @@ static const struct chunk m_big[] = {
 #define SEQ0_REQ  0xffffff00u /* wraps during the conversations */
 #define SEQ0_RESP 5000u
 
-struct run {
-	void *state;
-	struct enav_l7_parser_stats st;
-	struct enav_l7_sink sink;
-	struct enav_l7_op ops[MAX_OPS];
-	size_t n;
-	uint32_t seq[2];
-};
-
-static void check_text(const char *s, size_t cap)
-{
-	const char *nul = memchr(s, '\0', cap);
-
-	assert_non_null(nul);
-	for (const char *p = s; p < nul; p++)
-		assert_true(*p >= 0x20 && *p < 0x7f);
-}
-
 /* Values of the documents in the traffic: none may reach an op. */
 static void check_private(const char *s)
 {
@@ -1231,74 +1208,20 @@ static void check_private(const char *s)
 		assert_null(strstr(s, secrets[i]));
 }
 
-static void on_op(void *ctx, const struct enav_l7_op *op)
+static void check_op(const struct l7h_run *r, const struct enav_l7_op *op)
 {
-	struct run *r = ctx;
-
-	assert_true(r->n < MAX_OPS);
-	assert_int_equal(op->protocol, ENAV_L7_MONGO);
-	check_text(op->operation, sizeof(op->operation));
-	check_text(op->target, sizeof(op->target));
-	check_text(op->status, sizeof(op->status));
+	(void)r;
+	l7h_check_chunk_op(op, ENAV_L7_MONGO);
 	check_private(op->operation);
 	check_private(op->target);
 	check_private(op->status);
-	assert_true(op->end_ns >= op->start_ns);
-	assert_string_equal(op->path, "");
-	assert_string_equal(op->statement, "");
-	r->ops[r->n++] = *op;
 }
 
-static struct run *run_new(uint32_t max_pending)
+static struct l7h_run *run_new(uint32_t max_pending)
 {
-	struct run *r = calloc(1, sizeof(*r));
 	struct enav_l7_options opt = {.max_pending = max_pending};
 
-	assert_non_null(r);
-	r->state = calloc(1, enav_l7_mongo_ops.state_size);
-	assert_non_null(r->state);
-	assert_int_equal(enav_l7_mongo_ops.init(r->state, &opt), 0);
-	r->sink.op = on_op;
-	r->sink.ctx = r;
-	r->sink.stats = &r->st;
-	r->seq[0] = SEQ0_REQ;
-	r->seq[1] = SEQ0_RESP;
-	return r;
-}
-
-static void run_free(struct run *r)
-{
-	free(r->state);
-	free(r);
-}
-
-static void frag(struct run *r, int stream, const uint8_t *d, uint32_t captured, uint32_t len,
-		 uint64_t ts, bool gap)
-{
-	uint8_t *copy = malloc(captured ? captured : 1);
-	struct enav_l7_fragment f = {
-	    .stream = stream,
-	    .data = copy,
-	    .captured = captured,
-	    .len = len,
-	    .ts_ns = ts,
-	    .gap = gap,
-	    .has_seq = true,
-	    .seq = r->seq[stream],
-	};
-
-	assert_non_null(copy);
-	if (captured)
-		memcpy(copy, d, captured);
-	enav_l7_mongo_ops.feed(r->state, &f, &r->sink);
-	free(copy);
-	r->seq[stream] += len;
-}
-
-static void finish(struct run *r)
-{
-	enav_l7_mongo_ops.finish(r->state, &r->sink);
-	assert_int_equal(r->st.ops, r->n);
+	return l7h_run_new(&enav_l7_mongo_ops, &opt, MAX_OPS, SEQ0_REQ, SEQ0_RESP, check_op);
 }
 
 static uint64_t ts_of(size_t i)
@@ -1306,125 +1229,11 @@ static uint64_t ts_of(size_t i)
 	return 2000000000ull + 1000ull * (i + 1);
 }
 
-/* Each chunk in pieces of `piece` bytes (0: whole), each piece capturing at
- * most `capmax` bytes (0: all); every piece of chunk i carries ts_of(i). */
-static void feed(struct run *r, const struct chunk *c, size_t n, size_t piece, uint32_t capmax)
+static const struct l7h_chunk_cfg CFG = {run_new, ts_of, 40};
+
+static void every_split(const struct l7h_chunk *c, size_t n, size_t maxlen)
 {
-	for (size_t i = 0; i < n; i++) {
-		size_t step = piece ? piece : c[i].len;
-		for (size_t o = 0; o < c[i].len; o += step) {
-			uint32_t k = (uint32_t)(c[i].len - o < step ? c[i].len - o : step);
-			uint32_t cap = capmax && capmax < k ? capmax : k;
-			frag(r, c[i].stream, c[i].data + o, cap, k, ts_of(i), false);
-		}
-	}
-}
-
-static void feed_split(struct run *r, const struct chunk *c, size_t n, size_t which, size_t at)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (i != which) {
-			frag(r, c[i].stream, c[i].data, c[i].len, c[i].len, ts_of(i), false);
-			continue;
-		}
-		frag(r, c[i].stream, c[i].data, (uint32_t)at, (uint32_t)at, ts_of(i), false);
-		frag(r, c[i].stream, c[i].data + at, (uint32_t)(c[i].len - at),
-		     (uint32_t)(c[i].len - at), ts_of(i), false);
-	}
-}
-
-static void same_ops(const struct run *a, const struct run *b)
-{
-	assert_int_equal(a->n, b->n);
-	for (size_t i = 0; i < a->n; i++) {
-		const struct enav_l7_op *x = &a->ops[i], *y = &b->ops[i];
-		assert_int_equal(x->kind, y->kind);
-		assert_int_equal(x->error, y->error);
-		assert_int_equal(x->response_seen, y->response_seen);
-		assert_string_equal(x->operation, y->operation);
-		assert_string_equal(x->target, y->target);
-		assert_string_equal(x->status, y->status);
-		assert_int_equal(x->status_code, y->status_code);
-		assert_int_equal(x->start_ns, y->start_ns);
-		assert_int_equal(x->end_ns, y->end_ns);
-		assert_int_equal(x->request_bytes, y->request_bytes);
-		assert_int_equal(x->response_bytes, y->response_bytes);
-		assert_int_equal(x->has_request_seq, y->has_request_seq);
-		assert_int_equal(x->request_seq, y->request_seq);
-	}
-	assert_int_equal(a->st.ops, b->st.ops);
-	assert_int_equal(a->st.parse_errors, b->st.parse_errors);
-	assert_int_equal(a->st.unmatched_responses, b->st.unmatched_responses);
-	assert_int_equal(a->st.pending_overflow, b->st.pending_overflow);
-	assert_int_equal(a->st.truncated_fields, b->st.truncated_fields);
-}
-
-struct exp {
-	const char *op, *target, *status;
-	int32_t code;
-	bool error;
-	uint8_t kind;
-	bool seen;
-};
-
-static void expect(const struct run *r, const struct exp *e, size_t n)
-{
-	assert_int_equal(r->n, n);
-	for (size_t i = 0; i < n; i++) {
-		const struct enav_l7_op *o = &r->ops[i];
-		assert_string_equal(o->operation, e[i].op);
-		assert_string_equal(o->target, e[i].target);
-		assert_string_equal(o->status, e[i].status);
-		assert_int_equal(o->status_code, e[i].code);
-		assert_int_equal(o->error, e[i].error);
-		assert_int_equal(o->kind, e[i].kind);
-		assert_int_equal(o->response_seen, e[i].seen);
-		assert_false(o->rpc);
-		assert_false(o->has_traceparent);
-	}
-}
-
-static void no_errors(const struct run *r)
-{
-	assert_int_equal(r->st.parse_errors, 0);
-	assert_int_equal(r->st.resyncs, 0);
-	assert_int_equal(r->st.unmatched_responses, 0);
-	assert_int_equal(r->st.pending_overflow, 0);
-	assert_int_equal(r->st.truncated_fields, 0);
-}
-
-static struct run *run_whole(const struct chunk *c, size_t n)
-{
-	struct run *r = run_new(ENAV_L7_MAX_PENDING);
-
-	feed(r, c, n, 0, 0);
-	finish(r);
-	return r;
-}
-
-/* The ops of a conversation are the same whatever its fragmentation. */
-static void every_split(const struct chunk *c, size_t n, size_t maxlen)
-{
-	struct run *ref = run_whole(c, n);
-
-	for (size_t i = 0; i < n; i++) {
-		size_t stride = c[i].len > maxlen ? c[i].len / maxlen + 1 : 1;
-		for (size_t at = 1; at < c[i].len; at += stride) {
-			struct run *r = run_new(ENAV_L7_MAX_PENDING);
-			feed_split(r, c, n, i, at);
-			finish(r);
-			same_ops(ref, r);
-			run_free(r);
-		}
-	}
-	for (size_t piece = 1; piece <= 40; piece++) {
-		struct run *r = run_new(ENAV_L7_MAX_PENDING);
-		feed(r, c, n, piece, 0);
-		finish(r);
-		same_ops(ref, r);
-		run_free(r);
-	}
-	run_free(ref);
+	l7h_chunks_every_split(&CFG, c, n, maxlen);
 }
 
 #define REQ(op, target)                                                                            \
@@ -1437,26 +1246,26 @@ static void every_split(const struct chunk *c, size_t n, size_t maxlen)
 static void test_pymongo_monitor(void **unused)
 {
 	(void)unused;
-	struct run *r = run_whole(m_py_monitor, N(m_py_monitor));
-	const struct exp e[] = {REQ("ismaster", "")};
+	struct l7h_run *r = l7h_chunks_whole(&CFG, m_py_monitor, N(m_py_monitor));
+	const struct l7h_exp e[] = {REQ("ismaster", "")};
 
-	expect(r, e, N(e));
-	no_errors(r);
+	l7h_expect(r, e, N(e));
+	l7h_no_errors(r);
 	assert_int_equal(r->ops[0].request_bytes, 254);
 	assert_int_equal(r->ops[0].response_bytes, 257);
 	assert_int_equal(r->ops[0].start_ns, ts_of(0));
 	assert_int_equal(r->ops[0].end_ns, ts_of(1));
 	assert_true(r->ops[0].has_request_seq);
 	assert_int_equal(r->ops[0].request_seq, SEQ0_REQ);
-	run_free(r);
+	l7h_free(r);
 	every_split(m_py_monitor, N(m_py_monitor), 400);
 }
 
 static void test_pymongo(void **unused)
 {
 	(void)unused;
-	struct run *r = run_whole(m_py, N(m_py));
-	const struct exp e[] = {
+	struct l7h_run *r = l7h_chunks_whole(&CFG, m_py, N(m_py));
+	const struct l7h_exp e[] = {
 	    REQ("ismaster", ""),
 	    REQ("insert", "items"),
 	    REQ("insert", "items"),
@@ -1468,8 +1277,8 @@ static void test_pymongo(void **unused)
 	    REQ("endSessions", ""),
 	};
 
-	expect(r, e, N(e));
-	no_errors(r);
+	l7h_expect(r, e, N(e));
+	l7h_no_errors(r);
 	/* Sizes: the messageLength of each request and reply. */
 	assert_int_equal(r->ops[1].request_bytes, 208);
 	assert_int_equal(r->ops[1].response_bytes, 45);
@@ -1490,15 +1299,15 @@ static void test_pymongo(void **unused)
 		k++;
 	}
 	assert_int_equal(k, N(e));
-	run_free(r);
+	l7h_free(r);
 	every_split(m_py, N(m_py), 300);
 }
 
 static void test_mongoc(void **unused)
 {
 	(void)unused;
-	struct run *r = run_whole(m_mongoc, N(m_mongoc));
-	const struct exp e[] = {
+	struct l7h_run *r = l7h_chunks_whole(&CFG, m_mongoc, N(m_mongoc));
+	const struct l7h_exp e[] = {
 	    REQ("isMaster", ""),
 	    REQ("insert", "things"),
 	    REQ("insert", "things"),
@@ -1507,27 +1316,27 @@ static void test_mongoc(void **unused)
 	    REQ("endSessions", ""),
 	};
 
-	expect(r, e, N(e));
-	no_errors(r);
-	run_free(r);
+	l7h_expect(r, e, N(e));
+	l7h_no_errors(r);
+	l7h_free(r);
 	every_split(m_mongoc, N(m_mongoc), 300);
 }
 
 static void test_big_insert(void **unused)
 {
 	(void)unused;
-	struct run *r = run_whole(m_big, N(m_big));
-	const struct exp e[] = {
+	struct l7h_run *r = l7h_chunks_whole(&CFG, m_big, N(m_big));
+	const struct l7h_exp e[] = {
 	    REQ("ismaster", ""),
 	    REQ("insert", "blobs"),
 	    REQ("find", "blobs"),
 	    REQ("endSessions", ""),
 	};
 
-	expect(r, e, N(e));
-	no_errors(r);
+	l7h_expect(r, e, N(e));
+	l7h_no_errors(r);
 	assert_int_equal(r->ops[1].request_bytes, 10902);
-	run_free(r);
+	l7h_free(r);
 	every_split(m_big, N(m_big), 200);
 }
 
@@ -1536,15 +1345,15 @@ static void test_big_insert(void **unused)
 static void test_interleaved(void **unused)
 {
 	(void)unused;
-	struct run *a = run_whole(m_py, N(m_py));
-	struct run *r = run_new(ENAV_L7_MAX_PENDING);
+	struct l7h_run *a = l7h_chunks_whole(&CFG, m_py, N(m_py));
+	struct l7h_run *r = run_new(ENAV_L7_MAX_PENDING);
 
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < N(m_py); i++)
 			if (m_py[i].stream == pass)
-				frag(r, pass, m_py[i].data, m_py[i].len, m_py[i].len, ts_of(i),
-				     false);
-	finish(r);
+				l7h_frag(r, pass, m_py[i].data, m_py[i].len, m_py[i].len, ts_of(i),
+					 false);
+	l7h_finish(r);
 	assert_int_equal(r->n, a->n);
 	/* Messages are emitted as they are read: the w=0 insert comes first. */
 	size_t j = 0;
@@ -1560,9 +1369,9 @@ static void test_interleaved(void **unused)
 		assert_true(r->ops[j].response_seen);
 		j++;
 	}
-	no_errors(r);
-	run_free(r);
-	run_free(a);
+	l7h_no_errors(r);
+	l7h_free(r);
+	l7h_free(a);
 }
 
 /* Captured < len: uncaptured bytes are skipped by messageLength. */
@@ -1572,9 +1381,9 @@ static void test_captured_short(void **unused)
 	/* 96 bytes hold every command name and collection, but not the
 	 * isMaster reply's ok (at the end of 257 bytes), nor the error reply's
 	 * codeName (at the end of its 127 bytes). */
-	struct run *r = run_new(ENAV_L7_MAX_PENDING);
-	feed(r, m_py, N(m_py), 0, 96);
-	finish(r);
+	struct l7h_run *r = run_new(ENAV_L7_MAX_PENDING);
+	l7h_chunks_feed(&CFG, r, m_py, N(m_py), 0, 96);
+	l7h_finish(r);
 	assert_int_equal(r->n, 9);
 	assert_string_equal(r->ops[0].operation, "ismaster");
 	assert_string_equal(r->ops[4].operation, "find");
@@ -1585,25 +1394,25 @@ static void test_captured_short(void **unused)
 	assert_int_equal(r->ops[5].status_code, 59);
 	assert_string_equal(r->ops[5].status, "");
 	assert_int_equal(r->ops[5].response_bytes, 127);
-	no_errors(r);
-	run_free(r);
+	l7h_no_errors(r);
+	l7h_free(r);
 
 	/* The big insert, 64 bytes captured: its name and collection are. */
 	r = run_new(ENAV_L7_MAX_PENDING);
-	feed(r, m_big, N(m_big), 0, 64);
-	finish(r);
+	l7h_chunks_feed(&CFG, r, m_big, N(m_big), 0, 64);
+	l7h_finish(r);
 	assert_int_equal(r->n, 4);
 	assert_string_equal(r->ops[1].operation, "insert");
 	assert_string_equal(r->ops[1].target, "blobs");
 	assert_int_equal(r->ops[1].request_bytes, 10902);
-	no_errors(r);
-	run_free(r);
+	l7h_no_errors(r);
+	l7h_free(r);
 
 	/* 20 bytes: headers only.  The OP_MSG command names are unknown
 	 * ("OP_MSG", counted as cut); the OP_QUERY one too. */
 	r = run_new(ENAV_L7_MAX_PENDING);
-	feed(r, m_py, N(m_py), 0, 20);
-	finish(r);
+	l7h_chunks_feed(&CFG, r, m_py, N(m_py), 0, 20);
+	l7h_finish(r);
 	assert_int_equal(r->n, 9);
 	assert_string_equal(r->ops[0].operation, "OP_QUERY");
 	assert_string_equal(r->ops[1].operation, "OP_MSG");
@@ -1613,16 +1422,16 @@ static void test_captured_short(void **unused)
 	assert_int_equal(r->st.truncated_fields, 9);
 	assert_int_equal(r->st.parse_errors, 0);
 	assert_int_equal(r->st.unmatched_responses, 0);
-	run_free(r);
+	l7h_free(r);
 
 	/* Less than a header: the stream is lost at once, and found again
 	 * at each read that starts with a full header... which it never is. */
 	r = run_new(ENAV_L7_MAX_PENDING);
-	feed(r, m_py, N(m_py), 0, 10);
-	finish(r);
+	l7h_chunks_feed(&CFG, r, m_py, N(m_py), 0, 10);
+	l7h_finish(r);
 	assert_int_equal(r->n, 0);
 	assert_true(r->st.resyncs >= 1);
-	run_free(r);
+	l7h_free(r);
 }
 
 /* A gap on the reply stream: the insert reply is lost; the next reply (a new
@@ -1630,18 +1439,18 @@ static void test_captured_short(void **unused)
 static void test_gap_reply(void **unused)
 {
 	(void)unused;
-	struct run *r = run_new(ENAV_L7_MAX_PENDING);
+	struct l7h_run *r = run_new(ENAV_L7_MAX_PENDING);
 
 	for (size_t i = 0; i < N(m_mongoc); i++) {
 		if (i == 3) {
 			r->seq[1] += m_mongoc[i].len;
 			continue;
 		}
-		frag(r, m_mongoc[i].stream, m_mongoc[i].data, m_mongoc[i].len, m_mongoc[i].len,
-		     ts_of(i), i == 5);
+		l7h_frag(r, m_mongoc[i].stream, m_mongoc[i].data, m_mongoc[i].len, m_mongoc[i].len,
+			 ts_of(i), i == 5);
 	}
-	finish(r);
-	const struct exp e[] = {
+	l7h_finish(r);
+	const struct l7h_exp e[] = {
 	    REQ("isMaster", ""),
 	    {"insert", "things", "", -1, false, ENAV_L7_OP_REQUEST, false},
 	    REQ("insert", "things"),
@@ -1649,11 +1458,11 @@ static void test_gap_reply(void **unused)
 	    {"enavBogusCommand", "", "CommandNotFound", 59, true, ENAV_L7_OP_REQUEST, true},
 	    REQ("endSessions", ""),
 	};
-	expect(r, e, N(e));
+	l7h_expect(r, e, N(e));
 	assert_int_equal(r->st.resyncs, 1);
 	assert_int_equal(r->st.parse_errors, 0);
 	assert_int_equal(r->st.unmatched_responses, 0);
-	run_free(r);
+	l7h_free(r);
 }
 
 /* A gap inside the big insert: its command was read, so it is still queued
@@ -1661,50 +1470,50 @@ static void test_gap_reply(void **unused)
 static void test_gap_request(void **unused)
 {
 	(void)unused;
-	struct run *r = run_new(ENAV_L7_MAX_PENDING);
+	struct l7h_run *r = run_new(ENAV_L7_MAX_PENDING);
 
 	for (size_t i = 0; i < N(m_big); i++) {
-		const struct chunk *c = &m_big[i];
+		const struct l7h_chunk *c = &m_big[i];
 		if (c->len != 10902) {
-			frag(r, c->stream, c->data, c->len, c->len, ts_of(i), false);
+			l7h_frag(r, c->stream, c->data, c->len, c->len, ts_of(i), false);
 			continue;
 		}
-		frag(r, 0, c->data, 1000, 1000, ts_of(i), false);
+		l7h_frag(r, 0, c->data, 1000, 1000, ts_of(i), false);
 		r->seq[0] += 5000;
-		frag(r, 0, c->data + 6000, c->len - 6000, c->len - 6000, ts_of(i), true);
+		l7h_frag(r, 0, c->data + 6000, c->len - 6000, c->len - 6000, ts_of(i), true);
 	}
-	finish(r);
-	const struct exp e[] = {
+	l7h_finish(r);
+	const struct l7h_exp e[] = {
 	    REQ("ismaster", ""),
 	    REQ("insert", "blobs"),
 	    REQ("find", "blobs"),
 	    REQ("endSessions", ""),
 	};
-	expect(r, e, N(e));
+	l7h_expect(r, e, N(e));
 	assert_int_equal(r->st.resyncs, 1);
 	assert_int_equal(r->st.parse_errors, 0);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_gap_mid_reply(void **unused)
 {
 	(void)unused;
-	struct run *r = run_new(ENAV_L7_MAX_PENDING);
+	struct l7h_run *r = run_new(ENAV_L7_MAX_PENDING);
 
 	/* The error reply (126 bytes), then a gap after 60 of them: ok was read,
 	 * the code and codeName were lost. */
 	for (size_t i = 0; i < N(m_mongoc); i++) {
-		const struct chunk *c = &m_mongoc[i];
+		const struct l7h_chunk *c = &m_mongoc[i];
 		if (i != 9) {
-			frag(r, c->stream, c->data, c->len, c->len, ts_of(i), false);
+			l7h_frag(r, c->stream, c->data, c->len, c->len, ts_of(i), false);
 			continue;
 		}
 		assert_int_equal(c->len, 126);
-		frag(r, 1, c->data, 60, 60, ts_of(i), false);
+		l7h_frag(r, 1, c->data, 60, 60, ts_of(i), false);
 		r->seq[1] += 10;
-		frag(r, 1, c->data + 70, c->len - 70, c->len - 70, ts_of(i) + 5, true);
+		l7h_frag(r, 1, c->data + 70, c->len - 70, c->len - 70, ts_of(i) + 5, true);
 	}
-	finish(r);
+	l7h_finish(r);
 	assert_int_equal(r->n, 6);
 	assert_string_equal(r->ops[4].operation, "enavBogusCommand");
 	assert_true(r->ops[4].error);
@@ -1714,26 +1523,26 @@ static void test_gap_mid_reply(void **unused)
 	assert_int_equal(r->ops[4].response_bytes, 126);
 	assert_string_equal(r->ops[5].operation, "endSessions");
 	assert_true(r->ops[5].response_seen);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_overflow(void **unused)
 {
 	(void)unused;
-	struct run *r = run_new(1);
+	struct l7h_run *r = run_new(1);
 
 	/* All requests first with a FIFO of one: only the first is queued. */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < N(m_mongoc); i++)
 			if (m_mongoc[i].stream == pass)
-				frag(r, pass, m_mongoc[i].data, m_mongoc[i].len, m_mongoc[i].len,
-				     ts_of(i), false);
-	finish(r);
+				l7h_frag(r, pass, m_mongoc[i].data, m_mongoc[i].len,
+					 m_mongoc[i].len, ts_of(i), false);
+	l7h_finish(r);
 	assert_int_equal(r->n, 1);
 	assert_string_equal(r->ops[0].operation, "isMaster");
 	assert_int_equal(r->st.pending_overflow, 5);
 	assert_int_equal(r->st.unmatched_responses, 5);
-	run_free(r);
+	l7h_free(r);
 }
 
 /* ---- synthetic messages ------------------------------------------------- */
@@ -1968,23 +1777,23 @@ static void write_seed(const struct msg *req, const struct msg *resp)
 	fclose(f);
 }
 
-static struct run *pair(const struct msg *req, const struct msg *resp)
+static struct l7h_run *pair(const struct msg *req, const struct msg *resp)
 {
-	struct run *r = run_new(ENAV_L7_MAX_PENDING);
+	struct l7h_run *r = run_new(ENAV_L7_MAX_PENDING);
 
 	write_seed(req, resp);
-	frag(r, 0, req->b, (uint32_t)req->n, (uint32_t)req->n, 100, false);
+	l7h_frag(r, 0, req->b, (uint32_t)req->n, (uint32_t)req->n, 100, false);
 	if (resp)
-		frag(r, 1, resp->b, (uint32_t)resp->n, (uint32_t)resp->n, 250, false);
-	finish(r);
+		l7h_frag(r, 1, resp->b, (uint32_t)resp->n, (uint32_t)resp->n, 250, false);
+	l7h_finish(r);
 	return r;
 }
 
-static void one(const struct run *r, const char *op, const char *target, const char *status,
+static void one(const struct l7h_run *r, const char *op, const char *target, const char *status,
 		int32_t code, bool error)
 {
-	const struct exp e = {op, target, status, code, error, ENAV_L7_OP_REQUEST, true};
-	expect(r, &e, 1);
+	const struct l7h_exp e = {op, target, status, code, error, ENAV_L7_OP_REQUEST, true};
+	l7h_expect(r, &e, 1);
 	assert_int_equal(r->ops[0].start_ns, 100);
 	assert_int_equal(r->ops[0].end_ns, 250);
 }
@@ -2008,29 +1817,29 @@ static void test_reply_status(void **unused)
 	doc_end(&a, d);
 	done(&a);
 	assert_true(a.n > 2000);
-	struct run *r = pair(&q, &a);
+	struct l7h_run *r = pair(&q, &a);
 	one(r, "aggregate", "orders", "Unauthorized", 13, true);
-	no_errors(r);
-	run_free(r);
+	l7h_no_errors(r);
+	l7h_free(r);
 
 	/* The same, split at every byte and with the decoys not captured. */
 	for (size_t at = 1; at < a.n; at += 7) {
 		r = run_new(ENAV_L7_MAX_PENDING);
-		frag(r, 0, q.b, (uint32_t)q.n, (uint32_t)q.n, 100, false);
-		frag(r, 1, a.b, (uint32_t)at, (uint32_t)at, 200, false);
-		frag(r, 1, a.b + at, (uint32_t)(a.n - at), (uint32_t)(a.n - at), 250, false);
-		finish(r);
+		l7h_frag(r, 0, q.b, (uint32_t)q.n, (uint32_t)q.n, 100, false);
+		l7h_frag(r, 1, a.b, (uint32_t)at, (uint32_t)at, 200, false);
+		l7h_frag(r, 1, a.b + at, (uint32_t)(a.n - at), (uint32_t)(a.n - at), 250, false);
+		l7h_finish(r);
 		one(r, "aggregate", "orders", "Unauthorized", 13, true);
-		run_free(r);
+		l7h_free(r);
 	}
 	r = run_new(ENAV_L7_MAX_PENDING);
-	frag(r, 0, q.b, (uint32_t)q.n, (uint32_t)q.n, 100, false);
-	frag(r, 1, a.b, 40, 1500, 200, false); /* cursor bytes not captured */
-	frag(r, 1, a.b + 1500, (uint32_t)(a.n - 1500), (uint32_t)(a.n - 1500), 250, false);
-	finish(r);
+	l7h_frag(r, 0, q.b, (uint32_t)q.n, (uint32_t)q.n, 100, false);
+	l7h_frag(r, 1, a.b, 40, 1500, 200, false); /* cursor bytes not captured */
+	l7h_frag(r, 1, a.b + 1500, (uint32_t)(a.n - 1500), (uint32_t)(a.n - 1500), 250, false);
+	l7h_finish(r);
 	one(r, "aggregate", "orders", "Unauthorized", 13, true);
-	no_errors(r);
-	run_free(r);
+	l7h_no_errors(r);
+	l7h_free(r);
 
 	/* ok as int32, int64, bool, and values other than 1. */
 	static const struct {
@@ -2060,7 +1869,7 @@ static void test_reply_status(void **unused)
 		done(&a);
 		r = pair(&q, &a);
 		one(r, "aggregate", "orders", "", 11000, oks[i].error);
-		run_free(r);
+		l7h_free(r);
 	}
 
 	/* A codeName longer than the status: cut, and counted. */
@@ -2076,7 +1885,7 @@ static void test_reply_status(void **unused)
 	r = pair(&q, &a);
 	one(r, "aggregate", "orders", "ExceededTimeLimitAndThe", 262, true);
 	assert_int_equal(r->st.truncated_fields, 1);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_request_shapes(void **unused)
@@ -2112,10 +1921,10 @@ static void test_request_shapes(void **unused)
 	e_dbl(&a, "ok", 1);
 	doc_end(&a, d);
 	done(&a);
-	struct run *r = pair(&q, &a);
+	struct l7h_run *r = pair(&q, &a);
 	one(r, "insert", "people", "", -1, false);
-	no_errors(r);
-	run_free(r);
+	l7h_no_errors(r);
+	l7h_free(r);
 
 	/* A command name longer than the operation cap; a long collection. */
 	char longname[80], longcoll[200];
@@ -2136,7 +1945,7 @@ static void test_request_shapes(void **unused)
 	assert_int_equal(strlen(r->ops[0].operation), ENAV_L7_OPERATION_MAX - 1);
 	assert_int_equal(strlen(r->ops[0].target), ENAV_L7_TARGET_MAX - 1);
 	assert_int_equal(r->st.truncated_fields, 2);
-	run_free(r);
+	l7h_free(r);
 
 	/* OP_QUERY with a $query wrapper (mongos style). */
 	hdr(&q, 22, 0, 2004);
@@ -2166,8 +1975,8 @@ static void test_request_shapes(void **unused)
 	done(&a);
 	r = pair(&q, &a);
 	one(r, "count", "carts", "", -1, false);
-	no_errors(r);
-	run_free(r);
+	l7h_no_errors(r);
+	l7h_free(r);
 
 	/* OP_QUERY on a collection: a find; its reply holds data, never read
 	 * for a status: only the QueryFailure flag counts. */
@@ -2194,8 +2003,8 @@ static void test_request_shapes(void **unused)
 		done(&a);
 		r = pair(&q, &a);
 		one(r, "find", "carts", "", -1, fail != 0);
-		no_errors(r);
-		run_free(r);
+		l7h_no_errors(r);
+		l7h_free(r);
 	}
 
 	/* OP_GET_MORE, answered with CursorNotFound. */
@@ -2213,7 +2022,7 @@ static void test_request_shapes(void **unused)
 	done(&a);
 	r = pair(&q, &a);
 	one(r, "getMore", "carts", "", -1, true);
-	run_free(r);
+	l7h_free(r);
 
 	/* Legacy writes and killCursors: no reply, messages. */
 	static const struct {
@@ -2237,11 +2046,11 @@ static void test_request_shapes(void **unused)
 		}
 		done(&q);
 		r = pair(&q, NULL);
-		const struct exp e = {legacy[i].name, legacy[i].target,	  "",	-1,
-				      false,	      ENAV_L7_OP_MESSAGE, false};
-		expect(r, &e, 1);
-		no_errors(r);
-		run_free(r);
+		const struct l7h_exp e = {legacy[i].name, legacy[i].target,   "",   -1,
+					  false,	  ENAV_L7_OP_MESSAGE, false};
+		l7h_expect(r, &e, 1);
+		l7h_no_errors(r);
+		l7h_free(r);
 	}
 
 	/* OP_COMPRESSED both ways: skipped, no op, nothing unmatched. */
@@ -2259,8 +2068,8 @@ static void test_request_shapes(void **unused)
 	done(&a);
 	r = pair(&q, &a);
 	assert_int_equal(r->n, 0);
-	no_errors(r);
-	run_free(r);
+	l7h_no_errors(r);
+	l7h_free(r);
 }
 
 /* Streaming hello: the reply has moreToCome; each next reply answers the
@@ -2268,11 +2077,11 @@ static void test_request_shapes(void **unused)
 static void test_exhaust(void **unused)
 {
 	(void)unused;
-	struct run *r = run_new(ENAV_L7_MAX_PENDING);
+	struct l7h_run *r = run_new(ENAV_L7_MAX_PENDING);
 	struct msg q, a;
 
 	op_msg(&q, 50, 1u << 16, "hello", NULL); /* exhaustAllowed */
-	frag(r, 0, q.b, (uint32_t)q.n, (uint32_t)q.n, 10, false);
+	l7h_frag(r, 0, q.b, (uint32_t)q.n, (uint32_t)q.n, 10, false);
 	int32_t to = 50;
 	for (int i = 0; i < 4; i++) {
 		hdr(&a, 800 + i, to, 2013);
@@ -2283,24 +2092,24 @@ static void test_exhaust(void **unused)
 		e_dbl(&a, "ok", 1);
 		doc_end(&a, d);
 		done(&a);
-		frag(r, 1, a.b, (uint32_t)a.n, (uint32_t)a.n, 20 + (uint64_t)i, false);
+		l7h_frag(r, 1, a.b, (uint32_t)a.n, (uint32_t)a.n, 20 + (uint64_t)i, false);
 		to = 800 + i;
 	}
 	/* The stream ended: a reply to the last one is unmatched. */
-	frag(r, 1, a.b, (uint32_t)a.n, (uint32_t)a.n, 30, false);
-	finish(r);
+	l7h_frag(r, 1, a.b, (uint32_t)a.n, (uint32_t)a.n, 30, false);
+	l7h_finish(r);
 	assert_int_equal(r->n, 1);
 	assert_string_equal(r->ops[0].operation, "hello");
 	assert_int_equal(r->ops[0].end_ns, 20);
 	assert_int_equal(r->st.unmatched_responses, 1);
-	run_free(r);
+	l7h_free(r);
 }
 
 static void test_garbage(void **unused)
 {
 	(void)unused;
 	struct msg q, a;
-	struct run *r;
+	struct l7h_run *r;
 
 	/* Bad lengths and opcodes: a parse error each, then lost. */
 	hdr(&q, 1, 0, 2013);
@@ -2308,18 +2117,18 @@ static void test_garbage(void **unused)
 	put32(&q, 0, 15);
 	r = pair(&q, NULL);
 	assert_int_equal(r->st.parse_errors, 1);
-	run_free(r);
+	l7h_free(r);
 	hdr(&q, 1, 0, 1); /* OP_REPLY on the request stream */
 	le32(&q, 0);
 	done(&q);
 	r = pair(&q, NULL);
 	assert_int_equal(r->st.parse_errors, 1);
 	assert_int_equal(r->n, 0);
-	run_free(r);
+	l7h_free(r);
 	put32(&q, 0, 0x7fffffff);
 	r = pair(&q, NULL);
 	assert_int_equal(r->st.parse_errors, 1);
-	run_free(r);
+	l7h_free(r);
 
 	/* A body whose string runs past its document: parse error, resync. */
 	op_msg(&q, 2, 0, "find", "abc");
@@ -2328,13 +2137,13 @@ static void test_garbage(void **unused)
 	assert_int_equal(r->st.parse_errors, 1);
 	assert_int_equal(r->st.resyncs, 1);
 	assert_int_equal(r->n, 0);
-	run_free(r);
+	l7h_free(r);
 	/* Section kind 2 and an empty command document. */
 	op_msg(&q, 3, 0, "find", "abc");
 	q.b[20] = 2;
 	r = pair(&q, NULL);
 	assert_int_equal(r->st.parse_errors, 1);
-	run_free(r);
+	l7h_free(r);
 	hdr(&q, 4, 0, 2013);
 	le32(&q, 0);
 	u8(&q, 0);
@@ -2343,14 +2152,14 @@ static void test_garbage(void **unused)
 	done(&q);
 	r = pair(&q, NULL);
 	assert_int_equal(r->st.parse_errors, 1);
-	run_free(r);
+	l7h_free(r);
 
 	/* An empty command name. */
 	op_msg(&q, 8, 0, "", "x");
 	r = pair(&q, NULL);
 	assert_int_equal(r->n, 0);
 	assert_int_equal(r->st.parse_errors, 1);
-	run_free(r);
+	l7h_free(r);
 
 	/* A header alone, and a document longer than its message: the message
 	 * ends before its command, a parse error without a resync (the
@@ -2361,7 +2170,7 @@ static void test_garbage(void **unused)
 	assert_int_equal(r->n, 0);
 	assert_int_equal(r->st.parse_errors, 1);
 	assert_int_equal(r->st.resyncs, 0);
-	run_free(r);
+	l7h_free(r);
 	hdr(&q, 7, 0, 2013);
 	le32(&q, 0);
 	u8(&q, 0);
@@ -2372,7 +2181,7 @@ static void test_garbage(void **unused)
 	assert_int_equal(r->n, 0);
 	assert_int_equal(r->st.parse_errors, 1);
 	assert_int_equal(r->st.resyncs, 0);
-	run_free(r);
+	l7h_free(r);
 
 	/* An invalid reply body still ends its op, with the error counted. */
 	op_msg(&q, 5, 0, "find", "abc");
@@ -2389,43 +2198,43 @@ static void test_garbage(void **unused)
 	one(r, "find", "abc", "", -1, false);
 	assert_int_equal(r->st.parse_errors, 1);
 	assert_int_equal(r->st.resyncs, 0);
-	run_free(r);
+	l7h_free(r);
 
 	/* Lost streams skip reads until one starts with a request header. */
 	r = run_new(ENAV_L7_MAX_PENDING);
-	frag(r, 0, (const uint8_t *)"GET / HTTP/1.1\r\n\r\n", 18, 18, 1, false);
+	l7h_frag(r, 0, (const uint8_t *)"GET / HTTP/1.1\r\n\r\n", 18, 18, 1, false);
 	assert_int_equal(r->st.parse_errors, 1);
-	frag(r, 0, (const uint8_t *)"more garbage here...", 20, 20, 2, false);
+	l7h_frag(r, 0, (const uint8_t *)"more garbage here...", 20, 20, 2, false);
 	assert_int_equal(r->st.parse_errors, 1);
-	feed(r, m_mongoc, N(m_mongoc), 0, 0);
-	finish(r);
+	l7h_chunks_feed(&CFG, r, m_mongoc, N(m_mongoc), 0, 0);
+	l7h_finish(r);
 	assert_int_equal(r->n, 6);
 	assert_int_equal(r->st.resyncs, 1);
-	run_free(r);
+	l7h_free(r);
 
 	/* Bit flips in the real traffic: never a crash, never a leak of a value. */
 	uint32_t x = 777;
 	for (int round = 0; round < 300; round++) {
 		r = run_new(4);
 		for (size_t i = 0; i < N(m_py); i++) {
-			const struct chunk *c = &m_py[i];
+			const struct l7h_chunk *c = &m_py[i];
 			uint8_t *buf = malloc(c->len);
 			assert_non_null(buf);
 			memcpy(buf, c->data, c->len);
 			x = x * 1103515245u + 12345u;
 			buf[(x >> 8) % c->len] ^= (uint8_t)(1u << (x >> 4 & 7));
-			frag(r, c->stream, buf, c->len, c->len, ts_of(i), (x >> 20 & 15) == 0);
+			l7h_frag(r, c->stream, buf, c->len, c->len, ts_of(i), (x >> 20 & 15) == 0);
 			free(buf);
 		}
-		finish(r);
-		run_free(r);
+		l7h_finish(r);
+		l7h_free(r);
 	}
 }
 
 static void test_detect(void **unused)
 {
 	(void)unused;
-	const struct chunk *convs[] = {m_py_monitor, m_py, m_mongoc, m_big};
+	const struct l7h_chunk *convs[] = {m_py_monitor, m_py, m_mongoc, m_big};
 	const size_t ns[] = {N(m_py_monitor), N(m_py), N(m_mongoc), N(m_big)};
 	for (size_t k = 0; k < N(convs); k++) {
 		/* The first read of each connection, whole and cut to 16 bytes. */
@@ -2434,7 +2243,7 @@ static void test_detect(void **unused)
 		assert_true(enav_l7_mongo_ops.detect(convs[k][0].data, 16, ENAV_L7_REQUEST));
 		assert_false(enav_l7_mongo_ops.detect(convs[k][0].data, 15, ENAV_L7_REQUEST));
 		for (size_t i = 0; i < ns[k]; i++) {
-			const struct chunk *c = &convs[k][i];
+			const struct l7h_chunk *c = &convs[k][i];
 			assert_false(enav_l7_mongo_ops.detect(c->data, c->len, ENAV_L7_RESPONSE));
 			/* Every OP_MSG / OP_QUERY request; never a reply. */
 			assert_int_equal(enav_l7_mongo_ops.detect(c->data, c->len, ENAV_L7_REQUEST),
