@@ -1800,6 +1800,89 @@ static void test_websocket_reordered(void **state)
 	run_free(r);
 }
 
+/* Found by the fuzzer (corpus seed-found-ws-precut).  The request asks for
+ * "rebsocket" (not WebSocket), so the bytes the client sends before the 101
+ * are skipped as a tunnel; the 101 then says websocket.  The client's frames
+ * after the 101 (a masked text frame of 17 bytes, a masked close with a
+ * 1-byte body, then the first 4 bytes of a header that never completes) must
+ * be framed from their first byte however they are cut: fed as sent, as one
+ * fragment, split at every byte, byte by byte. */
+static const char precut_req[] = "GET /chat/room/12345\?user=alice HTTP/1.1\r\n"
+				 "Host: 127.0.0.1\r\n"
+				 "Upgrade: rebsocket\r\n"
+				 "Connection: Upgrade\r\n"
+				 "SecmWebSocket-Key: RizvLjeNH\n"
+				 "Host: 127.0.0.1:58081\r\n"
+				 "User-Agent: curl/7.88.1\r\n"
+				 "Accept: */*\r\n"
+				 "\r\n"
+				 "\x05\xec"
+				 "HTTP/1.1 2CONNECT  HTTP/1.1\r\n"
+				 "Host: x\r\n"
+				 "03331-01\r\n"
+				 "\r\n";
+static const char precut_101[] = "HTTP/1.1 101 Switching Protocols\r\n"
+				 "Upgrade: websocket\r\n"
+				 "Connection: Upgrade\r\n"
+				 "Sec-WebSocket-Accept: NuDRwXwDthRSYQog4NlWHNhZRkM=\r\n"
+				 "\r\n";
+static const uint8_t precut_frames[] = {
+    0x81, 0x91, 0x4a, 0x60, 0xb6, 0x0a, 0x22, 0x05, 0,	  0,	0, 0,
+    0,	  0,	0,    0,    0,	  0,	0,    0,    0,	  0,	0, 0x88,
+    0x81, 0xc1, 0x17, 0xf5, 0x62, 0xc2, 0xff, 0x97, 0x1b, 0xa4,
+};
+static const uint8_t precut_close[] = {0x88, 0x05, 0x03, 0xe8, 'b', 'y', 'e'};
+
+/* cut: 0 as captured (23 bytes, 16 empty fragments, 11 bytes), 1 one
+ * fragment, 2 byte by byte, 3 + k split at k. */
+static struct run *play_precut(size_t cut)
+{
+	struct run *r = run_new(NULL);
+	const uint8_t *fr = precut_frames;
+	const uint32_t n = sizeof(precut_frames);
+
+	feed_str(r, REQ, precut_req, 1 * TS_STEP);
+	feed_str(r, RESP, precut_101, 2 * TS_STEP);
+	if (cut == 0) {
+		run_feed(r, REQ, fr, 23, 23, 3 * TS_STEP);
+		for (int i = 0; i < 16; i++)
+			run_feed(r, REQ, fr + 23, 0, 0, 3 * TS_STEP);
+		run_feed(r, REQ, fr + 23, n - 23, n - 23, 3 * TS_STEP);
+	} else if (cut == 1) {
+		run_feed(r, REQ, fr, n, n, 3 * TS_STEP);
+	} else if (cut == 2) {
+		for (uint32_t k = 0; k < n; k++)
+			run_feed(r, REQ, fr + k, 1, 1, 3 * TS_STEP);
+	} else {
+		uint32_t k = (uint32_t)(cut - 3);
+
+		run_feed(r, REQ, fr, k, k, 3 * TS_STEP);
+		run_feed(r, REQ, fr + k, n - k, n - k, 3 * TS_STEP);
+	}
+	run_feed(r, RESP, precut_close, sizeof(precut_close), sizeof(precut_close), 4 * TS_STEP);
+	run_finish(r);
+	return r;
+}
+
+static void test_websocket_after_guessed_tunnel(void **state)
+{
+	(void)state;
+	static const struct want w[] = {
+	    {H, "GET", "/chat/room/{id}", "/chat/room/12345", 101, false, 192, 129, 1, 2, 0},
+	    {W, "text", "/chat/room/{id}", "/chat/room/12345", 0, false, 17, 0, 3, 3, 244},
+	    {W, "close", "/chat/room/{id}", "/chat/room/12345", 0, false, 1, 0, 3, 3, 267},
+	    {W, "close", "/chat/room/{id}", "/chat/room/12345", 1000, false, 0, 5, 4, 4, -1},
+	};
+
+	for (size_t cut = 0; cut < 3 + sizeof(precut_frames); cut++) {
+		struct run *r = play_precut(cut);
+
+		check_ops(r, w, N(w));
+		no_trouble(r);
+		run_free(r);
+	}
+}
+
 static void test_request_gap_causal(void **state)
 {
 	(void)state;
@@ -1895,6 +1978,7 @@ int main(void)
 	    cmocka_unit_test(test_connect_tunnel),
 	    cmocka_unit_test(test_websocket_synthetic),
 	    cmocka_unit_test(test_websocket_reordered),
+	    cmocka_unit_test(test_websocket_after_guessed_tunnel),
 	    cmocka_unit_test(test_request_gap_causal),
 	    cmocka_unit_test(test_null_and_empty),
 	};

@@ -779,9 +779,14 @@ static void switch_protocols(struct h1_state *st, enum h1_switch sw, const struc
 		msg_reset(rq);
 		enter_switched(st, ENAV_L7_REQUEST);
 	} else if (rq->phase == P_TUNNEL && sw == SW_WEBSOCKET) {
-		/* It guessed a tunnel while the response was on its way. */
+		/* It guessed a tunnel (the request did not ask for WebSocket)
+		 * while the response was on its way.  The bytes it skipped were
+		 * sent before the 101: not frames (a WebSocket client waits for
+		 * the 101, RFC 6455 4.1).  The client's frames start with its
+		 * next byte, as after P_UPGRADE_WAIT: frame from there.  (Waiting
+		 * for a fragment holding one whole frame instead would make the
+		 * ops depend on how the frames were cut, with no loss counted.) */
 		enter_switched(st, ENAV_L7_REQUEST);
-		rq->ws.phase = ENAV_L7_WS_RESYNC;
 	}
 	/* Mid-message: request_done() switches it. */
 }
