@@ -118,7 +118,6 @@ struct series {
 	uint64_t buckets[N_BOUNDS + 1];
 	uint64_t count;
 	double sum;
-	uint64_t bytes_in, bytes_out;
 };
 
 struct red_metrics {
@@ -271,8 +270,6 @@ static size_t red_observe(void *state, const struct enav_signal *s, struct enav_
 	x->buckets[b]++;
 	x->count++;
 	x->sum += secs;
-	x->bytes_in += s->net.role == ENAV_ROLE_SERVER ? op->request_bytes : op->response_bytes;
-	x->bytes_out += s->net.role == ENAV_ROLE_SERVER ? op->response_bytes : op->request_bytes;
 	pthread_mutex_unlock(&g->lock);
 	return 0;
 }
