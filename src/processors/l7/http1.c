@@ -1269,9 +1269,7 @@ static int h1_init(void *state, const struct enav_l7_options *opt)
 	struct h1_state *st = state;
 
 	memset(st, 0, sizeof(*st));
-	st->max_pending = opt && opt->max_pending ? opt->max_pending : ENAV_L7_MAX_PENDING;
-	if (st->max_pending > ENAV_L7_MAX_PENDING)
-		st->max_pending = ENAV_L7_MAX_PENDING;
+	st->max_pending = enav_l7_max_pending(opt);
 	st->keep_query = opt && opt->keep_query;
 	msg_reset(&st->s[ENAV_L7_REQUEST]);
 	msg_reset(&st->s[ENAV_L7_RESPONSE]);

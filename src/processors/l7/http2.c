@@ -167,9 +167,7 @@ static int h2_init(void *state, const struct enav_l7_options *opt)
 	struct h2_state *st = state;
 	memset(st, 0, sizeof(*st));
 	st->keep_query = opt && opt->keep_query;
-	st->max_pending = opt ? opt->max_pending : ENAV_L7_MAX_PENDING;
-	if (st->max_pending == 0 || st->max_pending > ENAV_L7_MAX_PENDING)
-		st->max_pending = ENAV_L7_MAX_PENDING;
+	st->max_pending = enav_l7_max_pending(opt);
 	for (int i = 0; i < 2; i++) {
 		st->dir[i].max_frame = H2_DEFAULT_MAX_FRAME;
 		if (nghttp2_hd_inflate_new2(&st->dir[i].hd, NULL) != 0 ||

@@ -762,9 +762,7 @@ static int kafka_init(void *state, const struct enav_l7_options *opt)
 {
 	struct kafka_state *s = state;
 
-	s->max_pending = opt ? opt->max_pending : ENAV_L7_MAX_PENDING;
-	if (s->max_pending == 0 || s->max_pending > ENAV_L7_MAX_PENDING)
-		s->max_pending = ENAV_L7_MAX_PENDING;
+	s->max_pending = enav_l7_max_pending(opt);
 	return 0;
 }
 

@@ -151,6 +151,10 @@ extern const struct enav_l7_parser_ops enav_l7_nats_ops;
 
 const char *enav_l7_protocol_name(enum enav_l7_protocol p);
 
+/* The pending-FIFO size a parser uses: opt->max_pending clamped to
+ * 1..ENAV_L7_MAX_PENDING, ENAV_L7_MAX_PENDING when unset or opt is NULL. */
+uint32_t enav_l7_max_pending(const struct enav_l7_options *opt);
+
 /* Copy at most cap-1 bytes of s[0..n) into dst as printable ASCII (others
  * become '?'), NUL-terminated.  Returns true when it had to cut. */
 bool enav_l7_copy_text(char *dst, size_t cap, const void *s, size_t n);

@@ -28,3 +28,10 @@ bool enav_l7_copy_text(char *dst, size_t cap, const void *s, size_t n)
 	dst[n] = '\0';
 	return cut;
 }
+
+uint32_t enav_l7_max_pending(const struct enav_l7_options *opt)
+{
+	if (!opt || opt->max_pending == 0 || opt->max_pending > ENAV_L7_MAX_PENDING)
+		return ENAV_L7_MAX_PENDING;
+	return opt->max_pending;
+}

@@ -236,8 +236,7 @@ struct enav_l7_tracker *enav_l7_tracker_new(const struct enav_l7_tracker_config 
 	if (!t)
 		return NULL;
 	t->cfg = *cfg;
-	if (t->cfg.options.max_pending == 0 || t->cfg.options.max_pending > ENAV_L7_MAX_PENDING)
-		t->cfg.options.max_pending = ENAV_L7_MAX_PENDING;
+	t->cfg.options.max_pending = enav_l7_max_pending(&cfg->options);
 	t->emit = emit;
 	t->emit_ctx = ctx;
 	t->conns = calloc(cfg->max_connections, sizeof(*t->conns));

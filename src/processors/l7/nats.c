@@ -974,9 +974,7 @@ static int nats_init(void *state, const struct enav_l7_options *opt)
 {
 	struct nats_state *s = state;
 
-	s->max_pending = opt && opt->max_pending ? opt->max_pending : ENAV_L7_MAX_PENDING;
-	if (s->max_pending > ENAV_L7_MAX_PENDING)
-		s->max_pending = ENAV_L7_MAX_PENDING;
+	s->max_pending = enav_l7_max_pending(opt);
 	return 0;
 }
 

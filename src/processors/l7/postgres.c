@@ -1041,9 +1041,7 @@ static int pg_init(void *state, const struct enav_l7_options *opt)
 	struct pg_state *s = state;
 
 	memset(s, 0, sizeof(*s));
-	s->max_pending = opt && opt->max_pending ? opt->max_pending : ENAV_L7_MAX_PENDING;
-	if (s->max_pending > ENAV_L7_MAX_PENDING)
-		s->max_pending = ENAV_L7_MAX_PENDING;
+	s->max_pending = enav_l7_max_pending(opt);
 	s->sanitized = opt && opt->sanitized_statement;
 	return 0;
 }

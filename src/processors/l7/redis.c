@@ -1277,9 +1277,7 @@ static int redis_init(void *state, const struct enav_l7_options *opt)
 {
 	struct redis_state *s = state;
 
-	s->max_pending = opt && opt->max_pending ? opt->max_pending : ENAV_L7_MAX_PENDING;
-	if (s->max_pending > ENAV_L7_MAX_PENDING)
-		s->max_pending = ENAV_L7_MAX_PENDING;
+	s->max_pending = enav_l7_max_pending(opt);
 	s->rq.phase = RQ_START;
 	s->rs.phase = RS_TYPE;
 	return 0;
