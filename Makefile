@@ -29,7 +29,7 @@ Q := @
 msg = @printf '  %-6s %s\n' $(1) $(2)
 endif
 INCS      := -Iinclude -Isrc -I$(BUILD)/bpf -I$(BUILD)
-PKGS      := libbpf libmicrohttpd yaml-0.1 libcurl jansson libnghttp2
+PKGS      := libbpf libmicrohttpd yaml-0.1 libcurl jansson libnghttp2 libdw capstone
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lelf -lz -lpthread -lm
 CFLAGS    ?= -O2 -g
@@ -41,7 +41,7 @@ FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
 	      -fno-sanitize-recover=undefined -DENAV_FUZZING
 
 # Library sources: everything except the CLI entry point, so tests link it.
-LIB_SRCS  := $(sort $(wildcard src/core/*.c src/probe/*.c src/sources/*.c src/sources/host/*.c src/discovery/*.c \
+LIB_SRCS  := $(sort $(wildcard src/core/*.c src/probe/*.c src/sources/*.c src/sources/host/*.c src/sources/tls/*.c src/discovery/*.c \
 	       src/processors/*.c src/processors/l7/*.c src/generators/*.c src/sinks/*.c src/sinks/otlp/*.c src/agent/*.c))
 MAIN_SRC  := src/main.c
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)

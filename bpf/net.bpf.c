@@ -56,6 +56,19 @@
 #define TCP_CLOSE	7
 #define TCP_LISTEN	10
 
+/* Application-protocol state of one byte stream: the syscall bytes of a TCP
+ * connection, or the plaintext of a TLS session (bpf/net_tls.bpf.h). */
+struct l7_stream {
+	__u32 h2_next[2]; /* bytes before the next frame header, from the next call's start */
+	__u8 l7;	  /* ENAV_L7_CLASS_PENDING, _NONE, or the protocol */
+	/* HTTP/2 frame walk, per direction (0 sent, 1 received). */
+	__u8 h2_lost[2];     /* sync lost: no more marks */
+	__u8 h2_part_len[2]; /* a frame header split across calls: its bytes so far */
+	__u8 h2_cur_type[2]; /* type of the frame those bytes belong to */
+	__u8 h2_part[2][9];
+	__u8 pad[3];
+};
+
 struct conn {
 	__u64 start_boot_ns;
 	__u64 cgroup_id;
@@ -69,13 +82,8 @@ struct conn {
 	__u8 opened;   /* ENAV_TCP_OPEN already emitted */
 	__u8 seen_fin; /* passed through a FIN state: orderly close */
 	__u8 have_tuple;
-	__u8 l7; /* ENAV_L7_CLASS_PENDING, _NONE, or the protocol */
-	/* HTTP/2 frame walk, per direction (0 sent, 1 received). */
-	__u8 h2_lost[2];     /* sync lost: no more marks */
-	__u8 h2_part_len[2]; /* a frame header split across calls: its bytes so far */
-	__u8 h2_part[2][9];
-	__u32 h2_next[2];    /* bytes before the next frame header, from the next call's start */
-	__u8 h2_cur_type[2]; /* type of the frame those bytes belong to */
+	__u8 pad[3];
+	struct l7_stream l7s;
 	__u16 family, sport, dport;
 	__u8 saddr[16], daddr[16]; /* kept: a closing socket has lost its local port */
 	char comm[ENAV_COMM_LEN];
@@ -129,6 +137,7 @@ struct l7_scratch {
 	__u64 segstart[L7_MAX_IOV]; /* logical offset of each segment's first byte */
 	__u32 n_seg;
 	__u8 hdr[32]; /* read_at's output: variable offsets are not allowed on the stack */
+	char comm[ENAV_COMM_LEN];
 	struct enav_l7_mark marks[ENAV_L7_MAX_MARKS];
 };
 
@@ -715,8 +724,8 @@ __noinline int enav_h2_walk(struct l7_scratch *sc, struct h2_walk *w)
  * wholly inside the captured bytes, so the parser can follow frames across
  * what it did not see.  The walk's position carries over to the next call.
  */
-static __always_inline __u16 h2_walk(struct l7_scratch *sc, struct conn *c, __u64 ret, int dir,
-				     __u64 *need, __u8 *flags)
+static __always_inline __u16 h2_walk(struct l7_scratch *sc, struct l7_stream *c, __u64 ret,
+				     int dir, __u64 *need, __u8 *flags)
 {
 	if (dir < 0 || dir > 1)
 		return 0;
@@ -772,39 +781,40 @@ static __always_inline __u16 h2_walk(struct l7_scratch *sc, struct conn *c, __u6
 	return nm;
 }
 
-static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pending *p, long ret)
+/* One call's bytes, as l7_emit needs them described. */
+struct l7_call {
+	__u64 ret;  /* bytes the call moved */
+	__u32 seq;  /* TCP sequence or TLS plaintext offset of the first byte */
+	__u8 sent;  /* written by this task */
+	__u8 nodata; /* sendfile: no user buffer */
+	__u8 role;  /* enum enav_tcp_role of the socket */
+	__u8 flags; /* ENAV_L7_* known before the walk */
+	__u8 tls_library;
+	__u8 pad[7];
+};
+
+/*
+ * Classify the stream on its first bytes (once), walk HTTP/2 frames, copy the
+ * call's first bytes and emit them: shared by the syscall path below and the
+ * TLS uprobes.  sc's segments are loaded (unless nodata).  c, when the TCP
+ * connection is known, gives the cached tuple; otherwise it is read from sk.
+ */
+static __always_inline void l7_emit(void *ctx, struct l7_scratch *sc, struct sock *sk,
+				    struct l7_stream *st, struct conn *c, struct l7_call *call)
 {
-	if (sk_protocol(sk) != IPPROTO_TCP)
-		return;
-	__u64 key = (__u64)sk;
-	struct conn *c = bpf_map_lookup_elem(&enav_conns, &key);
-	if (!c || c->l7 == ENAV_L7_CLASS_NONE)
-		return;
-	bool sent = is_send(p->nr);
-	if (!sent && (p->nr == NR_recvfrom || p->nr == NR_recvmsg) && (p->arg4 & MSG_PEEK))
-		return; /* read again for real later */
-	__u32 zero = 0;
-	struct l7_scratch *sc = bpf_map_lookup_elem(&enav_l7_scratch, &zero);
-	if (!sc) {
-		enav_count(ENAV_KC_SCRATCH_MISSING);
-		return;
-	}
-	bool nodata = p->nr == NR_sendfile;
 	__u32 cap = enav_l7_capture;
 	if (cap > ENAV_L7_PAYLOAD_MAX)
 		cap = ENAV_L7_PAYLOAD_MAX;
-	if (!nodata && !load_segments(sc, p)) {
-		enav_count(ENAV_KC_USER_READ_FAULT);
-		return;
-	}
+	__u64 ret = call->ret;
+	bool sent = call->sent, nodata = call->nodata;
 	int dir = sent ? 0 : 1;
-	if (c->l7 == ENAV_L7_CLASS_PENDING) {
+	if (st->l7 == ENAV_L7_CLASS_PENDING) {
 		if (nodata)
 			return;
 		__u32 n = copy_payload(sc, ret, cap < ENAV_L7_HEAD ? cap : ENAV_L7_HEAD);
 		__u8 verdict;
-		bool request = (c->role == ENAV_ROLE_CLIENT) == sent;
-		if (c->role == ENAV_ROLE_UNKNOWN) {
+		bool request = (call->role == ENAV_ROLE_CLIENT) == sent;
+		if (call->role == ENAV_ROLE_UNKNOWN) {
 			request = true;
 			verdict = enav_l7_classify(sc->e.payload, n, ret, true, enav_l7_protocols);
 			if (verdict == ENAV_L7_CLASS_NONE) {
@@ -816,22 +826,22 @@ static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pendin
 			verdict =
 			    enav_l7_classify(sc->e.payload, n, ret, request, enav_l7_protocols);
 		}
-		c->l7 = verdict;
+		st->l7 = verdict;
 		if (verdict == ENAV_L7_CLASS_NONE)
 			return;
 		/* HTTP/2's client preface (24 bytes) precedes the first frame. */
 		if (verdict == ENAV_L7C_HTTP2 && request)
-			c->h2_next[dir] = 24;
+			st->h2_next[dir] = 24;
 	}
 	struct enav_l7_event *e = &sc->e;
-	__u8 flags = ENAV_L7_SEQ_VALID | (nodata ? ENAV_L7_NO_DATA : 0);
+	__u8 flags = call->flags | (nodata ? ENAV_L7_NO_DATA : 0);
 	__u16 marks = 0;
-	bool h2 = c->l7 == ENAV_L7C_HTTP2 && !nodata;
+	bool h2 = st->l7 == ENAV_L7C_HTTP2 && !nodata;
 	if (h2) {
 		/* Walk first: the capture extends over every header block and
 		 * control frame (up to the HTTP/2 cap), never into DATA. */
 		__u64 need = 0;
-		marks = h2_walk(sc, c, ret, dir, &need, &flags);
+		marks = h2_walk(sc, st, ret, dir, &need, &flags);
 		flags |= ENAV_L7_MARK_BLOCK;
 		__u32 h2cap = enav_l7_h2_capture;
 		if (h2cap > ENAV_L7_PAYLOAD_MAX)
@@ -841,36 +851,35 @@ static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pendin
 	}
 	__u32 n = nodata ? 0 : copy_payload(sc, ret, cap);
 	enav_fill_header(&e->hdr, ENAV_EVENT_L7_DATA, bpf_get_current_cgroup_id());
-	e->sock_id = key;
+	e->sock_id = (__u64)sk;
 	e->len = ret;
 	e->captured = n;
-	struct tcp_sock *tp = (void *)sk;
-	__u32 end = sent ? BPF_CORE_READ(tp, write_seq) : BPF_CORE_READ(tp, copied_seq);
-	/* A read that also consumed the peer's FIN advanced copied_seq one past
-	 * the data (tcp_recvmsg counts the FIN): after it, rcv_nxt == copied_seq
-	 * on a receive-shut socket.  (A later read returns 0 and is not seen.) */
-	if (!sent && (BPF_CORE_READ_BITFIELD_PROBED(sk, sk_shutdown) & RCV_SHUTDOWN) &&
-	    BPF_CORE_READ(tp, rcv_nxt) == end)
-		end -= 1;
-	e->seq = end - (__u32)ret;
+	e->seq = call->seq;
 	e->direction = sent ? ENAV_L7_SENT : ENAV_L7_RECEIVED;
-	e->protocol = c->l7;
-	e->role = c->role;
+	e->protocol = st->l7;
+	e->role = call->role;
 	e->flags = flags;
 	e->n_marks = marks;
-	if (!c->have_tuple) {
-		fill_tuple(sk, &c->family, &c->sport, &c->dport, c->saddr, c->daddr);
-		c->have_tuple = 1;
+	if (c) {
+		if (!c->have_tuple) {
+			fill_tuple(sk, &c->family, &c->sport, &c->dport, c->saddr, c->daddr);
+			c->have_tuple = 1;
+		}
+		e->family = c->family;
+		e->sport = c->sport;
+		e->dport = c->dport;
+		__builtin_memcpy(e->saddr, c->saddr, 16);
+		__builtin_memcpy(e->daddr, c->daddr, 16);
+	} else {
+		fill_tuple(sk, &e->family, &e->sport, &e->dport, e->saddr, e->daddr);
 	}
-	e->family = c->family;
-	e->sport = c->sport;
-	e->dport = c->dport;
-	__builtin_memcpy(e->saddr, c->saddr, 16);
-	__builtin_memcpy(e->daddr, c->daddr, 16);
 	/* The process's name (its leader's), not the thread's: "kcat", not
-	 * "rdk:broker0", so a workload is one label. */
+	 * "rdk:broker0", so a workload is one label.  15 bytes: the 16th
+	 * carries the TLS library. */
 	struct task_struct *task = (void *)bpf_get_current_task();
-	BPF_CORE_READ_STR_INTO(&e->comm, task, group_leader, comm);
+	BPF_CORE_READ_STR_INTO(&sc->comm, task, group_leader, comm);
+	__builtin_memcpy(e->comm, sc->comm, sizeof(e->comm));
+	e->tls_library = call->tls_library;
 	n &= 2 * ENAV_L7_PAYLOAD_MAX - 1;
 	if (n > ENAV_L7_PAYLOAD_MAX)
 		return;
@@ -883,6 +892,49 @@ static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pendin
 	if (size <= sizeof(*e) + ENAV_L7_MAX_MARKS * sizeof(struct enav_l7_mark))
 		enav_emit_lazy(ctx, e, size);
 }
+
+static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pending *p, long ret)
+{
+	if (sk_protocol(sk) != IPPROTO_TCP)
+		return;
+	__u64 key = (__u64)sk;
+	struct conn *c = bpf_map_lookup_elem(&enav_conns, &key);
+	if (!c || c->l7s.l7 == ENAV_L7_CLASS_NONE)
+		return;
+	bool sent = is_send(p->nr);
+	if (!sent && (p->nr == NR_recvfrom || p->nr == NR_recvmsg) && (p->arg4 & MSG_PEEK))
+		return; /* read again for real later */
+	__u32 zero = 0;
+	struct l7_scratch *sc = bpf_map_lookup_elem(&enav_l7_scratch, &zero);
+	if (!sc) {
+		enav_count(ENAV_KC_SCRATCH_MISSING);
+		return;
+	}
+	bool nodata = p->nr == NR_sendfile;
+	if (!nodata && !load_segments(sc, p)) {
+		enav_count(ENAV_KC_USER_READ_FAULT);
+		return;
+	}
+	struct tcp_sock *tp = (void *)sk;
+	__u32 end = sent ? BPF_CORE_READ(tp, write_seq) : BPF_CORE_READ(tp, copied_seq);
+	/* A read that also consumed the peer's FIN advanced copied_seq one past
+	 * the data (tcp_recvmsg counts the FIN): after it, rcv_nxt == copied_seq
+	 * on a receive-shut socket.  (A later read returns 0 and is not seen.) */
+	if (!sent && (BPF_CORE_READ_BITFIELD_PROBED(sk, sk_shutdown) & RCV_SHUTDOWN) &&
+	    BPF_CORE_READ(tp, rcv_nxt) == end)
+		end -= 1;
+	struct l7_call call = {
+	    .ret = ret,
+	    .seq = end - (__u32)ret,
+	    .sent = sent,
+	    .nodata = nodata,
+	    .role = c->role,
+	    .flags = ENAV_L7_SEQ_VALID,
+	};
+	l7_emit(ctx, sc, sk, &c->l7s, c, &call);
+}
+
+#include "net_tls.bpf.h"
 
 static __always_inline int handle_exit(void *ctx, struct pt_regs *regs, long ret)
 {
@@ -904,8 +956,10 @@ static __always_inline int handle_exit(void *ctx, struct pt_regs *regs, long ret
 		return 0;
 	if (dns)
 		dns_capture(ctx, sk, &p, ret, is_send(p.nr));
-	if (l7)
+	if (l7) {
+		tls_bind_socket(sk);
 		l7_capture(ctx, sk, &p, ret);
+	}
 	return 0;
 }
 

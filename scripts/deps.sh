@@ -4,7 +4,9 @@
 set -euo pipefail
 
 build_pkgs=(make clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev
-	libmicrohttpd-dev libcurl4-openssl-dev libjansson-dev libnghttp2-dev pkg-config git)
+	libmicrohttpd-dev libcurl4-openssl-dev libjansson-dev libnghttp2-dev pkg-config git
+	# DWARF struct offsets and return-instruction decoding for Go TLS probes
+	libdw-dev libcapstone-dev)
 # Tests add: cmocka for unit tests, the sanitizer/libFuzzer runtimes, promtool,
 # jq for reading NDJSON, util-linux/libcap2-bin for setpriv/capsh, and python3
 # for the fake Kubernetes API server and the test receivers, golang-go for the

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #endif
 
-#define ENAV_ABI_VERSION 4
+#define ENAV_ABI_VERSION 5
 
 /* libbpf's offsetof is not a constant expression; the builtin is, on both sides. */
 #define ENAV_OFFSETOF(type, member) __builtin_offsetof(type, member)
@@ -176,6 +176,13 @@ struct enav_dns_event {
 #define ENAV_L7_NO_DATA	   (1u << 1) /* sendfile/splice: bytes moved without a user buffer */
 #define ENAV_L7_MARKS_LOST (1u << 2) /* HTTP/2: frame boundaries past the marks are unknown */
 #define ENAV_L7_MARK_BLOCK (1u << 3) /* ENAV_L7_MAX_MARKS marks follow the payload */
+/* Plaintext read or written through a TLS library (bpf/net_tls.bpf.h): seq is
+ * then the offset of the first byte in the connection's plaintext stream. */
+#define ENAV_L7_TLS (1u << 4)
+/* With ENAV_L7_TLS: the offset counts from the session's first plaintext
+ * byte (its handshake was seen) plus the client's initial TCP sequence
+ * number + 1, so both ends compute the same value for the same byte. */
+#define ENAV_L7_TLS_FROM_START (1u << 5)
 
 /*
  * HTTP/2 frame headers the kernel found by walking the whole call's bytes
@@ -197,6 +204,15 @@ struct enav_l7_mark {
 #define ENAV_L7_SENT	 1
 #define ENAV_L7_RECEIVED 2
 
+/* enav_l7_event.tls_library with ENAV_L7_TLS */
+enum enav_tls_library {
+	ENAV_TLS_LIB_NONE = 0,
+	ENAV_TLS_LIB_OPENSSL = 1,
+	ENAV_TLS_LIB_GNUTLS = 2,
+	ENAV_TLS_LIB_GO = 3,
+	ENAV_TLS_LIB__COUNT,
+};
+
 struct enav_l7_event {
 	struct enav_event_header hdr; /* the task that moved the bytes */
 	__u64 sock_id;		      /* as enav_tcp_event.sock_id */
@@ -213,7 +229,8 @@ struct enav_l7_event {
 	__u16 n_marks; /* struct enav_l7_mark entries after the payload */
 	__u8 saddr[16];
 	__u8 daddr[16];
-	char comm[ENAV_COMM_LEN];
+	char comm[ENAV_COMM_LEN - 1];
+	__u8 tls_library; /* enum enav_tls_library */
 	/* Variable tail: captured payload bytes, then the mark block (unaligned). */
 	__u8 payload[ENAV_L7_PAYLOAD_MAX];
 };
@@ -311,6 +328,7 @@ _Static_assert(ENAV_OFFSETOF(struct enav_l7_event, saddr) == 64, "l7 ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_l7_event, payload) == 112, "l7 ABI");
 _Static_assert(sizeof(struct enav_l7_event) == 112 + ENAV_L7_PAYLOAD_MAX, "l7 ABI");
 _Static_assert(sizeof(struct enav_l7_mark) == 16, "l7 ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_l7_event, tls_library) == 111, "l7 ABI");
 _Static_assert((ENAV_L7_PAYLOAD_MAX & (ENAV_L7_PAYLOAD_MAX - 1)) == 0, "l7 cap is a power of two");
 _Static_assert(sizeof(struct enav_profile_key) == 32, "profile ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_profile_key, cgroup_id) == 8, "profile ABI");

@@ -91,10 +91,36 @@ static void run_ticks(struct enav_agent *a, uint64_t now)
 	}
 }
 
+int enav_agent_watch_exec(struct enav_agent *a, void (*fn)(void *ctx, uint32_t pid), void *ctx)
+{
+	size_t n = atomic_load(&a->n_exec_watchers);
+	if (n == ENAV_MAX_EXEC_WATCHERS)
+		return -1;
+	a->exec_watchers[n].fn = fn;
+	a->exec_watchers[n].ctx = ctx;
+	atomic_store(&a->n_exec_watchers, n + 1);
+	return 0;
+}
+
+void enav_agent_unwatch_exec(struct enav_agent *a, void *ctx)
+{
+	/* Module stops run after the capture loop ended: no concurrent reader. */
+	size_t n = atomic_load(&a->n_exec_watchers);
+	for (size_t i = 0; i < n; i++)
+		if (a->exec_watchers[i].ctx == ctx) {
+			a->exec_watchers[i] = a->exec_watchers[n - 1];
+			atomic_store(&a->n_exec_watchers, n - 1);
+			return;
+		}
+}
+
 void enav_agent_emit(struct enav_agent *a, struct enav_signal *s)
 {
 	if (s->kind >= 1 && s->kind < ENAV_SIGNAL__COUNT)
 		atomic_fetch_add(&a->signals_total[s->kind], 1);
+	if (s->kind == ENAV_SIGNAL_PROCESS_EXEC)
+		for (size_t i = 0; i < atomic_load(&a->n_exec_watchers); i++)
+			a->exec_watchers[i].fn(a->exec_watchers[i].ctx, s->process.pid);
 	for (size_t i = 0; i < a->n_inst; i++) {
 		struct enav_module_instance *mi = &a->inst[i];
 		if (mi->active && mi->module->kind == ENAV_MODULE_PROCESSOR)

@@ -94,6 +94,7 @@ extern const size_t enav_modules_count;
 #define ENAV_DERIVATION_MAX_DEPTH 2 /* derived-from-derived levels */
 #define ENAV_MAX_MODULES	  32
 #define ENAV_MAX_WATCHES	  32
+#define ENAV_MAX_EXEC_WATCHERS	  4
 
 struct enav_module_instance {
 	const struct enav_module *module;
@@ -135,12 +136,23 @@ struct enav_agent {
 	_Atomic uint64_t derived_total;
 	_Atomic uint64_t derived_capped; /* generator output beyond the per-input cap */
 	_Atomic uint64_t capture_loop_errors;
+	/* Called on the capture thread for every process exec signal (the TLS
+	 * prober learns of new binaries this way); must not block. */
+	struct {
+		void (*fn)(void *ctx, uint32_t pid);
+		void *ctx;
+	} exec_watchers[ENAV_MAX_EXEC_WATCHERS];
+	_Atomic size_t n_exec_watchers;
 	/* Held for reading while rendering metrics, for writing while a module stops. */
 	pthread_rwlock_t modules_lock;
 };
 
 /* Register an fd whose readiness means "call consume(arg)". */
 int enav_agent_watch(struct enav_agent *a, int fd, enav_consume_fn consume, void *arg);
+/* Register fn(ctx, pid) for every exec; from a module's start only. */
+int enav_agent_watch_exec(struct enav_agent *a, void (*fn)(void *ctx, uint32_t pid), void *ctx);
+/* Unregister it (a module's stop, before ctx goes away). */
+void enav_agent_unwatch_exec(struct enav_agent *a, void *ctx);
 /* Run processors, generators and sinks over s; consumes the caller's reference. */
 void enav_agent_emit(struct enav_agent *a, struct enav_signal *s);
 /* Render every module's self metrics plus the agent's own; false while stopping. */

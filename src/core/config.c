@@ -158,6 +158,7 @@ static int check_module_prefix(struct errout *e, const char *where, const char *
 static int check_header(struct errout *e, const char *where, const char *s, size_t n);
 static int check_pull_target(struct errout *e, const char *where, const char *s, size_t n);
 static int check_l7_protocol(struct errout *e, const char *where, const char *s, size_t n);
+static int check_tls_library(struct errout *e, const char *where, const char *s, size_t n);
 
 #define K8S_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount/"
 
@@ -202,6 +203,13 @@ static const struct field schema[] = {
     BOOL("sources.network.l7.keep_query", network.l7.keep_query, false),
     BOOL("sources.network.l7.sanitized_statement", network.l7.sanitized_statement, false),
     U32("sources.network.l7.max_series", network.l7.max_series, 16, 1048576, 2000),
+    BOOL("sources.network.tls.enabled", network.tls.enabled, true),
+    LIST("sources.network.tls.libraries", network.tls.libraries, 1, check_tls_library),
+    U32("sources.network.tls.max_binaries", network.tls.max_binaries, 1, 1024, 64),
+    U32("sources.network.tls.max_probes", network.tls.max_probes, 16, 65536, 2048),
+    U32("sources.network.tls.max_sessions", network.tls.max_sessions, 64, 1048576, 16384),
+    U32("sources.network.tls.max_inflight", network.tls.max_inflight, 64, 1048576, 4096),
+    U32("sources.network.tls.scan_interval_ms", network.tls.scan_interval_ms, 500, 3600000, 10000),
     MAP("profiling"),
     BOOL("profiling.enabled", profiling.enabled, true),
     U32("profiling.frequency_hz", profiling.frequency_hz, 1, 1000, 99),
@@ -785,6 +793,19 @@ static int check_l7_protocol(struct errout *e, const char *where, const char *s,
 	    "%s: \"%s\" is not a protocol (allowed: http1, http2, redis, postgresql, mysql, "
 	    "kafka, mongodb, nats)",
 	    where, shown);
+}
+
+/* A TLS implementation the agent can probe (src/sources/tls/). */
+static int check_tls_library(struct errout *e, const char *where, const char *s, size_t n)
+{
+	static const char *const names[] = {"openssl", "gnutls", "go"};
+	char shown[SHOW_BUF];
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == n && memcmp(names[i], s, n) == 0)
+			return 0;
+	show(shown, sizeof(shown), s, n);
+	return fail(e, "%s: \"%s\" is not a TLS library (allowed: openssl, gnutls, go)", where,
+		    shown);
 }
 
 /* http://IPv4:port (a pprof server on this node): no path, no credentials. */

@@ -166,6 +166,17 @@ struct enav_config {
 						     literals replaced by '?' */
 			uint32_t max_series; /* .max_series: 16..1048576 (2000): RED label sets */
 		} l7;
+		/* TLS plaintext (sources.network.tls.*, docs/protocols.md#tls). */
+		struct {
+			bool enabled; /* .enabled (true; needs l7) */
+			/* .libraries: openssl, gnutls, go; empty = all */
+			struct enav_config_list libraries;
+			uint32_t max_binaries;	   /* .max_binaries: 1..1024 (64) probed files */
+			uint32_t max_probes;	   /* .max_probes: 16..65536 (2048) uprobes */
+			uint32_t max_sessions;	   /* .max_sessions: 64..1048576 (16384) */
+			uint32_t max_inflight;	   /* .max_inflight: 64..1048576 (4096) calls */
+			uint32_t scan_interval_ms; /* .scan_interval_ms: 500..3600000 (10000) */
+		} tls;
 	} network;
 
 	struct {

@@ -81,6 +81,9 @@ struct enav_span_signal {
 	 * "connection" (derived from the connection and the request's TCP
 	 * sequence number, identical on both ends), or "random". */
 	const char *id_source;
+	/* The TLS library whose plaintext this is ("openssl", "gnutls", "go");
+	 * NULL: read from the socket, plaintext on the wire. */
+	const char *tls_library;
 };
 
 /* A TCP connection or a DNS exchange, as the socket API saw it. */

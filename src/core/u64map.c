@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 static uint32_t hash(uint64_t x)
 {
@@ -87,4 +88,10 @@ bool enav_u64map_del(struct enav_u64map *m, uint64_t key)
 	m->slots[hole].used = false;
 	m->size--;
 	return true;
+}
+
+void enav_u64map_clear(struct enav_u64map *m)
+{
+	memset(m->slots, 0, ((size_t)m->mask + 1) * sizeof(*m->slots));
+	m->size = 0;
 }

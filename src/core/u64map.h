@@ -29,5 +29,7 @@ bool enav_u64map_get(const struct enav_u64map *m, uint64_t key, uint64_t *value)
 /* Insert or overwrite; -ENOSPC when a new key would exceed max_entries. */
 int enav_u64map_put(struct enav_u64map *m, uint64_t key, uint64_t value);
 bool enav_u64map_del(struct enav_u64map *m, uint64_t key);
+/* Remove every entry. */
+void enav_u64map_clear(struct enav_u64map *m);
 
 #endif

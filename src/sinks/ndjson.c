@@ -224,6 +224,8 @@ static void encode_span(struct enav_json *j, const struct enav_span_signal *sp)
 	if (memcmp(sp->parent_span_id, zero, 8))
 		kv_hex(j, "parent_span_id", sp->parent_span_id, 8);
 	enav_json_kv_string(j, "id_source", sp->id_source ? sp->id_source : "random");
+	if (sp->tls_library)
+		enav_json_kv_string(j, "tls_library", sp->tls_library);
 	enav_json_object_end(j);
 }
 

@@ -111,6 +111,12 @@ int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx
 		if (!bpf_program__autoload(prog) ||
 		    bpf_program__type(prog) == BPF_PROG_TYPE_PERF_EVENT)
 			continue;
+		bool manual = false;
+		for (int i = 0; i < ENAV_BPF_MAX_SKIPS; i++)
+			manual |= s->manual_prefixes[i] &&
+				  has_prefix(bpf_program__name(prog), s->manual_prefixes[i]);
+		if (manual)
+			continue;
 		if (s->n_links == ENAV_BPF_MAX_LINKS) {
 			snprintf(err, errlen, "%s: more programs than links", s->name);
 			return -E2BIG;

@@ -56,6 +56,9 @@ struct enav_bpf_source {
 	/* Programs whose names start with one of these are not loaded (features
 	 * turned off). */
 	const char *skip_prefixes[ENAV_BPF_MAX_SKIPS];
+	/* Programs whose names start with one of these load but are attached
+	 * by the source itself (uprobes on files found at run time). */
+	const char *manual_prefixes[ENAV_BPF_MAX_SKIPS];
 	/* Programs whose names start with this may fail to attach (a hook this
 	 * kernel lacks): logged and left out instead of failing the source. */
 	const char *optional_prefix;

@@ -17,6 +17,7 @@
 #include "processors/l7/l7_conn.h"
 #include "sources/bpf_source.h"
 #include "sources/net_decode.h"
+#include "sources/tls/tls_attach.h"
 
 ENAV_SKEL_OPS(net_ringbuf);
 ENAV_SKEL_OPS(net_perf);
@@ -34,6 +35,8 @@ struct net_source {
 	struct enav_dns_message dns_scratch; /* capture thread only */
 	struct enav_l7_tracker *l7;	     /* NULL: application protocols off */
 	uint64_t l7_last_expire_ns;
+	struct enav_tls_attach *tls; /* NULL: TLS plaintext off */
+	struct enav_agent *agent;
 };
 
 static void set_process(struct enav_signal *s, const struct enav_event_header *h,
@@ -175,6 +178,12 @@ static void on_event(void *ctx, const void *data, size_t size)
 	if (d.type == ENAV_EVENT_L7_DATA) {
 		if (!src->l7)
 			return;
+		if (getenv("ENAV_DEBUG_L7")) {
+			const struct enav_l7_event *e = &d.l7.head;
+			fprintf(stderr, "L7 pid=%u sock=%llx dir=%u len=%u cap=%u flags=%x seq=%u proto=%u role=%u lib=%u: %.*s\n",
+				e->hdr.pid, (unsigned long long)e->sock_id, e->direction, e->len, e->captured, e->flags, e->seq,
+				e->protocol, e->role, e->tls_library, (int)(e->captured < 60 ? e->captured : 60), (const char *)d.l7.payload);
+		}
 		enav_l7_tracker_data(src->l7, &d.l7.head, d.l7.payload);
 		/* Idle connections are finished about once a second. */
 		uint64_t now = d.l7.head.hdr.boot_time_ns;
@@ -197,6 +206,10 @@ static void net_stop(void *state)
 	struct net_source *src = state;
 	if (!src)
 		return;
+	if (src->tls) {
+		enav_agent_unwatch_exec(src->agent, src->tls);
+		enav_tls_attach_stop(src->tls);
+	}
 	enav_bpf_source_close(&src->bpf);
 	enav_l7_tracker_free(src->l7);
 	enav_u64map_destroy(&src->dns_pending);
@@ -220,13 +233,34 @@ uint32_t enav_net_l7_protocols(const struct enav_config *cfg)
 	return mask;
 }
 
-static void configure(struct net_source *src, const struct enav_config *cfg, bool ringbuf)
+/* TLS libraries from sources.network.tls.libraries (empty: all). */
+static bool tls_library_wanted(const struct enav_config *cfg, const char *name)
+{
+	if (cfg->network.tls.libraries.n == 0)
+		return true;
+	for (uint32_t i = 0; i < cfg->network.tls.libraries.n; i++)
+		if (strcmp(cfg->network.tls.libraries.item[i], name) == 0)
+			return true;
+	return false;
+}
+
+static void configure(struct net_source *src, const struct enav_config *cfg, bool ringbuf,
+		      bool tls)
 {
 	struct bpf_object *obj = src->bpf.obj;
 	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_conns"),
 				 cfg->network.max_connections);
+	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_tls_calls"),
+				 cfg->network.tls.max_inflight);
+	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_go_tls_calls"),
+				 cfg->network.tls.max_inflight);
+	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_tls_sessions"),
+				 cfg->network.tls.max_sessions);
+	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_go_tls_binaries"),
+				 cfg->network.tls.max_binaries);
 	if (ringbuf) {
 		struct net_ringbuf *k = src->bpf.skel;
+		k->rodata->enav_tls_enabled = tls;
 		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
 		k->rodata->enav_dns_capture = cfg->network.dns_capture_bytes;
 		k->rodata->enav_l7_protocols = enav_net_l7_protocols(cfg);
@@ -234,6 +268,7 @@ static void configure(struct net_source *src, const struct enav_config *cfg, boo
 		k->rodata->enav_l7_h2_capture = cfg->network.l7.http2_capture_bytes;
 	} else {
 		struct net_perf *k = src->bpf.skel;
+		k->rodata->enav_tls_enabled = tls;
 		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
 		k->rodata->enav_dns_capture = cfg->network.dns_capture_bytes;
 		k->rodata->enav_l7_protocols = enav_net_l7_protocols(cfg);
@@ -302,13 +337,41 @@ static int net_start(struct enav_agent *a, void **state, char *err, size_t errle
 				      errlen);
 	if (rc)
 		return rc;
-	configure(src, &a->cfg, a->decisions.transport == ENAV_TRANSPORT_RINGBUF);
+	/* TLS plaintext feeds the application-protocol parsers: nothing to do
+	 * without them. */
+	bool tls = protocols && a->cfg.network.tls.enabled;
+	configure(src, &a->cfg, a->decisions.transport == ENAV_TRANSPORT_RINGBUF, tls);
 	/* Payload capture (DNS, application protocols) is the only user of the
 	 * sys_exit hook, which every syscall on the node pays for: off with it
 	 * when no payload is wanted. */
 	if (a->cfg.network.dns_capture_bytes == 0 && !protocols)
 		src->bpf.skip_prefixes[0] = "enav_sys_exit";
-	return enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
+	/* The uprobes are attached per file by the TLS prober, not here. */
+	src->bpf.manual_prefixes[0] = "enav_tls_";
+	src->bpf.manual_prefixes[1] = "enav_go_tls_";
+	if (!tls) {
+		src->bpf.skip_prefixes[1] = "enav_tls_";
+		src->bpf.skip_prefixes[2] = "enav_go_tls_";
+	}
+	rc = enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
+	if (rc || !tls)
+		return rc;
+	struct enav_tls_attach_config tc = {
+	    .openssl = tls_library_wanted(&a->cfg, "openssl"),
+	    .gnutls = tls_library_wanted(&a->cfg, "gnutls"),
+	    .go = tls_library_wanted(&a->cfg, "go"),
+	    .max_binaries = a->cfg.network.tls.max_binaries,
+	    .max_probes = a->cfg.network.tls.max_probes,
+	    .scan_interval_ms = a->cfg.network.tls.scan_interval_ms,
+	};
+	src->tls = enav_tls_attach_start(src->bpf.obj, &tc, err, errlen);
+	if (!src->tls)
+		return -ENOMEM;
+	src->agent = a;
+	if (enav_agent_watch_exec(a, enav_tls_attach_notify_exec, src->tls) != 0)
+		enav_warn("tls: no exec watcher slot left: new binaries are found by the "
+			  "periodic scan only");
+	return 0;
 }
 
 static void net_metrics(void *state, struct enav_promtext *p)
@@ -329,6 +392,8 @@ static void net_metrics(void *state, struct enav_promtext *p)
 				 atomic_load(&src->dns_pending_expired));
 	if (src->l7)
 		enav_l7_tracker_metrics(src->l7, p);
+	if (src->tls)
+		enav_tls_attach_metrics(src->tls, p);
 }
 
 bool enav_net_source_enabled(const struct enav_config *cfg)

@@ -150,6 +150,9 @@ extern const struct enav_l7_parser_ops enav_l7_mongo_ops;
 extern const struct enav_l7_parser_ops enav_l7_nats_ops;
 
 const char *enav_l7_protocol_name(enum enav_l7_protocol p);
+/* enum enav_tls_library (include/enav/abi.h) -> "openssl", "gnutls", "go";
+ * NULL for none or unknown. */
+const char *enav_tls_library_name(int library);
 
 /* The pending-FIFO size a parser uses: opt->max_pending clamped to
  * 1..ENAV_L7_MAX_PENDING, ENAV_L7_MAX_PENDING when unset or opt is NULL. */

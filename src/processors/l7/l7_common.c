@@ -3,6 +3,22 @@
 
 #include <string.h>
 
+#include "enav/abi.h"
+
+const char *enav_tls_library_name(int library)
+{
+	switch (library) {
+	case ENAV_TLS_LIB_OPENSSL:
+		return "openssl";
+	case ENAV_TLS_LIB_GNUTLS:
+		return "gnutls";
+	case ENAV_TLS_LIB_GO:
+		return "go";
+	default:
+		return NULL;
+	}
+}
+
 const char *enav_l7_protocol_name(enum enav_l7_protocol p)
 {
 	static const char *const names[ENAV_L7__COUNT] = {

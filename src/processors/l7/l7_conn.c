@@ -20,6 +20,8 @@ struct conn {
 	bool inited;  /* init succeeded: finish releases what it holds */
 	bool have_seq[2];
 	uint32_t next_seq[2];
+	uint8_t tls_library;  /* enum enav_tls_library; NONE: bytes from the socket */
+	bool tls_absolute;    /* TLS offsets both ends agree on (ENAV_L7_TLS_FROM_START) */
 	uint64_t last_boot_ns;
 	uint32_t prev, next; /* LRU list, most recent at head */
 	/* The latest task to move bytes, the connection's tuple. */
@@ -49,6 +51,7 @@ struct enav_l7_tracker {
 	uint64_t fragments[ENAV_L7__COUNT];
 	uint64_t gaps, evicted, expired, role_unknown, disabled, no_parser, alloc_failed, spans;
 	uint64_t spans_unallocated;
+	uint64_t tls_switches;
 };
 
 const struct enav_l7_parser_ops *enav_l7_parser(enum enav_l7_protocol p)
@@ -190,6 +193,10 @@ static void on_op(void *ctx, const struct enav_l7_op *op)
 	}
 	struct enav_span_signal *span = &s->span;
 	span->op = *op;
+	span->tls_library = enav_tls_library_name(c->tls_library);
+	/* TLS offsets from mid-session are this end's own count: no id from them. */
+	if (c->tls_library != ENAV_TLS_LIB_NONE && !c->tls_absolute)
+		span->op.has_request_seq = false;
 	span->start_time_unix_ns = enav_clock_boot_to_unix_ns(op->start_ns);
 	span->end_time_unix_ns = enav_clock_boot_to_unix_ns(op->end_ns);
 	s->time_unix_ns = span->end_time_unix_ns;
@@ -374,7 +381,18 @@ void enav_l7_tracker_data(struct enav_l7_tracker *t, const struct enav_l7_event 
 {
 	uint64_t slot;
 	struct conn *c;
-	if (enav_u64map_get(&t->index, e->sock_id, &slot)) {
+	bool tls = (e->flags & ENAV_L7_TLS) != 0;
+	if (enav_u64map_get(&t->index, e->sock_id, &slot) &&
+	    (t->conns[slot].tls_library != ENAV_TLS_LIB_NONE) != tls) {
+		/* The connection went encrypted (PostgreSQL's SSLRequest, a
+		 * STARTTLS): its plaintext is a new stream in another sequence
+		 * space, not a gap in the old one. */
+		finish_conn(t, (uint32_t)slot);
+		t->tls_switches++;
+		c = open_conn(t, e, payload);
+		if (!c)
+			return;
+	} else if (enav_u64map_get(&t->index, e->sock_id, &slot)) {
 		c = &t->conns[slot];
 		lru_unlink(t, (uint32_t)slot);
 		lru_push_front(t, (uint32_t)slot);
@@ -387,7 +405,7 @@ void enav_l7_tracker_data(struct enav_l7_tracker *t, const struct enav_l7_event 
 	c->pid = e->hdr.pid;
 	c->tid = e->hdr.tid;
 	c->cgroup_id = e->hdr.cgroup_id;
-	size_t n = strnlen(e->comm, ENAV_COMM_LEN);
+	size_t n = strnlen(e->comm, sizeof(e->comm)); /* 15 bytes: not NUL-terminated */
 	memcpy(c->comm, e->comm, n);
 	c->comm[n] = '\0';
 	c->family = e->family;
@@ -395,6 +413,8 @@ void enav_l7_tracker_data(struct enav_l7_tracker *t, const struct enav_l7_event 
 	c->dport = e->dport;
 	memcpy(c->saddr, e->saddr, 16);
 	memcpy(c->daddr, e->daddr, 16);
+	c->tls_library = e->flags & ENAV_L7_TLS ? e->tls_library : ENAV_TLS_LIB_NONE;
+	c->tls_absolute = (e->flags & ENAV_L7_TLS_FROM_START) != 0;
 	if (c->dead)
 		return;
 	int stream = stream_of(c, e->direction == ENAV_L7_SENT);
@@ -510,6 +530,10 @@ void enav_l7_tracker_metrics(struct enav_l7_tracker *t, struct enav_promtext *p)
 				 rd(&t->gaps));
 	enav_promtext_single_u64(p, "enav_l7_spans_total", "counter",
 				 "Span signals the tracker emitted.", rd(&t->spans));
+	enav_promtext_single_u64(p, "enav_l7_tls_switches_total", "counter",
+				 "Connections whose bytes went on as TLS plaintext after a "
+				 "plaintext start (PostgreSQL SSLRequest, STARTTLS).",
+				 rd(&t->tls_switches));
 	enav_promtext_single_u64(p, "enav_l7_spans_unallocated_total", "counter",
 				 "Spans lost because a signal could not be allocated.",
 				 rd(&t->spans_unallocated));

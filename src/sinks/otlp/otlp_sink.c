@@ -237,9 +237,11 @@ static int encode_request_span(struct otlp_sink *o, const struct enav_signal *s,
 	inet_ntop(net->family == 6 ? AF_INET6 : AF_INET, net->remote_addr, peer, sizeof(peer));
 	bool server = net->role == ENAV_ROLE_SERVER;
 	const char *proto = enav_l7_protocol_name(op->protocol);
-	struct enav_otlp_kv a[16];
+	struct enav_otlp_kv a[20];
 	size_t na = 0;
 	a[na++] = KV_STR("network.peer.address", peer);
+	if (sp->tls_library)
+		a[na++] = KV_STR("enav.tls.library", sp->tls_library);
 	a[na++] = KV_INT("network.peer.port", net->remote_port);
 	a[na++] = KV_STR("enav.l7.protocol", proto);
 	a[na++] = KV_STR("enav.span.id_source", sp->id_source ? sp->id_source : "random");

@@ -1,0 +1,3 @@
+module enav.test/go_tls
+
+go 1.19
