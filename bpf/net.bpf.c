@@ -724,8 +724,8 @@ __noinline int enav_h2_walk(struct l7_scratch *sc, struct h2_walk *w)
  * wholly inside the captured bytes, so the parser can follow frames across
  * what it did not see.  The walk's position carries over to the next call.
  */
-static __always_inline __u16 h2_walk(struct l7_scratch *sc, struct l7_stream *c, __u64 ret,
-				     int dir, __u64 *need, __u8 *flags)
+static __always_inline __u16 h2_walk(struct l7_scratch *sc, struct l7_stream *c, __u64 ret, int dir,
+				     __u64 *need, __u8 *flags)
 {
 	if (dir < 0 || dir > 1)
 		return 0;
@@ -783,12 +783,12 @@ static __always_inline __u16 h2_walk(struct l7_scratch *sc, struct l7_stream *c,
 
 /* One call's bytes, as l7_emit needs them described. */
 struct l7_call {
-	__u64 ret;  /* bytes the call moved */
-	__u32 seq;  /* TCP sequence or TLS plaintext offset of the first byte */
-	__u8 sent;  /* written by this task */
+	__u64 ret;   /* bytes the call moved */
+	__u32 seq;   /* TCP sequence or TLS plaintext offset of the first byte */
+	__u8 sent;   /* written by this task */
 	__u8 nodata; /* sendfile: no user buffer */
-	__u8 role;  /* enum enav_tcp_role of the socket */
-	__u8 flags; /* ENAV_L7_* known before the walk */
+	__u8 role;   /* enum enav_tcp_role of the socket */
+	__u8 flags;  /* ENAV_L7_* known before the walk */
 	__u8 tls_library;
 	__u8 pad[7];
 };

@@ -13,10 +13,11 @@
  * socket seen: the bytes are counted and dropped, never guessed.
  *
  * Go crypto/tls ((*Conn).Read and Write): arguments in Go's register ABI
- * (receiver in AX, the slice in BX/CX, the result n in AX); calls are keyed
- * by goroutine (R14 holds the g pointer) because a goroutine may resume on
- * another thread; returns are probed at each return instruction because
- * Go moves stacks, which breaks return probes.  The socket comes from the
+ * (receiver in AX, the slice in BX/CX, the result n in AX).  Writes are
+ * emitted at entry (Write returns only when all is written).  Reads are
+ * keyed by goroutine (R14 holds the g pointer) because a goroutine may
+ * resume on another thread, and finished at each return instruction
+ * because Go moves stacks, which breaks return probes.  The socket comes from the
  * *Conn through the net.Conn interface: only when its itab is
  * *net.TCPConn's (checked against the binary's own symbol), then netFD ->
  * poll.FD.Sysfd, with offsets the agent resolved for this binary.
@@ -53,11 +54,11 @@ struct tls_key {
 };
 
 struct tls_session {
-	__u64 sock;	   /* bound by a nested syscall (libraries) or from the fd (Go) */
-	__u32 offset[2];   /* plaintext bytes so far: 0 sent, 1 received */
-	__u32 base;	   /* the client's initial TCP sequence + 1, when known */
-	__u8 from_start;   /* created by the handshake: offsets are absolute */
-	__u8 base_state;   /* 0 not computed yet, 1 known, 2 unknowable */
+	__u64 sock;	 /* bound by a nested syscall (libraries) or from the fd (Go) */
+	__u32 offset[2]; /* plaintext bytes so far: 0 sent, 1 received */
+	__u32 base;	 /* the client's initial TCP sequence + 1, when known */
+	__u8 from_start; /* created by the handshake: offsets are absolute */
+	__u8 base_state; /* 0 not computed yet, 1 known, 2 unknowable */
 	__u8 pad[2];
 	struct l7_stream l7s;
 };
@@ -250,7 +251,7 @@ int enav_tls_return(struct pt_regs *ctx)
 	/* OpenSSL's functions return int (the upper half of RAX is not theirs
 	 * to clear); GnuTLS's return ssize_t. */
 	long rc = call.library == ENAV_TLS_LIB_OPENSSL ? (long)(int)PT_REGS_RC(ctx)
-							: (long)PT_REGS_RC(ctx);
+						       : (long)PT_REGS_RC(ctx);
 	struct tls_key k = {.tgid = id >> 32, .obj = call.obj};
 	if (call.op == TLS_OP_HANDSHAKE) {
 		/* A session first seen in its handshake: offsets are absolute. */
@@ -297,12 +298,12 @@ int enav_tls_free_enter(struct pt_regs *ctx)
 
 /* Per probed Go binary, written by the agent (src/sources/tls/go_tls.c). */
 struct go_tls_binary {
-	__u64 itab_tcpconn;  /* go:itab.*net.TCPConn,net.Conn, link-time address */
-	__u64 read_entry;    /* (*Conn).Read, link-time address */
-	__u64 write_entry;   /* (*Conn).Write */
-	__u32 conn_iface;    /* offset of tls.Conn.conn (a net.Conn interface) */
-	__u32 tcpconn_fd;    /* offset of net.TCPConn's conn.fd (*netFD) */
-	__u32 netfd_sysfd;   /* offset of netFD.pfd.Sysfd */
+	__u64 itab_tcpconn; /* go:itab.*net.TCPConn,net.Conn, link-time address */
+	__u64 read_entry;   /* (*Conn).Read, link-time address */
+	__u64 write_entry;  /* (*Conn).Write */
+	__u32 conn_iface;   /* offset of tls.Conn.conn (a net.Conn interface) */
+	__u32 tcpconn_fd;   /* offset of net.TCPConn's conn.fd (*netFD) */
+	__u32 netfd_sysfd;  /* offset of netFD.pfd.Sysfd */
 	__u32 pad;
 };
 
@@ -323,10 +324,44 @@ struct go_call {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096); /* tls.max_inflight */
+	__uint(max_entries, 4096);   /* tls.max_inflight */
 	__type(key, struct tls_key); /* obj = the goroutine (g) */
 	__type(value, struct go_call);
 } enav_go_tls_calls SEC(".maps");
+
+/* Emit n bytes at buf of the *tls.Conn conn, once its socket is proven. */
+static __always_inline void go_emit(void *ctx, struct go_tls_binary *b, __u64 conn, __u64 bias,
+				    __u64 buf, __u64 n, bool sent)
+{
+	/* *tls.Conn -> net.Conn{itab, data}: only a *net.TCPConn is followed. */
+	__u64 iface[2];
+	if (bpf_probe_read_user(iface, sizeof(iface), (void *)(conn + b->conn_iface))) {
+		tls_count(TLS_C_READ_FAULT);
+		return;
+	}
+	if (iface[0] != b->itab_tcpconn + bias) {
+		tls_count(TLS_C_NOT_TCP_CONN);
+		return;
+	}
+	__u64 netfd = 0;
+	__s64 fd = -1;
+	if (bpf_probe_read_user(&netfd, sizeof(netfd), (void *)(iface[1] + b->tcpconn_fd)) ||
+	    bpf_probe_read_user(&fd, sizeof(fd), (void *)(netfd + b->netfd_sysfd)) || fd < 0) {
+		tls_count(TLS_C_READ_FAULT);
+		return;
+	}
+	struct sock *sk = fd_to_sock(fd);
+	if (!sk || sk_protocol(sk) != IPPROTO_TCP) {
+		tls_count(TLS_C_NO_SOCKET);
+		return;
+	}
+	struct tls_key k = {.tgid = bpf_get_current_pid_tgid() >> 32, .obj = conn};
+	struct tls_session *s = tls_session_get(&k, false);
+	if (!s)
+		return;
+	s->sock = (__u64)sk;
+	tls_emit(ctx, s, sk, sent, buf, n, ENAV_TLS_LIB_GO);
+}
 
 /* Cookie: binary index << 8 | enum tls_op. */
 SEC("uprobe")
@@ -352,20 +387,29 @@ int enav_go_tls_enter(struct pt_regs *ctx)
 	struct go_tls_binary *b = bpf_map_lookup_elem(&enav_go_tls_binaries, &idx);
 	if (!b)
 		return 0;
-	k.obj = ctx->r14;
 	/* The probe's address is the entry; its page offset equals the link
 	 * address's, so the difference masked to pages is the load bias. */
 	__u64 entry = op == TLS_OP_WRITE ? b->write_entry : b->read_entry;
-	struct go_call call = {.conn = ctx->ax,
-			       .buf = ctx->bx,
-			       .bias = (PT_REGS_IP(ctx) - entry) & ~0xfffull,
-			       .op = op};
+	__u64 bias = (PT_REGS_IP(ctx) - entry) & ~0xfffull;
+	if (op == TLS_OP_WRITE) {
+		/*
+		 * Write returns only once every byte is written (or the
+		 * connection failed), and another goroutine may read the peer's
+		 * answer before this one returns: emitted here, the request
+		 * always precedes its response.
+		 */
+		if ((long)ctx->cx > 0)
+			go_emit(ctx, b, ctx->ax, bias, ctx->bx, ctx->cx, true);
+		return 0;
+	}
+	k.obj = ctx->r14; /* the goroutine: it may resume on another thread */
+	struct go_call call = {.conn = ctx->ax, .buf = ctx->bx, .bias = bias, .op = op};
 	if (bpf_map_update_elem(&enav_go_tls_calls, &k, &call, BPF_ANY) != 0)
 		tls_count(TLS_C_CALLS_FULL);
 	return 0;
 }
 
-/* At every return instruction of Read and Write; cookie = binary index << 8. */
+/* At every return instruction of Read; cookie = binary index << 8. */
 SEC("uprobe")
 int enav_go_tls_return(struct pt_regs *ctx)
 {
@@ -380,36 +424,8 @@ int enav_go_tls_return(struct pt_regs *ctx)
 		return 0;
 	__u32 idx = bpf_get_attach_cookie(ctx) >> 8;
 	struct go_tls_binary *b = bpf_map_lookup_elem(&enav_go_tls_binaries, &idx);
-	if (!b)
-		return 0;
-	/* *tls.Conn -> net.Conn{itab, data}: only a *net.TCPConn is followed. */
-	__u64 iface[2];
-	if (bpf_probe_read_user(iface, sizeof(iface), (void *)(call.conn + b->conn_iface))) {
-		tls_count(TLS_C_READ_FAULT);
-		return 0;
-	}
-	if (iface[0] != b->itab_tcpconn + call.bias) {
-		tls_count(TLS_C_NOT_TCP_CONN);
-		return 0;
-	}
-	__u64 netfd = 0;
-	__s64 fd = -1;
-	if (bpf_probe_read_user(&netfd, sizeof(netfd), (void *)(iface[1] + b->tcpconn_fd)) ||
-	    bpf_probe_read_user(&fd, sizeof(fd), (void *)(netfd + b->netfd_sysfd)) || fd < 0) {
-		tls_count(TLS_C_READ_FAULT);
-		return 0;
-	}
-	struct sock *sk = fd_to_sock(fd);
-	if (!sk || sk_protocol(sk) != IPPROTO_TCP) {
-		tls_count(TLS_C_NO_SOCKET);
-		return 0;
-	}
-	k.obj = call.conn;
-	struct tls_session *s = tls_session_get(&k, false);
-	if (!s)
-		return 0;
-	s->sock = (__u64)sk;
-	tls_emit(ctx, s, sk, call.op == TLS_OP_WRITE, call.buf, n, ENAV_TLS_LIB_GO);
+	if (b)
+		go_emit(ctx, b, call.conn, call.bias, call.buf, n, false);
 	return 0;
 }
 

@@ -24,7 +24,10 @@ test_pkgs=(libcmocka-dev libclang-rt-14-dev prometheus jq util-linux libcap2-bin
 	# servers started on loopback by the tests, their clients, and the client
 	# libraries for the two protocols Debian ships no server for.
 	nghttp2-client redis-server redis-tools postgresql mariadb-server mariadb-client
-	libmariadb-dev nats-server kcat python3-pymongo)
+	libmariadb-dev nats-server kcat python3-pymongo
+	# TLS peers (tests/integration/test_tls.sh): openssl makes the
+	# certificate, gnutls-cli is the GnuTLS client.
+	openssl gnutls-bin)
 # nodejs and npm run the OTLP test receiver (tests/otlp).  A machine whose
 # Node.js comes from elsewhere (its nodejs package conflicts with Debian's npm)
 # keeps it: they are wanted only when npm is not on the PATH.

@@ -203,6 +203,7 @@ static const struct field schema[] = {
     BOOL("sources.network.l7.keep_query", network.l7.keep_query, false),
     BOOL("sources.network.l7.sanitized_statement", network.l7.sanitized_statement, false),
     U32("sources.network.l7.max_series", network.l7.max_series, 16, 1048576, 2000),
+    MAP("sources.network.tls"),
     BOOL("sources.network.tls.enabled", network.tls.enabled, true),
     LIST("sources.network.tls.libraries", network.tls.libraries, 1, check_tls_library),
     U32("sources.network.tls.max_binaries", network.tls.max_binaries, 1, 1024, 64),

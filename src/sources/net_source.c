@@ -178,12 +178,6 @@ static void on_event(void *ctx, const void *data, size_t size)
 	if (d.type == ENAV_EVENT_L7_DATA) {
 		if (!src->l7)
 			return;
-		if (getenv("ENAV_DEBUG_L7")) {
-			const struct enav_l7_event *e = &d.l7.head;
-			fprintf(stderr, "L7 pid=%u sock=%llx dir=%u len=%u cap=%u flags=%x seq=%u proto=%u role=%u lib=%u: %.*s\n",
-				e->hdr.pid, (unsigned long long)e->sock_id, e->direction, e->len, e->captured, e->flags, e->seq,
-				e->protocol, e->role, e->tls_library, (int)(e->captured < 60 ? e->captured : 60), (const char *)d.l7.payload);
-		}
 		enav_l7_tracker_data(src->l7, &d.l7.head, d.l7.payload);
 		/* Idle connections are finished about once a second. */
 		uint64_t now = d.l7.head.hdr.boot_time_ns;
@@ -244,8 +238,7 @@ static bool tls_library_wanted(const struct enav_config *cfg, const char *name)
 	return false;
 }
 
-static void configure(struct net_source *src, const struct enav_config *cfg, bool ringbuf,
-		      bool tls)
+static void configure(struct net_source *src, const struct enav_config *cfg, bool ringbuf, bool tls)
 {
 	struct bpf_object *obj = src->bpf.obj;
 	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_conns"),

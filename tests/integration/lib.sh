@@ -9,6 +9,7 @@ HELPERS=$BUILD/helpers
 CGROUP2=${CGROUP2:-}
 TEST_PORT=${TEST_PORT:-19464}
 WORK=$(mktemp -d /tmp/enav-it.XXXXXX)
+[ -n "${KEEP_WORK:-}" ] && echo "work: $WORK" >&2
 PASSED=0
 FAILED=0
 SKIPPED=0

@@ -20,8 +20,8 @@ struct conn {
 	bool inited;  /* init succeeded: finish releases what it holds */
 	bool have_seq[2];
 	uint32_t next_seq[2];
-	uint8_t tls_library;  /* enum enav_tls_library; NONE: bytes from the socket */
-	bool tls_absolute;    /* TLS offsets both ends agree on (ENAV_L7_TLS_FROM_START) */
+	uint8_t tls_library; /* enum enav_tls_library; NONE: bytes from the socket */
+	bool tls_absolute;   /* TLS offsets both ends agree on (ENAV_L7_TLS_FROM_START) */
 	uint64_t last_boot_ns;
 	uint32_t prev, next; /* LRU list, most recent at head */
 	/* The latest task to move bytes, the connection's tuple. */

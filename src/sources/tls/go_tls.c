@@ -132,8 +132,10 @@ static bool dwarf_offsets(Elf *elf, struct enav_go_tls_plan *p)
 	if (!dw)
 		return false;
 	struct dwarf_want w[] = {
-	    {"crypto/tls.Conn", "conn", false, 0}, {"net.TCPConn", "conn", false, 0},
-	    {"net.conn", "fd", false, 0},	     {"net.netFD", "pfd", false, 0},
+	    {"crypto/tls.Conn", "conn", false, 0},
+	    {"net.TCPConn", "conn", false, 0},
+	    {"net.conn", "fd", false, 0},
+	    {"net.netFD", "pfd", false, 0},
 	    {"internal/poll.FD", "Sysfd", false, 0},
 	};
 	size_t nw = sizeof(w) / sizeof(w[0]);
@@ -242,7 +244,7 @@ static bool read_symtab(Elf *elf, struct syms *s)
 }
 
 static int plan_func(int fd, Elf *elf, const GElf_Sym *sym, struct enav_go_tls_func *f,
-		     const char *name, char *err, size_t errlen)
+		     const char *name, bool returns, char *err, size_t errlen)
 {
 	f->vaddr = sym->st_value;
 	if (!vaddr_to_offset(elf, sym->st_value, &f->file_offset) || sym->st_size == 0 ||
@@ -250,6 +252,8 @@ static int plan_func(int fd, Elf *elf, const GElf_Sym *sym, struct enav_go_tls_f
 		snprintf(err, errlen, "%s: no code in an executable segment", name);
 		return -1;
 	}
+	if (!returns)
+		return 0;
 	uint8_t *code = malloc(sym->st_size);
 	if (!code) {
 		snprintf(err, errlen, "out of memory");
@@ -296,7 +300,8 @@ enum enav_go_tls_status enav_go_tls_analyze(const char *path, struct enav_go_tls
 		close(fd);
 		return ENAV_GO_TLS_ERROR;
 	}
-	snprintf(out->go_version, sizeof(out->go_version), "%s", bi.go_version ? bi.go_version : "");
+	snprintf(out->go_version, sizeof(out->go_version), "%s",
+		 bi.go_version ? bi.go_version : "");
 	enav_go_buildinfo_free(&bi);
 
 	enum enav_go_tls_status st = ENAV_GO_TLS_ERROR;
@@ -340,8 +345,9 @@ enum enav_go_tls_status enav_go_tls_analyze(const char *path, struct enav_go_tls
 		goto out;
 	}
 	out->itab_tcpconn = s.itab.st_value;
-	if (plan_func(fd, elf, &s.read, &out->read, SYM_READ, err, errlen) ||
-	    plan_func(fd, elf, &s.write, &out->write, SYM_WRITE, err, errlen))
+	/* Read is finished at its returns; Write is emitted at entry. */
+	if (plan_func(fd, elf, &s.read, &out->read, SYM_READ, true, err, errlen) ||
+	    plan_func(fd, elf, &s.write, &out->write, SYM_WRITE, false, err, errlen))
 		goto out;
 	if (s.has_client_hs)
 		vaddr_to_offset(elf, s.client_hs.st_value, &out->client_handshake);

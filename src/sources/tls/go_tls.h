@@ -2,8 +2,8 @@
 /*
  * What probing Go crypto/tls in one binary needs, read from the binary
  * itself: where (*Conn).Read, Write and the handshakes start, every return
- * instruction of Read and Write (decoded with Capstone: Go moves stacks,
- * which breaks return probes), the *net.TCPConn itab, and the offsets that
+ * instruction of Read (decoded with Capstone: Go moves stacks, which breaks
+ * return probes; Write is emitted at entry), the *net.TCPConn itab, and the offsets that
  * lead from a *tls.Conn to its file descriptor, from DWARF when the binary
  * has it and otherwise from a table keyed by the Go version in its build
  * information.  Nothing is guessed: a binary without its symbol table, or
@@ -19,8 +19,8 @@
 #define ENAV_GO_TLS_MAX_RETURNS 64 /* return instructions probed per function */
 
 struct enav_go_tls_func {
-	uint64_t vaddr, file_offset; /* entry */
-	uint32_t n_returns;
+	uint64_t vaddr, file_offset;			  /* entry */
+	uint32_t n_returns;				  /* Read only */
 	uint64_t return_offsets[ENAV_GO_TLS_MAX_RETURNS]; /* file offsets */
 };
 
@@ -35,10 +35,10 @@ struct enav_go_tls_plan {
 
 enum enav_go_tls_status {
 	ENAV_GO_TLS_OK = 0,
-	ENAV_GO_TLS_NOT_GO,	 /* not a Go binary: nothing to say */
-	ENAV_GO_TLS_NO_TLS,	 /* a Go binary without crypto/tls */
-	ENAV_GO_TLS_REFUSED,	 /* uses crypto/tls but cannot be probed safely: err says why */
-	ENAV_GO_TLS_ERROR,	 /* unreadable or malformed */
+	ENAV_GO_TLS_NOT_GO,  /* not a Go binary: nothing to say */
+	ENAV_GO_TLS_NO_TLS,  /* a Go binary without crypto/tls */
+	ENAV_GO_TLS_REFUSED, /* uses crypto/tls but cannot be probed safely: err says why */
+	ENAV_GO_TLS_ERROR,   /* unreadable or malformed */
 };
 
 /* Analyse the file at path (open it through /proc/PID/root for another

@@ -24,16 +24,16 @@
 #include "processors/symbolize_priv.h"
 #include "sources/tls/go_tls.h"
 
-#define EXEC_QUEUE   256	     /* exec'd pids awaiting a look */
-#define EXEC_DELAY_NS 100000000ull   /* let the dynamic loader map the libraries */
-#define EXEC_RETRY_NS 1000000000ull  /* and look once more a second later */
+#define EXEC_QUEUE     256	     /* exec'd pids awaiting a look */
+#define EXEC_DELAY_NS  100000000ull  /* let the dynamic loader map the libraries */
+#define EXEC_RETRY_NS  1000000000ull /* and look once more a second later */
 #define MAPS_MAX_BYTES (8ull << 20)  /* of one /proc/PID/maps */
-#define REJECTED_MAX 4096	     /* files known not to need probes */
-#define PATH_CAP 512
-#define LINKS_PER_LIB 11
+#define REJECTED_MAX   4096	     /* files known not to need probes */
+#define PATH_CAP       512
+#define LINKS_PER_LIB  11
 
 /* Kernel counters (enum tls_counter in bpf/net_tls.bpf.h). */
-static const char *const kernel_reasons[] = {"calls", "no_socket", "not_tcp_conn",
+static const char *const kernel_reasons[] = {"calls",	   "no_socket",	    "not_tcp_conn",
 					     "calls_full", "sessions_full", "read_fault"};
 #define N_KERNEL_COUNTERS (sizeof(kernel_reasons) / sizeof(kernel_reasons[0]))
 
@@ -61,7 +61,7 @@ struct enav_tls_attach {
 	int go_map_fd, counters_fd, ncpus;
 	pthread_t thread;
 	bool thread_started;
-	pthread_mutex_t lock; /* targets and the counters below */
+	pthread_mutex_t lock;	    /* targets and the counters below */
 	pthread_mutex_t queue_lock; /* the exec queue, stopping: held only briefly */
 	pthread_cond_t wake;
 	bool stopping;
@@ -137,8 +137,8 @@ static void detach(struct enav_tls_attach *t, struct target *tg)
 	}
 	free(tg->links);
 	t->detached_total[tg->library]++;
-	enav_info("tls: detached %s probes from %s (no process maps it)",
-		  lib_name(tg->library), tg->path);
+	enav_info("tls: detached %s probes from %s (no process maps it)", lib_name(tg->library),
+		  tg->path);
 	memset(tg, 0, sizeof(*tg));
 }
 
@@ -224,8 +224,7 @@ static void attach_failed(struct enav_tls_attach *t, struct target *tg, const ch
 {
 	int e = errno;
 	t->failed_total[tg->library]++;
-	enav_warn("tls: cannot probe %s in %s: %s; it stays unprobed", what, tg->path,
-		  strerror(e));
+	enav_warn("tls: cannot probe %s in %s: %s; it stays unprobed", what, tg->path, strerror(e));
 	for (uint32_t i = 0; i < tg->n_links; i++)
 		bpf_link__destroy(tg->links[i]);
 	free(tg->links);
@@ -238,7 +237,8 @@ static void attach_failed(struct enav_tls_attach *t, struct target *tg, const ch
 static void attach_library(struct enav_tls_attach *t, int library, const char *open_path,
 			   const char *shown, dev_t dev, ino_t ino)
 {
-	const struct lib_probe *probes = library == ENAV_TLS_LIB_OPENSSL ? openssl_probes : gnutls_probes;
+	const struct lib_probe *probes =
+	    library == ENAV_TLS_LIB_OPENSSL ? openssl_probes : gnutls_probes;
 	size_t n = library == ENAV_TLS_LIB_OPENSSL
 		       ? sizeof(openssl_probes) / sizeof(openssl_probes[0])
 		       : sizeof(gnutls_probes) / sizeof(gnutls_probes[0]);
@@ -246,16 +246,15 @@ static void attach_library(struct enav_tls_attach *t, int library, const char *o
 	if (!tg)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		if (add_link(tg, probes[i].prog, t->obj, open_path, probes[i].func, 0, probes[i].ret,
-			     (uint64_t)library)) {
+		if (add_link(tg, probes[i].prog, t->obj, open_path, probes[i].func, 0,
+			     probes[i].ret, (uint64_t)library)) {
 			attach_failed(t, tg, probes[i].func);
 			return;
 		}
 	}
 	t->n_probes += tg->n_links;
 	t->attached_total[library]++;
-	enav_info("tls: probing %s (%s, %u uprobes)", shown, lib_name(library),
-		  tg->n_links);
+	enav_info("tls: probing %s (%s, %u uprobes)", shown, lib_name(library), tg->n_links);
 }
 
 /* enum tls_op in bpf/net_tls.bpf.h */
@@ -279,8 +278,8 @@ static void attach_go(struct enav_tls_attach *t, const char *open_path, const ch
 		enav_warn("tls: Go binary %s not probed: %s", shown, err);
 		return;
 	}
-	uint32_t probes = 2 + plan.read.n_returns + plan.write.n_returns +
-			  (plan.client_handshake ? 1 : 0) + (plan.server_handshake ? 1 : 0);
+	uint32_t probes = 2 + plan.read.n_returns + (plan.client_handshake ? 1 : 0) +
+			  (plan.server_handshake ? 1 : 0);
 	struct target *tg = new_target(t, ENAV_TLS_LIB_GO, shown, dev, ino, probes);
 	if (!tg)
 		return;
@@ -309,26 +308,25 @@ static void attach_go(struct enav_tls_attach *t, const char *open_path, const ch
 		attach_failed(t, tg, "(*Conn).Read/Write");
 		return;
 	}
-	const struct enav_go_tls_func *fs[] = {&plan.read, &plan.write};
-	for (int f = 0; f < 2; f++)
-		for (uint32_t i = 0; i < fs[f]->n_returns; i++)
-			if (add_link(tg, "enav_go_tls_return", t->obj, open_path, NULL,
-				     fs[f]->return_offsets[i], false, base)) {
-				attach_failed(t, tg, "a return instruction");
-				return;
-			}
+	/* Writes are emitted at entry (bpf/net_tls.bpf.h): only Read returns. */
+	for (uint32_t i = 0; i < plan.read.n_returns; i++)
+		if (add_link(tg, "enav_go_tls_return", t->obj, open_path, NULL,
+			     plan.read.return_offsets[i], false, base)) {
+			attach_failed(t, tg, "a return instruction");
+			return;
+		}
 	uint64_t hs[] = {plan.client_handshake, plan.server_handshake};
 	for (int i = 0; i < 2; i++)
-		if (hs[i] && add_link(tg, "enav_go_tls_enter", t->obj, open_path, NULL, hs[i], false,
-				      base | GO_OP_HANDSHAKE)) {
+		if (hs[i] && add_link(tg, "enav_go_tls_enter", t->obj, open_path, NULL, hs[i],
+				      false, base | GO_OP_HANDSHAKE)) {
 			attach_failed(t, tg, "a handshake function");
 			return;
 		}
 	t->n_probes += tg->n_links;
 	t->attached_total[ENAV_TLS_LIB_GO]++;
-	enav_info("tls: probing Go binary %s (%s, %u returns in Read, %u in Write, offsets from %s)",
-		  shown, plan.go_version, plan.read.n_returns, plan.write.n_returns,
-		  plan.offsets_source);
+	enav_info("tls: probing Go binary %s (%s, %u return instructions in (*Conn).Read, offsets "
+		  "from %s)",
+		  shown, plan.go_version, plan.read.n_returns, plan.offsets_source);
 }
 
 /* A file some process maps or runs: attach if it is new and probeable. */
@@ -364,7 +362,8 @@ static int on_maps_line(void *arg, const char *line, size_t len)
 	memcpy(path, ml.path, ml.path_len);
 	path[ml.path_len] = '\0';
 	int library = enav_tls_library_of_path(path);
-	if (library == ENAV_TLS_LIB_NONE || (library == ENAV_TLS_LIB_OPENSSL && !m->t->cfg.openssl) ||
+	if (library == ENAV_TLS_LIB_NONE ||
+	    (library == ENAV_TLS_LIB_OPENSSL && !m->t->cfg.openssl) ||
 	    (library == ENAV_TLS_LIB_GNUTLS && !m->t->cfg.gnutls))
 		return 0;
 	char open_path[PATH_CAP + 32];
@@ -616,6 +615,7 @@ void enav_tls_attach_metrics(struct enav_tls_attach *t, struct enav_promtext *p)
 				 "scan covers them.",
 				 atomic_load(&t->exec_dropped));
 	enav_promtext_single_u64(p, "enav_tls_scans_total", "counter",
-				 "Full scans of /proc for TLS libraries and Go binaries.", t->scans);
+				 "Full scans of /proc for TLS libraries and Go binaries.",
+				 t->scans);
 	pthread_mutex_unlock(&t->lock);
 }
