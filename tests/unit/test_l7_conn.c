@@ -56,6 +56,8 @@ static struct enav_l7_tracker *tracker(uint32_t max_conns)
 
 /* A fragment on the client (port 40000) or server (port 80) socket of
  * 127.0.0.1:40000 <-> 127.0.0.1:80. */
+static uint8_t feed_flags = ENAV_L7_SEQ_VALID, feed_library = ENAV_TLS_LIB_NONE;
+
 static void feed(struct enav_l7_tracker *t, uint64_t sock, uint8_t role, bool server_side,
 		 bool sent, const char *data, uint32_t seq, uint64_t ts)
 {
@@ -73,7 +75,8 @@ static void feed(struct enav_l7_tracker *t, uint64_t sock, uint8_t role, bool se
 	e.direction = sent ? ENAV_L7_SENT : ENAV_L7_RECEIVED;
 	e.protocol = ENAV_L7_HTTP1;
 	e.role = role;
-	e.flags = ENAV_L7_SEQ_VALID;
+	e.flags = feed_flags;
+	e.tls_library = feed_library;
 	e.family = 2;
 	e.sport = server_side ? 80 : 40000;
 	e.dport = server_side ? 40000 : 80;
@@ -203,12 +206,67 @@ static void test_unknown_role_gap_evict_close(void **st)
 	enav_l7_tracker_free(t);
 }
 
+/* TLS plaintext: the library is named on the span; offsets both ends agree
+ * on (FROM_START) pair client and server, offsets from mid-session do not
+ * (their ids are random); a connection that goes from plaintext to TLS
+ * (PostgreSQL's SSLRequest) restarts its stream instead of showing a gap. */
+static void test_tls_plaintext(void **st)
+{
+	(void)st;
+	struct enav_l7_tracker *t = tracker(16);
+	feed_flags = ENAV_L7_SEQ_VALID | ENAV_L7_TLS | ENAV_L7_TLS_FROM_START;
+	feed_library = ENAV_TLS_LIB_OPENSSL;
+	uint32_t rq = (uint32_t)strlen(req);
+	feed(t, 1, ENAV_ROLE_CLIENT, false, true, req, 1000, 10);
+	feed(t, 2, ENAV_ROLE_SERVER, true, false, req, 1000, 11);
+	feed(t, 2, ENAV_ROLE_SERVER, true, true, resp, 1000, 12);
+	feed(t, 1, ENAV_ROLE_CLIENT, false, false, resp, 1000, 13);
+	assert_int_equal(n_spans, 2);
+	assert_string_equal(spans[0]->span.tls_library, "openssl");
+	assert_string_equal(spans[1]->span.tls_library, "openssl");
+	assert_string_equal(spans[1]->span.id_source, "connection");
+	assert_memory_equal(spans[0]->span.trace_id, spans[1]->span.trace_id, 16);
+	reset_spans();
+	/* Mid-session offsets are each end's own count: no shared id. */
+	feed_flags = ENAV_L7_SEQ_VALID | ENAV_L7_TLS;
+	feed_library = ENAV_TLS_LIB_GO;
+	feed(t, 3, ENAV_ROLE_CLIENT, false, true, req, 0, 20);
+	feed(t, 3, ENAV_ROLE_CLIENT, false, false, resp, 0, 21);
+	assert_int_equal(n_spans, 1);
+	assert_string_equal(spans[0]->span.tls_library, "go");
+	assert_string_equal(spans[0]->span.id_source, "random");
+	reset_spans();
+	/* Plaintext first (sequence 5000), then TLS (offset 77): a new stream. */
+	feed_flags = ENAV_L7_SEQ_VALID;
+	feed_library = ENAV_TLS_LIB_NONE;
+	feed(t, 4, ENAV_ROLE_CLIENT, false, true, req, 5000, 30);
+	feed(t, 4, ENAV_ROLE_CLIENT, false, false, resp, 9000, 31);
+	assert_int_equal(n_spans, 1);
+	assert_null(spans[0]->span.tls_library);
+	reset_spans();
+	feed_flags = ENAV_L7_SEQ_VALID | ENAV_L7_TLS | ENAV_L7_TLS_FROM_START;
+	feed_library = ENAV_TLS_LIB_GNUTLS;
+	feed(t, 4, ENAV_ROLE_CLIENT, false, true, req, 77, 40);
+	feed(t, 4, ENAV_ROLE_CLIENT, false, false, resp, 77, 41);
+	feed(t, 4, ENAV_ROLE_CLIENT, false, true, req, 77 + rq, 42);
+	assert_int_equal(n_spans, 1);
+	assert_string_equal(spans[0]->span.tls_library, "gnutls");
+	assert_int_equal(metric(t, "enav_l7_tls_switches_total "), 1);
+	assert_int_equal(metric(t, "enav_l7_stream_gaps_total "), 0);
+	reset_spans();
+	feed_flags = ENAV_L7_SEQ_VALID;
+	feed_library = ENAV_TLS_LIB_NONE;
+	enav_l7_tracker_free(t);
+	reset_spans();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_client_server_pairing),
 	    cmocka_unit_test(test_traceparent_wins),
 	    cmocka_unit_test(test_unknown_role_gap_evict_close),
+	    cmocka_unit_test(test_tls_plaintext),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

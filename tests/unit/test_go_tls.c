@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Go crypto/tls probe planning: return instructions found by decoding (a
+ * 0xC3 byte inside an immediate is not one; undecodable code is refused),
+ * Go version parsing and the offsets table's bounds, what is not a Go
+ * binary, and which mapped files are TLS libraries.  Analysis of a real Go
+ * binary (DWARF offsets, stripped refusal) runs in
+ * tests/integration/test_tls.sh, which builds one.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "enav/abi.h"
+#include "sources/tls/go_tls.h"
+#include "sources/tls/tls_attach.h"
+
+static void test_find_returns(void **st)
+{
+	(void)st;
+	static const uint8_t code[] = {
+	    0x48, 0xc7, 0xc0, 0xc3, 0x00, 0x00, 0x00, /* mov rax, 0xc3 */
+	    0xc3,				      /* ret            @ 7 */
+	    0xb8, 0xc3, 0xc3, 0xc3, 0xc3,	      /* mov eax, 0xc3c3c3c3 */
+	    0xc2, 0x08, 0x00,			      /* ret 8          @ 13 */
+	    0x90,				      /* nop */
+	    0xc3,				      /* ret            @ 17 */
+	};
+	uint64_t out[8];
+	int n = enav_go_tls_find_returns(code, sizeof(code), 0x401000, out, 8);
+	assert_int_equal(n, 3);
+	assert_int_equal(out[0], 0x401007);
+	assert_int_equal(out[1], 0x40100d);
+	assert_int_equal(out[2], 0x401011);
+	/* More returns than room: refused rather than a partial list. */
+	assert_int_equal(enav_go_tls_find_returns(code, sizeof(code), 0x401000, out, 2), -1);
+	/* An invalid opcode in 64-bit mode (push es): the function does not
+	 * decode to its end, so its return list cannot be trusted. */
+	static const uint8_t bad[] = {0x90, 0x06, 0xc3};
+	assert_int_equal(enav_go_tls_find_returns(bad, sizeof(bad), 0x1000, out, 8), -1);
+	/* A truncated instruction at the end is the same. */
+	static const uint8_t cut[] = {0xc3, 0x48, 0xc7};
+	assert_int_equal(enav_go_tls_find_returns(cut, sizeof(cut), 0x1000, out, 8), -1);
+	assert_int_equal(enav_go_tls_find_returns(code, 0, 0x1000, out, 8), 0);
+}
+
+static void test_versions(void **st)
+{
+	(void)st;
+	int ma, mi;
+	assert_true(enav_go_version_parse("go1.19.8", &ma, &mi));
+	assert_int_equal(ma, 1);
+	assert_int_equal(mi, 19);
+	assert_true(enav_go_version_parse("go1.21rc2", &ma, &mi));
+	assert_int_equal(mi, 21);
+	assert_false(enav_go_version_parse("devel go1.22-abc", &ma, &mi));
+	assert_false(enav_go_version_parse("go", &ma, &mi));
+	assert_false(enav_go_version_parse("go1", &ma, &mi));
+	assert_false(enav_go_version_parse("", &ma, &mi));
+	uint32_t a = 9, b = 9, c = 9;
+	assert_true(enav_go_tls_table_offsets("go1.17", &a, &b, &c));
+	assert_int_equal(a, 0);
+	assert_int_equal(b, 0);
+	assert_int_equal(c, 16);
+	assert_true(enav_go_tls_table_offsets("go1.23.4", &a, &b, &c));
+	/* Before the register ABI, and after the last version checked. */
+	assert_false(enav_go_tls_table_offsets("go1.16.15", &a, &b, &c));
+	assert_false(enav_go_tls_table_offsets("go1.24.0", &a, &b, &c));
+	assert_false(enav_go_tls_table_offsets("go2.0", &a, &b, &c));
+}
+
+static void test_not_go(void **st)
+{
+	(void)st;
+	struct enav_go_tls_plan plan;
+	char err[256];
+	/* This test binary is C: nothing to say about it. */
+	assert_int_equal(enav_go_tls_analyze("/proc/self/exe", &plan, err, sizeof(err)),
+			 ENAV_GO_TLS_NOT_GO);
+	assert_int_equal(enav_go_tls_analyze("/nonexistent/enav", &plan, err, sizeof(err)),
+			 ENAV_GO_TLS_ERROR);
+	assert_non_null(strstr(err, "cannot open"));
+}
+
+static void test_library_paths(void **st)
+{
+	(void)st;
+	assert_int_equal(enav_tls_library_of_path("/usr/lib/x86_64-linux-gnu/libssl.so.3"),
+			 ENAV_TLS_LIB_OPENSSL);
+	assert_int_equal(enav_tls_library_of_path("/opt/lib/libssl.so.1.1"), ENAV_TLS_LIB_OPENSSL);
+	assert_int_equal(enav_tls_library_of_path("/lib/libgnutls.so.30.34.3"),
+			 ENAV_TLS_LIB_GNUTLS);
+	assert_int_equal(enav_tls_library_of_path("/lib/libcrypto.so.3"), ENAV_TLS_LIB_NONE);
+	assert_int_equal(enav_tls_library_of_path("/usr/lib/libssl3.so"), ENAV_TLS_LIB_NONE);
+	assert_int_equal(enav_tls_library_of_path("/libssl.so.3/libfoo.so"), ENAV_TLS_LIB_NONE);
+	assert_int_equal(enav_tls_library_of_path("libgnutls-dane.so.0"), ENAV_TLS_LIB_NONE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_find_returns),
+	    cmocka_unit_test(test_versions),
+	    cmocka_unit_test(test_not_go),
+	    cmocka_unit_test(test_library_paths),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
