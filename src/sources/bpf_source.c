@@ -83,6 +83,20 @@ static int consume(void *arg)
 	return enav_transport_consume(&s->transport);
 }
 
+void enav_bpf_percpu_sums(int map_fd, uint32_t n, uint64_t *out)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	if (ncpus < 1)
+		ncpus = 1;
+	uint64_t vals[ncpus];
+	for (uint32_t k = 0; k < n; k++) {
+		out[k] = 0;
+		if (bpf_map_lookup_elem(map_fd, &k, vals) == 0)
+			for (int c = 0; c < ncpus; c++)
+				out[k] += vals[c];
+	}
+}
+
 int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx, char *err,
 			  size_t errlen)
 {
@@ -224,16 +238,13 @@ void enav_bpf_sources_render(struct enav_promtext *p)
 		struct enav_bpf_source *s = registry[i];
 		if (!s)
 			continue;
-		__u64 vals[s->ncpus > 0 ? s->ncpus : 1];
+		uint64_t sums[ENAV_KC__COUNT];
+		enav_bpf_percpu_sums(s->counters_fd, ENAV_KC__COUNT, sums);
 		for (__u32 k = 0; k < ENAV_KC__COUNT; k++) {
-			__u64 sum = 0;
-			if (bpf_map_lookup_elem(s->counters_fd, &k, vals) == 0)
-				for (int c = 0; c < s->ncpus; c++)
-					sum += vals[c];
 			const char *l[] = {"source",	s->name,
 					   "transport", enav_transport_name(s->transport.kind),
 					   "category",	kernel_counter_names[k]};
-			enav_promtext_sample_u64(p, "enav_kernel_events_total", l, 3, sum);
+			enav_promtext_sample_u64(p, "enav_kernel_events_total", l, 3, sums[k]);
 		}
 	}
 	enav_promtext_family(p, "enav_transport_lost_samples_total", "counter",

@@ -76,6 +76,10 @@ struct enav_bpf_source {
 	_Atomic uint64_t decode_errors[ENAV_DECODE__COUNT];
 };
 
+/* Sum slots [0, n) of a per-CPU u64 array map into out[0..n) (0 when a
+ * lookup fails). */
+void enav_bpf_percpu_sums(int map_fd, uint32_t n, uint64_t *out);
+
 /* Open the skeleton for the agent's transport and share the filter maps.
  * The caller then sets its read-only globals and map sizes on s->skel. */
 int enav_bpf_source_open(struct enav_bpf_source *s, struct enav_agent *a, const char *name,

@@ -516,12 +516,8 @@ static const char *const counter_names[ENAV_PC__COUNT] = {
 static void profile_metrics(void *state, struct enav_promtext *p)
 {
 	struct profile_source *src = state;
-	int ncpus = src->bpf.ncpus > 0 ? src->bpf.ncpus : 1;
-	uint64_t vals[ncpus], sums[ENAV_PC__COUNT] = {0};
-	for (uint32_t k = 0; k < ENAV_PC__COUNT; k++)
-		if (bpf_map_lookup_elem(src->counters_fd, &k, vals) == 0)
-			for (int c = 0; c < ncpus; c++)
-				sums[k] += vals[c];
+	uint64_t sums[ENAV_PC__COUNT];
+	enav_bpf_percpu_sums(src->counters_fd, ENAV_PC__COUNT, sums);
 	enav_promtext_family(p, "enav_profile_kernel_events_total", "counter",
 			     "Profiling programs' per-CPU counters summed, by event.");
 	for (uint32_t k = 0; k < ENAV_PC__COUNT; k++) {

@@ -22,6 +22,7 @@
 #include "enav/abi.h"
 #include "processors/l7/l7.h"
 #include "processors/symbolize_priv.h"
+#include "sources/bpf_source.h"
 #include "sources/tls/go_tls.h"
 
 #define EXEC_QUEUE     256	     /* exec'd pids awaiting a look */
@@ -58,7 +59,7 @@ struct pending_exec {
 struct enav_tls_attach {
 	struct enav_tls_attach_config cfg;
 	struct bpf_object *obj;
-	int go_map_fd, counters_fd, ncpus;
+	int go_map_fd, counters_fd;
 	pthread_t thread;
 	bool thread_started;
 	pthread_mutex_t lock;	    /* targets and the counters below */
@@ -507,11 +508,10 @@ struct enav_tls_attach *enav_tls_attach_start(struct bpf_object *obj,
 	t->targets = calloc(cfg->max_binaries, sizeof(*t->targets));
 	t->go_map_fd = bpf_map__fd(bpf_object__find_map_by_name(obj, "enav_go_tls_binaries"));
 	t->counters_fd = bpf_map__fd(bpf_object__find_map_by_name(obj, "enav_tls_counters"));
-	t->ncpus = libbpf_num_possible_cpus();
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_mutex_init(&t->queue_lock, NULL);
 	pthread_cond_init(&t->wake, NULL);
-	if (!t->targets || t->ncpus <= 0 || enav_u64map_init(&t->rejected, REJECTED_MAX) != 0) {
+	if (!t->targets || enav_u64map_init(&t->rejected, REJECTED_MAX) != 0) {
 		snprintf(err, errlen, "tls: out of memory");
 		enav_tls_attach_stop(t);
 		return NULL;
@@ -550,21 +550,10 @@ void enav_tls_attach_stop(struct enav_tls_attach *t)
 	free(t);
 }
 
-static void kernel_counters(struct enav_tls_attach *t, uint64_t out[N_KERNEL_COUNTERS])
-{
-	uint64_t vals[t->ncpus];
-	for (uint32_t k = 0; k < N_KERNEL_COUNTERS; k++) {
-		out[k] = 0;
-		if (bpf_map_lookup_elem(t->counters_fd, &k, vals) == 0)
-			for (int c = 0; c < t->ncpus; c++)
-				out[k] += vals[c];
-	}
-}
-
 void enav_tls_attach_metrics(struct enav_tls_attach *t, struct enav_promtext *p)
 {
 	uint64_t kc[N_KERNEL_COUNTERS];
-	kernel_counters(t, kc);
+	enav_bpf_percpu_sums(t->counters_fd, N_KERNEL_COUNTERS, kc);
 	enav_promtext_single_u64(p, "enav_tls_calls_total", "counter",
 				 "TLS reads and writes whose plaintext was emitted.", kc[0]);
 	enav_promtext_family(p, "enav_tls_dropped_total", "counter",
