@@ -192,7 +192,7 @@ case_gnutls() {
 	require_root || return
 	command -v gnutls-cli >/dev/null || { fail "gnutls-cli missing (scripts/deps.sh test: gnutls-bin)"; return 1; }
 	start_nginx || return 1
-	tls_agent || return 1
+	tls_agent "sources:" "  network:" "    tls:" "      scan_interval_ms: 500" || return 1
 	# The library is probed when a process maps it: a first client holds a
 	# connection open while the agent finds it.
 	mkfifo "$WORK/gnutls.in"
@@ -218,6 +218,43 @@ case_gnutls() {
 	expect_eq "server library" "$(jq -r "select($sv) | .span.tls_library" "$WORK/signals.ndjson" | sort -u)" openssl || return 1
 	expect_eq "statuses" "$(jq -r "select($cl) | .span.status_code" "$WORK/signals.ndjson" | sort | tr '\n' ' ')" "200 200 404 " || return 1
 	pairs "$cl" "$sv" 3 || return 1
+	# The last process mapping the library goes: its probes go at the next
+	# full scan (curl, which also maps it, only runs for a moment).
+	kill "${PIDS[-1]}" 2>/dev/null
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ "$(metric 'enav_tls_detached_total{library="gnutls"}')" = 1 ] && break
+		sleep 0.1
+	done
+	expect_eq "detached once unmapped" "$(metric 'enav_tls_detached_total{library="gnutls"}') $(metric "enav_tls_probed_binary{library=\"gnutls\",binary=\"$lib\"}")" "1 0" || return 1
+	grep -q "tls: detached gnutls probes from $lib (no process maps it)" "$WORK/stderr" ||
+		{ fail "no detach line: $(grep 'tls:' "$WORK/stderr" | tail -2)"; return 1; }
+	expect_eq "OpenSSL still probed (nginx maps it)" "$(metric "enav_tls_probed_binary{library=\"openssl\",binary=\"$LIBSSL\"}")" 1 || return 1
+}
+
+# sources.network.tls.max_binaries: a file past the cap is named and counted,
+# never probed.
+case_binary_cap() {
+	require_root || return
+	command -v gnutls-cli >/dev/null || { fail "gnutls-cli missing (scripts/deps.sh test: gnutls-bin)"; return 1; }
+	start_nginx || return 1
+	tls_agent "sources:" "  network:" "    tls:" "      max_binaries: 1" || return 1
+	wait_probed openssl "$LIBSSL" || return 1
+	mkfifo "$WORK/gnutls-cap.in"
+	gnutls-cli --insecure -p "$HTTPS_PORT" 127.0.0.1 <"$WORK/gnutls-cap.in" >/dev/null 2>&1 &
+	PIDS+=($!)
+	exec 8>"$WORK/gnutls-cap.in"
+	local lib i
+	lib=$(mapped_lib "${PIDS[-1]}" '/libgnutls\\.so') || { exec 8>&-; fail "gnutls-cli maps no libgnutls"; return 1; }
+	for ((i = 0; i < 50; i++)); do
+		grep -q "tls: $lib not probed: sources.network.tls.max_binaries (1) files are probed already" "$WORK/stderr" && break
+		sleep 0.1
+	done
+	exec 8>&-
+	grep -q "tls: $lib not probed: sources.network.tls.max_binaries (1) files are probed already" "$WORK/stderr" ||
+		{ fail "no cap warning naming $lib: $(grep 'tls:' "$WORK/stderr" | tail -2)"; return 1; }
+	[ "$(metric enav_tls_cap_refusals_total)" -ge 1 ] || { fail "cap refusal not counted"; return 1; }
+	expect_eq "not probed" "$(metric "enav_tls_probed_binary{library=\"gnutls\",binary=\"$lib\"}")" 0 || return 1
 }
 
 case_redis_tls() {
@@ -390,7 +427,9 @@ run_case "OpenSSL: curl to nginx over HTTPS/1.1, spans as in plaintext, paired" 
 stop_servers
 run_case "OpenSSL: HTTP/2 over TLS (ALPN), six streams" case_openssl_http2
 stop_servers
-run_case "GnuTLS: gnutls-cli to nginx, each end names its library" case_gnutls
+run_case "GnuTLS: gnutls-cli to nginx, each end names its library; detached when unmapped" case_gnutls
+stop_servers
+run_case "sources.network.tls.max_binaries: the file past the cap is refused by name" case_binary_cap
 stop_servers
 run_case "Redis with TLS: redis-cli --tls" case_redis_tls
 stop_servers

@@ -182,7 +182,12 @@ static void check_exec(const uint8_t *b, size_t len, uint16_t argv_len)
 /* The wire layout, byte for byte (ABI version 2). */
 static void test_abi_layout(void **state)
 {
-	assert_int_equal(ENAV_ABI_VERSION, 4);
+	assert_int_equal(ENAV_ABI_VERSION, 5);
+	/* v5: payload events carry the TLS library in the last byte of a
+	 * 15-byte comm. */
+	assert_int_equal(ENAV_OFFSETOF(struct enav_l7_event, comm), 96);
+	assert_int_equal(ENAV_OFFSETOF(struct enav_l7_event, tls_library), 111);
+	assert_int_equal(ENAV_OFFSETOF(struct enav_l7_event, payload), 112);
 	assert_int_equal(sizeof(struct enav_event_header), 32);
 	assert_int_equal(ENAV_OFFSETOF(struct enav_event_header, type), OFF_TYPE);
 	assert_int_equal(ENAV_OFFSETOF(struct enav_event_header, abi_version), OFF_VERSION);

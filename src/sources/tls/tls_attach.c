@@ -71,6 +71,7 @@ struct enav_tls_attach {
 	struct pending_exec queue[EXEC_QUEUE];
 	uint32_t queue_len;
 	struct enav_u64map rejected; /* hash(dev, ino) of files with nothing to probe */
+	struct enav_u64map capped;   /* files refused by a cap: warned once, retried */
 	uint64_t attached_total[ENAV_TLS_LIB__COUNT], detached_total[ENAV_TLS_LIB__COUNT];
 	uint64_t refused_total[ENAV_TLS_LIB__COUNT], failed_total[ENAV_TLS_LIB__COUNT];
 	uint64_t cap_refusals, scans;
@@ -189,14 +190,29 @@ static const struct lib_probe gnutls_probes[] = {
     {"gnutls_deinit", "enav_tls_free_enter", false},
 };
 
+/* The first refusal of a file by a cap is logged and counted; it is tried
+ * again at every scan, so it is probed once room is made. */
+static bool first_cap_refusal(struct enav_tls_attach *t, dev_t dev, ino_t ino)
+{
+	uint64_t v, key = file_key(dev, ino);
+	if (enav_u64map_get(&t->capped, key, &v))
+		return false;
+	if (enav_u64map_put(&t->capped, key, 1) != 0) {
+		enav_u64map_clear(&t->capped);
+		enav_u64map_put(&t->capped, key, 1);
+	}
+	t->cap_refusals++;
+	return true;
+}
+
 static struct target *new_target(struct enav_tls_attach *t, int library, const char *path,
 				 dev_t dev, ino_t ino, uint32_t probes)
 {
 	if (t->n_probes + probes > t->cfg.max_probes) {
-		t->cap_refusals++;
-		enav_warn("tls: %s not probed: %u uprobes would exceed "
-			  "sources.network.tls.max_probes (%u)",
-			  path, probes, t->cfg.max_probes);
+		if (first_cap_refusal(t, dev, ino))
+			enav_warn("tls: %s not probed: %u uprobes would exceed "
+				  "sources.network.tls.max_probes (%u)",
+				  path, probes, t->cfg.max_probes);
 		return NULL;
 	}
 	for (uint32_t i = 0; i < t->cfg.max_binaries; i++) {
@@ -214,10 +230,10 @@ static struct target *new_target(struct enav_tls_attach *t, int library, const c
 		snprintf(tg->path, sizeof(tg->path), "%s", path);
 		return tg;
 	}
-	t->cap_refusals++;
-	enav_warn("tls: %s not probed: sources.network.tls.max_binaries (%u) files are probed "
-		  "already",
-		  path, t->cfg.max_binaries);
+	if (first_cap_refusal(t, dev, ino))
+		enav_warn("tls: %s not probed: sources.network.tls.max_binaries (%u) files are "
+			  "probed already",
+			  path, t->cfg.max_binaries);
 	return NULL;
 }
 
@@ -511,7 +527,8 @@ struct enav_tls_attach *enav_tls_attach_start(struct bpf_object *obj,
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_mutex_init(&t->queue_lock, NULL);
 	pthread_cond_init(&t->wake, NULL);
-	if (!t->targets || enav_u64map_init(&t->rejected, REJECTED_MAX) != 0) {
+	if (!t->targets || enav_u64map_init(&t->rejected, REJECTED_MAX) != 0 ||
+	    enav_u64map_init(&t->capped, REJECTED_MAX) != 0) {
 		snprintf(err, errlen, "tls: out of memory");
 		enav_tls_attach_stop(t);
 		return NULL;
@@ -544,6 +561,7 @@ void enav_tls_attach_stop(struct enav_tls_attach *t)
 		}
 	free(t->targets);
 	enav_u64map_destroy(&t->rejected);
+	enav_u64map_destroy(&t->capped);
 	pthread_mutex_destroy(&t->lock);
 	pthread_mutex_destroy(&t->queue_lock);
 	pthread_cond_destroy(&t->wake);
