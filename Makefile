@@ -41,7 +41,7 @@ FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
 	      -fno-sanitize-recover=undefined -DENAV_FUZZING
 
 # Library sources: everything except the CLI entry point, so tests link it.
-LIB_SRCS  := $(sort $(wildcard src/core/*.c src/probe/*.c src/sources/*.c src/sources/host/*.c src/sources/tls/*.c src/discovery/*.c \
+LIB_SRCS  := $(sort $(wildcard src/core/*.c src/probe/*.c src/sources/*.c src/sources/host/*.c src/sources/tls/*.c src/bench/*.c src/discovery/*.c \
 	       src/processors/*.c src/processors/l7/*.c src/generators/*.c src/sinks/*.c src/sinks/otlp/*.c src/agent/*.c))
 MAIN_SRC  := src/main.c
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)

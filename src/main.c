@@ -6,6 +6,7 @@
 #include "agent/agent.h"
 #include "agent/pprof_filter_cmd.h"
 #include "agent/profile_cmd.h"
+#include "bench/bench_cmd.h"
 #include "core/config.h"
 #include "probe/features.h"
 #include "processors/go_buildinfo.h"
@@ -28,6 +29,8 @@ static void usage(FILE *out)
 		"  pprof-filter --binary BIN IN OUT  keep only BIN's own code in a pprof\n"
 		"                               (see enav pprof-filter --help)\n"
 		"  check-config FILE            validate a configuration file and exit\n"
+		"  bench-analyze --arms F --gates F ...  the proof harness's analyzer (see\n"
+		"                               enav bench-analyze --help, bench/campaign.sh)\n"
 		"  buildinfo BINARY             print a Go binary's build information (as\n"
 		"                               go version -m does)\n"
 		"  version                      print the version\n"
@@ -85,6 +88,8 @@ int main(int argc, char **argv)
 
 	if (!strcmp(cmd, "pprof-filter"))
 		return enav_pprof_filter_command(argc - 2, argv + 2);
+	if (!strcmp(cmd, "bench-analyze"))
+		return enav_bench_analyze_command(argc - 2, argv + 2);
 
 	if (!strcmp(cmd, "profile")) {
 		/* Its own options; --config may be among them. */

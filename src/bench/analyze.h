@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The proof harness's analyzer (`enav bench-analyze`, bench/campaign.sh):
+ * reads the arms a campaign recorded, the handler-floor arms and the soak
+ * samples, evaluates the gates declared before the run, and writes the
+ * Markdown report for docs/proof/.
+ *
+ * Arms are grouped by workload into rounds: each round runs the no-agent
+ * baseline ("none") and every agent configuration once, in an order the
+ * campaign counterbalances.  A configuration's throughput ratio is the
+ * median over rounds of agent / none of the same round; the spread (lowest
+ * and highest round) and the baseline's coefficient of variation are always
+ * reported.  An agent arm whose signal count is below the workload's own
+ * operation count rejects its configuration: a workload that bypassed
+ * capture must never pass.
+ */
+#ifndef ENAV_BENCH_ANALYZE_H
+#define ENAV_BENCH_ANALYZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define ENAV_BENCH_NAME_MAX 32
+#define ENAV_BENCH_MAX_ARMS 4096
+#define ENAV_BENCH_MAX_GATES 128
+#define ENAV_BENCH_MAX_RESULTS 64
+#define ENAV_BENCH_MAX_SAMPLES 100000
+#define ENAV_BENCH_NOISY_CV 0.05 /* baseline CV above this is flagged noisy */
+
+/* A value a tool did not report is NAN ("-" in the TSV). */
+struct enav_bench_arm {
+	char workload[ENAV_BENCH_NAME_MAX], config[ENAV_BENCH_NAME_MAX];
+	int round, position;
+	double throughput; /* operations per second */
+	double ops;	   /* operations the workload completed */
+	double p50_us, p99_us;
+	double agent_cpu_s, agent_rss_kib; /* agent arms only */
+	double hard_loss;		   /* events lost (transport full, perf lost) */
+	double soft_drops;		   /* counted drops at caps (documented, not loss) */
+	double signals;			   /* signals of the workload's protocol; NAN: none */
+};
+
+enum enav_bench_op { ENAV_BENCH_GE, ENAV_BENCH_LE, ENAV_BENCH_EQ, ENAV_BENCH_GT, ENAV_BENCH_LT };
+
+struct enav_bench_gate {
+	char subject[64]; /* fnmatch glob over "workload/config", "floor/" + arm glob, "soak" */
+	char metric[48];
+	enum enav_bench_op op;
+	double value;
+};
+
+struct enav_bench_result {
+	char workload[ENAV_BENCH_NAME_MAX], config[ENAV_BENCH_NAME_MAX];
+	size_t rounds;
+	double none_median, agent_median; /* throughput */
+	double ratio_median, ratio_min, ratio_max;
+	double none_cv, agent_cv;
+	double p99_none, p99_agent; /* medians */
+	double cpu_s, rss_kib;	    /* median CPU, peak RSS */
+	double hard_loss, soft_drops;
+	double signals, ops; /* sums over agent arms (NAN when not applicable) */
+	bool rejected;
+	char reject_reason[160];
+	bool noisy;
+};
+
+/* Handler floor: arms "none", "empty" and agent configurations, by round. */
+struct enav_bench_floor {
+	size_t n_arms;
+	char name[16][ENAV_BENCH_NAME_MAX];
+	double median[16];   /* requests/s */
+	double cost_us[16];  /* per request above none, in CPU-us of the cores */
+	double ratio_to_empty[16];
+};
+
+struct enav_bench_soak {
+	size_t n;
+	double *t_s, *rss_kib, *events;
+	double slope_kib_per_min; /* least squares over the second half */
+	double events_total, duration_s, rss_first, rss_last, rss_max;
+};
+
+/* "name\tvalue" lines, printed in the report's header in order. */
+struct enav_bench_meta {
+	size_t n;
+	char key[32][32];
+	char value[32][256];
+};
+
+/* Parse TSV (a header line first, then one arm per line).  0, or -1 with a
+ * one-line reason naming the line. */
+int enav_bench_parse_arms(const char *text, size_t len, struct enav_bench_arm *out, size_t cap,
+			  size_t *n, char *err, size_t errlen);
+/* "gate SUBJECT METRIC OP VALUE" lines, '#' comments. */
+int enav_bench_parse_gates(const char *text, size_t len, struct enav_bench_gate *out, size_t cap,
+			   size_t *n, char *err, size_t errlen);
+
+/* Group arms into results (one per workload and agent configuration). */
+size_t enav_bench_analyze(const struct enav_bench_arm *arms, size_t n,
+			  struct enav_bench_result *out, size_t cap);
+/* "arm round requests_per_s" TSV -> medians, costs (cores: CPUs the
+ * workload used) and ratios to the empty program's cost. */
+int enav_bench_floor_parse(const char *text, size_t len, double cores,
+			   struct enav_bench_floor *out, char *err, size_t errlen);
+/* "t_s rss_kib events" TSV; slope computed.  Caller frees with _soak_free. */
+int enav_bench_soak_parse(const char *text, size_t len, struct enav_bench_soak *out, char *err,
+			  size_t errlen);
+void enav_bench_soak_free(struct enav_bench_soak *s);
+
+enum enav_bench_verdict { ENAV_BENCH_PASS, ENAV_BENCH_FAIL, ENAV_BENCH_NO_DATA };
+struct enav_bench_gate_outcome {
+	enum enav_bench_verdict verdict;
+	size_t matched; /* subjects the gate applied to */
+	char detail[512];
+};
+/* Evaluate one gate against everything measured (floor, soak may be NULL). */
+void enav_bench_eval_gate(const struct enav_bench_gate *g, const struct enav_bench_result *r,
+			  size_t nr, const struct enav_bench_floor *floor,
+			  const struct enav_bench_soak *soak, struct enav_bench_gate_outcome *out);
+
+/* The whole Markdown report; returns the number of failed gates. */
+int enav_bench_report(FILE *f, const struct enav_bench_meta *meta,
+		      const struct enav_bench_gate *gates, size_t ng,
+		      const struct enav_bench_result *r, size_t nr,
+		      const struct enav_bench_floor *floor, const struct enav_bench_soak *soak);
+
+double enav_bench_median(double *v, size_t n); /* sorts v; NAN when n == 0 */
+
+#endif

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * libFuzzer target for the proof harness's analyzer (src/bench/analyze.c):
+ * the first byte chooses which reader gets the rest (arms, gates, floor,
+ * soak); whatever parses is analysed and reported into a memory stream.
+ * Parsers must fail with a reason or produce bounded results; the report
+ * must not crash on any parsed input (NAN and empty groups included).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/analyze.h"
+
+#define CHECK(c)                                                                                   \
+	do {                                                                                       \
+		if (!(c))                                                                          \
+			abort();                                                                   \
+	} while (0)
+
+static struct enav_bench_arm arms[256];
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	const char *text = (const char *)data + 1;
+	size_t len = size - 1;
+	char err[256] = "";
+	char *buf = NULL;
+	size_t blen = 0;
+	FILE *f = open_memstream(&buf, &blen);
+	if (!f)
+		return 0;
+	switch (data[0] % 4) {
+	case 0: {
+		size_t n;
+		if (enav_bench_parse_arms(text, len, arms, 256, &n, err, sizeof(err)) == 0) {
+			CHECK(n <= 256);
+			struct enav_bench_result r[8];
+			size_t nr = enav_bench_analyze(arms, n, r, 8);
+			CHECK(nr <= 8);
+			struct enav_bench_gate g = {"*", "throughput_ratio", ENAV_BENCH_GE, 0.97};
+			enav_bench_report(f, NULL, &g, 1, r, nr, NULL, NULL);
+		} else {
+			CHECK(err[0]);
+		}
+		break;
+	}
+	case 1: {
+		struct enav_bench_gate g[8];
+		size_t n;
+		if (enav_bench_parse_gates(text, len, g, 8, &n, err, sizeof(err)) == 0) {
+			CHECK(n <= 8);
+			enav_bench_report(f, NULL, g, n, NULL, 0, NULL, NULL);
+		} else {
+			CHECK(err[0]);
+		}
+		break;
+	}
+	case 2: {
+		struct enav_bench_floor fl;
+		if (enav_bench_floor_parse(text, len, 2, &fl, err, sizeof(err)) == 0) {
+			CHECK(fl.n_arms >= 2 && fl.n_arms <= 16);
+			struct enav_bench_gate g = {"floor/*", "handler_cost_ratio", ENAV_BENCH_LE, 1.5};
+			enav_bench_report(f, NULL, &g, 1, NULL, 0, &fl, NULL);
+		} else {
+			CHECK(err[0]);
+		}
+		break;
+	}
+	case 3: {
+		struct enav_bench_soak s;
+		if (enav_bench_soak_parse(text, len, &s, err, sizeof(err)) == 0) {
+			CHECK(s.n >= 4);
+			struct enav_bench_gate g = {"soak", "rss_slope_kib_per_min", ENAV_BENCH_LE, 64};
+			enav_bench_report(f, NULL, &g, 1, NULL, 0, NULL, &s);
+			enav_bench_soak_free(&s);
+		} else {
+			CHECK(err[0]);
+		}
+		break;
+	}
+	}
+	fclose(f);
+	free(buf);
+	return 0;
+}
