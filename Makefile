@@ -4,6 +4,7 @@
 #   make            agent binary + BPF objects + skeletons   -> build/enav
 #   make run        install build deps, build, run with the default config
 #   make test       install test deps, build all variants, run every test
+#   make bench      the proof harness's quick campaign -> docs/proof/DATE-quick.md
 #   make asan       the agent and unit tests with ASan + UBSan -> build/asan/
 #   make fuzz       libFuzzer targets                         -> build/fuzz/
 #   make format     clang-format every C file in place
@@ -52,7 +53,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 HELPER_SRCS := $(wildcard tests/integration/helpers/*.c)
 
-.PHONY: all run test asan fuzz format format-check clean unit helpers k8s-tests deb FORCE
+.PHONY: all run test bench asan fuzz format format-check clean unit helpers k8s-tests deb FORCE
 .DELETE_ON_ERROR:
 # Keep generated skeletons and objects: deleting them as intermediates would
 # force every object to rebuild on the next make.
@@ -167,6 +168,13 @@ test: format-check
 	@scripts/deps.sh test
 	@$(MAKE) --no-print-directory all asan fuzz helpers
 	tests/run.sh $(BUILD)
+
+# The proof harness's quick campaign (bench/campaign.sh): a dated report in
+# docs/proof/ with the gate verdicts.  The full one: bench/campaign.sh --full.
+bench:
+	@scripts/deps.sh test
+	@$(MAKE) --no-print-directory all
+	BUILD=$(BUILD) bench/campaign.sh --quick
 
 deb: $(BUILD)/enav
 	packaging/deb/build.sh $(BUILD)

@@ -10,6 +10,7 @@
 # request above none in microseconds of the workload's two cores.
 #
 # usage (root, after `make`): bench/hook_floor.sh [PAIRS] [SECONDS]   (default 3, 8)
+# FLOOR_OUT=FILE also appends every arm as "ARM ROUND REQUESTS_PER_S".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAIRS=${1:-3}
@@ -69,6 +70,8 @@ arm() {
 	local rps
 	rps=$(run_wrk)
 	echo "$1 $rps" >>"$WORK/runs"
+	# The proof harness (bench/campaign.sh) reads every arm: ARM ROUND REQUESTS_PER_S.
+	[ -z "${FLOOR_OUT:-}" ] || echo "$1 $2 $rps" >>"$FLOOR_OUT"
 	if [ -n "$HOLD" ]; then
 		kill -TERM "$HOLD"
 		wait "$HOLD" || true
@@ -80,7 +83,7 @@ echo "date: $(date -u +%FT%TZ)  kernel: $(uname -r)  cores: $(nproc)"
 run_wrk >/dev/null
 arms=(none empty network l7)
 for ((p = 0; p < PAIRS; p++)); do
-	for ((k = 0; k < 4; k++)); do arm "${arms[(k + p) % 4]}"; done
+	for ((k = 0; k < 4; k++)); do arm "${arms[(k + p) % 4]}" "$p"; done
 done
 med() { awk -v a="$1" '$1 == a { print $2 }' "$WORK/runs" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 none=$(med none)

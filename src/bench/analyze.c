@@ -146,25 +146,25 @@ int enav_bench_parse_arms(const char *text, size_t len, struct enav_bench_arm *o
 		memset(a, 0, sizeof(*a));
 		double round, pos;
 		if (!name_ok(f[0]) || !name_ok(f[1])) {
-			snprintf(err, errlen, "arms line %zu: bad workload or config name", l.lineno);
+			snprintf(err, errlen, "arms line %zu: bad workload or config name",
+				 l.lineno);
 			return -1;
 		}
 		strcpy(a->workload, f[0]);
 		strcpy(a->config, f[1]);
-		double *vals[] = {&round,	    &pos,		&a->throughput, &a->ops,
-				  &a->p50_us,	    &a->p99_us,		&a->agent_cpu_s,
-				  &a->agent_rss_kib, &a->hard_loss,	&a->soft_drops,
-				  &a->signals};
+		double *vals[] = {&round,	 &pos,		 &a->throughput,  &a->ops,
+				  &a->p50_us,	 &a->p99_us,	 &a->agent_cpu_s, &a->agent_rss_kib,
+				  &a->hard_loss, &a->soft_drops, &a->signals};
 		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
 			if (!num(f[2 + i], vals[i])) {
 				snprintf(err, errlen, "arms line %zu: field %zu is not a number",
 					 l.lineno, i + 3);
 				return -1;
 			}
-		if (isnan(round) || isnan(pos) || round < 0 || round > 1e6 || pos < 0 || pos > 1e6 ||
-		    isnan(a->throughput) ||
-		    a->throughput < 0) {
-			snprintf(err, errlen, "arms line %zu: round, position and throughput are required",
+		if (isnan(round) || isnan(pos) || round < 0 || round > 1e6 || pos < 0 ||
+		    pos > 1e6 || isnan(a->throughput) || a->throughput < 0) {
+			snprintf(err, errlen,
+				 "arms line %zu: round, position and throughput are required",
 				 l.lineno);
 			return -1;
 		}
@@ -185,8 +185,11 @@ int enav_bench_parse_gates(const char *text, size_t len, struct enav_bench_gate 
 	static const struct {
 		const char *s;
 		enum enav_bench_op op;
-	} ops[] = {{">=", ENAV_BENCH_GE}, {"<=", ENAV_BENCH_LE}, {"==", ENAV_BENCH_EQ},
-		   {">", ENAV_BENCH_GT},  {"<", ENAV_BENCH_LT}};
+	} ops[] = {{">=", ENAV_BENCH_GE},
+		   {"<=", ENAV_BENCH_LE},
+		   {"==", ENAV_BENCH_EQ},
+		   {">", ENAV_BENCH_GT},
+		   {"<", ENAV_BENCH_LT}};
 	struct lines l = {text, text + len, 0};
 	char buf[512];
 	*n = 0;
@@ -196,7 +199,8 @@ int enav_bench_parse_gates(const char *text, size_t len, struct enav_bench_gate 
 		char *f[6];
 		size_t nf = split(buf, f, 5);
 		if (nf != 5 || strcmp(f[0], "gate") != 0) {
-			snprintf(err, errlen, "gates line %zu: expected: gate SUBJECT METRIC OP VALUE",
+			snprintf(err, errlen,
+				 "gates line %zu: expected: gate SUBJECT METRIC OP VALUE",
 				 l.lineno);
 			return -1;
 		}
@@ -207,7 +211,8 @@ int enav_bench_parse_gates(const char *text, size_t len, struct enav_bench_gate 
 		struct enav_bench_gate *g = &out[*n];
 		memset(g, 0, sizeof(*g));
 		if (strlen(f[1]) >= sizeof(g->subject) || strlen(f[2]) >= sizeof(g->metric)) {
-			snprintf(err, errlen, "gates line %zu: subject or metric too long", l.lineno);
+			snprintf(err, errlen, "gates line %zu: subject or metric too long",
+				 l.lineno);
 			return -1;
 		}
 		strcpy(g->subject, f[1]);
@@ -239,8 +244,8 @@ static const struct enav_bench_arm *find_arm(const struct enav_bench_arm *arms, 
 	return NULL;
 }
 
-static void analyze_one(const struct enav_bench_arm *arms, size_t n, const char *w,
-			const char *c, struct enav_bench_result *r)
+static void analyze_one(const struct enav_bench_arm *arms, size_t n, const char *w, const char *c,
+			struct enav_bench_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	snprintf(r->workload, sizeof(r->workload), "%s", w);
@@ -268,7 +273,8 @@ static void analyze_one(const struct enav_bench_arm *arms, size_t n, const char 
 			p99a[np99a++] = a->p99_us;
 		if (!isnan(a->agent_cpu_s))
 			cpu[ncpu++] = a->agent_cpu_s;
-		if (!isnan(a->agent_rss_kib) && (isnan(r->rss_kib) || a->agent_rss_kib > r->rss_kib))
+		if (!isnan(a->agent_rss_kib) &&
+		    (isnan(r->rss_kib) || a->agent_rss_kib > r->rss_kib))
 			r->rss_kib = a->agent_rss_kib;
 		if (!isnan(a->hard_loss))
 			r->hard_loss += a->hard_loss;
@@ -320,7 +326,8 @@ size_t enav_bench_analyze(const struct enav_bench_arm *arms, size_t n,
 			continue;
 		bool seen = false;
 		for (size_t j = 0; j < nr; j++)
-			seen |= !strcmp(out[j].workload, a->workload) && !strcmp(out[j].config, a->config);
+			seen |= !strcmp(out[j].workload, a->workload) &&
+				!strcmp(out[j].config, a->config);
 		if (seen || nr == cap)
 			continue;
 		analyze_one(arms, n, a->workload, a->config, &out[nr++]);
@@ -328,8 +335,8 @@ size_t enav_bench_analyze(const struct enav_bench_arm *arms, size_t n,
 	return nr;
 }
 
-int enav_bench_floor_parse(const char *text, size_t len, double cores,
-			   struct enav_bench_floor *out, char *err, size_t errlen)
+int enav_bench_floor_parse(const char *text, size_t len, double cores, struct enav_bench_floor *out,
+			   char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
 	static double vals[16][1024];
@@ -399,11 +406,11 @@ int enav_bench_soak_parse(const char *text, size_t len, struct enav_bench_soak *
 			continue;
 		char *f[4];
 		double t, rss, ev;
-		if (split(buf, f, 3) != 3 || !num(f[0], &t) || !num(f[1], &rss) || !num(f[2], &ev) ||
-		    isnan(t) || isnan(rss) || isnan(ev) || out->n == ENAV_BENCH_MAX_SAMPLES ||
-		    (out->n && t <= out->t_s[out->n - 1])) {
-			snprintf(err, errlen, "soak line %zu: expected increasing T_S RSS_KIB EVENTS",
-				 l.lineno);
+		if (split(buf, f, 3) != 3 || !num(f[0], &t) || !num(f[1], &rss) ||
+		    !num(f[2], &ev) || isnan(t) || isnan(rss) || isnan(ev) ||
+		    out->n == ENAV_BENCH_MAX_SAMPLES || (out->n && t <= out->t_s[out->n - 1])) {
+			snprintf(err, errlen,
+				 "soak line %zu: expected increasing T_S RSS_KIB EVENTS", l.lineno);
 			enav_bench_soak_free(out);
 			return -1;
 		}
@@ -535,7 +542,8 @@ void enav_bench_eval_gate(const struct enav_bench_gate *g, const struct enav_ben
 			char subj[2 * ENAV_BENCH_NAME_MAX + 2];
 			snprintf(subj, sizeof(subj), "%s/%s", r[i].workload, r[i].config);
 			double v;
-			if (fnmatch(g->subject, subj, 0) != 0 || !result_metric(&r[i], g->metric, &v))
+			if (fnmatch(g->subject, subj, 0) != 0 ||
+			    !result_metric(&r[i], g->metric, &v))
 				continue;
 			out->matched++;
 			/* A rejected configuration passes no gate. */
@@ -550,7 +558,9 @@ void enav_bench_eval_gate(const struct enav_bench_gate *g, const struct enav_ben
 	size_t n = strlen(out->detail);
 	while (n && (out->detail[n - 1] == ' ' || out->detail[n - 1] == ';'))
 		out->detail[--n] = '\0';
-	out->verdict = out->matched == 0 ? ENAV_BENCH_NO_DATA : failed ? ENAV_BENCH_FAIL : ENAV_BENCH_PASS;
+	out->verdict = out->matched == 0 ? ENAV_BENCH_NO_DATA
+		       : failed		 ? ENAV_BENCH_FAIL
+					 : ENAV_BENCH_PASS;
 }
 
 /* ---- report ---------------------------------------------------------------- */
@@ -596,8 +606,9 @@ int enav_bench_report(FILE *f, const struct enav_bench_meta *meta,
 	fputs("# Proof report\n\n", f);
 	for (size_t i = 0; meta && i < meta->n; i++)
 		fprintf(f, "- %s: %s\n", meta->key[i], meta->value[i]);
-	fputs("\n## Gates (declared before the run)\n\n| gate | verdict | figures |\n|---|---|---|\n",
-	      f);
+	fputs(
+	    "\n## Gates (declared before the run)\n\n| gate | verdict | figures |\n|---|---|---|\n",
+	    f);
 	for (size_t i = 0; i < ng; i++) {
 		struct enav_bench_gate_outcome o;
 		enav_bench_eval_gate(&gates[i], r, nr, floor, soak, &o);
@@ -639,7 +650,8 @@ int enav_bench_report(FILE *f, const struct enav_bench_meta *meta,
 		fputs("\n## Handler cost against the physical floor\n\n"
 		      "Cost: CPU-microseconds per request above no program (both cores).  Ratio: "
 		      "to an empty program on the same hook.\n\n"
-		      "| arm | median req/s | cost (us/request) | ratio to empty |\n|---|---|---|---|\n",
+		      "| arm | median req/s | cost (us/request) | ratio to empty "
+		      "|\n|---|---|---|---|\n",
 		      f);
 		for (size_t i = 0; i < floor->n_arms; i++) {
 			fprintf(f, "| %s |", floor->name[i]);

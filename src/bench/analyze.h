@@ -21,12 +21,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define ENAV_BENCH_NAME_MAX 32
-#define ENAV_BENCH_MAX_ARMS 4096
-#define ENAV_BENCH_MAX_GATES 128
+#define ENAV_BENCH_NAME_MAX    32
+#define ENAV_BENCH_MAX_ARMS    4096
+#define ENAV_BENCH_MAX_GATES   128
 #define ENAV_BENCH_MAX_RESULTS 64
 #define ENAV_BENCH_MAX_SAMPLES 100000
-#define ENAV_BENCH_NOISY_CV 0.05 /* baseline CV above this is flagged noisy */
+#define ENAV_BENCH_NOISY_CV    0.05 /* baseline CV above this is flagged noisy */
 
 /* A value a tool did not report is NAN ("-" in the TSV). */
 struct enav_bench_arm {
@@ -69,8 +69,8 @@ struct enav_bench_result {
 struct enav_bench_floor {
 	size_t n_arms;
 	char name[16][ENAV_BENCH_NAME_MAX];
-	double median[16];   /* requests/s */
-	double cost_us[16];  /* per request above none, in CPU-us of the cores */
+	double median[16];  /* requests/s */
+	double cost_us[16]; /* per request above none, in CPU-us of the cores */
 	double ratio_to_empty[16];
 };
 
@@ -85,7 +85,7 @@ struct enav_bench_soak {
 struct enav_bench_meta {
 	size_t n;
 	char key[32][32];
-	char value[32][256];
+	char value[32][1024];
 };
 
 /* Parse TSV (a header line first, then one arm per line).  0, or -1 with a
@@ -101,8 +101,8 @@ size_t enav_bench_analyze(const struct enav_bench_arm *arms, size_t n,
 			  struct enav_bench_result *out, size_t cap);
 /* "arm round requests_per_s" TSV -> medians, costs (cores: CPUs the
  * workload used) and ratios to the empty program's cost. */
-int enav_bench_floor_parse(const char *text, size_t len, double cores,
-			   struct enav_bench_floor *out, char *err, size_t errlen);
+int enav_bench_floor_parse(const char *text, size_t len, double cores, struct enav_bench_floor *out,
+			   char *err, size_t errlen);
 /* "t_s rss_kib events" TSV; slope computed.  Caller frees with _soak_free. */
 int enav_bench_soak_parse(const char *text, size_t len, struct enav_bench_soak *out, char *err,
 			  size_t errlen);

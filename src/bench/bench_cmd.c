@@ -61,8 +61,8 @@ static int parse_meta(const char *text, size_t len, struct enav_bench_meta *m)
 		const char *tab = memchr(p, '\t', n);
 		if (tab && tab > p) {
 			snprintf(m->key[m->n], sizeof(m->key[0]), "%.*s", (int)(tab - p), p);
-			snprintf(m->value[m->n], sizeof(m->value[0]), "%.*s", (int)(n - (size_t)(tab - p) - 1),
-				 tab + 1);
+			snprintf(m->value[m->n], sizeof(m->value[0]), "%.*s",
+				 (int)(n - (size_t)(tab - p) - 1), tab + 1);
 			m->n++;
 		}
 		p = nl ? nl + 1 : end;
@@ -169,8 +169,8 @@ int enav_bench_analyze_command(int argc, char **argv)
 		fprintf(stderr, "enav: %s: %s\n", out_p, strerror(errno));
 		goto out;
 	}
-	int failed = enav_bench_report(f, &meta, gates, ng, results, nr,
-				       have_floor ? &floor : NULL, have_soak ? &soak : NULL);
+	int failed = enav_bench_report(f, &meta, gates, ng, results, nr, have_floor ? &floor : NULL,
+				       have_soak ? &soak : NULL);
 	if (out_p && fclose(f) != 0) {
 		fprintf(stderr, "enav: %s: %s\n", out_p, strerror(errno));
 		goto out;

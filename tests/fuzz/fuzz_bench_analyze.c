@@ -64,7 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct enav_bench_floor fl;
 		if (enav_bench_floor_parse(text, len, 2, &fl, err, sizeof(err)) == 0) {
 			CHECK(fl.n_arms >= 2 && fl.n_arms <= 16);
-			struct enav_bench_gate g = {"floor/*", "handler_cost_ratio", ENAV_BENCH_LE, 1.5};
+			struct enav_bench_gate g = {"floor/*", "handler_cost_ratio", ENAV_BENCH_LE,
+						    1.5};
 			enav_bench_report(f, NULL, &g, 1, NULL, 0, &fl, NULL);
 		} else {
 			CHECK(err[0]);
@@ -75,7 +76,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct enav_bench_soak s;
 		if (enav_bench_soak_parse(text, len, &s, err, sizeof(err)) == 0) {
 			CHECK(s.n >= 4);
-			struct enav_bench_gate g = {"soak", "rss_slope_kib_per_min", ENAV_BENCH_LE, 64};
+			struct enav_bench_gate g = {"soak", "rss_slope_kib_per_min", ENAV_BENCH_LE,
+						    64};
 			enav_bench_report(f, NULL, &g, 1, NULL, 0, NULL, &s);
 			enav_bench_soak_free(&s);
 		} else {

@@ -57,7 +57,8 @@ static size_t load(const char *tsv, struct enav_bench_arm *arms, struct enav_ben
 {
 	size_t n;
 	char err[256];
-	assert_int_equal(enav_bench_parse_arms(tsv, strlen(tsv), arms, 64, &n, err, sizeof(err)), 0);
+	assert_int_equal(enav_bench_parse_arms(tsv, strlen(tsv), arms, 64, &n, err, sizeof(err)),
+			 0);
 	return enav_bench_analyze(arms, n, r, 8);
 }
 
@@ -151,8 +152,8 @@ static void test_floor_and_soak(void **st)
 					"none 1 100000\nempty 1 96000\nnetwork 1 90000\n";
 	struct enav_bench_floor fl;
 	char err[256];
-	assert_int_equal(enav_bench_floor_parse(floor_tsv, strlen(floor_tsv), 2, &fl, err, sizeof(err)),
-			 0);
+	assert_int_equal(
+	    enav_bench_floor_parse(floor_tsv, strlen(floor_tsv), 2, &fl, err, sizeof(err)), 0);
 	assert_int_equal(fl.n_arms, 3);
 	/* empty: (1/96000 - 1/100000) * 2 cores = 0.8333 us; network 2.222 us: 2.67x. */
 	assert_true(fabs(fl.cost_us[1] - 0.83333) < 1e-4);
@@ -171,7 +172,8 @@ static void test_floor_and_soak(void **st)
 		strcat(soak_tsv, line);
 	}
 	struct enav_bench_soak s;
-	assert_int_equal(enav_bench_soak_parse(soak_tsv, strlen(soak_tsv), &s, err, sizeof(err)), 0);
+	assert_int_equal(enav_bench_soak_parse(soak_tsv, strlen(soak_tsv), &s, err, sizeof(err)),
+			 0);
 	assert_true(fabs(s.slope_kib_per_min) < 1e-6);
 	assert_true(fabs(s.events_total - 11400000) < 1e-6);
 	struct enav_bench_gate g1 = {"soak", "events", ENAV_BENCH_GE, 1e7};
@@ -185,7 +187,8 @@ static void test_floor_and_soak(void **st)
 		snprintf(line, sizeof(line), "%d %d %d\n", t * 60, 10000 + 1024 * t, t);
 		strcat(soak_tsv, line);
 	}
-	assert_int_equal(enav_bench_soak_parse(soak_tsv, strlen(soak_tsv), &s, err, sizeof(err)), 0);
+	assert_int_equal(enav_bench_soak_parse(soak_tsv, strlen(soak_tsv), &s, err, sizeof(err)),
+			 0);
 	assert_true(fabs(s.slope_kib_per_min - 1024) < 1e-6);
 	enav_bench_soak_free(&s);
 }
@@ -200,7 +203,8 @@ static void test_malformed(void **st)
 	const char *bad = "workload config round position throughput ops p50_us p99_us "
 			  "agent_cpu_s agent_rss_kib hard_loss soft_drops signals\n"
 			  "http l7 0 1 fast 1 - - - - - - -\n";
-	assert_int_equal(enav_bench_parse_arms(bad, strlen(bad), arms, 4, &n, err, sizeof(err)), -1);
+	assert_int_equal(enav_bench_parse_arms(bad, strlen(bad), arms, 4, &n, err, sizeof(err)),
+			 -1);
 	assert_non_null(strstr(err, "line 2"));
 	assert_int_equal(enav_bench_parse_arms("", 0, arms, 4, &n, err, sizeof(err)), -1);
 	const char *g = "# declared before the run\ngate http/* throughput_ratio >= 0.97\n"

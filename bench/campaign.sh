@@ -1,0 +1,341 @@
+#!/usr/bin/env bash
+# The proof harness: overhead campaigns against a no-agent baseline, the
+# handler cost against an empty program, and a bounded-memory soak, judged
+# by gates declared before the run (bench/gates.conf) and written up as a
+# dated report in docs/proof/.
+#
+#   bench/campaign.sh --quick    `make bench`: 5 rounds of 3 s, 2M-event soak (< 10 min)
+#   bench/campaign.sh --full     7 rounds of 10 s, every configuration, 10M-event soak
+#   bench/campaign.sh --test     2 rounds of 1 s, tiny soak, report in a temporary
+#                                directory (the test suite runs this; figures not gated)
+#
+# Workloads (real servers on loopback): wrk -> nginx (HTTP/1.1 keep-alive, 4 KiB
+# file), redis-benchmark -> redis-server (SET, no pipelining), pgbench -> postgres
+# (select-only, simple protocol), and a CPU busy loop.  Each round runs the
+# baseline and every agent configuration once, in an order rotated per round.
+# An agent arm records the agent's CPU time during the workload, its peak RSS,
+# every loss and drop counter, and the signals of the workload's protocol
+# (client spans counted by the RED histograms) against the operations the
+# workload itself reports; the analyzer rejects an arm that falls short.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MODE=quick
+OUT=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick | --full | --test) MODE=${1#--} ;;
+	--out) OUT=$2; shift ;;
+	*) echo "usage: bench/campaign.sh [--quick|--full|--test] [--out DIR]" >&2; exit 2 ;;
+	esac
+	shift
+done
+case $MODE in
+quick) ROUNDS=5 SECS=3 SOAK_EVENTS=2000000 SOAK_MIN_S=30 FLOOR_ROUNDS=3 FLOOR_SECS=3
+	CONFIGS_http="exec network l7 all" CONFIGS_redis="l7" CONFIGS_pg="l7" CONFIGS_cpu="profiling all" ;;
+full) ROUNDS=7 SECS=10 SOAK_EVENTS=10000000 SOAK_MIN_S=120 FLOOR_ROUNDS=5 FLOOR_SECS=8
+	CONFIGS_http="exec network l7 profiling all" CONFIGS_redis="network l7 all"
+	CONFIGS_pg="network l7 all" CONFIGS_cpu="exec profiling all" ;;
+test) ROUNDS=2 SECS=1 SOAK_EVENTS=20000 SOAK_MIN_S=6 FLOOR_ROUNDS=1 FLOOR_SECS=1
+	CONFIGS_http="exec l7" CONFIGS_redis="l7" CONFIGS_pg="l7" CONFIGS_cpu="profiling" ;;
+esac
+BUILD=${BUILD:-build}
+ENAV=$BUILD/enav
+PORT=${PORT:-18097}
+RPORT=${RPORT:-16397}
+PGPORT=${PGPORT:-15497}
+APORT=${APORT:-19498}
+WORK=$(mktemp -d /tmp/enav-campaign.XXXXXX)
+chmod 711 "$WORK"
+DATE=$(date -u +%F)
+STAMP=$(date -u +%FT%TZ)
+if [ -z "$OUT" ]; then
+	[ "$MODE" = test ] && OUT=$(mktemp -d /tmp/enav-proof-test.XXXXXX) || OUT=docs/proof
+fi
+mkdir -p "$OUT"
+REPORT=$OUT/$DATE-$MODE.md
+# Declared before the run: the full campaign gates the 10M-event soak.
+GATES=bench/gates.conf
+[ "$MODE" = full ] && GATES=bench/gates-full.conf
+PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)
+for c in wrk nginx redis-server redis-benchmark curl; do
+	command -v $c >/dev/null || { echo "campaign: $c missing (scripts/deps.sh test)" >&2; exit 1; }
+done
+[ -x "$PG_BIN/pgbench" ] || command -v pgbench >/dev/null ||
+	{ echo "campaign: pgbench missing (scripts/deps.sh test)" >&2; exit 1; }
+make --no-print-directory -s all >/dev/null
+
+# ---- servers ---------------------------------------------------------------
+NGINX= REDIS= AGENT= PG_UP= STORM=
+cleanup() {
+	touch "$WORK/stop"
+	kill ${NGINX:-} ${REDIS:-} ${AGENT:-} ${STORM:-} 2>/dev/null || true
+	wait 2>/dev/null || true
+	[ -n "$PG_UP" ] && runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$WORK/pg" -m fast -w stop >/dev/null 2>&1
+	[ -d /sys/fs/cgroup/unified/enav-soak ] && find /sys/fs/cgroup/unified/enav-soak -depth -type d -exec rmdir {} \; 2>/dev/null
+	[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+mkdir -p "$WORK/www"
+head -c 4096 /dev/urandom >"$WORK/www/4k.bin"
+cat >"$WORK/nginx.conf" <<CONF
+daemon off;
+master_process off;
+user root;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx-error.log;
+events { worker_connections 1024; }
+http {
+	access_log off;
+	sendfile on;
+	keepalive_requests 100000;
+	server { listen 127.0.0.1:$PORT; root $WORK/www; }
+	# The soak's server: a new connection every 100 requests, any path.
+	server { listen 127.0.0.1:$((PORT + 1)); keepalive_requests 100; location / { return 200 "soak\n"; } }
+}
+CONF
+nginx -c "$WORK/nginx.conf" &
+NGINX=$!
+redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$WORK" \
+	--logfile "$WORK/redis.log" &
+REDIS=$!
+mkdir -p "$WORK/pg" && chown postgres: "$WORK/pg" && chmod 700 "$WORK/pg"
+runuser -u postgres -- "$PG_BIN/initdb" -D "$WORK/pg" -U postgres --auth=trust --no-sync >"$WORK/initdb.log" 2>&1
+PG_UP=1
+runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$WORK/pg" -l "$WORK/pg/server.log" -w \
+	-o "-p $PGPORT -k $WORK/pg -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null
+PGB=$([ -x "$PG_BIN/pgbench" ] && echo "$PG_BIN/pgbench" || command -v pgbench)
+"$PGB" -h 127.0.0.1 -p "$PGPORT" -U postgres -i -s 1 -q postgres >"$WORK/pgbench-init.log" 2>&1
+cc -O2 -o "$WORK/busy" -x c - <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+/* Iterations of a fixed arithmetic loop in SECONDS: the CPU workload. */
+int main(int argc, char **argv) {
+	double secs = argc > 1 ? atof(argv[1]) : 1;
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	unsigned long n = 0, x = 1;
+	for (;;) {
+		for (int i = 0; i < 100000; i++) x = x * 6364136223846793005ul + 1442695040888963407ul;
+		n++;
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		double t = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+		if (t >= secs) { printf("%.3f %lu %lu\n", n / t, n, x & 1); return 0; }
+	}
+}
+C
+sleep 0.5
+
+# ---- agent configurations ----------------------------------------------------
+base() { printf 'http:\n  listen: 127.0.0.1:%s\nsinks:\n  ndjson:\n    enabled: false\n' "$APORT"; }
+{ base; printf 'profiling:\n  enabled: false\nhost:\n  enabled: false\nsources:\n  network:\n    enabled: false\n'; } >"$WORK/exec.yaml"
+{ base; printf 'profiling:\n  enabled: false\nsources:\n  network:\n    l7:\n      enabled: false\n'; } >"$WORK/network.yaml"
+{ base; printf 'profiling:\n  enabled: false\n'; } >"$WORK/l7.yaml"
+{ base; printf 'host:\n  enabled: false\nsources:\n  network:\n    enabled: false\n'; } >"$WORK/profiling.yaml"
+base >"$WORK/all.yaml"
+# The soak: every cap small, so the rotation goes far past each.
+{ base; cat <<YAML
+profiling:
+  enabled: false
+attribution:
+  process_table_entries: 64
+  cgroup_cache_entries: 64
+discovery:
+  max_cgroups: 64
+sources:
+  network:
+    max_connections: 256
+    max_edges: 16
+    l7:
+      max_connections: 16
+      max_series: 32
+YAML
+} >"$WORK/soak.yaml"
+for c in exec network l7 profiling all soak; do
+	"$ENAV" check-config "$WORK/$c.yaml" >/dev/null || { echo "campaign: $c.yaml rejected" >&2; exit 1; }
+done
+
+start_agent() {
+	"$ENAV" run --config "$WORK/$1.yaml" >/dev/null 2>>"$WORK/agent-$1.log" &
+	AGENT=$!
+	local i
+	for ((i = 0; i < 150; i++)); do
+		curl -fs "http://127.0.0.1:$APORT/readyz" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	echo "campaign: agent ($1) not ready: $(tail -2 "$WORK/agent-$1.log")" >&2
+	exit 1
+}
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+stop_agent() { kill -TERM "$AGENT"; wait "$AGENT" || true; AGENT=; }
+# Sum of /metrics samples whose name and labels match an awk regex.
+msum() { awk -v re="$1" '$1 ~ re { s += $2 } END { printf "%.0f", s }' "$WORK/metrics"; }
+
+# workload W: prints "THROUGHPUT OPS P50_US P99_US"
+workload() {
+	case $1 in
+	http)
+		wrk -t1 -c32 -d"${SECS}s" --latency "http://127.0.0.1:$PORT/4k.bin" >"$WORK/wrk.out"
+		awk '/^Requests\/sec/ { r = $2 } / requests in / { n = $1 }
+		     function us(v) { if (v ~ /us$/) return v + 0; if (v ~ /ms$/) return v * 1000; if (v ~ /s$/) return v * 1e6; return v }
+		     $1 == "50.000%" || $1 == "50%" { p50 = us($2) } $1 == "99.000%" || $1 == "99%" { p99 = us($2) }
+		     END { printf "%s %s %s %s\n", r, n, (p50 == "" ? "-" : p50), (p99 == "" ? "-" : p99) }' "$WORK/wrk.out"
+		;;
+	redis)
+		local n=$((SECS * ${REDIS_OPS_PER_S:-40000}))
+		# CSV: "test","rps","avg_latency_ms","min","p50","p95","p99","max"
+		redis-benchmark -p "$RPORT" -c 8 -n "$n" -t set -q --csv |
+			awk -F'"' -v n="$n" '/SET/ { printf "%s %s %.0f %.0f\n", $4, n, $10 * 1000, $14 * 1000 }'
+		;;
+	pg)
+		"$PGB" -h 127.0.0.1 -p "$PGPORT" -U postgres -S -M simple -c 4 -j 1 -T "$SECS" postgres 2>/dev/null |
+			awk '/number of transactions actually processed/ { split($0, a, ": "); split(a[2], b, "/"); n = b[1] }
+			     /latency average/ { lat = $4 * 1000 } /^tps = / { t = $3 }
+			     END { printf "%s %s - -\n", t, n }'
+		;;
+	cpu)
+		"$WORK/busy" "$SECS" | awk '{ printf "%s %s - -\n", $1, $2 }'
+		;;
+	esac
+}
+
+# Client spans the agent made of the workload (its RED histogram counts).
+signals() { # signals WORKLOAD
+	case $1 in
+	http) msum '^http_client_request_duration_seconds_count[{].*workload="process:wrk"' ;;
+	redis) msum '^db_client_operation_duration_seconds_count[{]db_system_name="redis".*workload="process:redis-benchmark"' ;;
+	pg) msum '^db_client_operation_duration_seconds_count[{]db_system_name="postgresql".*workload="process:pgbench"' ;;
+	esac
+}
+
+ARMS=$WORK/arms.tsv
+echo "workload config round position throughput ops p50_us p99_us agent_cpu_s agent_rss_kib hard_loss soft_drops signals" >"$ARMS"
+arm() { # arm WORKLOAD CONFIG ROUND POSITION
+	local w=$1 c=$2 t0=0 t1=0 out
+	if [ "$c" != none ]; then
+		start_agent "$c"
+		sleep 0.3
+		t0=$(cpu_ticks "$AGENT")
+	fi
+	out=$(workload "$w")
+	if [ "$c" = none ]; then
+		echo "$w none $3 $4 $out - - - - -" >>"$ARMS"
+	else
+		t1=$(cpu_ticks "$AGENT")
+		sleep 1 # the last fragments drained, the last spans counted
+		curl -fs "http://127.0.0.1:$APORT/metrics" >"$WORK/metrics"
+		local rss hard soft sig=-
+		rss=$(awk '/^VmHWM:/ { print $2 }' "/proc/$AGENT/status")
+		stop_agent
+		hard=$(msum '^enav_kernel_events_total[{].*category="transport_full"|^enav_transport_lost_samples_total')
+		soft=$(msum '^enav_[a-z0-9_]*(dropped|overflow|evicted|full|refused)[a-z_]*_total')
+		case "$c:$w" in
+		l7:http | all:http | l7:redis | all:redis | l7:pg | all:pg) sig=$(signals "$w") ;;
+		esac
+		local cpu
+		cpu=$(awk -v a="$t0" -v b="$t1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", (b - a) / hz }')
+		echo "$w $c $3 $4 $out $cpu $rss $hard $soft $sig" >>"$ARMS"
+	fi
+	echo "  $w/$c round $3: ${out%% *} ops/s" >&2
+}
+
+echo "campaign $MODE: $ROUNDS rounds of $SECS s; work in $WORK" >&2
+for w in http redis pg cpu; do
+	var=CONFIGS_$w
+	read -ra cfgs <<<"none ${!var}"
+	workload "$w" >/dev/null # warm-up
+	n=${#cfgs[@]}
+	for ((r = 0; r < ROUNDS; r++)); do
+		# Rotate the order every round, reversed on odd rounds (ABBA-like).
+		for ((k = 0; k < n; k++)); do
+			if ((r % 2 == 0)); then idx=$(((k + r) % n)); else idx=$(((n - 1 - k + r) % n)); fi
+			arm "$w" "${cfgs[idx]}" "$r" "$k"
+		done
+	done
+done
+
+# ---- handler cost against the physical floor ------------------------------------
+FLOOR=$WORK/floor.tsv
+echo "arm round requests_per_s" >"$FLOOR"
+FLOOR_OUT=$FLOOR bench/hook_floor.sh "$FLOOR_ROUNDS" "$FLOOR_SECS" >"$WORK/floor.log" 2>&1 ||
+	{ echo "campaign: hook floor failed: $(tail -3 "$WORK/floor.log")" >&2; exit 1; }
+
+# ---- soak ------------------------------------------------------------------------
+# wrk with a random path per request against a server that closes every 100
+# requests (paths, connections), plus an exec storm in rotating container
+# cgroups (pids, container ids), until SOAK_EVENTS kernel events.
+cat >"$WORK/soak.lua" <<'LUA'
+math.randomseed(os.time())
+request = function()
+	return wrk.format("GET", "/soak/" .. string.format("%x", math.random(0, 0x7fffffff)) .. "/item")
+end
+LUA
+SOAK=$WORK/soak.tsv
+echo "t_s rss_kib events" >"$SOAK"
+start_agent soak
+CG=/sys/fs/cgroup/unified/enav-soak
+mkdir -p "$CG"
+storm() {
+	while [ ! -e "$WORK/stop" ]; do
+		local d
+		d=$CG/docker-$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n').scope
+		mkdir "$d" 2>/dev/null || continue
+		(echo $BASHPID >"$d/cgroup.procs" && exec /bin/true) 2>/dev/null
+		rmdir "$d" 2>/dev/null
+	done
+}
+storm &
+STORM=$!
+soak_events() { curl -fs "http://127.0.0.1:$APORT/metrics" >"$WORK/metrics" && msum '^enav_kernel_events_total[{].*category="emitted"'; }
+e0=$(soak_events)
+SOAK_MAX_S=600
+[ "$MODE" = full ] && SOAK_MAX_S=1800
+wrk -t1 -c32 -d"${SOAK_MAX_S}s" -s "$WORK/soak.lua" "http://127.0.0.1:$((PORT + 1))" >"$WORK/soak-wrk.out" 2>&1 &
+SWRK=$!
+t_start=$(date +%s.%N)
+while :; do
+	sleep 1
+	ev=$(soak_events) || break
+	t=$(awk -v a="$t_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	echo "$t $(awk '/^VmRSS:/ { print $2 }' "/proc/$AGENT/status") $((ev - e0))" >>"$SOAK"
+	# Enough events, and long enough for a slope (RSS sampled each second).
+	[ $((ev - e0)) -ge "$SOAK_EVENTS" ] && awk -v t="$t" -v m="$SOAK_MIN_S" 'BEGIN { exit !(t >= m) }' && break
+	kill -0 "$SWRK" 2>/dev/null || break
+done
+kill "$SWRK" 2>/dev/null || true
+touch "$WORK/stop"
+wait "$STORM" 2>/dev/null || true
+STORM=
+curl -fs "http://127.0.0.1:$APORT/metrics" >"$WORK/soak-metrics"
+stop_agent
+
+# ---- report ----------------------------------------------------------------------
+META=$WORK/meta.tsv
+{
+	printf 'date\t%s\n' "$STAMP"
+	printf 'mode\t%s (%s rounds of %s s; floor %s rounds of %s s; soak target %s events)\n' "$MODE" "$ROUNDS" "$SECS" "$FLOOR_ROUNDS" "$FLOOR_SECS" "$SOAK_EVENTS"
+	printf 'machine\t%s cores, %s, kernel %s\n' "$(nproc)" "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)" "$(uname -r)"
+	printf 'agent\t%s\n' "$("$ENAV" version)"
+	printf 'command\tbench/campaign.sh --%s\n' "$MODE"
+	printf 'gates\t%s (sha256 %s)\n' "$GATES" "$(sha256sum "$GATES" | cut -c1-16)"
+	printf 'workloads\twrk -t1 -c32 -> nginx 4 KiB keep-alive; redis-benchmark -c 8 -t set (no pipelining); pgbench -S -M simple -c 4; busy loop\n'
+	printf 'soak caps hit\t%s\n' "$(awk '$1 ~ /^enav_[a-z0-9_]*(dropped|overflow|evicted|full)[a-z_]*_total/ && $2 > 0 { printf "%s=%s ", $1, $2 }' "$WORK/soak-metrics")"
+} >"$META"
+set +e
+"$ENAV" bench-analyze --arms "$ARMS" --gates "$GATES" --floor "$FLOOR" --cores "$(nproc)" \
+	--soak "$SOAK" --meta "$META" --out "$REPORT"
+rc=$?
+set -e
+{
+	printf '\n## Raw records\n\nArms (`%s`):\n\n```\n' "arms.tsv"
+	cat "$ARMS"
+	printf '```\n\nFloor (`bench/hook_floor.sh`):\n\n```\n'
+	cat "$FLOOR"
+	printf '```\n\nSoak samples: %s lines (first and last five):\n\n```\n' "$(($(wc -l <"$SOAK") - 1))"
+	head -n 6 "$SOAK"
+	echo ...
+	tail -n 5 "$SOAK"
+	printf '```\n'
+} >>"$REPORT"
+echo "report: $REPORT (gates: $([ $rc -eq 0 ] && echo all pass || echo "some fail, exit $rc"))"
+[ $rc -eq 0 ] || [ $rc -eq 3 ] # a failed gate is a finding, not a harness error
