@@ -4,7 +4,7 @@
 # by gates declared before the run (bench/gates.conf) and written up as a
 # dated report in docs/proof/.
 #
-#   bench/campaign.sh --quick    `make bench`: 5 rounds of 3 s, 2M-event soak (< 10 min)
+#   bench/campaign.sh --quick    `make bench`: 5 rounds of 3 s, 10M-event soak (< 10 min)
 #   bench/campaign.sh --full     7 rounds of 10 s, every configuration, 10M-event soak
 #   bench/campaign.sh --test     2 rounds of 1 s, tiny soak, report in a temporary
 #                                directory (the test suite runs this; figures not gated)
@@ -30,8 +30,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case $MODE in
-quick) ROUNDS=5 SECS=3 SOAK_EVENTS=2000000 SOAK_MIN_S=30 FLOOR_ROUNDS=3 FLOOR_SECS=3
-	CONFIGS_http="exec network l7 all" CONFIGS_redis="l7" CONFIGS_pg="l7" CONFIGS_cpu="profiling all" ;;
+quick) ROUNDS=5 SECS=3 SOAK_EVENTS=10000000 SOAK_MIN_S=30 FLOOR_ROUNDS=3 FLOOR_SECS=3
+	CONFIGS_http="exec network l7 all" CONFIGS_redis="l7" CONFIGS_pg="l7" CONFIGS_cpu="profiling" ;;
 full) ROUNDS=7 SECS=10 SOAK_EVENTS=10000000 SOAK_MIN_S=120 FLOOR_ROUNDS=5 FLOOR_SECS=8
 	CONFIGS_http="exec network l7 profiling all" CONFIGS_redis="network l7 all"
 	CONFIGS_pg="network l7 all" CONFIGS_cpu="exec profiling all" ;;
@@ -228,7 +228,7 @@ arm() { # arm WORKLOAD CONFIG ROUND POSITION
 		rss=$(awk '/^VmHWM:/ { print $2 }' "/proc/$AGENT/status")
 		stop_agent
 		hard=$(msum '^enav_kernel_events_total[{].*category="transport_full"|^enav_transport_lost_samples_total')
-		soft=$(msum '^enav_[a-z0-9_]*(dropped|overflow|evicted|full|refused)[a-z_]*_total')
+		soft=$(msum '^enav_[a-z0-9_]*(dropped|overflow|overflows|evicted|evictions|full|capped|refusals|refused)[a-z_]*_total')
 		case "$c:$w" in
 		l7:http | all:http | l7:redis | all:redis | l7:pg | all:pg) sig=$(signals "$w") ;;
 		esac
@@ -319,7 +319,7 @@ META=$WORK/meta.tsv
 	printf 'command\tbench/campaign.sh --%s\n' "$MODE"
 	printf 'gates\t%s (sha256 %s)\n' "$GATES" "$(sha256sum "$GATES" | cut -c1-16)"
 	printf 'workloads\twrk -t1 -c32 -> nginx 4 KiB keep-alive; redis-benchmark -c 8 -t set (no pipelining); pgbench -S -M simple -c 4; busy loop\n'
-	printf 'soak caps hit\t%s\n' "$(awk '$1 ~ /^enav_[a-z0-9_]*(dropped|overflow|evicted|full)[a-z_]*_total/ && $2 > 0 { printf "%s=%s ", $1, $2 }' "$WORK/soak-metrics")"
+	printf 'soak caps hit\t%s\n' "$(awk '$1 ~ /^enav_[a-z0-9_]*(dropped|overflow|overflows|evicted|evictions|full|capped|refusals)[a-z_]*_total/ && $2 > 0 { printf "%s=%s ", $1, $2 }' "$WORK/soak-metrics")"
 } >"$META"
 set +e
 "$ENAV" bench-analyze --arms "$ARMS" --gates "$GATES" --floor "$FLOOR" --cores "$(nproc)" \

@@ -546,6 +546,37 @@ int BPF_PROG(enav_sock_recv_raw, struct sock *sk, int ret, int flags)
 	return count_bytes(ctx, sk, ret, flags, false);
 }
 
+/*
+ * The same counters on kernels whose probe loads fexit (hooks: fexit), which
+ * includes kernels older than 6.3 without the sock_*_length tracepoints:
+ * tcp_sendmsg and tcp_recvmsg return what the caller gets back.  Arguments
+ * and the return value are read with bpf_get_func_arg/_ret (5.17+), so the
+ * programs do not depend on tcp_recvmsg's signature (its nonblock argument
+ * went away in 5.19).  Not proven: this kernel refuses fexit
+ * (docs/boundaries.md); only one of the two variants ever loads.
+ */
+SEC("fexit/tcp_sendmsg")
+int enav_tcp_send_fexit(void *ctx)
+{
+	__u64 sk = 0, ret = 0;
+	if (bpf_get_func_arg(ctx, 0, &sk) || bpf_get_func_ret(ctx, &ret))
+		return 0;
+	return count_bytes(ctx, (struct sock *)sk, (int)ret, 0, true);
+}
+
+SEC("fexit/tcp_recvmsg")
+int enav_tcp_recv_fexit(void *ctx)
+{
+	__u64 sk = 0, ret = 0, flags = 0;
+	/* (sk, msg, len, flags, addr_len) since 5.19; (sk, msg, len, nonblock,
+	 * flags, addr_len) before. */
+	__u32 flags_at = bpf_get_func_arg_cnt(ctx) == 6 ? 4 : 3;
+	if (bpf_get_func_arg(ctx, 0, &sk) || bpf_get_func_arg(ctx, flags_at, &flags) ||
+	    bpf_get_func_ret(ctx, &ret))
+		return 0;
+	return count_bytes(ctx, (struct sock *)sk, (int)ret, (int)flags, false);
+}
+
 /* ---- application payloads ---------------------------------------------- */
 
 /* Record where the call's bytes are: one buffer, or the first L7_MAX_IOV

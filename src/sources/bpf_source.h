@@ -48,7 +48,7 @@ struct enav_bpf_skel_ops {
 
 #define ENAV_BPF_MAX_LINKS	 16
 #define ENAV_BPF_MAX_EVENT_TYPES 8
-#define ENAV_BPF_MAX_SKIPS	 4
+#define ENAV_BPF_MAX_SKIPS	 8
 
 struct enav_bpf_source {
 	const char *name;

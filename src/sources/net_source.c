@@ -270,15 +270,25 @@ static void configure(struct net_source *src, const struct enav_config *cfg, boo
 	}
 }
 
-const char *enav_net_missing_tracepoint(bool (*has_tracepoint)(void *ctx, const char *name),
+const char *enav_net_missing_tracepoint(bool fexit_bytes,
+					bool (*has_tracepoint)(void *ctx, const char *name),
 					void *ctx)
 {
 	static const char *const needed[] = {"inet_sock_set_state", "tcp_retransmit_skb",
 					     "sock_send_length", "sock_recv_length"};
-	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++)
+	/* With fexit the bytes come from tcp_sendmsg/tcp_recvmsg instead. */
+	size_t n = fexit_bytes ? 2 : 4;
+	for (size_t i = 0; i < n; i++)
 		if (!has_tracepoint(ctx, needed[i]))
 			return needed[i];
 	return NULL;
+}
+
+void enav_net_byte_hook_skips(bool fexit_bytes, const char *skip[2])
+{
+	/* Exactly one byte-counting variant loads. */
+	skip[0] = fexit_bytes ? "enav_sock_send_" : "enav_tcp_send_fexit";
+	skip[1] = fexit_bytes ? "enav_sock_recv_" : "enav_tcp_recv_fexit";
 }
 
 /* Every tracepoint of a BTF kernel has a btf_trace_<name> typedef. */
@@ -297,13 +307,16 @@ static int net_start(struct enav_agent *a, void **state, char *err, size_t errle
 	*state = src;
 	/* A kernel without the hooks exact byte counts need: no network signals
 	 * at all rather than connections with bytes we cannot prove. */
+	bool fexit_bytes = a->decisions.hooks == ENAV_HOOKS_FEXIT;
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	if (vmlinux) {
-		const char *missing = enav_net_missing_tracepoint(btf_has_tracepoint, vmlinux);
+		const char *missing =
+		    enav_net_missing_tracepoint(fexit_bytes, btf_has_tracepoint, vmlinux);
 		btf__free(vmlinux);
 		if (missing) {
 			enav_warn("network: this kernel has no %s tracepoint (sock_send_length and "
-				  "sock_recv_length need Linux 6.3+); the network source is off",
+				  "sock_recv_length need Linux 6.3+, or hooks: fexit); the network "
+				  "source is off",
 				  missing);
 			return 0;
 		}
@@ -339,6 +352,7 @@ static int net_start(struct enav_agent *a, void **state, char *err, size_t errle
 	 * when no payload is wanted. */
 	if (a->cfg.network.dns_capture_bytes == 0 && !protocols)
 		src->bpf.skip_prefixes[0] = "enav_sys_exit";
+	enav_net_byte_hook_skips(fexit_bytes, &src->bpf.skip_prefixes[3]);
 	/* The uprobes are attached per file by the TLS prober, not here. */
 	src->bpf.manual_prefixes[0] = "enav_tls_";
 	src->bpf.manual_prefixes[1] = "enav_go_tls_";
