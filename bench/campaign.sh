@@ -293,6 +293,7 @@ SOAK_MAX_S=600
 wrk -t1 -c32 -d"${SOAK_MAX_S}s" -s "$WORK/soak.lua" "http://127.0.0.1:$((PORT + 1))" >"$WORK/soak-wrk.out" 2>&1 &
 SWRK=$!
 t_start=$(date +%s.%N)
+echo "0.0 $(awk '/^VmRSS:/ { print $2 }' "/proc/$AGENT/status") 0" >>"$SOAK"
 while :; do
 	sleep 1
 	ev=$(soak_events) || break

@@ -8,6 +8,7 @@
 #include "agent/profile_cmd.h"
 #include "bench/bench_cmd.h"
 #include "core/config.h"
+#include "core/privileges.h"
 #include "probe/features.h"
 #include "processors/go_buildinfo.h"
 #include "version.h"
@@ -147,8 +148,16 @@ int main(int argc, char **argv)
 	}
 	if (load_config(config_path, &cfg) != 0)
 		return 2;
-	if (!strcmp(cmd, "run"))
+	if (!strcmp(cmd, "run")) {
+		/* Whoever can write the configuration controls the agent. */
+		char err[512];
+		if (enav_refuse_world_writable(config_path, "configuration file", err,
+					       sizeof(err)) != 0) {
+			fprintf(stderr, "enav: %s\n", err);
+			return 2;
+		}
 		return enav_agent_main(&cfg);
+	}
 	if (!strcmp(cmd, "probe"))
 		return enav_probe_command(&cfg, json);
 	fprintf(stderr, "enav: unknown command %s (see enav --help)\n", cmd);

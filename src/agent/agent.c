@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "agent/agent.h"
+#include "core/privileges.h"
 #include "generators/profile_store.h"
 
 #include <bpf/libbpf.h>
@@ -335,6 +336,23 @@ static void capture_loop(struct enav_agent *a, int sigfd)
 	}
 }
 
+/* Everything loaded and attached: keep only what running needs (fail closed:
+ * an agent that cannot drop does not run with more than it documents). */
+static int drop_privileges(const struct enav_config *cfg, char *err, size_t errlen)
+{
+	struct enav_privileges need;
+	enav_privileges_needed(cfg, &need);
+	char e[200];
+	if (enav_privileges_drop(need.runtime, e, sizeof(e)) != 0) {
+		snprintf(err, errlen, "cannot drop capabilities after start: %s", e);
+		return -1;
+	}
+	char kept[256];
+	enav_caps_format(enav_caps_effective(), kept, sizeof(kept));
+	enav_info("capabilities after start: %s (every other one dropped from every thread)", kept);
+	return 0;
+}
+
 int enav_agent_main(const struct enav_config *cfg)
 {
 	static struct enav_agent agent; /* large; lives for the process */
@@ -347,6 +365,13 @@ int enav_agent_main(const struct enav_config *cfg)
 	a->start_unix_ns = enav_clock_unix_ns();
 	a->start_mono_ns = enav_clock_mono_ns();
 	enav_clock_refresh();
+	/* Profiles anyone could replace or read before they are exported. */
+	if (cfg->profiling.enabled &&
+	    enav_refuse_world_writable(cfg->profiling.spool_dir, "profiling.spool.dir", err,
+				       sizeof(err)) != 0) {
+		fprintf(stderr, "enav: %s\n", err);
+		return 2;
+	}
 
 	enav_features_probe(&a->features);
 	if (enav_features_decide(&a->features, cfg, &a->decisions, err, sizeof(err)) != 0) {
@@ -388,6 +413,8 @@ int enav_agent_main(const struct enav_config *cfg)
 		rc = start_modules(a, ENAV_MODULE_GENERATOR, err, sizeof(err));
 	if (!rc)
 		rc = start_modules(a, ENAV_MODULE_SOURCE, err, sizeof(err));
+	if (!rc && cfg->drop_capabilities)
+		rc = drop_privileges(cfg, err, sizeof(err));
 	if (!rc) {
 		atomic_store(&a->ready, true);
 		enav_info("ready");

@@ -173,6 +173,7 @@ static const struct field schema[] = {
     ENUM("transport", transport, enum enav_transport_choice, transport_names, ENAV_TRANSPORT_AUTO),
     ENUM("hooks", hooks, enum enav_hook_choice, hook_names, ENAV_HOOKS_AUTO),
     U32("shutdown_timeout_ms", shutdown_timeout_ms, 100, 10000, 1500),
+    BOOL("drop_capabilities", drop_capabilities, true),
     MAP("kernel"),
     U32_POW2("kernel.ring_buffer_bytes", kernel.ring_buffer_bytes, 65536, 268435456, 4194304),
     U32_POW2("kernel.perf_buffer_pages", kernel.perf_buffer_pages, 8, 4096, 128),

@@ -59,6 +59,9 @@ struct enav_config {
 	enum enav_transport_choice transport; /* transport: auto|ringbuf|perf (auto) */
 	enum enav_hook_choice hooks;	      /* hooks: auto|fexit|tracepoint (auto) */
 	uint32_t shutdown_timeout_ms;	      /* shutdown_timeout_ms: 100..10000 (1500) */
+	/* drop_capabilities (true): after start, keep only what the enabled
+	 * sources need at run time (src/core/privileges.c) */
+	bool drop_capabilities;
 
 	struct {
 		uint32_t ring_buffer_bytes; /* kernel.ring_buffer_bytes: pow2, 65536..268435456 (4

@@ -4,11 +4,15 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "core/privileges.h"
 #include "probe/features.h"
 
 static void print_json(const struct enav_features *f, const struct enav_decisions *d, int rc,
-		       const char *err)
+		       const char *err, const struct enav_privileges *need)
 {
+	char start[256], runtime[256];
+	enav_caps_format(need->start, start, sizeof(start));
+	enav_caps_format(need->runtime, runtime, sizeof(runtime));
 	static char buf[16384];
 	struct enav_json j;
 	enav_json_init(&j, buf, sizeof(buf));
@@ -35,6 +39,12 @@ static void print_json(const struct enav_features *f, const struct enav_decision
 	for (int i = 0; i < ENAV_CAP__COUNT; i++)
 		enav_json_kv_bool(&j, enav_cap_name(i), f->caps[i]);
 	enav_json_object_end(&j);
+	/* The minimal sets for this configuration (docs/deployment.md). */
+	enav_json_key(&j, "needed_capabilities");
+	enav_json_object_begin(&j);
+	enav_json_kv_string(&j, "start", start);
+	enav_json_kv_string(&j, "runtime", runtime);
+	enav_json_object_end(&j);
 	enav_json_kv_bool(&j, "can_run", rc == 0);
 	if (rc == 0) {
 		enav_json_key(&j, "auto");
@@ -55,8 +65,11 @@ static void print_json(const struct enav_features *f, const struct enav_decision
 }
 
 static void print_text(const struct enav_features *f, const struct enav_decisions *d, int rc,
-		       const char *err)
+		       const char *err, const struct enav_privileges *need)
 {
+	char start[256], runtime[256];
+	enav_caps_format(need->start, start, sizeof(start));
+	enav_caps_format(need->runtime, runtime, sizeof(runtime));
 	printf("%-22s %-8s %s\n", "capability", "status", "evidence");
 	printf("%-22s %-8s %s\n", "kernel", "-", f->kernel_release);
 	for (int i = 0; i < ENAV_FEAT__COUNT; i++)
@@ -67,6 +80,8 @@ static void print_text(const struct enav_features *f, const struct enav_decision
 	for (int i = 0; i < ENAV_CAP__COUNT; i++)
 		printf("%-22s %-8s %s\n", enav_cap_name(i), f->caps[i] ? "yes" : "no",
 		       "effective capability set");
+	printf("%-22s %-8s %s\n", "caps_to_start", "-", start);
+	printf("%-22s %-8s %s\n", "caps_after_start", "-", runtime);
 	if (rc == 0) {
 		printf("%-22s %-8s %s\n", "auto_transport",
 		       enav_transport_choice_name(d->transport), d->transport_reason);
@@ -93,9 +108,11 @@ int enav_probe_command(const struct enav_config *cfg, bool json)
 	autocfg.hooks = ENAV_HOOKS_AUTO;
 	memset(&d, 0, sizeof(d));
 	int rc = enav_features_decide(&f, &autocfg, &d, err, sizeof(err));
+	struct enav_privileges need;
+	enav_privileges_needed(cfg, &need);
 	if (json)
-		print_json(&f, &d, rc, err);
+		print_json(&f, &d, rc, err, &need);
 	else
-		print_text(&f, &d, rc, err);
+		print_text(&f, &d, rc, err, &need);
 	return rc == 0 ? 0 : 1;
 }

@@ -44,7 +44,8 @@ static void test_pre_6_3_kernel(void **state)
 static void test_lifecycle_missing(void **state)
 {
 	struct fake_kernel k = {.lacks = "inet_sock_set_state"};
-	assert_string_equal(enav_net_missing_tracepoint(false, fake_has, &k), "inet_sock_set_state");
+	assert_string_equal(enav_net_missing_tracepoint(false, fake_has, &k),
+			    "inet_sock_set_state");
 	assert_int_equal(k.asked, 1);
 	k = (struct fake_kernel){.lacks = "tcp_retransmit_skb"};
 	assert_string_equal(enav_net_missing_tracepoint(false, fake_has, &k), "tcp_retransmit_skb");
@@ -77,10 +78,8 @@ static void test_byte_hook_skips(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_all_present),
-	    cmocka_unit_test(test_pre_6_3_kernel),
-	    cmocka_unit_test(test_lifecycle_missing),
-	    cmocka_unit_test(test_fexit_bytes),
+	    cmocka_unit_test(test_all_present),	      cmocka_unit_test(test_pre_6_3_kernel),
+	    cmocka_unit_test(test_lifecycle_missing), cmocka_unit_test(test_fexit_bytes),
 	    cmocka_unit_test(test_byte_hook_skips),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
