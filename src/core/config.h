@@ -241,9 +241,14 @@ struct enav_config {
 	} profiling;
 
 	struct {
-		bool enabled;		   /* security.enabled (true): the findings generator */
-		bool exec_from_writable;   /* security.rules.exec_from_writable_location (true) */
-		bool shell_from_service;   /* security.rules.shell_from_network_service (true) */
+		bool enabled;		 /* security.enabled (true): the findings generator */
+		bool exec_from_writable; /* security.rules.exec_from_writable_location (true) */
+		bool shell_from_service; /* security.rules.shell_from_network_service (true) */
+		bool new_outbound_port;	 /* security.rules.new_outbound_port (true) */
+		/* security.outbound_learning_ms: 1000..604800000 (300000) */
+		uint32_t outbound_learning_ms;
+		/* security.max_baseline_entries: 16..1048576 (16384) (workload, port) */
+		uint32_t max_baseline_entries;
 		uint32_t rate_per_minute;  /* security.rate_limit_per_minute: 1..10000 (10) */
 		uint32_t max_services;	   /* security.max_tracked_services: 16..1048576 (4096) */
 		uint32_t max_rate_entries; /* security.max_rate_entries: 16..1048576 (4096) */

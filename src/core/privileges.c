@@ -86,13 +86,15 @@ size_t enav_caps_format(uint64_t set, char *buf, size_t cap)
 		if (!(set & BIT(names[i].cap)))
 			continue;
 		shown |= BIT(names[i].cap);
-		int w = snprintf(buf + n, n < cap ? cap - n : 0, "%s%s", n ? "," : "", names[i].name);
+		int w =
+		    snprintf(buf + n, n < cap ? cap - n : 0, "%s%s", n ? "," : "", names[i].name);
 		if (w > 0)
 			n += (size_t)w;
 	}
 	for (int c = 0; c < 64; c++) /* the rest by number */
 		if ((set & BIT(c)) && !(shown & BIT(c))) {
-			int w = snprintf(buf + n, n < cap ? cap - n : 0, "%scap_%d", n ? "," : "", c);
+			int w =
+			    snprintf(buf + n, n < cap ? cap - n : 0, "%scap_%d", n ? "," : "", c);
 			if (w > 0)
 				n += (size_t)w;
 		}
@@ -204,7 +206,8 @@ int enav_privileges_drop(uint64_t keep, char *err, size_t errlen)
 			if (c < 0 || (uint64_t)c == target)
 				continue; /* gone, or dropped */
 			pending++;
-			if (pass % 10 == 0 && syscall(SYS_tgkill, pid, tid, sig) != 0 && errno != ESRCH)
+			if (pass % 10 == 0 && syscall(SYS_tgkill, pid, tid, sig) != 0 &&
+			    errno != ESRCH)
 				pending--; /* cannot signal: it is checked again next pass */
 		}
 		closedir(d);

@@ -6,7 +6,12 @@
  *                                /dev/shm or a memfd (the kernel's own path
  *                                of the executable, not argv[0]);
  *   shell_from_network_service   a shell or interpreter whose parent served
- *                                a TCP connection (seen as the server side).
+ *                                a TCP connection (seen as the server side);
+ *   new_outbound_port            a network service (a program in a cgroup
+ *                                that served TCP) connects out to a remote
+ *                                port it did not use during its learning
+ *                                window (security.outbound_learning_ms from
+ *                                when it was first seen serving).
  * Each finding is a security.finding signal (evidence "inferred") carrying
  * the workload of the process it is about.  Rate-limited per rule and
  * workload (cgroup); everything bounded, suppressions and evictions counted.
@@ -26,10 +31,10 @@
 
 #define RATE_WINDOW_NS 60000000000ull
 
-enum rule { R_WRITABLE, R_SHELL, R__N };
+enum rule { R_WRITABLE, R_SHELL, R_OUTBOUND, R__N };
 static const char *const rule_names[R__N] = {"exec_from_writable_location",
-					     "shell_from_network_service"};
-static const char *const rule_severity[R__N] = {"high", "high"};
+					     "shell_from_network_service", "new_outbound_port"};
+static const char *const rule_severity[R__N] = {"high", "high", "medium"};
 
 /* A process seen serving a TCP connection. */
 struct service {
@@ -43,13 +48,22 @@ struct rate {
 	uint32_t count;
 };
 
+/* A serving workload (program name in a cgroup) and when it was first seen
+ * serving: its outbound ports before learning_ns are its baseline. */
+struct learner {
+	uint64_t first_served_ns;
+};
+
 struct findings {
 	bool rule_on[R__N];
 	uint32_t per_minute;
 	struct enav_bcache services; /* pid -> struct service */
 	struct enav_bcache rates;    /* (rule, cgroup) -> struct rate */
+	struct enav_bcache learners; /* workload -> struct learner */
+	struct enav_bcache baseline; /* (workload, remote port) -> presence */
+	uint64_t learning_ns;
 	_Atomic uint64_t fired[R__N], suppressed[R__N];
-	_Atomic uint64_t service_evictions, rate_evictions;
+	_Atomic uint64_t service_evictions, rate_evictions, baseline_evictions, learned;
 };
 
 static const char *const writable_prefixes[] = {"/tmp/", "/var/tmp/", "/dev/shm/", "/memfd:"};
@@ -130,12 +144,88 @@ static struct enav_signal *finding(struct findings *f, enum rule r, const struct
 	return o;
 }
 
+/* A program in a cgroup: the unit a baseline belongs to. */
+static uint64_t workload_key(const struct enav_process_signal *p)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ p->cgroup_id;
+	for (const char *c = p->comm; *c; c++)
+		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
+/* Put key in a bounded cache, counting what the cap pushed out. */
+static void put_counted(struct enav_bcache *c, uint64_t key, void *v, _Atomic uint64_t *evictions)
+{
+	uint64_t before = c->evictions;
+	enav_bcache_put(c, key, v);
+	atomic_fetch_add(evictions, c->evictions - before);
+}
+
+/* Client connection of a serving workload: learn the port, or report it. */
+static struct enav_signal *outbound(struct findings *f, const struct enav_signal *s,
+				    const struct service *sv, uint64_t now)
+{
+	const struct enav_process_signal *p = &s->process;
+	uint64_t wk = workload_key(p);
+	struct learner *l = enav_bcache_get(&f->learners, wk);
+	if (!l) { /* serving, but its learner was evicted: start learning again */
+		l = calloc(1, sizeof(*l));
+		if (!l)
+			return NULL;
+		l->first_served_ns = now;
+		put_counted(&f->learners, wk, l, &f->baseline_evictions);
+	}
+	uint64_t key = (wk * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)s->net.remote_port << 1 | 1);
+	if (enav_bcache_get(&f->baseline, key))
+		return NULL;
+	void *mark = malloc(1);
+	if (!mark)
+		return NULL;
+	put_counted(&f->baseline, key, mark, &f->baseline_evictions);
+	if (now - l->first_served_ns < f->learning_ns) {
+		atomic_fetch_add(&f->learned, 1);
+		return NULL;
+	}
+	/* Reported once, then part of the baseline. */
+	if (!admit(f, R_OUTBOUND, p->cgroup_id, now))
+		return NULL;
+	struct enav_signal *o = finding(f, R_OUTBOUND, s);
+	if (!o)
+		return NULL;
+	char peer[64] = "";
+	const uint8_t *a = s->net.remote_addr;
+	if (s->net.family == 4)
+		snprintf(peer, sizeof(peer), "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
+	else
+		snprintf(peer, sizeof(peer), "[ipv6]");
+	o->finding.related_port = s->net.remote_port;
+	snprintf(o->finding.related_comm, sizeof(o->finding.related_comm), "%s", sv->comm);
+	snprintf(o->finding.summary, sizeof(o->finding.summary),
+		 "%s (serving port %u) connected out to %s port %u, which it did not use while "
+		 "learning",
+		 p->comm, sv->port, peer, s->net.remote_port);
+	return o;
+}
+
 static size_t sf_observe(void *state, const struct enav_signal *s, struct enav_signal **out,
 			 size_t out_cap)
 {
 	struct findings *f = state;
 	const struct enav_process_signal *p = &s->process;
 	size_t n = 0;
+	if (f->rule_on[R_OUTBOUND] &&
+	    (s->kind == ENAV_SIGNAL_TCP_OPEN || s->kind == ENAV_SIGNAL_TCP_FAILED) &&
+	    s->net.role == ENAV_ROLE_CLIENT && p->pid) {
+		struct service *sv = enav_bcache_get(&f->services, p->pid);
+		if (!sv || sv->start_boot_ns != p->start_boot_ns)
+			return 0; /* not a network service */
+		struct enav_signal *o = outbound(f, s, sv, enav_clock_mono_ns());
+		if (o && out_cap)
+			out[n++] = o;
+		else if (o)
+			enav_signal_unref(o);
+		return n;
+	}
 	if ((s->kind == ENAV_SIGNAL_TCP_OPEN || s->kind == ENAV_SIGNAL_TCP_CLOSE) &&
 	    s->net.role == ENAV_ROLE_SERVER && p->pid) {
 		struct service *sv = enav_bcache_get(&f->services, p->pid);
@@ -146,9 +236,16 @@ static size_t sf_observe(void *state, const struct enav_signal *s, struct enav_s
 			sv->start_boot_ns = p->start_boot_ns;
 			snprintf(sv->comm, sizeof(sv->comm), "%s", p->comm);
 			sv->port = s->net.local_port;
-			uint64_t before = f->services.evictions;
-			enav_bcache_put(&f->services, p->pid, sv);
-			atomic_fetch_add(&f->service_evictions, f->services.evictions - before);
+			put_counted(&f->services, p->pid, sv, &f->service_evictions);
+			/* Its workload's learning window starts at its first service. */
+			uint64_t wk = workload_key(p);
+			if (f->rule_on[R_OUTBOUND] && !enav_bcache_get(&f->learners, wk)) {
+				struct learner *l = calloc(1, sizeof(*l));
+				if (l) {
+					l->first_served_ns = enav_clock_mono_ns();
+					put_counted(&f->learners, wk, l, &f->baseline_evictions);
+				}
+			}
 		}
 		return 0;
 	}
@@ -190,9 +287,13 @@ static int sf_init(struct enav_agent *a, void **state, char *err, size_t errlen)
 	*state = f;
 	f->rule_on[R_WRITABLE] = a->cfg.security.exec_from_writable;
 	f->rule_on[R_SHELL] = a->cfg.security.shell_from_service;
+	f->rule_on[R_OUTBOUND] = a->cfg.security.new_outbound_port;
+	f->learning_ns = (uint64_t)a->cfg.security.outbound_learning_ms * 1000000ull;
 	f->per_minute = a->cfg.security.rate_per_minute;
 	if (enav_bcache_init(&f->services, a->cfg.security.max_services, free) ||
-	    enav_bcache_init(&f->rates, a->cfg.security.max_rate_entries, free)) {
+	    enav_bcache_init(&f->rates, a->cfg.security.max_rate_entries, free) ||
+	    enav_bcache_init(&f->learners, a->cfg.security.max_services, free) ||
+	    enav_bcache_init(&f->baseline, a->cfg.security.max_baseline_entries, free)) {
 		snprintf(err, errlen, "security: cannot allocate its tables");
 		return -ENOMEM;
 	}
@@ -206,6 +307,8 @@ static void sf_fini(void *state)
 		return;
 	enav_bcache_destroy(&f->services);
 	enav_bcache_destroy(&f->rates);
+	enav_bcache_destroy(&f->learners);
+	enav_bcache_destroy(&f->baseline);
 	free(f);
 }
 
@@ -235,6 +338,14 @@ static void sf_metrics(void *state, struct enav_promtext *p)
 				 "Rate-limit entries evicted to stay within "
 				 "security.max_rate_entries.",
 				 atomic_load(&f->rate_evictions));
+	enav_promtext_single_u64(p, "enav_security_baseline_evictions_total", "counter",
+				 "Outbound-port baseline entries evicted to stay within "
+				 "security.max_baseline_entries (an evicted port may be reported "
+				 "again).",
+				 atomic_load(&f->baseline_evictions));
+	enav_promtext_single_u64(p, "enav_security_baseline_learned_total", "counter",
+				 "Outbound ports learned into services' baselines.",
+				 atomic_load(&f->learned));
 }
 
 bool enav_security_findings_enabled(const struct enav_config *cfg)

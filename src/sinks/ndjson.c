@@ -241,8 +241,9 @@ static void encode_finding(struct enav_json *j, const struct enav_finding_signal
 	if (f->related_pid) {
 		enav_json_kv_u64(j, "related_pid", f->related_pid);
 		enav_json_kv_string(j, "related_comm", f->related_comm);
-		enav_json_kv_u64(j, "related_port", f->related_port);
 	}
+	if (f->related_port)
+		enav_json_kv_u64(j, "related_port", f->related_port);
 	enav_json_object_end(j);
 }
 

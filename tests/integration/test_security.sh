@@ -107,6 +107,88 @@ PY
 	expect_eq "findings for the benign twin" "$twin_findings" 0
 }
 
+# A network service learns the ports it connects out to during its learning
+# window; afterwards a new port is reported once (and learned), a known one
+# never; a process that serves nothing is never judged.
+case_new_outbound_port() {
+	require_root || return
+	write_config "$WORK/cfg.yaml" "security:" "  outbound_learning_ms: 1500"
+	start_agent "$WORK/cfg.yaml" || return 1
+	local svc_port=$((TEST_PORT + 14)) pa=$((TEST_PORT + 15)) pb=$((TEST_PORT + 16)) pc=$((TEST_PORT + 17))
+	# Peers the service connects to.
+	python3 - "$pa" "$pb" "$pc" >"$WORK/peers.out" 2>&1 <<'PY' &
+import socket, sys, threading
+def serve(port):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", port))
+    s.listen(16)
+    while True:
+        c, _ = s.accept()
+        c.close()
+for p in sys.argv[1:]:
+    threading.Thread(target=serve, args=(int(p),), daemon=True).start()
+print("listening", flush=True)
+threading.Event().wait()
+PY
+	local peers=$!
+	# The service: named enav-svc, connects out on request.
+	python3 - "$svc_port" >"$WORK/svc.out" 2>&1 <<'PY' &
+import ctypes, socket, sys
+ctypes.CDLL(None).prctl(15, b"enav-svc", 0, 0, 0)  # PR_SET_NAME
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(1)
+print("listening", flush=True)
+c, _ = s.accept()
+f = c.makefile("rwb")
+for line in f:
+    port = int(line.split()[1])
+    socket.create_connection(("127.0.0.1", port)).close()
+    f.write(b"ok\n")
+    f.flush()
+PY
+	local svc=$! i
+	for ((i = 0; i < 50; i++)); do
+		grep -q listening "$WORK/svc.out" && grep -q listening "$WORK/peers.out" && break
+		sleep 0.1
+	done
+	# One client connection drives the service: A while learning, then
+	# (after the window) A again, B twice.
+	python3 - "$svc_port" "$pa" "$pb" >"$WORK/driver.out" 2>&1 <<'PY'
+import socket, sys, time
+c = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+f = c.makefile("rwb")
+def ask(p):
+    f.write(b"connect %d\n" % p); f.flush(); f.readline()
+ask(int(sys.argv[2]))
+time.sleep(2.5)
+ask(int(sys.argv[2])); ask(int(sys.argv[3])); ask(int(sys.argv[3]))
+print("done", flush=True)
+PY
+	grep -q done "$WORK/driver.out" || { fail "driver: $(cat "$WORK/driver.out")"; return 1; }
+	# The benign twin: a process that serves nothing connects to a new port.
+	python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1]))).close()' "$pc" &
+	local twin=$!
+	wait $twin
+	sleep 1
+	local f
+	f=$(wait_for_line ".kind == \"security.finding\" and .finding.rule == \"new_outbound_port\"") ||
+		{ fail "no finding for the new outbound port"; return 1; }
+	expect_eq "service" "$(jq -r '.process.pid' <<<"$f")" "$svc" || return 1
+	expect_eq "port" "$(jq -r '.finding.related_port' <<<"$f")" "$pb" || return 1
+	expect_eq "severity" "$(jq -r '.finding.severity' <<<"$f")" medium || return 1
+	expect_eq "findings (B once; A learned; the twin never judged)" \
+		"$(count_lines '.kind == "security.finding" and .finding.rule == "new_outbound_port"')" 1 || return 1
+	[ "$(metric enav_security_baseline_learned_total)" -ge 1 ] || { fail "nothing learned"; return 1; }
+	kill $svc $peers 2>/dev/null
+	wait $svc $peers 2>/dev/null
+	return 0
+}
+
 run_case "security: exec from /tmp and /dev/shm, not from /var/lib" case_exec_from_writable
 run_case "security: a shell started by a network service; rate limit" case_shell_from_service
+stop_agent
+run_case "security: a network service connecting out to a port it did not learn" case_new_outbound_port
 finish

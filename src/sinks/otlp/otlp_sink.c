@@ -390,7 +390,7 @@ static int encode_logs(void *ctx, void *const *items, size_t n, struct enav_pb_w
 		struct enav_otlp_kv attrs[ENAV_SIGNAL_MAX_WARNINGS][3];
 		char bodies[ENAV_SIGNAL_MAX_WARNINGS][160];
 		size_t nl = 0;
-		struct enav_otlp_kv fattrs[4];
+		struct enav_otlp_kv fattrs[5];
 		if (s->kind == ENAV_SIGNAL_FINDING) {
 			const struct enav_finding_signal *f = &s->finding;
 			fattrs[0] = (struct enav_otlp_kv){
@@ -402,9 +402,17 @@ static int encode_logs(void *ctx, void *const *items, size_t n, struct enav_pb_w
 			    (struct enav_otlp_kv){.key = "enav.finding.evidence_kind",
 						  .type = ENAV_OTLP_STR,
 						  .s = enav_signal_kind_name(f->evidence_kind)};
-			fattrs[3] = (struct enav_otlp_kv){.key = "enav.finding.related_pid",
+			size_t nfa = 3;
+			if (f->related_pid)
+				fattrs[nfa++] =
+				    (struct enav_otlp_kv){.key = "enav.finding.related_pid",
 							  .type = ENAV_OTLP_INT,
 							  .i = f->related_pid};
+			if (f->related_port)
+				fattrs[nfa++] =
+				    (struct enav_otlp_kv){.key = "enav.finding.related_port",
+							  .type = ENAV_OTLP_INT,
+							  .i = f->related_port};
 			bool high = !strcmp(f->severity, "high");
 			logs[nl++] =
 			    (struct enav_otlp_log){.time_unix_ns = s->time_unix_ns,
@@ -413,7 +421,7 @@ static int encode_logs(void *ctx, void *const *items, size_t n, struct enav_pb_w
 						   .severity_text = high ? "ERROR" : "WARN",
 						   .body = f->summary,
 						   .attrs = fattrs,
-						   .n_attrs = f->related_pid ? 4 : 3,
+						   .n_attrs = nfa,
 						   .event_name = "enav.security.finding"};
 		}
 		for (uint32_t k = 0; k < s->n_warnings && k < ENAV_SIGNAL_MAX_WARNINGS; k++) {
