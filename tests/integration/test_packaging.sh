@@ -185,8 +185,63 @@ PY
 	fi
 }
 
+# The Helm chart renders, with its default values, exactly the objects of the
+# plain manifest; with other values, what they say.  Helm is not in Debian:
+# a renderer built here with Go's text/template and the four functions the
+# chart uses stands in for it (tests/integration/peers/helm_render).
+case_helm_chart() {
+	command -v go >/dev/null || { fail "go missing (scripts/deps.sh test: golang-go)"; return 1; }
+	local chart=packaging/helm/enav src
+	src=$(cd "$(dirname "$0")/peers/helm_render" && pwd)
+	(cd "$src" && HOME=${HOME:-/root} GOCACHE=${GOCACHE:-$WORK/gocache} GOFLAGS=-mod=mod GOPROXY=off \
+		CGO_ENABLED=0 go build -o "$WORK/helm_render" .) 2>"$WORK/gobuild.err" ||
+		{ fail "go build: $(cat "$WORK/gobuild.err")"; return 1; }
+	yamllint -d relaxed "$chart/Chart.yaml" "$chart/values.yaml" >"$WORK/yamllint.out" 2>&1 ||
+		{ fail "yamllint: $(head -3 "$WORK/yamllint.out")"; return 1; }
+	python3 -c 'import json, sys, yaml; json.dump(yaml.safe_load(open(sys.argv[1])), open(sys.argv[2], "w"))' \
+		"$chart/values.yaml" "$WORK/values.json" || { fail "values.yaml does not parse"; return 1; }
+	"$WORK/helm_render" "$chart" "$WORK/values.json" >"$WORK/rendered.yaml" 2>"$WORK/render.err" ||
+		{ fail "render: $(cat "$WORK/render.err")"; return 1; }
+	python3 - "$WORK/rendered.yaml" packaging/kubernetes/enav.yaml >"$WORK/cmp.out" 2>&1 <<'PY' ||
+import sys, yaml
+key = lambda d: (d["kind"], d["metadata"]["name"])
+a = sorted((d for d in yaml.safe_load_all(open(sys.argv[1])) if d), key=key)
+b = sorted((d for d in yaml.safe_load_all(open(sys.argv[2])) if d), key=key)
+if [key(d) for d in a] != [key(d) for d in b]:
+    sys.exit("objects differ: %s vs %s" % ([key(d) for d in a], [key(d) for d in b]))
+for x, y in zip(a, b):
+    if x != y:
+        sys.exit("%s/%s differs from the manifest" % key(x))
+print(len(a))
+PY
+		{ fail "$(cat "$WORK/cmp.out")"; return 1; }
+	expect_eq "objects equal to the manifest's" "$(cat "$WORK/cmp.out")" 6 || return 1
+	# Other values: an existing namespace, two capabilities, another image.
+	python3 - "$WORK/values.json" >"$WORK/values2.json" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+v.update(namespace="observability", createNamespace=False, capabilities=["BPF", "PERFMON"],
+         image={"repository": "registry.example/enav", "tag": "9.9.9", "pullPolicy": "Always"})
+print(json.dumps(v))
+PY
+	"$WORK/helm_render" "$chart" "$WORK/values2.json" >"$WORK/rendered2.yaml" || { fail "render with other values"; return 1; }
+	python3 - "$WORK/rendered2.yaml" >"$WORK/cmp2.out" 2>&1 <<'PY' || { fail "$(cat "$WORK/cmp2.out")"; return 1; }
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+assert not [d for d in docs if d["kind"] == "Namespace"], "namespace created"
+ns = {d["metadata"].get("namespace") for d in docs if d["kind"] not in ("ClusterRole", "ClusterRoleBinding")}
+assert ns == {"observability"}, ns
+ds = [d for d in docs if d["kind"] == "DaemonSet"][0]
+c = ds["spec"]["template"]["spec"]["containers"][0]
+assert c["image"] == "registry.example/enav:9.9.9", c["image"]
+assert c["securityContext"]["capabilities"] == {"drop": ["ALL"], "add": ["BPF", "PERFMON"]}
+assert c["securityContext"]["privileged"] is False
+PY
+}
+
 run_case "deb: build, control, contents, modes" case_build
 run_case "deb: lintian has no errors" case_lintian
 run_case "deb: install, check-config, unit verify, purge" case_install_purge
 run_case "kubernetes: manifest security settings and config" case_manifest
+run_case "helm: the chart renders the manifest's objects, and what other values say" case_helm_chart
 finish

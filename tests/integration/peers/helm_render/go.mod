@@ -1,0 +1,3 @@
+module enav.test/helm_render
+
+go 1.19
