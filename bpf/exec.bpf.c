@@ -4,6 +4,7 @@
  * handler: tp_btf (typed, preferred) and raw_tp (fallback for kernels
  * without BTF-typed tracepoints).  User space enables exactly one variant per
  * hook with bpf_program__set_autoload() after probing; neither needs tracefs.
+ * Credential changes come from syscall tracepoints, which do (below).
  */
 #include "enav_common.bpf.h"
 #include "enav_path.bpf.h"
@@ -149,4 +150,64 @@ SEC("raw_tp/sched_process_exit")
 int BPF_PROG(enav_exit_raw, struct task_struct *task)
 {
 	return handle_exit(ctx, task);
+}
+
+/* ---- credential changes ------------------------------------------------------
+ *
+ * The syscall tracepoints of the calls that can make a task root after it
+ * started (tracefs: attached when it is mounted, otherwise left out with a
+ * warning).  Only successful calls; the credentials are read after the call,
+ * the user side compares them with what the task had at exec.
+ */
+static __always_inline int handle_cred(void *ctx, long ret, __u32 nr)
+{
+	if (ret != 0)
+		return 0;
+	__u64 cgroup_id = bpf_get_current_cgroup_id();
+	if (!enav_capture_allowed(cgroup_id)) {
+		enav_count(ENAV_KC_FILTERED);
+		return 0;
+	}
+	struct task_struct *task = (void *)bpf_get_current_task();
+	const struct cred *cred = BPF_CORE_READ(task, cred);
+	struct enav_cred_event e = {};
+	enav_fill_header(&e.hdr, ENAV_EVENT_CRED_CHANGE, cgroup_id);
+	e.hdr.size = sizeof(e);
+	e.uid = BPF_CORE_READ(cred, uid.val);
+	e.euid = BPF_CORE_READ(cred, euid.val);
+	e.suid = BPF_CORE_READ(cred, suid.val);
+	e.fsuid = BPF_CORE_READ(cred, fsuid.val);
+	e.gid = BPF_CORE_READ(cred, gid.val);
+	e.egid = BPF_CORE_READ(cred, egid.val);
+	e.syscall = nr;
+	e.start_boot_ns = BPF_CORE_READ(task, start_boottime);
+	/* kernel_cap_t is a u64 since 6.3 and two u32s before: 8 bytes both. */
+	bpf_probe_read_kernel(&e.cap_effective, sizeof(e.cap_effective), &cred->cap_effective);
+	bpf_get_current_comm(e.comm, sizeof(e.comm));
+	enav_emit(ctx, &e, sizeof(e));
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_setuid")
+int enav_cred_setuid(struct trace_event_raw_sys_exit *ctx)
+{
+	return handle_cred(ctx, ctx->ret, 105);
+}
+
+SEC("tracepoint/syscalls/sys_exit_setreuid")
+int enav_cred_setreuid(struct trace_event_raw_sys_exit *ctx)
+{
+	return handle_cred(ctx, ctx->ret, 113);
+}
+
+SEC("tracepoint/syscalls/sys_exit_setresuid")
+int enav_cred_setresuid(struct trace_event_raw_sys_exit *ctx)
+{
+	return handle_cred(ctx, ctx->ret, 117);
+}
+
+SEC("tracepoint/syscalls/sys_exit_capset")
+int enav_cred_capset(struct trace_event_raw_sys_exit *ctx)
+{
+	return handle_cred(ctx, ctx->ret, 126);
 }

@@ -35,6 +35,7 @@ enum enav_event_type {
 	ENAV_EVENT_DNS = 4,
 	ENAV_EVENT_PROFILE_TASK = 5, /* first profile sample of a process: snapshot it now */
 	ENAV_EVENT_L7_DATA = 6,	     /* payload fragment of a classified TCP connection */
+	ENAV_EVENT_CRED_CHANGE = 7,  /* a successful setuid-family or capset call */
 };
 
 /* Flags on enav_exec_event.flags. */
@@ -98,6 +99,19 @@ struct enav_exit_event {
 	__u32 ppid;
 	__u32 exit_code; /* wait(2) status: (code << 8) | signal, 0x80 = core dumped */
 	__u64 start_boot_ns;
+	char comm[ENAV_COMM_LEN];
+};
+
+/* The credentials a task has right after a successful setuid, setreuid,
+ * setresuid or capset (bpf/exec.bpf.c). */
+struct enav_cred_event {
+	struct enav_event_header hdr;
+	__u32 uid, euid, suid, fsuid;
+	__u32 gid, egid;
+	__u32 syscall; /* x86_64 number: 105 setuid, 113 setreuid, 117 setresuid, 126 capset */
+	__u32 pad;
+	__u64 cap_effective;
+	__u64 start_boot_ns; /* the task's start: tells a reused pid apart */
 	char comm[ENAV_COMM_LEN];
 };
 
@@ -312,6 +326,11 @@ _Static_assert(sizeof(struct enav_exec_event) == 1360 + ENAV_ARGV_MAX, "exec ABI
 _Static_assert(ENAV_OFFSETOF(struct enav_exit_event, exit_code) == 36, "exit ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_exit_event, start_boot_ns) == 40, "exit ABI");
 _Static_assert(sizeof(struct enav_exit_event) == 64, "exit ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_cred_event, uid) == 32, "cred ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_cred_event, syscall) == 56, "cred ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_cred_event, cap_effective) == 64, "cred ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_cred_event, start_boot_ns) == 72, "cred ABI");
+_Static_assert(sizeof(struct enav_cred_event) == 96, "cred ABI");
 _Static_assert((ENAV_ARGV_MAX & (ENAV_ARGV_MAX - 1)) == 0, "argv cap is a power of two");
 _Static_assert(ENAV_OFFSETOF(struct enav_tcp_event, sock_id) == 32, "tcp ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_tcp_event, family) == 72, "tcp ABI");

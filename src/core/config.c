@@ -264,6 +264,8 @@ static const struct field schema[] = {
     BOOL("security.rules.exec_from_writable_location", security.exec_from_writable, true),
     BOOL("security.rules.shell_from_network_service", security.shell_from_service, true),
     BOOL("security.rules.new_outbound_port", security.new_outbound_port, true),
+    BOOL("security.rules.credentials_to_root", security.credentials_to_root, true),
+    U32("security.max_tracked_processes", security.max_tracked_processes, 16, 4194304, 65536),
     U32("security.outbound_learning_ms", security.outbound_learning_ms, 1000, 604800000, 300000),
     U32("security.max_baseline_entries", security.max_baseline_entries, 16, 1048576, 16384),
     U32("security.rate_limit_per_minute", security.rate_per_minute, 1, 10000, 10),

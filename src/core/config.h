@@ -241,10 +241,13 @@ struct enav_config {
 	} profiling;
 
 	struct {
-		bool enabled;		 /* security.enabled (true): the findings generator */
-		bool exec_from_writable; /* security.rules.exec_from_writable_location (true) */
-		bool shell_from_service; /* security.rules.shell_from_network_service (true) */
-		bool new_outbound_port;	 /* security.rules.new_outbound_port (true) */
+		bool enabled;		  /* security.enabled (true): the findings generator */
+		bool exec_from_writable;  /* security.rules.exec_from_writable_location (true) */
+		bool shell_from_service;  /* security.rules.shell_from_network_service (true) */
+		bool new_outbound_port;	  /* security.rules.new_outbound_port (true) */
+		bool credentials_to_root; /* security.rules.credentials_to_root (true) */
+		/* security.max_tracked_processes: 16..4194304 (65536) exec uids kept */
+		uint32_t max_tracked_processes;
 		/* security.outbound_learning_ms: 1000..604800000 (300000) */
 		uint32_t outbound_learning_ms;
 		/* security.max_baseline_entries: 16..1048576 (16384) (workload, port) */

@@ -48,8 +48,9 @@ void enav_privileges_needed(const struct enav_config *cfg, struct enav_privilege
 		runtime |= BIT(CAP_SYS_PTRACE) | BIT(CAP_DAC_READ_SEARCH);
 	if (cfg->host.enabled)
 		runtime |= BIT(CAP_SYS_PTRACE); /* /proc/PID/io of other users */
-	if (cfg->profiling.enabled && cfg->profiling.futex)
-		/* Mounting tracefs when it is not mounted (syscall tracepoints). */
+	if ((cfg->profiling.enabled && cfg->profiling.futex) || cfg->exec.enabled)
+		/* Mounting tracefs when it is not mounted: syscall tracepoints for
+		 * the futex profile and for credential changes. */
 		start |= BIT(CAP_SYS_ADMIN);
 	out->runtime = runtime;
 	out->start = start | runtime;

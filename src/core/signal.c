@@ -58,6 +58,8 @@ const char *enav_signal_kind_name(enum enav_signal_kind kind)
 		return "security.finding";
 	case ENAV_SIGNAL_SPAN:
 		return "span";
+	case ENAV_SIGNAL_CRED_CHANGE:
+		return "process.cred_change";
 	case ENAV_SIGNAL__COUNT:
 		break;
 	}

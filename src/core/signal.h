@@ -32,9 +32,10 @@ enum enav_signal_kind {
 	ENAV_SIGNAL_TCP_CLOSE = 4,
 	ENAV_SIGNAL_TCP_FAILED = 5,
 	ENAV_SIGNAL_DNS = 6,
-	ENAV_SIGNAL_EDGE = 7,	 /* inferred: an aggregate of observed connections */
-	ENAV_SIGNAL_FINDING = 8, /* inferred: a security rule matched observed signals */
-	ENAV_SIGNAL_SPAN = 9,	 /* one application request/response or message */
+	ENAV_SIGNAL_EDGE = 7,	      /* inferred: an aggregate of observed connections */
+	ENAV_SIGNAL_FINDING = 8,      /* inferred: a security rule matched observed signals */
+	ENAV_SIGNAL_SPAN = 9,	      /* one application request/response or message */
+	ENAV_SIGNAL_CRED_CHANGE = 10, /* a successful setuid-family or capset call */
 	ENAV_SIGNAL__COUNT,
 };
 
@@ -149,6 +150,14 @@ struct enav_process_signal {
 	uint32_t argv_len;
 };
 
+/* A task's credentials right after a setuid-family or capset call (the
+ * process part carries uid and gid). */
+struct enav_cred_signal {
+	const char *syscall; /* static: "setuid", "setreuid", "setresuid", "capset" */
+	uint32_t euid, suid, fsuid, egid;
+	uint64_t cap_effective;
+};
+
 struct enav_signal {
 	_Atomic uint32_t refs;
 	enum enav_signal_kind kind;
@@ -160,6 +169,7 @@ struct enav_signal {
 	struct enav_edge_signal edge;
 	struct enav_finding_signal finding;
 	struct enav_span_signal span;
+	struct enav_cred_signal cred;
 	/* What attribution pinned for this signal (released with the signal). */
 	void *attr_ref;
 	void (*attr_release)(void *ref);

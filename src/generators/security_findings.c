@@ -7,6 +7,9 @@
  *                                of the executable, not argv[0]);
  *   shell_from_network_service   a shell or interpreter whose parent served
  *                                a TCP connection (seen as the server side);
+ *   credentials_to_root          a process that was not root at exec makes
+ *                                its real uid 0 (setuid, setreuid,
+ *                                setresuid: bpf/exec.bpf.c);
  *   new_outbound_port            a network service (a program in a cgroup
  *                                that served TCP) connects out to a remote
  *                                port it did not use during its learning
@@ -31,10 +34,17 @@
 
 #define RATE_WINDOW_NS 60000000000ull
 
-enum rule { R_WRITABLE, R_SHELL, R_OUTBOUND, R__N };
+enum rule { R_WRITABLE, R_SHELL, R_OUTBOUND, R_ROOT, R__N };
 static const char *const rule_names[R__N] = {"exec_from_writable_location",
-					     "shell_from_network_service", "new_outbound_port"};
-static const char *const rule_severity[R__N] = {"high", "high", "medium"};
+					     "shell_from_network_service", "new_outbound_port",
+					     "credentials_to_root"};
+static const char *const rule_severity[R__N] = {"high", "high", "medium", "high"};
+
+/* A process's real uid at exec, to judge its later credential changes. */
+struct exec_creds {
+	uint64_t start_boot_ns;
+	uint32_t uid;
+};
 
 /* A process seen serving a TCP connection. */
 struct service {
@@ -61,9 +71,11 @@ struct findings {
 	struct enav_bcache rates;    /* (rule, cgroup) -> struct rate */
 	struct enav_bcache learners; /* workload -> struct learner */
 	struct enav_bcache baseline; /* (workload, remote port) -> presence */
+	struct enav_bcache execs;    /* pid -> struct exec_creds */
 	uint64_t learning_ns;
 	_Atomic uint64_t fired[R__N], suppressed[R__N];
 	_Atomic uint64_t service_evictions, rate_evictions, baseline_evictions, learned;
+	_Atomic uint64_t exec_evictions, cred_unknown;
 };
 
 static const char *const writable_prefixes[] = {"/tmp/", "/var/tmp/", "/dev/shm/", "/memfd:"};
@@ -207,12 +219,60 @@ static struct enav_signal *outbound(struct findings *f, const struct enav_signal
 	return o;
 }
 
+/* A credential change: root now, and not at exec, is a finding (once). */
+static struct enav_signal *cred_change(struct findings *f, const struct enav_signal *s)
+{
+	const struct enav_process_signal *p = &s->process;
+	struct exec_creds *ec = enav_bcache_get(&f->execs, p->pid);
+	if (!ec || ec->start_boot_ns != p->start_boot_ns) {
+		/* Started before the agent, or forgotten: never judged by guess. */
+		atomic_fetch_add(&f->cred_unknown, 1);
+		return NULL;
+	}
+	if (p->uid != 0 || ec->uid == 0)
+		return NULL;
+	uint32_t was = ec->uid;
+	ec->uid = 0;
+	if (!admit(f, R_ROOT, p->cgroup_id, enav_clock_mono_ns()))
+		return NULL;
+	struct enav_signal *o = finding(f, R_ROOT, s);
+	if (o)
+		snprintf(o->finding.summary, sizeof(o->finding.summary),
+			 "%s (pid %u), uid %u at exec, became root through %s (uid %u, euid %u)",
+			 p->comm, p->pid, was, s->cred.syscall ? s->cred.syscall : "?", p->uid,
+			 s->cred.euid);
+	return o;
+}
+
 static size_t sf_observe(void *state, const struct enav_signal *s, struct enav_signal **out,
 			 size_t out_cap)
 {
 	struct findings *f = state;
 	const struct enav_process_signal *p = &s->process;
 	size_t n = 0;
+	if (f->rule_on[R_ROOT]) {
+		if (s->kind == ENAV_SIGNAL_PROCESS_EXEC && p->has_creds && p->pid) {
+			struct exec_creds *ec = enav_bcache_get(&f->execs, p->pid);
+			if (!ec) {
+				ec = calloc(1, sizeof(*ec));
+				if (ec)
+					put_counted(&f->execs, p->pid, ec, &f->exec_evictions);
+			}
+			if (ec) {
+				ec->start_boot_ns = p->start_boot_ns;
+				ec->uid = p->uid;
+			}
+		} else if (s->kind == ENAV_SIGNAL_PROCESS_EXIT) {
+			enav_bcache_remove(&f->execs, p->pid);
+		} else if (s->kind == ENAV_SIGNAL_CRED_CHANGE) {
+			struct enav_signal *o = cred_change(f, s);
+			if (o && out_cap)
+				out[n++] = o;
+			else if (o)
+				enav_signal_unref(o);
+			return n;
+		}
+	}
 	if (f->rule_on[R_OUTBOUND] &&
 	    (s->kind == ENAV_SIGNAL_TCP_OPEN || s->kind == ENAV_SIGNAL_TCP_FAILED) &&
 	    s->net.role == ENAV_ROLE_CLIENT && p->pid) {
@@ -288,12 +348,14 @@ static int sf_init(struct enav_agent *a, void **state, char *err, size_t errlen)
 	f->rule_on[R_WRITABLE] = a->cfg.security.exec_from_writable;
 	f->rule_on[R_SHELL] = a->cfg.security.shell_from_service;
 	f->rule_on[R_OUTBOUND] = a->cfg.security.new_outbound_port;
+	f->rule_on[R_ROOT] = a->cfg.security.credentials_to_root;
 	f->learning_ns = (uint64_t)a->cfg.security.outbound_learning_ms * 1000000ull;
 	f->per_minute = a->cfg.security.rate_per_minute;
 	if (enav_bcache_init(&f->services, a->cfg.security.max_services, free) ||
 	    enav_bcache_init(&f->rates, a->cfg.security.max_rate_entries, free) ||
 	    enav_bcache_init(&f->learners, a->cfg.security.max_services, free) ||
-	    enav_bcache_init(&f->baseline, a->cfg.security.max_baseline_entries, free)) {
+	    enav_bcache_init(&f->baseline, a->cfg.security.max_baseline_entries, free) ||
+	    enav_bcache_init(&f->execs, a->cfg.security.max_tracked_processes, free)) {
 		snprintf(err, errlen, "security: cannot allocate its tables");
 		return -ENOMEM;
 	}
@@ -309,6 +371,7 @@ static void sf_fini(void *state)
 	enav_bcache_destroy(&f->rates);
 	enav_bcache_destroy(&f->learners);
 	enav_bcache_destroy(&f->baseline);
+	enav_bcache_destroy(&f->execs);
 	free(f);
 }
 
@@ -343,6 +406,14 @@ static void sf_metrics(void *state, struct enav_promtext *p)
 				 "security.max_baseline_entries (an evicted port may be reported "
 				 "again).",
 				 atomic_load(&f->baseline_evictions));
+	enav_promtext_single_u64(p, "enav_security_process_evictions_total", "counter",
+				 "Processes' exec credentials forgotten to stay within "
+				 "security.max_tracked_processes.",
+				 atomic_load(&f->exec_evictions));
+	enav_promtext_single_u64(p, "enav_security_cred_changes_unjudged_total", "counter",
+				 "Credential changes of processes whose exec the agent did not see "
+				 "(started before it, or forgotten): not judged.",
+				 atomic_load(&f->cred_unknown));
 	enav_promtext_single_u64(p, "enav_security_baseline_learned_total", "counter",
 				 "Outbound ports learned into services' baselines.",
 				 atomic_load(&f->learned));

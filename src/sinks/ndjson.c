@@ -267,7 +267,8 @@ long enav_ndjson_encode(const struct enav_signal *s, char *buf, size_t cap)
 	if (s->kind == ENAV_SIGNAL_FINDING)
 		encode_finding(&j, &s->finding);
 	bool process_kind = s->kind == ENAV_SIGNAL_PROCESS_EXEC ||
-			    s->kind == ENAV_SIGNAL_PROCESS_EXIT || s->kind == ENAV_SIGNAL_FINDING;
+			    s->kind == ENAV_SIGNAL_PROCESS_EXIT || s->kind == ENAV_SIGNAL_FINDING ||
+			    s->kind == ENAV_SIGNAL_CRED_CHANGE;
 	if (!process_kind) {
 		encode_network(&j, s);
 		if (s->kind == ENAV_SIGNAL_SPAN)
@@ -295,6 +296,20 @@ long enav_ndjson_encode(const struct enav_signal *s, char *buf, size_t cap)
 		encode_argv(&j, s);
 	enav_json_object_end(&j);
 
+	if (s->kind == ENAV_SIGNAL_CRED_CHANGE) {
+		const struct enav_cred_signal *c = &s->cred;
+		char caps[20];
+		snprintf(caps, sizeof(caps), "%016llx", (unsigned long long)c->cap_effective);
+		enav_json_key(&j, "credentials");
+		enav_json_object_begin(&j);
+		enav_json_kv_string(&j, "syscall", c->syscall);
+		enav_json_kv_u64(&j, "euid", c->euid);
+		enav_json_kv_u64(&j, "suid", c->suid);
+		enav_json_kv_u64(&j, "fsuid", c->fsuid);
+		enav_json_kv_u64(&j, "egid", c->egid);
+		enav_json_kv_string(&j, "cap_effective", caps);
+		enav_json_object_end(&j);
+	}
 	if (p->has_exit) {
 		enav_json_key(&j, "exit");
 		enav_json_object_begin(&j);

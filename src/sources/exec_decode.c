@@ -67,6 +67,27 @@ enum enav_decode_status enav_decode_event(const void *data, size_t size,
 		copy_comm(out->exit.comm, e.comm);
 		return ENAV_DECODE_OK;
 	}
+	case ENAV_EVENT_CRED_CHANGE: {
+		if (out->hdr.size != sizeof(struct enav_cred_event))
+			return ENAV_DECODE_BAD_SIZE;
+		struct enav_cred_event e;
+		memcpy(&e, data, sizeof(e));
+		/* Only the calls the kernel programs hook. */
+		if (e.syscall != 105 && e.syscall != 113 && e.syscall != 117 && e.syscall != 126)
+			return ENAV_DECODE_BAD_LENGTH;
+		out->type = ENAV_EVENT_CRED_CHANGE;
+		out->cred.uid = e.uid;
+		out->cred.euid = e.euid;
+		out->cred.suid = e.suid;
+		out->cred.fsuid = e.fsuid;
+		out->cred.gid = e.gid;
+		out->cred.egid = e.egid;
+		out->cred.syscall = e.syscall;
+		out->cred.cap_effective = e.cap_effective;
+		out->cred.start_boot_ns = e.start_boot_ns;
+		copy_comm(out->cred.comm, e.comm);
+		return ENAV_DECODE_OK;
+	}
 	default:
 		return ENAV_DECODE_UNKNOWN_TYPE;
 	}

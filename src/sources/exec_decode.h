@@ -42,6 +42,11 @@ struct enav_decoded_event {
 			__u64 start_boot_ns;
 			char comm[ENAV_COMM_LEN + 1];
 		} exit;
+		struct {
+			__u32 uid, euid, suid, fsuid, gid, egid, syscall;
+			__u64 cap_effective, start_boot_ns;
+			char comm[ENAV_COMM_LEN + 1];
+		} cred;
 	};
 };
 

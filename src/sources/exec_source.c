@@ -12,6 +12,7 @@
 #include "exec_ringbuf.skel.h"
 #include "sources/exec_decode.h"
 #include "sources/bpf_source.h"
+#include "sources/tracefs.h"
 
 ENAV_SKEL_OPS(exec_ringbuf);
 ENAV_SKEL_OPS(exec_perf);
@@ -31,8 +32,49 @@ static void exit_status(uint32_t status, struct enav_process_signal *p)
 	}
 }
 
+static const char *cred_syscall_name(uint32_t nr)
+{
+	switch (nr) {
+	case 105:
+		return "setuid";
+	case 113:
+		return "setreuid";
+	case 117:
+		return "setresuid";
+	default:
+		return "capset";
+	}
+}
+
+static struct enav_signal *cred_signal(const struct enav_decoded_event *ev)
+{
+	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_CRED_CHANGE, 0);
+	if (!s)
+		return NULL;
+	struct enav_process_signal *p = &s->process;
+	s->time_unix_ns = enav_clock_boot_to_unix_ns(ev->hdr.boot_time_ns);
+	p->pid = ev->hdr.pid;
+	p->tid = ev->hdr.tid;
+	p->cgroup_id = ev->hdr.cgroup_id;
+	p->uid = ev->cred.uid;
+	p->gid = ev->cred.gid;
+	p->has_creds = true;
+	memcpy(p->comm, ev->cred.comm, sizeof(p->comm));
+	p->start_boot_ns = ev->cred.start_boot_ns;
+	p->start_time_unix_ns = enav_clock_boot_to_unix_ns(ev->cred.start_boot_ns);
+	s->cred = (struct enav_cred_signal){.syscall = cred_syscall_name(ev->cred.syscall),
+					    .euid = ev->cred.euid,
+					    .suid = ev->cred.suid,
+					    .fsuid = ev->cred.fsuid,
+					    .egid = ev->cred.egid,
+					    .cap_effective = ev->cred.cap_effective};
+	return s;
+}
+
 static struct enav_signal *build_signal(const struct enav_decoded_event *ev)
 {
+	if (ev->type == ENAV_EVENT_CRED_CHANGE)
+		return cred_signal(ev);
 	bool exec = ev->type == ENAV_EVENT_PROCESS_EXEC;
 	struct enav_signal *s =
 	    enav_signal_new(exec ? ENAV_SIGNAL_PROCESS_EXEC : ENAV_SIGNAL_PROCESS_EXIT,
@@ -131,7 +173,12 @@ static int exec_start(struct enav_agent *a, void **state, char *err, size_t errl
 	if (!src)
 		return -ENOMEM;
 	*state = src;
-	src->bpf.event_types = (1u << ENAV_EVENT_PROCESS_EXEC) | (1u << ENAV_EVENT_PROCESS_EXIT);
+	src->bpf.event_types = (1u << ENAV_EVENT_PROCESS_EXEC) | (1u << ENAV_EVENT_PROCESS_EXIT) |
+			       (1u << ENAV_EVENT_CRED_CHANGE);
+	/* Credential changes come from syscall tracepoints, which need tracefs:
+	 * mounted when missing; a kernel without them runs without the hook. */
+	enav_tracefs_ensure();
+	src->bpf.optional_prefix = "enav_cred_";
 	int rc = enav_bpf_source_open(&src->bpf, a, "exec", &exec_ringbuf_ops, &exec_perf_ops, err,
 				      errlen);
 	if (rc)

@@ -31,6 +31,7 @@
 #include "sinks/profile_spool.h"
 #include "sinks/pyroscope.h"
 #include "sources/bpf_source.h"
+#include "sources/tracefs.h"
 #include "sources/pprof_pull.h"
 
 ENAV_SKEL_OPS(profile_ringbuf);
@@ -298,23 +299,6 @@ static int open_perf_events(struct profile_source *src, char *err, size_t errlen
 	return 0;
 }
 
-/* The futex hooks are syscall tracepoints, which libbpf attaches through
- * tracefs: mount it when the node has not. */
-static bool ensure_tracefs(void)
-{
-	struct stat st;
-	if (stat("/sys/kernel/tracing/events", &st) == 0 ||
-	    stat("/sys/kernel/debug/tracing/events", &st) == 0)
-		return true;
-	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0) {
-		enav_info("profiling: mounted tracefs at /sys/kernel/tracing for the futex hooks");
-		return true;
-	}
-	enav_warn("profiling: tracefs is not mounted and cannot be (%s): futex profiling is off",
-		  strerror(errno));
-	return false;
-}
-
 static void configure(struct profile_source *src, bool ringbuf)
 {
 	const struct enav_config *cfg = &src->agent->cfg;
@@ -400,7 +384,7 @@ static int profile_start(struct enav_agent *a, void **state, char *err, size_t e
 		return rc;
 	configure(src, a->decisions.transport == ENAV_TRANSPORT_RINGBUF);
 	src->offcpu = cfg->profiling.offcpu;
-	src->futex = cfg->profiling.futex && ensure_tracefs();
+	src->futex = cfg->profiling.futex && enav_tracefs_ensure();
 	int ns = 0;
 	if (!src->offcpu)
 		src->bpf.skip_prefixes[ns++] = "enav_offcpu";

@@ -142,7 +142,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_exec(&ev, buf, size);
 		else if (ev.type == ENAV_EVENT_PROCESS_EXIT)
 			check_exit(&ev, buf, size);
-		else
+		else if (ev.type == ENAV_EVENT_CRED_CHANGE) {
+			/* Exactly its size, one of the hooked calls, comm terminated. */
+			CHECK(ev.hdr.size == sizeof(struct enav_cred_event));
+			CHECK(ev.cred.syscall == 105 || ev.cred.syscall == 113 ||
+			      ev.cred.syscall == 117 || ev.cred.syscall == 126);
+			CHECK(memchr(ev.cred.comm, '\0', sizeof(ev.cred.comm)) != NULL);
+		} else
 			abort(); /* OK for a type the decoder does not know */
 	} else if (size < sizeof(struct enav_event_header)) {
 		CHECK(st == ENAV_DECODE_SHORT);

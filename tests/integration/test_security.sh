@@ -187,8 +187,57 @@ PY
 	return 0
 }
 
+# A setuid-root helper run by an unprivileged user becomes root: one
+# process.cred_change signal and one finding.  Its plain twin is refused by
+# the kernel (no change to report); root running the helper changes nothing.
+case_credentials_to_root() {
+	require_root || return
+	command -v setpriv >/dev/null || { fail "setpriv missing (util-linux)"; return 1; }
+	[ -x "$HELPERS/setuid_root" ] || { fail "helper missing: make helpers"; return 1; }
+	write_config "$WORK/cfg.yaml"
+	start_agent "$WORK/cfg.yaml" || return 1
+	! grep -q 'enav_cred_.*not attached' "$WORK/stderr" ||
+		{ fail "credential hooks not attached: $(grep enav_cred_ "$WORK/stderr" | head -2)"; return 1; }
+	chmod 711 "$WORK"
+	mkdir -p "$WORK/suid"
+	chmod 755 "$WORK/suid"
+	install -o root -g root -m 4755 "$HELPERS/setuid_root" "$WORK/suid/up"
+	install -o root -g root -m 0755 "$HELPERS/setuid_root" "$WORK/suid/plain"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$WORK/suid/up" >"$WORK/up.out" 2>&1 &
+	local p1=$!
+	wait $p1
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$WORK/suid/plain" >"$WORK/plain.out" 2>&1 &
+	local p2=$!
+	wait $p2
+	"$WORK/suid/up" >"$WORK/root.out" 2>&1 &
+	local p3=$!
+	wait $p3
+	expect_eq "setuid helper as nobody" "$(cat "$WORK/up.out")" "root uid=0 euid=0" || return 1
+	grep -q '^denied' "$WORK/plain.out" || { fail "plain copy: $(cat "$WORK/plain.out")"; return 1; }
+	local c
+	# setpriv itself (same pid, before it runs the helper) calls capset and
+	# setresuid as root: seen, and not judged.
+	c=$(wait_for_line ".kind == \"process.cred_change\" and .process.pid == $p1 and .process.comm == \"up\"") ||
+		{ fail "no process.cred_change for the helper"; return 1; }
+	expect_eq "credentials" "$(jq -r '[.process.uid, .credentials.euid, .credentials.syscall] | map(tostring) | join(" ")' <<<"$c")" "0 0 setuid" || return 1
+	local f
+	f=$(wait_for_line ".kind == \"security.finding\" and .finding.rule == \"credentials_to_root\"") ||
+		{ fail "no credentials_to_root finding"; return 1; }
+	expect_eq "finding about the helper" "$(jq -r .process.pid <<<"$f")" "$p1" || return 1
+	expect_eq "evidence" "$(jq -r .finding.evidence_kind <<<"$f")" process.cred_change || return 1
+	sleep 0.5
+	expect_eq "findings (the helper only)" \
+		"$(count_lines '.kind == "security.finding" and .finding.rule == "credentials_to_root"')" 1 || return 1
+	expect_eq "no change reported for the refused call" \
+		"$(count_lines ".kind == \"process.cred_change\" and .process.pid == $p2 and .process.comm == \"plain\"")" 0 || return 1
+	expect_eq "root's own setuid(0) seen, not judged" \
+		"$(count_lines ".kind == \"process.cred_change\" and .process.pid == $p3")" 1 || return 1
+}
+
 run_case "security: exec from /tmp and /dev/shm, not from /var/lib" case_exec_from_writable
 run_case "security: a shell started by a network service; rate limit" case_shell_from_service
 stop_agent
 run_case "security: a network service connecting out to a port it did not learn" case_new_outbound_port
+stop_agent
+run_case "security: a setuid-root helper run by nobody becomes root" case_credentials_to_root
 finish

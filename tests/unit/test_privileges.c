@@ -39,16 +39,18 @@ static void test_sets_by_config(void **st)
 	cfg.network.tls.enabled = false;
 	enav_privileges_needed(&cfg, &p);
 	names(p.runtime, "CAP_DAC_READ_SEARCH,CAP_SYS_PTRACE,CAP_BPF");
-	/* No futex profile: tracefs is never mounted. */
+	/* No futex profile and no exec source: tracefs is never mounted. */
 	cfg.profiling.futex = false;
+	cfg.exec.enabled = false;
 	enav_privileges_needed(&cfg, &p);
 	names(p.start, "CAP_DAC_READ_SEARCH,CAP_SYS_PTRACE,CAP_PERFMON,CAP_BPF");
+	cfg.exec.enabled = true;
 	/* Exec and network only. */
 	cfg.profiling.enabled = false;
 	cfg.host.enabled = false;
 	enav_privileges_needed(&cfg, &p);
 	names(p.runtime, "CAP_DAC_READ_SEARCH,CAP_BPF");
-	names(p.start, "CAP_DAC_READ_SEARCH,CAP_PERFMON,CAP_BPF");
+	names(p.start, "CAP_DAC_READ_SEARCH,CAP_SYS_ADMIN,CAP_PERFMON,CAP_BPF");
 	/* TLS needs L7 (and the network source) to be on at all. */
 	cfg.network.tls.enabled = true;
 	cfg.network.l7.enabled = false;
