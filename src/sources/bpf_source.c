@@ -202,7 +202,10 @@ static const char *const event_names[ENAV_BPF_MAX_EVENT_TYPES] = {
     [ENAV_EVENT_TCP] = "tcp",
     [ENAV_EVENT_DNS] = "dns",
     [ENAV_EVENT_PROFILE_TASK] = "profile_task",
+    [ENAV_EVENT_L7_DATA] = "l7_data",
+    [ENAV_EVENT_CRED_CHANGE] = "cred_change",
 };
+_Static_assert(ENAV_EVENT_CRED_CHANGE < ENAV_BPF_MAX_EVENT_TYPES, "event counters by type");
 
 void enav_bpf_sources_render(struct enav_promtext *p)
 {
