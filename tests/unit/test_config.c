@@ -14,7 +14,8 @@
 #include "core/config.h"
 
 #define ROOT_KEYS                                                                                  \
-	"log_level, transport, hooks, shutdown_timeout_ms, drop_capabilities, kernel, sources, profiling, "           \
+	"log_level, transport, hooks, shutdown_timeout_ms, drop_capabilities, kernel, sources, "   \
+	"profiling, "                                                                              \
 	"security, otlp, attribution, "                                                            \
 	"generators, sinks, http, capture, discovery, kubernetes, host"
 #define K8S_KEYS                                                                                   \
