@@ -89,8 +89,10 @@ static __always_inline void tls_count(enum tls_counter k)
 		*v += 1;
 }
 
+/* LRU: a thread that exits inside a call (a process ending while blocked in
+ * SSL_read) never returns, and its entry must not hold a slot forever. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096); /* tls.max_inflight, set before load */
 	__type(key, __u64);	   /* pid_tgid */
 	__type(value, struct tls_call);
@@ -323,9 +325,9 @@ struct go_call {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);   /* tls.max_inflight */
-	__type(key, struct tls_key); /* obj = the goroutine (g) */
+	__uint(type, BPF_MAP_TYPE_LRU_HASH); /* as enav_tls_calls */
+	__uint(max_entries, 4096);	     /* tls.max_inflight */
+	__type(key, struct tls_key);	     /* obj = the goroutine (g) */
 	__type(value, struct go_call);
 } enav_go_tls_calls SEC(".maps");
 
