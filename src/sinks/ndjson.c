@@ -397,13 +397,32 @@ static void write_one(struct ndjson_sink *ns, struct enav_signal *s)
 		atomic_fetch_add(&ns->written, 1);
 }
 
+/*
+ * The writer is cancelled at the shutdown deadline when its reader stopped
+ * reading (write(2) blocks forever).  It may be cancelled only inside its
+ * output calls: cancelled while waiting for the queue, it would exit
+ * holding the queue's lock and the stopping agent would wait on it forever.
+ */
+static void output_cancellable(bool on)
+{
+	pthread_setcancelstate(on ? PTHREAD_CANCEL_ENABLE : PTHREAD_CANCEL_DISABLE, NULL);
+}
+
+static void flush_cancellable(struct ndjson_sink *ns)
+{
+	output_cancellable(true);
+	fflush(ns->out);
+	output_cancellable(false);
+}
+
 static void *ndjson_thread(void *arg)
 {
 	struct ndjson_sink *ns = arg;
+	output_cancellable(false);
 	for (;;) {
 		struct enav_signal *s = enav_queue_pop(&ns->queue, 200);
 		if (!s) {
-			fflush(ns->out);
+			flush_cancellable(ns);
 			/* NULL after close means drained (or the deadline passed). */
 			if (atomic_load(&ns->deadline_ns) && enav_queue_depth(&ns->queue) == 0)
 				break;
@@ -415,12 +434,14 @@ static void *ndjson_thread(void *arg)
 			atomic_fetch_add(&ns->shutdown_dropped, 1);
 			continue;
 		}
+		output_cancellable(true);
 		write_one(ns, s);
+		output_cancellable(false);
 		/* Flush when the queue runs dry: batches under load, prompt when idle. */
 		if (enav_queue_depth(&ns->queue) == 0)
-			fflush(ns->out);
+			flush_cancellable(ns);
 	}
-	fflush(ns->out);
+	flush_cancellable(ns);
 	return NULL;
 }
 
