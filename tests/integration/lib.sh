@@ -170,6 +170,16 @@ stop_agent() {
 	return 0
 }
 
+# stop_limit_ms: how long stopping may take: 2 s, plus the kernel's
+# unregistration of every TLS uprobe the agent had attached (about 0.1 s
+# each on this VM, whether the agent detaches them or its exit does;
+# docs/boundaries.md), from the metrics stop_agent saved.
+stop_limit_ms() {
+	local n
+	n=$(awk '$1 == "enav_tls_uprobes" { print $2 }' "$WORK/metrics.final" 2>/dev/null)
+	echo $((2000 + 150 * ${n:-0}))
+}
+
 metric() { # metric NAME_WITH_LABELS: value from /metrics (0 if absent)
 	curl -fs "http://127.0.0.1:$TEST_PORT/metrics" | awk -v m="$1" '$1 == m { print $2; f=1 } END { if (!f) print 0 }'
 }
