@@ -132,6 +132,7 @@ print("listening", flush=True)
 threading.Event().wait()
 PY
 	local peers=$!
+	OUTBOUND_PIDS+=("$peers")
 	# The service: named enav-svc, connects out on request.
 	python3 - "$svc_port" >"$WORK/svc.out" 2>&1 <<'PY' &
 import ctypes, socket, sys
@@ -150,6 +151,7 @@ for line in f:
     f.flush()
 PY
 	local svc=$! i
+	OUTBOUND_PIDS+=("$svc")
 	for ((i = 0; i < 50; i++)); do
 		grep -q listening "$WORK/svc.out" && grep -q listening "$WORK/peers.out" && break
 		sleep 0.1
@@ -182,9 +184,14 @@ PY
 	expect_eq "findings (B once; A learned; the twin never judged)" \
 		"$(count_lines '.kind == "security.finding" and .finding.rule == "new_outbound_port"')" 1 || return 1
 	[ "$(metric enav_security_baseline_learned_total)" -ge 1 ] || { fail "nothing learned"; return 1; }
-	kill $svc $peers 2>/dev/null
-	wait $svc $peers 2>/dev/null
-	return 0
+}
+# The service and its peers hold ports: stopped after the case, failed or not.
+OUTBOUND_PIDS=()
+stop_outbound() {
+	[ ${#OUTBOUND_PIDS[@]} -eq 0 ] && return 0
+	kill "${OUTBOUND_PIDS[@]}" 2>/dev/null
+	wait "${OUTBOUND_PIDS[@]}" 2>/dev/null
+	OUTBOUND_PIDS=()
 }
 
 # A setuid-root helper run by an unprivileged user becomes root: one
@@ -238,6 +245,7 @@ run_case "security: exec from /tmp and /dev/shm, not from /var/lib" case_exec_fr
 run_case "security: a shell started by a network service; rate limit" case_shell_from_service
 stop_agent
 run_case "security: a network service connecting out to a port it did not learn" case_new_outbound_port
+stop_outbound
 stop_agent
 run_case "security: a setuid-root helper run by nobody becomes root" case_credentials_to_root
 finish
