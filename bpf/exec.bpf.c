@@ -206,6 +206,24 @@ int enav_cred_setresuid(struct trace_event_raw_sys_exit *ctx)
 	return handle_cred(ctx, ctx->ret, 117);
 }
 
+SEC("tracepoint/syscalls/sys_exit_setgid")
+int enav_cred_setgid(struct trace_event_raw_sys_exit *ctx)
+{
+	return handle_cred(ctx, ctx->ret, 106);
+}
+
+SEC("tracepoint/syscalls/sys_exit_setregid")
+int enav_cred_setregid(struct trace_event_raw_sys_exit *ctx)
+{
+	return handle_cred(ctx, ctx->ret, 114);
+}
+
+SEC("tracepoint/syscalls/sys_exit_setresgid")
+int enav_cred_setresgid(struct trace_event_raw_sys_exit *ctx)
+{
+	return handle_cred(ctx, ctx->ret, 119);
+}
+
 SEC("tracepoint/syscalls/sys_exit_capset")
 int enav_cred_capset(struct trace_event_raw_sys_exit *ctx)
 {

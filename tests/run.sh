@@ -42,7 +42,7 @@ for f in "$BUILD"/fuzz/fuzz_*; do
 	# Replay every seed, then a short bounded run from them in a scratch dir.
 	scratch=$(mktemp -d)
 	"$f" -runs=0 "$corpus" >"$scratch/log" 2>&1 &&
-		"$f" -max_total_time="${FUZZ_SECONDS:-10}" -rss_limit_mb=1024 "$scratch" "$corpus" \
+		"$f" -max_total_time="${FUZZ_SECONDS:-4}" -rss_limit_mb=1024 "$scratch" "$corpus" \
 			>>"$scratch/log" 2>&1
 	rc=$?
 	[ $rc -eq 0 ] && echo "PASS fuzz:$name ($(find "$corpus" -type f | wc -l) seeds)" ||

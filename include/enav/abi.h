@@ -16,7 +16,7 @@
 #include <stddef.h>
 #endif
 
-#define ENAV_ABI_VERSION 5
+#define ENAV_ABI_VERSION 6
 
 /* libbpf's offsetof is not a constant expression; the builtin is, on both sides. */
 #define ENAV_OFFSETOF(type, member) __builtin_offsetof(type, member)
@@ -36,6 +36,8 @@ enum enav_event_type {
 	ENAV_EVENT_PROFILE_TASK = 5, /* first profile sample of a process: snapshot it now */
 	ENAV_EVENT_L7_DATA = 6,	     /* payload fragment of a classified TCP connection */
 	ENAV_EVENT_CRED_CHANGE = 7,  /* a successful setuid-family or capset call */
+	ENAV_EVENT_FILE_OPEN = 8,    /* a watched file (device and inode) was opened */
+	ENAV_EVENT_BPF_ACCESS = 9,   /* another process used one of the agent's BPF objects */
 };
 
 /* Flags on enav_exec_event.flags. */
@@ -108,11 +110,52 @@ struct enav_cred_event {
 	struct enav_event_header hdr;
 	__u32 uid, euid, suid, fsuid;
 	__u32 gid, egid;
-	__u32 syscall; /* x86_64 number: 105 setuid, 113 setreuid, 117 setresuid, 126 capset */
+	__u32 syscall; /* x86_64 number: 105 setuid, 106 setgid, 113 setreuid, 114 setregid,
+			  117 setresuid, 119 setresgid, 126 capset */
 	__u32 pad;
 	__u64 cap_effective;
 	__u64 start_boot_ns; /* the task's start: tells a reused pid apart */
 	char comm[ENAV_COMM_LEN];
+};
+
+/* A successful open of a file the user side watches.  Watched files are
+ * named to the kernel only by (device, inode): no path enters a map. */
+struct enav_file_open_event {
+	struct enav_event_header hdr;
+	__u64 dev; /* kernel dev_t of the file's superblock (MKDEV: major << 20) */
+	__u64 ino;
+	__u32 watch_id;	  /* the user side's id for the watched file */
+	__u32 open_flags; /* the open file's f_flags (O_ACCMODE and the rest) */
+	__u32 uid, gid;	  /* real ids of the opener */
+	__u16 exe_len;	  /* 0: the executable's path did not resolve */
+	__u16 pad;
+	__u32 ppid;
+	__u64 start_boot_ns; /* the opener's start: tells a reused pid apart */
+	char comm[ENAV_COMM_LEN];
+	char exe[ENAV_EXE_PATH_MAX]; /* the opener's executable, resolved in the kernel */
+};
+
+/* What another process did to one of the agent's own BPF objects, seen at
+ * the return of its bpf() call. */
+enum enav_bpf_object_kind {
+	ENAV_BPF_OBJ_MAP = 1,
+	ENAV_BPF_OBJ_PROG = 2,
+	ENAV_BPF_OBJ_LINK = 3,
+};
+
+struct enav_bpf_access_event {
+	struct enav_event_header hdr;
+	__u32 cmd;	   /* the bpf() command (BPF_MAP_UPDATE_ELEM, ...) */
+	__u32 object_kind; /* enum enav_bpf_object_kind */
+	__u32 object_id;   /* the map, program or link id */
+	__s32 ret;	   /* what bpf() returned: 0 or an fd on success, -errno */
+	__u32 uid, gid;
+	__u32 ppid;
+	__u16 exe_len; /* 0: the executable's path did not resolve */
+	__u16 pad;
+	__u64 start_boot_ns;
+	char comm[ENAV_COMM_LEN];
+	char exe[ENAV_EXE_PATH_MAX]; /* the caller's executable, resolved in the kernel */
 };
 
 /* ---- network (bpf/net.bpf.c) ------------------------------------------- */
@@ -331,6 +374,16 @@ _Static_assert(ENAV_OFFSETOF(struct enav_cred_event, syscall) == 56, "cred ABI")
 _Static_assert(ENAV_OFFSETOF(struct enav_cred_event, cap_effective) == 64, "cred ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_cred_event, start_boot_ns) == 72, "cred ABI");
 _Static_assert(sizeof(struct enav_cred_event) == 96, "cred ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_file_open_event, dev) == 32, "file open ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_file_open_event, watch_id) == 48, "file open ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_file_open_event, exe_len) == 64, "file open ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_file_open_event, start_boot_ns) == 72, "file open ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_file_open_event, comm) == 80, "file open ABI");
+_Static_assert(sizeof(struct enav_file_open_event) == 96 + ENAV_EXE_PATH_MAX, "file open ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_bpf_access_event, ret) == 44, "bpf access ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_bpf_access_event, start_boot_ns) == 64, "bpf access ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_bpf_access_event, exe) == 88, "bpf access ABI");
+_Static_assert(sizeof(struct enav_bpf_access_event) == 88 + ENAV_EXE_PATH_MAX, "bpf access ABI");
 _Static_assert((ENAV_ARGV_MAX & (ENAV_ARGV_MAX - 1)) == 0, "argv cap is a power of two");
 _Static_assert(ENAV_OFFSETOF(struct enav_tcp_event, sock_id) == 32, "tcp ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_tcp_event, family) == 72, "tcp ABI");

@@ -14,6 +14,8 @@
 #include "sinks/otlp/otlp_sink.h"
 #include "sinks/prometheus.h"
 #include "sources/exec_source.h"
+#include "sources/file_open_source.h"
+#include "sources/self_guard_source.h"
 #include "sources/host/host_source.h"
 #include "sources/net_source.h"
 #include "sources/profile_source.h"
@@ -30,6 +32,15 @@ const struct enav_module enav_modules[] = {
      ENAV_MODULE_SOURCE,
      enav_profile_source_enabled,
      {.source = &enav_profile_source_ops}},
+    {"file_open",
+     ENAV_MODULE_SOURCE,
+     enav_file_open_source_enabled,
+     {.source = &enav_file_open_source_ops}},
+    /* Last source: it registers the BPF objects every other source made. */
+    {"self_guard",
+     ENAV_MODULE_SOURCE,
+     enav_self_guard_source_enabled,
+     {.source = &enav_self_guard_source_ops}},
     {"attribution",
      ENAV_MODULE_PROCESSOR,
      enav_attribution_enabled,

@@ -159,6 +159,7 @@ static int check_header(struct errout *e, const char *where, const char *s, size
 static int check_pull_target(struct errout *e, const char *where, const char *s, size_t n);
 static int check_l7_protocol(struct errout *e, const char *where, const char *s, size_t n);
 static int check_tls_library(struct errout *e, const char *where, const char *s, size_t n);
+static int check_abs_path(struct errout *e, const char *where, const char *s, size_t n);
 
 #define K8S_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount/"
 
@@ -212,6 +213,11 @@ static const struct field schema[] = {
     U32("sources.network.tls.max_sessions", network.tls.max_sessions, 64, 1048576, 16384),
     U32("sources.network.tls.max_inflight", network.tls.max_inflight, 64, 1048576, 4096),
     U32("sources.network.tls.scan_interval_ms", network.tls.scan_interval_ms, 500, 3600000, 10000),
+    MAP("sources.file_open"),
+    BOOL("sources.file_open.enabled", file_open.enabled, true),
+    LIST("sources.file_open.watch_paths", file_open.watch_paths, 2, check_abs_path),
+    U32("sources.file_open.max_watched_files", file_open.max_watched_files, 1, 65536, 1024),
+    U32("sources.file_open.rescan_interval_ms", file_open.rescan_interval_ms, 500, 3600000, 10000),
     MAP("profiling"),
     BOOL("profiling.enabled", profiling.enabled, true),
     U32("profiling.frequency_hz", profiling.frequency_hz, 1, 1000, 99),
@@ -265,6 +271,23 @@ static const struct field schema[] = {
     BOOL("security.rules.shell_from_network_service", security.shell_from_service, true),
     BOOL("security.rules.new_outbound_port", security.new_outbound_port, true),
     BOOL("security.rules.credentials_to_root", security.credentials_to_root, true),
+    BOOL("security.rules.secret_file_read", security.secret_file_read, true),
+    BOOL("security.rules.agent_tampering", security.agent_tampering, true),
+    LIST("security.secret_file_readers", security.secret_file_readers, 2, check_abs_path),
+    U32("security.self_check_interval_ms", security.self_check_interval_ms, 200, 3600000, 5000),
+    MAP("security.exceptions"),
+    LIST("security.exceptions.exec_from_writable_location",
+	 security.exceptions[ENAV_RULE_EXEC_FROM_WRITABLE], 3, check_selector),
+    LIST("security.exceptions.shell_from_network_service",
+	 security.exceptions[ENAV_RULE_SHELL_FROM_SERVICE], 3, check_selector),
+    LIST("security.exceptions.new_outbound_port", security.exceptions[ENAV_RULE_NEW_OUTBOUND_PORT],
+	 3, check_selector),
+    LIST("security.exceptions.credentials_to_root",
+	 security.exceptions[ENAV_RULE_CREDENTIALS_TO_ROOT], 3, check_selector),
+    LIST("security.exceptions.secret_file_read", security.exceptions[ENAV_RULE_SECRET_FILE_READ], 3,
+	 check_selector),
+    LIST("security.exceptions.agent_tampering", security.exceptions[ENAV_RULE_AGENT_TAMPERING], 3,
+	 check_selector),
     U32("security.max_tracked_processes", security.max_tracked_processes, 16, 4194304, 65536),
     U32("security.outbound_learning_ms", security.outbound_learning_ms, 1000, 604800000, 300000),
     U32("security.max_baseline_entries", security.max_baseline_entries, 16, 1048576, 16384),
@@ -813,6 +836,21 @@ static int check_tls_library(struct errout *e, const char *where, const char *s,
 	show(shown, sizeof(shown), s, n);
 	return fail(e, "%s: \"%s\" is not a TLS library (allowed: openssl, gnutls, go)", where,
 		    shown);
+}
+
+/* An absolute path, or a glob(3) pattern of one: no "..", no control bytes. */
+static int check_abs_path(struct errout *e, const char *where, const char *s, size_t n)
+{
+	char shown[SHOW_BUF];
+	bool ok = n >= 2 && s[0] == '/' && !memmem(s, n, "/../", 4) &&
+		  !(n >= 3 && memcmp(s + n - 3, "/..", 3) == 0);
+	for (size_t i = 0; ok && i < n; i++)
+		ok = (unsigned char)s[i] >= 0x20 && s[i] != 0x7f;
+	if (ok)
+		return 0;
+	show(shown, sizeof(shown), s, n);
+	return fail(e, "%s: \"%s\" is not an absolute path (a glob pattern may be used; no \"..\")",
+		    where, shown);
 }
 
 /* http://IPv4:port (a pprof server on this node): no path, no credentials. */

@@ -54,6 +54,17 @@ struct enav_config_list {
 	char item[ENAV_CONFIG_LIST_MAX][ENAV_CONFIG_ENTRY_MAX];
 };
 
+/* The security rules (src/generators/security_findings.c), in config order. */
+enum enav_security_rule {
+	ENAV_RULE_EXEC_FROM_WRITABLE,
+	ENAV_RULE_SHELL_FROM_SERVICE,
+	ENAV_RULE_NEW_OUTBOUND_PORT,
+	ENAV_RULE_CREDENTIALS_TO_ROOT,
+	ENAV_RULE_SECRET_FILE_READ,
+	ENAV_RULE_AGENT_TAMPERING,
+	ENAV_RULE__COUNT,
+};
+
 struct enav_config {
 	enum enav_log_level log_level;	      /* log_level: error|warn|info|debug (info) */
 	enum enav_transport_choice transport; /* transport: auto|ringbuf|perf (auto) */
@@ -240,12 +251,32 @@ struct enav_config {
 		uint32_t pull_max_targets; /* profiling.pull.max_targets: 1..4096 (256) */
 	} profiling;
 
+	/* Opens of watched files (sources.file_open.*, docs/security.md). */
+	struct {
+		bool enabled; /* .enabled (true) */
+		/* .watch_paths: absolute paths or globs; empty = the built-in list */
+		struct enav_config_list watch_paths;
+		uint32_t max_watched_files;  /* .max_watched_files: 1..65536 (1024) */
+		uint32_t rescan_interval_ms; /* .rescan_interval_ms: 500..3600000 (10000) */
+	} file_open;
+
 	struct {
 		bool enabled;		  /* security.enabled (true): the findings generator */
 		bool exec_from_writable;  /* security.rules.exec_from_writable_location (true) */
 		bool shell_from_service;  /* security.rules.shell_from_network_service (true) */
 		bool new_outbound_port;	  /* security.rules.new_outbound_port (true) */
 		bool credentials_to_root; /* security.rules.credentials_to_root (true) */
+		bool secret_file_read;	  /* security.rules.secret_file_read (true) */
+		bool agent_tampering;	  /* security.rules.agent_tampering (true) */
+		/* security.secret_file_readers: executables (absolute paths or globs)
+		 * that may open watched files; empty = the built-in list */
+		struct enav_config_list secret_file_readers;
+		/* security.self_check_interval_ms: 200..3600000 (5000): how often the
+		 * agent checks its own kernel maps and objects */
+		uint32_t self_check_interval_ms;
+		/* security.exceptions.<rule>: workload selectors (capture.selectors
+		 * syntax) whose findings of that rule are not emitted */
+		struct enav_config_list exceptions[ENAV_RULE__COUNT];
 		/* security.max_tracked_processes: 16..4194304 (65536) exec uids kept */
 		uint32_t max_tracked_processes;
 		/* security.outbound_learning_ms: 1000..604800000 (300000) */

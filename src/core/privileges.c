@@ -48,10 +48,15 @@ void enav_privileges_needed(const struct enav_config *cfg, struct enav_privilege
 		runtime |= BIT(CAP_SYS_PTRACE) | BIT(CAP_DAC_READ_SEARCH);
 	if (cfg->host.enabled)
 		runtime |= BIT(CAP_SYS_PTRACE); /* /proc/PID/io of other users */
-	if ((cfg->profiling.enabled && cfg->profiling.futex) || cfg->exec.enabled)
+	bool self_guard = cfg->security.enabled && cfg->security.agent_tampering;
+	if ((cfg->profiling.enabled && cfg->profiling.futex) || cfg->exec.enabled ||
+	    cfg->file_open.enabled || self_guard)
 		/* Mounting tracefs when it is not mounted: syscall tracepoints for
-		 * the futex profile and for credential changes. */
+		 * the futex profile, credential changes, opens of watched files
+		 * and other processes' bpf() calls. */
 		start |= BIT(CAP_SYS_ADMIN);
+	/* The watched-file rescan stats paths under root-only directories
+	 * (/var/lib/kubelet/pods): CAP_DAC_READ_SEARCH, already kept. */
 	out->runtime = runtime;
 	out->start = start | runtime;
 }

@@ -60,6 +60,10 @@ const char *enav_signal_kind_name(enum enav_signal_kind kind)
 		return "span";
 	case ENAV_SIGNAL_CRED_CHANGE:
 		return "process.cred_change";
+	case ENAV_SIGNAL_FILE_OPEN:
+		return "file.open";
+	case ENAV_SIGNAL_BPF_ACCESS:
+		return "agent.bpf_access";
 	case ENAV_SIGNAL__COUNT:
 		break;
 	}

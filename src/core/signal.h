@@ -36,6 +36,8 @@ enum enav_signal_kind {
 	ENAV_SIGNAL_FINDING = 8,      /* inferred: a security rule matched observed signals */
 	ENAV_SIGNAL_SPAN = 9,	      /* one application request/response or message */
 	ENAV_SIGNAL_CRED_CHANGE = 10, /* a successful setuid-family or capset call */
+	ENAV_SIGNAL_FILE_OPEN = 11,   /* a watched file was opened */
+	ENAV_SIGNAL_BPF_ACCESS = 12, /* another process used, or changed, the agent's BPF objects */
 	ENAV_SIGNAL__COUNT,
 };
 
@@ -153,9 +155,33 @@ struct enav_process_signal {
 /* A task's credentials right after a setuid-family or capset call (the
  * process part carries uid and gid). */
 struct enav_cred_signal {
-	const char *syscall; /* static: "setuid", "setreuid", "setresuid", "capset" */
+	const char *syscall; /* static: "setuid", "setgid", "setresuid", "capset", ... */
 	uint32_t euid, suid, fsuid, egid;
 	uint64_t cap_effective;
+};
+
+#define ENAV_FILE_PATH_MAX 512
+
+/* An open of a watched file (sources/file_open_source.c). */
+struct enav_file_signal {
+	bool has_path;		       /* false: the watch was replaced before the event was read */
+	char path[ENAV_FILE_PATH_MAX]; /* the watched path the inode was found at */
+	uint64_t dev, ino;	       /* the kernel's device number and inode */
+	uint32_t open_flags;
+	const char *access; /* static: "read", "write", "read_write" */
+};
+
+/* Another process's use of the agent's BPF objects, or a change to its
+ * kernel state found by the agent's own check (sources/self_guard_source.c). */
+struct enav_bpf_access_signal {
+	const char *detected_by; /* static: "bpf_syscall" or "integrity_check" */
+	const char *operation;	 /* static: "map_get_fd_by_id", "map_update_elem", ... */
+	const char *object_kind; /* static: "map", "prog", "link" */
+	uint32_t object_id;
+	char object_name[20];	   /* the kernel object's name, as the agent created it */
+	int32_t result;		   /* bpf(): 0 or a descriptor on success, -errno */
+	bool modifies;		   /* the operation changes the object */
+	uint32_t entries_restored; /* integrity_check: entries put back */
 };
 
 struct enav_signal {
@@ -170,6 +196,8 @@ struct enav_signal {
 	struct enav_finding_signal finding;
 	struct enav_span_signal span;
 	struct enav_cred_signal cred;
+	struct enav_file_signal file;
+	struct enav_bpf_access_signal bpf;
 	/* What attribution pinned for this signal (released with the signal). */
 	void *attr_ref;
 	void (*attr_release)(void *ref);

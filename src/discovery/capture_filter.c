@@ -24,6 +24,8 @@ int enav_capture_filter_open(struct enav_capture_filter *f, uint32_t capacity, c
 	memset(f, 0, sizeof(*f));
 	f->control_fd = f->verdicts_fd = -1;
 	f->capacity = capacity;
+	pthread_mutex_init(&f->lock, NULL);
+	f->shadow_ok = enav_u64map_init(&f->shadow, capacity) == 0;
 	f->control_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "enav_capture_ct", sizeof(__u32),
 				       sizeof(__u32), 1, NULL);
 	if (f->control_fd < 0) {
@@ -49,46 +51,117 @@ void enav_capture_filter_close(struct enav_capture_filter *f)
 	if (f->verdicts_fd >= 0)
 		close(f->verdicts_fd);
 	f->control_fd = f->verdicts_fd = -1;
+	if (f->shadow_ok)
+		enav_u64map_destroy(&f->shadow);
+	f->shadow_ok = false;
 }
 
 int enav_capture_filter_set_mode(struct enav_capture_filter *f, enum enav_capture_mode mode)
 {
 	__u32 key = 0, val = mode;
-	if (bpf_map_update_elem(f->control_fd, &key, &val, BPF_ANY) != 0)
-		return -errno;
-	f->mode = mode;
-	return 0;
+	pthread_mutex_lock(&f->lock);
+	int rc = bpf_map_update_elem(f->control_fd, &key, &val, BPF_ANY) != 0 ? -errno : 0;
+	if (!rc)
+		f->mode = mode;
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+static void shadow_put(struct enav_capture_filter *f, uint64_t id, uint8_t val)
+{
+	if (f->shadow_ok)
+		enav_u64map_put(&f->shadow, id, val);
 }
 
 int enav_capture_filter_set(struct enav_capture_filter *f, uint64_t cgroup_id, bool capture)
 {
 	__u64 key = cgroup_id;
 	__u8 val = capture ? 1 : 0;
+	int rc = 0;
+	pthread_mutex_lock(&f->lock);
 	/* BPF_EXIST first: an overwrite must not count against a full map. */
 	if (bpf_map_update_elem(f->verdicts_fd, &key, &val, BPF_EXIST) == 0) {
 		atomic_fetch_add(&f->writes, 1);
-		return 0;
-	}
-	if (bpf_map_update_elem(f->verdicts_fd, &key, &val, BPF_NOEXIST) == 0) {
+		shadow_put(f, key, val);
+	} else if (bpf_map_update_elem(f->verdicts_fd, &key, &val, BPF_NOEXIST) == 0) {
 		atomic_fetch_add(&f->writes, 1);
 		atomic_fetch_add(&f->entries, 1);
-		return 0;
-	}
-	if (errno == E2BIG || errno == ENOSPC) {
+		shadow_put(f, key, val);
+	} else if (errno == E2BIG || errno == ENOSPC) {
 		atomic_fetch_add(&f->map_full, 1);
-		return -ENOSPC;
+		rc = -ENOSPC;
+	} else {
+		atomic_fetch_add(&f->write_errors, 1);
+		rc = -errno;
 	}
-	atomic_fetch_add(&f->write_errors, 1);
-	return -errno;
+	pthread_mutex_unlock(&f->lock);
+	return rc;
 }
 
 void enav_capture_filter_clear(struct enav_capture_filter *f, uint64_t cgroup_id)
 {
 	__u64 key = cgroup_id;
+	pthread_mutex_lock(&f->lock);
 	if (bpf_map_delete_elem(f->verdicts_fd, &key) == 0) {
 		atomic_fetch_add(&f->deletes, 1);
 		atomic_fetch_sub(&f->entries, 1);
 	}
+	if (f->shadow_ok)
+		enav_u64map_del(&f->shadow, key);
+	pthread_mutex_unlock(&f->lock);
+}
+
+uint32_t enav_capture_filter_verify(struct enav_capture_filter *f)
+{
+	if (!f->shadow_ok || f->verdicts_fd < 0)
+		return 0;
+	uint32_t restored = 0;
+	pthread_mutex_lock(&f->lock);
+	__u32 zero = 0, mode = 0;
+	if (bpf_map_lookup_elem(f->control_fd, &zero, &mode) != 0 || mode != (__u32)f->mode) {
+		mode = f->mode;
+		if (bpf_map_update_elem(f->control_fd, &zero, &mode, BPF_ANY) == 0)
+			restored++;
+	}
+	/* Entries in the kernel the agent did not write, or wrote differently.
+	 * Walk first, repair after: deleting while walking restarts the walk. */
+	__u64 key, next, wrong[64];
+	size_t n_wrong = 0;
+	bool more = bpf_map_get_next_key(f->verdicts_fd, NULL, &next) == 0;
+	for (uint32_t guard = 0; more && guard <= f->capacity; guard++) {
+		key = next;
+		__u8 kval;
+		uint64_t want;
+		if (bpf_map_lookup_elem(f->verdicts_fd, &key, &kval) == 0 &&
+		    (!enav_u64map_get(&f->shadow, key, &want) || want != kval) &&
+		    n_wrong < sizeof(wrong) / sizeof(wrong[0]))
+			wrong[n_wrong++] = key;
+		more = bpf_map_get_next_key(f->verdicts_fd, &key, &next) == 0;
+	}
+	for (size_t i = 0; i < n_wrong; i++) {
+		uint64_t want;
+		if (enav_u64map_get(&f->shadow, wrong[i], &want)) {
+			__u8 v = (__u8)want;
+			bpf_map_update_elem(f->verdicts_fd, &wrong[i], &v, BPF_ANY);
+		} else {
+			bpf_map_delete_elem(f->verdicts_fd, &wrong[i]);
+		}
+		restored++;
+	}
+	/* Entries the agent wrote that someone removed. */
+	for (uint32_t i = 0; i <= f->shadow.mask; i++) {
+		const struct enav_u64map_slot *sl = &f->shadow.slots[i];
+		__u8 kval;
+		if (!sl->used || bpf_map_lookup_elem(f->verdicts_fd, &sl->key, &kval) == 0)
+			continue;
+		__u64 k = sl->key;
+		__u8 v = (__u8)sl->value;
+		if (bpf_map_update_elem(f->verdicts_fd, &k, &v, BPF_ANY) == 0)
+			restored++;
+	}
+	pthread_mutex_unlock(&f->lock);
+	atomic_fetch_add(&f->restored, restored);
+	return restored;
 }
 
 int enav_capture_filter_reuse(const struct enav_capture_filter *f, struct bpf_object *obj)
@@ -127,6 +200,10 @@ void enav_capture_filter_metrics(struct enav_capture_filter *f, struct enav_prom
 		const char *l[] = {"mode", enav_capture_mode_name(m)};
 		enav_promtext_sample_u64(p, "enav_capture_filter_mode", l, 1, (int)f->mode == m);
 	}
+	enav_promtext_single_u64(p, "enav_capture_filter_restored_total", "counter",
+				 "Filter entries (or the control word) another process changed and "
+				 "the agent put back.",
+				 atomic_load(&f->restored));
 	enav_promtext_single_u64(p, "enav_capture_filter_verdicts", "gauge",
 				 "Verdicts held in the kernel map.", atomic_load(&f->entries));
 	enav_promtext_single_u64(

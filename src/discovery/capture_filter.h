@@ -8,6 +8,7 @@
 #ifndef ENAV_DISCOVERY_CAPTURE_FILTER_H
 #define ENAV_DISCOVERY_CAPTURE_FILTER_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 
 #include "core/config.h"
 #include "core/promtext.h"
+#include "core/u64map.h"
 #include "enav/abi.h"
 #include "probe/features.h"
 
@@ -30,6 +32,12 @@ struct enav_capture_filter {
 	_Atomic uint64_t deletes;
 	_Atomic uint64_t map_full; /* verdicts that could not be written: capacity reached */
 	_Atomic uint64_t write_errors;
+	/* What the agent wrote, to find and undo writes by anyone else
+	 * (enav_capture_filter_verify).  Guarded by lock with the kernel writes. */
+	pthread_mutex_t lock;
+	struct enav_u64map shadow;
+	bool shadow_ok;
+	_Atomic uint64_t restored; /* entries put back after someone else changed them */
 };
 
 /*
@@ -48,6 +56,10 @@ int enav_capture_filter_set_mode(struct enav_capture_filter *f, enum enav_captur
 /* Write (or overwrite) a verdict; returns 0, -ENOSPC when full (counted). */
 int enav_capture_filter_set(struct enav_capture_filter *f, uint64_t cgroup_id, bool capture);
 void enav_capture_filter_clear(struct enav_capture_filter *f, uint64_t cgroup_id);
+/* Compare the kernel maps with what the agent wrote and put back any
+ * difference (an entry changed, added or removed by another process, or the
+ * control word).  Returns the number of entries restored. */
+uint32_t enav_capture_filter_verify(struct enav_capture_filter *f);
 /* Make obj use the shared maps; call between open and load. */
 int enav_capture_filter_reuse(const struct enav_capture_filter *f, struct bpf_object *obj);
 void enav_capture_filter_metrics(struct enav_capture_filter *f, struct enav_promtext *p);

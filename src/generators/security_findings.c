@@ -14,31 +14,83 @@
  *                                that served TCP) connects out to a remote
  *                                port it did not use during its learning
  *                                window (security.outbound_learning_ms from
- *                                when it was first seen serving).
+ *                                when it was first seen serving);
+ *   secret_file_read             a watched file (sources.file_open) opened
+ *                                by an executable not in
+ *                                security.secret_file_readers;
+ *   agent_tampering              another process changed, or tried to
+ *                                change, one of the agent's BPF objects, or
+ *                                the agent found its capture filter changed
+ *                                (sources/self_guard_source.c).
  * Each finding is a security.finding signal (evidence "inferred") carrying
- * the workload of the process it is about.  Rate-limited per rule and
+ * the workload of the process it is about.  A workload matching one of the
+ * rule's security.exceptions selectors gets none.  Rate-limited per rule and
  * workload (cgroup); everything bounded, suppressions and evictions counted.
  */
 #include "generators/security_findings.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/bcache.h"
 #include "core/clock.h"
 #include "core/promtext.h"
 #include "discovery/discovery.h"
+#include "discovery/selectors.h"
 
 #define RATE_WINDOW_NS 60000000000ull
 
-enum rule { R_WRITABLE, R_SHELL, R_OUTBOUND, R_ROOT, R__N };
-static const char *const rule_names[R__N] = {"exec_from_writable_location",
-					     "shell_from_network_service", "new_outbound_port",
-					     "credentials_to_root"};
-static const char *const rule_severity[R__N] = {"high", "high", "medium", "high"};
+enum rule {
+	R_WRITABLE = ENAV_RULE_EXEC_FROM_WRITABLE,
+	R_SHELL = ENAV_RULE_SHELL_FROM_SERVICE,
+	R_OUTBOUND = ENAV_RULE_NEW_OUTBOUND_PORT,
+	R_ROOT = ENAV_RULE_CREDENTIALS_TO_ROOT,
+	R_SECRET = ENAV_RULE_SECRET_FILE_READ,
+	R_TAMPER = ENAV_RULE_AGENT_TAMPERING,
+	R__N = ENAV_RULE__COUNT,
+};
+static const char *const rule_names[R__N] = {
+    "exec_from_writable_location", "shell_from_network_service", "new_outbound_port",
+    "credentials_to_root",	   "secret_file_read",		 "agent_tampering"};
+static const char *const rule_severity[R__N] = {"high", "high", "medium",
+						"high", "high", "critical"};
+
+/* Programs that open secrets as part of their job, when the operator names
+ * none (security.secret_file_readers). */
+static const char *const default_secret_readers[] = {"/usr/sbin/sshd",
+						     "/usr/bin/passwd",
+						     "/usr/bin/chage",
+						     "/usr/bin/chfn",
+						     "/usr/bin/chsh",
+						     "/usr/bin/gpasswd",
+						     "/usr/sbin/chpasswd",
+						     "/usr/sbin/chgpasswd",
+						     "/usr/sbin/unix_chkpwd",
+						     "/usr/bin/su",
+						     "/usr/bin/sudo",
+						     "/usr/bin/login",
+						     "/usr/sbin/useradd",
+						     "/usr/sbin/usermod",
+						     "/usr/sbin/userdel",
+						     "/usr/sbin/groupadd",
+						     "/usr/sbin/groupmod",
+						     "/usr/sbin/groupdel",
+						     "/usr/sbin/pwck",
+						     "/usr/sbin/grpck",
+						     "/usr/sbin/vipw",
+						     "/usr/sbin/visudo",
+						     "/usr/sbin/cron",
+						     "/usr/lib/systemd/systemd*",
+						     "/lib/systemd/systemd*",
+						     "/usr/bin/kubelet",
+						     "/usr/local/bin/kubelet",
+						     "/usr/bin/newgrp",
+						     "/usr/sbin/pam_timestamp_check"};
 
 /* A process's real uid at exec, to judge its later credential changes. */
 struct exec_creds {
@@ -66,6 +118,10 @@ struct learner {
 
 struct findings {
 	bool rule_on[R__N];
+	struct enav_selector_set exceptions[R__N];
+	const char *readers[ENAV_CONFIG_LIST_MAX];
+	size_t n_readers;
+	uint32_t self_pid;
 	uint32_t per_minute;
 	struct enav_bcache services; /* pid -> struct service */
 	struct enav_bcache rates;    /* (rule, cgroup) -> struct rate */
@@ -73,7 +129,7 @@ struct findings {
 	struct enav_bcache baseline; /* (workload, remote port) -> presence */
 	struct enav_bcache execs;    /* pid -> struct exec_creds */
 	uint64_t learning_ns;
-	_Atomic uint64_t fired[R__N], suppressed[R__N];
+	_Atomic uint64_t fired[R__N], suppressed[R__N], excepted[R__N];
 	_Atomic uint64_t service_evictions, rate_evictions, baseline_evictions, learned;
 	_Atomic uint64_t exec_evictions, cred_unknown;
 };
@@ -106,9 +162,37 @@ static bool from_writable(const char *exe)
 	return false;
 }
 
-/* At most per_minute findings per rule and workload in any minute window. */
-static bool admit(struct findings *f, enum rule r, uint64_t cgroup_id, uint64_t now)
+/* The signal's workload matches one of the rule's exception selectors.  A
+ * selector that cannot be decided (Kubernetes data missing) does not
+ * except: a finding is not silenced on a guess. */
+static bool excepted(struct findings *f, enum rule r, const struct enav_signal *s)
 {
+	const struct enav_selector_set *set = &f->exceptions[r];
+	if (!set->n)
+		return false;
+	const struct enav_process_signal *p = &s->process;
+	const struct enav_snapshot *snap = s->attr_ref;
+	struct enav_workload w = {
+	    .cgroup_path = p->has_cgroup_path ? p->cgroup_path : NULL,
+	    .identity = &p->identity,
+	    .k8s = snap ? snap->k8s : NULL,
+	    .pod = p->pod,
+	};
+	for (unsigned i = 0; i < set->n; i++)
+		if (enav_selector_match(&set->s[i], &w) == ENAV_MATCH_YES) {
+			atomic_fetch_add(&f->excepted[r], 1);
+			return true;
+		}
+	return false;
+}
+
+/* At most per_minute findings per rule and workload in any minute window,
+ * none for an excepted workload. */
+static bool admit(struct findings *f, enum rule r, const struct enav_signal *s, uint64_t now)
+{
+	if (excepted(f, r, s))
+		return false;
+	uint64_t cgroup_id = s->process.cgroup_id;
 	uint64_t key = (cgroup_id * 0x9e3779b97f4a7c15ull) ^ (uint64_t)r;
 	struct rate *rt = enav_bcache_get(&f->rates, key);
 	if (!rt) {
@@ -148,6 +232,8 @@ static struct enav_signal *finding(struct findings *f, enum rule r, const struct
 		o->process.pod = s->process.pod;
 	}
 	o->process.has_argv = false;
+	o->file = s->file;
+	o->bpf = s->bpf;
 	o->finding.rule = rule_names[r];
 	o->finding.severity = rule_severity[r];
 	o->finding.evidence_kind = s->kind;
@@ -199,7 +285,7 @@ static struct enav_signal *outbound(struct findings *f, const struct enav_signal
 		return NULL;
 	}
 	/* Reported once, then part of the baseline. */
-	if (!admit(f, R_OUTBOUND, p->cgroup_id, now))
+	if (!admit(f, R_OUTBOUND, s, now))
 		return NULL;
 	struct enav_signal *o = finding(f, R_OUTBOUND, s);
 	if (!o)
@@ -233,7 +319,7 @@ static struct enav_signal *cred_change(struct findings *f, const struct enav_sig
 		return NULL;
 	uint32_t was = ec->uid;
 	ec->uid = 0;
-	if (!admit(f, R_ROOT, p->cgroup_id, enav_clock_mono_ns()))
+	if (!admit(f, R_ROOT, s, enav_clock_mono_ns()))
 		return NULL;
 	struct enav_signal *o = finding(f, R_ROOT, s);
 	if (o)
@@ -244,12 +330,75 @@ static struct enav_signal *cred_change(struct findings *f, const struct enav_sig
 	return o;
 }
 
+/* A watched file opened by a program that is not an allowed reader. */
+static struct enav_signal *secret_read(struct findings *f, const struct enav_signal *s)
+{
+	const struct enav_process_signal *p = &s->process;
+	if (p->pid == f->self_pid)
+		return NULL; /* the agent reading its own service-account token */
+	if (p->has_exe)
+		for (size_t i = 0; i < f->n_readers; i++)
+			if (fnmatch(f->readers[i], p->exe, 0) == 0)
+				return NULL;
+	if (!admit(f, R_SECRET, s, enav_clock_mono_ns()))
+		return NULL;
+	struct enav_signal *o = finding(f, R_SECRET, s);
+	if (o)
+		snprintf(o->finding.summary, sizeof(o->finding.summary),
+			 "%s (pid %u, %s, uid %u) opened %s for %s; not an allowed reader", p->comm,
+			 p->pid, p->has_exe ? p->exe : "executable unknown", p->uid,
+			 s->file.has_path ? s->file.path : "a watched file",
+			 s->file.access ? s->file.access : "read");
+	return o;
+}
+
+/* Another process changed one of the agent's BPF objects, or tried to. */
+static struct enav_signal *tampering(struct findings *f, const struct enav_signal *s)
+{
+	const struct enav_bpf_access_signal *b = &s->bpf;
+	if (!b->modifies || !admit(f, R_TAMPER, s, enav_clock_mono_ns()))
+		return NULL;
+	struct enav_signal *o = finding(f, R_TAMPER, s);
+	if (!o)
+		return NULL;
+	const struct enav_process_signal *p = &s->process;
+	if (b->entries_restored)
+		snprintf(o->finding.summary, sizeof(o->finding.summary),
+			 "the agent's capture filter was changed by another process: %u "
+			 "entries restored",
+			 b->entries_restored);
+	else
+		snprintf(o->finding.summary, sizeof(o->finding.summary),
+			 "%s (pid %u, uid %u) ran %s on the agent's %s %s (id %u): %s", p->comm,
+			 p->pid, p->uid, b->operation, b->object_kind,
+			 b->object_name[0] ? b->object_name : "?", b->object_id,
+			 b->result >= 0 ? "the kernel accepted it" : "the kernel refused it");
+	return o;
+}
+
+/* Hand one finding to the caller's output array (or drop it when full). */
+static size_t put_out(struct enav_signal *o, struct enav_signal **out, size_t out_cap)
+{
+	if (!o)
+		return 0;
+	if (!out_cap) {
+		enav_signal_unref(o);
+		return 0;
+	}
+	out[0] = o;
+	return 1;
+}
+
 static size_t sf_observe(void *state, const struct enav_signal *s, struct enav_signal **out,
 			 size_t out_cap)
 {
 	struct findings *f = state;
 	const struct enav_process_signal *p = &s->process;
 	size_t n = 0;
+	if (s->kind == ENAV_SIGNAL_FILE_OPEN)
+		return f->rule_on[R_SECRET] ? put_out(secret_read(f, s), out, out_cap) : 0;
+	if (s->kind == ENAV_SIGNAL_BPF_ACCESS)
+		return f->rule_on[R_TAMPER] ? put_out(tampering(f, s), out, out_cap) : 0;
 	if (f->rule_on[R_ROOT]) {
 		if (s->kind == ENAV_SIGNAL_PROCESS_EXEC && p->has_creds && p->pid) {
 			struct exec_creds *ec = enav_bcache_get(&f->execs, p->pid);
@@ -313,7 +462,7 @@ static size_t sf_observe(void *state, const struct enav_signal *s, struct enav_s
 		return 0;
 	uint64_t now = enav_clock_mono_ns();
 	if (f->rule_on[R_WRITABLE] && from_writable(p->exe) && n < out_cap &&
-	    admit(f, R_WRITABLE, p->cgroup_id, now)) {
+	    admit(f, R_WRITABLE, s, now)) {
 		struct enav_signal *o = finding(f, R_WRITABLE, s);
 		if (o) {
 			snprintf(o->finding.summary, sizeof(o->finding.summary),
@@ -323,7 +472,7 @@ static size_t sf_observe(void *state, const struct enav_signal *s, struct enav_s
 	}
 	struct service *parent = enav_bcache_get(&f->services, p->ppid);
 	if (f->rule_on[R_SHELL] && parent && is_shell(p->exe) && n < out_cap &&
-	    admit(f, R_SHELL, p->cgroup_id, now)) {
+	    admit(f, R_SHELL, s, now)) {
 		struct enav_signal *o = finding(f, R_SHELL, s);
 		if (o) {
 			o->finding.related_pid = p->ppid;
@@ -349,6 +498,21 @@ static int sf_init(struct enav_agent *a, void **state, char *err, size_t errlen)
 	f->rule_on[R_SHELL] = a->cfg.security.shell_from_service;
 	f->rule_on[R_OUTBOUND] = a->cfg.security.new_outbound_port;
 	f->rule_on[R_ROOT] = a->cfg.security.credentials_to_root;
+	f->rule_on[R_SECRET] = a->cfg.security.secret_file_read;
+	f->rule_on[R_TAMPER] = a->cfg.security.agent_tampering;
+	f->self_pid = (uint32_t)getpid();
+	const struct enav_config_list *readers = &a->cfg.security.secret_file_readers;
+	if (readers->n)
+		for (uint32_t i = 0; i < readers->n; i++)
+			f->readers[f->n_readers++] = readers->item[i];
+	else
+		for (size_t i = 0;
+		     i < sizeof(default_secret_readers) / sizeof(*default_secret_readers); i++)
+			f->readers[f->n_readers++] = default_secret_readers[i];
+	for (int r = 0; r < R__N; r++)
+		if (enav_selectors_compile(&a->cfg.security.exceptions[r], &f->exceptions[r], err,
+					   errlen))
+			return -EINVAL;
 	f->learning_ns = (uint64_t)a->cfg.security.outbound_learning_ms * 1000000ull;
 	f->per_minute = a->cfg.security.rate_per_minute;
 	if (enav_bcache_init(&f->services, a->cfg.security.max_services, free) ||
@@ -392,6 +556,14 @@ static void sf_metrics(void *state, struct enav_promtext *p)
 		const char *l[] = {"rule", rule_names[r]};
 		enav_promtext_sample_u64(p, "enav_security_findings_suppressed_total", l, 1,
 					 atomic_load(&f->suppressed[r]));
+	}
+	enav_promtext_family(p, "enav_security_findings_excepted_total", "counter",
+			     "Findings not emitted: the workload matched one of the rule's "
+			     "security.exceptions selectors.");
+	for (int r = 0; r < R__N; r++) {
+		const char *l[] = {"rule", rule_names[r]};
+		enav_promtext_sample_u64(p, "enav_security_findings_excepted_total", l, 1,
+					 atomic_load(&f->excepted[r]));
 	}
 	enav_promtext_single_u64(p, "enav_security_service_evictions_total", "counter",
 				 "Network-serving processes forgotten to stay within "

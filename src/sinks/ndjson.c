@@ -247,6 +247,38 @@ static void encode_finding(struct enav_json *j, const struct enav_finding_signal
 	enav_json_object_end(j);
 }
 
+static void encode_file(struct enav_json *j, const struct enav_file_signal *f)
+{
+	enav_json_key(j, "file");
+	enav_json_object_begin(j);
+	if (f->has_path)
+		enav_json_kv_string(j, "path", f->path);
+	enav_json_kv_u64(j, "device", f->dev);
+	enav_json_kv_u64(j, "inode", f->ino);
+	enav_json_kv_string(j, "access", f->access ? f->access : "read");
+	enav_json_kv_u64(j, "open_flags", f->open_flags);
+	enav_json_object_end(j);
+}
+
+static void encode_bpf_access(struct enav_json *j, const struct enav_bpf_access_signal *b)
+{
+	enav_json_key(j, "bpf");
+	enav_json_object_begin(j);
+	enav_json_kv_string(j, "detected_by", b->detected_by);
+	enav_json_kv_string(j, "operation", b->operation);
+	enav_json_kv_string(j, "object_kind", b->object_kind);
+	if (b->object_id)
+		enav_json_kv_u64(j, "object_id", b->object_id);
+	if (b->object_name[0])
+		enav_json_kv_string(j, "object_name", b->object_name);
+	enav_json_kv_bool(j, "modifies", b->modifies);
+	if (b->entries_restored)
+		enav_json_kv_u64(j, "entries_restored", b->entries_restored);
+	else
+		enav_json_kv_i64(j, "result", b->result);
+	enav_json_object_end(j);
+}
+
 long enav_ndjson_encode(const struct enav_signal *s, char *buf, size_t cap)
 {
 	const struct enav_process_signal *p = &s->process;
@@ -268,13 +300,21 @@ long enav_ndjson_encode(const struct enav_signal *s, char *buf, size_t cap)
 		encode_finding(&j, &s->finding);
 	bool process_kind = s->kind == ENAV_SIGNAL_PROCESS_EXEC ||
 			    s->kind == ENAV_SIGNAL_PROCESS_EXIT || s->kind == ENAV_SIGNAL_FINDING ||
-			    s->kind == ENAV_SIGNAL_CRED_CHANGE;
+			    s->kind == ENAV_SIGNAL_CRED_CHANGE ||
+			    s->kind == ENAV_SIGNAL_FILE_OPEN || s->kind == ENAV_SIGNAL_BPF_ACCESS;
 	if (!process_kind) {
 		encode_network(&j, s);
 		if (s->kind == ENAV_SIGNAL_SPAN)
 			encode_span(&j, &s->span);
 		goto attribution;
 	}
+	/* An integrity check finds a change, not who made it: no process. */
+	bool no_process = (s->kind == ENAV_SIGNAL_BPF_ACCESS ||
+			   (s->kind == ENAV_SIGNAL_FINDING &&
+			    s->finding.evidence_kind == ENAV_SIGNAL_BPF_ACCESS)) &&
+			  p->pid == 0;
+	if (no_process)
+		goto process_done;
 	enav_json_key(&j, "process");
 	enav_json_object_begin(&j);
 	enav_json_kv_u64(&j, "pid", p->pid);
@@ -295,7 +335,14 @@ long enav_ndjson_encode(const struct enav_signal *s, char *buf, size_t cap)
 	if (p->has_argv)
 		encode_argv(&j, s);
 	enav_json_object_end(&j);
+process_done:;
 
+	enum enav_signal_kind about =
+	    s->kind == ENAV_SIGNAL_FINDING ? s->finding.evidence_kind : s->kind;
+	if (about == ENAV_SIGNAL_FILE_OPEN)
+		encode_file(&j, &s->file);
+	if (about == ENAV_SIGNAL_BPF_ACCESS)
+		encode_bpf_access(&j, &s->bpf);
 	if (s->kind == ENAV_SIGNAL_CRED_CHANGE) {
 		const struct enav_cred_signal *c = &s->cred;
 		char caps[20];

@@ -204,8 +204,10 @@ static const char *const event_names[ENAV_BPF_MAX_EVENT_TYPES] = {
     [ENAV_EVENT_PROFILE_TASK] = "profile_task",
     [ENAV_EVENT_L7_DATA] = "l7_data",
     [ENAV_EVENT_CRED_CHANGE] = "cred_change",
+    [ENAV_EVENT_FILE_OPEN] = "file_open",
+    [ENAV_EVENT_BPF_ACCESS] = "bpf_access",
 };
-_Static_assert(ENAV_EVENT_CRED_CHANGE < ENAV_BPF_MAX_EVENT_TYPES, "event counters by type");
+_Static_assert(ENAV_EVENT_BPF_ACCESS < ENAV_BPF_MAX_EVENT_TYPES, "event counters by type");
 
 void enav_bpf_sources_render(struct enav_promtext *p)
 {

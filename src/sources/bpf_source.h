@@ -47,7 +47,7 @@ struct enav_bpf_skel_ops {
 							    NAME##_load_any, NAME##_destroy_any}
 
 #define ENAV_BPF_MAX_LINKS	 16
-#define ENAV_BPF_MAX_EVENT_TYPES 8
+#define ENAV_BPF_MAX_EVENT_TYPES 16
 #define ENAV_BPF_MAX_SKIPS	 8
 
 struct enav_bpf_source {

@@ -11,6 +11,13 @@ static void copy_comm(char dst[ENAV_COMM_LEN + 1], const char src[ENAV_COMM_LEN]
 	dst[n] = '\0';
 }
 
+bool enav_cred_syscall_hooked(__u32 nr)
+{
+	/* setuid, setgid, setreuid, setregid, setresuid, setresgid, capset */
+	return nr == 105 || nr == 106 || nr == 113 || nr == 114 || nr == 117 || nr == 119 ||
+	       nr == 126;
+}
+
 enum enav_decode_status enav_decode_event(const void *data, size_t size,
 					  struct enav_decoded_event *out)
 {
@@ -73,7 +80,7 @@ enum enav_decode_status enav_decode_event(const void *data, size_t size,
 		struct enav_cred_event e;
 		memcpy(&e, data, sizeof(e));
 		/* Only the calls the kernel programs hook. */
-		if (e.syscall != 105 && e.syscall != 113 && e.syscall != 117 && e.syscall != 126)
+		if (!enav_cred_syscall_hooked(e.syscall))
 			return ENAV_DECODE_BAD_LENGTH;
 		out->type = ENAV_EVENT_CRED_CHANGE;
 		out->cred.uid = e.uid;
@@ -86,6 +93,53 @@ enum enav_decode_status enav_decode_event(const void *data, size_t size,
 		out->cred.cap_effective = e.cap_effective;
 		out->cred.start_boot_ns = e.start_boot_ns;
 		copy_comm(out->cred.comm, e.comm);
+		return ENAV_DECODE_OK;
+	}
+	case ENAV_EVENT_FILE_OPEN: {
+		if (out->hdr.size != sizeof(struct enav_file_open_event))
+			return ENAV_DECODE_BAD_SIZE;
+		struct enav_file_open_event e;
+		memcpy(&e, data, sizeof(e));
+		if (e.exe_len > ENAV_EXE_PATH_MAX - 1)
+			return ENAV_DECODE_BAD_LENGTH;
+		out->type = ENAV_EVENT_FILE_OPEN;
+		out->file_open.dev = e.dev;
+		out->file_open.ino = e.ino;
+		out->file_open.start_boot_ns = e.start_boot_ns;
+		out->file_open.watch_id = e.watch_id;
+		out->file_open.open_flags = e.open_flags;
+		out->file_open.uid = e.uid;
+		out->file_open.gid = e.gid;
+		out->file_open.ppid = e.ppid;
+		copy_comm(out->file_open.comm, e.comm);
+		size_t xl = strnlen(e.exe, e.exe_len);
+		memcpy(out->file_open.exe, e.exe, xl);
+		out->file_open.exe[xl] = '\0';
+		out->file_open.exe_len = (__u16)xl;
+		return ENAV_DECODE_OK;
+	}
+	case ENAV_EVENT_BPF_ACCESS: {
+		if (out->hdr.size != sizeof(struct enav_bpf_access_event))
+			return ENAV_DECODE_BAD_SIZE;
+		struct enav_bpf_access_event e;
+		memcpy(&e, data, sizeof(e));
+		if (e.object_kind < ENAV_BPF_OBJ_MAP || e.object_kind > ENAV_BPF_OBJ_LINK ||
+		    e.exe_len > ENAV_EXE_PATH_MAX - 1)
+			return ENAV_DECODE_BAD_LENGTH;
+		out->type = ENAV_EVENT_BPF_ACCESS;
+		out->bpf_access.cmd = e.cmd;
+		out->bpf_access.object_kind = e.object_kind;
+		out->bpf_access.object_id = e.object_id;
+		out->bpf_access.uid = e.uid;
+		out->bpf_access.gid = e.gid;
+		out->bpf_access.ppid = e.ppid;
+		out->bpf_access.ret = e.ret;
+		out->bpf_access.start_boot_ns = e.start_boot_ns;
+		copy_comm(out->bpf_access.comm, e.comm);
+		size_t bl = strnlen(e.exe, e.exe_len);
+		memcpy(out->bpf_access.exe, e.exe, bl);
+		out->bpf_access.exe[bl] = '\0';
+		out->bpf_access.exe_len = (__u16)bl;
 		return ENAV_DECODE_OK;
 	}
 	default:

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Decoder for raw exec/exit events (include/enav/abi.h).  Pure and bounded:
+ * Decoder for raw process and security events (include/enav/abi.h).  Pure and bounded:
  * it trusts nothing in the bytes, so it is fuzzed directly.
  */
 #ifndef ENAV_SOURCES_EXEC_DECODE_H
 #define ENAV_SOURCES_EXEC_DECODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "enav/abi.h"
@@ -47,11 +48,28 @@ struct enav_decoded_event {
 			__u64 cap_effective, start_boot_ns;
 			char comm[ENAV_COMM_LEN + 1];
 		} cred;
+		struct {
+			__u64 dev, ino, start_boot_ns;
+			__u32 watch_id, open_flags, uid, gid, ppid;
+			char comm[ENAV_COMM_LEN + 1];
+			__u16 exe_len; /* 0 when the kernel could not resolve it */
+			char exe[ENAV_EXE_PATH_MAX + 1];
+		} file_open;
+		struct {
+			__u32 cmd, object_kind, object_id, uid, gid, ppid;
+			__s32 ret;
+			__u64 start_boot_ns;
+			char comm[ENAV_COMM_LEN + 1];
+			__u16 exe_len;
+			char exe[ENAV_EXE_PATH_MAX + 1];
+		} bpf_access;
 	};
 };
 
 enum enav_decode_status enav_decode_event(const void *data, size_t size,
 					  struct enav_decoded_event *out);
 const char *enav_decode_status_name(enum enav_decode_status s);
+/* The x86_64 syscall numbers bpf/exec.bpf.c reports credential changes for. */
+bool enav_cred_syscall_hooked(__u32 nr);
 
 #endif

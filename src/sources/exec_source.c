@@ -41,6 +41,12 @@ static const char *cred_syscall_name(uint32_t nr)
 		return "setreuid";
 	case 117:
 		return "setresuid";
+	case 106:
+		return "setgid";
+	case 114:
+		return "setregid";
+	case 119:
+		return "setresgid";
 	default:
 		return "capset";
 	}

@@ -241,6 +241,146 @@ case_credentials_to_root() {
 		"$(count_lines ".kind == \"process.cred_change\" and .process.pid == $p3")" 1 || return 1
 }
 
+# A watched file opened by a program that is not an allowed reader is
+# reported, through a symlink too (the kernel matches the inode, not the
+# name) and after the file is replaced (the rescan follows the new inode);
+# an allowed reader is seen and not judged; an unwatched twin is not seen.
+case_secret_file_read() {
+	require_root || return
+	mkdir -p "$WORK/secrets"
+	echo "s3cret" >"$WORK/secrets/token"
+	echo "s3cret" >"$WORK/plain"
+	ln -s "$WORK/secrets/token" "$WORK/alias"
+	write_config "$WORK/cfg.yaml" \
+		"sources:" "  file_open:" "    watch_paths: [\"$WORK/secrets/*\"]" \
+		"    rescan_interval_ms: 500" \
+		"security:" "  secret_file_readers: [\"/usr/bin/head\"]"
+	start_agent "$WORK/cfg.yaml" || return 1
+	expect_eq "open hooks" "$(metric enav_file_open_hooks)" 3 || return 1
+	expect_eq "watched files" "$(metric enav_file_open_watched_files)" 1 || return 1
+	cat "$WORK/secrets/token" >/dev/null &
+	local p1=$!
+	wait $p1
+	cat "$WORK/alias" >/dev/null &
+	local p2=$!
+	wait $p2
+	head -c1 "$WORK/secrets/token" >/dev/null &
+	local p3=$!
+	wait $p3
+	cat "$WORK/plain" >/dev/null &
+	local p4=$!
+	wait $p4
+	local f
+	f=$(wait_for_line ".kind == \"security.finding\" and .process.pid == $p1") ||
+		{ fail "no finding for cat"; return 1; }
+	expect_eq "rule" "$(jq -r .finding.rule <<<"$f")" secret_file_read || return 1
+	expect_eq "path" "$(jq -r .file.path <<<"$f")" "$WORK/secrets/token" || return 1
+	expect_eq "inode" "$(jq -r .file.inode <<<"$f")" "$(stat -c %i "$WORK/secrets/token")" || return 1
+	expect_eq "access" "$(jq -r .file.access <<<"$f")" read || return 1
+	expect_eq "exe" "$(jq -r .process.exe <<<"$f")" "$(readlink -f "$(command -v cat)")" || return 1
+	wait_for_line ".kind == \"security.finding\" and .process.pid == $p2" >/dev/null ||
+		{ fail "no finding for the open through a symlink"; return 1; }
+	wait_for_line ".kind == \"file.open\" and .process.pid == $p3" >/dev/null ||
+		{ fail "no file.open for the allowed reader"; return 1; }
+	expect_eq "findings for the allowed reader" "$(findings_for secret_file_read "$p3")" 0 || return 1
+	expect_eq "file.open for the unwatched twin" \
+		"$(count_lines ".kind == \"file.open\" and .process.pid == $p4")" 0 || return 1
+	# Replaced the way a rotated token is: a new inode behind the name.
+	echo "rotated" >"$WORK/secrets/.new" && mv "$WORK/secrets/.new" "$WORK/secrets/token"
+	sleep 1.2
+	cat "$WORK/secrets/token" >/dev/null &
+	local p5=$!
+	wait $p5
+	f=$(wait_for_line ".kind == \"security.finding\" and .process.pid == $p5") ||
+		{ fail "no finding after the file was replaced"; return 1; }
+	expect_eq "new inode" "$(jq -r .file.inode <<<"$f")" "$(stat -c %i "$WORK/secrets/token")" || return 1
+	expect_eq "findings" "$(metric 'enav_security_findings_total{rule="secret_file_read"}')" 3
+}
+
+# A workload matched by a rule's exception selector gets no finding of that
+# rule (counted); the same binary outside it does.
+case_exceptions() {
+	require_root || return
+	local top=/enav-sec-exc-$$
+	cgrun_tree "$top"
+	write_config "$WORK/cfg.yaml" "security:" "  exceptions:" \
+		"    exec_from_writable_location: [\"cgroup:$top/*\"]"
+	start_agent "$WORK/cfg.yaml" || return 1
+	local tmpdir
+	tmpdir=$(mktemp -d /tmp/enav-sec.XXXXXX)
+	cp "$EXIT_WITH" "$tmpdir/dropper"
+	local out pin
+	out=$("$HELPERS/cgrun" -m "$top/ci" -- "$tmpdir/dropper" 0) || { fail "cgrun: $out"; rm -rf "$tmpdir"; return 1; }
+	pin=$(sed -n 's/^pids=//p' <<<"$out")
+	"$tmpdir/dropper" 0 &
+	local pout=$!
+	wait $pout
+	rm -rf "$tmpdir"
+	wait_for_line ".kind == \"security.finding\" and .process.pid == $pout" >/dev/null ||
+		{ fail "no finding outside the excepted cgroup"; return 1; }
+	wait_for_line ".kind == \"process.exec\" and .process.pid == $pin" >/dev/null ||
+		{ fail "no exec signal inside the excepted cgroup"; return 1; }
+	sleep 0.5
+	expect_eq "findings inside the excepted cgroup" "$(findings_for exec_from_writable_location "$pin")" 0 || return 1
+	expect_eq "excepted" "$(metric 'enav_security_findings_excepted_total{rule="exec_from_writable_location"}')" 1
+}
+
+# Another process reading the agent's maps is seen and not judged; changing
+# its capture filter (a verdict, the control word) or detaching one of its
+# links is a finding naming that process, and the filter is put back.
+case_agent_tampering() {
+	require_root || return
+	command -v bpftool >/dev/null || { fail "bpftool missing"; return 1; }
+	write_config "$WORK/cfg.yaml" "security:" "  self_check_interval_ms: 500"
+	start_agent "$WORK/cfg.yaml" || return 1
+	expect_eq "bpf() hooks" "$(metric enav_self_guard_hooks)" 2 || return 1
+	local maps ver ct link
+	maps=$(bpftool map show -j) || { fail "bpftool map show"; return 1; }
+	ver=$(jq -r '[.[] | select(.name == "enav_cgroup_ver")][0].id' <<<"$maps")
+	ct=$(jq -r '[.[] | select(.name == "enav_capture_ct")][0].id' <<<"$maps")
+	[ "$ver" != null ] && [ "$ct" != null ] || { fail "filter maps not found"; return 1; }
+	# Reading is not tampering.
+	bpftool map dump id "$ver" >/dev/null &
+	local reader=$!
+	wait $reader
+	wait_for_line ".kind == \"agent.bpf_access\" and .process.pid == $reader and .bpf.operation == \"map_get_fd_by_id\"" >/dev/null ||
+		{ fail "no agent.bpf_access for the reader"; return 1; }
+	bpftool map update id "$ver" key 7 7 7 7 0 0 0 0 value 1 >/dev/null &
+	local writer=$!
+	wait $writer
+	bpftool map update id "$ct" key 0 0 0 0 value 2 0 0 0 >/dev/null &
+	local blinder=$!
+	wait $blinder
+	local f
+	f=$(wait_for_line ".kind == \"security.finding\" and .process.pid == $writer") ||
+		{ fail "no finding for the verdict write"; return 1; }
+	expect_eq "rule" "$(jq -r .finding.rule <<<"$f")" agent_tampering || return 1
+	expect_eq "severity" "$(jq -r .finding.severity <<<"$f")" critical || return 1
+	expect_eq "operation" "$(jq -r '[.bpf.operation, .bpf.object_name, (.bpf.object_id|tostring), (.bpf.result|tostring)] | join(" ")' <<<"$f")" \
+		"map_update_elem enav_cgroup_ver $ver 0" || return 1
+	expect_eq "exe" "$(jq -r .process.exe <<<"$f")" "$(readlink -f "$(command -v bpftool)")" || return 1
+	wait_for_line ".kind == \"security.finding\" and .process.pid == $blinder" >/dev/null ||
+		{ fail "no finding for the control word write"; return 1; }
+	wait_for_line '.kind == "security.finding" and .bpf.detected_by == "integrity_check"' >/dev/null ||
+		{ fail "no integrity-check finding"; return 1; }
+	sleep 0.6
+	expect_eq "foreign verdict removed" "$(bpftool map dump id "$ver" -j | jq '[.[] | select(.key == ["0x07","0x07","0x07","0x07","0x00","0x00","0x00","0x00"])] | length')" 0 || return 1
+	expect_eq "control word restored" "$(bpftool map lookup id "$ct" key 0 0 0 0 -j | jq -r '.value | join(" ")')" "0x00 0x00 0x00 0x00" || return 1
+	[ "$(metric enav_capture_filter_restored_total)" -ge 2 ] ||
+		{ fail "restored: $(metric enav_capture_filter_restored_total)"; return 1; }
+	# One of its links: the kernel refuses the detach; the attempt is reported.
+	link=$(awk '/^link_type:/ { t = $2 } /^link_id:/ && t == "raw_tracepoint" { print $2; exit }' \
+		/proc/"$AGENT_PID"/fdinfo/* 2>/dev/null)
+	[ -n "$link" ] || { fail "the agent holds no raw_tracepoint link"; return 1; }
+	bpftool link detach id "$link" >/dev/null 2>&1 &
+	local detacher=$!
+	wait $detacher
+	f=$(wait_for_line ".kind == \"security.finding\" and .process.pid == $detacher") ||
+		{ fail "no finding for the detach attempt"; return 1; }
+	expect_eq "detach" "$(jq -r '[.bpf.operation, .bpf.object_kind] | join(" ")' <<<"$f")" "link_detach link" || return 1
+	expect_eq "findings for the reader" "$(findings_for agent_tampering "$reader")" 0
+}
+
 run_case "security: exec from /tmp and /dev/shm, not from /var/lib" case_exec_from_writable
 run_case "security: a shell started by a network service; rate limit" case_shell_from_service
 stop_agent
@@ -248,4 +388,7 @@ run_case "security: a network service connecting out to a port it did not learn"
 stop_outbound
 stop_agent
 run_case "security: a setuid-root helper run by nobody becomes root" case_credentials_to_root
+run_case "security: a watched secret opened by an unexpected program" case_secret_file_read
+run_case "security: an exception selector silences a rule for its workload" case_exceptions
+run_case "security: another process changing the agent's BPF objects" case_agent_tampering
 finish

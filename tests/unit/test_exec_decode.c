@@ -182,7 +182,10 @@ static void check_exec(const uint8_t *b, size_t len, uint16_t argv_len)
 /* The wire layout, byte for byte (ABI version 2). */
 static void test_abi_layout(void **state)
 {
-	assert_int_equal(ENAV_ABI_VERSION, 5);
+	assert_int_equal(ENAV_ABI_VERSION, 6);
+	/* v6: watched-file opens and other processes' bpf() calls. */
+	assert_int_equal(sizeof(struct enav_file_open_event), 96 + ENAV_EXE_PATH_MAX);
+	assert_int_equal(sizeof(struct enav_bpf_access_event), 88 + ENAV_EXE_PATH_MAX);
 	/* v5: payload events carry the TLS library in the last byte of a
 	 * 15-byte comm. */
 	assert_int_equal(ENAV_OFFSETOF(struct enav_l7_event, comm), 96);
@@ -627,6 +630,77 @@ static void test_exe_len_bounds_and_nul(void **state)
 	free(b);
 }
 
+static void fill_header(struct enav_event_header *h, uint16_t type, uint32_t size)
+{
+	h->type = type;
+	h->abi_version = ENAV_ABI_VERSION;
+	h->size = size;
+	h->pid = 4242;
+}
+
+/* A watched-file open decodes field by field; an exe length past its array
+ * or a wrong size is refused. */
+static void test_file_open(void **state)
+{
+	(void)state;
+	struct enav_file_open_event *e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	fill_header(&e->hdr, ENAV_EVENT_FILE_OPEN, sizeof(*e));
+	e->dev = 0x800001;
+	e->ino = 99;
+	e->watch_id = 3;
+	e->open_flags = 02; /* O_RDWR */
+	e->uid = 1000;
+	e->gid = 1001;
+	e->ppid = 7;
+	e->start_boot_ns = 5;
+	memcpy(e->comm, "cat", 3);
+	memcpy(e->exe, "/usr/bin/cat", 12);
+	e->exe_len = 12;
+	struct enav_decoded_event ev;
+	assert_int_equal(enav_decode_event(e, sizeof(*e), &ev), ENAV_DECODE_OK);
+	assert_int_equal(ev.type, ENAV_EVENT_FILE_OPEN);
+	assert_int_equal(ev.file_open.dev, 0x800001);
+	assert_int_equal(ev.file_open.ino, 99);
+	assert_int_equal(ev.file_open.watch_id, 3);
+	assert_int_equal(ev.file_open.uid, 1000);
+	assert_int_equal(ev.file_open.gid, 1001);
+	assert_int_equal(ev.file_open.ppid, 7);
+	assert_string_equal(ev.file_open.comm, "cat");
+	assert_string_equal(ev.file_open.exe, "/usr/bin/cat");
+	e->exe_len = ENAV_EXE_PATH_MAX;
+	assert_int_equal(enav_decode_event(e, sizeof(*e), &ev), ENAV_DECODE_BAD_LENGTH);
+	e->exe_len = 12;
+	e->hdr.size = sizeof(*e) - 8;
+	assert_int_equal(enav_decode_event(e, sizeof(*e), &ev), ENAV_DECODE_BAD_SIZE);
+	free(e);
+}
+
+/* A bpf() access decodes; an unknown object kind is refused. */
+static void test_bpf_access(void **state)
+{
+	(void)state;
+	struct enav_bpf_access_event *e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	fill_header(&e->hdr, ENAV_EVENT_BPF_ACCESS, sizeof(*e));
+	e->cmd = 2; /* BPF_MAP_UPDATE_ELEM */
+	e->object_kind = ENAV_BPF_OBJ_MAP;
+	e->object_id = 77;
+	e->ret = -1;
+	memcpy(e->comm, "bpftool", 7);
+	memcpy(e->exe, "/usr/sbin/bpftool", 17);
+	e->exe_len = 17;
+	struct enav_decoded_event ev;
+	assert_int_equal(enav_decode_event(e, sizeof(*e), &ev), ENAV_DECODE_OK);
+	assert_int_equal(ev.bpf_access.cmd, 2);
+	assert_int_equal(ev.bpf_access.object_id, 77);
+	assert_int_equal(ev.bpf_access.ret, -1);
+	assert_string_equal(ev.bpf_access.exe, "/usr/sbin/bpftool");
+	e->object_kind = 4;
+	assert_int_equal(enav_decode_event(e, sizeof(*e), &ev), ENAV_DECODE_BAD_LENGTH);
+	free(e);
+}
+
 static void test_status_names(void **state)
 {
 	assert_string_equal(enav_decode_status_name(ENAV_DECODE_OK), "ok");
@@ -660,6 +734,8 @@ int main(void)
 	    cmocka_unit_test(test_comm_without_nul),
 	    cmocka_unit_test(test_filename_embedded_nul),
 	    cmocka_unit_test(test_exe_len_bounds_and_nul),
+	    cmocka_unit_test(test_file_open),
+	    cmocka_unit_test(test_bpf_access),
 	    cmocka_unit_test(test_status_names),
 	};
 

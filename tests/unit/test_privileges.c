@@ -39,11 +39,22 @@ static void test_sets_by_config(void **st)
 	cfg.network.tls.enabled = false;
 	enav_privileges_needed(&cfg, &p);
 	names(p.runtime, "CAP_DAC_READ_SEARCH,CAP_SYS_PTRACE,CAP_BPF");
-	/* No futex profile and no exec source: tracefs is never mounted. */
+	/* No futex profile, no exec source, no watched files and no self
+	 * guard: tracefs is never mounted. */
 	cfg.profiling.futex = false;
 	cfg.exec.enabled = false;
+	cfg.file_open.enabled = false;
+	cfg.security.agent_tampering = false;
 	enav_privileges_needed(&cfg, &p);
 	names(p.start, "CAP_DAC_READ_SEARCH,CAP_SYS_PTRACE,CAP_PERFMON,CAP_BPF");
+	/* Each of the syscall-tracepoint sources alone brings it back. */
+	cfg.file_open.enabled = true;
+	enav_privileges_needed(&cfg, &p);
+	names(p.start, "CAP_DAC_READ_SEARCH,CAP_SYS_PTRACE,CAP_SYS_ADMIN,CAP_PERFMON,CAP_BPF");
+	cfg.file_open.enabled = false;
+	cfg.security.agent_tampering = true;
+	enav_privileges_needed(&cfg, &p);
+	names(p.start, "CAP_DAC_READ_SEARCH,CAP_SYS_PTRACE,CAP_SYS_ADMIN,CAP_PERFMON,CAP_BPF");
 	cfg.exec.enabled = true;
 	/* Exec and network only. */
 	cfg.profiling.enabled = false;

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Opens of watched files.  User space resolves the configured paths to
+ * (device, inode) pairs and writes only those numbers into
+ * enav_watched_files; every successful open(2), openat(2) and openat2(2) is
+ * checked against it at syscall exit, by the inode the descriptor now refers
+ * to, so links, bind mounts and relative paths cannot slip past a path
+ * comparison.  Only a match costs more than one hash lookup.  The hooks are
+ * syscall tracepoints (tracefs); one a kernel lacks is left out.
+ */
+#include "enav_common.bpf.h"
+#include "enav_fd.bpf.h"
+#include "enav_path.bpf.h"
+
+struct enav_inode_key {
+	__u64 dev;
+	__u64 ino;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024); /* sources.file_open.max_watched_files, set before load */
+	__type(key, struct enav_inode_key);
+	__type(value, __u32);
+} enav_watched_files SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct enav_file_open_event);
+} enav_file_scratch SEC(".maps");
+
+static __always_inline int handle_open(void *ctx, long ret)
+{
+	if (ret < 0)
+		return 0;
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct file *file = enav_task_fd_file(task, ret);
+	if (!file)
+		return 0;
+	struct inode *inode = BPF_CORE_READ(file, f_inode);
+	struct enav_inode_key key = {
+	    .dev = BPF_CORE_READ(inode, i_sb, s_dev),
+	    .ino = BPF_CORE_READ(inode, i_ino),
+	};
+	__u32 *watch = bpf_map_lookup_elem(&enav_watched_files, &key);
+	if (!watch)
+		return 0;
+
+	__u64 cgroup_id = bpf_get_current_cgroup_id();
+	if (!enav_capture_allowed(cgroup_id)) {
+		enav_count(ENAV_KC_FILTERED);
+		return 0;
+	}
+	__u32 zero = 0;
+	struct enav_file_open_event *e = bpf_map_lookup_elem(&enav_file_scratch, &zero);
+	if (!e) {
+		enav_count(ENAV_KC_SCRATCH_MISSING);
+		return 0;
+	}
+	enav_fill_header(&e->hdr, ENAV_EVENT_FILE_OPEN, cgroup_id);
+	e->hdr.size = sizeof(*e);
+	e->dev = key.dev;
+	e->ino = key.ino;
+	e->watch_id = *watch;
+	e->open_flags = BPF_CORE_READ(file, f_flags);
+	e->uid = BPF_CORE_READ(task, cred, uid.val);
+	e->gid = BPF_CORE_READ(task, cred, gid.val);
+	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	e->start_boot_ns = BPF_CORE_READ(task, start_boottime);
+	e->exe_len = 0;
+	e->pad = 0;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+
+	/* Who opened it, as the kernel knows the executable: a copy of cat
+	 * renamed "sshd" is still reported by its own path. */
+	struct enav_path_scratch *ps = bpf_map_lookup_elem(&enav_path_scratch, &zero);
+	if (ps) {
+		int start = enav_file_path(BPF_CORE_READ(task, mm, exe_file), ps);
+		if (start >= 0 && start < ENAV_PATH_BUF - 1) {
+			__u32 plen = (ENAV_PATH_BUF - 1) - start;
+			bpf_probe_read_kernel(e->exe, plen & (ENAV_PATH_BUF - 1),
+					      &ps->buf[start & (ENAV_PATH_BUF - 1)]);
+			e->exe_len = plen;
+		}
+	}
+	enav_emit(ctx, e, sizeof(*e));
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_openat")
+int enav_fopen_openat(struct trace_event_raw_sys_exit *ctx)
+{
+	return handle_open(ctx, ctx->ret);
+}
+
+SEC("tracepoint/syscalls/sys_exit_openat2")
+int enav_fopen_openat2(struct trace_event_raw_sys_exit *ctx)
+{
+	return handle_open(ctx, ctx->ret);
+}
+
+SEC("tracepoint/syscalls/sys_exit_open")
+int enav_fopen_open(struct trace_event_raw_sys_exit *ctx)
+{
+	return handle_open(ctx, ctx->ret);
+}

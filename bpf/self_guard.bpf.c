@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The agent's own BPF objects, watched at the bpf(2) syscall of every other
+ * process.  User space lists its map, program and link ids in
+ * enav_guard_objects (numbers only).  Another process that takes a
+ * descriptor to one of them (*_GET_FD_BY_ID) is remembered by (tgid, fd) and
+ * by the open file that descriptor names; a later update, delete, freeze or
+ * detach through that descriptor is reported with what the kernel answered.
+ * The capture filter does not apply: the agent's integrity is not a
+ * workload's to opt out of.
+ */
+#include "enav_common.bpf.h"
+#include "enav_fd.bpf.h"
+#include "enav_path.bpf.h"
+
+/* The agent's own process: its calls are not reports. */
+const volatile __u32 enav_self_tgid = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64); /* kind << 32 | id */
+	__type(value, __u8);
+} enav_guard_objects SEC(".maps");
+
+/* A descriptor another process holds to one of the objects. */
+struct enav_guard_fd {
+	__u64 object; /* kind << 32 | id */
+	__u64 file;   /* the struct file it named when it was returned */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64); /* tgid << 32 | fd */
+	__type(value, struct enav_guard_fd);
+} enav_guard_fds SEC(".maps");
+
+/* A bpf() call on one of the objects, between entry and exit. */
+struct enav_guard_call {
+	__u64 object;
+	__u32 cmd;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct enav_bpf_access_event);
+} enav_guard_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32); /* tid */
+	__type(value, struct enav_guard_call);
+} enav_guard_calls SEC(".maps");
+
+static __always_inline __u64 object_key(__u32 kind, __u32 id)
+{
+	return (__u64)kind << 32 | id;
+}
+
+/* The object a descriptor of the caller names, if it is one of ours and
+ * still the same open file that was handed out. */
+static __always_inline __u64 held_object(__u32 tgid, __u32 fd)
+{
+	__u64 key = (__u64)tgid << 32 | fd;
+	struct enav_guard_fd *g = bpf_map_lookup_elem(&enav_guard_fds, &key);
+	if (!g)
+		return 0;
+	struct file *f = enav_task_fd_file((void *)bpf_get_current_task(), fd);
+	if ((__u64)f != g->file)
+		return 0; /* closed and reused for something else */
+	return g->object;
+}
+
+SEC("tracepoint/syscalls/sys_enter_bpf")
+int enav_guard_bpf_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
+	if (tgid == enav_self_tgid)
+		return 0;
+	__u32 cmd = ctx->args[0];
+	const void *uattr = (const void *)ctx->args[1];
+	__u32 word = 0;
+	__u64 object = 0;
+	switch (cmd) {
+	case BPF_MAP_GET_FD_BY_ID:
+	case BPF_PROG_GET_FD_BY_ID:
+	case BPF_LINK_GET_FD_BY_ID: {
+		/* The id is the first word of the attribute union for all three. */
+		if (bpf_probe_read_user(&word, sizeof(word), uattr) != 0)
+			return 0;
+		__u32 kind = cmd == BPF_MAP_GET_FD_BY_ID    ? ENAV_BPF_OBJ_MAP
+			     : cmd == BPF_PROG_GET_FD_BY_ID ? ENAV_BPF_OBJ_PROG
+							    : ENAV_BPF_OBJ_LINK;
+		object = object_key(kind, word);
+		if (!bpf_map_lookup_elem(&enav_guard_objects, &object))
+			return 0;
+		break;
+	}
+	case BPF_MAP_UPDATE_ELEM:
+	case BPF_MAP_DELETE_ELEM:
+	case BPF_MAP_LOOKUP_AND_DELETE_ELEM:
+	case BPF_MAP_FREEZE:
+	case BPF_LINK_UPDATE:
+	case BPF_LINK_DETACH:
+		/* map_fd or link_fd: the first word. */
+		if (bpf_probe_read_user(&word, sizeof(word), uattr) != 0)
+			return 0;
+		object = held_object(tgid, word);
+		break;
+	case BPF_MAP_UPDATE_BATCH:
+	case BPF_MAP_DELETE_BATCH:
+	case BPF_MAP_LOOKUP_AND_DELETE_BATCH:
+		/* in_batch, out_batch, keys, values (8 bytes each), count, map_fd. */
+		if (bpf_probe_read_user(&word, sizeof(word), uattr + 36) != 0)
+			return 0;
+		object = held_object(tgid, word);
+		break;
+	default:
+		return 0;
+	}
+	if (!object)
+		return 0;
+	__u32 tid = (__u32)pid_tgid;
+	struct enav_guard_call call = {.object = object, .cmd = cmd};
+	if (bpf_map_update_elem(&enav_guard_calls, &tid, &call, BPF_ANY) != 0)
+		enav_count(ENAV_KC_MAP_FULL);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_bpf")
+int enav_guard_bpf_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
+	if (tgid == enav_self_tgid)
+		return 0;
+	struct enav_guard_call *pending = bpf_map_lookup_elem(&enav_guard_calls, &tid);
+	if (!pending)
+		return 0;
+	struct enav_guard_call call = *pending;
+	bpf_map_delete_elem(&enav_guard_calls, &tid);
+	long ret = ctx->ret;
+	struct task_struct *task = (void *)bpf_get_current_task();
+
+	if (ret >= 0 && (call.cmd == BPF_MAP_GET_FD_BY_ID || call.cmd == BPF_PROG_GET_FD_BY_ID ||
+			 call.cmd == BPF_LINK_GET_FD_BY_ID)) {
+		__u64 key = (__u64)tgid << 32 | (__u32)ret;
+		struct enav_guard_fd g = {.object = call.object,
+					  .file = (__u64)enav_task_fd_file(task, ret)};
+		bpf_map_update_elem(&enav_guard_fds, &key, &g, BPF_ANY);
+	}
+
+	__u32 zero = 0;
+	struct enav_bpf_access_event *e = bpf_map_lookup_elem(&enav_guard_scratch, &zero);
+	if (!e) {
+		enav_count(ENAV_KC_SCRATCH_MISSING);
+		return 0;
+	}
+	enav_fill_header(&e->hdr, ENAV_EVENT_BPF_ACCESS, bpf_get_current_cgroup_id());
+	e->hdr.size = sizeof(*e);
+	e->cmd = call.cmd;
+	e->object_kind = call.object >> 32;
+	e->object_id = (__u32)call.object;
+	e->ret = ret;
+	e->uid = BPF_CORE_READ(task, cred, uid.val);
+	e->gid = BPF_CORE_READ(task, cred, gid.val);
+	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	e->start_boot_ns = BPF_CORE_READ(task, start_boottime);
+	e->exe_len = 0;
+	e->pad = 0;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	/* The caller's executable now: it is usually gone before user space looks. */
+	struct enav_path_scratch *ps = bpf_map_lookup_elem(&enav_path_scratch, &zero);
+	if (ps) {
+		int start = enav_file_path(BPF_CORE_READ(task, mm, exe_file), ps);
+		if (start >= 0 && start < ENAV_PATH_BUF - 1) {
+			__u32 plen = (ENAV_PATH_BUF - 1) - start;
+			bpf_probe_read_kernel(e->exe, plen & (ENAV_PATH_BUF - 1),
+					      &ps->buf[start & (ENAV_PATH_BUF - 1)]);
+			e->exe_len = plen;
+		}
+	}
+	enav_emit(ctx, e, sizeof(*e));
+	return 0;
+}
