@@ -277,8 +277,9 @@ static int file_open_start(struct enav_agent *a, void **state, char *err, size_t
 	if (rc)
 		return rc;
 	if (src->bpf.n_links == 0)
-		enav_warn("file_open: no open(2) tracepoint attached (tracefs missing or the kernel "
-			  "lacks them): opens of watched files are not seen");
+		enav_warn(
+		    "file_open: no open(2) tracepoint attached (tracefs missing or the kernel "
+		    "lacks them): opens of watched files are not seen");
 	src->map_fd = bpf_map__fd(m);
 	rescan(src);
 	src->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);

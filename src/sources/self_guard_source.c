@@ -246,8 +246,8 @@ static void on_event(void *ctx, const void *data, size_t size)
 	if (st == ENAV_DECODE_OK && ev.type != ENAV_EVENT_BPF_ACCESS)
 		st = ENAV_DECODE_UNKNOWN_TYPE;
 	bool modifies = false;
-	const char *op = st == ENAV_DECODE_OK ? enav_bpf_cmd_operation(ev.bpf_access.cmd, &modifies)
-					      : NULL;
+	const char *op =
+	    st == ENAV_DECODE_OK ? enav_bpf_cmd_operation(ev.bpf_access.cmd, &modifies) : NULL;
 	if (st == ENAV_DECODE_OK && !op)
 		st = ENAV_DECODE_BAD_LENGTH;
 	if (st != ENAV_DECODE_OK) {
@@ -280,12 +280,13 @@ static void on_event(void *ctx, const void *data, size_t size)
 	}
 	uint64_t key = (uint64_t)ev.bpf_access.object_kind << 32 | ev.bpf_access.object_id;
 	struct own_object *o = find_object(g, key);
-	s->bpf = (struct enav_bpf_access_signal){.detected_by = "bpf_syscall",
-						 .operation = op,
-						 .object_kind = kind_name(ev.bpf_access.object_kind),
-						 .object_id = ev.bpf_access.object_id,
-						 .result = ev.bpf_access.ret,
-						 .modifies = modifies};
+	s->bpf =
+	    (struct enav_bpf_access_signal){.detected_by = "bpf_syscall",
+					    .operation = op,
+					    .object_kind = kind_name(ev.bpf_access.object_kind),
+					    .object_id = ev.bpf_access.object_id,
+					    .result = ev.bpf_access.ret,
+					    .modifies = modifies};
 	if (o)
 		snprintf(s->bpf.object_name, sizeof(s->bpf.object_name), "%s", o->name);
 	report(g, s);
@@ -335,8 +336,7 @@ static int self_guard_start(struct enav_agent *a, void **state, char *err, size_
 		enav_warn("self_guard: the bpf(2) tracepoints are not attached (tracefs missing?): "
 			  "other processes' use of the agent's BPF objects is not seen; the "
 			  "capture filter is still checked");
-	g->objects_fd =
-	    bpf_map__fd(bpf_object__find_map_by_name(g->bpf.obj, "enav_guard_objects"));
+	g->objects_fd = bpf_map__fd(bpf_object__find_map_by_name(g->bpf.obj, "enav_guard_objects"));
 	scan_own_objects(g);
 	g->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (g->timer_fd < 0) {
