@@ -218,6 +218,7 @@ static const struct field schema[] = {
     LIST("sources.file_open.watch_paths", file_open.watch_paths, 2, check_abs_path),
     U32("sources.file_open.max_watched_files", file_open.max_watched_files, 1, 65536, 1024),
     U32("sources.file_open.rescan_interval_ms", file_open.rescan_interval_ms, 500, 3600000, 10000),
+    STR_CHECK("sources.file_open.host_root", file_open.host_root, 0, "", check_abs_path),
     MAP("profiling"),
     BOOL("profiling.enabled", profiling.enabled, true),
     U32("profiling.frequency_hz", profiling.frequency_hz, 1, 1000, 99),
@@ -842,6 +843,8 @@ static int check_tls_library(struct errout *e, const char *where, const char *s,
 static int check_abs_path(struct errout *e, const char *where, const char *s, size_t n)
 {
 	char shown[SHOW_BUF];
+	if (n == 0)
+		return 0; /* an optional path left empty */
 	bool ok = n >= 2 && s[0] == '/' && !memmem(s, n, "/../", 4) &&
 		  !(n >= 3 && memcmp(s + n - 3, "/..", 3) == 0);
 	for (size_t i = 0; ok && i < n; i++)

@@ -258,6 +258,9 @@ struct enav_config {
 		struct enav_config_list watch_paths;
 		uint32_t max_watched_files;  /* .max_watched_files: 1..65536 (1024) */
 		uint32_t rescan_interval_ms; /* .rescan_interval_ms: 500..3600000 (10000) */
+		/* .host_root: where the node's root filesystem is mounted when the
+		 * agent runs in a container ("" = "/") */
+		char host_root[256];
 	} file_open;
 
 	struct {

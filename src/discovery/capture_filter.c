@@ -124,30 +124,36 @@ uint32_t enav_capture_filter_verify(struct enav_capture_filter *f)
 			restored++;
 	}
 	/* Entries in the kernel the agent did not write, or wrote differently.
-	 * Walk first, repair after: deleting while walking restarts the walk. */
+	 * Walk first, repair after (deleting while walking restarts the walk),
+	 * in passes of a bounded batch until a pass finds the batch not full. */
 	__u64 key, next, wrong[64];
-	size_t n_wrong = 0;
-	bool more = bpf_map_get_next_key(f->verdicts_fd, NULL, &next) == 0;
-	for (uint32_t guard = 0; more && guard <= f->capacity; guard++) {
-		key = next;
-		__u8 kval;
-		uint64_t want;
-		if (bpf_map_lookup_elem(f->verdicts_fd, &key, &kval) == 0 &&
-		    (!enav_u64map_get(&f->shadow, key, &want) || want != kval) &&
-		    n_wrong < sizeof(wrong) / sizeof(wrong[0]))
-			wrong[n_wrong++] = key;
-		more = bpf_map_get_next_key(f->verdicts_fd, &key, &next) == 0;
-	}
-	for (size_t i = 0; i < n_wrong; i++) {
-		uint64_t want;
-		if (enav_u64map_get(&f->shadow, wrong[i], &want)) {
-			__u8 v = (__u8)want;
-			bpf_map_update_elem(f->verdicts_fd, &wrong[i], &v, BPF_ANY);
-		} else {
-			bpf_map_delete_elem(f->verdicts_fd, &wrong[i]);
+	size_t n_wrong;
+	uint32_t passes = 0;
+	do {
+		n_wrong = 0;
+		bool more = bpf_map_get_next_key(f->verdicts_fd, NULL, &next) == 0;
+		for (uint32_t guard = 0; more && guard <= f->capacity; guard++) {
+			key = next;
+			__u8 kval;
+			uint64_t want;
+			if (bpf_map_lookup_elem(f->verdicts_fd, &key, &kval) == 0 &&
+			    (!enav_u64map_get(&f->shadow, key, &want) || want != kval) &&
+			    n_wrong < sizeof(wrong) / sizeof(wrong[0]))
+				wrong[n_wrong++] = key;
+			more = bpf_map_get_next_key(f->verdicts_fd, &key, &next) == 0;
 		}
-		restored++;
-	}
+		for (size_t i = 0; i < n_wrong; i++) {
+			uint64_t want;
+			if (enav_u64map_get(&f->shadow, wrong[i], &want)) {
+				__u8 v = (__u8)want;
+				bpf_map_update_elem(f->verdicts_fd, &wrong[i], &v, BPF_ANY);
+			} else {
+				bpf_map_delete_elem(f->verdicts_fd, &wrong[i]);
+			}
+			restored++;
+		}
+	} while (n_wrong == sizeof(wrong) / sizeof(wrong[0]) &&
+		 ++passes <= f->capacity / (sizeof(wrong) / sizeof(wrong[0])));
 	/* Entries the agent wrote that someone removed. */
 	for (uint32_t i = 0; i <= f->shadow.mask; i++) {
 		const struct enav_u64map_slot *sl = &f->shadow.slots[i];

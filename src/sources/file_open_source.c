@@ -7,6 +7,10 @@
  * rescan follows files that are replaced (a rotated service-account token is
  * a new inode behind the same path) and forgets files that are gone.  At
  * most max_watched_files are watched; what the cap leaves out is counted.
+ * Paths resolve inside sources.file_open.host_root (the node's root
+ * filesystem mounted into the agent's container), with openat2
+ * RESOLVE_IN_ROOT so that an absolute symlink on the node (/var/run -> /run)
+ * stays on the node instead of landing in the container.
  */
 #include "sources/file_open_source.h"
 
@@ -14,11 +18,14 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <glob.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -59,6 +66,7 @@ struct inode_key {
 
 struct file_open_source {
 	struct enav_bpf_source bpf;
+	int root_fd; /* sources.file_open.host_root, or "/" */
 	int map_fd;
 	int timer_fd;
 	uint32_t max;
@@ -89,6 +97,61 @@ const char *enav_open_access(uint32_t flags)
 	}
 }
 
+/* glob(3)'s directory callbacks take no context: the root of the rescan in
+ * progress (rescans run on the capture thread only). */
+static _Thread_local int rescan_root_fd = -1;
+
+static int open_in_root(const char *path, int flags)
+{
+	struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC),
+			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+	const char *rel = path;
+	while (*rel == '/')
+		rel++;
+	return (int)syscall(SYS_openat2, rescan_root_fd, *rel ? rel : ".", &how, sizeof(how));
+}
+
+static void *root_opendir(const char *path)
+{
+	int fd = open_in_root(path, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return NULL;
+	DIR *d = fdopendir(fd);
+	if (!d)
+		close(fd);
+	return d;
+}
+
+static struct dirent *root_readdir(void *d)
+{
+	return readdir(d);
+}
+
+static void root_closedir(void *d)
+{
+	closedir(d);
+}
+
+static int stat_in_root(const char *path, struct stat *st, int extra_flags)
+{
+	int fd = open_in_root(path, O_PATH | extra_flags);
+	if (fd < 0)
+		return -1;
+	int rc = fstat(fd, st);
+	close(fd);
+	return rc;
+}
+
+static int root_stat(const char *path, struct stat *st)
+{
+	return stat_in_root(path, st, 0);
+}
+
+static int root_lstat(const char *path, struct stat *st)
+{
+	return stat_in_root(path, st, O_NOFOLLOW);
+}
+
 static struct watch *find_watch(struct file_open_source *src, uint64_t dev, uint64_t ino)
 {
 	for (uint32_t i = 0; i < src->max; i++)
@@ -102,7 +165,7 @@ static void add_file(struct file_open_source *src, const char *path, uint64_t *o
 {
 	struct stat st;
 	/* stat, not lstat: a token is a symlink into the kubelet's ..data. */
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+	if (root_stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return;
 	uint64_t dev = enav_kernel_dev(st.st_dev);
 	struct watch *w = find_watch(src, dev, st.st_ino);
@@ -135,14 +198,21 @@ static void rescan(struct file_open_source *src)
 	for (uint32_t i = 0; i < src->max; i++)
 		src->watches[i].seen = false;
 	uint64_t over = 0;
+	rescan_root_fd = src->root_fd;
 	for (size_t p = 0; p < src->n_patterns; p++) {
-		glob_t g;
-		if (glob(src->patterns[p], GLOB_NOSORT, NULL, &g) != 0)
-			continue; /* nothing matches (yet): not an error */
-		for (size_t k = 0; k < g.gl_pathc; k++)
-			add_file(src, g.gl_pathv[k], &over);
-		globfree(&g);
+		glob_t g = {.gl_opendir = root_opendir,
+			    .gl_readdir = root_readdir,
+			    .gl_closedir = root_closedir,
+			    .gl_stat = root_stat,
+			    .gl_lstat = root_lstat};
+		int rc = glob(src->patterns[p], GLOB_NOSORT | GLOB_ALTDIRFUNC, NULL, &g);
+		if (rc == 0)
+			for (size_t k = 0; k < g.gl_pathc; k++)
+				add_file(src, g.gl_pathv[k], &over);
+		if (rc == 0 || rc == GLOB_NOMATCH) /* nothing matches (yet): not an error */
+			globfree(&g);
 	}
+	rescan_root_fd = -1;
 	uint64_t n = 0;
 	for (uint32_t i = 0; i < src->max; i++) {
 		struct watch *w = &src->watches[i];
@@ -234,6 +304,8 @@ static void file_open_stop(void *state)
 	enav_bpf_source_close(&src->bpf);
 	if (src->timer_fd >= 0)
 		close(src->timer_fd);
+	if (src->root_fd >= 0)
+		close(src->root_fd);
 	free(src->watches);
 	free(src);
 }
@@ -246,6 +318,23 @@ static int file_open_start(struct enav_agent *a, void **state, char *err, size_t
 		return -ENOMEM;
 	*state = src;
 	src->timer_fd = -1;
+	const char *root = cfg->file_open.host_root[0] ? cfg->file_open.host_root : "/";
+	src->root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (src->root_fd < 0) {
+		snprintf(err, errlen, "sources.file_open.host_root: cannot open %s: %s", root,
+			 strerror(errno));
+		return -errno;
+	}
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT};
+	int probe = (int)syscall(SYS_openat2, src->root_fd, ".", &how, sizeof(how));
+	if (probe < 0) {
+		snprintf(err, errlen,
+			 "file_open: this kernel has no openat2 (RESOLVE_IN_ROOT), needed to "
+			 "resolve watched paths: %s; set sources.file_open.enabled: false",
+			 strerror(errno));
+		return -errno;
+	}
+	close(probe);
 	src->max = cfg->file_open.max_watched_files;
 	src->watches = calloc(src->max, sizeof(*src->watches));
 	if (!src->watches)

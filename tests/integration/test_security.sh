@@ -297,6 +297,37 @@ case_secret_file_read() {
 	expect_eq "findings" "$(metric 'enav_security_findings_total{rule="secret_file_read"}')" 3
 }
 
+# In a container the node's filesystem is mounted somewhere (host_root):
+# watched paths resolve inside it, and an absolute symlink on the node
+# (var/run -> /run) stays inside it instead of reaching the agent's own /run.
+case_secret_host_root() {
+	require_root || return
+	local name=enav-it-secret-$$ node=$WORK/node
+	mkdir -p "$node/run" "$node/var"
+	ln -s /run "$node/var/run"
+	echo "node secret" >"$node/run/$name"
+	echo "agent's own" >"/run/$name"
+	write_config "$WORK/cfg.yaml" \
+		"sources:" "  file_open:" "    watch_paths: [\"/var/run/$name\"]" \
+		"    host_root: $node"
+	start_agent "$WORK/cfg.yaml" || { rm -f "/run/$name"; return 1; }
+	expect_eq "watched files" "$(metric enav_file_open_watched_files)" 1 || { rm -f "/run/$name"; return 1; }
+	cat "$node/run/$name" >/dev/null &
+	local p1=$!
+	wait $p1
+	cat "/run/$name" >/dev/null &
+	local p2=$!
+	wait $p2
+	rm -f "/run/$name"
+	local f
+	f=$(wait_for_line ".kind == \"file.open\" and .process.pid == $p1") ||
+		{ fail "no file.open for the file inside host_root"; return 1; }
+	expect_eq "path as the node names it" "$(jq -r .file.path <<<"$f")" "/var/run/$name" || return 1
+	expect_eq "inode" "$(jq -r .file.inode <<<"$f")" "$(stat -c %i "$node/run/$name")" || return 1
+	sleep 0.5
+	expect_eq "file.open for the agent's own /run" "$(count_lines ".kind == \"file.open\" and .process.pid == $p2")" 0
+}
+
 # A workload matched by a rule's exception selector gets no finding of that
 # rule (counted); the same binary outside it does.
 case_exceptions() {
@@ -389,6 +420,7 @@ stop_outbound
 stop_agent
 run_case "security: a setuid-root helper run by nobody becomes root" case_credentials_to_root
 run_case "security: a watched secret opened by an unexpected program" case_secret_file_read
+run_case "security: watched paths resolve inside host_root" case_secret_host_root
 run_case "security: an exception selector silences a rule for its workload" case_exceptions
 run_case "security: another process changing the agent's BPF objects" case_agent_tampering
 finish
