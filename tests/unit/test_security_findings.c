@@ -168,8 +168,9 @@ static void test_exceptions(void **state)
 	assert_int_equal(observe(&g, exec_tmp(32, NULL, NULL), NULL), 1);
 	/* A pod the agent has no Kubernetes data for: the namespace selector is
 	 * undecidable, and an undecidable selector does not silence. */
-	assert_int_equal(observe(&g, exec_tmp(33, "/kubepods/x", "0b7c1f5e-0000-4000-8000-000000000001"), NULL),
-			 1);
+	assert_int_equal(
+	    observe(&g, exec_tmp(33, "/kubepods/x", "0b7c1f5e-0000-4000-8000-000000000001"), NULL),
+	    1);
 	/* Another rule is not excepted by this rule's selectors. */
 	assert_int_equal(observe(&g, file_open(34, "/usr/bin/cat", 34), NULL), 1);
 	gen_free(&g);
@@ -196,8 +197,10 @@ static void test_rate_limit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_secret_readers),	    cmocka_unit_test(test_secret_readers_configured),
-	    cmocka_unit_test(test_tampering_only_on_change), cmocka_unit_test(test_exceptions),
+	    cmocka_unit_test(test_secret_readers),
+	    cmocka_unit_test(test_secret_readers_configured),
+	    cmocka_unit_test(test_tampering_only_on_change),
+	    cmocka_unit_test(test_exceptions),
 	    cmocka_unit_test(test_rate_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -390,7 +390,7 @@ static int encode_logs(void *ctx, void *const *items, size_t n, struct enav_pb_w
 		struct enav_otlp_kv attrs[ENAV_SIGNAL_MAX_WARNINGS][3];
 		char bodies[ENAV_SIGNAL_MAX_WARNINGS][160];
 		size_t nl = 0;
-		struct enav_otlp_kv fattrs[5];
+		struct enav_otlp_kv fattrs[7];
 		if (s->kind == ENAV_SIGNAL_FINDING) {
 			const struct enav_finding_signal *f = &s->finding;
 			fattrs[0] = (struct enav_otlp_kv){
@@ -413,12 +413,26 @@ static int encode_logs(void *ctx, void *const *items, size_t n, struct enav_pb_w
 				    (struct enav_otlp_kv){.key = "enav.finding.related_port",
 							  .type = ENAV_OTLP_INT,
 							  .i = f->related_port};
+			if (f->evidence_kind == ENAV_SIGNAL_FILE_OPEN && s->file.has_path)
+				fattrs[nfa++] = (struct enav_otlp_kv){.key = "enav.file.path",
+								      .type = ENAV_OTLP_STR,
+								      .s = s->file.path};
+			if (f->evidence_kind == ENAV_SIGNAL_BPF_ACCESS && s->bpf.operation)
+				fattrs[nfa++] = (struct enav_otlp_kv){.key = "enav.bpf.operation",
+								      .type = ENAV_OTLP_STR,
+								      .s = s->bpf.operation};
+			/* OTLP severity numbers: WARN 13, ERROR 17, FATAL 21. */
+			bool critical = !strcmp(f->severity, "critical");
 			bool high = !strcmp(f->severity, "high");
 			logs[nl++] =
 			    (struct enav_otlp_log){.time_unix_ns = s->time_unix_ns,
 						   .observed_unix_ns = enav_clock_unix_ns(),
-						   .severity_number = high ? 17 : 13,
-						   .severity_text = high ? "ERROR" : "WARN",
+						   .severity_number = critical ? 21
+								      : high   ? 17
+									       : 13,
+						   .severity_text = critical ? "FATAL"
+								    : high   ? "ERROR"
+									     : "WARN",
 						   .body = f->summary,
 						   .attrs = fattrs,
 						   .n_attrs = nfa,
