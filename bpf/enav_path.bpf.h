@@ -95,4 +95,21 @@ static __always_inline int enav_file_path(struct file *f, struct enav_path_scrat
 	return pos & (ENAV_PATH_BUF - 1);
 }
 
+/* Copy the path of f into dst (ENAV_PATH_BUF bytes, NUL-terminated) and
+ * return its length; 0 when it did not resolve within the walk's bounds. */
+static __always_inline __u16 enav_copy_file_path(struct file *f, char *dst)
+{
+	__u32 zero = 0;
+	struct enav_path_scratch *ps = bpf_map_lookup_elem(&enav_path_scratch, &zero);
+	if (!ps)
+		return 0;
+	int start = enav_file_path(f, ps);
+	if (start < 0 || start >= ENAV_PATH_BUF - 1)
+		return 0;
+	__u32 plen = (ENAV_PATH_BUF - 1) - start;
+	bpf_probe_read_kernel(dst, plen & (ENAV_PATH_BUF - 1),
+			      &ps->buf[start & (ENAV_PATH_BUF - 1)]);
+	return plen;
+}
+
 #endif

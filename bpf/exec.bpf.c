@@ -59,20 +59,9 @@ static __always_inline int handle_exec(void *ctx, struct task_struct *task, pid_
 	}
 
 	/* The executable as the kernel opened it: symlinks already resolved. */
-	struct enav_path_scratch *ps = bpf_map_lookup_elem(&enav_path_scratch, &zero);
-	if (ps) {
-		int start = enav_file_path(BPF_CORE_READ(bprm, file), ps);
-		if (start >= 0 && start < ENAV_PATH_BUF - 1) {
-			__u32 plen = (ENAV_PATH_BUF - 1) - start;
-			bpf_probe_read_kernel(e->exe, plen & (ENAV_PATH_BUF - 1),
-					      &ps->buf[start & (ENAV_PATH_BUF - 1)]);
-			e->exe_len = plen;
-		} else {
-			e->flags |= ENAV_EXEC_EXE_UNRESOLVED;
-		}
-	} else {
+	e->exe_len = enav_copy_file_path(BPF_CORE_READ(bprm, file), e->exe);
+	if (!e->exe_len)
 		e->flags |= ENAV_EXEC_EXE_UNRESOLVED;
-	}
 
 	/* argv lives in the new image's user stack, already copied by exec. */
 	unsigned long arg_start = BPF_CORE_READ(task, mm, arg_start);

@@ -12,6 +12,9 @@
 #include "enav_fd.bpf.h"
 #include "enav_path.bpf.h"
 
+/* The agent's own process: its rescans open the watched files (O_PATH). */
+const volatile __u32 enav_self_tgid = 0;
+
 struct enav_inode_key {
 	__u64 dev;
 	__u64 ino;
@@ -33,7 +36,7 @@ struct {
 
 static __always_inline int handle_open(void *ctx, long ret)
 {
-	if (ret < 0)
+	if (ret < 0 || bpf_get_current_pid_tgid() >> 32 == enav_self_tgid)
 		return 0;
 	struct task_struct *task = (void *)bpf_get_current_task();
 	struct file *file = enav_task_fd_file(task, ret);
@@ -69,22 +72,12 @@ static __always_inline int handle_open(void *ctx, long ret)
 	e->gid = BPF_CORE_READ(task, cred, gid.val);
 	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
 	e->start_boot_ns = BPF_CORE_READ(task, start_boottime);
-	e->exe_len = 0;
 	e->pad = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 
 	/* Who opened it, as the kernel knows the executable: a copy of cat
 	 * renamed "sshd" is still reported by its own path. */
-	struct enav_path_scratch *ps = bpf_map_lookup_elem(&enav_path_scratch, &zero);
-	if (ps) {
-		int start = enav_file_path(BPF_CORE_READ(task, mm, exe_file), ps);
-		if (start >= 0 && start < ENAV_PATH_BUF - 1) {
-			__u32 plen = (ENAV_PATH_BUF - 1) - start;
-			bpf_probe_read_kernel(e->exe, plen & (ENAV_PATH_BUF - 1),
-					      &ps->buf[start & (ENAV_PATH_BUF - 1)]);
-			e->exe_len = plen;
-		}
-	}
+	e->exe_len = enav_copy_file_path(BPF_CORE_READ(task, mm, exe_file), e->exe);
 	enav_emit(ctx, e, sizeof(*e));
 	return 0;
 }

@@ -172,20 +172,10 @@ int enav_guard_bpf_exit(struct trace_event_raw_sys_exit *ctx)
 	e->gid = BPF_CORE_READ(task, cred, gid.val);
 	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
 	e->start_boot_ns = BPF_CORE_READ(task, start_boottime);
-	e->exe_len = 0;
 	e->pad = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	/* The caller's executable now: it is usually gone before user space looks. */
-	struct enav_path_scratch *ps = bpf_map_lookup_elem(&enav_path_scratch, &zero);
-	if (ps) {
-		int start = enav_file_path(BPF_CORE_READ(task, mm, exe_file), ps);
-		if (start >= 0 && start < ENAV_PATH_BUF - 1) {
-			__u32 plen = (ENAV_PATH_BUF - 1) - start;
-			bpf_probe_read_kernel(e->exe, plen & (ENAV_PATH_BUF - 1),
-					      &ps->buf[start & (ENAV_PATH_BUF - 1)]);
-			e->exe_len = plen;
-		}
-	}
+	e->exe_len = enav_copy_file_path(BPF_CORE_READ(task, mm, exe_file), e->exe);
 	enav_emit(ctx, e, sizeof(*e));
 	return 0;
 }

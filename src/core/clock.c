@@ -2,7 +2,10 @@
 #include "core/clock.h"
 
 #include <stdatomic.h>
+#include <errno.h>
+#include <sys/timerfd.h>
 #include <time.h>
+#include <unistd.h>
 
 static _Atomic int64_t boot_to_unix_offset;
 static _Atomic int offset_ready;
@@ -54,4 +57,27 @@ struct timespec enav_clock_deadline(clockid_t clock, uint64_t after_ns)
 	ts.tv_sec += (time_t)(after_ns / 1000000000ull + nsec / 1000000000ull);
 	ts.tv_nsec = (long)(nsec % 1000000000ull);
 	return ts;
+}
+
+int enav_timerfd_every(uint32_t ms)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	struct timespec every = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	struct itimerspec its = {.it_interval = every, .it_value = every};
+	if (timerfd_settime(fd, 0, &its, NULL) != 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+int enav_timerfd_expired(int fd)
+{
+	uint64_t expirations;
+	if (read(fd, &expirations, sizeof(expirations)) == sizeof(expirations))
+		return 1;
+	return errno == EAGAIN ? 0 : -errno;
 }

@@ -18,5 +18,10 @@ void enav_clock_refresh(void);
 uint64_t enav_clock_boot_to_unix_ns(uint64_t boot_ns);
 /* The absolute time after_ns from now on clock, for pthread_cond_timedwait. */
 struct timespec enav_clock_deadline(clockid_t clock, uint64_t after_ns);
+/* A non-blocking timerfd that expires every ms, first ms from now; -errno. */
+int enav_timerfd_every(uint32_t ms);
+/* 1 when fd expired since the last call, 0 when not, -errno on error.  For
+ * consumers the capture loop calls every round, ready or not. */
+int enav_timerfd_expired(int fd);
 
 #endif

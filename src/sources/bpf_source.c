@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/log.h"
 #include "discovery/capture_filter.h"
 
@@ -185,6 +186,51 @@ void enav_bpf_source_close(struct enav_bpf_source *s)
 	if (s->skel)
 		s->ops->destroy(s->skel);
 	s->skel = NULL;
+}
+
+bool enav_bpf_source_decode(struct enav_bpf_source *s, const void *data, size_t size,
+			    enum enav_event_type type, struct enav_decoded_event *ev)
+{
+	enum enav_decode_status st = enav_decode_event(data, size, ev);
+	if (st == ENAV_DECODE_OK && ev->type != type)
+		st = ENAV_DECODE_UNKNOWN_TYPE;
+	if (st != ENAV_DECODE_OK) {
+		atomic_fetch_add(&s->decode_errors[st], 1);
+		return false;
+	}
+	atomic_fetch_add(&s->events[ev->type], 1);
+	return true;
+}
+
+struct enav_signal *enav_bpf_source_task_signal(struct enav_bpf_source *s,
+						enum enav_signal_kind kind,
+						const struct enav_event_header *hdr,
+						const struct enav_task_fields *t)
+{
+	struct enav_signal *sig = enav_signal_new(kind, 0);
+	if (!sig) {
+		atomic_fetch_add(&s->agent->signals_alloc_failed, 1);
+		return NULL;
+	}
+	struct enav_process_signal *p = &sig->process;
+	sig->time_unix_ns = enav_clock_boot_to_unix_ns(hdr->boot_time_ns);
+	p->pid = hdr->pid;
+	p->tid = hdr->tid;
+	p->cgroup_id = hdr->cgroup_id;
+	p->ppid = t->ppid;
+	p->uid = t->uid;
+	p->gid = t->gid;
+	p->has_creds = true;
+	snprintf(p->comm, sizeof(p->comm), "%s", t->comm);
+	p->start_boot_ns = t->start_boot_ns;
+	p->start_time_unix_ns = enav_clock_boot_to_unix_ns(t->start_boot_ns);
+	if (t->exe[0] == '/') {
+		snprintf(p->exe, sizeof(p->exe), "%s", t->exe);
+		p->has_exe = true;
+	} else {
+		enav_signal_warn(sig, "exe", "path_exceeds_kernel_walk_bounds");
+	}
+	return sig;
 }
 
 static const char *const kernel_counter_names[ENAV_KC__COUNT] = {

@@ -27,7 +27,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -235,10 +234,10 @@ static void rescan(struct file_open_source *src)
 static int on_timer(void *arg)
 {
 	struct file_open_source *src = arg;
-	uint64_t expirations;
-	/* Called every capture-loop round: only an expired timer has a count. */
-	if (read(src->timer_fd, &expirations, sizeof(expirations)) != sizeof(expirations))
-		return errno == EAGAIN ? 0 : -errno;
+	/* Called every capture-loop round: work only when the timer expired. */
+	int fired = enav_timerfd_expired(src->timer_fd);
+	if (fired <= 0)
+		return fired;
 	rescan(src);
 	return 0;
 }
@@ -247,37 +246,18 @@ static void on_event(void *ctx, const void *data, size_t size)
 {
 	struct file_open_source *src = ctx;
 	struct enav_decoded_event ev;
-	enum enav_decode_status st = enav_decode_event(data, size, &ev);
-	if (st == ENAV_DECODE_OK && ev.type != ENAV_EVENT_FILE_OPEN)
-		st = ENAV_DECODE_UNKNOWN_TYPE;
-	if (st != ENAV_DECODE_OK) {
-		atomic_fetch_add(&src->bpf.decode_errors[st], 1);
+	if (!enav_bpf_source_decode(&src->bpf, data, size, ENAV_EVENT_FILE_OPEN, &ev))
 		return;
-	}
-	atomic_fetch_add(&src->bpf.events[ev.type], 1);
-	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_FILE_OPEN, 0);
-	if (!s) {
-		atomic_fetch_add(&src->bpf.agent->signals_alloc_failed, 1);
+	const struct enav_task_fields task = {.ppid = ev.file_open.ppid,
+					      .uid = ev.file_open.uid,
+					      .gid = ev.file_open.gid,
+					      .start_boot_ns = ev.file_open.start_boot_ns,
+					      .comm = ev.file_open.comm,
+					      .exe = ev.file_open.exe};
+	struct enav_signal *s =
+	    enav_bpf_source_task_signal(&src->bpf, ENAV_SIGNAL_FILE_OPEN, &ev.hdr, &task);
+	if (!s)
 		return;
-	}
-	struct enav_process_signal *p = &s->process;
-	s->time_unix_ns = enav_clock_boot_to_unix_ns(ev.hdr.boot_time_ns);
-	p->pid = ev.hdr.pid;
-	p->tid = ev.hdr.tid;
-	p->cgroup_id = ev.hdr.cgroup_id;
-	p->ppid = ev.file_open.ppid;
-	p->uid = ev.file_open.uid;
-	p->gid = ev.file_open.gid;
-	p->has_creds = true;
-	memcpy(p->comm, ev.file_open.comm, sizeof(p->comm));
-	p->start_boot_ns = ev.file_open.start_boot_ns;
-	p->start_time_unix_ns = enav_clock_boot_to_unix_ns(ev.file_open.start_boot_ns);
-	if (ev.file_open.exe_len > 0 && ev.file_open.exe[0] == '/') {
-		memcpy(p->exe, ev.file_open.exe, ev.file_open.exe_len + 1u);
-		p->has_exe = true;
-	} else {
-		enav_signal_warn(s, "exe", "path_exceeds_kernel_walk_bounds");
-	}
 	struct enav_file_signal *f = &s->file;
 	f->dev = ev.file_open.dev;
 	f->ino = ev.file_open.ino;
@@ -356,12 +336,15 @@ static int file_open_start(struct enav_agent *a, void **state, char *err, size_t
 		return rc;
 	struct bpf_map *m = bpf_object__find_map_by_name(src->bpf.obj, "enav_watched_files");
 	bpf_map__set_max_entries(m, src->max);
-	if (a->decisions.transport == ENAV_TRANSPORT_RINGBUF)
-		((struct file_open_ringbuf *)src->bpf.skel)->rodata->enav_wakeup_bytes =
-		    cfg->kernel.wakeup_bytes;
-	else
-		((struct file_open_perf *)src->bpf.skel)->rodata->enav_wakeup_bytes =
-		    cfg->kernel.wakeup_bytes;
+	if (a->decisions.transport == ENAV_TRANSPORT_RINGBUF) {
+		struct file_open_ringbuf *k = src->bpf.skel;
+		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
+		k->rodata->enav_self_tgid = (__u32)getpid();
+	} else {
+		struct file_open_perf *k = src->bpf.skel;
+		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
+		k->rodata->enav_self_tgid = (__u32)getpid();
+	}
 	rc = enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
 	if (rc)
 		return rc;
@@ -371,17 +354,11 @@ static int file_open_start(struct enav_agent *a, void **state, char *err, size_t
 		    "lacks them): opens of watched files are not seen");
 	src->map_fd = bpf_map__fd(m);
 	rescan(src);
-	src->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	src->timer_fd = enav_timerfd_every(cfg->file_open.rescan_interval_ms);
 	if (src->timer_fd < 0) {
-		snprintf(err, errlen, "file_open: timerfd: %s", strerror(errno));
-		return -errno;
+		snprintf(err, errlen, "file_open: timerfd: %s", strerror(-src->timer_fd));
+		return src->timer_fd;
 	}
-	uint32_t ms = cfg->file_open.rescan_interval_ms;
-	struct itimerspec its = {
-	    .it_interval = {ms / 1000, (long)(ms % 1000) * 1000000L},
-	    .it_value = {ms / 1000, (long)(ms % 1000) * 1000000L},
-	};
-	timerfd_settime(src->timer_fd, 0, &its, NULL);
 	rc = enav_agent_watch(a, src->timer_fd, on_timer, src);
 	if (rc) {
 		snprintf(err, errlen, "file_open: too many watched descriptors");

@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -229,10 +228,10 @@ static void check_filter(struct self_guard *g)
 static int on_timer(void *arg)
 {
 	struct self_guard *g = arg;
-	uint64_t expirations;
-	/* Called every capture-loop round: only an expired timer has a count. */
-	if (read(g->timer_fd, &expirations, sizeof(expirations)) != sizeof(expirations))
-		return errno == EAGAIN ? 0 : -errno;
+	/* Called every capture-loop round: work only when the timer expired. */
+	int fired = enav_timerfd_expired(g->timer_fd);
+	if (fired <= 0)
+		return fired;
 	scan_own_objects(g);
 	check_filter(g);
 	return 0;
@@ -242,42 +241,24 @@ static void on_event(void *ctx, const void *data, size_t size)
 {
 	struct self_guard *g = ctx;
 	struct enav_decoded_event ev;
-	enum enav_decode_status st = enav_decode_event(data, size, &ev);
-	if (st == ENAV_DECODE_OK && ev.type != ENAV_EVENT_BPF_ACCESS)
-		st = ENAV_DECODE_UNKNOWN_TYPE;
+	if (!enav_bpf_source_decode(&g->bpf, data, size, ENAV_EVENT_BPF_ACCESS, &ev))
+		return;
 	bool modifies = false;
-	const char *op =
-	    st == ENAV_DECODE_OK ? enav_bpf_cmd_operation(ev.bpf_access.cmd, &modifies) : NULL;
-	if (st == ENAV_DECODE_OK && !op)
-		st = ENAV_DECODE_BAD_LENGTH;
-	if (st != ENAV_DECODE_OK) {
-		atomic_fetch_add(&g->bpf.decode_errors[st], 1);
+	const char *op = enav_bpf_cmd_operation(ev.bpf_access.cmd, &modifies);
+	if (!op) { /* the kernel side reports only the commands named there */
+		atomic_fetch_add(&g->bpf.decode_errors[ENAV_DECODE_BAD_LENGTH], 1);
 		return;
 	}
-	atomic_fetch_add(&g->bpf.events[ev.type], 1);
-	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_BPF_ACCESS, 0);
-	if (!s) {
-		atomic_fetch_add(&g->bpf.agent->signals_alloc_failed, 1);
+	const struct enav_task_fields task = {.ppid = ev.bpf_access.ppid,
+					      .uid = ev.bpf_access.uid,
+					      .gid = ev.bpf_access.gid,
+					      .start_boot_ns = ev.bpf_access.start_boot_ns,
+					      .comm = ev.bpf_access.comm,
+					      .exe = ev.bpf_access.exe};
+	struct enav_signal *s =
+	    enav_bpf_source_task_signal(&g->bpf, ENAV_SIGNAL_BPF_ACCESS, &ev.hdr, &task);
+	if (!s)
 		return;
-	}
-	struct enav_process_signal *p = &s->process;
-	s->time_unix_ns = enav_clock_boot_to_unix_ns(ev.hdr.boot_time_ns);
-	p->pid = ev.hdr.pid;
-	p->tid = ev.hdr.tid;
-	p->cgroup_id = ev.hdr.cgroup_id;
-	p->ppid = ev.bpf_access.ppid;
-	p->uid = ev.bpf_access.uid;
-	p->gid = ev.bpf_access.gid;
-	p->has_creds = true;
-	memcpy(p->comm, ev.bpf_access.comm, sizeof(p->comm));
-	p->start_boot_ns = ev.bpf_access.start_boot_ns;
-	p->start_time_unix_ns = enav_clock_boot_to_unix_ns(ev.bpf_access.start_boot_ns);
-	if (ev.bpf_access.exe_len > 0 && ev.bpf_access.exe[0] == '/') {
-		memcpy(p->exe, ev.bpf_access.exe, ev.bpf_access.exe_len + 1u);
-		p->has_exe = true;
-	} else {
-		enav_signal_warn(s, "exe", "path_exceeds_kernel_walk_bounds");
-	}
 	uint64_t key = (uint64_t)ev.bpf_access.object_kind << 32 | ev.bpf_access.object_id;
 	struct own_object *o = find_object(g, key);
 	s->bpf =
@@ -338,17 +319,11 @@ static int self_guard_start(struct enav_agent *a, void **state, char *err, size_
 			  "capture filter is still checked");
 	g->objects_fd = bpf_map__fd(bpf_object__find_map_by_name(g->bpf.obj, "enav_guard_objects"));
 	scan_own_objects(g);
-	g->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	g->timer_fd = enav_timerfd_every(a->cfg.security.self_check_interval_ms);
 	if (g->timer_fd < 0) {
-		snprintf(err, errlen, "self_guard: timerfd: %s", strerror(errno));
-		return -errno;
+		snprintf(err, errlen, "self_guard: timerfd: %s", strerror(-g->timer_fd));
+		return g->timer_fd;
 	}
-	uint32_t ms = a->cfg.security.self_check_interval_ms;
-	struct itimerspec its = {
-	    .it_interval = {ms / 1000, (long)(ms % 1000) * 1000000L},
-	    .it_value = {ms / 1000, (long)(ms % 1000) * 1000000L},
-	};
-	timerfd_settime(g->timer_fd, 0, &its, NULL);
 	rc = enav_agent_watch(a, g->timer_fd, on_timer, g);
 	if (rc) {
 		snprintf(err, errlen, "self_guard: too many watched descriptors");
