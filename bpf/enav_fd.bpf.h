@@ -13,13 +13,11 @@ static __always_inline struct file *enav_task_fd_file(struct task_struct *task, 
 {
 	if (fd < 0)
 		return NULL;
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	if (!fdt)
+	/* fd was just handed out by this task's own syscall: inside the table
+	 * (and a bad read would fail, not fault), so max_fds is not read. */
+	struct file **fds = BPF_CORE_READ(task, files, fdt, fd);
+	if (!fds)
 		return NULL;
-	unsigned int max = BPF_CORE_READ(fdt, max_fds);
-	if ((unsigned long)fd >= max)
-		return NULL;
-	struct file **fds = BPF_CORE_READ(fdt, fd);
 	struct file *f = NULL;
 	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) != 0)
 		return NULL;
