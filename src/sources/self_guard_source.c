@@ -39,6 +39,7 @@ ENAV_SKEL_OPS(self_guard_perf);
 struct own_object {
 	uint64_t key; /* kind << 32 | id */
 	char name[20];
+	bool seen; /* still held at the last scan */
 };
 
 struct self_guard {
@@ -150,12 +151,15 @@ static bool describe_fd(int fd, uint32_t *kind, uint32_t *id, char *name, size_t
 	return *id != 0;
 }
 
-/* Register every BPF object the agent holds a descriptor to. */
+/* Register every BPF object the agent holds a descriptor to, and forget
+ * the ones it no longer holds (a detached TLS uprobe's link). */
 static void scan_own_objects(struct self_guard *g)
 {
 	DIR *d = opendir("/proc/self/fd");
 	if (!d)
 		return;
+	for (uint32_t i = 0; i < g->n_objects; i++)
+		g->objects[i].seen = false;
 	struct dirent *de;
 	uint64_t over = 0;
 	while ((de = readdir(d))) {
@@ -168,8 +172,11 @@ static void scan_own_objects(struct self_guard *g)
 		if (!describe_fd((int)fd, &kind, &id, name, sizeof(name)))
 			continue;
 		uint64_t key = (uint64_t)kind << 32 | id;
-		if (find_object(g, key))
+		struct own_object *known = find_object(g, key);
+		if (known) {
+			known->seen = true;
 			continue;
+		}
 		if (g->n_objects == MAX_OBJECTS) {
 			over++;
 			continue;
@@ -181,10 +188,21 @@ static void scan_own_objects(struct self_guard *g)
 		}
 		struct own_object *o = &g->objects[g->n_objects++];
 		o->key = key;
+		o->seen = true;
 		snprintf(o->name, sizeof(o->name), "%s", name);
 		atomic_fetch_add(&g->n_by_kind[kind], 1);
 	}
 	closedir(d);
+	for (uint32_t i = 0; i < g->n_objects;) {
+		struct own_object *o = &g->objects[i];
+		if (o->seen) {
+			i++;
+			continue;
+		}
+		bpf_map_delete_elem(g->objects_fd, &o->key);
+		atomic_fetch_sub(&g->n_by_kind[o->key >> 32], 1);
+		*o = g->objects[--g->n_objects];
+	}
 	atomic_store(&g->objects_over_cap, over);
 }
 
