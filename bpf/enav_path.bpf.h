@@ -60,11 +60,11 @@ static __always_inline int enav_file_path(struct file *f, struct enav_path_scrat
 		struct dentry *mnt_root = BPF_CORE_READ(vfsmnt, mnt_root);
 		struct dentry *parent = BPF_CORE_READ(dentry, d_parent);
 
-		if (dentry == mnt_root || dentry == parent) {
+		if (dentry == mnt_root) {
 			struct mount *mnt_parent = BPF_CORE_READ(mnt, mnt_parent);
 			/* Top of this mount: done at the tree's root, else continue
 			 * from the mountpoint in the parent mount. */
-			if (dentry != mnt_root || mnt_parent == mnt) {
+			if (mnt_parent == mnt) {
 				reached_root = true;
 				break;
 			}
@@ -73,6 +73,10 @@ static __always_inline int enav_file_path(struct file *f, struct enav_path_scrat
 			vfsmnt = (void *)mnt + mnt_off;
 			continue;
 		}
+		/* A dentry that is its own parent without being a mount's root is
+		 * outside any tree (a memfd, an unlinked-and-disconnected file):
+		 * its own name is the whole path, as "/memfd:NAME". */
+		bool detached = dentry == parent;
 		__u32 len = BPF_CORE_READ(dentry, d_name.len);
 		const unsigned char *name = BPF_CORE_READ(dentry, d_name.name);
 		__u32 pos = *posp;
@@ -83,6 +87,10 @@ static __always_inline int enav_file_path(struct file *f, struct enav_path_scrat
 		pos -= 1;
 		buf[pos & (ENAV_PATH_BUF - 1)] = '/';
 		*posp = pos;
+		if (detached) {
+			reached_root = true;
+			break;
+		}
 		dentry = parent;
 	}
 	if (!reached_root)

@@ -12,8 +12,8 @@ findings_for() { # findings_for RULE PID: count of findings of RULE about PID
 		"$WORK/signals.ndjson" 2>/dev/null | wc -l
 }
 
-# A binary run from /tmp or /dev/shm is reported; the same binary run from
-# /var/lib is not.
+# A binary run from /tmp, /dev/shm or a memfd is reported; the same binary
+# run from /var/lib is not.
 case_exec_from_writable() {
 	require_root || return
 	write_config "$WORK/cfg.yaml"
@@ -49,8 +49,25 @@ case_exec_from_writable() {
 	expect_eq "severity" "$(jq -r .finding.severity <<<"$f")" high || return 1
 	wait_for_line ".kind == \"security.finding\" and .process.pid == $p2" >/dev/null ||
 		{ fail "no finding for /dev/shm"; return 1; }
+	# A binary that never touches a filesystem: copied into a memfd and
+	# executed through /proc/self/fd; the kernel names it /memfd:NAME.
+	local p4
+	p4=$(python3 - "$EXIT_WITH" <<'PY'
+import os, sys
+fd = os.memfd_create("dropper")
+os.write(fd, open(sys.argv[1], "rb").read())
+pid = os.fork()
+if pid == 0:
+    os.execve("/proc/self/fd/%d" % fd, ["dropper", "0"], {})
+os.waitpid(pid, 0)
+print(pid)
+PY
+	) || { fail "memfd exec"; return 1; }
+	f=$(wait_for_line ".kind == \"security.finding\" and .process.pid == $p4") ||
+		{ fail "no finding for the memfd exec"; return 1; }
+	expect_eq "memfd exe" "$(jq -r .process.exe <<<"$f")" "/memfd:dropper" || return 1
 	expect_eq "findings for the benign twin" "$(findings_for exec_from_writable_location "$p3")" 0 || return 1
-	expect_eq "counted" "$(metric 'enav_security_findings_total{rule="exec_from_writable_location"}')" 2
+	expect_eq "counted" "$(metric 'enav_security_findings_total{rule="exec_from_writable_location"}')" 3
 }
 
 # A process that served a TCP connection and then starts a shell is
@@ -412,7 +429,7 @@ case_agent_tampering() {
 	expect_eq "findings for the reader" "$(findings_for agent_tampering "$reader")" 0
 }
 
-run_case "security: exec from /tmp and /dev/shm, not from /var/lib" case_exec_from_writable
+run_case "security: exec from /tmp, /dev/shm and a memfd, not from /var/lib" case_exec_from_writable
 run_case "security: a shell started by a network service; rate limit" case_shell_from_service
 stop_agent
 run_case "security: a network service connecting out to a port it did not learn" case_new_outbound_port
