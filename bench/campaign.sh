@@ -53,6 +53,11 @@ if [ -z "$OUT" ]; then
 fi
 mkdir -p "$OUT"
 REPORT=$OUT/$DATE-$MODE.md
+# A second campaign the same day gets its own report, never overwrites one.
+for n in 2 3 4 5 6 7 8 9; do
+	[ -e "$REPORT" ] || break
+	REPORT=$OUT/$DATE-$MODE-$n.md
+done
 # Declared before the run: the full campaign gates the 10M-event soak.
 GATES=bench/gates.conf
 [ "$MODE" = full ] && GATES=bench/gates-full.conf
@@ -275,14 +280,23 @@ echo "t_s rss_kib events" >"$SOAK"
 start_agent soak
 CG=/sys/fs/cgroup/unified/enav-soak
 mkdir -p "$CG"
+# Each cgroup outlives its process: the last 128 stay, twice the discovery
+# and attribution caps, so both tables are pushed past their caps (not only
+# rotated through).
 storm() {
+	local live=()
 	while [ ! -e "$WORK/stop" ]; do
 		local d
 		d=$CG/docker-$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n').scope
 		mkdir "$d" 2>/dev/null || continue
 		(echo $BASHPID >"$d/cgroup.procs" && exec /bin/true) 2>/dev/null
-		rmdir "$d" 2>/dev/null
+		live+=("$d")
+		if [ ${#live[@]} -gt 128 ]; then
+			rmdir "${live[0]}" 2>/dev/null
+			live=("${live[@]:1}")
+		fi
 	done
+	for d in "${live[@]}"; do rmdir "$d" 2>/dev/null; done
 }
 storm &
 STORM=$!

@@ -36,6 +36,11 @@ case_campaign() {
 	expect_eq "L7 arms with signals >= operations (3 workloads x 2 rounds)" "$n" 6 || return 1
 	grep -qE '^- events: [0-9]{5,}' "$report" || { fail "soak moved too few events: $(grep '^- events' "$report")"; return 1; }
 	grep -q '^- soak caps hit: .*enav_' "$report" || { fail "soak hit no cap: $(grep 'soak caps' "$report")"; return 1; }
+	# The cgroup storm fills the tables, not only rotates through them.
+	grep -q '^- soak caps hit: .*enav_discovery_dropped_total{reason="cgroup_table_full"}' "$report" ||
+		{ fail "soak did not fill discovery's cgroup table: $(grep 'soak caps' "$report")"; return 1; }
+	grep -q '^- soak caps hit: .*enav_cache_evictions_total{cache="cgroup"}' "$report" ||
+		{ fail "soak did not fill attribution's cgroup cache: $(grep 'soak caps' "$report")"; return 1; }
 }
 
 trap cleanup EXIT
