@@ -52,6 +52,12 @@ struct self_guard {
 	_Atomic uint64_t objects_over_cap;
 	_Atomic uint64_t checks;
 	_Atomic uint64_t reports;
+	/* Read-only accesses are reported at most security.rate_limit_per_minute
+	 * times a minute: a tool that lists every BPF object on a timer would
+	 * otherwise repeat itself without end.  Changes are always reported. */
+	uint64_t reads_window_ns;
+	uint32_t reads_in_window, reads_per_minute;
+	_Atomic uint64_t reads_suppressed;
 };
 
 const char *enav_bpf_cmd_operation(uint32_t cmd, bool *modifies)
@@ -267,6 +273,18 @@ static void on_event(void *ctx, const void *data, size_t size)
 		atomic_fetch_add(&g->bpf.decode_errors[ENAV_DECODE_BAD_LENGTH], 1);
 		return;
 	}
+	if (!modifies) {
+		uint64_t now = enav_clock_mono_ns();
+		if (now - g->reads_window_ns >= 60000000000ull) {
+			g->reads_window_ns = now;
+			g->reads_in_window = 0;
+		}
+		if (g->reads_in_window >= g->reads_per_minute) {
+			atomic_fetch_add(&g->reads_suppressed, 1);
+			return;
+		}
+		g->reads_in_window++;
+	}
 	const struct enav_task_fields task = {.ppid = ev.bpf_access.ppid,
 					      .uid = ev.bpf_access.uid,
 					      .gid = ev.bpf_access.gid,
@@ -312,6 +330,7 @@ static int self_guard_start(struct enav_agent *a, void **state, char *err, size_
 		return -ENOMEM;
 	*state = g;
 	g->timer_fd = -1;
+	g->reads_per_minute = a->cfg.security.rate_per_minute;
 	g->bpf.event_types = 1u << ENAV_EVENT_BPF_ACCESS;
 	enav_tracefs_ensure();
 	g->bpf.optional_prefix = "enav_guard_";
@@ -371,6 +390,10 @@ static void self_guard_metrics(void *state, struct enav_promtext *p)
 				 atomic_load(&g->checks));
 	enav_promtext_single_u64(p, "enav_self_guard_reports_total", "counter",
 				 "agent.bpf_access signals emitted.", atomic_load(&g->reports));
+	enav_promtext_single_u64(p, "enav_self_guard_reads_suppressed_total", "counter",
+				 "Read-only accesses to the agent's objects not reported: over "
+				 "security.rate_limit_per_minute in a minute.",
+				 atomic_load(&g->reads_suppressed));
 }
 
 bool enav_self_guard_source_enabled(const struct enav_config *cfg)

@@ -379,7 +379,8 @@ case_exceptions() {
 case_agent_tampering() {
 	require_root || return
 	command -v bpftool >/dev/null || { fail "bpftool missing"; return 1; }
-	write_config "$WORK/cfg.yaml" "security:" "  self_check_interval_ms: 500"
+	write_config "$WORK/cfg.yaml" "security:" "  self_check_interval_ms: 500" \
+		"  rate_limit_per_minute: 5"
 	start_agent "$WORK/cfg.yaml" || return 1
 	expect_eq "bpf() hooks" "$(metric enav_self_guard_hooks)" 2 || return 1
 	local maps ver ct link
@@ -426,7 +427,15 @@ case_agent_tampering() {
 	f=$(wait_for_line ".kind == \"security.finding\" and .process.pid == $detacher") ||
 		{ fail "no finding for the detach attempt"; return 1; }
 	expect_eq "detach" "$(jq -r '[.bpf.operation, .bpf.object_kind] | join(" ")' <<<"$f")" "link_detach link" || return 1
-	expect_eq "findings for the reader" "$(findings_for agent_tampering "$reader")" 0
+	expect_eq "findings for the reader" "$(findings_for agent_tampering "$reader")" 0 || return 1
+	# Listing every map on the node reads all of the agent's: read-only
+	# accesses stop at the per-minute limit (one was the reader's), the rest
+	# are counted.
+	bpftool map show >/dev/null
+	sleep 0.5
+	expect_eq "read accesses reported" "$(count_lines '.kind == "agent.bpf_access" and .bpf.modifies == false')" 5 || return 1
+	[ "$(metric enav_self_guard_reads_suppressed_total)" -gt 0 ] ||
+		{ fail "no suppressed reads counted"; return 1; }
 }
 
 run_case "security: exec from /tmp, /dev/shm and a memfd, not from /var/lib" case_exec_from_writable
