@@ -34,19 +34,27 @@ struct {
 	__type(value, struct enav_file_open_event);
 } enav_file_scratch SEC(".maps");
 
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
 static __always_inline int handle_open(void *ctx, long ret)
 {
 	if (ret < 0 || bpf_get_current_pid_tgid() >> 32 == enav_self_tgid)
 		return 0;
-	struct task_struct *task = (void *)bpf_get_current_task();
-	struct file *file = enav_task_fd_file(task, ret);
-	if (!file)
+	/* BTF-typed pointers: the walk compiles to inline fault-safe loads
+	 * instead of a helper call per field (measured: most of this hook's
+	 * cost was those calls). */
+	struct task_struct *btask = bpf_get_current_task_btf();
+	struct file **fds = btask->files->fdt->fd;
+	struct file *raw = NULL;
+	if (bpf_probe_read_kernel(&raw, sizeof(raw), &fds[ret]) != 0 || !raw)
 		return 0;
-	struct inode *inode = BPF_CORE_READ(file, f_inode);
+	struct file *file = bpf_rdonly_cast(raw, bpf_core_type_id_kernel(struct file));
+	struct inode *inode = file->f_inode;
 	struct enav_inode_key key = {
-	    .dev = BPF_CORE_READ(inode, i_sb, s_dev),
-	    .ino = BPF_CORE_READ(inode, i_ino),
+	    .dev = inode->i_sb->s_dev,
+	    .ino = inode->i_ino,
 	};
+	struct task_struct *task = (void *)btask;
 	__u32 *watch = bpf_map_lookup_elem(&enav_watched_files, &key);
 	if (!watch)
 		return 0;

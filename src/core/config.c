@@ -214,7 +214,7 @@ static const struct field schema[] = {
     U32("sources.network.tls.max_inflight", network.tls.max_inflight, 64, 1048576, 4096),
     U32("sources.network.tls.scan_interval_ms", network.tls.scan_interval_ms, 500, 3600000, 10000),
     MAP("sources.file_open"),
-    BOOL("sources.file_open.enabled", file_open.enabled, true),
+    BOOL("sources.file_open.enabled", file_open.enabled, false),
     LIST("sources.file_open.watch_paths", file_open.watch_paths, 2, check_abs_path),
     U32("sources.file_open.max_watched_files", file_open.max_watched_files, 1, 65536, 1024),
     U32("sources.file_open.rescan_interval_ms", file_open.rescan_interval_ms, 500, 3600000, 10000),

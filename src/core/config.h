@@ -253,7 +253,7 @@ struct enav_config {
 
 	/* Opens of watched files (sources.file_open.*, docs/security.md). */
 	struct {
-		bool enabled; /* .enabled (true) */
+		bool enabled; /* .enabled (false): costs every open(2) on the node */
 		/* .watch_paths: absolute paths or globs; empty = the built-in list */
 		struct enav_config_list watch_paths;
 		uint32_t max_watched_files;  /* .max_watched_files: 1..65536 (1024) */

@@ -15,6 +15,7 @@
 #include "sources/file_open_source.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -315,6 +316,18 @@ static int file_open_start(struct enav_agent *a, void **state, char *err, size_t
 		return -errno;
 	}
 	close(probe);
+	/* The kernel program reads the fd table through BTF-typed pointers
+	 * (bpf_get_current_task_btf, 5.11; the bpf_rdonly_cast kfunc, 6.2). */
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	bool has_cast =
+	    vmlinux && btf__find_by_name_kind(vmlinux, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
+	btf__free(vmlinux);
+	if (!has_cast) {
+		snprintf(err, errlen,
+			 "file_open: this kernel lacks the bpf_rdonly_cast kfunc (Linux 6.2) the "
+			 "watched-file hook needs; set sources.file_open.enabled: false");
+		return -ENOTSUP;
+	}
 	src->max = cfg->file_open.max_watched_files;
 	src->watches = calloc(src->max, sizeof(*src->watches));
 	if (!src->watches)

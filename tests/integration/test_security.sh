@@ -269,7 +269,7 @@ case_secret_file_read() {
 	echo "s3cret" >"$WORK/plain"
 	ln -s "$WORK/secrets/token" "$WORK/alias"
 	write_config "$WORK/cfg.yaml" \
-		"sources:" "  file_open:" "    watch_paths: [\"$WORK/secrets/*\"]" \
+		"sources:" "  file_open:" "    enabled: true" "    watch_paths: [\"$WORK/secrets/*\"]" \
 		"    rescan_interval_ms: 500" \
 		"security:" "  secret_file_readers: [\"/usr/bin/head\"]"
 	start_agent "$WORK/cfg.yaml" || return 1
@@ -325,7 +325,7 @@ case_secret_host_root() {
 	echo "node secret" >"$node/run/$name"
 	echo "agent's own" >"/run/$name"
 	write_config "$WORK/cfg.yaml" \
-		"sources:" "  file_open:" "    watch_paths: [\"/var/run/$name\"]" \
+		"sources:" "  file_open:" "    enabled: true" "    watch_paths: [\"/var/run/$name\"]" \
 		"    host_root: $node"
 	start_agent "$WORK/cfg.yaml" || { rm -f "/run/$name"; return 1; }
 	expect_eq "watched files" "$(metric enav_file_open_watched_files)" 1 || { rm -f "/run/$name"; return 1; }
@@ -380,7 +380,7 @@ case_agent_tampering() {
 	require_root || return
 	command -v bpftool >/dev/null || { fail "bpftool missing"; return 1; }
 	write_config "$WORK/cfg.yaml" "security:" "  self_check_interval_ms: 500" \
-		"  rate_limit_per_minute: 5"
+		"  rate_limit_per_minute: 1000"
 	start_agent "$WORK/cfg.yaml" || return 1
 	expect_eq "bpf() hooks" "$(metric enav_self_guard_hooks)" 2 || return 1
 	local maps ver ct link
@@ -427,15 +427,28 @@ case_agent_tampering() {
 	f=$(wait_for_line ".kind == \"security.finding\" and .process.pid == $detacher") ||
 		{ fail "no finding for the detach attempt"; return 1; }
 	expect_eq "detach" "$(jq -r '[.bpf.operation, .bpf.object_kind] | join(" ")' <<<"$f")" "link_detach link" || return 1
-	expect_eq "findings for the reader" "$(findings_for agent_tampering "$reader")" 0 || return 1
-	# Listing every map on the node reads all of the agent's: read-only
-	# accesses stop at the per-minute limit (one was the reader's), the rest
-	# are counted.
+	expect_eq "findings for the reader" "$(findings_for agent_tampering "$reader")" 0
+}
+
+# Listing every map on the node reads all of the agent's: read-only reports
+# stop at the per-minute limit and the rest are counted; a change after
+# that is still reported.
+case_agent_read_limit() {
+	require_root || return
+	command -v bpftool >/dev/null || { fail "bpftool missing"; return 1; }
+	write_config "$WORK/cfg.yaml" "security:" "  rate_limit_per_minute: 5"
+	start_agent "$WORK/cfg.yaml" || return 1
+	local ver
+	ver=$(bpftool map show -j | jq -r '[.[] | select(.name == "enav_cgroup_ver")][0].id')
 	bpftool map show >/dev/null
-	sleep 0.5
+	bpftool map update id "$ver" key 9 9 9 9 0 0 0 0 value 1 >/dev/null &
+	local writer=$!
+	wait $writer
+	wait_for_line ".kind == \"security.finding\" and .process.pid == $writer" >/dev/null ||
+		{ fail "no finding for the change after the limit"; return 1; }
 	expect_eq "read accesses reported" "$(count_lines '.kind == "agent.bpf_access" and .bpf.modifies == false')" 5 || return 1
-	[ "$(metric enav_self_guard_reads_suppressed_total)" -gt 0 ] ||
-		{ fail "no suppressed reads counted"; return 1; }
+	[ "$(metric enav_self_guard_reads_suppressed_total)" -gt 20 ] ||
+		{ fail "suppressed reads: $(metric enav_self_guard_reads_suppressed_total)"; return 1; }
 }
 
 run_case "security: exec from /tmp, /dev/shm and a memfd, not from /var/lib" case_exec_from_writable
@@ -449,4 +462,5 @@ run_case "security: a watched secret opened by an unexpected program" case_secre
 run_case "security: watched paths resolve inside host_root" case_secret_host_root
 run_case "security: an exception selector silences a rule for its workload" case_exceptions
 run_case "security: another process changing the agent's BPF objects" case_agent_tampering
+run_case "security: read-only accesses to the agent's objects are rate-limited" case_agent_read_limit
 finish
