@@ -36,26 +36,12 @@ struct {
 	__type(value, struct enav_guard_fd);
 } enav_guard_fds SEC(".maps");
 
-/* A bpf() call on one of the objects, between entry and exit. */
-struct enav_guard_call {
-	__u64 object;
-	__u32 cmd;
-	__u32 pad;
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct enav_bpf_access_event);
 } enav_guard_scratch SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32); /* tid */
-	__type(value, struct enav_guard_call);
-} enav_guard_calls SEC(".maps");
 
 static __always_inline __u64 object_key(__u32 kind, __u32 id)
 {
@@ -76,17 +62,11 @@ static __always_inline __u64 held_object(__u32 tgid, __u32 fd)
 	return g->object;
 }
 
-SEC("tracepoint/syscalls/sys_enter_bpf")
-int enav_guard_bpf_enter(struct trace_event_raw_sys_enter *ctx)
+/* Which of the agent's objects a bpf() call was about, from its command and
+ * attributes (still in the caller's memory at the call's exit); 0: none. */
+static __always_inline __u64 call_object(__u32 tgid, __u32 cmd, const void *uattr)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tgid = pid_tgid >> 32;
-	if (tgid == enav_self_tgid)
-		return 0;
-	__u32 cmd = ctx->args[0];
-	const void *uattr = (const void *)ctx->args[1];
 	__u32 word = 0;
-	__u64 object = 0;
 	switch (cmd) {
 	case BPF_MAP_GET_FD_BY_ID:
 	case BPF_PROG_GET_FD_BY_ID:
@@ -97,10 +77,8 @@ int enav_guard_bpf_enter(struct trace_event_raw_sys_enter *ctx)
 		__u32 kind = cmd == BPF_MAP_GET_FD_BY_ID    ? ENAV_BPF_OBJ_MAP
 			     : cmd == BPF_PROG_GET_FD_BY_ID ? ENAV_BPF_OBJ_PROG
 							    : ENAV_BPF_OBJ_LINK;
-		object = object_key(kind, word);
-		if (!bpf_map_lookup_elem(&enav_guard_objects, &object))
-			return 0;
-		break;
+		__u64 object = object_key(kind, word);
+		return bpf_map_lookup_elem(&enav_guard_objects, &object) ? object : 0;
 	}
 	case BPF_MAP_UPDATE_ELEM:
 	case BPF_MAP_DELETE_ELEM:
@@ -111,47 +89,42 @@ int enav_guard_bpf_enter(struct trace_event_raw_sys_enter *ctx)
 		/* map_fd or link_fd: the first word. */
 		if (bpf_probe_read_user(&word, sizeof(word), uattr) != 0)
 			return 0;
-		object = held_object(tgid, word);
-		break;
+		return held_object(tgid, word);
 	case BPF_MAP_UPDATE_BATCH:
 	case BPF_MAP_DELETE_BATCH:
 	case BPF_MAP_LOOKUP_AND_DELETE_BATCH:
 		/* in_batch, out_batch, keys, values (8 bytes each), count, map_fd. */
 		if (bpf_probe_read_user(&word, sizeof(word), uattr + 36) != 0)
 			return 0;
-		object = held_object(tgid, word);
-		break;
+		return held_object(tgid, word);
 	default:
 		return 0;
 	}
-	if (!object)
-		return 0;
-	__u32 tid = (__u32)pid_tgid;
-	struct enav_guard_call call = {.object = object, .cmd = cmd};
-	if (bpf_map_update_elem(&enav_guard_calls, &tid, &call, BPF_ANY) != 0)
-		enav_count(ENAV_KC_MAP_FULL);
-	return 0;
 }
 
+/* Only the exit is hooked: the call's arguments are still in the task's
+ * saved registers, and enabling an enter tracepoint would send the entry of
+ * every syscall on the node through the syscall-tracing path. */
 SEC("tracepoint/syscalls/sys_exit_bpf")
 int enav_guard_bpf_exit(struct trace_event_raw_sys_exit *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
+	__u32 tgid = pid_tgid >> 32;
 	if (tgid == enav_self_tgid)
 		return 0;
-	struct enav_guard_call *pending = bpf_map_lookup_elem(&enav_guard_calls, &tid);
-	if (!pending)
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	__u32 cmd = PT_REGS_PARM1_CORE(regs);
+	const void *uattr = (const void *)PT_REGS_PARM2_CORE(regs);
+	__u64 object = call_object(tgid, cmd, uattr);
+	if (!object)
 		return 0;
-	struct enav_guard_call call = *pending;
-	bpf_map_delete_elem(&enav_guard_calls, &tid);
 	long ret = ctx->ret;
 	struct task_struct *task = (void *)bpf_get_current_task();
 
-	if (ret >= 0 && (call.cmd == BPF_MAP_GET_FD_BY_ID || call.cmd == BPF_PROG_GET_FD_BY_ID ||
-			 call.cmd == BPF_LINK_GET_FD_BY_ID)) {
+	if (ret >= 0 && (cmd == BPF_MAP_GET_FD_BY_ID || cmd == BPF_PROG_GET_FD_BY_ID ||
+			 cmd == BPF_LINK_GET_FD_BY_ID)) {
 		__u64 key = (__u64)tgid << 32 | (__u32)ret;
-		struct enav_guard_fd g = {.object = call.object,
+		struct enav_guard_fd g = {.object = object,
 					  .file = (__u64)enav_task_fd_file(task, ret)};
 		bpf_map_update_elem(&enav_guard_fds, &key, &g, BPF_ANY);
 	}
@@ -164,9 +137,9 @@ int enav_guard_bpf_exit(struct trace_event_raw_sys_exit *ctx)
 	}
 	enav_fill_header(&e->hdr, ENAV_EVENT_BPF_ACCESS, bpf_get_current_cgroup_id());
 	e->hdr.size = sizeof(*e);
-	e->cmd = call.cmd;
-	e->object_kind = call.object >> 32;
-	e->object_id = (__u32)call.object;
+	e->cmd = cmd;
+	e->object_kind = object >> 32;
+	e->object_id = (__u32)object;
 	e->ret = ret;
 	e->uid = BPF_CORE_READ(task, cred, uid.val);
 	e->gid = BPF_CORE_READ(task, cred, gid.val);

@@ -350,7 +350,7 @@ static int self_guard_start(struct enav_agent *a, void **state, char *err, size_
 	rc = enav_bpf_source_start(&g->bpf, on_event, g, err, errlen);
 	if (rc)
 		return rc;
-	if (g->bpf.n_links < 2)
+	if (g->bpf.n_links < 1)
 		enav_warn("self_guard: the bpf(2) tracepoints are not attached (tracefs missing?): "
 			  "other processes' use of the agent's BPF objects is not seen; the "
 			  "capture filter is still checked");
@@ -384,7 +384,8 @@ static void self_guard_metrics(void *state, struct enav_promtext *p)
 				 "Objects of the agent left unwatched: the guard's table is full.",
 				 atomic_load(&g->objects_over_cap));
 	enav_promtext_single_u64(p, "enav_self_guard_hooks", "gauge",
-				 "bpf(2) tracepoints attached (2 when working).", g->bpf.n_links);
+				 "bpf(2) exit tracepoints attached (1 when working).",
+				 g->bpf.n_links);
 	enav_promtext_single_u64(p, "enav_self_guard_checks_total", "counter",
 				 "Integrity checks of the capture filter maps.",
 				 atomic_load(&g->checks));

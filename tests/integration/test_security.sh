@@ -382,7 +382,7 @@ case_agent_tampering() {
 	write_config "$WORK/cfg.yaml" "security:" "  self_check_interval_ms: 500" \
 		"  rate_limit_per_minute: 1000"
 	start_agent "$WORK/cfg.yaml" || return 1
-	expect_eq "bpf() hooks" "$(metric enav_self_guard_hooks)" 2 || return 1
+	expect_eq "bpf() hook" "$(metric enav_self_guard_hooks)" 1 || return 1
 	local maps ver ct link
 	maps=$(bpftool map show -j) || { fail "bpftool map show"; return 1; }
 	ver=$(jq -r '[.[] | select(.name == "enav_cgroup_ver")][0].id' <<<"$maps")
