@@ -19,6 +19,7 @@
 # workload itself reports; the analyzer rejects an arm that falls short.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 MODE=quick
 OUT=
 while [ $# -gt 0 ]; do
@@ -80,24 +81,9 @@ cleanup() {
 	[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
 }
 trap cleanup EXIT
-mkdir -p "$WORK/www"
-head -c 4096 /dev/urandom >"$WORK/www/4k.bin"
-cat >"$WORK/nginx.conf" <<CONF
-daemon off;
-master_process off;
-user root;
-pid $WORK/nginx.pid;
-error_log $WORK/nginx-error.log;
-events { worker_connections 1024; }
-http {
-	access_log off;
-	sendfile on;
-	keepalive_requests 100000;
-	server { listen 127.0.0.1:$PORT; root $WORK/www; }
-	# The soak's server: a new connection every 100 requests, any path.
-	server { listen 127.0.0.1:$((PORT + 1)); keepalive_requests 100; location / { return 200 "soak\n"; } }
-}
-CONF
+# The soak's server (second line): a new connection every 100 requests, any path.
+bench_nginx_site "$WORK" "sendfile on;" "server { listen 127.0.0.1:$PORT; root $WORK/www; }" \
+	"server { listen 127.0.0.1:$((PORT + 1)); keepalive_requests 100; location / { return 200 \"soak\\n\"; } }"
 nginx -c "$WORK/nginx.conf" &
 NGINX=$!
 redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$WORK" \

@@ -13,6 +13,7 @@
 # FLOOR_OUT=FILE also appends every arm as "ARM ROUND REQUESTS_PER_S".
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 PAIRS=${1:-3}
 SECS=${2:-8}
 BUILD=${BUILD:-build}
@@ -23,22 +24,7 @@ make --no-print-directory -s all >/dev/null
 clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -I"$BUILD/bpf" -c bench/bpf/empty_sys_exit.bpf.c \
 	-o "$WORK/empty.bpf.o"
 clang -O2 bench/hook_floor.c -lbpf -o "$WORK/hook_floor"
-mkdir -p "$WORK/www"
-head -c 4096 /dev/urandom >"$WORK/www/4k.bin"
-cat >"$WORK/nginx.conf" <<CONF
-daemon off;
-master_process off;
-user root;
-pid $WORK/nginx.pid;
-error_log $WORK/nginx-error.log;
-events { worker_connections 1024; }
-http {
-	access_log off;
-	sendfile on;
-	keepalive_requests 100000;
-	server { listen 127.0.0.1:$PORT; root $WORK/www; }
-}
-CONF
+bench_nginx_site "$WORK" "sendfile on;" "server { listen 127.0.0.1:$PORT; root $WORK/www; }"
 nginx -c "$WORK/nginx.conf" &
 NGINX=$!
 HOLD=

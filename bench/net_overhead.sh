@@ -10,6 +10,7 @@
 # usage (root, after `make`): bench/net_overhead.sh [PAIRS] [SECONDS]   (default 3, 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 PAIRS=${1:-3}
 SECS=${2:-10}
 BUILD=${BUILD:-build}
@@ -18,22 +19,7 @@ APORT=${APORT:-19494}
 WORK=$(mktemp -d /tmp/enav-wrk.XXXXXX)
 command -v wrk >/dev/null || { echo "bench: install wrk (apt-get install wrk)" >&2; exit 1; }
 make --no-print-directory -s all >/dev/null
-mkdir -p "$WORK/www"
-head -c 4096 /dev/urandom >"$WORK/www/4k.bin"
-cat >"$WORK/nginx.conf" <<CONF
-daemon off;
-master_process off;
-user root;
-pid $WORK/nginx.pid;
-error_log $WORK/nginx-error.log;
-events { worker_connections 1024; }
-http {
-	access_log off;
-	sendfile on;
-	keepalive_requests 100000;
-	server { listen 127.0.0.1:$PORT; root $WORK/www; }
-}
-CONF
+bench_nginx_site "$WORK" "sendfile on;" "server { listen 127.0.0.1:$PORT; root $WORK/www; }"
 nginx -c "$WORK/nginx.conf" &
 NGINX=$!
 AGENT=

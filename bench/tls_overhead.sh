@@ -11,6 +11,7 @@
 # usage (root, after `make`): bench/tls_overhead.sh [PAIRS] [SECONDS]   (default 3, 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 PAIRS=${1:-3}
 SECS=${2:-10}
 BUILD=${BUILD:-build}
@@ -21,25 +22,10 @@ for c in wrk nginx openssl; do
 	command -v $c >/dev/null || { echo "bench: $c missing (scripts/deps.sh test)" >&2; exit 1; }
 done
 make --no-print-directory -s all >/dev/null
-mkdir -p "$WORK/www"
-head -c 4096 /dev/urandom >"$WORK/www/4k.bin"
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$WORK/key.pem" -out "$WORK/cert.pem" \
 	-days 2 -subj /CN=localhost >/dev/null 2>&1
-cat >"$WORK/nginx.conf" <<CONF
-daemon off;
-master_process off;
-user root;
-pid $WORK/nginx.pid;
-error_log $WORK/nginx-error.log;
-events { worker_connections 1024; }
-http {
-	access_log off;
-	keepalive_requests 100000;
-	ssl_certificate $WORK/cert.pem;
-	ssl_certificate_key $WORK/key.pem;
-	server { listen 127.0.0.1:$PORT ssl; root $WORK/www; }
-}
-CONF
+bench_nginx_site "$WORK" "ssl_certificate $WORK/cert.pem;" "ssl_certificate_key $WORK/key.pem;" \
+	"server { listen 127.0.0.1:$PORT ssl; root $WORK/www; }"
 nginx -c "$WORK/nginx.conf" &
 NGINX=$!
 AGENT=
