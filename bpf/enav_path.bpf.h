@@ -120,4 +120,19 @@ static __always_inline __u16 enav_copy_file_path(struct file *f, char *dst)
 	return plen;
 }
 
+/* The task's ids, start, name and executable into t (task is current). */
+static __always_inline void enav_fill_task(struct enav_task_info *t, struct task_struct *task)
+{
+	t->uid = BPF_CORE_READ(task, cred, uid.val);
+	t->gid = BPF_CORE_READ(task, cred, gid.val);
+	t->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	t->start_boot_ns = BPF_CORE_READ(task, start_boottime);
+	t->pad = 0;
+	bpf_get_current_comm(t->comm, sizeof(t->comm));
+	/* As the kernel knows the executable: a copy of cat renamed "sshd" is
+	 * still reported by its own path, and it is read before the task can
+	 * exit. */
+	t->exe_len = enav_copy_file_path(BPF_CORE_READ(task, mm, exe_file), t->exe);
+}
+
 #endif

@@ -76,16 +76,7 @@ static __always_inline int handle_open(void *ctx, long ret)
 	e->ino = key.ino;
 	e->watch_id = *watch;
 	e->open_flags = BPF_CORE_READ(file, f_flags);
-	e->uid = BPF_CORE_READ(task, cred, uid.val);
-	e->gid = BPF_CORE_READ(task, cred, gid.val);
-	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
-	e->start_boot_ns = BPF_CORE_READ(task, start_boottime);
-	e->pad = 0;
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
-
-	/* Who opened it, as the kernel knows the executable: a copy of cat
-	 * renamed "sshd" is still reported by its own path. */
-	e->exe_len = enav_copy_file_path(BPF_CORE_READ(task, mm, exe_file), e->exe);
+	enav_fill_task(&e->task, task);
 	enav_emit(ctx, e, sizeof(*e));
 	return 0;
 }

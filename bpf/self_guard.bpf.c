@@ -141,14 +141,7 @@ int enav_guard_bpf_exit(struct trace_event_raw_sys_exit *ctx)
 	e->object_kind = object >> 32;
 	e->object_id = (__u32)object;
 	e->ret = ret;
-	e->uid = BPF_CORE_READ(task, cred, uid.val);
-	e->gid = BPF_CORE_READ(task, cred, gid.val);
-	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
-	e->start_boot_ns = BPF_CORE_READ(task, start_boottime);
-	e->pad = 0;
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	/* The caller's executable now: it is usually gone before user space looks. */
-	e->exe_len = enav_copy_file_path(BPF_CORE_READ(task, mm, exe_file), e->exe);
+	enav_fill_task(&e->task, task);
 	enav_emit(ctx, e, sizeof(*e));
 	return 0;
 }

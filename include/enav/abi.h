@@ -118,21 +118,27 @@ struct enav_cred_event {
 	char comm[ENAV_COMM_LEN];
 };
 
+/* The task an event is about, as the kernel sees it at the event
+ * (filled by enav_fill_task() in bpf/enav_path.bpf.h). */
+struct enav_task_info {
+	__u32 uid, gid; /* real ids */
+	__u32 ppid;
+	__u16 exe_len; /* 0: the executable's path did not resolve */
+	__u16 pad;
+	__u64 start_boot_ns; /* the task's start: tells a reused pid apart */
+	char comm[ENAV_COMM_LEN];
+	char exe[ENAV_EXE_PATH_MAX]; /* the executable, resolved in the kernel */
+};
+
 /* A successful open of a file the user side watches.  Watched files are
  * named to the kernel only by (device, inode): no path enters a map. */
 struct enav_file_open_event {
 	struct enav_event_header hdr;
 	__u64 dev; /* kernel dev_t of the file's superblock (MKDEV: major << 20) */
 	__u64 ino;
-	__u32 watch_id;	  /* the user side's id for the watched file */
-	__u32 open_flags; /* the open file's f_flags (O_ACCMODE and the rest) */
-	__u32 uid, gid;	  /* real ids of the opener */
-	__u16 exe_len;	  /* 0: the executable's path did not resolve */
-	__u16 pad;
-	__u32 ppid;
-	__u64 start_boot_ns; /* the opener's start: tells a reused pid apart */
-	char comm[ENAV_COMM_LEN];
-	char exe[ENAV_EXE_PATH_MAX]; /* the opener's executable, resolved in the kernel */
+	__u32 watch_id;		    /* the user side's id for the watched file */
+	__u32 open_flags;	    /* the open file's f_flags (O_ACCMODE and the rest) */
+	struct enav_task_info task; /* the opener */
 };
 
 /* What another process did to one of the agent's own BPF objects, seen at
@@ -145,17 +151,11 @@ enum enav_bpf_object_kind {
 
 struct enav_bpf_access_event {
 	struct enav_event_header hdr;
-	__u32 cmd;	   /* the bpf() command (BPF_MAP_UPDATE_ELEM, ...) */
-	__u32 object_kind; /* enum enav_bpf_object_kind */
-	__u32 object_id;   /* the map, program or link id */
-	__s32 ret;	   /* what bpf() returned: 0 or an fd on success, -errno */
-	__u32 uid, gid;
-	__u32 ppid;
-	__u16 exe_len; /* 0: the executable's path did not resolve */
-	__u16 pad;
-	__u64 start_boot_ns;
-	char comm[ENAV_COMM_LEN];
-	char exe[ENAV_EXE_PATH_MAX]; /* the caller's executable, resolved in the kernel */
+	__u32 cmd;		    /* the bpf() command (BPF_MAP_UPDATE_ELEM, ...) */
+	__u32 object_kind;	    /* enum enav_bpf_object_kind */
+	__u32 object_id;	    /* the map, program or link id */
+	__s32 ret;		    /* what bpf() returned: 0 or an fd on success, -errno */
+	struct enav_task_info task; /* the caller */
 };
 
 /* ---- network (bpf/net.bpf.c) ------------------------------------------- */
@@ -376,13 +376,14 @@ _Static_assert(ENAV_OFFSETOF(struct enav_cred_event, start_boot_ns) == 72, "cred
 _Static_assert(sizeof(struct enav_cred_event) == 96, "cred ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_file_open_event, dev) == 32, "file open ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_file_open_event, watch_id) == 48, "file open ABI");
-_Static_assert(ENAV_OFFSETOF(struct enav_file_open_event, exe_len) == 64, "file open ABI");
-_Static_assert(ENAV_OFFSETOF(struct enav_file_open_event, start_boot_ns) == 72, "file open ABI");
-_Static_assert(ENAV_OFFSETOF(struct enav_file_open_event, comm) == 80, "file open ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_task_info, exe_len) == 12, "task ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_task_info, start_boot_ns) == 16, "task ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_task_info, exe) == 40, "task ABI");
+_Static_assert(sizeof(struct enav_task_info) == 40 + ENAV_EXE_PATH_MAX, "task ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_file_open_event, task) == 56, "file open ABI");
 _Static_assert(sizeof(struct enav_file_open_event) == 96 + ENAV_EXE_PATH_MAX, "file open ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_bpf_access_event, ret) == 44, "bpf access ABI");
-_Static_assert(ENAV_OFFSETOF(struct enav_bpf_access_event, start_boot_ns) == 64, "bpf access ABI");
-_Static_assert(ENAV_OFFSETOF(struct enav_bpf_access_event, exe) == 88, "bpf access ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_bpf_access_event, task) == 48, "bpf access ABI");
 _Static_assert(sizeof(struct enav_bpf_access_event) == 88 + ENAV_EXE_PATH_MAX, "bpf access ABI");
 _Static_assert((ENAV_ARGV_MAX & (ENAV_ARGV_MAX - 1)) == 0, "argv cap is a power of two");
 _Static_assert(ENAV_OFFSETOF(struct enav_tcp_event, sock_id) == 32, "tcp ABI");

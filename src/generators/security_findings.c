@@ -35,7 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/bcache.h"
 #include "core/clock.h"
@@ -121,7 +120,6 @@ struct findings {
 	struct enav_selector_set exceptions[R__N];
 	const char *readers[ENAV_CONFIG_LIST_MAX];
 	size_t n_readers;
-	uint32_t self_pid;
 	uint32_t per_minute;
 	struct enav_bcache services; /* pid -> struct service */
 	struct enav_bcache rates;    /* (rule, cgroup) -> struct rate */
@@ -334,8 +332,7 @@ static struct enav_signal *cred_change(struct findings *f, const struct enav_sig
 static struct enav_signal *secret_read(struct findings *f, const struct enav_signal *s)
 {
 	const struct enav_process_signal *p = &s->process;
-	if (p->pid == f->self_pid)
-		return NULL; /* the agent reading its own service-account token */
+	/* (The agent's own opens never arrive: bpf/file_open.bpf.c skips them.) */
 	if (p->has_exe)
 		for (size_t i = 0; i < f->n_readers; i++)
 			if (fnmatch(f->readers[i], p->exe, 0) == 0)
@@ -500,7 +497,6 @@ static int sf_init(struct enav_agent *a, void **state, char *err, size_t errlen)
 	f->rule_on[R_ROOT] = a->cfg.security.credentials_to_root;
 	f->rule_on[R_SECRET] = a->cfg.security.secret_file_read;
 	f->rule_on[R_TAMPER] = a->cfg.security.agent_tampering;
-	f->self_pid = (uint32_t)getpid();
 	const struct enav_config_list *readers = &a->cfg.security.secret_file_readers;
 	if (readers->n)
 		for (uint32_t i = 0; i < readers->n; i++)

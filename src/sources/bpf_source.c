@@ -189,10 +189,10 @@ void enav_bpf_source_close(struct enav_bpf_source *s)
 }
 
 bool enav_bpf_source_decode(struct enav_bpf_source *s, const void *data, size_t size,
-			    enum enav_event_type type, struct enav_decoded_event *ev)
+			    struct enav_decoded_event *ev)
 {
 	enum enav_decode_status st = enav_decode_event(data, size, ev);
-	if (st == ENAV_DECODE_OK && ev->type != type)
+	if (st == ENAV_DECODE_OK && !((s->event_types >> ev->type) & 1u))
 		st = ENAV_DECODE_UNKNOWN_TYPE;
 	if (st != ENAV_DECODE_OK) {
 		atomic_fetch_add(&s->decode_errors[st], 1);
@@ -202,30 +202,39 @@ bool enav_bpf_source_decode(struct enav_bpf_source *s, const void *data, size_t 
 	return true;
 }
 
-struct enav_signal *enav_bpf_source_task_signal(struct enav_bpf_source *s,
-						enum enav_signal_kind kind,
-						const struct enav_event_header *hdr,
-						const struct enav_task_fields *t)
+struct enav_signal *enav_bpf_source_signal(struct enav_bpf_source *s, enum enav_signal_kind kind,
+					   uint32_t argv_len, const struct enav_event_header *hdr)
 {
-	struct enav_signal *sig = enav_signal_new(kind, 0);
+	struct enav_signal *sig = enav_signal_new(kind, argv_len);
 	if (!sig) {
 		atomic_fetch_add(&s->agent->signals_alloc_failed, 1);
 		return NULL;
 	}
-	struct enav_process_signal *p = &sig->process;
 	sig->time_unix_ns = enav_clock_boot_to_unix_ns(hdr->boot_time_ns);
-	p->pid = hdr->pid;
-	p->tid = hdr->tid;
-	p->cgroup_id = hdr->cgroup_id;
+	sig->process.pid = hdr->pid;
+	sig->process.tid = hdr->tid;
+	sig->process.cgroup_id = hdr->cgroup_id;
+	return sig;
+}
+
+struct enav_signal *enav_bpf_source_task_signal(struct enav_bpf_source *s,
+						enum enav_signal_kind kind,
+						const struct enav_event_header *hdr,
+						const struct enav_decoded_task *t)
+{
+	struct enav_signal *sig = enav_bpf_source_signal(s, kind, 0, hdr);
+	if (!sig)
+		return NULL;
+	struct enav_process_signal *p = &sig->process;
 	p->ppid = t->ppid;
 	p->uid = t->uid;
 	p->gid = t->gid;
 	p->has_creds = true;
-	snprintf(p->comm, sizeof(p->comm), "%s", t->comm);
+	memcpy(p->comm, t->comm, sizeof(p->comm));
 	p->start_boot_ns = t->start_boot_ns;
 	p->start_time_unix_ns = enav_clock_boot_to_unix_ns(t->start_boot_ns);
-	if (t->exe[0] == '/') {
-		snprintf(p->exe, sizeof(p->exe), "%s", t->exe);
+	if (t->exe_len > 0 && t->exe[0] == '/') {
+		memcpy(p->exe, t->exe, t->exe_len + 1u);
 		p->has_exe = true;
 	} else {
 		enav_signal_warn(sig, "exe", "path_exceeds_kernel_walk_bounds");

@@ -92,25 +92,22 @@ int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx
 /* Detach, drain what is in flight, release everything. */
 void enav_bpf_source_close(struct enav_bpf_source *s);
 
-/* Decode one event that must be of type `type`; counts it, or its decode
- * error, on s.  False when it is not usable. */
+/* Decode one event, which must be of a type in s->event_types; counts it,
+ * or its decode error, on s.  False when it is not usable. */
 bool enav_bpf_source_decode(struct enav_bpf_source *s, const void *data, size_t size,
-			    enum enav_event_type type, struct enav_decoded_event *ev);
+			    struct enav_decoded_event *ev);
 
-/* The task an event is about, as the kernel saw it. */
-struct enav_task_fields {
-	uint32_t ppid, uid, gid;
-	uint64_t start_boot_ns;
-	const char *comm; /* ENAV_COMM_LEN + 1, terminated */
-	const char *exe;  /* resolved in the kernel; "" or relative: unresolved */
-};
+/* A new signal of kind for the task in hdr (time, pid, tid, cgroup set),
+ * with argv_len bytes of tail; NULL, counted, when out of memory. */
+struct enav_signal *enav_bpf_source_signal(struct enav_bpf_source *s, enum enav_signal_kind kind,
+					   uint32_t argv_len, const struct enav_event_header *hdr);
 
-/* A new signal of kind about hdr's task, with its process fields filled
- * (a missing executable is a warning); NULL, counted, when out of memory. */
+/* The same, with the process fields from a decoded enav_task_info (an
+ * unresolved executable is a warning). */
 struct enav_signal *enav_bpf_source_task_signal(struct enav_bpf_source *s,
 						enum enav_signal_kind kind,
 						const struct enav_event_header *hdr,
-						const struct enav_task_fields *t);
+						const struct enav_decoded_task *t);
 
 /* Metrics of every registered BPF source, each family written once. */
 void enav_bpf_sources_render(struct enav_promtext *p);

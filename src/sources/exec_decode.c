@@ -18,6 +18,23 @@ bool enav_cred_syscall_hooked(__u32 nr)
 	       nr == 126;
 }
 
+/* False when a length exceeds its array. */
+static bool decode_task(const struct enav_task_info *in, struct enav_decoded_task *out)
+{
+	if (in->exe_len > ENAV_EXE_PATH_MAX - 1)
+		return false;
+	out->uid = in->uid;
+	out->gid = in->gid;
+	out->ppid = in->ppid;
+	out->start_boot_ns = in->start_boot_ns;
+	copy_comm(out->comm, in->comm);
+	size_t n = strnlen(in->exe, in->exe_len);
+	memcpy(out->exe, in->exe, n);
+	out->exe[n] = '\0';
+	out->exe_len = (__u16)n;
+	return true;
+}
+
 enum enav_decode_status enav_decode_event(const void *data, size_t size,
 					  struct enav_decoded_event *out)
 {
@@ -100,22 +117,13 @@ enum enav_decode_status enav_decode_event(const void *data, size_t size,
 			return ENAV_DECODE_BAD_SIZE;
 		struct enav_file_open_event e;
 		memcpy(&e, data, sizeof(e));
-		if (e.exe_len > ENAV_EXE_PATH_MAX - 1)
+		if (!decode_task(&e.task, &out->file_open.task))
 			return ENAV_DECODE_BAD_LENGTH;
 		out->type = ENAV_EVENT_FILE_OPEN;
 		out->file_open.dev = e.dev;
 		out->file_open.ino = e.ino;
-		out->file_open.start_boot_ns = e.start_boot_ns;
 		out->file_open.watch_id = e.watch_id;
 		out->file_open.open_flags = e.open_flags;
-		out->file_open.uid = e.uid;
-		out->file_open.gid = e.gid;
-		out->file_open.ppid = e.ppid;
-		copy_comm(out->file_open.comm, e.comm);
-		size_t xl = strnlen(e.exe, e.exe_len);
-		memcpy(out->file_open.exe, e.exe, xl);
-		out->file_open.exe[xl] = '\0';
-		out->file_open.exe_len = (__u16)xl;
 		return ENAV_DECODE_OK;
 	}
 	case ENAV_EVENT_BPF_ACCESS: {
@@ -124,22 +132,13 @@ enum enav_decode_status enav_decode_event(const void *data, size_t size,
 		struct enav_bpf_access_event e;
 		memcpy(&e, data, sizeof(e));
 		if (e.object_kind < ENAV_BPF_OBJ_MAP || e.object_kind > ENAV_BPF_OBJ_LINK ||
-		    e.exe_len > ENAV_EXE_PATH_MAX - 1)
+		    !decode_task(&e.task, &out->bpf_access.task))
 			return ENAV_DECODE_BAD_LENGTH;
 		out->type = ENAV_EVENT_BPF_ACCESS;
 		out->bpf_access.cmd = e.cmd;
 		out->bpf_access.object_kind = e.object_kind;
 		out->bpf_access.object_id = e.object_id;
-		out->bpf_access.uid = e.uid;
-		out->bpf_access.gid = e.gid;
-		out->bpf_access.ppid = e.ppid;
 		out->bpf_access.ret = e.ret;
-		out->bpf_access.start_boot_ns = e.start_boot_ns;
-		copy_comm(out->bpf_access.comm, e.comm);
-		size_t bl = strnlen(e.exe, e.exe_len);
-		memcpy(out->bpf_access.exe, e.exe, bl);
-		out->bpf_access.exe[bl] = '\0';
-		out->bpf_access.exe_len = (__u16)bl;
 		return ENAV_DECODE_OK;
 	}
 	default:

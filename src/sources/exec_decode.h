@@ -21,6 +21,15 @@ enum enav_decode_status {
 	ENAV_DECODE__COUNT,
 };
 
+/* enav_task_info, checked and with its strings terminated. */
+struct enav_decoded_task {
+	__u32 uid, gid, ppid;
+	__u64 start_boot_ns;
+	char comm[ENAV_COMM_LEN + 1];
+	__u16 exe_len; /* 0 when the kernel could not resolve it */
+	char exe[ENAV_EXE_PATH_MAX + 1];
+};
+
 struct enav_decoded_event {
 	enum enav_event_type type;
 	/* Copies, so the transport buffer can be released right away. */
@@ -49,19 +58,14 @@ struct enav_decoded_event {
 			char comm[ENAV_COMM_LEN + 1];
 		} cred;
 		struct {
-			__u64 dev, ino, start_boot_ns;
-			__u32 watch_id, open_flags, uid, gid, ppid;
-			char comm[ENAV_COMM_LEN + 1];
-			__u16 exe_len; /* 0 when the kernel could not resolve it */
-			char exe[ENAV_EXE_PATH_MAX + 1];
+			__u64 dev, ino;
+			__u32 watch_id, open_flags;
+			struct enav_decoded_task task; /* the opener */
 		} file_open;
 		struct {
-			__u32 cmd, object_kind, object_id, uid, gid, ppid;
+			__u32 cmd, object_kind, object_id;
 			__s32 ret;
-			__u64 start_boot_ns;
-			char comm[ENAV_COMM_LEN + 1];
-			__u16 exe_len;
-			char exe[ENAV_EXE_PATH_MAX + 1];
+			struct enav_decoded_task task; /* the caller */
 		} bpf_access;
 	};
 };

@@ -52,16 +52,13 @@ static const char *cred_syscall_name(uint32_t nr)
 	}
 }
 
-static struct enav_signal *cred_signal(const struct enav_decoded_event *ev)
+static struct enav_signal *cred_signal(struct enav_bpf_source *bpf,
+				       const struct enav_decoded_event *ev)
 {
-	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_CRED_CHANGE, 0);
+	struct enav_signal *s = enav_bpf_source_signal(bpf, ENAV_SIGNAL_CRED_CHANGE, 0, &ev->hdr);
 	if (!s)
 		return NULL;
 	struct enav_process_signal *p = &s->process;
-	s->time_unix_ns = enav_clock_boot_to_unix_ns(ev->hdr.boot_time_ns);
-	p->pid = ev->hdr.pid;
-	p->tid = ev->hdr.tid;
-	p->cgroup_id = ev->hdr.cgroup_id;
 	p->uid = ev->cred.uid;
 	p->gid = ev->cred.gid;
 	p->has_creds = true;
@@ -77,21 +74,18 @@ static struct enav_signal *cred_signal(const struct enav_decoded_event *ev)
 	return s;
 }
 
-static struct enav_signal *build_signal(const struct enav_decoded_event *ev)
+static struct enav_signal *build_signal(struct enav_bpf_source *bpf,
+					const struct enav_decoded_event *ev)
 {
 	if (ev->type == ENAV_EVENT_CRED_CHANGE)
-		return cred_signal(ev);
+		return cred_signal(bpf, ev);
 	bool exec = ev->type == ENAV_EVENT_PROCESS_EXEC;
 	struct enav_signal *s =
-	    enav_signal_new(exec ? ENAV_SIGNAL_PROCESS_EXEC : ENAV_SIGNAL_PROCESS_EXIT,
-			    exec ? ev->exec.argv_len : 0);
+	    enav_bpf_source_signal(bpf, exec ? ENAV_SIGNAL_PROCESS_EXEC : ENAV_SIGNAL_PROCESS_EXIT,
+				   exec ? ev->exec.argv_len : 0, &ev->hdr);
 	if (!s)
 		return NULL;
 	struct enav_process_signal *p = &s->process;
-	s->time_unix_ns = enav_clock_boot_to_unix_ns(ev->hdr.boot_time_ns);
-	p->pid = ev->hdr.pid;
-	p->tid = ev->hdr.tid;
-	p->cgroup_id = ev->hdr.cgroup_id;
 	if (exec) {
 		p->ppid = ev->exec.ppid;
 		p->uid = ev->exec.uid;
@@ -136,18 +130,11 @@ static void on_event(void *ctx, const void *data, size_t size)
 {
 	struct exec_source *src = ctx;
 	struct enav_decoded_event ev;
-	enum enav_decode_status st = enav_decode_event(data, size, &ev);
-	if (st != ENAV_DECODE_OK) {
-		atomic_fetch_add(&src->bpf.decode_errors[st], 1);
+	if (!enav_bpf_source_decode(&src->bpf, data, size, &ev))
 		return;
-	}
-	atomic_fetch_add(&src->bpf.events[ev.type], 1);
-	struct enav_signal *s = build_signal(&ev);
-	if (!s) {
-		atomic_fetch_add(&src->bpf.agent->signals_alloc_failed, 1);
-		return;
-	}
-	enav_agent_emit(src->bpf.agent, s);
+	struct enav_signal *s = build_signal(&src->bpf, &ev);
+	if (s)
+		enav_agent_emit(src->bpf.agent, s);
 }
 
 static void exec_stop(void *state)

@@ -247,16 +247,10 @@ static void on_event(void *ctx, const void *data, size_t size)
 {
 	struct file_open_source *src = ctx;
 	struct enav_decoded_event ev;
-	if (!enav_bpf_source_decode(&src->bpf, data, size, ENAV_EVENT_FILE_OPEN, &ev))
+	if (!enav_bpf_source_decode(&src->bpf, data, size, &ev))
 		return;
-	const struct enav_task_fields task = {.ppid = ev.file_open.ppid,
-					      .uid = ev.file_open.uid,
-					      .gid = ev.file_open.gid,
-					      .start_boot_ns = ev.file_open.start_boot_ns,
-					      .comm = ev.file_open.comm,
-					      .exe = ev.file_open.exe};
-	struct enav_signal *s =
-	    enav_bpf_source_task_signal(&src->bpf, ENAV_SIGNAL_FILE_OPEN, &ev.hdr, &task);
+	struct enav_signal *s = enav_bpf_source_task_signal(&src->bpf, ENAV_SIGNAL_FILE_OPEN,
+							    &ev.hdr, &ev.file_open.task);
 	if (!s)
 		return;
 	struct enav_file_signal *f = &s->file;
@@ -361,10 +355,15 @@ static int file_open_start(struct enav_agent *a, void **state, char *err, size_t
 	rc = enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
 	if (rc)
 		return rc;
-	if (src->bpf.n_links == 0)
-		enav_warn(
-		    "file_open: no open(2) tracepoint attached (tracefs missing or the kernel "
-		    "lacks them): opens of watched files are not seen");
+	if (src->bpf.n_links == 0) {
+		/* Asked for explicitly (off by default): say so instead of
+		 * running without the hooks that are its whole point. */
+		snprintf(
+		    err, errlen,
+		    "file_open: no open(2) syscall tracepoint could be attached (tracefs "
+		    "missing, or the kernel lacks them); set sources.file_open.enabled: false");
+		return -ENOTSUP;
+	}
 	src->map_fd = bpf_map__fd(m);
 	rescan(src);
 	src->timer_fd = enav_timerfd_every(cfg->file_open.rescan_interval_ms);

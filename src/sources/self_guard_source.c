@@ -60,7 +60,10 @@ struct self_guard {
 	_Atomic uint64_t reads_suppressed;
 };
 
-const char *enav_bpf_cmd_operation(uint32_t cmd, bool *modifies)
+/* The bpf(2) command's name in signals ("map_update_elem", ...), or NULL
+ * for a command the guard does not report; *modifies tells whether it
+ * changes the object. */
+static const char *bpf_cmd_operation(uint32_t cmd, bool *modifies)
 {
 	*modifies = true;
 	switch (cmd) {
@@ -265,10 +268,10 @@ static void on_event(void *ctx, const void *data, size_t size)
 {
 	struct self_guard *g = ctx;
 	struct enav_decoded_event ev;
-	if (!enav_bpf_source_decode(&g->bpf, data, size, ENAV_EVENT_BPF_ACCESS, &ev))
+	if (!enav_bpf_source_decode(&g->bpf, data, size, &ev))
 		return;
 	bool modifies = false;
-	const char *op = enav_bpf_cmd_operation(ev.bpf_access.cmd, &modifies);
+	const char *op = bpf_cmd_operation(ev.bpf_access.cmd, &modifies);
 	if (!op) { /* the kernel side reports only the commands named there */
 		atomic_fetch_add(&g->bpf.decode_errors[ENAV_DECODE_BAD_LENGTH], 1);
 		return;
@@ -285,14 +288,8 @@ static void on_event(void *ctx, const void *data, size_t size)
 		}
 		g->reads_in_window++;
 	}
-	const struct enav_task_fields task = {.ppid = ev.bpf_access.ppid,
-					      .uid = ev.bpf_access.uid,
-					      .gid = ev.bpf_access.gid,
-					      .start_boot_ns = ev.bpf_access.start_boot_ns,
-					      .comm = ev.bpf_access.comm,
-					      .exe = ev.bpf_access.exe};
-	struct enav_signal *s =
-	    enav_bpf_source_task_signal(&g->bpf, ENAV_SIGNAL_BPF_ACCESS, &ev.hdr, &task);
+	struct enav_signal *s = enav_bpf_source_task_signal(&g->bpf, ENAV_SIGNAL_BPF_ACCESS,
+							    &ev.hdr, &ev.bpf_access.task);
 	if (!s)
 		return;
 	uint64_t key = (uint64_t)ev.bpf_access.object_kind << 32 | ev.bpf_access.object_id;

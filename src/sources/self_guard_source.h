@@ -9,9 +9,4 @@
 extern const struct enav_source_ops enav_self_guard_source_ops;
 bool enav_self_guard_source_enabled(const struct enav_config *cfg);
 
-/* The bpf(2) command's name in signals ("map_update_elem", ...), or NULL
- * for a command the guard does not report; *modifies tells whether it
- * changes the object. */
-const char *enav_bpf_cmd_operation(uint32_t cmd, bool *modifies);
-
 #endif

@@ -149,15 +149,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(memchr(ev.cred.comm, '\0', sizeof(ev.cred.comm)) != NULL);
 		} else if (ev.type == ENAV_EVENT_FILE_OPEN) {
 			CHECK(ev.hdr.size == sizeof(struct enav_file_open_event));
-			CHECK(ev.file_open.exe_len < ENAV_EXE_PATH_MAX);
-			CHECK(strlen(ev.file_open.exe) == ev.file_open.exe_len);
-			CHECK(memchr(ev.file_open.comm, '\0', sizeof(ev.file_open.comm)) != NULL);
+			CHECK(ev.file_open.task.exe_len < ENAV_EXE_PATH_MAX);
+			CHECK(strlen(ev.file_open.task.exe) == ev.file_open.task.exe_len);
+			CHECK(memchr(ev.file_open.task.comm, '\0',
+				     sizeof(ev.file_open.task.comm)) != NULL);
 		} else if (ev.type == ENAV_EVENT_BPF_ACCESS) {
 			CHECK(ev.hdr.size == sizeof(struct enav_bpf_access_event));
 			CHECK(ev.bpf_access.object_kind >= ENAV_BPF_OBJ_MAP &&
 			      ev.bpf_access.object_kind <= ENAV_BPF_OBJ_LINK);
-			CHECK(memchr(ev.bpf_access.comm, '\0', sizeof(ev.bpf_access.comm)) != NULL);
-			CHECK(strlen(ev.bpf_access.exe) == ev.bpf_access.exe_len);
+			CHECK(memchr(ev.bpf_access.task.comm, '\0',
+				     sizeof(ev.bpf_access.task.comm)) != NULL);
+			CHECK(strlen(ev.bpf_access.task.exe) == ev.bpf_access.task.exe_len);
 		} else
 			abort(); /* OK for a type the decoder does not know */
 	} else if (size < sizeof(struct enav_event_header)) {
