@@ -535,32 +535,30 @@ static void sf_fini(void *state)
 	free(f);
 }
 
+/* One counter family with a sample per rule. */
+static void per_rule_family(struct enav_promtext *p, const char *name, const char *help,
+			    _Atomic uint64_t *by_rule)
+{
+	enav_promtext_family(p, name, "counter", help);
+	for (int r = 0; r < R__N; r++) {
+		const char *l[] = {"rule", rule_names[r]};
+		enav_promtext_sample_u64(p, name, l, 1, atomic_load(&by_rule[r]));
+	}
+}
+
 static void sf_metrics(void *state, struct enav_promtext *p)
 {
 	struct findings *f = state;
-	enav_promtext_family(p, "enav_security_findings_total", "counter",
-			     "Security findings emitted, by rule.");
-	for (int r = 0; r < R__N; r++) {
-		const char *l[] = {"rule", rule_names[r]};
-		enav_promtext_sample_u64(p, "enav_security_findings_total", l, 1,
-					 atomic_load(&f->fired[r]));
-	}
-	enav_promtext_family(p, "enav_security_findings_suppressed_total", "counter",
-			     "Findings not emitted: over security.rate_limit_per_minute for their "
-			     "rule and workload.");
-	for (int r = 0; r < R__N; r++) {
-		const char *l[] = {"rule", rule_names[r]};
-		enav_promtext_sample_u64(p, "enav_security_findings_suppressed_total", l, 1,
-					 atomic_load(&f->suppressed[r]));
-	}
-	enav_promtext_family(p, "enav_security_findings_excepted_total", "counter",
-			     "Findings not emitted: the workload matched one of the rule's "
-			     "security.exceptions selectors.");
-	for (int r = 0; r < R__N; r++) {
-		const char *l[] = {"rule", rule_names[r]};
-		enav_promtext_sample_u64(p, "enav_security_findings_excepted_total", l, 1,
-					 atomic_load(&f->excepted[r]));
-	}
+	per_rule_family(p, "enav_security_findings_total", "Security findings emitted, by rule.",
+			f->fired);
+	per_rule_family(p, "enav_security_findings_suppressed_total",
+			"Findings not emitted: over security.rate_limit_per_minute for their rule "
+			"and workload.",
+			f->suppressed);
+	per_rule_family(p, "enav_security_findings_excepted_total",
+			"Findings not emitted: the workload matched one of the rule's "
+			"security.exceptions selectors.",
+			f->excepted);
 	enav_promtext_single_u64(p, "enav_security_service_evictions_total", "counter",
 				 "Network-serving processes forgotten to stay within "
 				 "security.max_tracked_services.",
