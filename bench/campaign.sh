@@ -190,17 +190,31 @@ workload() {
 	esac
 }
 
-# Client spans the agent made of the workload (its RED histogram counts).
+# Client spans the agent made of the workload's counted operation (its RED
+# histogram counts): the SETs of redis-benchmark, the SELECTs of pgbench -S
+# (not its setup queries), every request of wrk.
 signals() { # signals WORKLOAD
 	case $1 in
 	http) msum '^http_client_request_duration_seconds_count[{].*workload="process:wrk"' ;;
-	redis) msum '^db_client_operation_duration_seconds_count[{]db_system_name="redis".*workload="process:redis-benchmark"' ;;
-	pg) msum '^db_client_operation_duration_seconds_count[{]db_system_name="postgresql".*workload="process:pgbench"' ;;
+	redis) msum '^db_client_operation_duration_seconds_count[{]db_system_name="redis",db_operation_name="SET",.*workload="process:redis-benchmark"' ;;
+	pg) msum '^db_client_operation_duration_seconds_count[{]db_system_name="postgresql",db_operation_name="SELECT",db_collection_name="pgbench_accounts",.*workload="process:pgbench"' ;;
+	esac
+}
+
+# How many spans beyond the counted operations the workload explains: a
+# duration-bound client stops counting at its deadline while each of its
+# connections may still have a request answered (wrk -c32, pgbench -c 4);
+# redis-benchmark -n counts every SET it sends.  More is duplication.
+surplus() { # surplus WORKLOAD
+	case $1 in
+	http) echo 32 ;;
+	redis) echo 0 ;;
+	pg) echo 4 ;;
 	esac
 }
 
 ARMS=$WORK/arms.tsv
-echo "workload config round position throughput ops p50_us p99_us agent_cpu_s agent_rss_kib hard_loss soft_drops signals" >"$ARMS"
+echo "workload config round position throughput ops p50_us p99_us agent_cpu_s agent_rss_kib hard_loss soft_drops signals surplus_max" >"$ARMS"
 arm() { # arm WORKLOAD CONFIG ROUND POSITION
 	local w=$1 c=$2 t0=0 t1=0 out
 	if [ "$c" != none ]; then
@@ -210,22 +224,22 @@ arm() { # arm WORKLOAD CONFIG ROUND POSITION
 	fi
 	out=$(workload "$w")
 	if [ "$c" = none ]; then
-		echo "$w none $3 $4 $out - - - - -" >>"$ARMS"
+		echo "$w none $3 $4 $out - - - - - -" >>"$ARMS"
 	else
 		t1=$(cpu_ticks "$AGENT")
 		sleep 1 # the last fragments drained, the last spans counted
 		curl -fs "http://127.0.0.1:$APORT/metrics" >"$WORK/metrics"
-		local rss hard soft sig=-
+		local rss hard soft sig=- sur=-
 		rss=$(awk '/^VmHWM:/ { print $2 }' "/proc/$AGENT/status")
 		stop_agent
 		hard=$(msum '^enav_kernel_events_total[{].*category="transport_full"|^enav_transport_lost_samples_total')
 		soft=$(msum '^enav_[a-z0-9_]*(dropped|overflow|overflows|evicted|evictions|full|capped|refusals|refused)[a-z_]*_total')
 		case "$c:$w" in
-		l7:http | all:http | l7:redis | all:redis | l7:pg | all:pg) sig=$(signals "$w") ;;
+		l7:http | all:http | l7:redis | all:redis | l7:pg | all:pg) sig=$(signals "$w") sur=$(surplus "$w") ;;
 		esac
 		local cpu
 		cpu=$(awk -v a="$t0" -v b="$t1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", (b - a) / hz }')
-		echo "$w $c $3 $4 $out $cpu $rss $hard $soft $sig" >>"$ARMS"
+		echo "$w $c $3 $4 $out $cpu $rss $hard $soft $sig $sur" >>"$ARMS"
 	fi
 	echo "  $w/$c round $3: ${out%% *} ops/s" >&2
 }

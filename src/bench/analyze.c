@@ -111,7 +111,7 @@ static double cv(const double *v, size_t n)
 
 /* ---- parsing ------------------------------------------------------------ */
 
-#define ARM_FIELDS 13
+#define ARM_FIELDS 14
 
 int enav_bench_parse_arms(const char *text, size_t len, struct enav_bench_arm *out, size_t cap,
 			  size_t *n, char *err, size_t errlen)
@@ -154,7 +154,7 @@ int enav_bench_parse_arms(const char *text, size_t len, struct enav_bench_arm *o
 		strcpy(a->config, f[1]);
 		double *vals[] = {&round,	 &pos,		 &a->throughput,  &a->ops,
 				  &a->p50_us,	 &a->p99_us,	 &a->agent_cpu_s, &a->agent_rss_kib,
-				  &a->hard_loss, &a->soft_drops, &a->signals};
+				  &a->hard_loss, &a->soft_drops, &a->signals,	  &a->surplus_max};
 		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
 			if (!num(f[2 + i], vals[i])) {
 				snprintf(err, errlen, "arms line %zu: field %zu is not a number",
@@ -165,6 +165,12 @@ int enav_bench_parse_arms(const char *text, size_t len, struct enav_bench_arm *o
 		    pos > 1e6 || isnan(a->throughput) || a->throughput < 0) {
 			snprintf(err, errlen,
 				 "arms line %zu: round, position and throughput are required",
+				 l.lineno);
+			return -1;
+		}
+		if (!isnan(a->signals) && (isnan(a->surplus_max) || a->surplus_max < 0)) {
+			snprintf(err, errlen,
+				 "arms line %zu: a row with signals needs the surplus it allows",
 				 l.lineno);
 			return -1;
 		}
@@ -283,12 +289,15 @@ static void analyze_one(const struct enav_bench_arm *arms, size_t n, const char 
 		if (!isnan(a->signals)) {
 			r->signals = (isnan(r->signals) ? 0 : r->signals) + a->signals;
 			r->ops = (isnan(r->ops) ? 0 : r->ops) + (isnan(a->ops) ? 0 : a->ops);
-			if (isnan(a->ops) || a->signals < a->ops) {
+			/* Exactly one signal per operation, short of the surplus the
+			 * workload explains: fewer is loss, more is duplication. */
+			if (isnan(a->ops) || a->signals < a->ops ||
+			    a->signals > a->ops + a->surplus_max) {
 				if (!r->rejected)
 					snprintf(r->reject_reason, sizeof(r->reject_reason),
 						 "round %d: %.0f signals for %.0f operations the "
-						 "workload completed",
-						 a->round, a->signals, a->ops);
+						 "workload completed (at most %.0f more explained)",
+						 a->round, a->signals, a->ops, a->surplus_max);
 				r->rejected = true;
 			}
 		}

@@ -39,6 +39,10 @@ struct enav_bench_arm {
 	double hard_loss;		   /* events lost (transport full, perf lost) */
 	double soft_drops;		   /* counted drops at caps (documented, not loss) */
 	double signals;			   /* signals of the workload's protocol; NAN: none */
+	/* Signals beyond `ops` the workload explains (requests still in flight
+	 * when the client stopped counting, its setup commands); more is a
+	 * duplicate and rejects the row.  NAN where signals is. */
+	double surplus_max;
 };
 
 enum enav_bench_op { ENAV_BENCH_GE, ENAV_BENCH_LE, ENAV_BENCH_EQ, ENAV_BENCH_GT, ENAV_BENCH_LT };

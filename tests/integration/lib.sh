@@ -180,8 +180,27 @@ stop_limit_ms() {
 	echo $((2000 + 150 * ${n:-0}))
 }
 
-metric() { # metric NAME_WITH_LABELS: value from /metrics (0 if absent)
-	curl -fs "http://127.0.0.1:$TEST_PORT/metrics" | awk -v m="$1" '$1 == m { print $2; f=1 } END { if (!f) print 0 }'
+# metric NAME_WITH_LABELS: the series' value from /metrics.  A series that
+# does not exist, or an endpoint that does not answer, is an error: it prints
+# a word that no numeric comparison accepts ("absent(NAME)", which is also a
+# syntax error in $((...))) and returns 1, so an "== 0" assertion cannot pass
+# on a series that was never exported.
+metric() {
+	local body
+	body=$(curl -fs -m 5 "http://127.0.0.1:$TEST_PORT/metrics") || {
+		echo "unreachable(/metrics)"
+		return 1
+	}
+	awk -v m="$1" '$1 == m { print $2; f = 1 } END { if (!f) { print "absent(" m ")"; exit 1 } }' <<<"$body"
+}
+
+# metric_or_zero NAME_WITH_LABELS: for a test that means "absent or zero":
+# a labelled counter the agent creates at its first increment.  The endpoint
+# itself must still answer.
+metric_or_zero() {
+	local v
+	v=$(metric "$1") && { echo "$v"; return 0; }
+	case $v in absent*) echo 0 ;; *) echo "$v"; return 1 ;; esac
 }
 
 # wait_for_line JQ_FILTER [TIMEOUT_S]: waits until a signal line matches.

@@ -34,11 +34,19 @@ case_metrics_promtool() {
 		enav_cache_evictions_total enav_process_execs_total; do
 		grep -q "^$name" "$WORK/metrics" || { fail "metric $name missing"; return 1; }
 	done
-	local execs
-	execs=$(metric 'enav_source_events_total{source="exec",event="process_exec",transport="ringbuf"}')
-	[ "$execs" -ge 1 ] || { fail "no exec events counted"; return 1; }
+	# The exec counter moves by at least the execs we make, and the NDJSON
+	# holds exactly those: a counter stuck at one, or a signal per counted
+	# event lost, fails.
+	local series='enav_source_events_total{source="exec",event="process_exec",transport="ringbuf"}'
+	local before after i
+	before=$(metric "$series") || { fail "no series $series"; return 1; }
+	for ((i = 0; i < 5; i++)); do ENAV_TEST_LINGER_MS=20 "$HELPERS/exit_with" 0 promtool-marker; done
+	expect_eq "marker execs in NDJSON" \
+		"$(wait_for_count '.kind == "process.exec" and .process.argv[2] == "promtool-marker"' 5)" 5 || return 1
+	after=$(metric "$series") || { fail "no series $series"; return 1; }
+	[ $((after - before)) -ge 5 ] || { fail "exec counter moved $before -> $after for 5 execs"; return 1; }
 	local rss
-	rss=$(metric enav_resident_memory_bytes)
+	rss=$(metric enav_resident_memory_bytes) || { fail "no RSS series"; return 1; }
 	[ "$rss" -gt 1000000 ] || { fail "RSS $rss implausible"; return 1; }
 }
 
@@ -52,34 +60,69 @@ case_health_ready() {
 	expect_eq "POST refused" "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$TEST_PORT/metrics")" 405
 }
 
+# enav_programs FILE: the names of the loaded BPF programs the agent owns
+# (every one is called enav_*), one per line.  bpftool's own failure fails,
+# so it can never read as "nothing loaded".
+enav_programs() {
+	bpftool prog show >"$1.raw" 2>&1 || { fail "bpftool prog show: $(head -3 "$1.raw")"; return 1; }
+	awk '$3 == "name" && $4 ~ /^enav_/ { print $4 }' "$1.raw" >"$1"
+}
+
+# expect_programs_gone: the positive control was taken while the agent ran
+# ($WORK/progs.running lists its programs); after exit none of them may stay.
+# Program release is deferred in the kernel (RCU); allow it 2 s.
+expect_programs_gone() {
+	local i
+	for ((i = 0; i < 20; i++)); do
+		enav_programs "$WORK/progs.after" || return 1
+		[ -s "$WORK/progs.after" ] || return 0
+		sleep 0.1
+	done
+	fail "programs still loaded 2 s after exit: $(sort -u "$WORK/progs.after" | tr '\n' ' ')"
+}
+
+# running_programs: lists the agent's programs while it runs; the exec and
+# network programs must be among them, or the later absence proves nothing
+# (the kernel keeps 15 characters of a name, so match by prefix).
+running_programs() {
+	enav_programs "$WORK/progs.running" || return 1
+	local p
+	for p in enav_exec enav_exit enav_tcp_state; do
+		grep -q "^$p" "$WORK/progs.running" ||
+			{ fail "positive control: $p not loaded while the agent runs ($(sort -u "$WORK/progs.running" | tr '\n' ' '))"; return 1; }
+	done
+}
+
 case_sigterm_fast() {
 	require_root || return
 	write_config "$WORK/cfg.yaml"
 	start_agent "$WORK/cfg.yaml" || return 1
+	running_programs || return 1
 	stop_agent
 	expect_eq "exit status after SIGTERM" "$STOP_RC" 0 || return 1
 	local limit
 	limit=$(stop_limit_ms)
 	[ "$STOP_MS" -lt "$limit" ] || { fail "took $STOP_MS ms to exit (limit $limit)"; return 1; }
-	# Every program detached: no enav program remains loaded.
-	# Program release is deferred in the kernel (RCU); allow it a moment.
-	local i
-	for ((i = 0; i < 20; i++)); do
-		bpftool prog show 2>/dev/null | grep -q 'enav_exec\|enav_exit' || return 0
-		sleep 0.1
-	done
-	fail "programs still loaded 2 s after exit: $(bpftool prog show | grep enav_)"
+	expect_programs_gone
 }
 
 case_sigint() {
 	require_root || return
 	write_config "$WORK/cfg.yaml"
 	start_agent "$WORK/cfg.yaml" || return 1
+	running_programs || return 1
+	curl -fs -m 2 "http://127.0.0.1:$TEST_PORT/metrics" >"$WORK/metrics.final" 2>/dev/null
+	local t0 t1 rc=0 limit
+	limit=$(stop_limit_ms)
+	t0=$(date +%s%N)
 	kill -INT "$AGENT_PID"
-	local rc=0
 	wait "$AGENT_PID" || rc=$?
+	t1=$(date +%s%N)
 	AGENT_PID=
-	expect_eq "exit status after SIGINT" "$rc" 0
+	expect_eq "exit status after SIGINT" "$rc" 0 || return 1
+	[ $(((t1 - t0) / 1000000)) -lt "$limit" ] ||
+		{ fail "took $(((t1 - t0) / 1000000)) ms to exit after SIGINT (limit $limit)"; return 1; }
+	expect_programs_gone
 }
 
 # No config file at all: NDJSON on stdout and /metrics on 127.0.0.1:9464.
@@ -91,15 +134,22 @@ case_default_run() {
 	fi
 	"$ENAV" run >"$WORK/stdout" 2>"$WORK/stderr" &
 	AGENT_PID=$!
-	local i
-	for ((i = 0; i < 100; i++)); do
-		curl -fs http://127.0.0.1:9464/readyz >/dev/null 2>&1 && break
+	# The default configuration also starts profiling and the host source;
+	# on a busy machine readiness can take longer than a test config's.
+	local i ready=
+	for ((i = 0; i < 300; i++)); do
+		curl -fs http://127.0.0.1:9464/readyz >/dev/null 2>&1 && { ready=1; break; }
+		kill -0 "$AGENT_PID" 2>/dev/null || { fail "agent exited during start: $(tail -3 "$WORK/stderr")"; return 1; }
 		sleep 0.1
 	done
+	[ -n "$ready" ] || { fail "default run not ready after 30 s: $(tail -3 "$WORK/stderr")"; return 1; }
 	ENAV_TEST_LINGER_MS=100 "$HELPERS/exit_with" 0 default-run-marker
 	sleep 0.5
-	curl -fs http://127.0.0.1:9464/metrics | grep -q '^enav_build_info' ||
-		{ fail "default /metrics not served"; return 1; }
+	# Into a file first: grep -q closing the pipe early would kill curl with
+	# SIGPIPE and fail the pipeline under pipefail.
+	curl -fsS http://127.0.0.1:9464/metrics >"$WORK/default.metrics" 2>"$WORK/default.curl" ||
+		{ fail "default /metrics not served: $(cat "$WORK/default.curl")"; return 1; }
+	grep -q '^enav_build_info' "$WORK/default.metrics" || { fail "default /metrics lacks enav_build_info"; return 1; }
 	stop_agent
 	expect_eq "exit status" "$STOP_RC" 0 || return 1
 	has_line "$WORK/stdout" '.kind == "process.exec" and .process.argv[2] == "default-run-marker"' ||
@@ -142,7 +192,7 @@ case_stalled_output() {
 run_case "/metrics passes promtool and has self metrics" case_metrics_promtool
 run_case "/healthz, /readyz, 404, 405" case_health_ready
 run_case "SIGTERM: exit 0 within 2 s (plus the kernel's uprobe teardown), programs detached" case_sigterm_fast
-run_case "SIGINT: exit 0" case_sigint
+run_case "SIGINT: exit 0 within the same bound, programs detached" case_sigint
 run_case "stalled stdout reader: still exits within 2 s" case_stalled_output
 run_case "default run: NDJSON on stdout, metrics on :9464" case_default_run
 finish

@@ -96,14 +96,32 @@ case_attribution_and_namespace_selector() {
 	sleep 0.3
 	has_line "$WORK/signals.ndjson" ".process.pid == $b" && { fail "pod B (other namespace) was captured"; return 1; }
 	# Privacy: the Kubernetes strings the agent now holds are in no kernel map.
-	local ids id
+	local ids id type dumped=0 names=
 	ids=$(cat /proc/"$AGENT_PID"/fdinfo/* 2>/dev/null | awk '$1 == "map_id:" { print $2 }' | sort -un)
 	: >"$WORK/maps.txt"
 	for id in $ids; do
-		case "$(bpftool map show id "$id" -j | jq -r .type)" in ringbuf | perf_event_array) continue ;; esac
-		bpftool map dump id "$id" >>"$WORK/maps.txt" 2>/dev/null
+		bpftool map show id "$id" -j >"$WORK/map.json" 2>&1 || { fail "bpftool map show id $id: $(cat "$WORK/map.json")"; return 1; }
+		type=$(jq -r .type "$WORK/map.json")
+		case "$type" in ringbuf | perf_event_array) continue ;; esac
+		names="$names $(jq -r .name "$WORK/map.json")"
+		# A dump that fails would hide whatever the map holds.
+		bpftool map dump id "$id" >>"$WORK/maps.txt" 2>"$WORK/dump.err" ||
+			{ fail "bpftool map dump id $id ($type): $(cat "$WORK/dump.err")"; return 1; }
+		dumped=$((dumped + 1))
 	done
 	tr -s ' \n' ' ' <"$WORK/maps.txt" >"$WORK/maps.flat"
+	# The scan saw the agent's maps: the exec, network and filter programs
+	# hold more than ten between them, the verdict map among them ...
+	[ "$dumped" -ge 10 ] || { fail "only $dumped maps dumped:$names"; return 1; }
+	grep -qw enav_cgroup_ver <<<"$names" || { fail "verdict map not among the dumped:$names"; return 1; }
+	# ... and it can see what a map holds: pod A's cgroup id, which the
+	# allowlist put in the verdict map, is found in the same text, as a
+	# number (maps with BTF) or as little-endian bytes (maps without).
+	local cgid cghex
+	cgid=$(stat -c %i "$(cgroup2_mount)$CG_A")
+	cghex=$(printf '%016x' "$cgid" | sed -E 's/(..)(..)(..)(..)(..)(..)(..)(..)/\8 \7 \6 \5 \4 \3 \2 \1/')
+	grep -qw -- "$cgid" "$WORK/maps.flat" || grep -qi -- "$cghex" "$WORK/maps.flat" ||
+		{ fail "positive control: pod A's cgroup id $cgid ($cghex) not found in the maps"; return 1; }
 	local s hex
 	for s in ns-privacy-marker web-7d9f8c6b5-x2x9q label-privacy-marker svc-privacy-marker; do
 		hex=$(printf '%s' "$s" | od -An -tx1 | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')

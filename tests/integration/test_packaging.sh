@@ -59,18 +59,23 @@ case_build() {
 	# The packaged binary is stripped and is the same program.
 	dpkg-deb --fsys-tarfile "$DEB" | tar -xO ./usr/sbin/enav >"$WORK/enav.pkg" || return 1
 	chmod +x "$WORK/enav.pkg"
-	readelf -S "$WORK/enav.pkg" | grep -Eq '\.(symtab|debug_info) ' && { fail "binary not stripped"; return 1; }
+	# readelf's failure must not read as "no debug sections".
+	readelf -S "$WORK/enav.pkg" >"$WORK/sections" 2>&1 || { fail "readelf: $(head -3 "$WORK/sections")"; return 1; }
+	grep -q ' \.text ' "$WORK/sections" || { fail "readelf listed no .text: $(head -3 "$WORK/sections")"; return 1; }
+	grep -Eq '\.(symtab|debug_info) ' "$WORK/sections" && { fail "binary not stripped"; return 1; }
 	expect_eq "packaged version" "$("$WORK/enav.pkg" version)" "$("$ENAV" version)"
 }
 
 case_lintian() {
-	command -v lintian >/dev/null || { skip "lintian not installed"; return; }
+	command -v lintian >/dev/null || { fail "lintian missing (scripts/deps.sh test: lintian)"; return 1; }
 	[ -f "$DEB" ] || { fail "no package"; return 1; }
-	lintian --tag-display-limit 0 --show-overrides "$DEB" >"$WORK/lintian" 2>/dev/null
+	# lintian exits non-zero on an error tag and on its own failure (a package
+	# it cannot read); either fails the case.
+	local rc=0
+	lintian --fail-on error --tag-display-limit 0 --show-overrides "$DEB" >"$WORK/lintian" 2>"$WORK/lintian.err" || rc=$?
 	# Overridden tags (O:) stay visible in the output of a failed run.
-	if grep -q '^E:' "$WORK/lintian"; then
-		fail "lintian errors:"
-		grep '^E:' "$WORK/lintian" >&2
+	if [ $rc -ne 0 ] || grep -q '^E:' "$WORK/lintian"; then
+		fail "lintian rc=$rc: $(grep '^E:' "$WORK/lintian" | head -5) $(head -3 "$WORK/lintian.err")"
 		return 1
 	fi
 	sed 's/^/    /' "$WORK/lintian" | grep -E '^    [WO]:' >&2 || true
@@ -89,17 +94,16 @@ case_install_purge() {
 	expect_eq "check-config" "$(/usr/sbin/enav check-config /etc/enav/enav.yaml 2>&1)" \
 		"/etc/enav/enav.yaml: ok" || return 1
 	cmp -s /etc/enav/enav.yaml config/enav.example.yaml || { fail "config differs from the example"; return 1; }
-	if command -v man >/dev/null; then
-		MANWIDTH=80 man -l /usr/share/man/man8/enav.8.gz 2>"$WORK/man.err" | grep -q 'OVERHEAD' ||
-			{ fail "man page does not render: $(cat "$WORK/man.err")"; return 1; }
-	fi
+	command -v man >/dev/null || { fail "man missing (scripts/deps.sh test: man-db)"; return 1; }
+	MANWIDTH=80 man -l /usr/share/man/man8/enav.8.gz >"$WORK/man.out" 2>"$WORK/man.err" ||
+		{ fail "man -l failed: $(cat "$WORK/man.err")"; return 1; }
+	grep -q 'OVERHEAD' "$WORK/man.out" || { fail "man page does not render: $(cat "$WORK/man.err")"; return 1; }
 	# The unit, with the binary it names in place.  systemd-analyze verify
 	# reads unit files offline; it needs no running systemd.
-	if command -v systemd-analyze >/dev/null; then
-		systemd-analyze verify /lib/systemd/system/enav.service >"$WORK/verify" 2>&1 ||
-			{ fail "systemd-analyze verify: $(cat "$WORK/verify")"; return 1; }
-		[ ! -s "$WORK/verify" ] || { fail "systemd-analyze verify said: $(cat "$WORK/verify")"; return 1; }
-	fi
+	command -v systemd-analyze >/dev/null || { fail "systemd-analyze missing (scripts/deps.sh test: systemd)"; return 1; }
+	systemd-analyze verify /lib/systemd/system/enav.service >"$WORK/verify" 2>&1 ||
+		{ fail "systemd-analyze verify: $(cat "$WORK/verify")"; return 1; }
+	[ ! -s "$WORK/verify" ] || { fail "systemd-analyze verify said: $(cat "$WORK/verify")"; return 1; }
 	dpkg --purge enav >"$WORK/purge.out" 2>&1 || { fail "dpkg --purge: $(cat "$WORK/purge.out")"; return 1; }
 	INSTALLED=
 	local f
@@ -179,10 +183,9 @@ PY
 	"$ENAV" check-config "$WORK/k8s-config.yaml" >"$WORK/cc" 2>&1 ||
 		{ fail "ConfigMap config rejected: $(cat "$WORK/cc")"; return 1; }
 	grep -q 'listen: "0.0.0.0:9464"' "$WORK/k8s-config.yaml" || { fail "ConfigMap does not listen on 0.0.0.0"; return 1; }
-	if command -v yamllint >/dev/null; then
-		yamllint -d '{extends: default, rules: {line-length: {max: 100}}}' \
-			"$MANIFEST" >&2 || { fail "yamllint"; return 1; }
-	fi
+	command -v yamllint >/dev/null || { fail "yamllint missing (scripts/deps.sh test: yamllint)"; return 1; }
+	yamllint -d '{extends: default, rules: {line-length: {max: 100}}}' \
+		"$MANIFEST" >&2 || { fail "yamllint"; return 1; }
 }
 
 # The Helm chart renders, with its default values, exactly the objects of the

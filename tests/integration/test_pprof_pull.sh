@@ -39,11 +39,24 @@ stop_services() {
 	SVC_PIDS=()
 }
 
+# strings_of FILE: the profile's string table, one per line, into FILE.strings.
+# The extractor's failure fails the caller (an empty table would otherwise
+# read as "no third-party string"), and a real profile always names its
+# sample type.
+strings_of() {
+	python3 "$STRINGS" "$1" >"$1.strings" 2>"$1.strings.err" ||
+		{ fail "string extractor failed on $1: $(head -3 "$1.strings.err")"; return 1; }
+	grep -qx 'nanoseconds' "$1.strings" || grep -qx 'count' "$1.strings" ||
+		{ fail "string extractor found no sample unit in $1"; return 1; }
+}
+
 # no_thirdparty FILE: not one string of the third-party module anywhere.
 no_thirdparty() {
-	local hits
-	hits=$(python3 "$STRINGS" "$1" | grep -i 'thirdparty' || true)
-	[ -z "$hits" ] || { fail "third-party identity left in $1: $hits"; return 1; }
+	strings_of "$1" || return 1
+	if grep -qi 'thirdparty' "$1.strings"; then
+		fail "third-party identity left in $1: $(grep -i 'thirdparty' "$1.strings" | head -3)"
+		return 1
+	fi
 }
 
 wait_for_file() { # wait_for_file GLOB TIMEOUT_S
@@ -117,13 +130,15 @@ case_offline_filter() {
 		go tool pprof -raw "$WORK/$f.pb.gz" >/dev/null 2>&1 || { fail "$f: go tool pprof rejects it"; return 1; }
 		no_thirdparty "$WORK/$f.pb.gz" || return 1
 	done
-	grep -q 'acme' <<<"$(python3 "$STRINGS" "$WORK/with.pb.gz")" ||
+	grep -q 'acme' "$WORK/with.pb.gz.strings" ||
 		{ fail "with build info the service's frames are gone"; return 1; }
-	local left
-	left=$(python3 "$STRINGS" "$WORK/without.pb.gz" | grep 'acme' || true)
-	[ -z "$left" ] || { fail "without build info acme survived: $left"; return 1; }
+	if grep -q 'acme' "$WORK/without.pb.gz.strings"; then
+		fail "without build info acme survived: $(grep 'acme' "$WORK/without.pb.gz.strings" | head -3)"
+		return 1
+	fi
 	# The unfiltered profile did have them: the test can fail.
-	grep -q 'github.com/thirdparty/lib.ThirdpartySecretCompute' <<<"$(python3 "$STRINGS" "$WORK/raw.pb.gz")" ||
+	strings_of "$WORK/raw.pb.gz" || return 1
+	grep -q 'github.com/thirdparty/lib.ThirdpartySecretCompute' "$WORK/raw.pb.gz.strings" ||
 		{ fail "the raw profile never had the third-party frame"; return 1; }
 }
 
@@ -180,17 +195,17 @@ case_ebpf_filter() {
 	stop_agent
 	go tool pprof -raw "$WORK/ebpf.pb.gz" >/dev/null 2>&1 || { fail "go tool pprof rejects it"; return 1; }
 	no_thirdparty "$WORK/ebpf.pb.gz" || return 1
-	python3 "$STRINGS" "$WORK/ebpf.pb.gz" >"$WORK/ebpf.strings"
-	grep -qx 'github.com/acme/web/internal/work.AcmeWebBurn' "$WORK/ebpf.strings" ||
+	grep -qx 'github.com/acme/web/internal/work.AcmeWebBurn' "$WORK/ebpf.pb.gz.strings" ||
 		{ fail "eBPF: the service's function is gone"; return 1; }
-	grep -qx 'example.com/acme/shared.AcmeSharedBurn' "$WORK/ebpf.strings" ||
+	grep -qx 'example.com/acme/shared.AcmeSharedBurn' "$WORK/ebpf.pb.gz.strings" ||
 		{ fail "eBPF: the replaced module's function is gone"; return 1; }
 	write_config "$WORK/cfg2.yaml" "profiling:" "  filter:" "    local_unfiltered: true"
 	start_agent "$WORK/cfg2.yaml" || return 1
 	curl -fs -o "$WORK/ebpf2.pb.gz" "http://127.0.0.1:$TEST_PORT/debug/pprof/profile?seconds=3&pid=$SVC_PID" ||
 		{ fail "unfiltered eBPF profile request failed"; return 1; }
 	stop_services
-	grep -q 'github.com/thirdparty/lib.ThirdpartySecretCompute' <<<"$(python3 "$STRINGS" "$WORK/ebpf2.pb.gz")" ||
+	strings_of "$WORK/ebpf2.pb.gz" || return 1
+	grep -q 'github.com/thirdparty/lib.ThirdpartySecretCompute' "$WORK/ebpf2.pb.gz.strings" ||
 		{ fail "local_unfiltered: the third-party frame should be there"; return 1; }
 }
 

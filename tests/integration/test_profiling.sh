@@ -119,15 +119,19 @@ case_offcpu() {
 	[ -n "$wpid" ] || { fail "workload printed no pid"; return 1; }
 }
 
-# Mutex contention shows up as futex wait time in the contended function.
+# Mutex contention shows up as futex wait time in the contended function,
+# as much of it as the workload itself measured around its lock calls.
 case_futex() {
 	start_profiling_agent || return
-	"$WORKLOAD" mutex 4 >"$WORK/mutex.out" &
-	local wpid=$!
-	sleep 0.3
-	curl -fs -o "$WORK/futex.pb.gz" "$BASE/futex?seconds=3&pid=$wpid" ||
-		{ fail "GET /debug/pprof/futex failed"; return 1; }
-	wait $wpid
+	# The window covers the whole workload, so both accounts see the same waits.
+	curl -fs -o "$WORK/futex.folded" "$BASE/futex?seconds=4&format=folded" &
+	local c1=$!
+	curl -fs -o "$WORK/futex.pb.gz" "$BASE/futex?seconds=4" &
+	local c2=$!
+	sleep 0.5
+	"$WORKLOAD" mutex 2.5 >"$WORK/mutex.out"
+	wait $c1 || { fail "GET /debug/pprof/futex?format=folded failed"; return 1; }
+	wait $c2 || { fail "GET /debug/pprof/futex failed"; return 1; }
 	pprof_ok "$WORK/futex.pb.gz" || return 1
 	local top
 	top=$(go tool pprof -top "$WORK/futex.pb.gz" 2>/dev/null)
@@ -135,7 +139,18 @@ case_futex() {
 		{ fail "futex profile does not show prof_contended_function: $top"; return 1; }
 	grep -q "^PeriodType: futex nanoseconds" <<<"$(go tool pprof -raw "$WORK/futex.pb.gz" 2>/dev/null)" ||
 		{ fail "futex sample type"; return 1; }
-	echo "    futex: $(grep prof_contended_function <<<"$top" | head -n1)"
+	local waited long got
+	waited=$(awk '/^waited_ns/ { print $2 }' "$WORK/mutex.out")
+	long=$(awk '/^waited_long_ns/ { print $2 }' "$WORK/mutex.out")
+	[ -n "$waited" ] && [ "$long" -gt 0 ] || { fail "workload reported no waits: $(cat "$WORK/mutex.out")"; return 1; }
+	got=$(awk -v p="prof_workload;" -v f=";prof_contended_function;" \
+		'index($0, p) == 1 && index($0, f) { s += $NF } END { printf "%.0f\n", s }' "$WORK/futex.folded")
+	echo "    futex: workload waited $waited ns ($long ns in waits >= 10 us), profile says $got ns"
+	# The profile counts futex waits of at least profiling.futex_min_us (10 us)
+	# from syscall entry to exit, a little less than the same wait timed
+	# around pthread_mutex_lock; it can never exceed every wait together.
+	[ "$got" -ge $((long * 7 / 10)) ] && [ "$got" -le $((waited * 11 / 10)) ] ||
+		{ fail "futex time $got ns not within [70% of $long, 110% of $waited] ns"; return 1; }
 }
 
 # A Go binary's hot function appears by its Go name.
@@ -179,13 +194,17 @@ case_filters() {
 	local c2=$!
 	curl -fs -o "$WORK/cgid.pb.gz" "$BASE/profile?seconds=2&cgroup=$(stat -c %i "$cg")" &
 	local c3=$!
-	wait $c1 && wait $c2 && wait $c3 || { fail "a filtered request failed"; return 1; }
+	# The path filter once more as pprof, whose samples carry the pid: the
+	# folded form cannot tell the two identical workloads apart.
+	curl -fs -o "$WORK/cgpath.pb.gz" "$BASE/profile?seconds=2&cgroup=/enav-prof-test" &
+	local c4=$!
+	wait $c1 && wait $c2 && wait $c3 && wait $c4 || { fail "a filtered request failed"; return 1; }
 	wait $wpid $other
 	local total
 	total=$(folded_total "$WORK/cg.folded")
 	[ "$total" -gt 50 ] || { fail "cgroup filter: only $total samples"; return 1; }
 	local f
-	for f in ct cgid; do
+	for f in ct cgid cgpath; do
 		pprof_ok "$WORK/$f.pb.gz" || return 1
 		local raw
 		raw=$(go tool pprof -raw "$WORK/$f.pb.gz" 2>/dev/null)

@@ -226,7 +226,7 @@ case_gnutls() {
 		[ "$(metric 'enav_tls_detached_total{library="gnutls"}')" = 1 ] && break
 		sleep 0.1
 	done
-	expect_eq "detached once unmapped" "$(metric 'enav_tls_detached_total{library="gnutls"}') $(metric "enav_tls_probed_binary{library=\"gnutls\",binary=\"$lib\"}")" "1 0" || return 1
+	expect_eq "detached once unmapped" "$(metric 'enav_tls_detached_total{library="gnutls"}') $(metric_or_zero "enav_tls_probed_binary{library=\"gnutls\",binary=\"$lib\"}")" "1 0" || return 1
 	grep -q "tls: detached gnutls probes from $lib (no process maps it)" "$WORK/stderr" ||
 		{ fail "no detach line: $(grep 'tls:' "$WORK/stderr" | tail -2)"; return 1; }
 	expect_eq "OpenSSL still probed (nginx maps it)" "$(metric "enav_tls_probed_binary{library=\"openssl\",binary=\"$LIBSSL\"}")" 1 || return 1
@@ -254,7 +254,7 @@ case_binary_cap() {
 	grep -q "tls: $lib not probed: sources.network.tls.max_binaries (1) files are probed already" "$WORK/stderr" ||
 		{ fail "no cap warning naming $lib: $(grep 'tls:' "$WORK/stderr" | tail -2)"; return 1; }
 	[ "$(metric enav_tls_cap_refusals_total)" -ge 1 ] || { fail "cap refusal not counted"; return 1; }
-	expect_eq "not probed" "$(metric "enav_tls_probed_binary{library=\"gnutls\",binary=\"$lib\"}")" 0 || return 1
+	expect_eq "not probed" "$(metric_or_zero "enav_tls_probed_binary{library=\"gnutls\",binary=\"$lib\"}")" 0 || return 1
 }
 
 case_redis_tls() {
@@ -407,7 +407,7 @@ case_go() {
 	grep -q "tls: Go binary $WORK/go_tls_stripped not probed: uses crypto/tls but has no symbol table" "$WORK/stderr" ||
 		{ fail "stripped binary not refused by name: $(grep 'tls:' "$WORK/stderr" | tail -3)"; return 1; }
 	expect_eq "refusals" "$(metric 'enav_tls_refused_total{library="go"}')" 1 || return 1
-	expect_eq "stripped binary not probed" "$(metric "enav_tls_probed_binary{library=\"go\",binary=\"$WORK/go_tls_stripped\"}")" 0 || return 1
+	expect_eq "stripped binary not probed" "$(metric_or_zero "enav_tls_probed_binary{library=\"go\",binary=\"$WORK/go_tls_stripped\"}")" 0 || return 1
 	"$WORK/go_tls" client "https://127.0.0.1:$GO_STRIPPED_PORT" 2 50 >"$WORK/go-client2.log" 2>&1 &
 	cpid=$!
 	wait $cpid || { fail "Go client: $(cat "$WORK/go-client2.log")"; return 1; }

@@ -24,34 +24,34 @@
  * (round 2 of redis/l7 short of signals, as a window too small would make). */
 static const char arms_tsv[] =
     "workload config round position throughput ops p50_us p99_us agent_cpu_s agent_rss_kib "
-    "hard_loss soft_drops signals\n"
-    "http none 0 0 70000 700000 400 1200 - - - - -\n"
-    "http l7 0 1 42000 420000 700 2100 4.1 21000 0 0 420010\n"
-    "http none 1 1 71000 710000 400 1100 - - - - -\n"
-    "http l7 1 0 41000 410000 720 2300 4.0 21500 0 0 410005\n"
-    "http none 2 0 69000 690000 410 1150 - - - - -\n"
-    "http l7 2 1 43000 430000 690 2000 4.2 22000 0 0 430002\n"
-    "http none 3 1 70500 705000 400 1200 - - - - -\n"
-    "http l7 3 0 42500 425000 700 2050 4.1 21800 0 0 425000\n"
-    "http none 4 0 70200 702000 400 1190 - - - - -\n"
-    "http l7 4 1 41800 418000 710 2080 4.0 21900 0 0 418000\n"
-    "redis none 0 0 100000 1000000 - - - - - - -\n"
-    "redis l7 0 1 90000 900000 - - 2 20000 0 0 900000\n"
-    "redis none 1 1 100000 1000000 - - - - - - -\n"
-    "redis l7 1 0 91000 910000 - - 2 20000 0 0 910000\n"
-    "redis none 2 0 100000 1000000 - - - - - - -\n"
-    "redis l7 2 1 92000 920000 - - 2 20000 0 0 409696\n";
+    "hard_loss soft_drops signals surplus_max\n"
+    "http none 0 0 70000 700000 400 1200 - - - - - -\n"
+    "http l7 0 1 42000 420000 700 2100 4.1 21000 0 0 420010 32\n"
+    "http none 1 1 71000 710000 400 1100 - - - - - -\n"
+    "http l7 1 0 41000 410000 720 2300 4.0 21500 0 0 410005 32\n"
+    "http none 2 0 69000 690000 410 1150 - - - - - -\n"
+    "http l7 2 1 43000 430000 690 2000 4.2 22000 0 0 430002 32\n"
+    "http none 3 1 70500 705000 400 1200 - - - - - -\n"
+    "http l7 3 0 42500 425000 700 2050 4.1 21800 0 0 425000 32\n"
+    "http none 4 0 70200 702000 400 1190 - - - - - -\n"
+    "http l7 4 1 41800 418000 710 2080 4.0 21900 0 0 418000 32\n"
+    "redis none 0 0 100000 1000000 - - - - - - - -\n"
+    "redis l7 0 1 90000 900000 - - 2 20000 0 0 900000 0\n"
+    "redis none 1 1 100000 1000000 - - - - - - - -\n"
+    "redis l7 1 0 91000 910000 - - 2 20000 0 0 910000 0\n"
+    "redis none 2 0 100000 1000000 - - - - - - - -\n"
+    "redis l7 2 1 92000 920000 - - 2 20000 0 0 409696 0\n";
 
 /* A baseline that swings by a third between rounds. */
 static const char noisy_tsv[] =
     "workload config round position throughput ops p50_us p99_us agent_cpu_s agent_rss_kib "
-    "hard_loss soft_drops signals\n"
-    "cpu none 0 0 100 100 - - - - - - -\n"
-    "cpu profiling 0 1 99 99 - - 0.1 9000 0 0 -\n"
-    "cpu none 1 1 150 150 - - - - - - -\n"
-    "cpu profiling 1 0 140 140 - - 0.1 9000 2 0 -\n"
-    "cpu none 2 0 110 110 - - - - - - -\n"
-    "cpu profiling 2 1 120 120 - - 0.1 9100 0 0 -\n";
+    "hard_loss soft_drops signals surplus_max\n"
+    "cpu none 0 0 100 100 - - - - - - - -\n"
+    "cpu profiling 0 1 99 99 - - 0.1 9000 0 0 - -\n"
+    "cpu none 1 1 150 150 - - - - - - - -\n"
+    "cpu profiling 1 0 140 140 - - 0.1 9000 2 0 - -\n"
+    "cpu none 2 0 110 110 - - - - - - - -\n"
+    "cpu profiling 2 1 120 120 - - 0.1 9100 0 0 - -\n";
 
 static size_t load(const char *tsv, struct enav_bench_arm *arms, struct enav_bench_result *r)
 {
@@ -113,6 +113,40 @@ static void test_ratios_and_rejection(void **st)
 	struct enav_bench_gate g4 = {"postgres/*", "throughput_ratio", ENAV_BENCH_GE, 0.97};
 	enav_bench_eval_gate(&g4, r, nr, NULL, NULL, &o);
 	assert_int_equal(o.verdict, ENAV_BENCH_NO_DATA);
+}
+
+/* Duplicated spans are no better than lost ones: a round with more signals
+ * than operations plus the surplus it explains is rejected too, and a row
+ * with signals must say what surplus it allows. */
+static void test_surplus_bounded(void **st)
+{
+	(void)st;
+	static const char dup_tsv[] =
+	    "workload config round position throughput ops p50_us p99_us agent_cpu_s "
+	    "agent_rss_kib hard_loss soft_drops signals surplus_max\n"
+	    "pg none 0 0 1000 10000 - - - - - - - -\n"
+	    "pg l7 0 1 900 9000 - - 1 9000 0 0 9000 0\n"
+	    "pg none 1 1 1000 10000 - - - - - - - -\n"
+	    "pg l7 1 0 900 9000 - - 1 9000 0 0 9001 0\n"
+	    "http none 0 0 1000 10000 - - - - - - - -\n"
+	    "http l7 0 1 900 9000 - - 1 9000 0 0 9032 32\n";
+	struct enav_bench_arm arms[64];
+	struct enav_bench_result r[8];
+	size_t nr = load(dup_tsv, arms, r);
+	const struct enav_bench_result *pg = find(r, nr, "pg", "l7");
+	assert_true(pg->rejected);
+	assert_non_null(strstr(pg->reject_reason, "round 1: 9001 signals for 9000 operations"));
+	assert_false(find(r, nr, "http", "l7")->rejected); /* 32 in flight: explained */
+	const char *no_surplus =
+	    "workload config round position throughput ops p50_us p99_us "
+	    "agent_cpu_s agent_rss_kib hard_loss soft_drops signals surplus_max\n"
+	    "pg l7 0 1 900 9000 - - 1 9000 0 0 9000 -\n";
+	size_t n;
+	char err[256];
+	assert_int_equal(
+	    enav_bench_parse_arms(no_surplus, strlen(no_surplus), arms, 64, &n, err, sizeof(err)),
+	    -1);
+	assert_non_null(strstr(err, "surplus"));
 }
 
 static void test_noisy_spread(void **st)
@@ -201,8 +235,8 @@ static void test_malformed(void **st)
 	size_t n;
 	char err[256];
 	const char *bad = "workload config round position throughput ops p50_us p99_us "
-			  "agent_cpu_s agent_rss_kib hard_loss soft_drops signals\n"
-			  "http l7 0 1 fast 1 - - - - - - -\n";
+			  "agent_cpu_s agent_rss_kib hard_loss soft_drops signals surplus_max\n"
+			  "http l7 0 1 fast 1 - - - - - - - -\n";
 	assert_int_equal(enav_bench_parse_arms(bad, strlen(bad), arms, 4, &n, err, sizeof(err)),
 			 -1);
 	assert_non_null(strstr(err, "line 2"));
@@ -225,6 +259,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ratios_and_rejection),
+	    cmocka_unit_test(test_surplus_bounded),
 	    cmocka_unit_test(test_noisy_spread),
 	    cmocka_unit_test(test_floor_and_soak),
 	    cmocka_unit_test(test_malformed),

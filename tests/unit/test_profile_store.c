@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ci_skip.h"
 #include "core/pprof.h"
 #include "core/promtext.h"
 #include "generators/profile_store.h"
@@ -724,22 +725,18 @@ static void test_real_cgroup(void **state)
 	struct stat st;
 
 	if (!find_cgroup2(mount, sizeof(mount))) {
-		print_message("no cgroup2 mount: skipped\n");
-		skip();
+		skip_unless_ci("no cgroup2 mount: skipped\n");
 	}
 	snprintf(rel, sizeof(rel), "/enavtest%u.slice/docker-" CID ".scope", self_pid());
 	snprintf(g_cg_parent, sizeof(g_cg_parent), "%s/enavtest%u.slice", mount, self_pid());
 	if (mkdir(g_cg_parent, 0755) != 0) {
-		print_message("cannot create a cgroup in %s (%s): skipped\n", mount,
-			      strerror(errno));
 		g_cg_parent[0] = '\0';
-		skip();
+		skip_unless_ci("cannot create a cgroup in %s (%s): skipped\n", mount,
+			       strerror(errno));
 	}
 	snprintf(g_cg_child, sizeof(g_cg_child), "%s%s", mount, rel);
 	if (mkdir(g_cg_child, 0755) != 0 || stat(g_cg_child, &st) != 0) {
-		print_message("cannot create %s: skipped\n", g_cg_child);
-		g_cg_child[0] = '\0';
-		skip();
+		skip_unless_ci("cannot create %s: skipped\n", g_cg_child);
 	}
 	uint64_t cg = st.st_ino;
 	struct enav_profile_store *s = store_new(1000, 3600 * 1000, mount);
