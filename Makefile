@@ -4,9 +4,16 @@
 #   make            agent binary + BPF objects + skeletons   -> build/enav
 #   make run        install build deps, build, run with the default config
 #   make test       install test deps, build all variants, run every test
+#   make test-kernels  integration tests in QEMU guests on Debian's kernels
+#                   and on this one -> docs/kernels.md (ARGS=--kernels 6.1 ...)
 #   make bench      the proof harness's quick campaign -> docs/proof/DATE-quick.md
 #   make asan       the agent and unit tests with ASan + UBSan -> build/asan/
 #   make fuzz       libFuzzer targets                         -> build/fuzz/
+#   make fuzz-long  every fuzz target FUZZ_LONG_SECONDS (600) each, FUZZ_LONG_JOBS (2)
+#                   at a time (FUZZ_LONG_TARGETS="fuzz_dns ..." for some); inputs that
+#                   add coverage are merged, minimized, into tests/fuzz/corpus/; crash,
+#                   timeout, leak and OOM inputs -> build/fuzz-long/NAME/; non-zero exit
+#                   on any (scripts/fuzz_long.sh)
 #   make format     clang-format every C file in place
 #   make deb        Debian package -> build/enav_$(VERSION)_amd64.deb (packaging/)
 
@@ -53,7 +60,8 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 HELPER_SRCS := $(wildcard tests/integration/helpers/*.c)
 
-.PHONY: all run test bench asan fuzz format format-check clean unit helpers k8s-tests deb FORCE
+.PHONY: all run test test-kernels bench asan fuzz fuzz-long format format-check clean unit helpers k8s-tests \
+	deb FORCE
 .DELETE_ON_ERROR:
 # Keep generated skeletons and objects: deleting them as intermediates would
 # force every object to rebuild on the next make.
@@ -146,6 +154,14 @@ $(BUILD)/fuzz/%: $(BUILD)/fuzz/obj/tests/fuzz/%.o $(call objs,$(BUILD)/fuzz,$(LI
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 fuzz: $(FUZZ_BINS)
 
+# Hours, not seconds: never part of `make test` (tests/run.sh replays the
+# corpora and fuzzes a few seconds per target).
+FUZZ_LONG_SECONDS ?= 600
+FUZZ_LONG_JOBS    ?= 2
+fuzz-long: fuzz
+	FUZZ_LONG_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_LONG_JOBS=$(FUZZ_LONG_JOBS) \
+		FUZZ_LONG_TARGETS="$(FUZZ_LONG_TARGETS)" scripts/fuzz_long.sh $(BUILD)
+
 # Small C programs the integration tests drive (exec storm, cgroup launcher).
 $(BUILD)/helpers/%: tests/integration/helpers/%.c
 	@mkdir -p $(@D)
@@ -168,6 +184,14 @@ test: format-check
 	@scripts/deps.sh test
 	@$(MAKE) --no-print-directory all asan fuzz helpers
 	tests/run.sh $(BUILD)
+
+# The kernel matrix (scripts/kernel_matrix.sh): tests/kernels/tests.list in a
+# QEMU guest per kernel of tests/kernels/kernels.list, then natively here;
+# writes docs/kernels.md.  ARGS passes options (--kernels 6.1,6.12, --no-host).
+test-kernels:
+	@scripts/deps.sh test
+	@$(MAKE) --no-print-directory all helpers
+	BUILD=$(BUILD) scripts/kernel_matrix.sh $(ARGS)
 
 # The proof harness's quick campaign (bench/campaign.sh): a dated report in
 # docs/proof/ with the gate verdicts.  The full one: bench/campaign.sh --full.

@@ -301,8 +301,8 @@ int enav_tls_free_enter(struct pt_regs *ctx)
 /* Per probed Go binary, written by the agent (src/sources/tls/go_tls.c). */
 struct go_tls_binary {
 	__u64 itab_tcpconn; /* go:itab.*net.TCPConn,net.Conn, link-time address */
-	__u64 read_entry;   /* (*Conn).Read, link-time address */
-	__u64 write_entry;  /* (*Conn).Write */
+	__u64 read_entry;   /* (*Conn).Read's probe (past its stack check), link-time address */
+	__u64 write_entry;  /* (*Conn).Write's */
 	__u32 conn_iface;   /* offset of tls.Conn.conn (a net.Conn interface) */
 	__u32 tcpconn_fd;   /* offset of net.TCPConn's conn.fd (*netFD) */
 	__u32 netfd_sysfd;  /* offset of netFD.pfd.Sysfd */
@@ -389,8 +389,8 @@ int enav_go_tls_enter(struct pt_regs *ctx)
 	struct go_tls_binary *b = bpf_map_lookup_elem(&enav_go_tls_binaries, &idx);
 	if (!b)
 		return 0;
-	/* The probe's address is the entry; its page offset equals the link
-	 * address's, so the difference masked to pages is the load bias. */
+	/* The probe's address is the link address plus the load bias, which
+	 * is page aligned: the difference masked to pages is the bias. */
 	__u64 entry = op == TLS_OP_WRITE ? b->write_entry : b->read_entry;
 	__u64 bias = (PT_REGS_IP(ctx) - entry) & ~0xfffull;
 	if (op == TLS_OP_WRITE) {

@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that building and testing E-Navigator need.
 # Idempotent and silent when nothing is missing.  Usage: scripts/deps.sh [build|test]
+# scripts/deps.sh --list [build|test] prints the packages, one a line, and
+# installs nothing (scripts/check_test_deps.sh reads the test list).
 set -euo pipefail
+
+list=0
+if [ "${1:-}" = "--list" ]; then
+	list=1
+	shift
+fi
 
 build_pkgs=(make clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev
 	libmicrohttpd-dev libcurl4-openssl-dev libjansson-dev libnghttp2-dev pkg-config git
@@ -18,8 +26,13 @@ test_pkgs=(libcmocka-dev libclang-rt-14-dev prometheus jq util-linux libcap2-bin
 	# (tests/unit/test_otlp_encode.c).
 	protobuf-compiler
 	# lintian checks the .deb, python3-yaml and yamllint the Kubernetes
-	# manifest (tests/integration/test_packaging.sh).
-	lintian python3-yaml yamllint
+	# manifest, man-db renders the man page and systemd-analyze (systemd)
+	# verifies the unit (tests/integration/test_packaging.sh).
+	lintian python3-yaml yamllint man-db systemd
+	# wrk drives nginx in bench/campaign.sh and bench/{hook_floor,l7_overhead,
+	# net_overhead,tls_overhead}.sh; tests/integration/test_bench_campaign.sh
+	# runs the campaign in its test mode.
+	wrk
 	# Real peers of the application-protocol tests (tests/integration/test_l7_*):
 	# servers started on loopback by the tests, their clients, and the client
 	# libraries for the two protocols Debian ships no server for.
@@ -27,15 +40,25 @@ test_pkgs=(libcmocka-dev libclang-rt-14-dev prometheus jq util-linux libcap2-bin
 	libmariadb-dev nats-server kcat python3-pymongo
 	# TLS peers (tests/integration/test_tls.sh): openssl makes the
 	# certificate, gnutls-cli is the GnuTLS client.
-	openssl gnutls-bin)
+	openssl gnutls-bin
+	# The kernel matrix (scripts/kernel_matrix.sh, make test-kernels) boots
+	# Debian's kernels in QEMU on an initramfs built around the static busybox.
+	qemu-system-x86 busybox-static)
 # nodejs and npm run the OTLP test receiver (tests/otlp).  A machine whose
 # Node.js comes from elsewhere (its nodejs package conflicts with Debian's npm)
-# keeps it: they are wanted only when npm is not on the PATH.
-command -v npm >/dev/null || test_pkgs+=(nodejs npm)
+# keeps it: they are installed only when npm is not on the PATH.  --list
+# names them always: they are what a fresh machine gets.
+if [ $list -eq 1 ] || ! command -v npm >/dev/null; then
+	test_pkgs+=(nodejs npm)
+fi
 
 want=("${build_pkgs[@]}")
 if [ "${1:-build}" = "test" ]; then
 	want+=("${test_pkgs[@]}")
+fi
+if [ $list -eq 1 ]; then
+	printf '%s\n' "${want[@]}"
+	exit 0
 fi
 
 missing=()

@@ -20,6 +20,13 @@ record() { # record NAME RC
 	fi
 }
 
+# First: every command the tests run comes from a package scripts/deps.sh
+# test installs (a test that needs an uninstalled tool fails on a fresh
+# machine however well it passes here).
+echo "== test dependencies"
+scripts/check_test_deps.sh
+record "deps:guard" $?
+
 echo "== unit tests (ASan + UBSan)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 for t in "$BUILD"/asan/tests/test_*; do

@@ -223,15 +223,26 @@ bool enav_agent_render_metrics(struct enav_agent *a, struct enav_promtext *p)
 	return true;
 }
 
-/* libbpf speaks through our logger at debug level: no dumps on the console. */
+/* libbpf speaks through our logger at debug level: no dumps on the console.
+ * One libbpf message can span many lines (a refused program's verifier log
+ * is one message of up to megabytes), so it is formatted whole and logged a
+ * line at a time: cutting it at the first newline lost the verifier's reason. */
 static int libbpf_to_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	if (enav_log_get_level() < ENAV_LOG_DEBUG)
 		return 0;
-	char msg[512];
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	msg[strcspn(msg, "\n")] = '\0';
-	enav_debug("libbpf: %s", msg);
+	char *msg = NULL;
+	if (vasprintf(&msg, fmt, ap) < 0 || !msg)
+		return 0;
+	for (const char *line = msg; *line;) {
+		size_t len = strcspn(line, "\n");
+		if (len > 0)
+			enav_debug("libbpf: %.*s", (int)len, line);
+		line += len;
+		if (*line == '\n')
+			line++;
+	}
+	free(msg);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "agent/agent.h"
 #include "core/parse.h"
 #include "generators/profile_store.h"
+#include "processors/cgroup_path.h"
 
 #define MAX_SECONDS 600
 
@@ -20,17 +21,91 @@ static void text(struct enav_http_response *r, int status, const char *msg)
 	r->len = r->body ? strlen(r->body) : 0;
 }
 
-static bool parse_u32(const char *s, uint32_t *out)
+/* Decimal digits only (no sign, blank or junk strtoul would skip), no overflow. */
+static bool parse_dec(const char *s, uint64_t max, uint64_t *out)
 {
-	if (!s || !*s)
+	uint64_t v;
+	if (!enav_parse_u64_dec(s, strlen(s), &v) || v > max)
 		return false;
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
-	if (errno || *end || s[0] == '-' || v > UINT32_MAX)
-		return false;
-	*out = (uint32_t)v;
+	*out = v;
 	return true;
+}
+
+/* 4..64 lowercase hex digits: the start of a container id as the runtimes
+ * print it (src/processors/cgroup_path.c); anything else matches nothing. */
+static bool container_prefix(const char *s)
+{
+	size_t n = strlen(s);
+	if (n < 4 || n > ENAV_CONTAINER_ID_LEN)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+static int bad(char *msg, size_t msglen, const char *why)
+{
+	snprintf(msg, msglen, "%s", why);
+	return 400;
+}
+
+int enav_pprof_parse_query(enav_pprof_query_arg_fn arg, void *ctx, enum enav_profile_kind kind,
+			   uint32_t retention_ms, bool unfiltered, struct enav_pprof_request *out,
+			   char *msg, size_t msglen)
+{
+	uint64_t v;
+	memset(out, 0, sizeof(*out));
+	out->seconds = 30;
+	const char *s = arg(ctx, "seconds");
+	if (s) {
+		if (!parse_dec(s, MAX_SECONDS, &v))
+			return bad(msg, msglen, "seconds: expected an integer 0..600\n");
+		if (v)
+			out->seconds = (uint32_t)v;
+	}
+	/* The window must fit what the store keeps, or its start would be gone. */
+	uint32_t keep_s = retention_ms / 1000;
+	if (out->seconds >= keep_s) {
+		snprintf(msg, msglen,
+			 "seconds: at most %u (profiling.retention_ms keeps %u s of stacks)\n",
+			 keep_s ? keep_s - 1 : 0, keep_s);
+		return 400;
+	}
+	/* Local, yet filtered unless the operator said otherwise. */
+	struct enav_profile_query *q = &out->q;
+	q->kind = kind;
+	q->format = ENAV_PROFILE_FORMAT_PPROF;
+	q->redact = !unfiltered;
+	const char *pid = arg(ctx, "pid");
+	/* pid 0 is no process: the filter would read it as "any" (as the CLI's
+	 * --pid does not). */
+	if (pid && (!parse_dec(pid, UINT32_MAX, &v) || v == 0))
+		return bad(msg, msglen, "pid: expected a process id\n");
+	q->filter.pid = pid ? (uint32_t)v : 0;
+	q->filter.container = arg(ctx, "container");
+	if (q->filter.container && !container_prefix(q->filter.container))
+		return bad(msg, msglen,
+			   "container: give 4 to 64 lowercase hex characters of the id\n");
+	/* A path from the cgroup2 root, or a cgroup id; an empty one would be no
+	 * filter at all. */
+	q->filter.cgroup = arg(ctx, "cgroup");
+	if (q->filter.cgroup && q->filter.cgroup[0] != '/' &&
+	    !parse_dec(q->filter.cgroup, UINT64_MAX, &v))
+		return bad(msg, msglen, "cgroup: expected a path starting with / or a cgroup id\n");
+	const char *fmt = arg(ctx, "format");
+	if (fmt && !strcmp(fmt, "folded"))
+		q->format = ENAV_PROFILE_FORMAT_FOLDED;
+	else if (fmt && !strcmp(fmt, "svg"))
+		q->format = ENAV_PROFILE_FORMAT_FLAMEGRAPH;
+	else if (fmt && strcmp(fmt, "pprof") && strcmp(fmt, "proto"))
+		return bad(msg, msglen, "format: pprof, folded or svg\n");
+	return 0;
+}
+
+static const char *query_arg(void *ctx, const char *key)
+{
+	return enav_http_query(ctx, key);
 }
 
 /* Open a window with a drain, wait, close it with another drain, build. */
@@ -44,48 +119,17 @@ static void serve_profile(struct enav_agent *a, enum enav_profile_kind kind,
 		     "the agent log)\n");
 		return;
 	}
-	uint32_t seconds = 30;
-	const char *v = enav_http_query(req, "seconds");
-	if (v && (!parse_u32(v, &seconds) || seconds > MAX_SECONDS)) {
-		text(r, 400, "seconds: expected an integer 0..600\n");
+	struct enav_pprof_request pr;
+	char msg[160];
+	int status =
+	    enav_pprof_parse_query(query_arg, (void *)req, kind, a->cfg.profiling.retention_ms,
+				   a->cfg.profiling.local_unfiltered, &pr, msg, sizeof(msg));
+	if (status) {
+		text(r, status, msg);
 		return;
 	}
-	if (seconds == 0)
-		seconds = 30;
-	/* The window must fit what the store keeps, or its start would be gone. */
-	uint32_t keep_s = a->cfg.profiling.retention_ms / 1000;
-	if (seconds >= keep_s) {
-		char msg[160];
-		snprintf(msg, sizeof(msg),
-			 "seconds: at most %u (profiling.retention_ms keeps %u s of stacks)\n",
-			 keep_s - 1, keep_s);
-		text(r, 400, msg);
-		return;
-	}
-	/* Local, yet filtered unless the operator said otherwise. */
-	struct enav_profile_query q = {.kind = kind,
-				       .format = ENAV_PROFILE_FORMAT_PPROF,
-				       .redact = !a->cfg.profiling.local_unfiltered};
-	const char *pid = enav_http_query(req, "pid");
-	if (pid && !parse_u32(pid, &q.filter.pid)) {
-		text(r, 400, "pid: expected a process id\n");
-		return;
-	}
-	q.filter.container = enav_http_query(req, "container");
-	if (q.filter.container && strlen(q.filter.container) < 4) {
-		text(r, 400, "container: give at least 4 characters of the id\n");
-		return;
-	}
-	q.filter.cgroup = enav_http_query(req, "cgroup");
-	const char *fmt = enav_http_query(req, "format");
-	if (fmt && !strcmp(fmt, "folded"))
-		q.format = ENAV_PROFILE_FORMAT_FOLDED;
-	else if (fmt && !strcmp(fmt, "svg"))
-		q.format = ENAV_PROFILE_FORMAT_FLAMEGRAPH;
-	else if (fmt && strcmp(fmt, "pprof") && strcmp(fmt, "proto")) {
-		text(r, 400, "format: pprof, folded or svg\n");
-		return;
-	}
+	struct enav_profile_query q = pr.q;
+	uint32_t seconds = pr.seconds;
 	int rc = enav_profile_store_drain(s, &q.from_mono_ns);
 	if (rc == 0 && !enav_profile_store_sleep(s, seconds * 1000))
 		rc = -ESHUTDOWN;
@@ -100,7 +144,6 @@ static void serve_profile(struct enav_agent *a, enum enav_profile_kind kind,
 	size_t len;
 	rc = enav_profile_store_build(s, &q, &out, &len);
 	if (rc) {
-		char msg[128];
 		snprintf(msg, sizeof(msg), "cannot build the profile: %s\n", strerror(-rc));
 		text(r, 500, msg);
 		return;

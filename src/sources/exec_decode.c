@@ -141,6 +141,18 @@ enum enav_decode_status enav_decode_event(const void *data, size_t size,
 		out->bpf_access.ret = e.ret;
 		return ENAV_DECODE_OK;
 	}
+	case ENAV_EVENT_PROFILE_TASK: {
+		/* Exactly its size, as bpf/profile.bpf.c emits it: a shorter claim
+		 * would have us read fields past the event, a longer one is not ours. */
+		if (out->hdr.size != sizeof(struct enav_profile_task_event))
+			return ENAV_DECODE_BAD_SIZE;
+		struct enav_profile_task_event e;
+		memcpy(&e, data, sizeof(e));
+		out->type = ENAV_EVENT_PROFILE_TASK;
+		out->profile_task.exec_gen = e.exec_gen;
+		copy_comm(out->profile_task.comm, e.comm);
+		return ENAV_DECODE_OK;
+	}
 	default:
 		return ENAV_DECODE_UNKNOWN_TYPE;
 	}

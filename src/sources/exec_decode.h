@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Decoder for raw process and security events (include/enav/abi.h).  Pure and bounded:
- * it trusts nothing in the bytes, so it is fuzzed directly.
+ * Decoder for raw process, security and profiler task events (include/enav/abi.h).
+ * Pure and bounded: it trusts nothing in the bytes, so it is fuzzed directly.
  */
 #ifndef ENAV_SOURCES_EXEC_DECODE_H
 #define ENAV_SOURCES_EXEC_DECODE_H
@@ -67,6 +67,10 @@ struct enav_decoded_event {
 			__s32 ret;
 			struct enav_decoded_task task; /* the caller */
 		} bpf_access;
+		struct {
+			__u16 exec_gen;
+			char comm[ENAV_COMM_LEN + 1];
+		} profile_task; /* hdr.pid is the sampled process */
 	};
 };
 

@@ -18,6 +18,7 @@
 #include "core/clock.h"
 #include "core/config.h"
 #include "core/log.h"
+#include "core/parse.h"
 #include "core/promtext.h"
 #include "processors/go_buildinfo.h"
 #include "processors/pprof_filter.h"
@@ -66,43 +67,108 @@ struct enav_pprof_pull {
 
 /* ---- discovery ------------------------------------------------------------ */
 
+/* The next whitespace-separated field at *p: false at the end of the line. */
+static bool next_field(const char **p, const char **f, size_t *n)
+{
+	const char *s = *p;
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	if (!*s)
+		return false;
+	*f = s;
+	while (*s && !isspace((unsigned char)*s))
+		s++;
+	*n = (size_t)(s - *f);
+	*p = s;
+	return true;
+}
+
+static bool all_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (enav_hex_digit(s[i]) < 0)
+			return false;
+	return true;
+}
+
 bool enav_parse_proc_net_tcp_line(const char *line, bool ipv6, struct enav_listen_socket *out)
 {
-	/* "  0: 0100007F:1F90 00000000:0000 0A ... uid timeout inode ..." */
-	char local[64], remote[64], state[8];
-	unsigned long long inode;
-	unsigned uid, timeout;
-	int n = sscanf(line, " %*u: %63s %63s %7s %*s %*s %*s %u %u %llu", local, remote, state,
-		       &uid, &timeout, &inode);
-	if (n != 6 || strcmp(state, "0A") != 0 || inode == 0)
+	/* "  0: 0100007F:1F90 00000000:0000 0A tx:rx tr:when retrnsmt uid timeout inode ..."
+	 * Every field is checked to the kernel's own format (%4d: %08X:%04X ...):
+	 * a sign, a space or a 0x prefix that strtoul or scanf would take is not
+	 * something the kernel prints. */
+	const char *p = line, *f[10]; /* f[1..9]: the fields after "sl:" */
+	size_t n[10];
+	while (isspace((unsigned char)*p))
+		p++;
+	const char *sl = p;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p == sl || *p++ != ':')
 		return false;
-	char *colon = strchr(local, ':');
-	if (!colon || strlen(colon + 1) != 4)
-		return false;
-	size_t hexlen = (size_t)(colon - local);
-	if (hexlen != (ipv6 ? 32u : 8u))
-		return false;
-	for (size_t i = 0; i < hexlen; i++)
-		if (!isxdigit((unsigned char)local[i]))
+	for (int i = 1; i < 10; i++)
+		if (!next_field(&p, &f[i], &n[i]))
 			return false;
-	char *end;
-	unsigned long port = strtoul(colon + 1, &end, 16);
-	if (*end || port == 0 || port > 65535)
+	const char *local = f[1];
+	size_t hexlen = ipv6 ? 32u : 8u;
+	if (n[1] != hexlen + 5 || local[hexlen] != ':' || !all_hex(local, hexlen) ||
+	    !all_hex(local + hexlen + 1, 4))
 		return false;
-	memset(out, 0, sizeof(*out));
-	out->inode = inode;
-	out->port = (uint16_t)port;
+	if (n[3] != 2 || memcmp(f[3], "0A", 2) != 0) /* TCP_LISTEN */
+		return false;
+	uint64_t uid, timeout, inode;
+	if (!enav_parse_u64_dec(f[7], n[7], &uid) || !enav_parse_u64_dec(f[8], n[8], &timeout) ||
+	    !enav_parse_u64_dec(f[9], n[9], &inode) || inode == 0)
+		return false;
+	unsigned port = 0;
+	for (size_t i = 0; i < 4; i++)
+		port = port << 4 | (unsigned)enav_hex_digit(local[hexlen + 1 + i]);
+	if (port == 0)
+		return false;
+	struct enav_listen_socket r = {.inode = inode, .port = (uint16_t)port};
 	/* The address is printed as 32-bit words in host order. */
 	if (!ipv6) {
 		bool any = !strncmp(local, "00000000", 8);
 		bool lo = !strncmp(local, "0100007F", 8);
-		out->v4_loopback = any || lo;
+		r.v4_loopback = any || lo;
 	} else {
 		bool any = !strncmp(local, "00000000000000000000000000000000", 32);
 		bool lo = !strncmp(local, "00000000000000000000000001000000", 32);
-		out->v6_loopback = any || lo;
+		r.v6_loopback = any || lo;
 	}
-	return out->v4_loopback || out->v6_loopback;
+	if (!r.v4_loopback && !r.v6_loopback)
+		return false;
+	*out = r;
+	return true;
+}
+
+size_t enav_read_proc_net_tcp(FILE *f, bool ipv6, struct enav_listen_socket *out, size_t cap)
+{
+	/* The kernel's lines are 150 (tcp) or 178 (tcp6) bytes.  A longer one,
+	 * or one holding a NUL, is not one of them: skipped whole, so its tail
+	 * is never read as a line of its own. */
+	char line[512];
+	size_t n = 0, len = 0;
+	bool skip = false;
+	int c;
+	while (n < cap) {
+		c = getc_unlocked(f);
+		if (c != '\n' && c != EOF) {
+			if (c == '\0' || len == sizeof(line) - 1)
+				skip = true;
+			else
+				line[len++] = (char)c;
+			continue;
+		}
+		line[len] = '\0';
+		if (!skip && len && enav_parse_proc_net_tcp_line(line, ipv6, &out[n]))
+			n++;
+		if (c == EOF)
+			break;
+		len = 0;
+		skip = false;
+	}
+	return n;
 }
 
 static size_t read_listeners(struct enav_listen_socket *out, size_t cap)
@@ -113,10 +179,7 @@ static size_t read_listeners(struct enav_listen_socket *out, size_t cap)
 		FILE *fp = fopen(files[f], "re");
 		if (!fp)
 			continue;
-		char line[512];
-		while (n < cap && fgets(line, sizeof(line), fp))
-			if (enav_parse_proc_net_tcp_line(line, f == 1, &out[n]))
-				n++;
+		n += enav_read_proc_net_tcp(fp, f == 1, out + n, cap - n);
 		fclose(fp);
 	}
 	return n;

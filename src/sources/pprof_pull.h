@@ -17,7 +17,9 @@
 #define ENAV_SOURCES_PPROF_PULL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct enav_config;
 struct enav_profile_spool;
@@ -32,14 +34,19 @@ struct enav_pprof_pull *enav_pprof_pull_start(const struct enav_config *cfg,
 void enav_pprof_pull_stop(struct enav_pprof_pull *p);
 void enav_pprof_pull_metrics(struct enav_pprof_pull *p, struct enav_promtext *out);
 
-/* Exposed for tests: parse one line of /proc/net/tcp{,6}; true for a
- * listening socket, with its port, inode and whether it accepts loopback
- * connections on IPv4 (0.0.0.0 or 127.0.0.1) or IPv6 (:: or ::1). */
+/* Exposed for tests and tests/fuzz/fuzz_proc_net_tcp.c: parse one line of
+ * /proc/net/tcp{,6} (NUL-terminated, without its newline or with it); true
+ * for a listening socket, with its port, inode and whether it accepts
+ * loopback connections on IPv4 (0.0.0.0 or 127.0.0.1) or IPv6 (:: or ::1).
+ * Fields must be in the kernel's exact format; out is written only on true. */
 struct enav_listen_socket {
 	uint64_t inode;
 	uint16_t port;
 	bool v4_loopback, v6_loopback;
 };
 bool enav_parse_proc_net_tcp_line(const char *line, bool ipv6, struct enav_listen_socket *out);
+/* Every loopback listener of one /proc/net/tcp{,6} stream, up to cap; a line
+ * longer than 511 bytes or holding a NUL is skipped whole. */
+size_t enav_read_proc_net_tcp(FILE *f, bool ipv6, struct enav_listen_socket *out, size_t cap);
 
 #endif

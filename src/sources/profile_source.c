@@ -83,27 +83,20 @@ struct profile_source {
 static void on_event(void *ctx, const void *data, size_t size)
 {
 	struct profile_source *src = ctx;
-	struct enav_profile_task_event e;
-	if (size < sizeof(e)) {
-		atomic_fetch_add(&src->bpf.decode_errors[ENAV_DECODE_SHORT], 1);
+	struct enav_decoded_event ev;
+	/* The shared decoder checks hdr.size against what arrived and against
+	 * the event's own size, and counts the event or its decode error. */
+	if (!enav_bpf_source_decode(&src->bpf, data, size, &ev))
 		return;
-	}
-	memcpy(&e, data, sizeof(e));
-	if (e.hdr.type != ENAV_EVENT_PROFILE_TASK || e.hdr.abi_version != ENAV_ABI_VERSION) {
-		atomic_fetch_add(&src->bpf.decode_errors[ENAV_DECODE_BAD_VERSION], 1);
-		return;
-	}
-	atomic_fetch_add(&src->bpf.events[ENAV_EVENT_PROFILE_TASK], 1);
 	/* Hand over to the profiler thread: snapshots read /proc, not for this loop. */
 	pthread_mutex_lock(&src->lock);
 	if (src->ring_len == TASK_RING) {
 		atomic_fetch_add(&src->tasks_dropped, 1);
 	} else {
 		struct pending_task *t = &src->ring[(src->ring_head + src->ring_len) % TASK_RING];
-		t->tgid = e.hdr.pid;
-		t->exec_gen = e.exec_gen;
-		memcpy(t->comm, e.comm, sizeof(t->comm));
-		t->comm[ENAV_COMM_LEN - 1] = '\0';
+		t->tgid = ev.hdr.pid;
+		t->exec_gen = ev.profile_task.exec_gen;
+		snprintf(t->comm, sizeof(t->comm), "%s", ev.profile_task.comm);
 		src->ring_len++;
 		pthread_cond_signal(&src->cv);
 	}

@@ -160,6 +160,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(memchr(ev.bpf_access.task.comm, '\0',
 				     sizeof(ev.bpf_access.task.comm)) != NULL);
 			CHECK(strlen(ev.bpf_access.task.exe) == ev.bpf_access.task.exe_len);
+		} else if (ev.type == ENAV_EVENT_PROFILE_TASK) {
+			/* Exactly its size (tests/fuzz/fuzz_profile_event.c checks more). */
+			CHECK(ev.hdr.size == sizeof(struct enav_profile_task_event));
+			check_comm(ev.profile_task.comm,
+				   buf + ENAV_OFFSETOF(struct enav_profile_task_event, comm));
 		} else
 			abort(); /* OK for a type the decoder does not know */
 	} else if (size < sizeof(struct enav_event_header)) {

@@ -4,7 +4,8 @@
  * go_tls.c).  The first input byte chooses:
  *  - even: the rest is machine code for enav_go_tls_find_returns; every
  *    return found lies inside the code, in increasing order, and the call
- *    is deterministic;
+ *    is deterministic; and for enav_go_tls_find_body, whose answer lies
+ *    inside the code;
  *  - odd: the rest is a file, written to a memfd and analysed as a binary
  *    a process runs (hostile ELF, symbol tables, DWARF, build info).  A
  *    plan that comes out OK must be self-consistent: probe offsets inside
@@ -36,6 +37,10 @@ static void returns(const uint8_t *code, size_t len)
 		CHECK(a[i] >= 0x400000 && a[i] < 0x400000 + len);
 		CHECK(i == 0 || a[i] > a[i - 1]);
 	}
+	/* The body starts inside the code, past at least a CMP and a JBE. */
+	uint64_t body;
+	if (enav_go_tls_find_body(code, len, 0x400000, &body) == 0)
+		CHECK(body >= 0x400000 + 4 && body <= 0x400000 + len);
 }
 
 static void analyze(const uint8_t *data, size_t len)

@@ -138,8 +138,10 @@ start_agent() {
 	: >"$WORK/signals.ndjson"
 	"$ENAV" run --config "$1" >"$WORK/stdout" 2>"$WORK/stderr" &
 	AGENT_PID=$!
-	local i
-	for ((i = 0; i < 100; i++)); do
+	# ENAV_READY_WAIT_S: scripts/kernel_matrix.sh raises it in emulated
+	# guests, where loading the network object alone takes about 12 s.
+	local i wait_s=${ENAV_READY_WAIT_S:-10}
+	for ((i = 0; i < wait_s * 10; i++)); do
 		if curl -fs "http://127.0.0.1:$TEST_PORT/readyz" >/dev/null 2>&1; then
 			return 0
 		fi
@@ -149,7 +151,7 @@ start_agent() {
 		fi
 		sleep 0.1
 	done
-	fail "agent not ready after 10 s"
+	fail "agent not ready after $wait_s s"
 }
 
 # stop_agent: SIGTERM, wait; sets STOP_RC (exit code) and STOP_MS (time to exit).

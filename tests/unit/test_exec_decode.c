@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "enav/abi.h"
+#include "sources/bpf_source.h"
 #include "sources/exec_decode.h"
 
 /*
@@ -701,6 +702,68 @@ static void test_bpf_access(void **state)
 	free(e);
 }
 
+/*
+ * The profiler's task announcement, through the call the profile source
+ * makes (enav_bpf_source_decode): hdr.size must be the event's own size and
+ * no more than arrived.  A short or oversized claim is refused as bad_size
+ * and counted as a decode error, never as an event.
+ */
+static void test_profile_task(void **state)
+{
+	(void)state;
+	/* Room for a claim past the struct; decoding reads exact-size copies. */
+	uint8_t raw[sizeof(struct enav_profile_task_event) + 64] = {0};
+	struct enav_profile_task_event *e = (struct enav_profile_task_event *)raw;
+	static struct enav_bpf_source src;
+	struct enav_decoded_event ev;
+	const size_t full = sizeof(*e);
+
+	memset(&src, 0, sizeof(src));
+	src.event_types = 1u << ENAV_EVENT_PROFILE_TASK;
+	fill_header(&e->hdr, ENAV_EVENT_PROFILE_TASK, full);
+	memcpy(e->comm, "postgres", 8);
+	e->exec_gen = 3;
+	assert_int_equal(decode_copy(raw, full, &ev, NULL), ENAV_DECODE_OK);
+	assert_int_equal(ev.type, ENAV_EVENT_PROFILE_TASK);
+	assert_int_equal(ev.hdr.pid, 4242);
+	assert_int_equal(ev.profile_task.exec_gen, 3);
+	assert_string_equal(ev.profile_task.comm, "postgres");
+	/* perf pads samples: more bytes than claimed is fine. */
+	assert_int_equal(decode_copy(raw, full + 8, &ev, NULL), ENAV_DECODE_OK);
+
+	struct {
+		uint32_t hdr_size;
+		size_t delivered;
+	} bad[] = {
+	    {0, full},		      /* below the header */
+	    {HDR_SIZE, full},	      /* the header alone */
+	    {full - 8, full},	      /* short: fields past the claim */
+	    {full + 8, full + 8},     /* oversized, though that much arrived */
+	    {full + 64, full + 64},   /* oversized */
+	    {full, full - 1},	      /* claims more than arrived */
+	    {0xffffffffu, full + 64}, /* absurd */
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint8_t *copy = malloc(bad[i].delivered);
+
+		assert_non_null(copy);
+		e->hdr.size = bad[i].hdr_size;
+		memcpy(copy, raw, bad[i].delivered);
+		assert_int_equal(enav_decode_event(copy, bad[i].delivered, &ev),
+				 ENAV_DECODE_BAD_SIZE);
+		assert_false(enav_bpf_source_decode(&src, copy, bad[i].delivered, &ev));
+		assert_int_equal(atomic_load(&src.decode_errors[ENAV_DECODE_BAD_SIZE]), i + 1);
+		free(copy);
+	}
+	assert_int_equal(atomic_load(&src.events[ENAV_EVENT_PROFILE_TASK]), 0);
+	/* The valid one is counted as an event. */
+	e->hdr.size = full;
+	assert_true(enav_bpf_source_decode(&src, raw, full, &ev));
+	assert_int_equal(atomic_load(&src.events[ENAV_EVENT_PROFILE_TASK]), 1);
+	assert_int_equal(atomic_load(&src.decode_errors[ENAV_DECODE_BAD_SIZE]),
+			 sizeof(bad) / sizeof(bad[0]));
+}
+
 static void test_status_names(void **state)
 {
 	assert_string_equal(enav_decode_status_name(ENAV_DECODE_OK), "ok");
@@ -736,6 +799,7 @@ int main(void)
 	    cmocka_unit_test(test_exe_len_bounds_and_nul),
 	    cmocka_unit_test(test_file_open),
 	    cmocka_unit_test(test_bpf_access),
+	    cmocka_unit_test(test_profile_task),
 	    cmocka_unit_test(test_status_names),
 	};
 

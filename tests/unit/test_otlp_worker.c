@@ -886,6 +886,40 @@ static void test_headers_never_logged(void **state)
 		assert_string_equal(srv.recs[i].apikey, "s3cr3t-key");
 }
 
+/* The header parser alone: delta-seconds are digits only, a value is never cut
+ * at a NUL, more seconds than fit are the cap, a date counts from now. */
+static void test_retry_after_parse(void **state)
+{
+	const time_t now = 1445412470; /* 10 s before RFC 9110's example date */
+	const uint64_t cap = 4 * 30000;
+	uint32_t ms;
+#define RA(s, out) enav_otlp_retry_after(s, sizeof(s) - 1, now, cap, out)
+
+	(void)state;
+	assert_true(RA("Retry-After: 5\r\n", &ms));
+	assert_int_equal(ms, 5000);
+	assert_true(RA("retry-after:\t 0 \r\n", &ms));
+	assert_int_equal(ms, 0);
+	assert_true(RA("Retry-After: 120\r\n", &ms));
+	assert_int_equal(ms, cap);
+	assert_true(RA("Retry-After: 99999999999999999999999\r\n", &ms));
+	assert_int_equal(ms, cap);
+	assert_true(RA("Retry-After: Wed, 21 Oct 2015 07:28:00 GMT\r\n", &ms));
+	assert_int_equal(ms, 10000);
+	ms = 77;
+	assert_false(RA("Retry-After: Sun, 06 Nov 1994 08:49:37 GMT\r\n", &ms));
+	assert_false(RA("Retry-After: +5\r\n", &ms));
+	assert_false(RA("Retry-After: 5s\r\n", &ms));
+	assert_false(RA("Retry-After: 5 5\r\n", &ms));
+	/* "5\0junk": strtoull stopped at the NUL and took it for 5. */
+	assert_false(RA("Retry-After: 5\0junk\r\n", &ms));
+	assert_false(RA("Retry-After: \r\n", &ms));
+	assert_false(RA("Retry-After-Ms: 5\r\n", &ms));
+	assert_false(RA("Content-Length: 5\r\n", &ms));
+	assert_int_equal(ms, 77);
+#undef RA
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, srv_start, srv_stop)
 
 int main(void)
@@ -897,6 +931,7 @@ int main(void)
 	    T(test_retry_statuses),
 	    T(test_no_retry_on_permanent),
 	    T(test_retry_after),
+	    cmocka_unit_test(test_retry_after_parse),
 	    T(test_partial_success),
 	    T(test_reset_and_timeout_retried),
 	    T(test_retries_exhausted),

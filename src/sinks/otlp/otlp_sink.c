@@ -29,11 +29,11 @@
 #include "discovery/k8s.h"
 #include "generators/profile_store.h"
 #include "sinks/otlp/otlp_encode.h"
+#include "sinks/otlp/otlp_env.h"
 #include "sinks/otlp/otlp_worker.h"
 #include "sinks/otlp/prom_to_otlp.h"
 
 #define METRICS_BUFFER_BYTES (1u << 20)
-#define MAX_RESOURCE_ATTRS   40
 #define SCOPE_NAME	     "e-navigator"
 
 enum { W_METRICS, W_TRACES, W_LOGS, W_PROFILES, W__N };
@@ -59,9 +59,8 @@ struct otlp_sink {
 	char headers[ENAV_OTLP_MAX_HEADERS][ENAV_CONFIG_ENTRY_MAX];
 	size_t n_headers;
 	/* The node's resource: host.name, service.name, OTEL_RESOURCE_ATTRIBUTES. */
-	struct enav_otlp_kv res[MAX_RESOURCE_ATTRS];
-	size_t n_res;
-	char res_text[MAX_RESOURCE_ATTRS][2][256];
+	struct enav_otlp_res_set res;
+	size_t env_skipped; /* pairs of an environment list the callbacks refused */
 	uint64_t start_unix_ns;
 	uint32_t self_pid;
 	pthread_t ticker;
@@ -73,75 +72,27 @@ struct otlp_sink {
 	_Atomic uint64_t metric_render_failures, profile_build_failures;
 };
 
-static void add_res(struct otlp_sink *o, const char *k, const char *v)
-{
-	for (size_t i = 0; i < o->n_res; i++)
-		if (!strcmp(o->res[i].key, k))
-			return; /* the first word wins: the environment names it first */
-	if (o->n_res == MAX_RESOURCE_ATTRS || !v || !v[0])
-		return;
-	snprintf(o->res_text[o->n_res][0], 256, "%s", k);
-	snprintf(o->res_text[o->n_res][1], 256, "%s", v);
-	o->res[o->n_res] = (struct enav_otlp_kv){
-	    .key = o->res_text[o->n_res][0], .type = ENAV_OTLP_STR, .s = o->res_text[o->n_res][1]};
-	o->n_res++;
-}
-
-/* OTEL_RESOURCE_ATTRIBUTES and OTEL_EXPORTER_OTLP_HEADERS: k=v pairs,
- * comma separated, values percent-encoded. */
-static void percent_decode(char *s)
-{
-	char *w = s;
-	for (char *r = s; *r; r++) {
-		if (*r == '%' && r[1] && r[2]) {
-			char hex[3] = {r[1], r[2], 0};
-			char *end;
-			long v = strtol(hex, &end, 16);
-			if (!*end) {
-				*w++ = (char)v;
-				r += 2;
-				continue;
-			}
-		}
-		*w++ = *r;
-	}
-	*w = '\0';
-}
-
-static void each_pair(const char *list, void (*fn)(void *ctx, char *k, char *v), void *ctx)
-{
-	if (!list)
-		return;
-	char buf[4096];
-	snprintf(buf, sizeof(buf), "%s", list);
-	char *save = NULL;
-	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
-		if (!eq)
-			continue;
-		*eq = '\0';
-		char *k = tok, *v = eq + 1;
-		while (*k == ' ')
-			k++;
-		char *ke = k + strlen(k);
-		while (ke > k && ke[-1] == ' ')
-			*--ke = '\0';
-		percent_decode(v);
-		if (*k)
-			fn(ctx, k, v);
-	}
-}
-
-static void res_pair(void *ctx, char *k, char *v)
-{
-	add_res(ctx, k, v);
-}
-
-static void header_pair(void *ctx, char *k, char *v)
+/* OTEL_RESOURCE_ATTRIBUTES and OTEL_EXPORTER_OTLP_HEADERS pairs
+ * (src/sinks/otlp/otlp_env.h parses them). */
+static void res_pair(void *ctx, const char *k, const char *v)
 {
 	struct otlp_sink *o = ctx;
-	if (o->n_headers < ENAV_OTLP_MAX_HEADERS)
-		snprintf(o->headers[o->n_headers++], ENAV_CONFIG_ENTRY_MAX, "%s: %s", k, v);
+	/* A key already named is not an error: the first word wins. */
+	bool named = false;
+	for (size_t i = 0; i < o->res.n && !named; i++)
+		named = !strcmp(o->res.kv[i].key, k);
+	if (!enav_otlp_res_add(&o->res, k, v) && !named)
+		o->env_skipped++;
+}
+
+static void header_pair(void *ctx, const char *k, const char *v)
+{
+	struct otlp_sink *o = ctx;
+	if (o->n_headers < ENAV_OTLP_MAX_HEADERS &&
+	    enav_otlp_header_line(k, v, o->headers[o->n_headers], ENAV_CONFIG_ENTRY_MAX))
+		o->n_headers++;
+	else
+		o->env_skipped++;
 }
 
 /* ---- encoders (worker threads) ---------------------------------------------------- */
@@ -149,7 +100,7 @@ static void header_pair(void *ctx, char *k, char *v)
 static int encode_metrics(void *ctx, void *const *items, size_t n, struct enav_pb_writer *w)
 {
 	struct otlp_sink *o = ctx;
-	struct enav_otlp_resource r = {o->res, o->n_res};
+	struct enav_otlp_resource r = {o->res.kv, o->res.n};
 	struct enav_otlp_scope scope = {SCOPE_NAME, ENAV_VERSION};
 	for (size_t i = 0; i < n; i++) {
 		const struct metrics_item *m = items[i];
@@ -175,7 +126,7 @@ static void free_metrics_item(void *p)
 
 /* The workload a signal belongs to, as OpenTelemetry resource attributes. */
 struct workload_res {
-	struct enav_otlp_kv kv[MAX_RESOURCE_ATTRS + 8];
+	struct enav_otlp_kv kv[ENAV_OTLP_RES_MAX + 8];
 	char pid[16];
 };
 
@@ -183,8 +134,8 @@ static size_t workload_resource(const struct otlp_sink *o, const struct enav_sig
 				struct workload_res *wr)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < o->n_res; i++)
-		wr->kv[n++] = o->res[i];
+	for (size_t i = 0; i < o->res.n; i++)
+		wr->kv[n++] = o->res.kv[i];
 	const struct enav_process_signal *p = &s->process;
 	if (p->pid) {
 		wr->kv[n++] =
@@ -482,7 +433,7 @@ static int encode_profiles(void *ctx, void *const *items, size_t n, struct enav_
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_item *p = items[i];
 		in[i] = (struct enav_otlp_profile_in){
-		    .resource = {o->res, o->n_res}, .pprof = p->pprof, .pprof_len = p->len};
+		    .resource = {o->res.kv, o->res.n}, .pprof = p->pprof, .pprof_len = p->len};
 	}
 	char err[160];
 	return enav_otlp_encode_profiles(w, (struct enav_otlp_scope){SCOPE_NAME, ENAV_VERSION}, in,
@@ -575,43 +526,26 @@ static void *ticker(void *arg)
 
 /* ---- module ---------------------------------------------------------------------- */
 
-/* The URL of one signal: the file's per-signal endpoint, else the file's
- * base endpoint, else OTEL_EXPORTER_OTLP_<SIGNAL>_ENDPOINT (used as is), else
- * OTEL_EXPORTER_OTLP_ENDPOINT plus the signal's path.  "" = off. */
-static void signal_url(const struct enav_config *cfg, int sig, char *out, size_t cap)
+/* The URL of one signal (src/sinks/otlp/otlp_env.h has the order).  "" = off;
+ * false when it does not fit. */
+static bool signal_url(const struct enav_config *cfg, int sig, char *out, size_t cap)
 {
 	static const char *const env_names[W__N] = {
 	    "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
 	    "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT"};
 	const char *per[W__N] = {cfg->otlp.metrics.endpoint, cfg->otlp.traces.endpoint,
 				 cfg->otlp.logs.endpoint, cfg->otlp.profiles.endpoint};
-	const char *base = cfg->otlp.endpoint[0] ? cfg->otlp.endpoint : NULL;
-	out[0] = '\0';
-	if (per[sig][0]) {
-		snprintf(out, cap, "%s", per[sig]);
-		return;
-	}
-	if (!base) {
-		const char *env = getenv(env_names[sig]);
-		if (env && env[0]) {
-			snprintf(out, cap, "%s", env);
-			return;
-		}
-		base = getenv("OTEL_EXPORTER_OTLP_ENDPOINT");
-	}
-	if (base && base[0]) {
-		size_t n = strlen(base);
-		snprintf(out, cap, "%.*s%s", (int)(n && base[n - 1] == '/' ? n - 1 : n), base,
-			 signal_paths[sig]);
-	}
+	return enav_otlp_signal_url(per[sig], cfg->otlp.endpoint, getenv(env_names[sig]),
+				    getenv("OTEL_EXPORTER_OTLP_ENDPOINT"), signal_paths[sig], out,
+				    cap);
 }
 
 bool enav_otlp_sink_enabled(const struct enav_config *cfg)
 {
 	for (int i = 0; i < W__N; i++) {
 		char url[512];
-		signal_url(cfg, i, url, sizeof(url));
-		if (url[0])
+		/* One that does not fit is on too: start says why it cannot run. */
+		if (!signal_url(cfg, i, url, sizeof(url)) || url[0])
 			return true;
 	}
 	return false;
@@ -648,13 +582,22 @@ static int otlp_init(struct enav_agent *a, void **state, char *err, size_t errle
 	pthread_cond_init(&o->cv, NULL);
 	const struct enav_config *cfg = &a->cfg;
 	/* Resource: OTEL_SERVICE_NAME, then OTEL_RESOURCE_ATTRIBUTES, then ours. */
-	add_res(o, "service.name", getenv("OTEL_SERVICE_NAME"));
-	each_pair(getenv("OTEL_RESOURCE_ATTRIBUTES"), res_pair, o);
+	const char *service = getenv("OTEL_SERVICE_NAME");
+	if (service && service[0] && !enav_otlp_res_add(&o->res, "service.name", service))
+		enav_warn("otlp: OTEL_SERVICE_NAME is not UTF-8 or longer than %d bytes: ignored",
+			  ENAV_OTLP_RES_TEXT - 1);
+	/* Items the parser refuses, plus pairs the set refuses (res_pair). */
+	o->env_skipped = 0;
+	size_t skipped = enav_otlp_each_pair(getenv("OTEL_RESOURCE_ATTRIBUTES"), res_pair, o);
+	if (skipped + o->env_skipped)
+		enav_warn("otlp: %zu item(s) of OTEL_RESOURCE_ATTRIBUTES left out (not key=value, "
+			  "a bad escape, too long, not UTF-8 or more than %d attributes)",
+			  skipped + o->env_skipped, ENAV_OTLP_RES_MAX);
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
-	add_res(o, "service.name", "e-navigator");
-	add_res(o, "service.version", ENAV_VERSION);
-	add_res(o, "host.name", host);
+	enav_otlp_res_add(&o->res, "service.name", "e-navigator");
+	enav_otlp_res_add(&o->res, "service.version", ENAV_VERSION);
+	enav_otlp_res_add(&o->res, "host.name", host);
 	/* Headers: the file's list and headers_file; the environment's only when
 	 * the file names none.  Values are never logged. */
 	for (uint32_t i = 0; i < cfg->otlp.headers.n && o->n_headers < ENAV_OTLP_MAX_HEADERS; i++)
@@ -663,12 +606,21 @@ static int otlp_init(struct enav_agent *a, void **state, char *err, size_t errle
 	if (cfg->otlp.headers_file[0] &&
 	    load_headers_file(o, cfg->otlp.headers_file, err, errlen) != 0)
 		return -EINVAL;
-	if (o->n_headers == 0)
-		each_pair(getenv("OTEL_EXPORTER_OTLP_HEADERS"), header_pair, o);
+	if (o->n_headers == 0) {
+		o->env_skipped = 0;
+		skipped = enav_otlp_each_pair(getenv("OTEL_EXPORTER_OTLP_HEADERS"), header_pair, o);
+		if (skipped + o->env_skipped) /* never the values: they are credentials */
+			enav_warn("otlp: %zu item(s) of OTEL_EXPORTER_OTLP_HEADERS left out (not "
+				  "Name=value, a bad escape, a control character, too long or "
+				  "more than %d)",
+				  skipped + o->env_skipped, ENAV_OTLP_MAX_HEADERS);
+	}
 	uint32_t timeout = cfg->otlp.timeout_ms;
 	const char *env_timeout = getenv("OTEL_EXPORTER_OTLP_TIMEOUT");
-	if (timeout == 10000 && env_timeout && atoi(env_timeout) > 0)
-		timeout = (uint32_t)atoi(env_timeout);
+	if (timeout == 10000 && env_timeout && env_timeout[0] &&
+	    !enav_otlp_env_timeout_ms(env_timeout, &timeout))
+		enav_warn("otlp: OTEL_EXPORTER_OTLP_TIMEOUT is not milliseconds in %d..%d: ignored",
+			  ENAV_OTLP_ENV_TIMEOUT_MIN_MS, ENAV_OTLP_ENV_TIMEOUT_MAX_MS);
 	const struct enav_otlp_signal_config *sc[W__N] = {&cfg->otlp.metrics, &cfg->otlp.traces,
 							  &cfg->otlp.logs, &cfg->otlp.profiles};
 	const bool on[W__N] = {sc[0]->enabled, sc[1]->enabled, sc[2]->enabled,
@@ -678,7 +630,11 @@ static int otlp_init(struct enav_agent *a, void **state, char *err, size_t errle
 	const enav_otlp_free_fn fr[W__N] = {free_metrics_item, free_signal, free_signal,
 					    free_profile_item};
 	for (int i = 0; i < W__N; i++) {
-		signal_url(cfg, i, o->url[i], sizeof(o->url[i]));
+		if (!signal_url(cfg, i, o->url[i], sizeof(o->url[i])) && on[i]) {
+			snprintf(err, errlen, "otlp: the %s endpoint is longer than %zu bytes",
+				 signal_names[i], sizeof(o->url[i]) - 1);
+			return -EINVAL;
+		}
 		if (!on[i] || !o->url[i][0])
 			continue;
 		/* A signal's own setting wins over the shared one. */

@@ -291,43 +291,54 @@ static size_t on_body(char *ptr, size_t size, size_t nmemb, void *arg)
 	return n; /* read and discard the rest */
 }
 
+bool enav_otlp_retry_after(const char *line, size_t n, time_t now, uint64_t cap_ms, uint32_t *ms)
+{
+	static const char name[] = "retry-after:";
+	if (n <= sizeof(name) - 1 || strncasecmp(line, name, sizeof(name) - 1) != 0)
+		return false;
+	size_t i = sizeof(name) - 1;
+	while (i < n && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	size_t len = n - i;
+	while (len && (line[i + len - 1] == '\r' || line[i + len - 1] == '\n' ||
+		       line[i + len - 1] == ' ' || line[i + len - 1] == '\t'))
+		len--;
+	const char *v = line + i;
+	/* A NUL would end the value early for strtoull and curl_getdate: "5\0junk"
+	 * is not the delay 5. */
+	if (len == 0 || len >= 64 || memchr(v, '\0', len))
+		return false;
+	uint64_t secs = 0;
+	if (v[0] >= '0' && v[0] <= '9') {
+		/* delta-seconds = 1*DIGIT (RFC 9110 10.2.3).  Digits alone: no sign,
+		 * blank or junk; more than we can count is as good as the cap. */
+		for (size_t k = 0; k < len; k++) {
+			if (v[k] < '0' || v[k] > '9')
+				return false;
+			secs = secs < UINT64_MAX / 10 ? secs * 10 + (uint64_t)(v[k] - '0')
+						      : UINT64_MAX;
+		}
+	} else {
+		char date[64];
+		memcpy(date, v, len);
+		date[len] = '\0';
+		time_t t = curl_getdate(date, NULL);
+		if (t == (time_t)-1 || t <= now)
+			return false;
+		secs = (uint64_t)t - (uint64_t)now;
+	}
+	uint64_t m = secs > cap_ms / 1000 ? cap_ms : secs * 1000;
+	*ms = (uint32_t)(m > UINT32_MAX ? UINT32_MAX : m);
+	return true;
+}
+
 static size_t on_header(char *ptr, size_t size, size_t nmemb, void *arg)
 {
 	struct enav_otlp_worker *w = arg;
 	size_t n = size * nmemb;
-	static const char name[] = "retry-after:";
-	if (n <= sizeof(name) - 1 || strncasecmp(ptr, name, sizeof(name) - 1) != 0)
-		return n;
-	char v[64];
-	size_t i = sizeof(name) - 1;
-	while (i < n && (ptr[i] == ' ' || ptr[i] == '\t'))
-		i++;
-	size_t len = n - i;
-	while (len && (ptr[i + len - 1] == '\r' || ptr[i + len - 1] == '\n' ||
-		       ptr[i + len - 1] == ' ' || ptr[i + len - 1] == '\t'))
-		len--;
-	if (len == 0 || len >= sizeof(v))
-		return n;
-	memcpy(v, ptr + i, len);
-	v[len] = '\0';
-	uint64_t secs = 0;
-	if (v[0] >= '0' && v[0] <= '9') {
-		char *end;
-		errno = 0;
-		unsigned long long s = strtoull(v, &end, 10);
-		if (*end || errno)
-			return n;
-		secs = s;
-	} else {
-		time_t t = curl_getdate(v, NULL);
-		time_t now = time(NULL);
-		if (t == (time_t)-1 || t <= now)
-			return n;
-		secs = (uint64_t)(t - now);
-	}
-	uint64_t cap = (uint64_t)w->backoff_max_ms * 4;
-	uint64_t ms = secs > cap / 1000 ? cap : secs * 1000;
-	w->retry_after_ms = (uint32_t)(ms > UINT32_MAX ? UINT32_MAX : ms);
+	uint32_t ms;
+	if (enav_otlp_retry_after(ptr, n, time(NULL), (uint64_t)w->backoff_max_ms * 4, &ms))
+		w->retry_after_ms = ms;
 	return n;
 }
 

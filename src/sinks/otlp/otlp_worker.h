@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "core/protobuf.h"
 
@@ -63,5 +64,13 @@ void enav_otlp_worker_stop(struct enav_otlp_worker *w, uint64_t deadline_mono_ns
  * dropped by reason, retries, breaker state, last error, rejected items. */
 void enav_otlp_worker_metrics(struct enav_otlp_worker *const *workers, size_t n,
 			      struct enav_promtext *p);
+
+/* Exposed for tests and tests/fuzz/fuzz_retry_after.c: one response header
+ * line as libcurl hands it (n bytes, CRLF included, not NUL-terminated).
+ * True for a Retry-After whose delta-seconds (digits only) or HTTP-date
+ * after now gives a wait: *ms, capped at cap_ms (0 = none: keep the computed
+ * wait).  False for any other header, a malformed value or a date not after
+ * now. */
+bool enav_otlp_retry_after(const char *line, size_t n, time_t now, uint64_t cap_ms, uint32_t *ms);
 
 #endif

@@ -93,6 +93,56 @@ int enav_go_tls_find_returns(const uint8_t *code, size_t len, uint64_t vaddr, ui
 	return n;
 }
 
+/* Is op the memory operand 0x10(R14), g.stackguard0 in Go's register ABI? */
+static bool is_stackguard(const cs_x86_op *op)
+{
+	return op->type == X86_OP_MEM && op->mem.base == X86_REG_R14 &&
+	       op->mem.index == X86_REG_INVALID && op->mem.disp == 0x10;
+}
+
+int enav_go_tls_find_body(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t *out)
+{
+	csh h;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+		return -1;
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	cs_insn *insn = cs_malloc(h);
+	if (!insn) {
+		cs_close(&h);
+		return -1;
+	}
+	const uint8_t *p = code;
+	size_t left = len;
+	uint64_t addr = vaddr;
+	int rc = -1;
+	bool compared = false;
+	/* A large frame first computes its lowest address into R12. */
+	for (int i = 0; i < 3 && left > 0 && cs_disasm_iter(h, &p, &left, &addr, insn); i++) {
+		const cs_x86 *x = &insn->detail->x86;
+		if (i == 0 && insn->id == X86_INS_LEA && x->op_count == 2 &&
+		    x->operands[0].type == X86_OP_REG && x->operands[0].reg == X86_REG_R12)
+			continue;
+		if (!compared) {
+			if (insn->id != X86_INS_CMP || x->op_count != 2 ||
+			    !(is_stackguard(&x->operands[0]) || is_stackguard(&x->operands[1])))
+				break;
+			compared = true;
+			continue;
+		}
+		/* JBE to the morestack call inside this function. */
+		if (insn->id == X86_INS_JBE && x->op_count == 1 &&
+		    x->operands[0].type == X86_OP_IMM && (uint64_t)x->operands[0].imm > vaddr &&
+		    (uint64_t)x->operands[0].imm < vaddr + len) {
+			*out = insn->address + insn->size;
+			rc = 0;
+		}
+		break;
+	}
+	cs_free(insn, 1);
+	cs_close(&h);
+	return rc;
+}
+
 struct dwarf_want {
 	const char *type, *member;
 	bool found;
@@ -252,19 +302,29 @@ static int plan_func(int fd, Elf *elf, const GElf_Sym *sym, struct enav_go_tls_f
 		snprintf(err, errlen, "%s: no code in an executable segment", name);
 		return -1;
 	}
-	if (!returns)
-		return 0;
 	uint8_t *code = malloc(sym->st_size);
 	if (!code) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	ssize_t got = pread(fd, code, sym->st_size, (off_t)f->file_offset);
+	if (got != (ssize_t)sym->st_size ||
+	    enav_go_tls_find_body(code, sym->st_size, sym->st_value, &f->body_vaddr) != 0) {
+		free(code);
+		snprintf(err, errlen,
+			 "%s: no stack-bound check at its entry (a probe there could see a call "
+			 "twice)",
+			 name);
+		return -1;
+	}
+	f->body_offset = f->body_vaddr - f->vaddr + f->file_offset;
+	if (!returns) {
+		free(code);
+		return 0;
+	}
 	uint64_t rets[ENAV_GO_TLS_MAX_RETURNS];
-	int n = got == (ssize_t)sym->st_size
-		    ? enav_go_tls_find_returns(code, sym->st_size, sym->st_value, rets,
-					       ENAV_GO_TLS_MAX_RETURNS)
-		    : -1;
+	int n = enav_go_tls_find_returns(code, sym->st_size, sym->st_value, rets,
+					 ENAV_GO_TLS_MAX_RETURNS);
 	free(code);
 	if (n <= 0) {
 		snprintf(err, errlen, "%s: %s", name,

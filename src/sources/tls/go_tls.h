@@ -19,7 +19,10 @@
 #define ENAV_GO_TLS_MAX_RETURNS 64 /* return instructions probed per function */
 
 struct enav_go_tls_func {
-	uint64_t vaddr, file_offset;			  /* entry */
+	uint64_t vaddr, file_offset; /* entry */
+	/* The first instruction after the stack-bound check (the probe's
+	 * place): see enav_go_tls_find_body. */
+	uint64_t body_vaddr, body_offset;
 	uint32_t n_returns;				  /* Read only */
 	uint64_t return_offsets[ENAV_GO_TLS_MAX_RETURNS]; /* file offsets */
 };
@@ -52,6 +55,19 @@ bool enav_go_tls_table_offsets(const char *go_version, uint32_t *conn_iface, uin
 			       uint32_t *netfd_sysfd);
 /* "go1.19.8" -> 1, 19; false when not a release version string. */
 bool enav_go_version_parse(const char *v, int *major, int *minor);
+
+/*
+ * The address of the first instruction after the function's stack-bound
+ * check (x86-64 code loaded at vaddr): `[LEAQ -N(SP), R12;] CMPQ 0x10(R14),
+ * SP|R12; JBE morestack`.  A probe at the entry fires again whenever the
+ * goroutine's stack must grow or the scheduler asked it to yield: the
+ * runtime then restarts the function from its first byte, and a write
+ * counted at the entry would be counted twice (its bytes duplicated, every
+ * later offset of the connection shifted).  Past the check each call is
+ * seen once, with the arguments still in their registers.  -1 when the code
+ * does not start with that check.
+ */
+int enav_go_tls_find_body(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t *out);
 
 /* Offsets of RET instructions in code (x86-64, loaded at vaddr), up to cap:
  * returns the count found, or -1 when the code does not decode to its end. */

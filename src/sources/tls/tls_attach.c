@@ -307,8 +307,8 @@ static void attach_go(struct enav_tls_attach *t, const char *open_path, const ch
 		uint64_t itab, read_entry, write_entry;
 		uint32_t conn_iface, tcpconn_fd, netfd_sysfd, pad;
 	} bin = {plan.itab_tcpconn,
-		 plan.read.vaddr,
-		 plan.write.vaddr,
+		 plan.read.body_vaddr,
+		 plan.write.body_vaddr,
 		 plan.conn_iface,
 		 plan.tcpconn_fd,
 		 plan.netfd_sysfd,
@@ -318,9 +318,11 @@ static void attach_go(struct enav_tls_attach *t, const char *open_path, const ch
 		return;
 	}
 	uint64_t base = (uint64_t)idx << 8;
-	if (add_link(tg, "enav_go_tls_enter", t->obj, open_path, NULL, plan.read.file_offset, false,
+	/* Past the stack-bound check: an entry probe sees a call again each time
+	 * the runtime restarts it (enav_go_tls_find_body). */
+	if (add_link(tg, "enav_go_tls_enter", t->obj, open_path, NULL, plan.read.body_offset, false,
 		     base | GO_OP_READ) ||
-	    add_link(tg, "enav_go_tls_enter", t->obj, open_path, NULL, plan.write.file_offset,
+	    add_link(tg, "enav_go_tls_enter", t->obj, open_path, NULL, plan.write.body_offset,
 		     false, base | GO_OP_WRITE)) {
 		attach_failed(t, tg, "(*Conn).Read/Write");
 		return;
