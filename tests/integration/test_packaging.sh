@@ -69,16 +69,21 @@ case_build() {
 case_lintian() {
 	command -v lintian >/dev/null || { fail "lintian missing (scripts/deps.sh test: lintian)"; return 1; }
 	[ -f "$DEB" ] || { fail "no package"; return 1; }
-	# lintian exits non-zero on an error tag and on its own failure (a package
-	# it cannot read); either fails the case.
+	# lintian exits 2 on an error tag and 1 on its own failure (a package it
+	# cannot read); either fails the case.  The verdict run leaves out
+	# --show-overrides, with which an overridden error tag (the placeholder
+	# maintainer address) would count as an error again.
 	local rc=0
-	lintian --fail-on error --tag-display-limit 0 --show-overrides "$DEB" >"$WORK/lintian" 2>"$WORK/lintian.err" || rc=$?
-	# Overridden tags (O:) stay visible in the output of a failed run.
+	lintian --fail-on error --tag-display-limit 0 "$DEB" >"$WORK/lintian" 2>"$WORK/lintian.err" || rc=$?
 	if [ $rc -ne 0 ] || grep -q '^E:' "$WORK/lintian"; then
 		fail "lintian rc=$rc: $(grep '^E:' "$WORK/lintian" | head -5) $(head -3 "$WORK/lintian.err")"
 		return 1
 	fi
-	sed 's/^/    /' "$WORK/lintian" | grep -E '^    [WO]:' >&2 || true
+	# The warnings and the overrides, for the log only (this run's status
+	# counts the overridden tags, so it decides nothing).
+	lintian --tag-display-limit 0 --show-overrides "$DEB" >"$WORK/lintian.shown" 2>/dev/null
+	grep -E '^[WO]:' "$WORK/lintian.shown" | sed 's/^/    /' >&2
+	return 0
 }
 
 case_install_purge() {
