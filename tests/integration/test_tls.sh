@@ -196,9 +196,26 @@ case_openssl_http2() {
 }
 
 # gnutls-cli speaks GnuTLS to nginx's OpenSSL: each end names its library.
+# no_other_mapper PATTERN: no process outside this test maps a file matching
+# PATTERN.  The GnuTLS cases watch when the library becomes probed and
+# unprobed; another program holding it (a QEMU guest links GnuTLS) would
+# keep it probed, and the case would fail for a reason it did not name.
+no_other_mapper() {
+	local f pid others=
+	for f in /proc/[0-9]*/maps; do
+		pid=${f#/proc/}
+		pid=${pid%/maps}
+		[ "$pid" = "$$" ] && continue
+		awk -v re="$1" '$6 ~ re { found = 1; exit } END { exit !found }' "$f" 2>/dev/null &&
+			others="$others $pid($(cat "/proc/$pid/comm" 2>/dev/null))"
+	done
+	[ -z "$others" ] || { fail "other processes map $1, so its probing cannot be watched:$others"; return 1; }
+}
+
 case_gnutls() {
 	require_root || return
 	command -v gnutls-cli >/dev/null || { fail "gnutls-cli missing (scripts/deps.sh test: gnutls-bin)"; return 1; }
+	no_other_mapper '/libgnutls\\.so' || return 1
 	start_nginx || return 1
 	tls_agent "sources:" "  network:" "    tls:" "      scan_interval_ms: 500" || return 1
 	# The library is probed when a process maps it: a first client holds a
@@ -245,6 +262,7 @@ case_gnutls() {
 case_binary_cap() {
 	require_root || return
 	command -v gnutls-cli >/dev/null || { fail "gnutls-cli missing (scripts/deps.sh test: gnutls-bin)"; return 1; }
+	no_other_mapper '/libgnutls\\.so' || return 1
 	start_nginx || return 1
 	tls_agent "sources:" "  network:" "    tls:" "      max_binaries: 1" || return 1
 	wait_probed openssl "$LIBSSL" || return 1
