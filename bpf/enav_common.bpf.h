@@ -19,6 +19,11 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* v &= mask, done in v's own register where the verifier sees it: a bound
+ * the compiler checked on a copy of the register is lost on older
+ * verifiers (Linux 6.1), which then refuse a helper's size argument. */
+#define enav_bound(v, mask) asm volatile("%[r] &= " #mask : [r] "+r"(v))
+
 #if defined(ENAV_TRANSPORT_RINGBUF) == defined(ENAV_TRANSPORT_PERF)
 #error "build with exactly one of -DENAV_TRANSPORT_RINGBUF or -DENAV_TRANSPORT_PERF"
 #endif

@@ -308,10 +308,12 @@ static int net_start(struct enav_agent *a, void **state, char *err, size_t errle
 	/* A kernel without the hooks exact byte counts need: no network signals
 	 * at all rather than connections with bytes we cannot prove. */
 	bool fexit_bytes = a->decisions.hooks == ENAV_HOOKS_FEXIT;
+	bool has_sendpage = false;
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	if (vmlinux) {
 		const char *missing =
 		    enav_net_missing_tracepoint(fexit_bytes, btf_has_tracepoint, vmlinux);
+		has_sendpage = btf__find_by_name_kind(vmlinux, "tcp_sendpage", BTF_KIND_FUNC) >= 0;
 		btf__free(vmlinux);
 		if (missing) {
 			enav_warn("network: this kernel has no %s tracepoint (sock_send_length and "
@@ -353,6 +355,10 @@ static int net_start(struct enav_agent *a, void **state, char *err, size_t errle
 	if (a->cfg.network.dns_capture_bytes == 0 && !protocols)
 		src->bpf.skip_prefixes[0] = "enav_sys_exit";
 	enav_net_byte_hook_skips(fexit_bytes, &src->bpf.skip_prefixes[3]);
+	/* sendfile and splice before Linux 6.5 (bpf/net.bpf.c): with fexit, and
+	 * only where the function exists, or the object would not load. */
+	if (!fexit_bytes || !has_sendpage)
+		src->bpf.skip_prefixes[5] = "enav_tcp_sendpage_fexit";
 	/* The uprobes are attached per file by the TLS prober, not here. */
 	src->bpf.manual_prefixes[0] = "enav_tls_";
 	src->bpf.manual_prefixes[1] = "enav_go_tls_";
