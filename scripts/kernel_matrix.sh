@@ -1,0 +1,675 @@
+#!/usr/bin/env bash
+# The kernel matrix: runs the integration tests named in tests/kernels/tests.list
+# inside QEMU guests that boot Debian's own kernels (tests/kernels/kernels.list),
+# and the same list natively on the host's kernel, then prints a verdict table
+# and writes docs/kernels.md.  `make test-kernels` builds the agent and the
+# helpers first and calls this.
+#
+#   scripts/kernel_matrix.sh [--kernels NAME,...] [--no-host] [--host-only]
+#                            [--tests FILE] [--no-docs] [--report-only]
+#
+# --report-only runs nothing: it prints the table and rewrites docs/kernels.md
+# from the results already in $RESULTS (after editing the report code, or to
+# publish a run made with --no-docs).
+#
+# Exit status: 0 when every test passed (or skipped) on every kernel, 1
+# otherwise (a failed or timed-out test, a kernel that did not boot or did not
+# finish), 2 on a usage or setup error.
+#
+# Environment:
+#   BUILD               the built tree to test (default build; made absolute)
+#   ENAV_KERNEL_CACHE   kernel packages and initramfs images
+#                       (default /var/cache/enav-kernels)
+#   RESULTS             where logs and verdicts go (default $BUILD/kernel-matrix)
+#   KERNEL_TIMEOUT      seconds one guest may run, boot to power-off (10800)
+#   TEST_TIMEOUT        seconds one test script may run (1800)
+#   ENAV_READY_WAIT_S   seconds lib.sh's start_agent waits for /readyz in a
+#                       guest (120: loading the network object alone takes
+#                       about 12 s under TCG); the host keeps lib.sh's default
+#
+# How a guest works:
+#  - the kernel package is downloaded with `apt-get download` and unpacked
+#    with dpkg-deb -x into the cache: never installed;
+#  - a small initramfs (cached per kernel version and per hash of this script
+#    and busybox) holds busybox and the kernel's own 9p, virtio and overlay
+#    modules; its /init mounts the host's / read-only over virtio-9p under a
+#    tmpfs overlay (so the guest sees this repository and $BUILD, and may
+#    write anywhere without touching the host), mounts proc, sys, dev, bpf,
+#    debugfs, tracefs and a pure cgroup2 hierarchy, and a second, writable 9p
+#    share (the kernel's results directory) at /run/enav/results;
+#  - it then switch_roots and runs this same script with --guest, which runs
+#    the test list, writes each log and verdicts.tsv into the share, and
+#    powers the guest off.
+# QEMU runs under `nice -n 10` with TCG (see kernels.list for why); timings
+# measured in a guest mean nothing.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SELF=$REPO/scripts/kernel_matrix.sh
+
+# A test's verdict line in verdicts.tsv:
+#   kernel  test  verdict  passed  failed  skipped  seconds
+# verdict: pass | skip (every case skipped) | fail | timeout
+TSV_HEADER=$'kernel\ttest\tverdict\tpassed\tfailed\tskipped\tseconds'
+
+# ---- shared by the host and the guest: run a test list ----------------------
+
+# test_key LINE: the name a test line is logged under (test_x or test_x.case).
+test_key() {
+	local script case
+	read -r script case <<<"$1"
+	script=$(basename "$script" .sh)
+	echo "$script${case:+.$case}"
+}
+
+# read_list FILE: the list's entries, comments and blank lines dropped.
+read_list() {
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^[[:space:]]*$/d' "$1"
+}
+
+# run_list LIST OUTDIR KERNEL: runs each test of LIST from the repository,
+# one log per test in OUTDIR and a line per test in OUTDIR/verdicts.tsv,
+# appended as each test ends (a guest that times out keeps what it finished).
+run_list() {
+	local list=$1 out=$2 kernel=$3 line script case key rc t0 secs counts verdict
+	local passed failed skipped
+	echo "$TSV_HEADER" >"$out/verdicts.tsv"
+	while IFS= read -r line; do
+		read -r script case <<<"$line"
+		key=$(test_key "$line")
+		echo "== $kernel: $line"
+		t0=$(date +%s)
+		rc=0
+		# timeout runs the test in its own process group and, when time is
+		# up, kills the group: what the test started goes with it.
+		ONLY_CASE=${case:-} timeout --kill-after=30 "$TEST_TIMEOUT" \
+			bash "$script" </dev/null >"$out/$key.log" 2>&1 || rc=$?
+		secs=$(($(date +%s) - t0))
+		# lib.sh's finish(): "test_x.sh: N passed, N failed, N skipped".
+		counts=$(sed -n 's/^test_[A-Za-z0-9_]*\.sh: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' \
+			"$out/$key.log" | tail -n1)
+		read -r passed failed skipped <<<"${counts:-0 0 0}"
+		if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+			verdict=timeout
+		elif [ $rc -ne 0 ]; then
+			verdict=fail
+		elif [ $((passed + failed + skipped)) -eq 0 ]; then
+			verdict=fail # no case ran: a wrong case name in the list
+			echo "no case ran (is '$case' a case function of $script?)" >>"$out/$key.log"
+		elif [ "$passed" -eq 0 ]; then
+			verdict=skip
+		else
+			verdict=pass
+		fi
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kernel" "$key" "$verdict" \
+			"$passed" "$failed" "$skipped" "$secs" >>"$out/verdicts.tsv"
+		echo "== $kernel: $key: $verdict ($passed passed, $failed failed, $skipped skipped, ${secs} s)"
+		grep -E '^(FAIL|SKIP) ' "$out/$key.log" | sed 's/^/     /' || true
+	done < <(read_list "$list")
+}
+
+# diagnose OUTDIR BUILD: what the agent says about this kernel: `enav probe`
+# (text and JSON) and a start with the default configuration at debug log
+# level (libbpf's messages, a refused program's whole verifier log), stopped
+# as soon as it is ready.  The start's outcome goes to OUTDIR/agent-start.txt.
+diagnose() {
+	local out=$1 build=$2 cfg pid rc=0 state="" t0=$SECONDS
+	uname -r >"$out/uname.txt"
+	"$build/enav" version >"$out/version.txt" 2>&1 || true
+	"$build/enav" probe >"$out/probe.txt" 2>&1 || true
+	"$build/enav" probe --json >"$out/probe.json" 2>/dev/null || true
+	cfg=$(mktemp /tmp/enav-matrix.XXXXXX.yaml)
+	# Defaults but for the log level and the port: 9464 may be in use on
+	# the host, and 19464 is the integration tests'.
+	printf 'log_level: debug\nhttp:\n  listen: 127.0.0.1:19463\n' >"$cfg"
+	"$build/enav" run --config "$cfg" >/dev/null 2>"$out/agent-debug.log" &
+	pid=$!
+	while [ $((SECONDS - t0)) -lt 300 ]; do # everything loads, even under TCG
+		if curl -fs -m 2 http://127.0.0.1:19463/readyz >/dev/null 2>&1; then
+			state="ready after $((SECONDS - t0)) s"
+			break
+		fi
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid" || rc=$?
+			state="exited $rc before ready: $(grep -v ' enav debug: ' "$out/agent-debug.log" | tail -n1)"
+			pid=
+			break
+		fi
+		sleep 0.1
+	done
+	if [ -n "$pid" ]; then
+		[ -n "$state" ] || state="not ready after 300 s"
+		kill -TERM "$pid" 2>/dev/null || true
+		wait "$pid" || rc=$?
+		state="$state; stopped with exit code $rc"
+	fi
+	echo "$state" >"$out/agent-start.txt"
+	rm -f "$cfg"
+	echo "== agent start (defaults, log_level debug): $state"
+}
+
+# ---- the guest half ---------------------------------------------------------
+# Run by the initramfs's /init after switch_root, as a child of PID 1 (bash,
+# which reaps orphans and powers off when this returns).  $1 is the results
+# share; guest.env there says what to run.
+guest_main() {
+	local res=$1
+	# shellcheck source=/dev/null
+	. "$res/guest.env"
+	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+	export HOME=/root LANG=C.UTF-8 TERM=dumb BUILD ENAV_READY_WAIT_S
+	cut -d' ' -f1 /proc/uptime >"$res/boot_s"
+	echo "== guest $GUEST_KERNEL: $(uname -r), userland after $(cat "$res/boot_s") s"
+	# A booted node's init enables the controllers (systemd does); tests
+	# and the agent's container metrics read them.
+	local c
+	for c in $(cat /sys/fs/cgroup/cgroup.controllers); do
+		echo "+$c" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null ||
+			echo "   cgroup controller $c not enabled" >&2
+	done
+	cd "$REPO"
+	diagnose "$res" "$BUILD"
+	run_list "$res/tests.list" "$res" "$GUEST_KERNEL"
+	echo "== guest $GUEST_KERNEL: done"
+	touch "$res/done"
+	sync
+}
+
+# ---- the host half ----------------------------------------------------------
+
+die() {
+	echo "kernel_matrix: $*" >&2
+	exit 2
+}
+
+# glob_regex GLOB: the extended regex of a kernels.list package glob.
+glob_regex() {
+	printf '%s' "$1" | sed -e 's/[].+^$()|{}[]/\\&/g' -e 's/\*/[0-9][0-9.]*/g'
+}
+
+# resolve_package GLOB: the newest package apt has a candidate for whose name
+# matches GLOB ('*' = a version: digits and dots); offline, the newest one
+# already unpacked in the cache.
+resolve_package() {
+	local glob=$1 re prefix p
+	re=$(glob_regex "$glob")
+	prefix=${glob%%\**}
+	while read -r p; do
+		# Not grep -q: its early exit would fail the pipeline (pipefail).
+		if [ "$(apt-cache policy "$p" 2>/dev/null | grep -c '^  Candidate: [^(]')" -gt 0 ]; then
+			echo "$p"
+			return 0
+		fi
+	done < <(apt-cache pkgnames "$prefix" 2>/dev/null | grep -E "^$re\$" | sort -Vr)
+	# No candidate (no apt lists, no network): the newest unpacked.
+	find "$CACHE" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | grep -E "^$re\$" |
+		sort -Vr | head -n1 | grep . || return 1
+}
+
+# fetch_kernel PACKAGE: unpacks it into $CACHE/PACKAGE/root once; prints the
+# kernel version (the lib/modules directory name).
+fetch_kernel() {
+	local pkg=$1 dir=$CACHE/$1 tmp deb
+	if [ ! -f "$dir/.unpacked" ]; then
+		tmp=$(mktemp -d "$CACHE/.download.XXXXXX")
+		# apt's download sandbox user (_apt) must be able to write there.
+		chown _apt "$tmp" 2>/dev/null || true
+		(cd "$tmp" && apt-get download -q "$pkg" >&2) || {
+			rm -rf "$tmp"
+			die "cannot download $pkg"
+		}
+		deb=$(echo "$tmp"/*.deb)
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		dpkg-deb -x "$deb" "$dir/root"
+		mv "$deb" "$dir/"
+		rmdir "$tmp"
+		touch "$dir/.unpacked"
+	fi
+	ls "$dir/root/lib/modules" | head -n1
+}
+
+# prune_cache GLOB KEEP: a newer package replaces the older ones of its line
+# (each unpacked kernel is a few hundred MB).
+prune_cache() {
+	local re old
+	re=$(glob_regex "$1")
+	for old in $(find "$CACHE" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | grep -E "^$re\$"); do
+		[ "$old" = "$2" ] || rm -rf "${CACHE:?}/$old"
+	done
+}
+
+# module_deps KO: the module names a (decompressed) module depends on.
+module_deps() {
+	llvm-readelf -p .modinfo "$1" | sed -n 's/^\[ *[0-9a-f]*\] depends=//p' | tr ',' '\n' | sed '/^$/d'
+}
+
+# The modules the initramfs needs for its root: whatever of these the kernel
+# builds as modules (the rest is built in), with their dependencies.
+ROOT_MODULES=(virtio virtio_ring virtio_pci 9pnet_virtio 9p overlay)
+
+# build_initramfs KVER MODDIR OUT: a gzip'd newc cpio with busybox, the
+# modules and /init.
+build_initramfs() {
+	local kver=$1 moddir=$2 out=$3 stage m f
+	local -a todo=("${ROOT_MODULES[@]}")
+	local -A seen=()
+	stage=$(mktemp -d)
+	mkdir -p "$stage"/{bin,dev,proc,sys,lib/modules}
+	cp /bin/busybox "$stage/bin/busybox"
+	ln -s busybox "$stage/bin/sh"
+	# The kernel opens /dev/console for /init's stdio before /init runs.
+	mknod "$stage/dev/console" c 5 1
+	while [ ${#todo[@]} -gt 0 ]; do
+		m=${todo[0]}
+		todo=("${todo[@]:1}")
+		[ -z "${seen[$m]:-}" ] || continue
+		seen[$m]=1
+		# modinfo names use '_' where file names may use '-'.
+		f=$(find "$moddir/kernel" -name "$m.ko*" -o -name "${m//_/-}.ko*" | head -n1)
+		if [ -z "$f" ]; then
+			grep -qE "/(${m}|${m//_/-})\.ko\$" "$moddir/modules.builtin" ||
+				die "$kver: module $m is neither built in nor shipped"
+			continue
+		fi
+		# Decompressed here: busybox's insmod is not trusted with .ko.xz.
+		case $f in
+		*.xz) xz -dc "$f" >"$stage/lib/modules/$m.ko" ;;
+		*.zst) zstd -qdc "$f" >"$stage/lib/modules/$m.ko" ;;
+		*.gz) gzip -dc "$f" >"$stage/lib/modules/$m.ko" ;;
+		*) cp "$f" "$stage/lib/modules/$m.ko" ;;
+		esac
+		mapfile -t -O "${#todo[@]}" todo < <(module_deps "$stage/lib/modules/$m.ko")
+	done
+	write_init >"$stage/init"
+	chmod 755 "$stage/init"
+	(cd "$stage" && find . | busybox cpio -o -H newc 2>/dev/null) | gzip -9 >"$out.tmp"
+	mv "$out.tmp" "$out"
+	rm -rf "$stage"
+}
+
+# The initramfs's /init (busybox sh, PID 1).
+write_init() {
+	cat <<'INIT'
+#!/bin/sh
+# /init of scripts/kernel_matrix.sh's initramfs: builds the guest's root and
+# hands over to `kernel_matrix.sh --guest`.  Any failure powers off: the host
+# reads the console log.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t devtmpfs dev /dev
+exec </dev/console >/dev/console 2>&1
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+die() {
+	echo "enav-initramfs: $*"
+	echo o >/proc/sysrq-trigger
+	sleep 30
+}
+
+# No depmod here: load in passes until every module is in, whatever order
+# their dependencies need.
+pending=$(ls /lib/modules/*.ko 2>/dev/null)
+while [ -n "$pending" ]; do
+	left=
+	progress=0
+	for m in $pending; do
+		if insmod "$m" 2>/dev/null; then progress=1; else left="$left $m"; fi
+	done
+	pending=$left
+	if [ $progress = 0 ]; then
+		for m in $pending; do insmod "$m"; done
+		die "cannot load:$pending"
+	fi
+done
+
+# The host's / read-only, a tmpfs on top: the guest may write anywhere.
+mkdir -p /lower /ovl /newroot
+mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=512000,cache=loose hostroot /lower ||
+	die "cannot mount the host's root (9p)"
+mount -t tmpfs -o mode=0755 ovl /ovl
+mkdir -p /ovl/upper /ovl/work
+mount -t overlay -o lowerdir=/lower,upperdir=/ovl/upper,workdir=/ovl/work root /newroot ||
+	die "cannot mount the overlay"
+
+mount --move /dev /newroot/dev
+mount --move /proc /newroot/proc
+mount --move /sys /newroot/sys
+# A fresh /run, as on a booted machine (the host's holds its own daemons'
+# pid files and sockets).
+mount -t tmpfs -o mode=0755,nosuid,nodev run /newroot/run
+mkdir -p /newroot/run/lock /newroot/run/enav/results /newroot/dev/pts /newroot/dev/shm
+# What udev would add to devtmpfs: bash's <(...) needs /dev/fd.
+ln -s /proc/self/fd /newroot/dev/fd
+ln -s /proc/self/fd/0 /newroot/dev/stdin
+ln -s /proc/self/fd/1 /newroot/dev/stdout
+ln -s /proc/self/fd/2 /newroot/dev/stderr
+mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /newroot/dev/pts
+mount -t tmpfs -o mode=1777,nosuid,nodev shm /newroot/dev/shm
+mount -t bpf bpf /newroot/sys/fs/bpf
+mount -t debugfs debugfs /newroot/sys/kernel/debug
+mount -t tracefs tracefs /newroot/sys/kernel/tracing
+# Pure cgroup v2, as a systemd node boots by default.
+mount -t cgroup2 -o nsdelegate cgroup2 /newroot/sys/fs/cgroup
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 results /newroot/run/enav/results ||
+	die "cannot mount the results share (9p)"
+ip link set lo up
+hostname enav-guest
+
+# A mount on a dentry the overlay later finds invalid (9p inode numbers
+# colliding across the host's filesystems, before multidevs=remap) is
+# silently detached: check the ones everything needs.
+[ -e /newroot/proc/self/stat ] && [ -e /newroot/sys/kernel/tracing/trace ] &&
+	[ -e /newroot/sys/fs/cgroup/cgroup.controllers ] || {
+	cat /proc/mounts 2>/dev/null || cat /newroot/proc/mounts
+	die "the guest's mounts did not hold"
+}
+[ -f /newroot/run/enav/results/guest.env ] || die "no guest.env in the results share"
+. /newroot/run/enav/results/guest.env
+# PID 1 stays bash: it reaps the tests' orphaned daemons (a zombie would
+# still answer kill -0), and powers off whatever the guest half does.
+exec switch_root /newroot /bin/bash -c \
+	'/bin/bash "$1" --guest /run/enav/results; sync; echo o >/proc/sysrq-trigger; sleep 30 2>/dev/null' \
+	enav-guest "$REPO/scripts/kernel_matrix.sh"
+INIT
+}
+
+# boot_kernel NAME PACKAGE ACCEL: one guest, start to power-off; results in
+# $RESULTS/NAME.
+boot_kernel() {
+	local name=$1 glob=$2 accel=$3 pkg kver dir hash img out t0 rc=0
+	out=$RESULTS/$name
+	rm -rf "$out"
+	mkdir -p "$out"
+	pkg=$(resolve_package "$glob") || {
+		echo "no package matches $glob" >"$out/error.txt"
+		echo "== $name: no package matches $glob" >&2
+		return 0
+	}
+	kver=$(fetch_kernel "$pkg") || exit 2
+	prune_cache "$glob" "$pkg"
+	dir=$CACHE/$pkg/root
+	[ -f "$dir/boot/vmlinuz-$kver" ] || die "$pkg ships no boot/vmlinuz-$kver"
+	hash=$(cat "$SELF" /bin/busybox | sha256sum | cut -c1-12)
+	img=$CACHE/initramfs/$kver-$hash.cpio.gz
+	if [ ! -f "$img" ]; then
+		mkdir -p "$CACHE/initramfs"
+		# Images of an older script are stale: drop them.
+		rm -f "$CACHE/initramfs/$kver-"*.cpio.gz
+		build_initramfs "$kver" "$dir/lib/modules/$kver" "$img"
+	fi
+	printf '%s\t%s\t%s\t%s\n' "$name" "$pkg" "$kver" "$accel" >"$out/kernel.tsv"
+	cp "$TESTS_LIST" "$out/tests.list"
+	{
+		printf 'REPO=%q\nBUILD=%q\nGUEST_KERNEL=%q\n' "$REPO" "$BUILD" "$name"
+		printf 'TEST_TIMEOUT=%q\nENAV_READY_WAIT_S=%q\n' "$TEST_TIMEOUT" "${ENAV_READY_WAIT_S:-120}"
+	} >"$out/guest.env"
+	echo "== $name: $pkg ($kver), accel $accel, up to $KERNEL_TIMEOUT s"
+	t0=$(date +%s)
+	# The serial console is the guest's stdout: logged whole (without the
+	# firmware's terminal escapes and carriage returns), shown prefixed.
+	timeout --kill-after=30 "$KERNEL_TIMEOUT" nice -n 10 qemu-system-x86_64 \
+		-accel "$accel" -cpu max -m 4G -smp 2 -nographic -no-reboot -nic none \
+		-kernel "$dir/boot/vmlinuz-$kver" -initrd "$img" \
+		-append "console=ttyS0 panic=-1 quiet" \
+		-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
+		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
+		-fsdev "local,id=results,path=$out,security_model=none" \
+		-device virtio-9p-pci,fsdev=results,mount_tag=results \
+		</dev/null 2>&1 | sed -u 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g; s/\r//g' |
+		tee "$out/console.log" | sed -u "s/^/  [$name] /" ||
+		rc=${PIPESTATUS[0]}
+	echo $(($(date +%s) - t0)) >"$out/wall_s"
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		echo "guest killed after $KERNEL_TIMEOUT s" >"$out/error.txt"
+	elif [ "$rc" -ne 0 ]; then
+		echo "qemu exited $rc" >"$out/error.txt"
+	elif [ ! -f "$out/done" ]; then
+		echo "the guest stopped before its tests finished (console.log says why)" >"$out/error.txt"
+	fi
+}
+
+run_host() {
+	local out=$RESULTS/host
+	rm -rf "$out"
+	mkdir -p "$out"
+	printf '%s\t%s\t%s\t%s\n' host "-" "$(uname -r)" native >"$out/kernel.tsv"
+	echo "== host: $(uname -r), natively"
+	local t0
+	t0=$(date +%s)
+	(
+		cd "$REPO"
+		export BUILD
+		diagnose "$out" "$BUILD"
+		run_list "$TESTS_LIST" "$out" host
+	)
+	echo $(($(date +%s) - t0)) >"$out/wall_s"
+}
+
+# The verdict of every (kernel, test) of this run, a test that has none
+# counted as "missing"; sets FAILURES.
+declare -A VERDICT=() COUNTS=()
+KERNELS_RUN=()
+collect() {
+	local k key line t verdict p f s secs
+	FAILURES=0
+	for k in "${KERNELS_RUN[@]}"; do
+		# A guest that did not power off by itself is a failure even when
+		# its tests passed.
+		[ ! -f "$RESULTS/$k/error.txt" ] || FAILURES=$((FAILURES + 1))
+		if [ -f "$RESULTS/$k/verdicts.tsv" ]; then
+			while IFS=$'\t' read -r _ t verdict p f s secs; do
+				VERDICT[$k/$t]=$verdict
+				COUNTS[$k/$t]="$p/$f/$s"
+			done < <(tail -n +2 "$RESULTS/$k/verdicts.tsv")
+		fi
+		while IFS= read -r line; do
+			key=$(test_key "$line")
+			[ -n "${VERDICT[$k/$key]:-}" ] || VERDICT[$k/$key]=missing
+			case ${VERDICT[$k/$key]} in pass | skip) ;; *) FAILURES=$((FAILURES + 1)) ;; esac
+		done < <(read_list "$TESTS_LIST")
+	done
+}
+
+print_table() {
+	local k line key
+	printf '\n%-34s' "test (passed/failed/skipped)"
+	for k in "${KERNELS_RUN[@]}"; do printf ' %-18s' "$k"; done
+	printf '\n'
+	while IFS= read -r line; do
+		key=$(test_key "$line")
+		printf '%-34s' "$key"
+		for k in "${KERNELS_RUN[@]}"; do
+			printf ' %-18s' "${VERDICT[$k/$key]} ${COUNTS[$k/$key]:-}"
+		done
+		printf '\n'
+	done < <(read_list "$TESTS_LIST")
+	printf '%-34s' "agent start (defaults, debug)"
+	for k in "${KERNELS_RUN[@]}"; do
+		printf ' %-18s' "$(cut -c1-18 "$RESULTS/$k/agent-start.txt" 2>/dev/null || echo -)"
+	done
+	printf '\n\n'
+	for k in "${KERNELS_RUN[@]}"; do
+		[ ! -f "$RESULTS/$k/error.txt" ] || echo "$k: $(cat "$RESULTS/$k/error.txt")"
+	done
+}
+
+# probe_field KERNEL JQ: a field of that kernel's `enav probe --json`.
+probe_field() {
+	jq -r "$2 // \"-\"" "$RESULTS/$1/probe.json" 2>/dev/null || echo "-"
+}
+
+write_docs() {
+	local doc=$REPO/docs/kernels.md k line key name pkg kver accel boot wall cell
+	{
+		cat <<EOF
+# Kernel matrix
+
+Generated by \`scripts/kernel_matrix.sh\` (\`make test-kernels\`) on
+$(date -u +%Y-%m-%d) with \`$(cat "$RESULTS/${KERNELS_RUN[0]}/version.txt" 2>/dev/null || echo "enav (version unknown)")\`;
+this run: ${KERNELS_RUN[*]}$(case " ${KERNELS_RUN[*]} " in *" host "*) ;; *) echo " (not the host: --no-host)" ;; esac).
+Do not edit by hand: the next run rewrites it.
+
+Each Debian kernel of [tests/kernels/kernels.list](../tests/kernels/kernels.list)
+boots in QEMU (TCG emulation: timings mean nothing) on a small initramfs that
+mounts the host's \`/\` read-only over virtio-9p under a tmpfs overlay, with a
+pure cgroup v2 hierarchy, and runs the tests of
+[tests/kernels/tests.list](../tests/kernels/tests.list); \`host\` is the same list
+run natively on the build machine's kernel.  A cell is the verdict and the
+cases passed/failed/skipped; logs are in \`\$BUILD/kernel-matrix/KERNEL/\`.
+
+## Kernels
+
+| name | package | kernel | accel | userland after | run took |
+|---|---|---|---|---|---|
+EOF
+		for k in "${KERNELS_RUN[@]}"; do
+			IFS=$'\t' read -r name pkg kver accel <"$RESULTS/$k/kernel.tsv" 2>/dev/null ||
+				{ name=$k pkg=- kver=- accel=-; }
+			boot=$(cat "$RESULTS/$k/boot_s" 2>/dev/null || echo -)
+			wall=$(cat "$RESULTS/$k/wall_s" 2>/dev/null || echo -)
+			[ "$boot" = - ] || boot="$boot s"
+			echo "| $name | \`$pkg\` | $kver | $accel | $boot | $wall s |"
+		done
+		printf '\n## Tests\n\n| test |'
+		for k in "${KERNELS_RUN[@]}"; do printf ' %s |' "$k"; done
+		printf '\n|---|'
+		for k in "${KERNELS_RUN[@]}"; do printf -- '---|'; done
+		printf '\n'
+		while IFS= read -r line; do
+			key=$(test_key "$line")
+			printf '| %s |' "$key"
+			for k in "${KERNELS_RUN[@]}"; do
+				cell=${VERDICT[$k/$key]}
+				[ -z "${COUNTS[$k/$key]:-}" ] || cell="$cell ${COUNTS[$k/$key]}"
+				printf ' %s |' "$cell"
+			done
+			printf '\n'
+		done < <(read_list "$TESTS_LIST")
+		printf '| agent start (defaults, debug log) |'
+		for k in "${KERNELS_RUN[@]}"; do
+			printf ' %s |' "$(sed 's/|/\\|/g' "$RESULTS/$k/agent-start.txt" 2>/dev/null || echo -)"
+		done
+		printf '\n\n## What `enav probe` says\n\n|'
+		for k in "${KERNELS_RUN[@]}"; do printf ' | %s' "$k"; done
+		printf ' |\n|---|'
+		for k in "${KERNELS_RUN[@]}"; do printf -- '---|'; done
+		printf '\n'
+		local row
+		for row in \
+			"kernel release|.kernel_release" \
+			"can run|.can_run" \
+			"transport (auto)|.auto.transport" \
+			"hooks (auto)|.auto.hooks" \
+			"why|.auto.hooks_reason" \
+			"exec hook|.auto.exec_hook" \
+			"fentry/fexit|.capabilities.fentry_fexit.status + \": \" + .capabilities.fentry_fexit.detail" \
+			"kprobe|.capabilities.kprobe.status + \": \" + .capabilities.kprobe.detail" \
+			"tp_btf|.capabilities.btf_tracepoint.status" \
+			"uprobe|.capabilities.uprobe.status" \
+			"ring buffer|.capabilities.ring_buffer.status" \
+			"cgroup layout|.cgroup.layout + \" (\" + .cgroup.cgroup2_mount + \")\""; do
+			printf '| %s |' "${row%%|*}"
+			for k in "${KERNELS_RUN[@]}"; do
+				printf ' %s |' "$(probe_field "$k" "${row#*|}" | sed 's/|/\\|/g')"
+			done
+			printf '\n'
+		done
+		printf '\n## Failures\n\n'
+		local any=0
+		for k in "${KERNELS_RUN[@]}"; do
+			[ ! -f "$RESULTS/$k/error.txt" ] || {
+				echo "- **$k**: $(cat "$RESULTS/$k/error.txt")"
+				any=1
+			}
+			while IFS= read -r line; do
+				key=$(test_key "$line")
+				case ${VERDICT[$k/$key]} in pass | skip) continue ;; esac
+				any=1
+				echo "- **$k** \`$key\`: ${VERDICT[$k/$key]}"
+				[ -f "$RESULTS/$k/$key.log" ] || continue
+				# Each failed case, and the line printed just before it:
+				# lib.sh's fail() message, or the agent's last word.
+				awk '/^FAIL / {
+					r = prev; gsub(/^[ \t]+|`/, "", r)
+					if (length(r) > 200) r = substr(r, 1, 200) "..."
+					print "  - " substr($0, 6) (r == "" ? "" : ": `" r "`")
+				}
+				NF { prev = $0 }' "$RESULTS/$k/$key.log"
+			done < <(read_list "$TESTS_LIST")
+		done
+		[ $any -eq 1 ] || echo "None."
+	} >"$doc.tmp"
+	mv "$doc.tmp" "$doc"
+	echo "wrote $doc"
+}
+
+host_main() {
+	local kernels_opt="" host=1 guests=1 docs=1 run=1
+	TESTS_LIST=$REPO/tests/kernels/tests.list
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kernels) kernels_opt=${2:?--kernels NAME,...}; shift ;;
+		--no-host) host=0 ;;
+		--host-only) guests=0 ;;
+		--tests) TESTS_LIST=$(realpath "${2:?--tests FILE}"); shift ;;
+		--no-docs) docs=0 ;;
+		--report-only) run=0 ;;
+		-h | --help) sed -n '2,/^set -euo/p' "$SELF" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+		*) die "unknown argument $1 (see --help)" ;;
+		esac
+		shift
+	done
+	[ "$(id -u)" -eq 0 ] || die "needs root (BPF in the host run; the kernel cache)"
+	BUILD=$(realpath "${BUILD:-build}")
+	[ -x "$BUILD/enav" ] || die "$BUILD/enav is not built (make BUILD=$BUILD all helpers)"
+	[ -d "$BUILD/helpers" ] || die "$BUILD/helpers is not built (make BUILD=$BUILD helpers)"
+	case $BUILD in /proc/* | /sys/* | /dev/* | /run/*)
+		die "BUILD must be on the host's root filesystem: guests see it through 9p" ;;
+	esac
+	CACHE=${ENAV_KERNEL_CACHE:-/var/cache/enav-kernels}
+	RESULTS=$(realpath -m "${RESULTS:-$BUILD/kernel-matrix}")
+	KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-10800}
+	TEST_TIMEOUT=${TEST_TIMEOUT:-1800}
+	mkdir -p "$CACHE" "$RESULTS"
+	local cmd
+	for cmd in qemu-system-x86_64 busybox llvm-readelf jq curl; do
+		command -v "$cmd" >/dev/null || die "$cmd missing: scripts/deps.sh test installs it"
+	done
+
+	local name pkg accel
+	if [ $guests -eq 1 ]; then
+		while read -r name pkg accel; do
+			if [ -n "$kernels_opt" ] && [[ ",$kernels_opt," != *",$name,"* ]]; then
+				continue
+			fi
+			if [ $run -eq 1 ]; then
+				boot_kernel "$name" "$pkg" "$accel"
+			elif [ ! -d "$RESULTS/$name" ]; then
+				continue
+			fi
+			KERNELS_RUN+=("$name")
+		done < <(read_list "$REPO/tests/kernels/kernels.list")
+	fi
+	if [ $host -eq 1 ]; then
+		if [ $run -eq 1 ]; then
+			run_host
+		fi
+		[ ! -d "$RESULTS/host" ] || KERNELS_RUN+=(host)
+	fi
+	[ ${#KERNELS_RUN[@]} -gt 0 ] || die "no kernel selected"
+	collect
+	print_table
+	[ $docs -eq 0 ] || write_docs
+	if [ "$FAILURES" -gt 0 ]; then
+		echo "kernel matrix: $FAILURES failed (logs in $RESULTS)"
+		exit 1
+	fi
+	echo "kernel matrix: every test passed on ${KERNELS_RUN[*]}"
+}
+
+if [ "${1:-}" = "--guest" ]; then
+	guest_main "${2:?--guest RESULTS_DIR}"
+else
+	host_main "$@"
+fi
