@@ -105,7 +105,7 @@ static void on_mount(void *ctx, const struct enav_node_mount *m)
 	(void)ctx;
 	(void)enav_node_fs_excluded(m->fstype, m->mountpoint);
 	(void)enav_node_fs_remote(m->fstype);
-	(void)enav_node_utf8_valid(m->mountpoint);
+	(void)enav_utf8_valid(m->mountpoint);
 	mix(m->device, dl);
 	mix(m->mountpoint, ml);
 	mix(m->fstype, fl);
@@ -329,7 +329,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enav_promtext_init(&p, out, sizeof(out));
 	enav_host_node_render(node, &p);
 	CHECK(!p.overflow);
-	CHECK(enav_node_utf8_valid(out));
+	CHECK(enav_utf8_valid(out));
 	check_render(out, p.len);
 	free(d);
 	return 0;

@@ -199,7 +199,7 @@ static const char *exposition_error(const char *text)
 	size_t lineno = 0;
 
 	why[0] = '\0';
-	BAD(!enav_node_utf8_valid(text), "exposition is not UTF-8\n");
+	BAD(!enav_utf8_valid(text), "exposition is not UTF-8\n");
 	BAD(*text && text[strlen(text) - 1] != '\n', "no final newline\n");
 	while (*p) {
 		const char *nl = strchr(p, '\n');
@@ -468,14 +468,14 @@ static void test_numbers(void **state)
 
 static void test_utf8(void **state)
 {
-	assert_true(enav_node_utf8_valid(""));
-	assert_true(enav_node_utf8_valid("plain /srv/x"));
-	assert_true(enav_node_utf8_valid("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
-	assert_false(enav_node_utf8_valid("\xe9t\xe9"));	/* Latin-1 */
-	assert_false(enav_node_utf8_valid("\xc3"));		/* truncated */
-	assert_false(enav_node_utf8_valid("\xc0\xaf"));		/* overlong */
-	assert_false(enav_node_utf8_valid("\xed\xa0\x80"));	/* surrogate */
-	assert_false(enav_node_utf8_valid("\xf4\x90\x80\x80")); /* > U+10FFFF */
+	assert_true(enav_utf8_valid(""));
+	assert_true(enav_utf8_valid("plain /srv/x"));
+	assert_true(enav_utf8_valid("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
+	assert_false(enav_utf8_valid("\xe9t\xe9"));	   /* Latin-1 */
+	assert_false(enav_utf8_valid("\xc3"));		   /* truncated */
+	assert_false(enav_utf8_valid("\xc0\xaf"));	   /* overlong */
+	assert_false(enav_utf8_valid("\xed\xa0\x80"));	   /* surrogate */
+	assert_false(enav_utf8_valid("\xf4\x90\x80\x80")); /* > U+10FFFF */
 }
 
 static void test_lines_without_final_newline(void **state)

@@ -85,48 +85,13 @@ bool enav_otlp_header_line(const char *k, const char *v, char *out, size_t cap)
 	return n >= 0 && (size_t)n < cap;
 }
 
-bool enav_otlp_utf8_valid(const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	while (*s) {
-		unsigned c = *s;
-		size_t n;
-		uint32_t cp;
-		if (c < 0x80) {
-			s++;
-			continue;
-		} else if (c >= 0xc2 && c <= 0xdf) {
-			n = 1;
-			cp = c & 0x1f;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			n = 2;
-			cp = c & 0x0f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			n = 3;
-			cp = c & 0x07;
-		} else {
-			return false;
-		}
-		for (size_t i = 1; i <= n; i++) {
-			if ((s[i] & 0xc0) != 0x80) /* also stops at the NUL */
-				return false;
-			cp = (cp << 6) | (s[i] & 0x3f);
-		}
-		if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		s += n + 1;
-	}
-	return true;
-}
-
 bool enav_otlp_res_add(struct enav_otlp_res_set *r, const char *k, const char *v)
 {
 	for (size_t i = 0; i < r->n; i++)
 		if (!strcmp(r->kv[i].key, k))
 			return false;
 	if (r->n == ENAV_OTLP_RES_MAX || !k[0] || !v || !v[0] || strlen(k) >= ENAV_OTLP_RES_TEXT ||
-	    strlen(v) >= ENAV_OTLP_RES_TEXT || !enav_otlp_utf8_valid(k) || !enav_otlp_utf8_valid(v))
+	    strlen(v) >= ENAV_OTLP_RES_TEXT || !enav_utf8_valid(k) || !enav_utf8_valid(v))
 		return false;
 	char(*t)[ENAV_OTLP_RES_TEXT] = r->text[r->n];
 	strcpy(t[0], k);

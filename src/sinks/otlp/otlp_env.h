@@ -42,10 +42,6 @@ size_t enav_otlp_each_pair(const char *list, enav_otlp_pair_fn fn, void *ctx);
  * rule config.c applies to otlp.headers. */
 bool enav_otlp_header_line(const char *k, const char *v, char *out, size_t cap);
 
-/* Valid UTF-8, no overlong forms or surrogates (protobuf strings must be:
- * a receiver refuses the whole request otherwise). */
-bool enav_otlp_utf8_valid(const char *s);
-
 /* The node's resource attributes; kv points into text, so the set is not
  * copied once filled. */
 struct enav_otlp_res_set {

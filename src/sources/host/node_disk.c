@@ -109,7 +109,7 @@ static void keep_disk(void *ctx, const struct enav_node_disk *d)
 {
 	struct enav_host_node *n = ctx;
 
-	if (enav_node_disk_excluded(d->name) || !enav_node_utf8_valid(d->name))
+	if (enav_node_disk_excluded(d->name) || !enav_utf8_valid(d->name))
 		return;
 	for (uint32_t i = 0; i < n->n_disks; i++)
 		if (strcmp(n->disks[i].name, d->name) == 0)

@@ -179,8 +179,8 @@ static void keep_mount(void *ctx, const struct enav_node_mount *m)
 
 	if (enav_node_fs_excluded(m->fstype, m->mountpoint) || enav_node_fs_remote(m->fstype))
 		return;
-	if (!enav_node_utf8_valid(m->device) || !enav_node_utf8_valid(m->mountpoint) ||
-	    !enav_node_utf8_valid(m->fstype))
+	if (!enav_utf8_valid(m->device) || !enav_utf8_valid(m->mountpoint) ||
+	    !enav_utf8_valid(m->fstype))
 		return; /* not representable as label values */
 	uint64_t h =
 	    fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ull, m->device), m->fstype), m->mountpoint);

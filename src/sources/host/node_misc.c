@@ -169,7 +169,7 @@ void enav_node_read_os_release(struct enav_host_node *n)
 		return;
 	}
 	for (int i = 0; i < ENAV_NODE_OS_NKEYS; i++)
-		if (!enav_node_utf8_valid(n->os.v[i]))
+		if (!enav_utf8_valid(n->os.v[i]))
 			n->os.v[i][0] = '\0';
 	n->os_ok = true;
 }
@@ -189,7 +189,7 @@ void enav_node_render_misc(struct enav_host_node *n, struct enav_promtext *p)
 		bool ok = true;
 
 		for (size_t i = 1; i < sizeof(l) / sizeof(l[0]); i += 2)
-			ok &= enav_node_utf8_valid(l[i]);
+			ok &= enav_utf8_valid(l[i]);
 		if (ok) {
 			enav_promtext_family(p, "node_uname_info", "gauge",
 					     "Constant 1, labelled with uname(2)'s fields.");

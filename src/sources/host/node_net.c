@@ -63,7 +63,7 @@ static void keep_netdev(void *ctx, const struct enav_node_netdev *d)
 {
 	struct enav_host_node *n = ctx;
 
-	if (enav_node_netdev_excluded(d->name) || !enav_node_utf8_valid(d->name))
+	if (enav_node_netdev_excluded(d->name) || !enav_utf8_valid(d->name))
 		return;
 	for (uint32_t i = 0; i < n->n_nets; i++)
 		if (strcmp(n->nets[i].name, d->name) == 0)

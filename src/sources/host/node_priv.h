@@ -16,6 +16,7 @@
 #include <sys/types.h>
 #include <sys/utsname.h>
 
+#include "core/parse.h" /* enav_utf8_valid */
 #include "core/promtext.h"
 #include "sources/host/host.h"
 
@@ -34,8 +35,6 @@ bool enav_node_parse_u64(const char *s, size_t len, uint64_t *out);
 bool enav_node_parse_decimal(const char *s, size_t len, uint64_t *mant, unsigned *scale);
 /* mant / 10^scale with a single rounding (scale <= 22). */
 double enav_node_decimal_value(uint64_t mant, unsigned scale);
-/* Well-formed UTF-8 (the exposition format requires it of label values). */
-bool enav_node_utf8_valid(const char *s);
 
 /* ---- /proc/stat (node_cpu.c) ---------------------------------------------- */
 
