@@ -62,17 +62,29 @@ bool enav_go_tls_table_offsets(const char *go_version, uint32_t *conn_iface, uin
 	return true;
 }
 
+/* A Capstone x86-64 decoder and one instruction buffer (operand details on
+ * request); the caller frees both with cs_free and cs_close. */
+static bool x86_open(csh *h, cs_insn **insn, bool detail)
+{
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, h) != CS_ERR_OK)
+		return false;
+	if (detail)
+		cs_option(*h, CS_OPT_DETAIL, CS_OPT_ON);
+	*insn = cs_malloc(*h);
+	if (!*insn) {
+		cs_close(h);
+		return false;
+	}
+	return true;
+}
+
 int enav_go_tls_find_returns(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t *out,
 			     size_t cap)
 {
 	csh h;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+	cs_insn *insn;
+	if (!x86_open(&h, &insn, false))
 		return -1;
-	cs_insn *insn = cs_malloc(h);
-	if (!insn) {
-		cs_close(&h);
-		return -1;
-	}
 	const uint8_t *p = code;
 	size_t left = len;
 	uint64_t addr = vaddr;
@@ -103,14 +115,9 @@ static bool is_stackguard(const cs_x86_op *op)
 int enav_go_tls_find_body(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t *out)
 {
 	csh h;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+	cs_insn *insn;
+	if (!x86_open(&h, &insn, true))
 		return -1;
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	cs_insn *insn = cs_malloc(h);
-	if (!insn) {
-		cs_close(&h);
-		return -1;
-	}
 	const uint8_t *p = code;
 	size_t left = len;
 	uint64_t addr = vaddr;
