@@ -159,7 +159,7 @@ int main(int argc, char **argv)
 		return enav_agent_main(&cfg);
 	}
 	if (!strcmp(cmd, "probe"))
-		return enav_probe_command(&cfg, json);
+		return enav_probe_command(&cfg, json, enav_agent_load_check);
 	fprintf(stderr, "enav: unknown command %s (see enav --help)\n", cmd);
 	return 2;
 }

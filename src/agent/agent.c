@@ -227,23 +227,12 @@ bool enav_agent_render_metrics(struct enav_agent *a, struct enav_promtext *p)
  * One libbpf message can span many lines (a refused program's verifier log
  * is one message of up to megabytes), so it is formatted whole and logged a
  * line at a time: cutting it at the first newline lost the verifier's reason. */
-static int libbpf_to_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+static bool any_source_active(const struct enav_agent *a)
 {
-	if (enav_log_get_level() < ENAV_LOG_DEBUG)
-		return 0;
-	char *msg = NULL;
-	if (vasprintf(&msg, fmt, ap) < 0 || !msg)
-		return 0;
-	for (const char *line = msg; *line;) {
-		size_t len = strcspn(line, "\n");
-		if (len > 0)
-			enav_debug("libbpf: %.*s", (int)len, line);
-		line += len;
-		if (*line == '\n')
-			line++;
-	}
-	free(msg);
-	return 0;
+	for (size_t i = 0; i < a->n_inst; i++)
+		if (a->inst[i].module->kind == ENAV_MODULE_SOURCE && a->inst[i].active)
+			return true;
+	return false;
 }
 
 static int start_modules(struct enav_agent *a, enum enav_module_kind kind, char *err, size_t errlen)
@@ -273,6 +262,18 @@ static int start_modules(struct enav_agent *a, enum enav_module_kind kind, char 
 		}
 		/* Active even on failure so teardown releases what was half built. */
 		mi->active = true;
+		if (rc && kind == ENAV_MODULE_SOURCE && enav_feature_refused(m->name, "all") &&
+		    !(m->config_key && enav_config_explicitly_on(&a->cfg, m->config_key))) {
+			/* Real nodes run many kernels: one that refuses this source
+			 * loses this source, not the agent. */
+			enav_warn("%s source is off: %s", m->name, err);
+			m->source->stop(mi->state);
+			mi->state = NULL;
+			mi->active = false;
+			err[0] = '\0';
+			a->sources_refused++;
+			continue;
+		}
 		if (rc) {
 			if (!err[0])
 				snprintf(err, errlen, "%s: start failed: %s", m->name,
@@ -364,6 +365,56 @@ static int drop_privileges(const struct enav_config *cfg, char *err, size_t errl
 	return 0;
 }
 
+static void copy_row(void *ctx, const char *source, const char *feature,
+		     enum enav_feature_state state, const char *program, const char *detail)
+{
+	struct enav_probe_loads *out = ctx;
+	if (out->n == ENAV_PROBE_LOAD_ROWS)
+		return;
+	struct enav_probe_load_row *r = &out->rows[out->n++];
+	snprintf(r->source, sizeof(r->source), "%s", source);
+	snprintf(r->feature, sizeof(r->feature), "%s", feature);
+	snprintf(r->state, sizeof(r->state), "%s", enav_feature_state_name(state));
+	snprintf(r->program, sizeof(r->program), "%s", program);
+	snprintf(r->detail, sizeof(r->detail), "%s", detail);
+}
+
+void enav_agent_load_check(const struct enav_config *cfg, const struct enav_features *f,
+			   const struct enav_decisions *d, struct enav_probe_loads *out)
+{
+	static struct enav_agent agent; /* large */
+	struct enav_agent *a = &agent;
+	a->cfg = *cfg;
+	a->features = *f;
+	a->decisions = *d;
+	a->load_only = true;
+	a->epfd = -1;
+	pthread_rwlock_init(&a->modules_lock, NULL);
+	enav_bpf_log_install();
+	out->n = 0;
+	for (size_t i = 0; i < enav_modules_count; i++) {
+		const struct enav_module *m = &enav_modules[i];
+		/* The eBPF sources, the ones a kernel can refuse, carry their key. */
+		if (m->kind != ENAV_MODULE_SOURCE || !m->config_key || !m->enabled(cfg))
+			continue;
+		void *state = NULL;
+		char err[512] = "";
+		int rc = m->source->start(a, &state, err, sizeof(err));
+		if (rc && !enav_feature_refused(m->name, "all") && out->n < ENAV_PROBE_LOAD_ROWS) {
+			/* Not the kernel's verdict (privileges, memory): say so. */
+			struct enav_probe_load_row *r = &out->rows[out->n++];
+			memset(r, 0, sizeof(*r));
+			snprintf(r->source, sizeof(r->source), "%s", m->name);
+			snprintf(r->feature, sizeof(r->feature), "all");
+			snprintf(r->state, sizeof(r->state), "error");
+			snprintf(r->detail, sizeof(r->detail), "%s", err);
+		}
+		m->source->stop(state);
+	}
+	enav_profile_store_free(atomic_exchange(&a->profiles, NULL));
+	enav_features_each(copy_row, out);
+}
+
 int enav_agent_main(const struct enav_config *cfg)
 {
 	static struct enav_agent agent; /* large; lives for the process */
@@ -372,7 +423,7 @@ int enav_agent_main(const struct enav_config *cfg)
 	a->cfg = *cfg;
 	pthread_rwlock_init(&a->modules_lock, NULL);
 	enav_log_set_level(cfg->log_level);
-	libbpf_set_print(libbpf_to_log);
+	enav_bpf_log_install();
 	a->start_unix_ns = enav_clock_unix_ns();
 	a->start_mono_ns = enav_clock_mono_ns();
 	enav_clock_refresh();
@@ -424,6 +475,10 @@ int enav_agent_main(const struct enav_config *cfg)
 		rc = start_modules(a, ENAV_MODULE_GENERATOR, err, sizeof(err));
 	if (!rc)
 		rc = start_modules(a, ENAV_MODULE_SOURCE, err, sizeof(err));
+	if (!rc && a->sources_refused > 0 && !any_source_active(a)) {
+		snprintf(err, sizeof(err), "this kernel refused every enabled source (see above)");
+		rc = -1;
+	}
 	if (!rc && cfg->drop_capabilities)
 		rc = drop_privileges(cfg, err, sizeof(err));
 	if (!rc) {

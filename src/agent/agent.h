@@ -84,6 +84,9 @@ struct enav_module {
 		const struct enav_generator_ops *generator;
 		const struct enav_sink_ops *sink;
 	};
+	/* Sources: the key that switches it on.  A source this kernel refuses
+	 * goes off alone, unless the file set this key (then the start fails). */
+	const char *config_key;
 };
 
 extern const struct enav_module enav_modules[];
@@ -116,6 +119,9 @@ struct enav_agent {
 	struct enav_decisions decisions;
 	struct enav_module_instance inst[ENAV_MAX_MODULES];
 	size_t n_inst;
+	unsigned sources_refused; /* sources this kernel refused, off */
+	/* `enav probe`: sources load their programs and stop there. */
+	bool load_only;
 	struct enav_watch watches[ENAV_MAX_WATCHES];
 	size_t n_watches;
 	int epfd;
@@ -160,5 +166,10 @@ bool enav_agent_render_metrics(struct enav_agent *a, struct enav_promtext *p);
 
 /* `enav run`: the whole lifecycle; returns the process exit code. */
 int enav_agent_main(const struct enav_config *cfg);
+
+/* `enav probe`: each enabled eBPF source loads its programs as `enav run`
+ * would with cfg (nothing attached, then unloaded); a row per feature. */
+void enav_agent_load_check(const struct enav_config *cfg, const struct enav_features *f,
+			   const struct enav_decisions *d, struct enav_probe_loads *out);
 
 #endif

@@ -1191,6 +1191,8 @@ static int set_scalar(struct walk *w, const struct field *f, const yaml_event_t 
 
 	if (is_null(ev))
 		return type_error(w, f, ev);
+	size_t idx = (size_t)(f - schema);
+	w->cfg->explicit_keys[idx / 64] |= 1ull << (idx % 64);
 	switch (f->type) {
 	case T_BOOL:
 		/* Only true/false: YAML 1.1's yes/no/on/off are a classic trap. */
@@ -1458,6 +1460,21 @@ int enav_config_parse(struct enav_config *cfg, const char *yaml, size_t len, cha
 	if (rc == 0)
 		*cfg = work;
 	return rc;
+}
+
+_Static_assert(sizeof(schema) / sizeof(schema[0]) <= ENAV_CONFIG_KEYS_MAX, "explicit_keys bits");
+
+bool enav_config_explicitly_on(const struct enav_config *cfg, const char *key)
+{
+	for (size_t i = 0; i < sizeof(schema) / sizeof(schema[0]); i++) {
+		const struct field *f = &schema[i];
+		if (strcmp(f->key, key) != 0)
+			continue;
+		if (!(cfg->explicit_keys[i / 64] >> (i % 64) & 1u))
+			return false;
+		return f->type == T_BOOL && *(const bool *)((const char *)cfg + f->off);
+	}
+	return false;
 }
 
 int enav_config_load(struct enav_config *cfg, const char *path, char *err, size_t errlen)

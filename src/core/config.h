@@ -65,7 +65,12 @@ enum enav_security_rule {
 	ENAV_RULE__COUNT,
 };
 
+#define ENAV_CONFIG_KEYS_MAX 512
+
 struct enav_config {
+	/* Bit per schema key the file set (whatever the value): a feature the
+	 * file asked for by name is refused loudly, not switched off quietly. */
+	uint64_t explicit_keys[ENAV_CONFIG_KEYS_MAX / 64];
 	enum enav_log_level log_level;	      /* log_level: error|warn|info|debug (info) */
 	enum enav_transport_choice transport; /* transport: auto|ringbuf|perf (auto) */
 	enum enav_hook_choice hooks;	      /* hooks: auto|fexit|tracepoint (auto) */
@@ -340,6 +345,10 @@ int enav_config_parse(struct enav_config *cfg, const char *yaml, size_t len, cha
 		      size_t errlen);
 
 /* Read a file and parse it; file errors are reported the same way. */
+/* True when the file set key (a schema key such as
+ * "sources.network.tls.enabled") to true; false for an unknown key. */
+bool enav_config_explicitly_on(const struct enav_config *cfg, const char *key);
+
 int enav_config_load(struct enav_config *cfg, const char *path, char *err, size_t errlen);
 
 /*

@@ -91,6 +91,29 @@ const char *enav_cgroup_layout_name(enum enav_cgroup_layout l);
 const char *enav_cap_name(enum enav_cap c);
 
 /* `enav probe [--json]`: prints the table; returns the process exit code. */
-int enav_probe_command(const struct enav_config *cfg, bool json);
+/* One feature of one eBPF source as the agent's own programs loaded here
+ * (load only, nothing attached): on, configured_off, verifier_refused, or
+ * error (the check itself failed, e.g. without privileges). */
+struct enav_probe_load_row {
+	char source[24];
+	char feature[24];
+	char state[24];
+	char program[64];
+	char detail[400];
+};
+
+#define ENAV_PROBE_LOAD_ROWS 32
+
+struct enav_probe_loads {
+	struct enav_probe_load_row rows[ENAV_PROBE_LOAD_ROWS];
+	unsigned n;
+};
+
+/* Loads the sources' programs as `enav run` would with cfg and d; provided by
+ * the agent (the probe knows no source). */
+typedef void (*enav_probe_load_fn)(const struct enav_config *cfg, const struct enav_features *f,
+				   const struct enav_decisions *d, struct enav_probe_loads *out);
+
+int enav_probe_command(const struct enav_config *cfg, bool json, enav_probe_load_fn load_check);
 
 #endif

@@ -8,12 +8,13 @@
 #include "probe/features.h"
 
 static void print_json(const struct enav_features *f, const struct enav_decisions *d, int rc,
-		       const char *err, const struct enav_privileges *need)
+		       const char *err, const struct enav_privileges *need,
+		       const struct enav_probe_loads *loads)
 {
 	char start[256], runtime[256];
 	enav_caps_format(need->start, start, sizeof(start));
 	enav_caps_format(need->runtime, runtime, sizeof(runtime));
-	static char buf[16384];
+	static char buf[32768];
 	struct enav_json j;
 	enav_json_init(&j, buf, sizeof(buf));
 	enav_json_object_begin(&j);
@@ -59,13 +60,28 @@ static void print_json(const struct enav_features *f, const struct enav_decision
 	} else {
 		enav_json_kv_string(&j, "error", err);
 	}
+	/* The agent's own programs, loaded with this configuration. */
+	enav_json_key(&j, "features");
+	enav_json_array_begin(&j);
+	for (unsigned i = 0; i < loads->n; i++) {
+		const struct enav_probe_load_row *r = &loads->rows[i];
+		enav_json_object_begin(&j);
+		enav_json_kv_string(&j, "source", r->source);
+		enav_json_kv_string(&j, "feature", r->feature);
+		enav_json_kv_string(&j, "state", r->state);
+		enav_json_kv_string(&j, "program", r->program);
+		enav_json_kv_string(&j, "detail", r->detail);
+		enav_json_object_end(&j);
+	}
+	enav_json_array_end(&j);
 	enav_json_object_end(&j);
 	if (enav_json_finish(&j) >= 0)
 		printf("%s\n", buf);
 }
 
 static void print_text(const struct enav_features *f, const struct enav_decisions *d, int rc,
-		       const char *err, const struct enav_privileges *need)
+		       const char *err, const struct enav_privileges *need,
+		       const struct enav_probe_loads *loads)
 {
 	char start[256], runtime[256];
 	enav_caps_format(need->start, start, sizeof(start));
@@ -90,13 +106,22 @@ static void print_text(const struct enav_features *f, const struct enav_decision
 		printf("%-22s %-8s %s\n", "exec_hook",
 		       d->exec_hook == ENAV_EXEC_HOOK_TP_BTF ? "tp_btf" : "raw_tp",
 		       "program variant the exec source loads");
+		for (unsigned i = 0; i < loads->n; i++) {
+			const struct enav_probe_load_row *r = &loads->rows[i];
+			char name[64];
+			snprintf(name, sizeof(name), "%s/%s", r->source, r->feature);
+			printf("%-22s %-8s %s%s%s\n", name, strcmp(r->state, "on") ? "off" : "yes",
+			       r->state, r->program[0] ? ": " : "", r->program);
+			if (r->detail[0])
+				printf("%-22s %-8s %s\n", "", "", r->detail);
+		}
 		printf("verdict: enav can run here\n");
 	} else {
 		printf("verdict: enav cannot run here: %s\n", err);
 	}
 }
 
-int enav_probe_command(const struct enav_config *cfg, bool json)
+int enav_probe_command(const struct enav_config *cfg, bool json, enav_probe_load_fn load_check)
 {
 	struct enav_features f;
 	struct enav_decisions d;
@@ -110,9 +135,15 @@ int enav_probe_command(const struct enav_config *cfg, bool json)
 	int rc = enav_features_decide(&f, &autocfg, &d, err, sizeof(err));
 	struct enav_privileges need;
 	enav_privileges_needed(cfg, &need);
+	/* Then what this configuration's own choices load (hooks, transport). */
+	static struct enav_probe_loads loads;
+	struct enav_decisions mine;
+	char err2[256];
+	if (rc == 0 && load_check && enav_features_decide(&f, cfg, &mine, err2, sizeof(err2)) == 0)
+		load_check(cfg, &f, &mine, &loads);
 	if (json)
-		print_json(&f, &d, rc, err, &need);
+		print_json(&f, &d, rc, err, &need, &loads);
 	else
-		print_text(&f, &d, rc, err, &need);
+		print_text(&f, &d, rc, err, &need, &loads);
 	return rc == 0 ? 0 : 1;
 }

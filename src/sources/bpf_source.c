@@ -11,6 +11,7 @@
 
 #include "core/clock.h"
 #include "core/log.h"
+#include "sources/bpf_refusal.h"
 #include "discovery/capture_filter.h"
 
 /* Registered sources, so the shared families render once for all of them. */
@@ -32,31 +33,26 @@ static void registry_set(struct enav_bpf_source *s, bool add)
 	pthread_mutex_unlock(&registry_lock);
 }
 
-int enav_bpf_source_open(struct enav_bpf_source *s, struct enav_agent *a, const char *name,
-			 const struct enav_bpf_skel_ops *ringbuf,
-			 const struct enav_bpf_skel_ops *perf, char *err, size_t errlen)
+/* Open the skeleton and apply what every source shares; again after a
+ * refused load, as libbpf loads an object once. */
+static int open_skel(struct enav_bpf_source *s, char *err, size_t errlen)
 {
-	s->name = name;
-	s->agent = a;
-	s->counters_fd = -1;
-	s->ncpus = libbpf_num_possible_cpus();
-	bool rb = a->decisions.transport == ENAV_TRANSPORT_RINGBUF;
-	s->ops = rb ? ringbuf : perf;
+	struct enav_agent *a = s->agent;
 	s->skel = s->ops->open();
 	if (!s->skel) {
-		snprintf(err, errlen, "%s: cannot open BPF object: %s", name, strerror(errno));
+		snprintf(err, errlen, "%s: cannot open BPF object: %s", s->name, strerror(errno));
 		return -errno;
 	}
 	s->obj = s->ops->obj(s->skel);
-	if (rb)
+	if (a->decisions.transport == ENAV_TRANSPORT_RINGBUF)
 		bpf_map__set_max_entries(bpf_object__find_map_by_name(s->obj, "enav_events"),
 					 a->cfg.kernel.ring_buffer_bytes);
 	if (a->filter) {
 		/* Share discovery's filter maps: one verdict per cgroup for every hook. */
 		int rc = enav_capture_filter_reuse(a->filter, s->obj);
 		if (rc) {
-			snprintf(err, errlen, "%s: cannot share the capture filter maps: %s", name,
-				 strerror(-rc));
+			snprintf(err, errlen, "%s: cannot share the capture filter maps: %s",
+				 s->name, strerror(-rc));
 			return rc;
 		}
 	} else {
@@ -65,6 +61,43 @@ int enav_bpf_source_open(struct enav_bpf_source *s, struct enav_agent *a, const 
 		    a->cfg.kernel.cgroup_verdict_entries);
 	}
 	return 0;
+}
+
+int enav_bpf_source_open(struct enav_bpf_source *s, struct enav_agent *a, const char *name,
+			 const struct enav_bpf_skel_ops *ringbuf,
+			 const struct enav_bpf_skel_ops *perf, char *err, size_t errlen)
+{
+	s->name = name;
+	s->agent = a;
+	s->counters_fd = -1;
+	s->ncpus = libbpf_num_possible_cpus();
+	s->ops = a->decisions.transport == ENAV_TRANSPORT_RINGBUF ? ringbuf : perf;
+	return open_skel(s, err, errlen);
+}
+
+void enav_bpf_source_feature(struct enav_bpf_source *s, const char *name, const char *prefix0,
+			     const char *prefix1, const char *config_key, bool wanted)
+{
+	if (s->n_features == ENAV_BPF_MAX_FEATURES)
+		return;
+	struct enav_bpf_feature *f = &s->features[s->n_features++];
+	*f = (struct enav_bpf_feature){
+	    .name = name,
+	    .prefixes = {prefix0, prefix1},
+	    .config_key = config_key,
+	    .wanted = wanted,
+	    .required =
+		wanted && config_key && enav_config_explicitly_on(&s->agent->cfg, config_key),
+	    .state = wanted ? ENAV_FEATURE_ON : ENAV_FEATURE_CONFIGURED_OFF,
+	};
+}
+
+bool enav_bpf_source_feature_on(const struct enav_bpf_source *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_features; i++)
+		if (strcmp(s->features[i].name, name) == 0)
+			return s->features[i].state == ENAV_FEATURE_ON;
+	return false;
 }
 
 static bool has_suffix(const char *s, const char *suffix)
@@ -98,12 +131,34 @@ void enav_bpf_percpu_sums(int map_fd, uint32_t n, uint64_t *out)
 	}
 }
 
-int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx, char *err,
-			  size_t errlen)
+/* The feature prog belongs to, or NULL (the source's core). */
+static struct enav_bpf_feature *feature_of(struct enav_bpf_source *s, const char *prog)
 {
-	struct enav_agent *a = s->agent;
-	bool btf = a->decisions.exec_hook == ENAV_EXEC_HOOK_TP_BTF;
-	const char *variant = btf ? "tp_btf" : "raw_tp";
+	for (size_t i = 0; i < s->n_features; i++)
+		for (int k = 0; k < 2; k++)
+			if (has_prefix(prog, s->features[i].prefixes[k]))
+				return &s->features[i];
+	return NULL;
+}
+
+/* ENAV_TEST_REFUSE_PROGRAMS=name,...: the tests' way to make this kernel's
+ * verifier refuse a named program (it is loaded as a socket filter, whose
+ * helpers and context it does not fit), to prove what a refusal switches off. */
+static bool test_refuses(const char *prog)
+{
+	const char *list = getenv("ENAV_TEST_REFUSE_PROGRAMS");
+	size_t n = strlen(prog);
+	for (const char *p = list; p && *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == n && strncmp(p, prog, n) == 0)
+			return true;
+		p += len + (p[len] == ',');
+	}
+	return false;
+}
+
+static void select_programs(struct enav_bpf_source *s, bool btf)
+{
 	struct bpf_program *prog;
 	/* Exactly one variant per hook loads: the one the probe proved. */
 	bpf_object__for_each_program(prog, s->obj)
@@ -114,40 +169,150 @@ int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx
 		for (int i = 0; i < ENAV_BPF_MAX_SKIPS; i++)
 			if (s->skip_prefixes[i] && has_prefix(pn, s->skip_prefixes[i]))
 				bpf_program__set_autoload(prog, false);
+		struct enav_bpf_feature *f = feature_of(s, pn);
+		if (f && f->state != ENAV_FEATURE_ON)
+			bpf_program__set_autoload(prog, false);
+		if (bpf_program__autoload(prog) && test_refuses(pn)) {
+			enav_warn("%s: ENAV_TEST_REFUSE_PROGRAMS: %s is loaded as a socket filter, "
+				  "for the verifier to refuse",
+				  s->name, pn);
+			bpf_program__set_type(prog, BPF_PROG_TYPE_SOCKET_FILTER);
+		}
 	}
-	int rc = s->ops->load(s->skel);
+}
+
+/* Load the object; a program the kernel refuses switches its feature off and
+ * the object is opened and loaded again without it. */
+static int load_degrading(struct enav_bpf_source *s, bool btf, char *err, size_t errlen)
+{
+	for (size_t attempt = 0;; attempt++) {
+		select_programs(s, btf);
+		struct enav_bpf_refusal r;
+		enav_bpf_refusal_begin(&r);
+		int rc = s->ops->load(s->skel);
+		int load_errno = rc < 0 ? -rc : errno;
+		enav_bpf_refusal_end();
+		if (rc == 0)
+			return 0;
+		char detail[ENAV_REFUSAL_DETAIL_MAX];
+		enav_bpf_refusal_detail(&r, detail, sizeof(detail));
+		struct enav_bpf_feature *f = r.program[0] ? feature_of(s, r.program) : NULL;
+		if (load_errno == EPERM || !r.program[0] ||
+		    !bpf_object__find_program_by_name(s->obj, r.program)) {
+			/* EPERM is a missing privilege, not this kernel's verdict on a
+			 * program; and a failure that names no program of ours is not
+			 * one we can place. */
+			snprintf(err, errlen, "%s: cannot load the BPF object: %s", s->name,
+				 strerror(load_errno));
+			return rc;
+		}
+		if (!f || f->required || attempt >= s->n_features) {
+			/* A feature the file asked for fails the agent, not the source. */
+			s->refused = !f || !f->required;
+			bool asked = f && f->required;
+			if (asked)
+				enav_feature_record(s->name, f->name, ENAV_FEATURE_VERIFIER_REFUSED,
+						    r.program, detail);
+			snprintf(err, errlen, "%s%s%s: the kernel refused program %s: %s", s->name,
+				 asked ? " feature " : "", asked ? f->name : "", r.program, detail);
+			if (asked)
+				snprintf(err + strlen(err), errlen - strlen(err),
+					 " (%s is set in the configuration: set it to false to run "
+					 "without it)",
+					 f->config_key);
+			return rc;
+		}
+		f->state = ENAV_FEATURE_VERIFIER_REFUSED;
+		enav_feature_record(s->name, f->name, f->state, r.program, detail);
+		enav_warn("%s: feature %s is off: the kernel refused program %s: %s", s->name,
+			  f->name, r.program, detail);
+		s->ops->destroy(s->skel);
+		s->skel = NULL;
+		rc = open_skel(s, err, errlen);
+		if (rc)
+			return rc;
+		if (s->configure)
+			s->configure(s->configure_ctx);
+	}
+}
+
+int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx, char *err,
+			  size_t errlen)
+{
+	struct enav_agent *a = s->agent;
+	bool btf = a->decisions.exec_hook == ENAV_EXEC_HOOK_TP_BTF;
+	const char *variant = btf ? "tp_btf" : "raw_tp";
+	int rc = load_degrading(s, btf, err, errlen);
 	if (rc) {
-		snprintf(err, errlen, "%s: the kernel refused the %s programs: %s", s->name,
-			 variant, strerror(errno ? errno : -rc));
+		if (s->refused)
+			enav_feature_record(s->name, "all", ENAV_FEATURE_VERIFIER_REFUSED, NULL,
+					    err);
 		return rc;
 	}
+	for (size_t i = 0; i < s->n_features; i++)
+		if (s->features[i].state == ENAV_FEATURE_ON ||
+		    s->features[i].state == ENAV_FEATURE_CONFIGURED_OFF)
+			enav_feature_record(s->name, s->features[i].name, s->features[i].state,
+					    NULL, NULL);
+	if (a->load_only)
+		return 0;
+	struct bpf_program *prog;
+	struct bpf_program *linked[ENAV_BPF_MAX_LINKS];
 	bpf_object__for_each_program(prog, s->obj)
 	{
+		const char *pn = bpf_program__name(prog);
 		if (!bpf_program__autoload(prog) ||
 		    bpf_program__type(prog) == BPF_PROG_TYPE_PERF_EVENT)
 			continue;
 		bool manual = false;
 		for (int i = 0; i < ENAV_BPF_MAX_SKIPS; i++)
-			manual |= s->manual_prefixes[i] &&
-				  has_prefix(bpf_program__name(prog), s->manual_prefixes[i]);
-		if (manual)
+			manual |= s->manual_prefixes[i] && has_prefix(pn, s->manual_prefixes[i]);
+		struct enav_bpf_feature *f = feature_of(s, pn);
+		if (manual || (f && f->state != ENAV_FEATURE_ON))
 			continue;
 		if (s->n_links == ENAV_BPF_MAX_LINKS) {
 			snprintf(err, errlen, "%s: more programs than links", s->name);
 			return -E2BIG;
 		}
 		struct bpf_link *l = bpf_program__attach(prog);
-		if (!l && has_prefix(bpf_program__name(prog), s->optional_prefix)) {
+		if (!l && has_prefix(pn, s->optional_prefix)) {
 			enav_warn("%s: %s not attached (%s): this kernel lacks the hook", s->name,
-				  bpf_program__name(prog), strerror(errno));
+				  pn, strerror(errno));
+			continue;
+		}
+		if (!l && f && !f->required) {
+			char why[128];
+			snprintf(why, sizeof(why), "cannot attach: %s", strerror(errno));
+			f->state = ENAV_FEATURE_ATTACH_REFUSED;
+			enav_feature_record(s->name, f->name, f->state, pn, why);
+			enav_warn(
+			    "%s: feature %s is off: the kernel refused to attach program %s: %s",
+			    s->name, f->name, pn, why);
+			/* What of the feature already attached goes too. */
+			for (size_t i = s->n_links; i-- > 0;)
+				if (feature_of(s, bpf_program__name(linked[i])) == f) {
+					bpf_link__destroy(s->links[i]);
+					s->links[i] = s->links[--s->n_links];
+					linked[i] = linked[s->n_links];
+				}
 			continue;
 		}
 		if (!l) {
-			rc = -errno;
-			snprintf(err, errlen, "%s: cannot attach %s: %s", s->name,
-				 bpf_program__name(prog), strerror(errno));
+			int e = errno;
+			rc = -e;
+			snprintf(err, errlen, "%s: the kernel refused to attach program %s: %s",
+				 s->name, pn, strerror(e));
+			s->refused = !f && e != EPERM; /* EPERM: a privilege, not the kernel */
+			if (f)
+				snprintf(err + strlen(err), errlen - strlen(err),
+					 " (feature %s: %s is set in the configuration)", f->name,
+					 f->config_key);
+			if (s->refused)
+				enav_feature_record(s->name, "all", ENAV_FEATURE_ATTACH_REFUSED, pn,
+						    err);
 			return rc;
 		}
+		linked[s->n_links] = prog;
 		s->links[s->n_links++] = l;
 	}
 	s->counters_fd = bpf_map__fd(bpf_object__find_map_by_name(s->obj, "enav_counters"));
@@ -320,4 +485,5 @@ void enav_bpf_sources_render(struct enav_promtext *p)
 					 atomic_load(&s->transport.lost));
 	}
 	pthread_mutex_unlock(&registry_lock);
+	enav_features_render(p);
 }

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 
 #include "agent/agent.h"
+#include "sources/bpf_refusal.h"
 #include "sources/exec_decode.h"
 #include "sources/transport.h"
 
@@ -49,6 +50,18 @@ struct enav_bpf_skel_ops {
 #define ENAV_BPF_MAX_LINKS	 16
 #define ENAV_BPF_MAX_EVENT_TYPES 16
 #define ENAV_BPF_MAX_SKIPS	 8
+#define ENAV_BPF_MAX_FEATURES	 4
+
+/* A part of a source that goes off alone when this kernel refuses one of its
+ * programs; a refused program outside every feature stops the whole source. */
+struct enav_bpf_feature {
+	const char *name;	       /* e.g. "tls" */
+	const char *prefixes[2];       /* its programs */
+	const char *config_key;	       /* the key that switches it on */
+	bool wanted;		       /* false: off by configuration */
+	bool required;		       /* the file set config_key: refusal fails start */
+	enum enav_feature_state state; /* after start */
+};
 
 struct enav_bpf_source {
 	const char *name;
@@ -62,6 +75,14 @@ struct enav_bpf_source {
 	/* Programs whose names start with this may fail to attach (a hook this
 	 * kernel lacks): logged and left out instead of failing the source. */
 	const char *optional_prefix;
+	struct enav_bpf_feature features[ENAV_BPF_MAX_FEATURES];
+	size_t n_features;
+	/* Sets the skeleton's read-only globals and map sizes: called after every
+	 * open, as a refused feature means opening the object again. */
+	void (*configure)(void *ctx);
+	void *configure_ctx;
+	/* Set when this kernel refused a program outside every feature. */
+	bool refused;
 	struct enav_agent *agent;
 	const struct enav_bpf_skel_ops *ops;
 	void *skel;
@@ -81,12 +102,23 @@ struct enav_bpf_source {
 void enav_bpf_percpu_sums(int map_fd, uint32_t n, uint64_t *out);
 
 /* Open the skeleton for the agent's transport and share the filter maps.
- * The caller then sets its read-only globals and map sizes on s->skel. */
+ * The caller then sets s->configure (read-only globals and map sizes, called
+ * at once and again after every re-open) and its features. */
 int enav_bpf_source_open(struct enav_bpf_source *s, struct enav_agent *a, const char *name,
 			 const struct enav_bpf_skel_ops *ringbuf,
 			 const struct enav_bpf_skel_ops *perf, char *err, size_t errlen);
+/* Add a feature; wanted false records it as off by configuration and does
+ * not load its programs.  config_key set explicitly in the file makes a
+ * refusal fail the start. */
+void enav_bpf_source_feature(struct enav_bpf_source *s, const char *name, const char *prefix0,
+			     const char *prefix1, const char *config_key, bool wanted);
+/* True when the feature runs (loaded and attached, or attached by hand). */
+bool enav_bpf_source_feature_on(const struct enav_bpf_source *s, const char *name);
 /* Load, attach every program of the proven variant (perf_event programs are
- * left to the caller, which opens the perf events), start draining into fn. */
+ * left to the caller, which opens the perf events), start draining into fn.
+ * A program the kernel refuses switches its feature off (named, with the
+ * verifier's last lines) and the rest loads again; outside a feature, or in
+ * one the file asked for, the refusal fails the start (s->refused set). */
 int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx, char *err,
 			  size_t errlen);
 /* Detach, drain what is in flight, release everything. */

@@ -147,8 +147,11 @@ static void exec_stop(void *state)
 }
 
 /* Read-only globals differ in type per skeleton, not in layout. */
-static void configure(struct exec_source *src, const struct enav_config *cfg, bool ringbuf)
+static void configure(void *ctx)
 {
+	struct exec_source *src = ctx;
+	const struct enav_config *cfg = &src->bpf.agent->cfg;
+	bool ringbuf = src->bpf.agent->decisions.transport == ENAV_TRANSPORT_RINGBUF;
 	if (ringbuf) {
 		struct exec_ringbuf *k = src->bpf.skel;
 		k->rodata->enav_argv_max = cfg->exec.argv_max_bytes;
@@ -176,7 +179,11 @@ static int exec_start(struct enav_agent *a, void **state, char *err, size_t errl
 				      errlen);
 	if (rc)
 		return rc;
-	configure(src, &a->cfg, a->decisions.transport == ENAV_TRANSPORT_RINGBUF);
+	src->bpf.configure = configure;
+	src->bpf.configure_ctx = src;
+	configure(src);
+	/* No configuration key: credential changes come with exec capture. */
+	enav_bpf_source_feature(&src->bpf, "credential_changes", "enav_cred_", NULL, NULL, true);
 	return enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
 }
 

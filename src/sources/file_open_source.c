@@ -353,7 +353,7 @@ static int file_open_start(struct enav_agent *a, void **state, char *err, size_t
 		k->rodata->enav_self_tgid = (__u32)getpid();
 	}
 	rc = enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
-	if (rc)
+	if (rc || a->load_only)
 		return rc;
 	if (src->bpf.n_links == 0) {
 		/* Asked for explicitly (off by default): say so instead of

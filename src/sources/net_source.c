@@ -37,6 +37,7 @@ struct net_source {
 	uint64_t l7_last_expire_ns;
 	struct enav_tls_attach *tls; /* NULL: TLS plaintext off */
 	struct enav_agent *agent;
+	bool tls_wanted; /* configured: read-only global of the kernel side */
 };
 
 static void set_process(struct enav_signal *s, const struct enav_event_header *h,
@@ -238,8 +239,12 @@ static bool tls_library_wanted(const struct enav_config *cfg, const char *name)
 	return false;
 }
 
-static void configure(struct net_source *src, const struct enav_config *cfg, bool ringbuf, bool tls)
+static void configure(void *ctx)
 {
+	struct net_source *src = ctx;
+	const struct enav_config *cfg = &src->bpf.agent->cfg;
+	bool ringbuf = src->bpf.agent->decisions.transport == ENAV_TRANSPORT_RINGBUF;
+	bool tls = src->tls_wanted;
 	struct bpf_object *obj = src->bpf.obj;
 	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_conns"),
 				 cfg->network.max_connections);
@@ -347,13 +352,20 @@ static int net_start(struct enav_agent *a, void **state, char *err, size_t errle
 		return rc;
 	/* TLS plaintext feeds the application-protocol parsers: nothing to do
 	 * without them. */
-	bool tls = protocols && a->cfg.network.tls.enabled;
-	configure(src, &a->cfg, a->decisions.transport == ENAV_TRANSPORT_RINGBUF, tls);
+	src->tls_wanted = protocols && a->cfg.network.tls.enabled;
+	src->bpf.configure = configure;
+	src->bpf.configure_ctx = src;
+	configure(src);
 	/* Payload capture (DNS, application protocols) is the only user of the
 	 * sys_exit hook, which every syscall on the node pays for: off with it
-	 * when no payload is wanted. */
-	if (a->cfg.network.dns_capture_bytes == 0 && !protocols)
-		src->bpf.skip_prefixes[0] = "enav_sys_exit";
+	 * when no payload is wanted.  TLS plaintext comes from uprobes instead. */
+	enav_bpf_source_feature(&src->bpf, "payload_capture", "enav_sys_exit", NULL,
+				"sources.network.l7.enabled",
+				a->cfg.network.dns_capture_bytes > 0 || protocols);
+	enav_bpf_source_feature(&src->bpf, "tls", "enav_tls_", NULL, "sources.network.tls.enabled",
+				src->tls_wanted);
+	enav_bpf_source_feature(&src->bpf, "go_tls", "enav_go_tls_", NULL,
+				"sources.network.tls.enabled", src->tls_wanted);
 	enav_net_byte_hook_skips(fexit_bytes, &src->bpf.skip_prefixes[3]);
 	/* sendfile and splice before Linux 6.5 (bpf/net.bpf.c): with fexit, and
 	 * only where the function exists, or the object would not load. */
@@ -362,17 +374,15 @@ static int net_start(struct enav_agent *a, void **state, char *err, size_t errle
 	/* The uprobes are attached per file by the TLS prober, not here. */
 	src->bpf.manual_prefixes[0] = "enav_tls_";
 	src->bpf.manual_prefixes[1] = "enav_go_tls_";
-	if (!tls) {
-		src->bpf.skip_prefixes[1] = "enav_tls_";
-		src->bpf.skip_prefixes[2] = "enav_go_tls_";
-	}
 	rc = enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
-	if (rc || !tls)
+	bool openssl_gnutls = enav_bpf_source_feature_on(&src->bpf, "tls");
+	bool go = enav_bpf_source_feature_on(&src->bpf, "go_tls");
+	if (rc || !(openssl_gnutls || go) || a->load_only)
 		return rc;
 	struct enav_tls_attach_config tc = {
-	    .openssl = tls_library_wanted(&a->cfg, "openssl"),
-	    .gnutls = tls_library_wanted(&a->cfg, "gnutls"),
-	    .go = tls_library_wanted(&a->cfg, "go"),
+	    .openssl = openssl_gnutls && tls_library_wanted(&a->cfg, "openssl"),
+	    .gnutls = openssl_gnutls && tls_library_wanted(&a->cfg, "gnutls"),
+	    .go = go && tls_library_wanted(&a->cfg, "go"),
 	    .max_binaries = a->cfg.network.tls.max_binaries,
 	    .max_probes = a->cfg.network.tls.max_probes,
 	    .scan_interval_ms = a->cfg.network.tls.scan_interval_ms,

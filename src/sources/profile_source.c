@@ -291,9 +291,11 @@ static int open_perf_events(struct profile_source *src, char *err, size_t errlen
 	return 0;
 }
 
-static void configure(struct profile_source *src, bool ringbuf)
+static void configure(void *ctx)
 {
+	struct profile_source *src = ctx;
 	const struct enav_config *cfg = &src->agent->cfg;
+	bool ringbuf = src->agent->decisions.transport == ENAV_TRANSPORT_RINGBUF;
 	struct bpf_object *obj = src->bpf.obj;
 	struct bpf_map *stacks = bpf_object__find_map_by_name(obj, "enav_prof_stacks");
 	bpf_map__set_max_entries(stacks, cfg->profiling.stack_map_entries);
@@ -374,19 +376,20 @@ static int profile_start(struct enav_agent *a, void **state, char *err, size_t e
 				      &profile_perf_ops, err, errlen);
 	if (rc)
 		return rc;
-	configure(src, a->decisions.transport == ENAV_TRANSPORT_RINGBUF);
-	src->offcpu = cfg->profiling.offcpu;
-	src->futex = cfg->profiling.futex && enav_tracefs_ensure();
-	int ns = 0;
-	if (!src->offcpu)
-		src->bpf.skip_prefixes[ns++] = "enav_offcpu";
-	if (!src->futex)
-		src->bpf.skip_prefixes[ns++] = "enav_futex";
+	src->bpf.configure = configure;
+	src->bpf.configure_ctx = src;
+	configure(src);
+	enav_bpf_source_feature(&src->bpf, "offcpu", "enav_offcpu", NULL,
+				"profiling.offcpu.enabled", cfg->profiling.offcpu);
+	enav_bpf_source_feature(&src->bpf, "futex", "enav_futex", NULL, "profiling.futex.enabled",
+				cfg->profiling.futex && enav_tracefs_ensure());
 	/* futex_wait(2) arrived in Linux 6.7: its hook is optional. */
 	src->bpf.optional_prefix = "enav_futex2";
 	rc = enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
-	if (rc)
+	if (rc || a->load_only)
 		return rc;
+	src->offcpu = enav_bpf_source_feature_on(&src->bpf, "offcpu");
+	src->futex = enav_bpf_source_feature_on(&src->bpf, "futex");
 	src->counts_fd = map_fd(src, "enav_prof_counts");
 	src->stacks_fd = map_fd(src, "enav_prof_stacks");
 	src->counters_fd = map_fd(src, "enav_prof_counters");

@@ -345,7 +345,7 @@ static int self_guard_start(struct enav_agent *a, void **state, char *err, size_
 		k->rodata->enav_wakeup_bytes = a->cfg.kernel.wakeup_bytes;
 	}
 	rc = enav_bpf_source_start(&g->bpf, on_event, g, err, errlen);
-	if (rc)
+	if (rc || a->load_only)
 		return rc;
 	if (g->bpf.n_links < 1)
 		enav_warn("self_guard: the bpf(2) tracepoints are not attached (tracefs missing?): "

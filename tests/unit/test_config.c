@@ -377,7 +377,27 @@ static void test_example_file_is_all_defaults(void **state)
 	if (enav_config_load(&c, path, err, sizeof(err)) != 0)
 		fail_msg("%s", err);
 	enav_config_defaults(&d);
+	/* The file names every key; only which keys were set may differ. */
+	memset(c.explicit_keys, 0, sizeof(c.explicit_keys));
 	assert_memory_equal(&c, &d, sizeof(c));
+}
+
+/* "Asked for by name": set to true in the file, not merely true by default. */
+static void test_explicitly_on(void **state)
+{
+	(void)state;
+	struct enav_config c;
+	char err[256];
+	static const char y[] = "sources:\n  network:\n    tls:\n      enabled: true\n"
+				"    l7:\n      enabled: false\n";
+	enav_config_defaults(&c);
+	assert_false(enav_config_explicitly_on(&c, "sources.network.tls.enabled"));
+	assert_int_equal(enav_config_parse(&c, y, sizeof(y) - 1, err, sizeof(err)), 0);
+	assert_true(enav_config_explicitly_on(&c, "sources.network.tls.enabled"));
+	assert_false(enav_config_explicitly_on(&c, "sources.network.l7.enabled")); /* false */
+	assert_false(enav_config_explicitly_on(&c, "sources.network.enabled"));	   /* default */
+	assert_false(enav_config_explicitly_on(&c, "no.such.key"));
+	assert_false(enav_config_explicitly_on(&c, "sources.network.tls.max_binaries"));
 }
 
 static void test_input_is_bounded_by_len(void **state)
@@ -1573,6 +1593,7 @@ int main(void)
 	    cmocka_unit_test(test_partial_and_null_sections_keep_defaults),
 	    cmocka_unit_test(test_parse_overlays_existing_values),
 	    cmocka_unit_test(test_example_file_is_all_defaults),
+	    cmocka_unit_test(test_explicitly_on),
 	    cmocka_unit_test(test_input_is_bounded_by_len),
 	    cmocka_unit_test(test_unknown_keys),
 	    cmocka_unit_test(test_unknown_key_names_are_shown_safely),

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# One program a kernel refuses switches off only what it belongs to.  The
+# refusal is real: ENAV_TEST_REFUSE_PROGRAMS makes the agent load the named
+# program as a socket filter, and this kernel's verifier rejects it.  Checked:
+# the one warning line (feature, program, the verifier's last lines), the full
+# log at debug level, /metrics and `enav probe`, the rest of the agent still
+# capturing, and a start that fails by name when the file asked for the
+# feature or the source.
+. "$(dirname "$0")/lib.sh"
+
+# The variant of the tracepoint programs this kernel loads (tp_btf or raw).
+hook_suffix() {
+	case $("$ENAV" probe --json 2>/dev/null | jq -r .auto.exec_hook) in
+	tp_btf) echo btf ;;
+	raw_tp) echo raw ;;
+	*) return 1 ;;
+	esac
+}
+
+# expect_start_fails CONFIG: enav run exits non-zero before it is ready.
+expect_start_fails() {
+	local rc=0
+	timeout "$((${ENAV_READY_WAIT_S:-10} + 20))" "$ENAV" run --config "$1" >"$WORK/stdout" 2>"$WORK/stderr" ||
+		rc=$?
+	[ $rc -ne 0 ] && [ $rc -ne 124 ] || { fail "enav run: exit $rc, want a refusal to start"; return 1; }
+}
+
+# A Go TLS program refused: go_tls off, OpenSSL/GnuTLS probes and TCP on.
+case_feature_off() {
+	require_root || return
+	write_config "$WORK/cfg.yaml"
+	ENAV_TEST_REFUSE_PROGRAMS=enav_go_tls_enter start_agent "$WORK/cfg.yaml" || return 1
+	local lines
+	lines=$(grep -c 'network: feature go_tls is off' "$WORK/stderr")
+	expect_eq "warning lines" "$lines" 1 || return 1
+	grep -q 'network: feature go_tls is off: the kernel refused program enav_go_tls_enter: BPF program load failed: .* | program of this type cannot use helper bpf_get_attach_cookie' "$WORK/stderr" ||
+		{ fail "warning: $(grep 'go_tls is off' "$WORK/stderr")"; return 1; }
+	expect_eq "go_tls state" "$(metric 'enav_feature_enabled{source="network",feature="go_tls",state="verifier_refused"}')" 0 || return 1
+	expect_eq "tls state" "$(metric 'enav_feature_enabled{source="network",feature="tls",state="on"}')" 1 || return 1
+	expect_eq "payload state" "$(metric 'enav_feature_enabled{source="network",feature="payload_capture",state="on"}')" 1 || return 1
+	# The rest of the source captures: a connection with exact bytes.
+	curl -s -o "$WORK/healthz" "http://127.0.0.1:$TEST_PORT/healthz" &
+	local cpid=$!
+	wait $cpid
+	local cl
+	cl=$(wait_for_line ".kind == \"tcp.close\" and .connection.role == \"client\" and .process.pid == $cpid") ||
+		{ fail "no tcp.close for curl $cpid"; return 1; }
+	[ "$(jq -r .connection.bytes_received <<<"$cl")" -gt "$(stat -c %s "$WORK/healthz")" ] ||
+		{ fail "client bytes_received: $(jq -c .connection <<<"$cl")"; return 1; }
+	stop_agent
+	expect_eq "exit status" "$STOP_RC" 0 || return 1
+	# The probe loads the same programs and says the same.
+	ENAV_TEST_REFUSE_PROGRAMS=enav_go_tls_enter "$ENAV" probe --json --config "$WORK/cfg.yaml" \
+		>"$WORK/probe.json" 2>/dev/null
+	expect_eq "probe go_tls" "$(jq -r '.features[] | select(.source == "network" and .feature == "go_tls") | .state + " " + .program' "$WORK/probe.json")" \
+		"verifier_refused enav_go_tls_enter" || return 1
+	expect_eq "probe tls" "$(jq -r '.features[] | select(.source == "network" and .feature == "tls") | .state' "$WORK/probe.json")" on || return 1
+	# Without the fault, the probe shows the feature on: the check can tell.
+	"$ENAV" probe --json --config "$WORK/cfg.yaml" >"$WORK/probe-clean.json" 2>/dev/null
+	expect_eq "probe go_tls without the fault" "$(jq -r '.features[] | select(.feature == "go_tls") | .state' "$WORK/probe-clean.json")" on
+}
+
+# The full verifier log stays available at debug level.
+case_full_log_at_debug() {
+	require_root || return
+	write_config "$WORK/cfg.yaml"
+	sed -i 's/^log_level: info$/log_level: debug/' "$WORK/cfg.yaml"
+	ENAV_TEST_REFUSE_PROGRAMS=enav_go_tls_enter start_agent "$WORK/cfg.yaml" || return 1
+	stop_agent
+	grep -q "debug: libbpf: prog 'enav_go_tls_enter': -- BEGIN PROG LOAD LOG --" "$WORK/stderr" ||
+		{ fail "no verifier log at debug level"; return 1; }
+	grep -q 'debug: libbpf: -- END PROG LOAD LOG --' "$WORK/stderr" || { fail "log not complete"; return 1; }
+}
+
+# The file asked for TLS: the same refusal stops the start, by name.
+case_feature_asked_for() {
+	require_root || return
+	write_config "$WORK/cfg.yaml" "sources:" "  network:" "    tls:" "      enabled: true"
+	ENAV_TEST_REFUSE_PROGRAMS=enav_go_tls_enter expect_start_fails "$WORK/cfg.yaml" || return 1
+	grep -q '^enav: network feature go_tls: the kernel refused program enav_go_tls_enter: .*(sources.network.tls.enabled is set in the configuration' "$WORK/stderr" ||
+		{ fail "error: $(grep '^enav:' "$WORK/stderr")"; return 1; }
+}
+
+# A program outside every feature: the network source goes, exec stays.
+case_source_off() {
+	require_root || return
+	local sfx
+	sfx=$(hook_suffix) || { fail "probe names no exec hook"; return 1; }
+	write_config "$WORK/cfg.yaml"
+	ENAV_TEST_REFUSE_PROGRAMS=enav_tcp_state_$sfx start_agent "$WORK/cfg.yaml" || return 1
+	grep -q "network source is off: network: the kernel refused program enav_tcp_state_$sfx" "$WORK/stderr" ||
+		{ fail "warning: $(grep 'source is off' "$WORK/stderr")"; return 1; }
+	# Never a wrong label: no feature is named for a core program.
+	if grep -q "feature .* is off" "$WORK/stderr"; then
+		fail "a feature was blamed: $(grep 'is off' "$WORK/stderr")"
+		return 1
+	fi
+	expect_eq "network state" "$(metric 'enav_feature_enabled{source="network",feature="all",state="verifier_refused"}')" 0 || return 1
+	/bin/true refusal-marker &
+	local tpid=$!
+	wait $tpid
+	wait_for_line ".kind == \"process.exec\" and .process.pid == $tpid" >/dev/null ||
+		{ fail "no exec signal with the network source off"; return 1; }
+	stop_agent
+	expect_eq "exit status" "$STOP_RC" 0 || return 1
+	[ "$(count_lines '.kind == "tcp.open" or .kind == "tcp.close"')" = 0 ] || { fail "tcp signals from a source that is off"; return 1; }
+}
+
+# The file asked for the network source: its refusal stops the start.
+case_source_asked_for() {
+	require_root || return
+	local sfx
+	sfx=$(hook_suffix) || { fail "probe names no exec hook"; return 1; }
+	write_config "$WORK/cfg.yaml" "sources:" "  network:" "    enabled: true"
+	ENAV_TEST_REFUSE_PROGRAMS=enav_tcp_state_$sfx expect_start_fails "$WORK/cfg.yaml" || return 1
+	grep -q "^enav: network: the kernel refused program enav_tcp_state_$sfx" "$WORK/stderr" ||
+		{ fail "error: $(grep '^enav:' "$WORK/stderr")"; return 1; }
+}
+
+run_case "refused Go TLS program: go_tls off, named once, on /metrics and in probe" case_feature_off
+run_case "refused program: the whole verifier log at debug level" case_full_log_at_debug
+run_case "refused program of a feature the file asked for: start fails by name" case_feature_asked_for
+run_case "refused core program: network source off, exec still captured" case_source_off
+run_case "refused core program of a source the file asked for: start fails" case_source_asked_for
+finish
