@@ -41,7 +41,8 @@
 #    the test list, writes each log and verdicts.tsv into the share, and
 #    powers the guest off.
 # QEMU runs under `nice -n 10` with TCG (see kernels.list for why); timings
-# measured in a guest mean nothing.
+# measured in a guest mean nothing.  The guests run side by side, then the
+# host's run.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -374,10 +375,11 @@ exec switch_root /newroot /bin/bash -c \
 INIT
 }
 
-# boot_kernel NAME PACKAGE ACCEL: one guest, start to power-off; results in
-# $RESULTS/NAME.
-boot_kernel() {
-	local name=$1 glob=$2 accel=$3 pkg kver dir hash img out t0 rc=0
+# prepare_kernel NAME PACKAGE ACCEL: the kernel fetched, its initramfs built,
+# the guest's instructions written into $RESULTS/NAME (boot.env says how to
+# boot it).  One at a time: apt and the cache are shared.
+prepare_kernel() {
+	local name=$1 glob=$2 accel=$3 pkg kver dir hash img out
 	out=$RESULTS/$name
 	rm -rf "$out"
 	mkdir -p "$out"
@@ -404,13 +406,25 @@ boot_kernel() {
 		printf 'REPO=%q\nBUILD=%q\nGUEST_KERNEL=%q\n' "$REPO" "$BUILD" "$name"
 		printf 'TEST_TIMEOUT=%q\nENAV_READY_WAIT_S=%q\n' "$TEST_TIMEOUT" "${ENAV_READY_WAIT_S:-120}"
 	} >"$out/guest.env"
-	echo "== $name: $pkg ($kver), accel $accel, up to $KERNEL_TIMEOUT s"
+	printf 'BOOT_KERNEL=%q\nBOOT_INITRD=%q\nBOOT_ACCEL=%q\nBOOT_PKG=%q\n' \
+		"$dir/boot/vmlinuz-$kver" "$img" "$accel" "$pkg ($kver)" >"$out/boot.env"
+}
+
+# boot_kernel NAME: one prepared guest, start to power-off; results in
+# $RESULTS/NAME.  Guests run side by side: each is one emulated machine.
+boot_kernel() {
+	local name=$1 out t0 rc=0 BOOT_KERNEL BOOT_INITRD BOOT_ACCEL BOOT_PKG
+	out=$RESULTS/$name
+	[ -f "$out/boot.env" ] || return 0 # not prepared: error.txt says why
+	# shellcheck source=/dev/null
+	. "$out/boot.env"
+	echo "== $name: $BOOT_PKG, accel $BOOT_ACCEL, up to $KERNEL_TIMEOUT s"
 	t0=$(date +%s)
 	# The serial console is the guest's stdout: logged whole (without the
 	# firmware's terminal escapes and carriage returns), shown prefixed.
 	timeout --kill-after=30 "$KERNEL_TIMEOUT" nice -n 10 qemu-system-x86_64 \
-		-accel "$accel" -cpu max -m 4G -smp 2 -nographic -no-reboot -nic none \
-		-kernel "$dir/boot/vmlinuz-$kver" -initrd "$img" \
+		-accel "$BOOT_ACCEL" -cpu max -m 4G -smp 2 -nographic -no-reboot -nic none \
+		-kernel "$BOOT_KERNEL" -initrd "$BOOT_INITRD" \
 		-append "console=ttyS0 panic=-1 quiet" \
 		-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
 		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
@@ -644,13 +658,23 @@ host_main() {
 				continue
 			fi
 			if [ $run -eq 1 ]; then
-				boot_kernel "$name" "$pkg" "$accel"
+				prepare_kernel "$name" "$pkg" "$accel"
 			elif [ ! -d "$RESULTS/$name" ]; then
 				continue
 			fi
 			KERNELS_RUN+=("$name")
 		done < <(read_list "$REPO/tests/kernels/kernels.list")
+		if [ $run -eq 1 ]; then
+			local k pids=()
+			for k in "${KERNELS_RUN[@]}"; do
+				boot_kernel "$k" &
+				pids+=($!)
+			done
+			for k in "${pids[@]}"; do wait "$k" || true; done
+		fi
 	fi
+	# The host's run comes after every guest has powered off: test_tls
+	# counts the processes that map GnuTLS, and qemu is one of them.
 	if [ $host -eq 1 ]; then
 		if [ $run -eq 1 ]; then
 			run_host
