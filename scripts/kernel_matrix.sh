@@ -589,6 +589,18 @@ EOF
 			done
 			printf '\n'
 		done
+		# Each feature of each source, as the probe loaded the agent's own
+		# programs there: on, or refused with the program it names.
+		local feat
+		while IFS= read -r feat; do
+			printf '| feature %s |' "$feat"
+			for k in "${KERNELS_RUN[@]}"; do
+				printf ' %s |' "$(probe_field "$k" "[.features[]? | select(.source + \"/\" + .feature == \"$feat\") | .state + (if .program != \"\" then \": \" + .program else \"\" end)] | join(\", \") | if . == \"\" then \"-\" else . end" | sed 's/|/\\|/g')"
+			done
+			printf '\n'
+		done < <(for k in "${KERNELS_RUN[@]}"; do
+			jq -r '.features[]? | .source + "/" + .feature' "$RESULTS/$k/probe.json" 2>/dev/null || true
+		done | awk '!seen[$0]++')
 		printf '\n## Failures\n\n'
 		local any=0
 		for k in "${KERNELS_RUN[@]}"; do
