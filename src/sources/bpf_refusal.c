@@ -172,6 +172,7 @@ static const char *const state_names[ENAV_FEATURE__COUNT] = {
     [ENAV_FEATURE_CONFIGURED_OFF] = "configured_off",
     [ENAV_FEATURE_VERIFIER_REFUSED] = "verifier_refused",
     [ENAV_FEATURE_ATTACH_REFUSED] = "attach_refused",
+    [ENAV_FEATURE_HOOK_MISSING] = "hook_missing",
 };
 
 const char *enav_feature_state_name(enum enav_feature_state s)
@@ -224,7 +225,8 @@ bool enav_feature_refused(const char *source, const char *feature)
 		if (strcmp(features[i].source, source) == 0 &&
 		    strcmp(features[i].feature, feature) == 0)
 			refused = features[i].state == ENAV_FEATURE_VERIFIER_REFUSED ||
-				  features[i].state == ENAV_FEATURE_ATTACH_REFUSED;
+				  features[i].state == ENAV_FEATURE_ATTACH_REFUSED ||
+				  features[i].state == ENAV_FEATURE_HOOK_MISSING;
 	pthread_mutex_unlock(&features_lock);
 	return refused;
 }
@@ -244,6 +246,7 @@ void enav_features_render(struct enav_promtext *p)
 	enav_promtext_family(p, "enav_feature_enabled", "gauge",
 			     "1 when the feature of an eBPF source runs; 0 with the reason as "
 			     "state: configured_off, verifier_refused or attach_refused (this "
-			     "kernel refused one of its programs; the log names it).");
+			     "kernel refused one of its programs; the log names it), "
+			     "hook_missing (this kernel lacks a hook it needs).");
 	enav_features_each(render_one, p);
 }

@@ -51,6 +51,7 @@ enum enav_feature_state {
 	ENAV_FEATURE_CONFIGURED_OFF,
 	ENAV_FEATURE_VERIFIER_REFUSED, /* a program of it did not load */
 	ENAV_FEATURE_ATTACH_REFUSED,   /* a program of it loaded but did not attach */
+	ENAV_FEATURE_HOOK_MISSING,     /* the kernel lacks a hook it needs (checked first) */
 	ENAV_FEATURE__COUNT
 };
 

@@ -321,10 +321,20 @@ static int net_start(struct enav_agent *a, void **state, char *err, size_t errle
 		has_sendpage = btf__find_by_name_kind(vmlinux, "tcp_sendpage", BTF_KIND_FUNC) >= 0;
 		btf__free(vmlinux);
 		if (missing) {
-			enav_warn("network: this kernel has no %s tracepoint (sock_send_length and "
-				  "sock_recv_length need Linux 6.3+, or hooks: fexit); the network "
-				  "source is off",
-				  missing);
+			char why[192];
+			snprintf(why, sizeof(why),
+				 "this kernel has no %s tracepoint (sock_send_length and "
+				 "sock_recv_length need Linux 6.3+, or hooks: fexit)",
+				 missing);
+			enav_feature_record("network", "all", ENAV_FEATURE_HOOK_MISSING, NULL, why);
+			if (enav_config_explicitly_on(&a->cfg, "sources.network.enabled")) {
+				snprintf(err, errlen,
+					 "network: %s (sources.network.enabled is set "
+					 "in the configuration)",
+					 why);
+				return -ENOTSUP;
+			}
+			enav_warn("network: %s; the network source is off", why);
 			return 0;
 		}
 	}
