@@ -135,14 +135,9 @@ case_default_run() {
 	"$ENAV" run >"$WORK/stdout" 2>"$WORK/stderr" &
 	AGENT_PID=$!
 	# The default configuration also starts profiling and the host source;
-	# on a busy machine readiness can take longer than a test config's.
-	local i ready=
-	for ((i = 0; i < 300; i++)); do
-		curl -fs http://127.0.0.1:9464/readyz >/dev/null 2>&1 && { ready=1; break; }
-		kill -0 "$AGENT_PID" 2>/dev/null || { fail "agent exited during start: $(tail -3 "$WORK/stderr")"; return 1; }
-		sleep 0.1
-	done
-	[ -n "$ready" ] || { fail "default run not ready after 30 s: $(tail -3 "$WORK/stderr")"; return 1; }
+	# on a busy machine readiness can take longer than a test config's:
+	# at least 30 s.
+	wait_ready "$AGENT_PID" 9464 30 || return 1
 	ENAV_TEST_LINGER_MS=100 "$HELPERS/exit_with" 0 default-run-marker
 	sleep 0.5
 	# Into a file first: grep -q closing the pipe early would kill curl with
@@ -168,11 +163,9 @@ case_stalled_output() {
 	} >"$WORK/cfg.yaml"
 	"$ENAV" run --config "$WORK/cfg.yaml" >"$WORK/fifo" 2>"$WORK/stderr" &
 	AGENT_PID=$!
-	local i
-	for ((i = 0; i < 100; i++)); do
-		curl -fs "http://127.0.0.1:$TEST_PORT/readyz" >/dev/null 2>&1 && break
-		sleep 0.1
-	done
+	# The storm must run while the agent captures: its output is what
+	# blocks.  Without a ready agent the case fails here.
+	wait_ready "$AGENT_PID" || return 1
 	local cg
 	cg=$(make_cgroup "enav-test.slice/stall.scope") || { fail "cannot create cgroup"; return 1; }
 	# ~2000 lines of several hundred bytes: far past a 64 KiB pipe.
