@@ -233,7 +233,7 @@ case_hook_paths() {
 		{ fail "enav probe --json has no fentry_fexit status"; return 1; }
 	btf_has_tracepoint sock_send_length || missing=sock_send_length
 	[ -n "$missing" ] || btf_has_tracepoint sock_recv_length || missing=sock_recv_length
-	echo "    fexit: $fexit_status ($fexit_detail); byte tracepoints: ${missing:+no $missing}${missing:-yes}" >&2
+	echo "    fexit: $fexit_status ($fexit_detail); byte tracepoints: $([ -n "$missing" ] && echo "no $missing" || echo yes)" >&2
 	start_nginx || return 1
 	declare -A client=() server=()
 	for path in tracepoint fexit; do
