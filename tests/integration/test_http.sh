@@ -170,7 +170,23 @@ case_stalled_output() {
 	cg=$(make_cgroup "enav-test.slice/stall.scope") || { fail "cannot create cgroup"; return 1; }
 	# ~2000 lines of several hundred bytes: far past a 64 KiB pipe.
 	"$HELPERS/exec_storm" "$cg" 1000 "$(readlink -f "$HELPERS/exit_with")" >/dev/null
-	sleep 0.5
+	# Stop only once the output is blocked: lines queued, none written for
+	# 0.5 s.  A slow kernel may not have delivered the storm 0.5 s after it
+	# ended, and an agent stopped before its writer blocks has nothing to
+	# abandon (6.12 under TCG: no warning).
+	local i depth w0 w1 blocked=
+	for ((i = 0; i < $(scaled 20); i++)); do
+		w0=$(metric 'enav_sink_written_total{sink="ndjson"}')
+		sleep 0.5
+		depth=$(metric 'enav_sink_queue_depth{sink="ndjson"}')
+		w1=$(metric 'enav_sink_written_total{sink="ndjson"}')
+		if [ "$w0" = "$w1" ] && [ "$depth" -gt 0 ] 2>/dev/null; then
+			blocked=1
+			break
+		fi
+	done
+	[ -n "$blocked" ] || { fail "output never blocked: written $w0 then $w1, queue depth $depth"; return 1; }
+	echo "    output blocked: $w1 lines written, $depth queued" >&2
 	stop_agent
 	kill "$reader" 2>/dev/null
 	wait "$reader" 2>/dev/null

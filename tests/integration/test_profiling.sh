@@ -45,18 +45,21 @@ start_profiling_agent() {
 # The hot function dominates the CPU profile; go tool pprof names it.
 case_cpu() {
 	start_profiling_agent || return
-	"$WORKLOAD" cpu 6 >"$WORK/cpu.out" &
+	# Long enough to outlive both requests on a slow kernel: stopped after
+	# them.
+	"$WORKLOAD" cpu "$(scaled 8)" >"$WORK/cpu.out" &
 	local wpid=$!
 	sleep 0.3
 	curl -fs -o "$WORK/cpu.pb.gz" "$BASE/profile?seconds=3&pid=$wpid" ||
-		{ fail "GET /debug/pprof/profile failed"; return 1; }
+		{ kill "$wpid"; fail "GET /debug/pprof/profile failed"; return 1; }
 	# The workload's own CPU time over the folded request: what the sample
 	# count is held to (an emulated kernel gives it far less than 2 s).
 	local ticks0 ticks1
 	ticks0=$(cpu_ticks "$wpid") || { fail "workload $wpid gone before the folded profile"; return 1; }
 	curl -fs -o "$WORK/cpu.folded" "$BASE/profile?seconds=2&pid=$wpid&format=folded" ||
-		{ fail "GET /debug/pprof/profile?format=folded failed"; return 1; }
+		{ kill "$wpid"; fail "GET /debug/pprof/profile?format=folded failed"; return 1; }
 	ticks1=$(cpu_ticks "$wpid") || { fail "workload $wpid ended during the folded profile"; return 1; }
+	kill "$wpid" 2>/dev/null
 	wait $wpid
 	pprof_ok "$WORK/cpu.pb.gz" || return 1
 	local top
