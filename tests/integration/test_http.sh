@@ -155,7 +155,10 @@ case_default_run() {
 case_stalled_output() {
 	require_root || return
 	mkfifo "$WORK/fifo"
-	sleep 60 <"$WORK/fifo" & # holds the read end open, never reads
+	# Holds the read end open and never reads, for the whole case: under
+	# emulation the agent's start and the storm outlast a minute, and a
+	# reader gone early makes writes fail (EPIPE) instead of block.
+	sleep "$(scaled 120)" <"$WORK/fifo" &
 	local reader=$!
 	{
 		echo "http:"
@@ -165,9 +168,9 @@ case_stalled_output() {
 	AGENT_PID=$!
 	# The storm must run while the agent captures: its output is what
 	# blocks.  Without a ready agent the case fails here.
-	wait_ready "$AGENT_PID" || return 1
+	wait_ready "$AGENT_PID" || { kill "$reader"; return 1; }
 	local cg
-	cg=$(make_cgroup "enav-test.slice/stall.scope") || { fail "cannot create cgroup"; return 1; }
+	cg=$(make_cgroup "enav-test.slice/stall.scope") || { kill "$reader"; fail "cannot create cgroup"; return 1; }
 	# ~2000 lines of several hundred bytes: far past a 64 KiB pipe.
 	"$HELPERS/exec_storm" "$cg" 1000 "$(readlink -f "$HELPERS/exit_with")" >/dev/null
 	# Stop only once the output is blocked: lines queued, none written for
@@ -185,7 +188,11 @@ case_stalled_output() {
 			break
 		fi
 	done
-	[ -n "$blocked" ] || { fail "output never blocked: written $w0 then $w1, queue depth $depth"; return 1; }
+	[ -n "$blocked" ] || {
+		fail "output never blocked: written $w0 then $w1, queue depth $depth, reader $(kill -0 "$reader" 2>/dev/null && echo alive || echo gone)"
+		kill "$reader" 2>/dev/null
+		return 1
+	}
 	echo "    output blocked: $w1 lines written, $depth queued" >&2
 	stop_agent
 	kill "$reader" 2>/dev/null
