@@ -128,30 +128,61 @@ write_config() {
 	} >"$file"
 }
 
+# ENAV_TIME_SCALE: how many times longer than natively a test waits for
+# something the agent does in its own time (readiness, a TLS library scan,
+# a signal reaching the sink).  1 natively; scripts/kernel_matrix.sh raises
+# it in emulated guests.  It scales waits for an event, never a bound the
+# product promises (shutdown within 2 s, a profile's duration).
+TIME_SCALE=${ENAV_TIME_SCALE:-1}
+case $TIME_SCALE in '' | *[!0-9]* | 0*) echo "ENAV_TIME_SCALE must be a positive integer, not '$TIME_SCALE'" >&2; exit 2 ;; esac
+
+# scaled N: N (a number of seconds or of 0.1 s polls) times ENAV_TIME_SCALE.
+scaled() {
+	echo $(($1 * TIME_SCALE))
+}
+
+# http_get URL: the body on stdout; non-zero unless the answer is a 2xx
+# within 5 s.  Static busybox's wget rather than curl: Debian's curl maps
+# libgnutls (through librtmp), so every curl run while the agent watches TLS
+# libraries is one more process it may probe, and later detach from
+# (test_tls counts those).  Not wget -T: busybox 1.35's static wget crashes
+# with it.
+http_get() {
+	timeout 5 busybox wget -q -O - "$1" 2>/dev/null
+}
+
+# wait_ready PID [PORT] [MIN_S]: waits until /readyz on 127.0.0.1:PORT
+# (TEST_PORT) answers 200 while PID (the agent) runs.  Fails, so the case
+# stops rather than carries on without a ready agent, when PID exits first
+# or after ENAV_READY_WAIT_S (default 10 s times ENAV_TIME_SCALE; emulated
+# guests need about 12 s only to load the network object), or MIN_S when
+# that is longer (a configuration that starts more sources).
+wait_ready() {
+	local pid=$1 port=${2:-$TEST_PORT} min_s=${3:-0} i wait_s
+	wait_s=${ENAV_READY_WAIT_S:-$(scaled 10)}
+	[ "$wait_s" -ge "$min_s" ] || wait_s=$min_s
+	for ((i = 0; i < wait_s * 10; i++)); do
+		http_get "http://127.0.0.1:$port/readyz" >/dev/null && return 0
+		if ! kill -0 "$pid" 2>/dev/null; then
+			fail "agent exited during start: $(tail -5 "$WORK/stderr" 2>/dev/null)"
+			return 1
+		fi
+		sleep 0.1
+	done
+	fail "agent not ready on port $port after $wait_s s: $(tail -3 "$WORK/stderr" 2>/dev/null)"
+}
+
 # start_agent CONFIG: starts enav in the background and waits for /readyz.
 start_agent() {
 	# A leftover agent on the test port would answer for ours.
-	if curl -fs "http://127.0.0.1:$TEST_PORT/healthz" >/dev/null 2>&1; then
+	if http_get "http://127.0.0.1:$TEST_PORT/healthz" >/dev/null; then
 		fail "something already serves 127.0.0.1:$TEST_PORT"
 		return 1
 	fi
 	: >"$WORK/signals.ndjson"
 	"$ENAV" run --config "$1" >"$WORK/stdout" 2>"$WORK/stderr" &
 	AGENT_PID=$!
-	# ENAV_READY_WAIT_S: scripts/kernel_matrix.sh raises it in emulated
-	# guests, where loading the network object alone takes about 12 s.
-	local i wait_s=${ENAV_READY_WAIT_S:-10}
-	for ((i = 0; i < wait_s * 10; i++)); do
-		if curl -fs "http://127.0.0.1:$TEST_PORT/readyz" >/dev/null 2>&1; then
-			return 0
-		fi
-		if ! kill -0 "$AGENT_PID" 2>/dev/null; then
-			fail "agent exited during start: $(cat "$WORK/stderr")"
-			return 1
-		fi
-		sleep 0.1
-	done
-	fail "agent not ready after $wait_s s"
+	wait_ready "$AGENT_PID"
 }
 
 # stop_agent: SIGTERM, wait; sets STOP_RC (exit code) and STOP_MS (time to exit).
@@ -161,7 +192,7 @@ stop_agent() {
 	[ -n "$AGENT_PID" ] || return 0
 	local t0 t1
 	# The last word of the agent on itself, for a failed case's post-mortem.
-	curl -fs -m 2 "http://127.0.0.1:$TEST_PORT/metrics" >"$WORK/metrics.final" 2>/dev/null
+	http_get "http://127.0.0.1:$TEST_PORT/metrics" >"$WORK/metrics.final"
 	t0=$(date +%s%N)
 	kill -TERM "$AGENT_PID" 2>/dev/null
 	STOP_RC=0
@@ -189,7 +220,7 @@ stop_limit_ms() {
 # on a series that was never exported.
 metric() {
 	local body
-	body=$(curl -fs -m 5 "http://127.0.0.1:$TEST_PORT/metrics") || {
+	body=$(http_get "http://127.0.0.1:$TEST_PORT/metrics") || {
 		echo "unreachable(/metrics)"
 		return 1
 	}
@@ -205,9 +236,11 @@ metric_or_zero() {
 	case $v in absent*) echo 0 ;; *) echo "$v"; return 1 ;; esac
 }
 
-# wait_for_line JQ_FILTER [TIMEOUT_S]: waits until a signal line matches.
+# wait_for_line JQ_FILTER [TIMEOUT_S]: waits until a signal line matches
+# (TIMEOUT_S times ENAV_TIME_SCALE; 10 s by default).
 wait_for_line() {
-	local filter=$1 timeout=${2:-10} i
+	local filter=$1 timeout i
+	timeout=$(scaled "${2:-10}")
 	for ((i = 0; i < timeout * 10; i++)); do
 		local line
 		line=$(jq -c "select($filter)" "$WORK/signals.ndjson" 2>/dev/null | head -n1)
@@ -241,9 +274,11 @@ count_lines() {
 
 # wait_for_count JQ_FILTER N [TIMEOUT_S]: waits until at least N lines match;
 # then waits a little longer so a surplus (which the caller asserts against)
-# has had its chance to show.  Prints the final count.
+# has had its chance to show.  Prints the final count.  TIMEOUT_S (15) is
+# scaled by ENAV_TIME_SCALE.
 wait_for_count() {
-	local filter=$1 want=$2 timeout=${3:-15} i n=0
+	local filter=$1 want=$2 timeout i n=0
+	timeout=$(scaled "${3:-15}")
 	for ((i = 0; i < timeout * 10; i++)); do
 		n=$(count_lines "$filter")
 		[ "$n" -ge "$want" ] && break

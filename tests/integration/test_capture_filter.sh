@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The in-kernel capture filter on this machine's real cgroups: allowlist and
-# denylist verdicts, a new cgroup admitted through inotify, the hybrid-layout
-# proof, and no name string in any map the agent created.
+# denylist verdicts, a new cgroup admitted through inotify, what the cgroup
+# layout (hybrid or pure v2) proves, and no name string in any map the agent
+# created.
 . "$(dirname "$0")/lib.sh"
 
 TOP=/enav-it-$$
@@ -97,11 +98,32 @@ case_rescan_only_misses() {
 	expect_eq "first exec without inotify" "$(count_execs "$(pids_of "$out")")" 0
 }
 
-# Hybrid layout: admitted only where the cgroup2 path is the one every v1
-# hierarchy uses too; others are denied with a warning naming the reason.
-case_hybrid_proof() {
+# cgroup_layout: hybrid (cgroup v1 hierarchies beside a cgroup2 one), v2
+# (/sys/fs/cgroup is cgroup2 and no v1 hierarchy is mounted), or other.
+cgroup_layout() {
+	local v1
+	v1=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup") n++; break } } END { print n + 0 }' /proc/self/mountinfo)
+	if [ "$v1" -gt 0 ] && [ -n "$(cgroup2_mount)" ]; then
+		echo hybrid
+	elif [ "$v1" -eq 0 ] && [ "$(stat -fc %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ]; then
+		echo v2
+	else
+		echo "other ($v1 v1 hierarchies, /sys/fs/cgroup is $(stat -fc %T /sys/fs/cgroup 2>&1))"
+	fi
+}
+
+# What a cgroup id proves depends on the layout, and so does the verdict on
+# the same three workloads: "agree" (laid out in every hierarchy), "v2only"
+# (only in cgroup2) and "differs" (laid out everywhere, but a member sits at
+# the v1 roots).  Hybrid: admitted only where the cgroup2 path is the one
+# every v1 hierarchy uses too; the others are denied with a warning naming
+# the reason.  Pure v2: the cgroup2 path is the whole truth, so all three are
+# admitted and nothing is denied.
+case_layout_proof() {
 	require_root || return
-	grep -q ' - cgroup ' /proc/self/mountinfo || { skip "not a hybrid cgroup layout"; return; }
+	local layout
+	layout=$(cgroup_layout)
+	case $layout in hybrid | v2) ;; *) skip "neither a hybrid nor a pure v2 cgroup layout: $layout"; return ;; esac
 	EXTRA=("discovery:" "  rescan_interval_ms: 200")
 	filter_config allowlist "cgroup:$TOP/hy/*"
 	unset EXTRA
@@ -109,8 +131,8 @@ case_hybrid_proof() {
 	local agree disagree
 	agree=$("$HELPERS/cgrun" -p -m "$TOP/hy/agree" -- "$EXE" 0) || { fail "agree run"; return 1; }
 	disagree=$("$HELPERS/cgrun" -m "$TOP/hy/v2only" -- "$EXE" 0) || { fail "v2only run"; return 1; }
-	# Laid out everywhere, but a member sits at the v1 roots: caught by the
-	# membership check on the next rescan, then denied.
+	# Hybrid: laid out everywhere, but a member sits at the v1 roots: caught
+	# by the membership check on the next rescan, then denied.
 	"$HELPERS/cgrun" -p -m "$TOP/hy/differs" -- /bin/true >/dev/null
 	"$HELPERS/cgrun" "$TOP/hy/differs" -- /bin/sleep 3 >/dev/null &
 	local sleeper=$!
@@ -120,13 +142,24 @@ case_hybrid_proof() {
 	wait $sleeper
 	sleep 0.3
 	stop_agent
+	echo "    layout $layout: $(grep -o 'discovery: [a-z0-9]* layout[^,]*' "$WORK/stderr" | head -n1)" >&2
+	grep -q "discovery: $layout layout," "$WORK/stderr" ||
+		{ fail "agent does not report the $layout layout: $(grep 'discovery:' "$WORK/stderr" | head -n1)"; return 1; }
 	expect_eq "proven workload captured" "$(count_execs "$(pids_of "$agree")")" 1 || return 1
-	expect_eq "cgroup2-only workload captured" "$(count_execs "$(pids_of "$disagree")")" 0 || return 1
-	expect_eq "workload whose v1 paths differ captured" "$(count_execs "$(pids_of "$differs")")" 0 || return 1
-	grep -q "denied cgroup $TOP/hy/v2only: hybrid_v1_directory_missing" "$WORK/stderr" ||
-		{ fail "no warning for v2only"; return 1; }
-	grep -q "denied cgroup $TOP/hy/differs: hybrid_v1_path_differs" "$WORK/stderr" ||
-		{ fail "no warning for differs"; return 1; }
+	if [ "$layout" = hybrid ]; then
+		expect_eq "cgroup2-only workload captured" "$(count_execs "$(pids_of "$disagree")")" 0 || return 1
+		expect_eq "workload whose v1 paths differ captured" "$(count_execs "$(pids_of "$differs")")" 0 || return 1
+		grep -q "denied cgroup $TOP/hy/v2only: hybrid_v1_directory_missing" "$WORK/stderr" ||
+			{ fail "no warning for v2only"; return 1; }
+		grep -q "denied cgroup $TOP/hy/differs: hybrid_v1_path_differs" "$WORK/stderr" ||
+			{ fail "no warning for differs"; return 1; }
+	else
+		expect_eq "cgroup2-only workload captured (every cgroup is provable on v2)" \
+			"$(count_execs "$(pids_of "$disagree")")" 1 || return 1
+		expect_eq "third workload captured" "$(count_execs "$(pids_of "$differs")")" 1 || return 1
+		! grep -q "denied cgroup" "$WORK/stderr" ||
+			{ fail "a cgroup denied on pure v2: $(grep 'denied cgroup' "$WORK/stderr" | head -n2)"; return 1; }
+	fi
 }
 
 # Every map the agent created holds ids and bytes only: no string it knows.
@@ -176,6 +209,6 @@ run_case "allowlist: only admitted cgroups captured, the rest counted in the ker
 run_case "denylist: listed cgroup suppressed, others captured" case_denylist
 run_case "new cgroup admitted via inotify before its first exec" case_inotify_first_exec
 run_case "rescan-only discovery misses that first exec (control)" case_rescan_only_misses
-run_case "hybrid layout proof: agree admitted, v2-only and differing paths denied" case_hybrid_proof
+run_case "layout proof: hybrid denies v2-only and differing paths; pure v2 admits all three" case_layout_proof
 run_case "privacy: no known string in any map the agent created" case_privacy
 finish

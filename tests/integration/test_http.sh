@@ -135,14 +135,9 @@ case_default_run() {
 	"$ENAV" run >"$WORK/stdout" 2>"$WORK/stderr" &
 	AGENT_PID=$!
 	# The default configuration also starts profiling and the host source;
-	# on a busy machine readiness can take longer than a test config's.
-	local i ready=
-	for ((i = 0; i < 300; i++)); do
-		curl -fs http://127.0.0.1:9464/readyz >/dev/null 2>&1 && { ready=1; break; }
-		kill -0 "$AGENT_PID" 2>/dev/null || { fail "agent exited during start: $(tail -3 "$WORK/stderr")"; return 1; }
-		sleep 0.1
-	done
-	[ -n "$ready" ] || { fail "default run not ready after 30 s: $(tail -3 "$WORK/stderr")"; return 1; }
+	# on a busy machine readiness can take longer than a test config's:
+	# at least 30 s.
+	wait_ready "$AGENT_PID" 9464 30 || return 1
 	ENAV_TEST_LINGER_MS=100 "$HELPERS/exit_with" 0 default-run-marker
 	sleep 0.5
 	# Into a file first: grep -q closing the pipe early would kill curl with
@@ -160,7 +155,10 @@ case_default_run() {
 case_stalled_output() {
 	require_root || return
 	mkfifo "$WORK/fifo"
-	sleep 60 <"$WORK/fifo" & # holds the read end open, never reads
+	# Holds the read end open and never reads, for the whole case: under
+	# emulation the agent's start and the storm outlast a minute, and a
+	# reader gone early makes writes fail (EPIPE) instead of block.
+	sleep "$(scaled 120)" <"$WORK/fifo" &
 	local reader=$!
 	{
 		echo "http:"
@@ -168,16 +166,34 @@ case_stalled_output() {
 	} >"$WORK/cfg.yaml"
 	"$ENAV" run --config "$WORK/cfg.yaml" >"$WORK/fifo" 2>"$WORK/stderr" &
 	AGENT_PID=$!
-	local i
-	for ((i = 0; i < 100; i++)); do
-		curl -fs "http://127.0.0.1:$TEST_PORT/readyz" >/dev/null 2>&1 && break
-		sleep 0.1
-	done
+	# The storm must run while the agent captures: its output is what
+	# blocks.  Without a ready agent the case fails here.
+	wait_ready "$AGENT_PID" || { kill "$reader"; return 1; }
 	local cg
-	cg=$(make_cgroup "enav-test.slice/stall.scope") || { fail "cannot create cgroup"; return 1; }
+	cg=$(make_cgroup "enav-test.slice/stall.scope") || { kill "$reader"; fail "cannot create cgroup"; return 1; }
 	# ~2000 lines of several hundred bytes: far past a 64 KiB pipe.
 	"$HELPERS/exec_storm" "$cg" 1000 "$(readlink -f "$HELPERS/exit_with")" >/dev/null
-	sleep 0.5
+	# Stop only once the output is blocked: lines queued, none written for
+	# 0.5 s.  A slow kernel may not have delivered the storm 0.5 s after it
+	# ended, and an agent stopped before its writer blocks has nothing to
+	# abandon (6.12 under TCG: no warning).
+	local i depth w0 w1 blocked=
+	for ((i = 0; i < $(scaled 20); i++)); do
+		w0=$(metric 'enav_sink_written_total{sink="ndjson"}')
+		sleep 0.5
+		depth=$(metric 'enav_sink_queue_depth{sink="ndjson"}')
+		w1=$(metric 'enav_sink_written_total{sink="ndjson"}')
+		if [ "$w0" = "$w1" ] && [ "$depth" -gt 0 ] 2>/dev/null; then
+			blocked=1
+			break
+		fi
+	done
+	[ -n "$blocked" ] || {
+		fail "output never blocked: written $w0 then $w1, queue depth $depth, reader $(kill -0 "$reader" 2>/dev/null && echo alive || echo gone)"
+		kill "$reader" 2>/dev/null
+		return 1
+	}
+	echo "    output blocked: $w1 lines written, $depth queued" >&2
 	stop_agent
 	kill "$reader" 2>/dev/null
 	wait "$reader" 2>/dev/null

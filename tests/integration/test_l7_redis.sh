@@ -13,7 +13,7 @@ start_redis() {
 		--dir "$WORK" --logfile "$WORK/redis.log" &
 	REDIS_PID=$!
 	local i
-	for ((i = 0; i < 50; i++)); do
+	for ((i = 0; i < $(scaled 50); i++)); do
 		redis-cli -p "$REDIS_PORT" PING >/dev/null 2>&1 && return 0
 		sleep 0.1
 	done

@@ -52,7 +52,7 @@ start_pg() {
 			{ fail "initdb failed: $(tail -3 "$WORK/pg/initdb.log")"; return 1; }
 	fi
 	PG_UP=1 # stop_pg is harmless on a cluster that did not start
-	pg_ctl_ -l "$WORK/pg/server.log" -w -t 30 \
+	pg_ctl_ -l "$WORK/pg/server.log" -w -t "$(scaled 30)" \
 		-o "-p $PG_PORT -k $WORK/pg -c listen_addresses=127.0.0.1 -c ssl=off -c fsync=off" \
 		start >"$WORK/pg/pg_ctl.out" 2>&1 ||
 		{ fail "postgres did not start: $(tail -3 "$WORK/pg/server.log")"; return 1; }

@@ -50,7 +50,11 @@ stop_servers() {
 	DNSMASQ_PID=
 }
 
-# parity HOST: three fetches on one keep-alive connection, bytes on both ends.
+# parity HOST IP_VERSION: three fetches on one keep-alive connection, bytes
+# on both ends.  Sets PARITY_CLIENT and PARITY_SERVER ("SENT RECEIVED" of the
+# client's and the server's close signal).
+PARITY_CLIENT=
+PARITY_SERVER=
 parity() {
 	local host=$1 url
 	url="http://$host:$HTTP_PORT/blob.bin"
@@ -85,6 +89,8 @@ parity() {
 		{ fail "no client open"; return 1; }
 	expect_eq "open ip_version" "$(jq -r .connection.ip_version <<<"$op")" "$2" || return 1
 	expect_eq "predates" "$(jq -r .connection.predates_agent <<<"$cl")" false || return 1
+	PARITY_CLIENT="$(jq -r .connection.bytes_sent <<<"$cl") $(jq -r .connection.bytes_received <<<"$cl")"
+	PARITY_SERVER="$(jq -r .connection.bytes_sent <<<"$sv") $(jq -r .connection.bytes_received <<<"$sv")"
 	echo "    $host: 3 x 1 MiB on one connection, $sent bytes up, $recv bytes down, both ends agree" >&2
 }
 
@@ -199,6 +205,89 @@ case_dns() {
 	[ $rc -eq 0 ] || [ $rc -eq 3 ] || { fail "promtool rejects /metrics"; return 1; }
 }
 
+# btf_has_tracepoint NAME: this kernel has the tracepoint (every tracepoint
+# of a BTF kernel has a btf_trace_NAME typedef; what the agent checks too).
+btf_has_tracepoint() {
+	grep -q "^\[[0-9]*\] TYPEDEF 'btf_trace_$1' " "$WORK/vmlinux.btf"
+}
+
+# Each byte-counting path this kernel offers: `hooks: tracepoint` counts in
+# the sock_send_length/sock_recv_length tracepoints (Linux 6.3+), `hooks:
+# fexit` in fexit programs on tcp_sendmsg/tcp_recvmsg (and tcp_sendpage
+# where the kernel has it).  A path that loads gives the exact bytes of the
+# parity workload; where both load, the same bytes.  A path the kernel
+# refuses is refused by name: fexit stops `enav run`, a missing tracepoint
+# turns the network source off with a warning and no tcp signal appears.
+# Which paths exist is read from `enav probe --json` and the kernel's BTF,
+# not from its version.
+case_hook_paths() {
+	require_root || return
+	command -v bpftool >/dev/null || { fail "bpftool missing (scripts/deps.sh test)"; return 1; }
+	bpftool btf dump file /sys/kernel/btf/vmlinux >"$WORK/vmlinux.btf" 2>"$WORK/bpftool.err" ||
+		{ fail "cannot read the kernel's BTF: $(cat "$WORK/bpftool.err")"; return 1; }
+	"$ENAV" probe --json >"$WORK/probe.json" 2>/dev/null
+	local fexit_status fexit_detail missing= path loaded=()
+	fexit_status=$(jq -r .capabilities.fentry_fexit.status "$WORK/probe.json")
+	fexit_detail=$(jq -r .capabilities.fentry_fexit.detail "$WORK/probe.json")
+	[ -n "$fexit_status" ] && [ "$fexit_status" != null ] ||
+		{ fail "enav probe --json has no fentry_fexit status"; return 1; }
+	btf_has_tracepoint sock_send_length || missing=sock_send_length
+	[ -n "$missing" ] || btf_has_tracepoint sock_recv_length || missing=sock_recv_length
+	echo "    fexit: $fexit_status ($fexit_detail); byte tracepoints: $([ -n "$missing" ] && echo "no $missing" || echo yes)" >&2
+	start_nginx || return 1
+	declare -A client=() server=()
+	for path in tracepoint fexit; do
+		write_config "$WORK/cfg.yaml" "hooks: $path" "profiling:" "  enabled: false" "host:" "  enabled: false"
+		if [ "$path" = fexit ] && [ "$fexit_status" != yes ]; then
+			# Refused: enav run stops, naming fexit and the kernel's reason.
+			local rc=0
+			timeout "$(scaled 60)" "$ENAV" run --config "$WORK/cfg.yaml" >/dev/null 2>"$WORK/stderr" || rc=$?
+			[ $rc -ne 0 ] && [ $rc -ne 124 ] ||
+				{ fail "hooks: fexit on a kernel that refuses fexit: exit code $rc"; return 1; }
+			grep -qF "hooks fexit was configured but $fexit_detail" "$WORK/stderr" ||
+				{ fail "hooks: fexit refused without naming it: $(tail -2 "$WORK/stderr")"; return 1; }
+			echo "    fexit: refused (exit $rc): $(grep -F 'hooks fexit' "$WORK/stderr" | head -n1)" >&2
+			continue
+		fi
+		start_agent "$WORK/cfg.yaml" || return 1
+		grep -q "; hooks $path (configured)" "$WORK/stderr" ||
+			{ fail "agent did not take hooks: $path: $(grep -m1 'hooks' "$WORK/stderr")"; return 1; }
+		if [ "$path" = tracepoint ] && [ -n "$missing" ]; then
+			# Refused: no network source, said by name, and no tcp signal.
+			grep -qF "network: this kernel has no $missing tracepoint (sock_send_length and sock_recv_length need Linux 6.3+, or hooks: fexit); the network source is off" "$WORK/stderr" ||
+				{ fail "no warning naming the missing $missing tracepoint: $(grep 'network' "$WORK/stderr" | head -n2)"; return 1; }
+			! grep -q 'network source attached' "$WORK/stderr" ||
+				{ fail "network source attached without $missing"; return 1; }
+			local url="http://127.0.0.1:$HTTP_PORT/blob.bin" cpid
+			curl -s -o /dev/null -o /dev/null -o /dev/null "$url" "$url" "$url" &
+			cpid=$!
+			wait $cpid || { fail "curl failed"; return 1; }
+			# The agent captures (curl's exec arrives) but no connection.
+			wait_for_line ".kind == \"process.exec\" and .process.pid == $cpid" >/dev/null ||
+				{ fail "no exec signal for curl: the agent captured nothing at all"; return 1; }
+			sleep "$(scaled 1)"
+			expect_eq "tcp signals without the byte tracepoints" "$(count_lines '.kind | startswith("tcp.")')" 0 || return 1
+			stop_agent
+			echo "    tracepoint: refused: network source off, no tcp signal" >&2
+			continue
+		fi
+		parity 127.0.0.1 4 || return 1
+		stop_agent
+		client[$path]=$PARITY_CLIENT
+		server[$path]=$PARITY_SERVER
+		loaded+=("$path")
+		echo "    $path: client sent/received ${client[$path]}, server ${server[$path]}" >&2
+	done
+	# A kernel with neither path has no network source at all: nothing here
+	# proves bytes, and that must not pass as a kernel with one path.
+	[ ${#loaded[@]} -ge 1 ] || { fail "neither tracepoint nor fexit byte counting loads on this kernel"; return 1; }
+	if [ ${#loaded[@]} -eq 2 ]; then
+		expect_eq "client bytes, tracepoint vs fexit" "${client[tracepoint]}" "${client[fexit]}" || return 1
+		expect_eq "server bytes, tracepoint vs fexit" "${server[tracepoint]}" "${server[fexit]}" || return 1
+	fi
+	echo "    paths that load: ${loaded[*]}" >&2
+}
+
 trap 'stop_servers; cleanup' EXIT
 run_case "IPv4: nginx + curl keep-alive, exact bytes both ends" case_ipv4_parity
 stop_servers
@@ -207,5 +296,7 @@ stop_servers
 run_case "a connection opened before the agent says so" case_predates_attach
 stop_servers
 run_case "DNS through dnsmasq: name, type, rcode, answers, latency" case_dns
+stop_servers
+run_case "hooks: tracepoint and fexit: exact bytes on each path the kernel offers, equal where both load; a refused path named" case_hook_paths
 stop_servers
 finish

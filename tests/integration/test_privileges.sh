@@ -55,19 +55,27 @@ case_root_drops() {
 	openssl s_server -quiet -accept 127.0.0.1:18447 -cert "$WORK/cert.pem" -key "$WORK/key.pem" -www \
 		>/dev/null 2>&1 &
 	local spid=$!
-	local lib i
-	for ((i = 0; i < 30; i++)); do
+	local lib i probed=
+	for ((i = 0; i < $(scaled 30); i++)); do
 		lib=$(awk '$6 ~ /\/libssl\.so/ { print $6; exit }' "/proc/$spid/maps" 2>/dev/null)
 		[ -n "$lib" ] && break
 		sleep 0.1
 	done
-	for ((i = 0; i < 100; i++)); do
-		[ "$(metric "enav_tls_probed_binary{library=\"openssl\",binary=\"$lib\"}")" = 1 ] && break
-		sleep 0.1
-	done
+	# Asserted on what was read while the server (the only process known
+	# to map the library) was alive: once it exits, the agent may detach.
+	if [ -n "$lib" ]; then
+		for ((i = 0; i < $(scaled 100); i++)); do
+			probed=$(metric "enav_tls_probed_binary{library=\"openssl\",binary=\"$lib\"}")
+			[ "$probed" = 1 ] && break
+			kill -0 $spid 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -0 $spid 2>/dev/null || probed="$probed (openssl s_server exited)"
+	fi
 	kill $spid 2>/dev/null
 	wait $spid 2>/dev/null
-	expect_eq "libssl probed after the drop" "$(metric "enav_tls_probed_binary{library=\"openssl\",binary=\"$lib\"}")" 1 || return 1
+	[ -n "$lib" ] || { fail "openssl s_server maps no libssl.so"; return 1; }
+	expect_eq "libssl probed after the drop, server alive" "$probed" 1 || return 1
 	expect_eq "no attach failure" "$(metric 'enav_tls_attach_failures_total{library="openssl"}')" 0 || return 1
 	# The probe names both sets for this configuration.
 	"$ENAV" probe --config "$WORK/cfg.yaml" >"$WORK/probe.out" 2>&1
@@ -120,19 +128,14 @@ case_non_root() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps="$caps" --ambient-caps="$caps" \
 		--bounding-set=-all,"$caps" "$ENAV" run --config "$home/cfg.yaml" >"$WORK/stdout" 2>"$WORK/stderr" &
 	AGENT_PID=$!
+	wait_ready "$AGENT_PID" "$TEST_PORT" 15 || { fail "not ready as nobody"; return 1; }
 	local i
-	for ((i = 0; i < 150; i++)); do
-		curl -fs "http://127.0.0.1:$TEST_PORT/readyz" >/dev/null 2>&1 && break
-		kill -0 "$AGENT_PID" 2>/dev/null || { fail "agent exited as nobody: $(tail -3 "$WORK/stderr")"; return 1; }
-		sleep 0.1
-	done
-	curl -fs "http://127.0.0.1:$TEST_PORT/readyz" >/dev/null || { fail "not ready as nobody"; return 1; }
 	expect_eq "agent uid" "$(awk '/^Uid:/ { print $2 }' "/proc/$AGENT_PID/status")" 65534 || return 1
 	expect_all_threads "$AGENT_PID" "$FULL_RUNTIME" || return 1
 	/bin/true &
 	local tpid=$!
 	wait $tpid
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < $(scaled 100); i++)); do
 		has_line "$home/signals.ndjson" ".kind == \"process.exec\" and .process.pid == $tpid" && break
 		sleep 0.1
 	done

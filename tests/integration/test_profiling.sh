@@ -27,6 +27,14 @@ folded_total() {
 	awk '{ s += $NF } END { printf "%.0f\n", s }' "$1"
 }
 
+# cpu_ticks PID: the process's utime + stime so far, in clock ticks (the
+# fields after the command name, which may hold spaces and parentheses).
+cpu_ticks() {
+	local stat
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	awk '{ print $12 + $13 }' <<<"${stat##*) }"
+}
+
 start_profiling_agent() {
 	require_root || return
 	command -v go >/dev/null || { skip "golang-go is not installed (scripts/deps.sh test)"; return; }
@@ -37,13 +45,21 @@ start_profiling_agent() {
 # The hot function dominates the CPU profile; go tool pprof names it.
 case_cpu() {
 	start_profiling_agent || return
-	"$WORKLOAD" cpu 6 >"$WORK/cpu.out" &
+	# Long enough to outlive both requests on a slow kernel: stopped after
+	# them.
+	"$WORKLOAD" cpu "$(scaled 8)" >"$WORK/cpu.out" &
 	local wpid=$!
 	sleep 0.3
 	curl -fs -o "$WORK/cpu.pb.gz" "$BASE/profile?seconds=3&pid=$wpid" ||
-		{ fail "GET /debug/pprof/profile failed"; return 1; }
+		{ kill "$wpid"; fail "GET /debug/pprof/profile failed"; return 1; }
+	# The workload's own CPU time over the folded request: what the sample
+	# count is held to (an emulated kernel gives it far less than 2 s).
+	local ticks0 ticks1
+	ticks0=$(cpu_ticks "$wpid") || { fail "workload $wpid gone before the folded profile"; return 1; }
 	curl -fs -o "$WORK/cpu.folded" "$BASE/profile?seconds=2&pid=$wpid&format=folded" ||
-		{ fail "GET /debug/pprof/profile?format=folded failed"; return 1; }
+		{ kill "$wpid"; fail "GET /debug/pprof/profile?format=folded failed"; return 1; }
+	ticks1=$(cpu_ticks "$wpid") || { fail "workload $wpid ended during the folded profile"; return 1; }
+	kill "$wpid" 2>/dev/null
 	wait $wpid
 	pprof_ok "$WORK/cpu.pb.gz" || return 1
 	local top
@@ -71,7 +87,19 @@ case_cpu() {
 	local hot total
 	hot=$(folded_sum "$WORK/cpu.folded" ';prof_hot_function')
 	total=$(folded_total "$WORK/cpu.folded")
-	[ "$total" -gt 100 ] || { fail "only $total samples in 2 s at 199 Hz"; return 1; }
+	# At 199 Hz, one sample per 1/199 s of the workload's CPU time: at least
+	# half of what its CPU time over the request allows (the request spans
+	# more than the 2 s profiled), at most 110% plus 5 (tick rounding), and
+	# in any case more than 20 samples.
+	local tck cpu_ms want_min want_max
+	tck=$(getconf CLK_TCK)
+	cpu_ms=$(((ticks1 - ticks0) * 1000 / tck))
+	want_min=$((cpu_ms * 199 / 2000))
+	want_max=$((cpu_ms * 199 * 11 / 10000 + 5))
+	echo "    cpu: $total samples; workload CPU time over the request ${cpu_ms} ms ($((ticks1 - ticks0)) ticks at $tck/s): want $want_min..$want_max" >&2
+	[ "$total" -gt 20 ] || { fail "only $total samples in 2 s at 199 Hz (${cpu_ms} ms of workload CPU)"; return 1; }
+	[ "$total" -ge "$want_min" ] && [ "$total" -le "$want_max" ] ||
+		{ fail "$total samples for ${cpu_ms} ms of workload CPU at 199 Hz, want $want_min..$want_max"; return 1; }
 	[ $((hot * 100)) -ge $((total * 70)) ] ||
 		{ fail "prof_hot_function has $hot of $total samples"; return 1; }
 	echo "    cpu: prof_hot_function $hot of $total samples"
@@ -295,7 +323,19 @@ case_push_and_spool() {
 	done
 	[ $n -ge 1 ] || { fail "no CPU profile in the spool"; return 1; }
 	ls "$WORK"/spool/enav-offcpu-*.pb.gz >/dev/null 2>&1 || { fail "no off-CPU profile spooled"; return 1; }
-	expect_eq "spool files metric" "$(metric enav_profile_spool_files)" "$(ls "$WORK"/spool/enav-*.pb.gz | wc -l)"
+	# The agent keeps spooling (and expiring) meanwhile: a listing is
+	# compared with the metric only when the metric read before it and the
+	# one read after it agree.
+	local m1 m2 listed try
+	for ((try = 0; try < 10; try++)); do
+		m1=$(metric enav_profile_spool_files)
+		listed=$(find "$WORK/spool" -maxdepth 1 -name 'enav-*.pb.gz' | wc -l)
+		m2=$(metric enav_profile_spool_files)
+		[ "$m1" = "$m2" ] && break
+		sleep 0.2
+	done
+	[ "$m1" = "$m2" ] || { fail "spool files metric moved during each of $try listings (last $m1 then $m2)"; return 1; }
+	expect_eq "spool files metric (same before and after the listing)" "$m1" "$listed"
 }
 
 run_case "profiling: CPU hot function dominates, labels, pid filter" case_cpu
