@@ -49,14 +49,8 @@ case_default_run_nginx() {
 	start_nginx || return 1
 	"$ENAV" run >"$WORK/signals.ndjson" 2>"$WORK/stderr" &
 	AGENT_PID=$!
-	# The defaults start every source; under emulation that takes long.
-	local i ready= wait_s=$((${ENAV_READY_WAIT_S:-10} * 3))
-	for ((i = 0; i < wait_s * 10; i++)); do
-		curl -fs http://127.0.0.1:9464/readyz >/dev/null 2>&1 && { ready=1; break; }
-		kill -0 "$AGENT_PID" 2>/dev/null || { fail "agent exited during start: $(tail -3 "$WORK/stderr")"; return 1; }
-		sleep 0.1
-	done
-	[ -n "$ready" ] || { fail "not ready after $wait_s s: $(tail -3 "$WORK/stderr")"; return 1; }
+	# The defaults start every source, profiling and the host source too.
+	wait_ready "$AGENT_PID" 9464 30 || return 1
 	: >"$WORK/access.log"
 	curl -s -o /dev/null -w '%{size_request} %{size_header} %{size_download} %{local_port}\n' \
 		"http://127.0.0.1:$HTTP_PORT/file.bin" >"$WORK/curl.out" &
@@ -83,7 +77,7 @@ case_default_run_nginx() {
 		"$(jq -r .span.trace_id <<<"$cspan") $(jq -r .span.span_id <<<"$cspan")" || return 1
 	# Stays up: still ready a while later, then stops cleanly.
 	sleep 2
-	curl -fs http://127.0.0.1:9464/readyz >/dev/null || { fail "not ready any more"; return 1; }
+	http_get http://127.0.0.1:9464/readyz >/dev/null || { fail "not ready any more"; return 1; }
 	stop_agent
 	expect_eq "exit status" "$STOP_RC" 0
 }
