@@ -288,8 +288,10 @@ case_push_and_spool() {
 	wait $wpid
 	# interval_ms is 2000: two intervals after the workload ended, all is sent.
 	local i found=
-	for ((i = 0; i < 100; i++)); do
-		found=$(grep -l "pid=$wpid" "$WORK"/pyro/*.json 2>/dev/null | head -n1)
+	# The workload's push: under emulation an interval may also catch the
+	# forked child before its exec, pushed under comm=bash for the same pid.
+	for ((i = 0; i < $(scaled 100); i++)); do
+		found=$(grep -lE "pid=$wpid[,}].*comm=prof_workload" "$WORK"/pyro/*.json 2>/dev/null | head -n1)
 		[ -n "$found" ] && break
 		sleep 0.1
 	done
