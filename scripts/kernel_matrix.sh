@@ -23,7 +23,11 @@
 #   ENAV_KERNEL_CACHE   kernel packages and initramfs images
 #                       (default /var/cache/enav-kernels)
 #   RESULTS             where logs and verdicts go (default $BUILD/kernel-matrix)
-#   KERNEL_TIMEOUT      seconds one guest may run, boot to power-off (10800)
+#   KERNEL_TIMEOUT      seconds one guest may run, boot to power-off (2700: a
+#                       run takes about 35 min; a guest whose kernel locked
+#                       up must not hold CI past its budget)
+#   GUEST_CMDLINE       the guest kernel's extra command line (quiet);
+#                       loglevel=5 puts stack dumps (soft lockups) on the console
 #   TEST_TIMEOUT        seconds one test script may run (1800)
 #   ENAV_READY_WAIT_S   seconds lib.sh's start_agent waits for /readyz in a
 #                       guest (120: loading the network object alone takes
@@ -432,7 +436,7 @@ boot_kernel() {
 	timeout --kill-after=30 "$KERNEL_TIMEOUT" nice -n 10 qemu-system-x86_64 \
 		-accel "$BOOT_ACCEL" -cpu max -m 4G -smp 2 -nographic -no-reboot -nic none \
 		-kernel "$BOOT_KERNEL" -initrd "$BOOT_INITRD" \
-		-append "console=ttyS0 panic=-1 quiet" \
+		-append "console=ttyS0 panic=-1 ${GUEST_CMDLINE:-quiet}" \
 		-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
 		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
 		-fsdev "local,id=results,path=$out,security_model=none" \
@@ -663,7 +667,7 @@ host_main() {
 	esac
 	CACHE=${ENAV_KERNEL_CACHE:-/var/cache/enav-kernels}
 	RESULTS=$(realpath -m "${RESULTS:-$BUILD/kernel-matrix}")
-	KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-10800}
+	KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-2700}
 	TEST_TIMEOUT=${TEST_TIMEOUT:-1800}
 	mkdir -p "$CACHE" "$RESULTS"
 	local cmd
