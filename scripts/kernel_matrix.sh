@@ -524,6 +524,16 @@ probe_field() {
 	jq -r "$2 // \"-\"" "$RESULTS/$1/probe.json" 2>/dev/null || echo "-"
 }
 
+# table_head FIRST: a Markdown table's header, FIRST then a column per kernel.
+table_head() {
+	local k
+	printf '| %s |' "$1"
+	for k in "${KERNELS_RUN[@]}"; do printf ' %s |' "$k"; done
+	printf '\n|---|'
+	for k in "${KERNELS_RUN[@]}"; do printf -- '---|'; done
+	printf '\n'
+}
+
 write_docs() {
 	local doc=$REPO/docs/kernels.md k line key name pkg kver accel boot wall cell
 	{
@@ -557,11 +567,8 @@ EOF
 			[ "$boot" = - ] || boot="$boot s"
 			echo "| $name | \`$pkg\` | $kver | $accel | $boot | $wall s |"
 		done
-		printf '\n## Tests\n\n| test |'
-		for k in "${KERNELS_RUN[@]}"; do printf ' %s |' "$k"; done
-		printf '\n|---|'
-		for k in "${KERNELS_RUN[@]}"; do printf -- '---|'; done
-		printf '\n'
+		printf '\n## Tests\n\n'
+		table_head test
 		while IFS= read -r line; do
 			key=$(test_key "$line")
 			printf '| %s |' "$key"
@@ -576,11 +583,8 @@ EOF
 		for k in "${KERNELS_RUN[@]}"; do
 			printf ' %s |' "$(sed 's/|/\\|/g' "$RESULTS/$k/agent-start.txt" 2>/dev/null || echo -)"
 		done
-		printf '\n\n## What `enav probe` says\n\n|'
-		for k in "${KERNELS_RUN[@]}"; do printf ' | %s' "$k"; done
-		printf ' |\n|---|'
-		for k in "${KERNELS_RUN[@]}"; do printf -- '---|'; done
-		printf '\n'
+		printf '\n\n## What `enav probe` says\n\n'
+		table_head ""
 		local row
 		for row in \
 			"kernel release|.kernel_release" \

@@ -78,8 +78,13 @@ int enav_bpf_source_open(struct enav_bpf_source *s, struct enav_agent *a, const 
 void enav_bpf_source_feature(struct enav_bpf_source *s, const char *name, const char *prefix0,
 			     const char *prefix1, const char *config_key, bool wanted)
 {
-	if (s->n_features == ENAV_BPF_MAX_FEATURES)
+	if (s->n_features == ENAV_BPF_MAX_FEATURES) {
+		/* A source with more parts than the table: they stay in its core. */
+		enav_warn("%s: no room for feature %s (ENAV_BPF_MAX_FEATURES): a refusal of "
+			  "its programs stops the source",
+			  s->name, name);
 		return;
+	}
 	struct enav_bpf_feature *f = &s->features[s->n_features++];
 	*f = (struct enav_bpf_feature){
 	    .name = name,
@@ -280,7 +285,9 @@ int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx
 				  pn, strerror(errno));
 			continue;
 		}
-		if (!l && f && !f->required) {
+		/* EPERM is a missing privilege, not this kernel's verdict: as at load,
+		 * it never switches a feature off quietly. */
+		if (!l && f && !f->required && errno != EPERM) {
 			char why[128];
 			snprintf(why, sizeof(why), "cannot attach: %s", strerror(errno));
 			f->state = ENAV_FEATURE_ATTACH_REFUSED;
@@ -302,8 +309,8 @@ int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx
 			rc = -e;
 			snprintf(err, errlen, "%s: the kernel refused to attach program %s: %s",
 				 s->name, pn, strerror(e));
-			s->refused = !f && e != EPERM; /* EPERM: a privilege, not the kernel */
-			if (f)
+			s->refused = !f && e != EPERM;
+			if (f && f->required)
 				snprintf(err + strlen(err), errlen - strlen(err),
 					 " (feature %s: %s is set in the configuration)", f->name,
 					 f->config_key);
