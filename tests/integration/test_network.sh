@@ -258,6 +258,8 @@ case_hook_paths() {
 				{ fail "no warning naming the missing $missing tracepoint: $(grep 'network' "$WORK/stderr" | head -n2)"; return 1; }
 			! grep -q 'network source attached' "$WORK/stderr" ||
 				{ fail "network source attached without $missing"; return 1; }
+			expect_eq "network state on /metrics" \
+				"$(metric 'enav_feature_enabled{source="network",feature="all",state="hook_missing"}')" 0 || return 1
 			local url="http://127.0.0.1:$HTTP_PORT/blob.bin" cpid
 			curl -s -o /dev/null -o /dev/null -o /dev/null "$url" "$url" "$url" &
 			cpid=$!
