@@ -49,11 +49,13 @@ FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
 	      -fno-sanitize-recover=undefined -DENAV_FUZZING
 
 # Library sources: everything except the CLI entry point, so tests link it.
-LIB_SRCS  := $(sort $(wildcard src/core/*.c src/probe/*.c src/sources/*.c src/sources/host/*.c src/sources/tls/*.c src/bench/*.c src/discovery/*.c \
-	       src/processors/*.c src/processors/l7/*.c src/generators/*.c src/sinks/*.c src/sinks/otlp/*.c src/agent/*.c))
+LIB_SRCS  := $(sort $(filter-out src/main.c,$(shell find src -name '*.c')))
 MAIN_SRC  := src/main.c
-BPF_SRCS  := $(wildcard bpf/*.bpf.c)
-BPF_NAMES := $(patsubst bpf/%.bpf.c,%,$(BPF_SRCS))
+# One folder per feature under bpf/, helpers shared by all in bpf/lib/.
+BPF_SRCS  := $(wildcard bpf/*/*.bpf.c)
+BPF_HDRS  := $(wildcard bpf/*/*.h)
+BPF_NAMES := $(notdir $(BPF_SRCS:.bpf.c=))
+vpath %.bpf.c $(sort $(dir $(BPF_SRCS)))
 TRANSPORTS := ringbuf perf
 SKELS     := $(foreach n,$(BPF_NAMES),$(foreach t,$(TRANSPORTS),$(BUILD)/bpf/$(n)_$(t).skel.h))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -76,14 +78,14 @@ $(BUILD)/bpf/vmlinux.h: /sys/kernel/btf/vmlinux
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
-	      -Iinclude -Ibpf -I$(BUILD)/bpf
+	      -Iinclude -Ibpf/lib -I$(BUILD)/bpf
 
-$(BUILD)/bpf/%_ringbuf.bpf.o: bpf/%.bpf.c bpf/*.h include/enav/abi.h $(BUILD)/bpf/vmlinux.h
+$(BUILD)/bpf/%_ringbuf.bpf.o: %.bpf.c $(BPF_HDRS) include/enav/abi.h $(BUILD)/bpf/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)$(BPF_CC) $(BPF_CFLAGS) -DENAV_TRANSPORT_RINGBUF -c $< -o $@.tmp
 	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
 
-$(BUILD)/bpf/%_perf.bpf.o: bpf/%.bpf.c bpf/*.h include/enav/abi.h $(BUILD)/bpf/vmlinux.h
+$(BUILD)/bpf/%_perf.bpf.o: %.bpf.c $(BPF_HDRS) include/enav/abi.h $(BUILD)/bpf/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)$(BPF_CC) $(BPF_CFLAGS) -DENAV_TRANSPORT_PERF -c $< -o $@.tmp
 	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp

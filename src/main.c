@@ -3,14 +3,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/agent.h"
-#include "agent/pprof_filter_cmd.h"
-#include "agent/profile_cmd.h"
-#include "bench/bench_cmd.h"
-#include "core/config.h"
-#include "core/privileges.h"
+#include "runtime/agent.h"
+#include "cli/pprof_filter_cmd.h"
+#include "cli/profile_cmd.h"
+#include "cli/bench_cmd.h"
+#include "config/config.h"
+#include "probe/privileges.h"
 #include "probe/features.h"
-#include "processors/go_buildinfo.h"
+#include "features/profiling/go_buildinfo.h"
 #include "version.h"
 
 static void usage(FILE *out)

@@ -27,6 +27,12 @@ echo "== test dependencies"
 scripts/check_test_deps.sh
 record "deps:guard" $?
 
+# The layering check (scripts/check_layers.py), and the check itself on
+# trees that break each rule.
+echo "== layering"
+bash tests/layers/test_check_layers.sh
+record "layers:check" $?
+
 echo "== unit tests (ASan + UBSan)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 for t in "$BUILD"/asan/tests/test_*; do

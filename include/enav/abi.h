@@ -23,7 +23,7 @@
 
 #define ENAV_COMM_LEN	  16
 #define ENAV_FILENAME_MAX 256
-/* Executable path resolved in the kernel, NUL included (bpf/enav_path.bpf.h). */
+/* Executable path resolved in the kernel, NUL included (bpf/lib/enav_path.bpf.h). */
 #define ENAV_EXE_PATH_MAX 1024
 /* Upper bound of the configurable argv cap (sources.exec.argv_max_bytes). */
 #define ENAV_ARGV_MAX 4096
@@ -105,7 +105,7 @@ struct enav_exit_event {
 };
 
 /* The credentials a task has right after a successful setuid, setreuid,
- * setresuid or capset (bpf/exec.bpf.c). */
+ * setresuid or capset (bpf/process/exec.bpf.c). */
 struct enav_cred_event {
 	struct enav_event_header hdr;
 	__u32 uid, euid, suid, fsuid;
@@ -119,7 +119,7 @@ struct enav_cred_event {
 };
 
 /* The task an event is about, as the kernel sees it at the event
- * (filled by enav_fill_task() in bpf/enav_path.bpf.h). */
+ * (filled by enav_fill_task() in bpf/lib/enav_path.bpf.h). */
 struct enav_task_info {
 	__u32 uid, gid; /* real ids */
 	__u32 ppid;
@@ -158,7 +158,7 @@ struct enav_bpf_access_event {
 	struct enav_task_info task; /* the caller */
 };
 
-/* ---- network (bpf/net.bpf.c) ------------------------------------------- */
+/* ---- network (bpf/network/net.bpf.c) ------------------------------------------- */
 
 enum enav_tcp_kind {
 	ENAV_TCP_OPEN = 1,   /* established, owner known */
@@ -218,13 +218,13 @@ struct enav_dns_event {
 	__u8 payload[ENAV_DNS_PAYLOAD_MAX];
 };
 
-/* ---- application payloads (bpf/net.bpf.c) ------------------------------- */
+/* ---- application payloads (bpf/network/net.bpf.c) ------------------------------- */
 
 /* Upper bound of sources.network.l7.capture_bytes; a power of two. */
 #define ENAV_L7_PAYLOAD_MAX 4096
 
 /* Kernel classification of a connection (enav_tcp conn cache); the values
- * are enum enav_l7_protocol's (src/processors/l7/l7.h). */
+ * are enum enav_l7_protocol's (src/features/network/l7/l7.h). */
 #define ENAV_L7_CLASS_PENDING 0	  /* no payload seen yet */
 #define ENAV_L7_CLASS_NONE    255 /* matched no enabled protocol: never captured */
 
@@ -233,7 +233,7 @@ struct enav_dns_event {
 #define ENAV_L7_NO_DATA	   (1u << 1) /* sendfile/splice: bytes moved without a user buffer */
 #define ENAV_L7_MARKS_LOST (1u << 2) /* HTTP/2: frame boundaries past the marks are unknown */
 #define ENAV_L7_MARK_BLOCK (1u << 3) /* ENAV_L7_MAX_MARKS marks follow the payload */
-/* Plaintext read or written through a TLS library (bpf/net_tls.bpf.h): seq is
+/* Plaintext read or written through a TLS library (bpf/network/net_tls.bpf.h): seq is
  * then the offset of the first byte in the connection's plaintext stream. */
 #define ENAV_L7_TLS (1u << 4)
 /* With ENAV_L7_TLS: the offset counts from the session's first plaintext
@@ -292,7 +292,7 @@ struct enav_l7_event {
 	__u8 payload[ENAV_L7_PAYLOAD_MAX];
 };
 
-/* ---- profiling (bpf/profile.bpf.c) --------------------------------------- */
+/* ---- profiling (bpf/profiling/profile.bpf.c) --------------------------------------- */
 
 enum enav_profile_kind {
 	ENAV_PROFILE_CPU = 0,	 /* perf_event samples */

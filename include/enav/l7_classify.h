@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Classification of a TCP connection from the first bytes it moves, shared
- * by the kernel program (bpf/net.bpf.c, once per connection) and the unit
+ * by the kernel program (bpf/network/net.bpf.c, once per connection) and the unit
  * tests that keep it in step with each parser's detect()
  * (tests/unit/test_l7_classify.c).  Loop-free apart from bounded literal
  * compares, so the verifier accepts it; only the first ENAV_L7_HEAD bytes
@@ -17,7 +17,7 @@
 
 #define ENAV_L7_HEAD 16
 
-/* Values of enum enav_l7_protocol (src/processors/l7/l7.h). */
+/* Values of enum enav_l7_protocol (src/features/network/l7/l7.h). */
 #define ENAV_L7C_HTTP1	  1
 #define ENAV_L7C_HTTP2	  2
 #define ENAV_L7C_REDIS	  3

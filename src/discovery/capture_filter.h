@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/config.h"
-#include "core/promtext.h"
-#include "core/u64map.h"
+#include "config/config.h"
+#include "platform/promtext.h"
+#include "platform/u64map.h"
 #include "enav/abi.h"
 #include "probe/features.h"
 

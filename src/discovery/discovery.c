@@ -16,9 +16,9 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "core/clock.h"
-#include "core/log.h"
-#include "core/u64map.h"
+#include "platform/clock.h"
+#include "platform/log.h"
+#include "platform/u64map.h"
 #include "discovery/capture_filter.h"
 #include "discovery/cgroup_layout.h"
 #include "discovery/selectors.h"

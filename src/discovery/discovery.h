@@ -14,9 +14,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "agent/agent.h"
+#include "runtime/agent.h"
 #include "discovery/k8s.h"
-#include "processors/cgroup_path.h"
+#include "model/cgroup_path.h"
 
 struct enav_snapshot_entry {
 	uint64_t id; /* cgroup2 inode = bpf_get_current_cgroup_id() */

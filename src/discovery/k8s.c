@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/log.h"
+#include "platform/log.h"
 
 uint64_t k8s_now_ms(void)
 {

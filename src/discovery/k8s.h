@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/config.h"
-#include "core/promtext.h"
+#include "config/config.h"
+#include "platform/promtext.h"
 
 #define ENAV_K8S_UID_LEN       36  /* canonical UUID */
 #define ENAV_K8S_NAME_MAX      253 /* DNS subdomain */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/log.h"
+#include "platform/log.h"
 
 #define WATCH_ERR_BODY_MAX 65536
 #define SHORT_WATCH_MS	   1000

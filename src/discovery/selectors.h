@@ -11,9 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/config.h"
+#include "config/config.h"
 #include "discovery/k8s.h"
-#include "processors/cgroup_path.h"
+#include "model/cgroup_path.h"
 
 enum enav_selector_kind {
 	ENAV_SEL_CGROUP,

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/config.h"
+#include "config/config.h"
 
 enum enav_probe_status { ENAV_PROBE_YES, ENAV_PROBE_NO, ENAV_PROBE_REFUSED, ENAV_PROBE_ERROR };
 

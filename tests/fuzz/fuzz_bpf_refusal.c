@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the reader of libbpf's refusal messages
- * (enav_bpf_refusal_feed in src/sources/bpf_refusal.c).  The input is split
+ * (enav_bpf_refusal_feed in src/runtime/bpf_refusal.c).  The input is split
  * at newlines into lines, each handed over in its own allocation without a
  * terminator, as the agent's print callback hands them over.  Whatever the
  * lines, the blamed program, the failure and the kept lines stay
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/bpf_refusal.h"
+#include "runtime/bpf_refusal.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processors/cgroup_path.h"
+#include "model/cgroup_path.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

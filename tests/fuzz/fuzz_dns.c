@@ -16,8 +16,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "processors/dns.h"
-#include "processors/ipname_cache.h"
+#include "features/network/dns.h"
+#include "features/network/ipname_cache.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

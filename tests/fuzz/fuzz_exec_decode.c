@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for the raw event decoder (src/sources/exec_decode.c).
+ * libFuzzer target for the raw event decoder (src/runtime/event_decode.c).
  *
  * The input is copied into a heap buffer of exactly its size, so ASan flags
  * any read past what the transport delivered.  When the decoder accepts an
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "enav/abi.h"
-#include "sources/exec_decode.h"
+#include "runtime/event_decode.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for folded stacks and the flame graph SVG
- * (src/sinks/flamegraph.c).
+ * (src/features/profiling/flamegraph.c).
  *
  * Byte 0 picks the node cap (1..32) and the width (including out-of-range
  * ones); the rest is lines, one stack each: the line's first byte is the
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sinks/flamegraph.h"
+#include "features/profiling/flamegraph.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

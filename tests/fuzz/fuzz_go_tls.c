@@ -18,7 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sources/tls/go_tls.h"
+#include "features/network/tls/go_tls.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

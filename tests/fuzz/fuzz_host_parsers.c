@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sources/host/node_priv.h"
+#include "features/host/node_priv.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

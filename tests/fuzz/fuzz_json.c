@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/json.h"
+#include "platform/json.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

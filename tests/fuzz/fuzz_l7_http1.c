@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processors/l7/l7.h"
+#include "features/network/l7/l7.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for the HTTP/2 / gRPC parser (src/processors/l7/http2.c).
+ * libFuzzer target for the HTTP/2 / gRPC parser (src/features/network/l7/http2.c).
  *
  * Input: one options byte (bit 0 keep_query, bits 1-5 max_pending - 1), then
  * records, each a fragment:
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processors/l7/l7.h"
+#include "features/network/l7/l7.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

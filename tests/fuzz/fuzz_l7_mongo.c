@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for the MongoDB parser (src/processors/l7/mongo.c).
+ * libFuzzer target for the MongoDB parser (src/features/network/l7/mongo.c).
  *
  * The input is a connection: byte 0 picks max_pending (1 + b % 32); then
  * fragments, each
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processors/l7/l7.h"
+#include "features/network/l7/l7.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processors/l7/l7_conn.h"
-#include "sources/net_decode.h"
+#include "features/network/l7/l7_conn.h"
+#include "features/network/net_decode.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the OTEL_* environment parsing of the OTLP sink
- * (src/sinks/otlp/otlp_env.c).
+ * (src/exporters/otlp/otlp_env.c).
  *
  * The input is newline-separated values, each in its own exact-size
  * NUL-terminated allocation as getenv() would return it:
@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/config.h"
-#include "sinks/otlp/otlp_env.h"
-#include "sinks/otlp/otlp_worker.h"
+#include "config/config.h"
+#include "exporters/otlp/otlp_env.h"
+#include "exporters/otlp/otlp_worker.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

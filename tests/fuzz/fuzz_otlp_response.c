@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the OTLP response reader
- * (enav_otlp_decode_partial_success, src/sinks/otlp/otlp_encode.c).
+ * (enav_otlp_decode_partial_success, src/exporters/otlp/otlp_encode.c).
  *
  * Byte 0 picks the message buffer's size (0..63).  Whatever the input: the
  * message is NUL-terminated inside its buffer and holds no control byte;
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sinks/otlp/otlp_encode.h"
+#include "exporters/otlp/otlp_encode.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

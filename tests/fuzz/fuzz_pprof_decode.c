@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for the pprof decoder (src/core/pprof.c).
+ * libFuzzer target for the pprof decoder (src/model/pprof.c).
  *
  * Arbitrary bytes (gzip or raw) go to enav_pprof_decode with a 1 MiB cap.
  * Whatever it accepts must hold the invariants it promises (string indexes
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/pprof.h"
-#include "core/u64map.h"
+#include "model/pprof.h"
+#include "platform/u64map.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

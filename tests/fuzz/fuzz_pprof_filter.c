@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for the symbol filter (src/processors/pprof_filter.c).
+ * libFuzzer target for the symbol filter (src/features/profiling/pprof_filter.c).
  *
  * Arbitrary bytes (gzip or raw) go to enav_pprof_filter with a fixed small
  * owner, and for inputs with the low bit of their size set, per mapping
@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/pprof.h"
-#include "processors/pprof_filter.h"
+#include "model/pprof.h"
+#include "features/profiling/pprof_filter.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the query of the agent's pprof endpoints
- * (enav_pprof_parse_query in src/sinks/pprof_http.c): seconds, pid,
+ * (enav_pprof_parse_query in src/features/profiling/pprof_http.c): seconds, pid,
  * container, cgroup, format.
  *
  * The input is a query string ("seconds=5&pid=42&format=folded"), split and
@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "generators/profile_store.h"
-#include "processors/cgroup_path.h"
-#include "sinks/pprof_http.h"
+#include "features/profiling/profile_store.h"
+#include "model/cgroup_path.h"
+#include "features/profiling/pprof_http.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

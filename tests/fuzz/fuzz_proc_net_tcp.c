@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the /proc/net/tcp and /proc/net/tcp6 reader of the
- * pprof pull discovery (src/sources/pprof_pull.c).
+ * pprof pull discovery (src/features/profiling/pprof_pull.c).
  *
  * The input is read as both files: once through enav_read_proc_net_tcp() on
  * an fmemopen() stream of exactly its bytes (the code path discovery runs,
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/pprof_pull.h"
+#include "features/profiling/pprof_pull.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for the profiler's task announcement (bpf/profile.bpf.c ->
- * src/sources/profile_source.c): the bytes go through enav_bpf_source_decode()
+ * libFuzzer target for the profiler's task announcement (bpf/profiling/profile.bpf.c ->
+ * src/features/profiling/profile_source.c): the bytes go through enav_bpf_source_decode()
  * on a source that accepts only ENAV_EVENT_PROFILE_TASK, exactly as the
  * profile source's event callback does.
  *
@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "enav/abi.h"
-#include "sources/bpf_source.h"
-#include "sources/exec_decode.h"
+#include "runtime/bpf_source.h"
+#include "runtime/event_decode.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sinks/otlp/prom_to_otlp.h"
+#include "exporters/otlp/prom_to_otlp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

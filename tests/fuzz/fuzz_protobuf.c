@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for the protobuf wire format (src/core/protobuf.c).
+ * libFuzzer target for the protobuf wire format (src/platform/protobuf.c).
  *
  * Byte 0 picks a mode.  Even: the remaining bytes are read with enav_pb_next,
  * recursing into every LEN field up to a depth, checking that each field
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/protobuf.h"
+#include "platform/protobuf.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

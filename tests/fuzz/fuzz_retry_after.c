@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the OTLP worker's Retry-After parser
- * (enav_otlp_retry_after in src/sinks/otlp/otlp_worker.c), the code its
+ * (enav_otlp_retry_after in src/exporters/otlp/otlp_worker.c), the code its
  * libcurl header callback runs on every response header line.
  *
  * The input is one header line, handed over as libcurl does: exactly its
@@ -20,7 +20,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "sinks/otlp/otlp_worker.h"
+#include "exporters/otlp/otlp_worker.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

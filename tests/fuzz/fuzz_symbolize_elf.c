@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processors/symbolize_priv.h"
+#include "features/profiling/symbolize_priv.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

@@ -22,8 +22,8 @@ $CC $WARN $DEFS $SAN tests/unit/test_k8s_objects.c $MODEL -lcmocka -ljansson \
 	-o "$OUT/test_k8s_objects"
 $CC $WARN $DEFS $SAN tests/unit/test_k8s_config.c src/discovery/k8s_kubeconfig.c \
 	src/discovery/k8s_http.c -lcmocka $LIBS -o "$OUT/test_k8s_config"
-$CC $WARN $DEFS $SAN tests/k8s/test_controller.c tests/k8s/fake.c $K8S src/core/log.c \
-	src/core/promtext.c -lcmocka $LIBS -o "$OUT/test_k8s_controller"
+$CC $WARN $DEFS $SAN tests/k8s/test_controller.c tests/k8s/fake.c $K8S src/platform/log.c \
+	src/platform/promtext.c -lcmocka $LIBS -o "$OUT/test_k8s_controller"
 $CC $WARN $DEFS $FUZZ tests/fuzz/fuzz_k8s_watch.c $MODEL -ljansson -o "$OUT/fuzz_k8s_watch"
 $CC $WARN $DEFS $FUZZ tests/fuzz/fuzz_k8s_kubeconfig.c src/discovery/k8s_kubeconfig.c \
 	src/discovery/k8s_objects.c -lyaml -ljansson -o "$OUT/fuzz_k8s_kubeconfig"

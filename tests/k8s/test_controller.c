@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/log.h"
+#include "platform/log.h"
 #include "discovery/k8s_priv.h"
 #include "fake.h"
 

@@ -4,7 +4,7 @@
  *
  * Every tests/unit/test_*.c is its own binary, so this is a header of static
  * functions (marked unused: a test file includes it and uses what it needs).
- * Include it after <cmocka.h> and "processors/l7/l7.h".
+ * Include it after <cmocka.h> and "features/network/l7/l7.h".
  *
  * What differs between the parsers' tests stays a parameter: the per-op
  * contract checks (a callback), the op capacity, the initial sequence

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Unit tests for enav_cgroup_relative_path (src/processors/attribution.c). */
+/* Unit tests for enav_cgroup_relative_path (src/enrich/attribution.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processors/attribution.h"
+#include "enrich/attribution.h"
 
 /* A regression check: print what went wrong, then fail. */
 #define FAIL_IF(cond, ...)                                                                         \
@@ -124,7 +124,7 @@ static void test_output_buffer_bounds(void **state)
 }
 
 /*
- * KNOWN BUG (src/processors/attribution.c, enav_cgroup_relative_path): with
+ * KNOWN BUG (src/enrich/attribution.c, enav_cgroup_relative_path): with
  * the cgroup2 mount at "/" (attribution.cgroup2_mount: "/", or a chroot /
  * container whose cgroup2 is mounted at its root) the prefix length stays 1,
  * so for "/a" it checks abs[1] == 'a' against '/' and rejects every path but

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Unit tests for the bounded set-associative LRU cache (src/core/bcache.c). */
+/* Unit tests for the bounded set-associative LRU cache (src/platform/bcache.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/bcache.h"
+#include "platform/bcache.h"
 
 /* A regression check: print what went wrong, then fail. */
 #define FAIL_IF(cond, ...)                                                                         \
@@ -456,7 +456,7 @@ static void test_sequential_keys_fill_whole_table(void **state)
 }
 
 /*
- * KNOWN BUG (src/core/bcache.c): put() with a NULL value increments size but
+ * KNOWN BUG (src/platform/bcache.c): put() with a NULL value increments size but
  * leaves the slot "empty" (NULL marks an empty slot), so the next put reuses
  * the same slot and increments size again: size drifts above capacity and
  * never comes back.  The header does not forbid NULL values.  Correct

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for reading a refusal out of libbpf's messages
- * (src/sources/bpf_refusal.c): the first program named is the one blamed, the
+ * (src/runtime/bpf_refusal.c): the first program named is the one blamed, the
  * verifier's last lines are kept without its statistics, and the feature
  * table records states by source and feature.
  */
@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sources/bpf_refusal.h"
+#include "runtime/bpf_refusal.h"
 
 static void feed_all(struct enav_bpf_refusal *r, const char *const *lines)
 {

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/config.h"
+#include "config/config.h"
 #include "discovery/capture_filter.h"
 #include "discovery/cgroup_layout.h"
 #include "probe/features.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processors/cgroup_path.h"
+#include "model/cgroup_path.h"
 
 /* Realistic ids: 64 lowercase hex container ids and v4 pod UIDs. */
 #define CID1  "f372f52cd6fab215ce890866d5dbdf5c08adcfa448d9fa0061041da93feb64cf"

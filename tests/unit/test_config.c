@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Unit tests for the YAML configuration loader (src/core/config.c). */
+/* Unit tests for the YAML configuration loader (src/config/config.c). */
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/config.h"
+#include "config/config.h"
 
 #define ROOT_KEYS                                                                                  \
 	"log_level, transport, hooks, shutdown_timeout_ms, drop_capabilities, kernel, sources, "   \

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processors/dns.h"
+#include "features/network/dns.h"
 
 /* ---- message builder ------------------------------------------------------ */
 

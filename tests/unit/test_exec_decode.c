@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the raw event decoder (src/sources/exec_decode.c).  Events
+ * Unit tests for the raw event decoder (src/runtime/event_decode.c).  Events
  * are built byte by byte at the offsets include/enav/abi.h pins down, not
  * through the structs, so a layout change is caught here too.  Every decode
  * reads from an exact-size heap copy so ASan catches any over-read.
@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "enav/abi.h"
-#include "sources/bpf_source.h"
-#include "sources/exec_decode.h"
+#include "runtime/bpf_source.h"
+#include "runtime/event_decode.h"
 
 /*
  * Byte offsets of every field.  They are taken from the ABI header so a

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/config.h"
+#include "config/config.h"
 #include "probe/features.h"
 
 #define ENOTSUPP_KERNEL 524 /* kernel-internal, leaks out of bpf(2) */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for folded stacks and the flame graph SVG (src/sinks/flamegraph.c).
+ * Unit tests for folded stacks and the flame graph SVG (src/features/profiling/flamegraph.c).
  *
  * Folded output is compared byte for byte.  SVG documents are checked with a
  * small well-formedness checker written here (no XML library in the test
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sinks/flamegraph.h"
+#include "features/profiling/flamegraph.h"
 
 /* A regression check: print what went wrong, then fail. */
 #define FAIL_IF(cond, ...)                                                                         \

@@ -17,8 +17,8 @@
 #include <cmocka.h>
 
 #include "enav/abi.h"
-#include "sources/tls/go_tls.h"
-#include "sources/tls/tls_attach.h"
+#include "features/network/tls/go_tls.h"
+#include "features/network/tls/tls_attach.h"
 
 static void test_find_returns(void **st)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the per-cgroup resource metrics (src/sources/host/cgroups.c)
+ * Unit tests for the per-cgroup resource metrics (src/features/host/cgroups.c)
  * on the fixture trees in tests/fixtures/cgroupfs/ (read relative to the
  * repository root):
  *   hybrid/  real files recorded on a hybrid host (kernel 6.18: separate cpu
@@ -28,14 +28,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/config.h"
-#include "core/promtext.h"
+#include "config/config.h"
+#include "platform/promtext.h"
 #include "discovery/cgroup_layout.h"
 #include "discovery/discovery.h"
 #include "discovery/k8s.h"
-#include "processors/cgroup_path.h"
-#include "sources/host/cgroups_priv.h"
-#include "sources/host/host.h"
+#include "model/cgroup_path.h"
+#include "features/host/cgroups_priv.h"
+#include "features/host/host.h"
 
 #define FX "tests/fixtures/cgroupfs/"
 

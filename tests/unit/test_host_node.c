@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sources/host/node_priv.h"
+#include "features/host/node_priv.h"
 
 #define FIX "tests/fixtures/host/"
 

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "processors/dns.h"
-#include "processors/ipname_cache.h"
+#include "features/network/dns.h"
+#include "features/network/ipname_cache.h"
 
 #define S  1000000000ull
 #define T0 (1000 * S) /* an arbitrary boot-time origin */

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/json.h"
+#include "platform/json.h"
 
 #define FFFD "\xef\xbf\xbd"
 

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "enav/l7_classify.h"
-#include "processors/l7/l7_conn.h"
+#include "features/network/l7/l7_conn.h"
 
 struct sample {
 	const char *what;

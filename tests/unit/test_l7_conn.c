@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "core/promtext.h"
-#include "processors/l7/l7_conn.h"
+#include "platform/promtext.h"
+#include "features/network/l7/l7_conn.h"
 
 #define MAX_SPANS 64
 

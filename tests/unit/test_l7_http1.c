@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processors/l7/l7.h"
+#include "features/network/l7/l7.h"
 
 #define REQ  ENAV_L7_REQUEST
 #define RESP ENAV_L7_RESPONSE

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the HTTP/2 / gRPC / gRPC-Web parser (src/processors/l7/http2.c).
+ * Unit tests for the HTTP/2 / gRPC / gRPC-Web parser (src/features/network/l7/http2.c).
  *
  * The embedded conversations are real traffic, recorded by a small TCP proxy
  * on 127.0.0.1 (one array per recv() chunk): nghttp (nghttp2-client 1.52)
@@ -23,7 +23,7 @@
 
 #include <nghttp2/nghttp2.h>
 
-#include "processors/l7/l7.h"
+#include "features/network/l7/l7.h"
 
 struct cap_frag {
 	enum enav_l7_stream stream;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the Kafka parser (src/processors/l7/kafka.c).
+ * Unit tests for the Kafka parser (src/features/network/l7/kafka.c).
  *
  * The conversations below are genuine traffic of kcat 1.7.1 / librdkafka
  * 2.0.2 (Debian 12) against tests/integration/peers/kafka_listener.py,
@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processors/l7/l7.h"
+#include "features/network/l7/l7.h"
 #include "l7_harness.h"
 
 /* k_produce */

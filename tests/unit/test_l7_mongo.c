@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the MongoDB parser (src/processors/l7/mongo.c).
+ * Unit tests for the MongoDB parser (src/features/network/l7/mongo.c).
  *
  * The conversations below are genuine client traffic against
  * tests/integration/peers/mongo_listener.py, recorded chunk by chunk (as the
@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processors/l7/l7.h"
+#include "features/network/l7/l7.h"
 #include "l7_harness.h"
 
 /* m_py_monitor */

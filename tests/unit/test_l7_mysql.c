@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processors/l7/l7.h"
+#include "features/network/l7/l7.h"
 #include "l7_harness.h"
 
 /* conn-004.log: 3 fragments, 394 captured bytes */

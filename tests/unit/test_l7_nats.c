@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the NATS parser (src/processors/l7/nats.c).
+ * Unit tests for the NATS parser (src/features/network/l7/nats.c).
  *
  * The conversations below are real traffic: nats-server 2.9.10 (Debian) on
  * private ports, one of them with authorization and permissions, driven by a
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processors/l7/l7.h"
+#include "features/network/l7/l7.h"
 
 struct chunk {
 	enum enav_l7_stream stream;

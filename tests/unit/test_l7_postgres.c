@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processors/l7/l7.h"
+#include "features/network/l7/l7.h"
 #include "l7_harness.h"
 
 /* conn-001.log: 34 fragments, 1908 captured bytes */

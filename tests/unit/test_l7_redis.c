@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the Redis parser (src/processors/l7/redis.c).
+ * Unit tests for the Redis parser (src/features/network/l7/redis.c).
  *
  * The conversations below are real traffic: redis-server 7.0.15 on a private
  * port, driven by redis-cli, redis-benchmark -P 16 and a raw Python socket
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processors/l7/l7.h"
+#include "features/network/l7/l7.h"
 
 struct chunk {
 	enum enav_l7_stream stream;

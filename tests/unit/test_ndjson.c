@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the NDJSON encoder (enav_ndjson_encode in src/sinks/ndjson.c)
- * and the signal object (src/core/signal.c).  Every line is re-parsed with
+ * Unit tests for the NDJSON encoder (enav_ndjson_encode in src/exporters/ndjson/ndjson.c)
+ * and the signal object (src/model/signal.c).  Every line is re-parsed with
  * jansson and checked field by field against docs/signals.md, including the
  * exact set of keys in each object.
  */
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/signal.h"
-#include "sinks/ndjson.h"
+#include "model/signal.h"
+#include "exporters/ndjson/ndjson.h"
 
 #define FFFD	   "\xef\xbf\xbd"
 #define LINE_CAP   65536

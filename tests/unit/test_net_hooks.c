@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "sources/net_source.h"
+#include "features/network/net_source.h"
 
 struct fake_kernel {
 	const char *lacks; /* the one tracepoint this fake kernel lacks, NULL = none */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the OTLP/protobuf encoders (src/sinks/otlp/otlp_encode.c,
+ * Unit tests for the OTLP/protobuf encoders (src/exporters/otlp/otlp_encode.c,
  * otlp_profiles.c).  Every request body is decoded by protoc against the
  * official schemas carried in tests/otlp/proto/ (see its README.md) and the
  * text protoc prints is checked for the content put in; the profiles
@@ -24,9 +24,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/pprof.h"
-#include "core/protobuf.h"
-#include "sinks/otlp/otlp_encode.h"
+#include "model/pprof.h"
+#include "platform/protobuf.h"
+#include "exporters/otlp/otlp_encode.h"
 
 extern char **environ;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for the OTEL_* environment parsing of the OTLP sink
- * (src/sinks/otlp/otlp_env.c): percent escapes of exactly two hex digits,
+ * (src/exporters/otlp/otlp_env.c): percent escapes of exactly two hex digits,
  * k=v lists that skip what they cannot carry instead of cutting it, header
  * lines that cannot smuggle a second header, resource attributes that stay
  * valid UTF-8, a strict timeout, and the endpoint order of docs/otlp.md.
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sinks/otlp/otlp_env.h"
+#include "exporters/otlp/otlp_env.h"
 
 /* Decode a copy of in; NULL when it is refused. */
 static const char *decode(const char *in)

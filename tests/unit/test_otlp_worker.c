@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the OTLP/HTTP export worker (src/sinks/otlp/otlp_worker.c)
+ * Unit tests for the OTLP/HTTP export worker (src/exporters/otlp/otlp_worker.c)
  * against an in-process fake receiver (libmicrohttpd on 127.0.0.1, an
  * ephemeral port) that answers each request from a script: 200, 200 with a
  * partial_success, 429 + Retry-After, 502/503/504, 4xx/5xx/3xx, a hang, a
@@ -25,11 +25,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "core/clock.h"
-#include "core/log.h"
-#include "core/promtext.h"
-#include "core/protobuf.h"
-#include "sinks/otlp/otlp_worker.h"
+#include "platform/clock.h"
+#include "platform/log.h"
+#include "platform/promtext.h"
+#include "platform/protobuf.h"
+#include "exporters/otlp/otlp_worker.h"
 
 /* A regression check: print what went wrong, then fail. */
 #define FAIL_IF(cond, ...)                                                                         \

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the protobuf wire format (src/core/protobuf.c) and the pprof
- * builder and decoder (src/core/pprof.c).
+ * Unit tests for the protobuf wire format (src/platform/protobuf.c) and the pprof
+ * builder and decoder (src/model/pprof.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,8 +15,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "core/pprof.h"
-#include "core/protobuf.h"
+#include "model/pprof.h"
+#include "platform/protobuf.h"
 
 /* A regression check: print what went wrong, then fail. */
 #define FAIL_IF(cond, ...)                                                                         \

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the symbol filter (src/processors/pprof_filter.c): package
+ * Unit tests for the symbol filter (src/features/profiling/pprof_filter.c): package
  * paths of function names, who owns a frame, and whole profiles filtered and
  * decoded again, with the string table searched for anything of a redacted
  * identity.
@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/pprof.h"
-#include "core/protobuf.h"
-#include "processors/go_buildinfo.h"
-#include "processors/pprof_filter.h"
+#include "model/pprof.h"
+#include "platform/protobuf.h"
+#include "features/profiling/go_buildinfo.h"
+#include "features/profiling/pprof_filter.h"
 
 /* A regression check: print what went wrong, then fail. */
 #define FAIL_IF(cond, ...)                                                                         \

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for the query of the agent's pprof endpoints
- * (enav_pprof_parse_query in src/sinks/pprof_http.c): what a request may ask
+ * (enav_pprof_parse_query in src/features/profiling/pprof_http.c): what a request may ask
  * for, and the 400 for what strtoul would have let through (a sign, a
  * blank), for pid=0 (which the filter reads as "every process") and for
  * filters that could never match.
@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sinks/pprof_http.h"
+#include "features/profiling/pprof_http.h"
 
 /* "k=v" pairs, NULL-terminated; a key's first value wins. */
 static const char *get(void *ctx, const char *key)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for the /proc/net/tcp{,6} reader of the pprof pull discovery
- * (src/sources/pprof_pull.c): the kernel's lines are read, loopback
+ * (src/features/profiling/pprof_pull.c): the kernel's lines are read, loopback
  * listeners kept, and anything not in the kernel's exact format refused (a
  * sign, a 0x prefix or a blank that strtoul or scanf would take), as is the
  * tail of a line longer than the reader's buffer.
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/pprof_pull.h"
+#include "features/profiling/pprof_pull.h"
 
 #define HDR4                                                                                       \
 	"  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  "      \

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "core/privileges.h"
+#include "probe/privileges.h"
 
 static void names(uint64_t set, const char *want)
 {

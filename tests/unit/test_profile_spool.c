@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the profile spool (src/sinks/profile_spool.c): the age and
+ * Unit tests for the profile spool (src/features/profiling/profile_spool.c): the age and
  * size caps on files named like the spool's, with set sizes and mtimes, next
  * to foreign files, directories and symlinks that must never be touched; the
  * metrics; the open error; and one interval written from a profile store.
@@ -24,10 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/pprof.h"
-#include "core/promtext.h"
-#include "generators/profile_store.h"
-#include "sinks/profile_spool.h"
+#include "model/pprof.h"
+#include "platform/promtext.h"
+#include "features/profiling/profile_store.h"
+#include "features/profiling/profile_spool.h"
 
 /* A regression check: print what went wrong, then fail. */
 #define FAIL_IF(cond, ...)                                                                         \

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the profile store (src/generators/profile_store.c): batches
+ * Unit tests for the profile store (src/features/profiling/profile_store.c): batches
  * built by hand, with user frames that are real functions of this binary
  * (symbolized through /proc/self/maps and its ELF symbol table) and kernel
  * frames that resolve to nothing; pprof, folded and flame graph builds, the
@@ -26,9 +26,9 @@
 #include <unistd.h>
 
 #include "ci_skip.h"
-#include "core/pprof.h"
-#include "core/promtext.h"
-#include "generators/profile_store.h"
+#include "model/pprof.h"
+#include "platform/promtext.h"
+#include "features/profiling/profile_store.h"
 
 /* A regression check: print what went wrong, then fail. */
 #define FAIL_IF(cond, ...)                                                                         \

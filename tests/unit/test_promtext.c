@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Unit tests for the Prometheus text exposition writer (src/core/promtext.c). */
+/* Unit tests for the Prometheus text exposition writer (src/platform/promtext.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/promtext.h"
+#include "platform/promtext.h"
 
 /* A regression check: print what went wrong, then fail. */
 #define FAIL_IF(cond, ...)                                                                         \
@@ -252,7 +252,7 @@ static void test_overflow_exact_fit_single_line(void **state)
 }
 
 /*
- * KNOWN BUG (src/core/promtext.c, put()): with cap == 0 the overflow path
+ * KNOWN BUG (src/platform/promtext.c, put()): with cap == 0 the overflow path
  * still stores a NUL at buf[len] == buf[0], one byte past the buffer (a NULL
  * buffer with cap 0 crashes).  init() itself guards cap == 0; put() does not.
  */
@@ -275,7 +275,7 @@ static void test_cap_zero_writes_nothing(void **state)
 }
 
 /*
- * KNOWN BUG (src/core/promtext.c, enav_promtext_sample): NaN is printed with
+ * KNOWN BUG (src/platform/promtext.c, enav_promtext_sample): NaN is printed with
  * "%.17g" as "nan" (or "-nan"); the text format (0.0.4) spells it "NaN", and
  * "-nan" is rejected by the Prometheus parser.
  */
@@ -294,7 +294,7 @@ static void test_nan_spelling(void **state)
 }
 
 /*
- * KNOWN BUG (src/core/promtext.c, enav_promtext_family): HELP text is not
+ * KNOWN BUG (src/platform/promtext.c, enav_promtext_family): HELP text is not
  * escaped.  The 0.0.4 format requires backslash and line feed in HELP to be
  * written as \\ and \n; a raw newline would end the comment and turn the rest
  * into a malformed sample line.  (All current callers pass plain constants.)

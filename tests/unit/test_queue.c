@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Unit tests for the bounded pointer queue (src/core/queue.c). */
+/* Unit tests for the bounded pointer queue (src/platform/queue.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/queue.h"
+#include "platform/queue.h"
 
 /* Items are small integers disguised as pointers; 0 would be NULL, so start at 1. */
 #define ITEM(i) ((void *)(uintptr_t)(i))

@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "agent/agent.h"
-#include "generators/security_findings.h"
+#include "runtime/agent.h"
+#include "features/security/security_findings.h"
 
 struct gen {
 	struct enav_agent *agent;

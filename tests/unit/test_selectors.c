@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/config.h"
+#include "config/config.h"
 #include "discovery/k8s.h"
 #include "discovery/selectors.h"
-#include "processors/cgroup_path.h"
+#include "model/cgroup_path.h"
 
 #define N(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the fixed-capacity u64 -> u64 map (src/core/u64map.c):
+ * Unit tests for the fixed-capacity u64 -> u64 map (src/platform/u64map.c):
  * init bounds, put / get / overwrite, -ENOSPC exactly at max_entries, and
  * backward-shift deletion under heavy collisions, checked op by op against a
  * reference array over 200k randomized operations.
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/u64map.h"
+#include "platform/u64map.h"
 
 /*
  * A replica of the map's hash, used only to pick keys whose home slots
@@ -103,7 +103,7 @@ static void test_hash_replica(void **state)
 		assert_int_equal(enav_u64map_put(&map, key, k), 0);
 		uint32_t home = replica_hash(key) & map.mask;
 		if (!map.slots[home].used || map.slots[home].key != key)
-			fail_msg("the test's hash replica no longer matches src/core/u64map.c");
+			fail_msg("the test's hash replica no longer matches src/platform/u64map.c");
 		assert_true(enav_u64map_del(&map, key));
 	}
 }

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * `enav profile`: profile this node for N seconds without running the agent,
+ * and write a flame graph SVG, folded stacks or a pprof file.  It loads the
+ * same profiling source the agent runs (with the capture filter off) and
+ * builds the output through the same profile store.
+ */
+#include "cli/profile_cmd.h"
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "platform/clock.h"
+#include "platform/log.h"
+#include "features/profiling/profile_store.h"
+#include "features/profiling/profile_source.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: enav profile [--seconds N] [--kind cpu|offcpu|futex] [--pid PID]\n"
+		"                    [--container ID] [--cgroup PATH|ID] [--frequency HZ]\n"
+		"                    [--svg FILE] [--folded FILE] [--pprof FILE] [--config FILE]\n"
+		"Profiles the whole node for N seconds (10) and writes what was asked\n"
+		"(a flame graph to flame.svg when no output is named).\n");
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+static int write_file(const char *path, const uint8_t *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+		fprintf(stderr, "enav: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int emit(struct enav_profile_store *s, struct enav_profile_query *q,
+		enum enav_profile_format fmt, const char *path)
+{
+	if (!path)
+		return 0;
+	q->format = fmt;
+	uint8_t *out;
+	size_t len;
+	int rc = enav_profile_store_build(s, q, &out, &len);
+	if (rc) {
+		fprintf(stderr, "enav: cannot build the profile: %s\n", strerror(-rc));
+		return -1;
+	}
+	rc = write_file(path, out, len);
+	free(out);
+	if (rc == 0)
+		fprintf(stderr, "enav: wrote %s (%zu bytes)\n", path, len);
+	return rc;
+}
+
+int enav_profile_command(struct enav_config *cfg, int argc, char **argv)
+{
+	uint32_t seconds = 10;
+	const char *svg = NULL, *folded = NULL, *pprof = NULL;
+	struct enav_profile_query q = {.kind = ENAV_PROFILE_CPU,
+				       .redact = !cfg->profiling.local_unfiltered};
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end = NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!v) {
+			fprintf(stderr, "enav: %s needs a value (see enav profile --help)\n", a);
+			return 2;
+		}
+		i++;
+		if (!strcmp(a, "--seconds")) {
+			seconds = (uint32_t)strtoul(v, &end, 10);
+			if (*end || seconds == 0 || seconds > 3600) {
+				fprintf(stderr, "enav: --seconds: 1..3600\n");
+				return 2;
+			}
+		} else if (!strcmp(a, "--kind")) {
+			if (!strcmp(v, "cpu"))
+				q.kind = ENAV_PROFILE_CPU;
+			else if (!strcmp(v, "offcpu"))
+				q.kind = ENAV_PROFILE_OFFCPU;
+			else if (!strcmp(v, "futex"))
+				q.kind = ENAV_PROFILE_FUTEX;
+			else {
+				fprintf(stderr, "enav: --kind: cpu, offcpu or futex\n");
+				return 2;
+			}
+		} else if (!strcmp(a, "--pid")) {
+			q.filter.pid = (uint32_t)strtoul(v, &end, 10);
+			if (*end || !q.filter.pid) {
+				fprintf(stderr, "enav: --pid: a process id\n");
+				return 2;
+			}
+		} else if (!strcmp(a, "--container")) {
+			if (strlen(v) < 4) {
+				fprintf(stderr,
+					"enav: --container: at least 4 characters of the id\n");
+				return 2;
+			}
+			q.filter.container = v;
+		} else if (!strcmp(a, "--cgroup")) {
+			q.filter.cgroup = v;
+		} else if (!strcmp(a, "--frequency")) {
+			unsigned long hz = strtoul(v, &end, 10);
+			if (*end || hz < 1 || hz > 1000) {
+				fprintf(stderr, "enav: --frequency: 1..1000\n");
+				return 2;
+			}
+			cfg->profiling.frequency_hz = (uint32_t)hz;
+		} else if (!strcmp(a, "--svg")) {
+			svg = v;
+		} else if (!strcmp(a, "--folded")) {
+			folded = v;
+		} else if (!strcmp(a, "--pprof")) {
+			pprof = v;
+		} else {
+			fprintf(stderr, "enav: unknown option %s (see enav profile --help)\n", a);
+			return 2;
+		}
+	}
+	if (!svg && !folded && !pprof)
+		svg = "flame.svg";
+	/* Only the kind asked for is hooked. */
+	cfg->profiling.enabled = true;
+	cfg->profiling.offcpu = q.kind == ENAV_PROFILE_OFFCPU;
+	cfg->profiling.futex = q.kind == ENAV_PROFILE_FUTEX;
+	cfg->profiling.interval_ms = 3600000; /* no spool or push from the CLI */
+	char err[512] = "";
+	if (enav_config_validate(cfg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "enav: %s\n", err);
+		return 2;
+	}
+
+	static struct enav_agent agent;
+	struct enav_agent *a = &agent;
+	a->cfg = *cfg;
+	enav_log_set_level(cfg->log_level);
+	libbpf_set_print(libbpf_quiet);
+	pthread_rwlock_init(&a->modules_lock, NULL);
+	enav_clock_refresh();
+	enav_features_probe(&a->features);
+	if (enav_features_decide(&a->features, cfg, &a->decisions, err, sizeof(err)) != 0) {
+		fprintf(stderr, "enav: %s\n", err);
+		return 1;
+	}
+	a->epfd = epoll_create1(EPOLL_CLOEXEC);
+	void *state = NULL;
+	int rc = a->epfd < 0 ? -errno : enav_profile_source_ops.start(a, &state, err, sizeof(err));
+	struct enav_profile_store *s = atomic_load(&a->profiles);
+	if (rc == 0 && enav_profile_store_drain(s, &q.from_mono_ns) != 0)
+		rc = -EIO;
+	if (rc) {
+		fprintf(stderr, "enav: %s\n", err[0] ? err : "profiling failed to start");
+		enav_profile_source_ops.stop(state);
+		enav_profile_store_free(s);
+		return 1;
+	}
+	fprintf(stderr, "enav: profiling %s for %u s...\n", enav_profile_kind_name(q.kind),
+		seconds);
+	/* Consume the new-process announcements while the window is open, so
+	 * processes are snapshotted while they live. */
+	uint64_t end = enav_clock_mono_ns() + (uint64_t)seconds * 1000000000ull;
+	while (enav_clock_mono_ns() < end) {
+		struct epoll_event ev[8];
+		int n = epoll_wait(a->epfd, ev, 8, 100);
+		for (int i = 0; i < n; i++) {
+			struct enav_watch *w = ev[i].data.ptr;
+			w->consume(w->arg);
+		}
+	}
+	rc = enav_profile_store_drain(s, &q.to_mono_ns);
+	int out = rc ? 1 : 0;
+	if (!out && (emit(s, &q, ENAV_PROFILE_FORMAT_FLAMEGRAPH, svg) ||
+		     emit(s, &q, ENAV_PROFILE_FORMAT_FOLDED, folded) ||
+		     emit(s, &q, ENAV_PROFILE_FORMAT_PPROF, pprof)))
+		out = 1;
+	enav_profile_source_ops.stop(state);
+	enav_profile_store_free(s);
+	close(a->epfd);
+	return out;
+}

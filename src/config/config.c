@@ -1,0 +1,1619 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Configuration loader.  One static schema table drives the defaults, the
+ * parser, the validator and every error message, so a key cannot be parsed
+ * one way and documented or checked another.
+ *
+ * The YAML is walked with libyaml's event API: only the current event is held,
+ * aliases and anchors are refused outright (no expansion, no billion laughs),
+ * and the walk never descends into a mapping the schema does not describe, so
+ * nesting is bounded by the schema itself.  Lists are flat sequences of
+ * scalars: a nested collection in a list is an error, never walked.
+ */
+#include "config/config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "features/network/l7/l7.h"
+#include <yaml.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Bytes of a user value echoed in an error; the rest is elided. */
+#define SHOW_MAX 64
+/* Escaping can turn one byte into four; plus quotes, "..." and NUL. */
+#define SHOW_BUF (SHOW_MAX * 4 + 8)
+/* The schema is three mappings deep; see walk_mapping(). */
+#define DEPTH_MAX 8
+
+enum ftype { T_MAP, T_BOOL, T_U32, T_ENUM, T_STR, T_LISTEN, T_LIST };
+
+struct errout {
+	char *buf;
+	size_t len;
+};
+
+/*
+ * A per-key rule for a string or list entry that is already known to be
+ * NUL-free and within its length bounds.  where is the key, or "key[i]" for
+ * a list entry; on a bad value the checker reports one line and returns -1.
+ */
+typedef int (*check_fn)(struct errout *e, const char *where, const char *s, size_t n);
+
+struct field {
+	const char *key; /* full dotted path */
+	enum ftype type;
+	size_t off;		  /* offset in struct enav_config (not T_MAP) */
+	size_t size;		  /* T_STR, T_LISTEN, T_LIST: (entry) buffer size */
+	uint64_t min, max;	  /* T_U32: value range; T_STR, T_LIST: (entry) length range */
+	bool pow2;		  /* T_U32: must also be a power of two */
+	const char *const *names; /* T_ENUM: value i is names[i], NULL-terminated */
+	uint64_t def;		  /* default for T_BOOL, T_U32, T_ENUM */
+	const char *def_str;	  /* default for T_STR, T_LISTEN; T_LIST is empty */
+	check_fn check;		  /* T_STR, T_LIST: optional per-value rule */
+};
+
+/* Index i names enum value i. */
+static const char *const log_level_names[] = {"error", "warn", "info", "debug", NULL};
+static const char *const transport_names[] = {"auto", "ringbuf", "perf", NULL};
+static const char *const hook_names[] = {"auto", "fexit", "tracepoint", NULL};
+static const char *const exec_hook_names[] = {"auto", "tp_btf", "raw_tp", NULL};
+static const char *const capture_mode_names[] = {"all", "allowlist", "denylist", NULL};
+/* YAML's true/false spelled as enum names: the plain scalars match as text. */
+static const char *const k8s_enable_names[] = {"auto", "true", "false", NULL};
+static const char *const host_cgroups_names[] = {"none", "containers", "all", NULL};
+static const char *const profile_event_names[] = {"auto", "cpu-clock", "cycles", NULL};
+static const char *const compression_names[] = {"none", "gzip", "inherit", NULL};
+
+/* Enum fields are stored through an unsigned int. */
+_Static_assert(sizeof(enum enav_log_level) == sizeof(unsigned), "enum size");
+_Static_assert(sizeof(enum enav_transport_choice) == sizeof(unsigned), "enum size");
+_Static_assert(sizeof(enum enav_hook_choice) == sizeof(unsigned), "enum size");
+_Static_assert(sizeof(enum enav_exec_hook_choice) == sizeof(unsigned), "enum size");
+_Static_assert(sizeof(enum enav_capture_policy) == sizeof(unsigned), "enum size");
+_Static_assert(sizeof(enum enav_k8s_enable) == sizeof(unsigned), "enum size");
+_Static_assert(sizeof(enum enav_host_cgroup_scope) == sizeof(unsigned), "enum size");
+_Static_assert(ENAV_HOST_CGROUPS_NONE == 0 && ENAV_HOST_CGROUPS_CONTAINERS == 1 &&
+		   ENAV_HOST_CGROUPS_ALL == 2,
+	       "host_cgroups_names order");
+_Static_assert(ENAV_CAPTURE_POLICY_ALL == 0 && ENAV_CAPTURE_POLICY_ALLOWLIST == 1 &&
+		   ENAV_CAPTURE_POLICY_DENYLIST == 2,
+	       "capture_mode_names order");
+_Static_assert(ENAV_K8S_AUTO == 0 && ENAV_K8S_ON == 1 && ENAV_K8S_OFF == 2,
+	       "k8s_enable_names order");
+
+/* Offset of a member, failing to compile if the member is not of type T. */
+#define MEMBER(m)    (((struct enav_config *)0)->m)
+#define OFF_AS(m, T) (offsetof(struct enav_config, m) + 0 * sizeof(_Generic(MEMBER(m), T : 1)))
+#define MAP(k)                                                                                     \
+	{                                                                                          \
+		.key = k, .type = T_MAP                                                            \
+	}
+#define BOOL(k, m, d)                                                                              \
+	{                                                                                          \
+		.key = k, .type = T_BOOL, .off = OFF_AS(m, bool), .def = d                         \
+	}
+#define U32(k, m, lo, hi, d)                                                                       \
+	{                                                                                          \
+		.key = k, .type = T_U32, .off = OFF_AS(m, uint32_t), .min = lo, .max = hi,         \
+		.def = d                                                                           \
+	}
+#define U32_POW2(k, m, lo, hi, d)                                                                  \
+	{                                                                                          \
+		.key = k, .type = T_U32, .off = OFF_AS(m, uint32_t), .min = lo, .max = hi,         \
+		.pow2 = true, .def = d                                                             \
+	}
+#define ENUM(k, m, T, n, d)                                                                        \
+	{                                                                                          \
+		.key = k, .type = T_ENUM, .off = OFF_AS(m, T), .names = n, .def = d                \
+	}
+#define STR(k, m, lo, d)                                                                           \
+	{                                                                                          \
+		.key = k, .type = T_STR, .off = OFF_AS(m, char *), .size = sizeof(MEMBER(m)),      \
+		.min = lo, .max = sizeof(MEMBER(m)) - 1, .def_str = d                              \
+	}
+#define STR_CHECK(k, m, lo, d, fn)                                                                 \
+	{                                                                                          \
+		.key = k, .type = T_STR, .off = OFF_AS(m, char *), .size = sizeof(MEMBER(m)),      \
+		.min = lo, .max = sizeof(MEMBER(m)) - 1, .def_str = d, .check = fn                 \
+	}
+/* Entries of lo..ENAV_CONFIG_ENTRY_MAX-1 bytes, each passing fn. */
+#define LIST(k, m, lo, fn)                                                                         \
+	{                                                                                          \
+		.key = k, .type = T_LIST, .off = OFF_AS(m, struct enav_config_list),               \
+		.size = ENAV_CONFIG_ENTRY_MAX, .min = lo, .max = ENAV_CONFIG_ENTRY_MAX - 1,        \
+		.check = fn                                                                        \
+	}
+#define LISTEN(k, m, d)                                                                            \
+	{                                                                                          \
+		.key = k, .type = T_LISTEN, .off = OFF_AS(m, char *), .size = sizeof(MEMBER(m)),   \
+		.max = sizeof(MEMBER(m)) - 1, .def_str = d                                         \
+	}
+
+/* One OTLP signal's own settings (otlp.<sig>.*): 0, "" and inherit defer to otlp.*. */
+#define OTLP_SIGNAL(sig)                                                                           \
+	MAP("otlp." #sig), BOOL("otlp." #sig ".enabled", otlp.sig.enabled, true),                  \
+	    STR("otlp." #sig ".endpoint", otlp.sig.endpoint, 0, ""),                               \
+	    U32("otlp." #sig ".timeout_ms", otlp.sig.timeout_ms, 0, 120000, 0),                    \
+	    U32("otlp." #sig ".queue_capacity", otlp.sig.queue_capacity, 0, 1048576, 0),           \
+	    U32("otlp." #sig ".batch_max_items", otlp.sig.batch_max_items, 0, 65536, 0),           \
+	    ENUM("otlp." #sig ".compression", otlp.sig.compression, enum enav_otlp_compression,    \
+		 compression_names, ENAV_OTLP_COMPRESSION_INHERIT),                                \
+	    LIST("otlp." #sig ".headers", otlp.sig.headers, 3, check_header),                      \
+	    STR("otlp." #sig ".ca_file", otlp.sig.ca_file, 0, ""),                                 \
+	    STR("otlp." #sig ".cert_file", otlp.sig.cert_file, 0, ""),                             \
+	    STR("otlp." #sig ".key_file", otlp.sig.key_file, 0, "")
+
+static int check_selector(struct errout *e, const char *where, const char *s, size_t n);
+static int check_label_key(struct errout *e, const char *where, const char *s, size_t n);
+static int check_api_server(struct errout *e, const char *where, const char *s, size_t n);
+static int check_module_prefix(struct errout *e, const char *where, const char *s, size_t n);
+static int check_header(struct errout *e, const char *where, const char *s, size_t n);
+static int check_pull_target(struct errout *e, const char *where, const char *s, size_t n);
+static int check_l7_protocol(struct errout *e, const char *where, const char *s, size_t n);
+static int check_tls_library(struct errout *e, const char *where, const char *s, size_t n);
+static int check_abs_path(struct errout *e, const char *where, const char *s, size_t n);
+
+#define K8S_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount/"
+
+/*
+ * The complete schema.  A key's parent is the path before its last dot; a
+ * parent must appear as a MAP entry.  Table order is the order keys are listed
+ * in "allowed:" hints.  Keep docs/configuration.md and
+ * config/enav.example.yaml in step with this table.
+ */
+static const struct field schema[] = {
+    ENUM("log_level", log_level, enum enav_log_level, log_level_names, ENAV_LOG_INFO),
+    ENUM("transport", transport, enum enav_transport_choice, transport_names, ENAV_TRANSPORT_AUTO),
+    ENUM("hooks", hooks, enum enav_hook_choice, hook_names, ENAV_HOOKS_AUTO),
+    U32("shutdown_timeout_ms", shutdown_timeout_ms, 100, 10000, 1500),
+    BOOL("drop_capabilities", drop_capabilities, true),
+    MAP("kernel"),
+    U32_POW2("kernel.ring_buffer_bytes", kernel.ring_buffer_bytes, 65536, 268435456, 4194304),
+    U32_POW2("kernel.perf_buffer_pages", kernel.perf_buffer_pages, 8, 4096, 128),
+    U32("kernel.wakeup_bytes", kernel.wakeup_bytes, 0, 1048576, 0),
+    U32("kernel.poll_interval_ms", kernel.poll_interval_ms, 1, 1000, 50),
+    U32("kernel.cgroup_verdict_entries", kernel.cgroup_verdict_entries, 64, 1048576, 16384),
+    MAP("sources"),
+    MAP("sources.exec"),
+    BOOL("sources.exec.enabled", exec.enabled, true),
+    U32("sources.exec.argv_max_bytes", exec.argv_max_bytes, 16, 4096, 256),
+    ENUM("sources.exec.hook", exec.hook, enum enav_exec_hook_choice, exec_hook_names,
+	 ENAV_EXEC_HOOK_AUTO),
+    MAP("sources.network"),
+    BOOL("sources.network.enabled", network.enabled, true),
+    U32("sources.network.max_connections", network.max_connections, 64, 1048576, 65536),
+    U32("sources.network.dns_capture_bytes", network.dns_capture_bytes, 0, 512, 512),
+    U32("sources.network.max_edges", network.max_edges, 16, 65536, 1024),
+    U32("sources.network.edge_interval_ms", network.edge_interval_ms, 1000, 3600000, 15000),
+    U32("sources.network.dns_cache_entries", network.dns_cache_entries, 16, 1048576, 4096),
+    MAP("sources.network.l7"),
+    BOOL("sources.network.l7.enabled", network.l7.enabled, true),
+    LIST("sources.network.l7.protocols", network.l7.protocols, 1, check_l7_protocol),
+    U32("sources.network.l7.capture_bytes", network.l7.capture_bytes, 16, 4096, 256),
+    U32("sources.network.l7.http2_capture_bytes", network.l7.http2_capture_bytes, 256, 4096, 4096),
+    U32("sources.network.l7.max_connections", network.l7.max_connections, 16, 1048576, 4096),
+    U32("sources.network.l7.max_pending", network.l7.max_pending, 1, 32, 32),
+    U32("sources.network.l7.idle_timeout_ms", network.l7.idle_timeout_ms, 1000, 86400000, 300000),
+    BOOL("sources.network.l7.keep_query", network.l7.keep_query, false),
+    BOOL("sources.network.l7.sanitized_statement", network.l7.sanitized_statement, false),
+    U32("sources.network.l7.max_series", network.l7.max_series, 16, 1048576, 2000),
+    MAP("sources.network.tls"),
+    BOOL("sources.network.tls.enabled", network.tls.enabled, true),
+    LIST("sources.network.tls.libraries", network.tls.libraries, 1, check_tls_library),
+    U32("sources.network.tls.max_binaries", network.tls.max_binaries, 1, 1024, 64),
+    U32("sources.network.tls.max_probes", network.tls.max_probes, 16, 65536, 2048),
+    U32("sources.network.tls.max_sessions", network.tls.max_sessions, 64, 1048576, 16384),
+    U32("sources.network.tls.max_inflight", network.tls.max_inflight, 64, 1048576, 4096),
+    U32("sources.network.tls.scan_interval_ms", network.tls.scan_interval_ms, 500, 3600000, 10000),
+    MAP("sources.file_open"),
+    BOOL("sources.file_open.enabled", file_open.enabled, false),
+    LIST("sources.file_open.watch_paths", file_open.watch_paths, 2, check_abs_path),
+    U32("sources.file_open.max_watched_files", file_open.max_watched_files, 1, 65536, 1024),
+    U32("sources.file_open.rescan_interval_ms", file_open.rescan_interval_ms, 500, 3600000, 10000),
+    STR_CHECK("sources.file_open.host_root", file_open.host_root, 0, "", check_abs_path),
+    MAP("profiling"),
+    BOOL("profiling.enabled", profiling.enabled, true),
+    U32("profiling.frequency_hz", profiling.frequency_hz, 1, 1000, 99),
+    ENUM("profiling.event", profiling.event, enum enav_profile_event, profile_event_names,
+	 ENAV_PROFILE_EVENT_AUTO),
+    U32("profiling.interval_ms", profiling.interval_ms, 1000, 3600000, 15000),
+    U32("profiling.drain_ms", profiling.drain_ms, 100, 60000, 1000),
+    U32("profiling.stack_map_entries", profiling.stack_map_entries, 1024, 1048576, 16384),
+    U32("profiling.count_map_entries", profiling.count_map_entries, 1024, 1048576, 16384),
+    U32("profiling.retention_ms", profiling.retention_ms, 10000, 3600000, 120000),
+    U32("profiling.max_stored_stacks", profiling.max_stored_stacks, 1024, 4194304, 262144),
+    U32("profiling.max_store_mb", profiling.max_store_mb, 1, 65536, 64),
+    U32("profiling.max_stack_depth", profiling.max_stack_depth, 8, 127, 127),
+    U32("profiling.max_pending_waits", profiling.max_pending_waits, 256, 1048576, 16384),
+    U32("profiling.max_processes", profiling.max_processes, 64, 1048576, 4096),
+    U32("profiling.max_elf_files", profiling.max_elf_files, 4, 65536, 256),
+    MAP("profiling.offcpu"),
+    BOOL("profiling.offcpu.enabled", profiling.offcpu, true),
+    U32("profiling.offcpu.min_block_us", profiling.offcpu_min_us, 0, 10000000, 1000),
+    U32("profiling.offcpu.sample_every", profiling.offcpu_sample_every, 1, 1000000, 1),
+    MAP("profiling.futex"),
+    BOOL("profiling.futex.enabled", profiling.futex, true),
+    U32("profiling.futex.min_wait_us", profiling.futex_min_us, 0, 10000000, 10),
+    U32("profiling.futex.sample_every", profiling.futex_sample_every, 1, 1000000, 1),
+    MAP("profiling.spool"),
+    STR("profiling.spool.dir", profiling.spool_dir, 0, ""),
+    U32("profiling.spool.max_mb", profiling.spool_max_mb, 1, 1048576, 256),
+    U32("profiling.spool.max_age_s", profiling.spool_max_age_s, 60, 31536000, 86400),
+    MAP("profiling.pyroscope"),
+    STR("profiling.pyroscope.url", profiling.pyroscope_url, 0, ""),
+    STR("profiling.pyroscope.app_name", profiling.pyroscope_app, 1, "enav"),
+    U32("profiling.pyroscope.timeout_ms", profiling.pyroscope_timeout_ms, 100, 120000, 10000),
+    U32("profiling.pyroscope.queue_capacity", profiling.pyroscope_queue, 1, 65536, 256),
+    U32("profiling.pyroscope.max_retries", profiling.pyroscope_retries, 0, 20, 3),
+    MAP("profiling.filter"),
+    LIST("profiling.filter.allow", profiling.filter_allow, 1, check_module_prefix),
+    BOOL("profiling.filter.local_unfiltered", profiling.local_unfiltered, false),
+    MAP("profiling.pull"),
+    BOOL("profiling.pull.enabled", profiling.pull, false),
+    BOOL("profiling.pull.discover", profiling.pull_discover, true),
+    LIST("profiling.pull.targets", profiling.pull_targets, 8, check_pull_target),
+    U32("profiling.pull.seconds", profiling.pull_seconds, 1, 60, 10),
+    U32("profiling.pull.round_ms", profiling.pull_round_ms, 1000, 86400000, 300000),
+    U32("profiling.pull.max_per_round", profiling.pull_max_per_round, 1, 1000, 10),
+    U32("profiling.pull.hold_ms", profiling.pull_hold_ms, 1000, 604800000, 21600000),
+    U32("profiling.pull.max_targets", profiling.pull_max_targets, 1, 4096, 256),
+    MAP("security"),
+    BOOL("security.enabled", security.enabled, true),
+    MAP("security.rules"),
+    BOOL("security.rules.exec_from_writable_location", security.exec_from_writable, true),
+    BOOL("security.rules.shell_from_network_service", security.shell_from_service, true),
+    BOOL("security.rules.new_outbound_port", security.new_outbound_port, true),
+    BOOL("security.rules.credentials_to_root", security.credentials_to_root, true),
+    BOOL("security.rules.secret_file_read", security.secret_file_read, true),
+    BOOL("security.rules.agent_tampering", security.agent_tampering, true),
+    LIST("security.secret_file_readers", security.secret_file_readers, 2, check_abs_path),
+    U32("security.self_check_interval_ms", security.self_check_interval_ms, 200, 3600000, 5000),
+    MAP("security.exceptions"),
+    LIST("security.exceptions.exec_from_writable_location",
+	 security.exceptions[ENAV_RULE_EXEC_FROM_WRITABLE], 3, check_selector),
+    LIST("security.exceptions.shell_from_network_service",
+	 security.exceptions[ENAV_RULE_SHELL_FROM_SERVICE], 3, check_selector),
+    LIST("security.exceptions.new_outbound_port", security.exceptions[ENAV_RULE_NEW_OUTBOUND_PORT],
+	 3, check_selector),
+    LIST("security.exceptions.credentials_to_root",
+	 security.exceptions[ENAV_RULE_CREDENTIALS_TO_ROOT], 3, check_selector),
+    LIST("security.exceptions.secret_file_read", security.exceptions[ENAV_RULE_SECRET_FILE_READ], 3,
+	 check_selector),
+    LIST("security.exceptions.agent_tampering", security.exceptions[ENAV_RULE_AGENT_TAMPERING], 3,
+	 check_selector),
+    U32("security.max_tracked_processes", security.max_tracked_processes, 16, 4194304, 65536),
+    U32("security.outbound_learning_ms", security.outbound_learning_ms, 1000, 604800000, 300000),
+    U32("security.max_baseline_entries", security.max_baseline_entries, 16, 1048576, 16384),
+    U32("security.rate_limit_per_minute", security.rate_per_minute, 1, 10000, 10),
+    U32("security.max_tracked_services", security.max_services, 16, 1048576, 4096),
+    U32("security.max_rate_entries", security.max_rate_entries, 16, 1048576, 4096),
+    MAP("otlp"),
+    STR("otlp.endpoint", otlp.endpoint, 0, ""),
+    OTLP_SIGNAL(metrics),
+    OTLP_SIGNAL(traces),
+    OTLP_SIGNAL(logs),
+    OTLP_SIGNAL(profiles),
+    LIST("otlp.headers", otlp.headers, 3, check_header),
+    STR("otlp.headers_file", otlp.headers_file, 0, ""),
+    ENUM("otlp.compression", otlp.compression, enum enav_otlp_compression, compression_names,
+	 ENAV_OTLP_COMPRESSION_NONE),
+    U32("otlp.timeout_ms", otlp.timeout_ms, 100, 120000, 10000),
+    U32("otlp.queue_capacity", otlp.queue_capacity, 16, 1048576, 4096),
+    U32("otlp.batch_max_items", otlp.batch_max_items, 1, 65536, 512),
+    U32("otlp.batch_max_delay_ms", otlp.batch_max_delay_ms, 10, 60000, 5000),
+    U32("otlp.metrics_interval_ms", otlp.metrics_interval_ms, 1000, 3600000, 15000),
+    U32("otlp.retry_max_elapsed_ms", otlp.max_elapsed_ms, 0, 3600000, 60000),
+    U32("otlp.retry_initial_ms", otlp.backoff_initial_ms, 10, 60000, 500),
+    U32("otlp.retry_max_ms", otlp.backoff_max_ms, 10, 600000, 30000),
+    U32("otlp.breaker_failures", otlp.breaker_failures, 1, 1000, 5),
+    U32("otlp.breaker_cooldown_ms", otlp.breaker_cooldown_ms, 100, 3600000, 30000),
+    STR("otlp.ca_file", otlp.ca_file, 0, ""),
+    STR("otlp.cert_file", otlp.cert_file, 0, ""),
+    STR("otlp.key_file", otlp.key_file, 0, ""),
+    MAP("attribution"),
+    U32("attribution.cgroup_cache_entries", attribution.cgroup_cache_entries, 16, 1048576, 4096),
+    U32("attribution.process_table_entries", attribution.process_table_entries, 16, 1048576, 16384),
+    STR("attribution.cgroup2_mount", attribution.cgroup2_mount, 0, ""),
+    MAP("generators"),
+    MAP("generators.process_metrics"),
+    BOOL("generators.process_metrics.enabled", generators.process_metrics, true),
+    MAP("sinks"),
+    MAP("sinks.ndjson"),
+    BOOL("sinks.ndjson.enabled", ndjson.enabled, true),
+    STR("sinks.ndjson.path", ndjson.path, 1, "-"),
+    U32("sinks.ndjson.queue_capacity", ndjson.queue_capacity, 16, 1048576, 8192),
+    U32("sinks.ndjson.max_line_bytes", ndjson.max_line_bytes, 1024, 65536, 16384),
+    MAP("http"),
+    BOOL("http.enabled", http.enabled, true),
+    LISTEN("http.listen", http.listen, "127.0.0.1:9464"),
+    U32("http.max_connections", http.max_connections, 1, 1024, 16),
+    MAP("capture"),
+    ENUM("capture.mode", capture.mode, enum enav_capture_policy, capture_mode_names,
+	 ENAV_CAPTURE_POLICY_ALL),
+    LIST("capture.selectors", capture.selectors, 3, check_selector),
+    MAP("discovery"),
+    BOOL("discovery.inotify", discovery.inotify, true),
+    U32("discovery.max_watches", discovery.max_watches, 16, 65536, 8192),
+    U32("discovery.rescan_interval_ms", discovery.rescan_interval_ms, 100, 60000, 2000),
+    U32("discovery.max_cgroups", discovery.max_cgroups, 64, 1048576, 16384),
+    MAP("kubernetes"),
+    ENUM("kubernetes.enabled", kubernetes.enabled, enum enav_k8s_enable, k8s_enable_names,
+	 ENAV_K8S_AUTO),
+    STR_CHECK("kubernetes.api_server", kubernetes.api_server, 0, "", check_api_server),
+    STR("kubernetes.kubeconfig", kubernetes.kubeconfig, 0, ""),
+    STR("kubernetes.token_file", kubernetes.token_file, 1, K8S_SA_DIR "token"),
+    STR("kubernetes.ca_file", kubernetes.ca_file, 1, K8S_SA_DIR "ca.crt"),
+    STR("kubernetes.node_name", kubernetes.node_name, 0, ""),
+    LIST("kubernetes.keep_labels", kubernetes.keep_labels, 1, check_label_key),
+    U32("kubernetes.max_pods", kubernetes.max_pods, 16, 65536, 2048),
+    U32("kubernetes.max_services", kubernetes.max_services, 16, 65536, 4096),
+    U32("kubernetes.max_endpointslices", kubernetes.max_endpointslices, 16, 65536, 8192),
+    U32("kubernetes.request_timeout_ms", kubernetes.request_timeout_ms, 100, 120000, 10000),
+    MAP("host"),
+    BOOL("host.enabled", host.enabled, true),
+    U32("host.cache_ms", host.cache_ms, 0, 60000, 0),
+    U32("host.max_devices", host.max_devices, 1, 4096, 256),
+    ENUM("host.cgroups", host.cgroups, enum enav_host_cgroup_scope, host_cgroups_names,
+	 ENAV_HOST_CGROUPS_CONTAINERS),
+    U32("host.max_cgroups", host.max_cgroups, 1, 65536, 1024),
+};
+
+/* ---- errors -------------------------------------------------------------- */
+
+static int fail(struct errout *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(struct errout *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e->buf && e->len) {
+		va_start(ap, fmt);
+		vsnprintf(e->buf, e->len, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/*
+ * Printable rendering of untrusted bytes: control bytes, quotes and
+ * backslashes are escaped so an error always stays one line, and long values
+ * are cut (at a UTF-8 boundary) so the interesting part of the message fits.
+ */
+static void show(char *out, size_t outlen, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t cut = n, o = 0;
+
+	if (cut > SHOW_MAX) {
+		cut = SHOW_MAX;
+		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+			cut--;
+	}
+	for (size_t i = 0; i < cut && o + 5 < outlen; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			out[o++] = '\\';
+			out[o++] = (char)c;
+		} else if (c < 0x20 || c == 0x7f) {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[c >> 4];
+			out[o++] = hex[c & 15];
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	if (cut < n && o + 4 < outlen) {
+		memcpy(out + o, "...", 3);
+		o += 3;
+	}
+	if (outlen)
+		out[o < outlen ? o : outlen - 1] = '\0';
+}
+
+/* ---- small helpers -------------------------------------------------------- */
+
+static bool bytes_eq(const char *s, size_t n, const char *lit)
+{
+	return strlen(lit) == n && memcmp(s, lit, n) == 0;
+}
+
+/*
+ * Strict unsigned decimal: digits only (no sign, space, base prefix or
+ * leading zero, which YAML 1.1 would read as octal).  Returns 0 on success,
+ * 1 if the text is not such a number, 2 if it does not fit in 64 bits.
+ */
+static int parse_u64(const char *s, size_t n, uint64_t *out)
+{
+	char buf[32];
+	char *end;
+	unsigned long long v;
+
+	if (n == 0 || (n > 1 && s[0] == '0'))
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 1;
+	if (n >= sizeof(buf))
+		return 2;
+	/* The input is not NUL-terminated in general, so convert a copy. */
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (end != buf + n)
+		return 1;
+	if (errno == ERANGE)
+		return 2;
+	*out = v;
+	return 0;
+}
+
+static bool listen_parse(const char *s, size_t n, char *host, size_t hostlen, uint16_t *port)
+{
+	char ip[INET_ADDRSTRLEN];
+	struct in_addr addr;
+	const char *colon = NULL;
+	uint64_t p;
+	size_t hl;
+
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == ':')
+			colon = s + i;
+	if (!colon || colon == s)
+		return false;
+	hl = (size_t)(colon - s);
+	if (hl >= sizeof(ip))
+		return false;
+	memcpy(ip, s, hl);
+	ip[hl] = '\0';
+	if (memchr(ip, '\0', hl) || inet_pton(AF_INET, ip, &addr) != 1)
+		return false;
+	if (parse_u64(colon + 1, n - hl - 1, &p) != 0 || p < 1 || p > 65535)
+		return false;
+	if (host) {
+		if (hl >= hostlen)
+			return false;
+		memcpy(host, ip, hl + 1);
+	}
+	if (port)
+		*port = (uint16_t)p;
+	return true;
+}
+
+static void *field_ptr(struct enav_config *cfg, const struct field *f)
+{
+	return (char *)cfg + f->off;
+}
+
+static size_t enum_count(const struct field *f)
+{
+	size_t n = 0;
+
+	while (f->names[n])
+		n++;
+	return n;
+}
+
+/* "a, b, c" from an enum's names. */
+static void join_names(char *out, size_t outlen, const char *const *names)
+{
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; names[i] && o < outlen; i++)
+		o += (size_t)snprintf(out + o, outlen - o, "%s%s", i ? ", " : "", names[i]);
+}
+
+/* What a field accepts, for "expected ..." messages. */
+static void describe_field(char *out, size_t outlen, const struct field *f)
+{
+	char names[128];
+
+	switch (f->type) {
+	case T_MAP:
+		snprintf(out, outlen, "a mapping");
+		break;
+	case T_BOOL:
+		snprintf(out, outlen, "a boolean (true or false)");
+		break;
+	case T_U32:
+		snprintf(out, outlen, "%s in %" PRIu64 "..%" PRIu64,
+			 f->pow2 ? "a power of two" : "an unsigned decimal integer", f->min,
+			 f->max);
+		break;
+	case T_ENUM:
+		join_names(names, sizeof(names), f->names);
+		snprintf(out, outlen, "one of %s", names);
+		break;
+	case T_STR:
+		snprintf(out, outlen, "a string");
+		break;
+	case T_LISTEN:
+		snprintf(out, outlen, "an IPv4:port address");
+		break;
+	case T_LIST:
+		snprintf(out, outlen, "a sequence of strings");
+		break;
+	}
+}
+
+/* ---- per-key rules for strings and list entries ---------------------------- */
+
+#define SELECTOR_RULE                                                                              \
+	"expected kind:value with kind one of cgroup, runtime, namespace, pod, label, service"
+#define LABEL_KEY_RULE                                                                             \
+	"[prefix/]name: name 1..63 characters of A-Z a-z 0-9 - _ . starting and ending "           \
+	"alphanumeric, prefix a lowercase DNS subdomain"
+#define LABEL_VALUE_RULE                                                                           \
+	"0..63 characters of A-Z a-z 0-9 - _ . starting and ending alphanumeric, or empty"
+#define NAMESPACE_RULE "a DNS label: 1..63 characters of a-z 0-9 - starting and ending alphanumeric"
+
+enum selector_kind { SEL_CGROUP, SEL_RUNTIME, SEL_NAMESPACE, SEL_POD, SEL_LABEL, SEL_SERVICE };
+
+/* Index i names enum selector_kind value i. */
+static const char *const selector_kinds[] = {"cgroup", "runtime", "namespace", "pod",
+					     "label",  "service", NULL};
+static const char *const runtime_names[] = {"containerd", "crio",    "docker",
+					    "podman",	  "unknown", NULL};
+
+static bool is_lower_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+static bool is_alnum(char c)
+{
+	return is_lower_alnum(c) || (c >= 'A' && c <= 'Z');
+}
+
+/* 1..max bytes of [a-z0-9-], starting and ending alphanumeric. */
+static bool dns_part(const char *s, size_t n, size_t max)
+{
+	if (n < 1 || n > max || !is_lower_alnum(s[0]) || !is_lower_alnum(s[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!is_lower_alnum(s[i]) && s[i] != '-')
+			return false;
+	return true;
+}
+
+/* RFC 1123 label, as Kubernetes names namespaces and services. */
+static bool dns_label(const char *s, size_t n)
+{
+	return dns_part(s, n, 63);
+}
+
+/* RFC 1123 subdomain as Kubernetes checks it: dotted parts, 253 bytes in all. */
+static bool dns_subdomain(const char *s, size_t n)
+{
+	size_t start = 0;
+
+	if (n < 1 || n > 253)
+		return false;
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && s[i] != '.')
+			continue;
+		if (!dns_part(s + start, i - start, 253))
+			return false;
+		start = i + 1;
+	}
+	return true;
+}
+
+/* A label name (min 1) or value (min 0): [A-Za-z0-9][-A-Za-z0-9_.]* ending alnum. */
+static bool label_name(const char *s, size_t n, size_t min)
+{
+	if (n == 0)
+		return min == 0;
+	if (n > 63 || !is_alnum(s[0]) || !is_alnum(s[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+			return false;
+	return true;
+}
+
+/* A label key: [DNS-subdomain "/"] name. */
+static bool label_key(const char *s, size_t n)
+{
+	const char *slash = memchr(s, '/', n);
+	size_t pl;
+
+	if (!slash)
+		return label_name(s, n, 1);
+	pl = (size_t)(slash - s);
+	return dns_subdomain(s, pl) && label_name(slash + 1, n - pl - 1, 1);
+}
+
+static bool has_wildcard(const char *s, size_t n)
+{
+	return memchr(s, '*', n) || memchr(s, '?', n);
+}
+
+/* 1..max bytes, each lowercase alphanumeric or one of extra. */
+static bool glob_chars(const char *s, size_t n, size_t max, const char *extra)
+{
+	if (n < 1 || n > max)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!is_lower_alnum(s[i]) && (s[i] == '\0' || !strchr(extra, s[i])))
+			return false;
+	return true;
+}
+
+/* A namespace name, or a glob over the same characters. */
+static bool namespace_glob(const char *s, size_t n)
+{
+	return has_wildcard(s, n) ? glob_chars(s, n, 63, "-*?") : dns_label(s, n);
+}
+
+/* A pod name (DNS subdomain), or a glob over the same characters. */
+static bool pod_name_glob(const char *s, size_t n)
+{
+	return has_wildcard(s, n) ? glob_chars(s, n, 253, "-.*?") : dns_subdomain(s, n);
+}
+
+/* Split "a/b" at its only slash; false when there is none. */
+static bool split_slash(const char *s, size_t n, size_t *left)
+{
+	const char *slash = memchr(s, '/', n);
+
+	if (!slash)
+		return false;
+	*left = (size_t)(slash - s);
+	return true;
+}
+
+/* An absolute cgroup2 path glob: starts with '/', no control bytes. */
+static bool cgroup_glob(const char *s, size_t n)
+{
+	if (n < 1 || s[0] != '/')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return true;
+}
+
+static int check_selector(struct errout *e, const char *where, const char *s, size_t n)
+{
+	const char *colon = memchr(s, ':', n), *v;
+	char shown[SHOW_BUF], names[128];
+	size_t kl, vn, nl;
+	unsigned k;
+
+	show(shown, sizeof(shown), s, n);
+	if (!colon)
+		return fail(e, "%s: \"%s\" is not a selector (" SELECTOR_RULE ")", where, shown);
+	kl = (size_t)(colon - s);
+	for (k = 0; selector_kinds[k]; k++)
+		if (bytes_eq(s, kl, selector_kinds[k]))
+			break;
+	if (!selector_kinds[k])
+		return fail(e, "%s: \"%s\" is not a selector (" SELECTOR_RULE ")", where, shown);
+	v = colon + 1;
+	vn = n - kl - 1;
+	if (vn == 0)
+		return fail(e, "%s: \"%s\" is not a selector (the value after \"%s:\" is empty)",
+			    where, shown, selector_kinds[k]);
+	switch ((enum selector_kind)k) {
+	case SEL_CGROUP:
+		if (!cgroup_glob(v, vn))
+			return fail(e,
+				    "%s: \"%s\" is not a cgroup selector (expected cgroup:/path, "
+				    "an absolute cgroup2 path glob with * and ?, no control "
+				    "characters)",
+				    where, shown);
+		return 0;
+	case SEL_RUNTIME:
+		for (unsigned r = 0; runtime_names[r]; r++)
+			if (bytes_eq(v, vn, runtime_names[r]))
+				return 0;
+		join_names(names, sizeof(names), runtime_names);
+		return fail(e, "%s: \"%s\" is not a runtime selector (allowed runtimes: %s)", where,
+			    shown, names);
+	case SEL_NAMESPACE:
+		if (!namespace_glob(v, vn))
+			return fail(
+			    e,
+			    "%s: \"%s\" is not a namespace selector (expected " NAMESPACE_RULE
+			    ", or a glob of those characters and * ?)",
+			    where, shown);
+		return 0;
+	case SEL_POD:
+		if (!split_slash(v, vn, &nl) || !dns_label(v, nl) ||
+		    !pod_name_glob(v + nl + 1, vn - nl - 1))
+			return fail(e,
+				    "%s: \"%s\" is not a pod selector (expected pod:namespace/name "
+				    "with a namespace name and a pod name or a glob of a-z 0-9 - . "
+				    "* ?)",
+				    where, shown);
+		return 0;
+	case SEL_LABEL: {
+		const char *eq = memchr(v, '=', vn);
+
+		if (!eq)
+			return fail(e,
+				    "%s: \"%s\" is not a label selector (expected label:key=value)",
+				    where, shown);
+		nl = (size_t)(eq - v);
+		if (!label_key(v, nl))
+			return fail(
+			    e, "%s: \"%s\" has an invalid label key (expected " LABEL_KEY_RULE ")",
+			    where, shown);
+		if (!label_name(eq + 1, vn - nl - 1, 0))
+			return fail(
+			    e,
+			    "%s: \"%s\" has an invalid label value (expected " LABEL_VALUE_RULE ")",
+			    where, shown);
+		return 0;
+	}
+	case SEL_SERVICE:
+		if (!split_slash(v, vn, &nl) || !dns_label(v, nl) ||
+		    !dns_label(v + nl + 1, vn - nl - 1))
+			return fail(e,
+				    "%s: \"%s\" is not a service selector (expected "
+				    "service:namespace/name, both DNS labels)",
+				    where, shown);
+		return 0;
+	}
+	return fail(e, "%s: \"%s\" is not a selector (" SELECTOR_RULE ")", where, shown);
+}
+
+static int check_label_key(struct errout *e, const char *where, const char *s, size_t n)
+{
+	char shown[SHOW_BUF];
+
+	if (label_key(s, n))
+		return 0;
+	show(shown, sizeof(shown), s, n);
+	return fail(e, "%s: \"%s\" is not a label key (expected " LABEL_KEY_RULE ")", where, shown);
+}
+
+/* "Name: value": a token name, printable value; the value is never shown. */
+static int check_header(struct errout *e, const char *where, const char *s, size_t n)
+{
+	const char *colon = memchr(s, ':', n);
+	bool ok = colon && colon > s;
+	for (const char *p = s; ok && p < colon; p++)
+		ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		     (*p >= '0' && *p <= '9') || *p == '-' || *p == '_';
+	for (const char *p = colon ? colon + 1 : s; ok && p < s + n; p++)
+		ok = (unsigned char)*p >= 0x20 && *p != 0x7f;
+	if (ok)
+		return 0;
+	return fail(e, "%s: expected \"Name: value\" (the value is not shown)", where);
+}
+
+/* A Go module path prefix: printable, no spaces, no leading or trailing '/'. */
+static int check_module_prefix(struct errout *e, const char *where, const char *s, size_t n)
+{
+	char shown[SHOW_BUF];
+	bool ok = n > 0 && s[0] != '/' && s[n - 1] != '/';
+	for (size_t i = 0; ok && i < n; i++)
+		ok = s[i] > ' ' && s[i] < 0x7f;
+	if (ok)
+		return 0;
+	show(shown, sizeof(shown), s, n);
+	return fail(e, "%s: \"%s\" is not a module path prefix (e.g. github.com/acme)", where,
+		    shown);
+}
+
+/* One of the parsers' names (src/features/network/l7/l7.h). */
+static int check_l7_protocol(struct errout *e, const char *where, const char *s, size_t n)
+{
+	char shown[SHOW_BUF];
+	for (int p = ENAV_L7_HTTP1; p < ENAV_L7_WEBSOCKET; p++) {
+		const char *name = enav_l7_protocol_name(p);
+		if (strlen(name) == n && memcmp(name, s, n) == 0)
+			return 0;
+	}
+	show(shown, sizeof(shown), s, n);
+	return fail(
+	    e,
+	    "%s: \"%s\" is not a protocol (allowed: http1, http2, redis, postgresql, mysql, "
+	    "kafka, mongodb, nats)",
+	    where, shown);
+}
+
+/* A TLS implementation the agent can probe (src/sources/tls/). */
+static int check_tls_library(struct errout *e, const char *where, const char *s, size_t n)
+{
+	static const char *const names[] = {"openssl", "gnutls", "go"};
+	char shown[SHOW_BUF];
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == n && memcmp(names[i], s, n) == 0)
+			return 0;
+	show(shown, sizeof(shown), s, n);
+	return fail(e, "%s: \"%s\" is not a TLS library (allowed: openssl, gnutls, go)", where,
+		    shown);
+}
+
+/* An absolute path, or a glob(3) pattern of one: no "..", no control bytes. */
+static int check_abs_path(struct errout *e, const char *where, const char *s, size_t n)
+{
+	char shown[SHOW_BUF];
+	if (n == 0)
+		return 0; /* an optional path left empty */
+	bool ok = n >= 2 && s[0] == '/' && !memmem(s, n, "/../", 4) &&
+		  !(n >= 3 && memcmp(s + n - 3, "/..", 3) == 0);
+	for (size_t i = 0; ok && i < n; i++)
+		ok = (unsigned char)s[i] >= 0x20 && s[i] != 0x7f;
+	if (ok)
+		return 0;
+	show(shown, sizeof(shown), s, n);
+	return fail(e, "%s: \"%s\" is not an absolute path (a glob pattern may be used; no \"..\")",
+		    where, shown);
+}
+
+/* http://IPv4:port (a pprof server on this node): no path, no credentials. */
+static int check_pull_target(struct errout *e, const char *where, const char *s, size_t n)
+{
+	char shown[SHOW_BUF], host[64];
+	unsigned port = 0;
+	int used = 0;
+	bool ok = n > 7 && n < 64 && memcmp(s, "http://", 7) == 0;
+	if (ok) {
+		char buf[64];
+		memcpy(buf, s + 7, n - 7);
+		buf[n - 7] = '\0';
+		struct in_addr a;
+		ok = sscanf(buf, "%63[0-9.]:%5u%n", host, &port, &used) == 2 &&
+		     (size_t)used == n - 7 && port > 0 && port < 65536 &&
+		     inet_pton(AF_INET, host, &a) == 1;
+	}
+	if (ok)
+		return 0;
+	show(shown, sizeof(shown), s, n);
+	return fail(e, "%s: \"%s\" is not http://IPv4:port", where, shown);
+}
+
+/* "" (in-cluster) or http(s)://host...: no spaces or control bytes. */
+static int check_api_server(struct errout *e, const char *where, const char *s, size_t n)
+{
+	static const char *const schemes[] = {"http://", "https://"};
+	char shown[SHOW_BUF];
+
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(schemes); i++) {
+		size_t sl = strlen(schemes[i]);
+		bool ok = n > sl && memcmp(s, schemes[i], sl) == 0 && s[sl] != '/';
+
+		for (size_t j = 0; ok && j < n; j++)
+			if ((unsigned char)s[j] <= 0x20 || s[j] == 0x7f)
+				ok = false;
+		if (ok)
+			return 0;
+	}
+	show(shown, sizeof(shown), s, n);
+	return fail(e,
+		    "%s: \"%s\" is not an API server URL (expected http:// or https:// and a "
+		    "host, e.g. https://10.0.0.1:6443, or \"\" for in-cluster)",
+		    where, shown);
+}
+
+static int check_u32(struct errout *e, const struct field *f, uint64_t v, const char *text)
+{
+	if (v < f->min || v > f->max)
+		return fail(e, "%s: %s is out of range (allowed %" PRIu64 "..%" PRIu64 ")", f->key,
+			    text, f->min, f->max);
+	if (f->pow2 && (v & (v - 1)) != 0)
+		return fail(e,
+			    "%s: %s is not a power of two (allowed powers of two in %" PRIu64
+			    "..%" PRIu64 ")",
+			    f->key, text, f->min, f->max);
+	return 0;
+}
+
+/* A string value, or one list entry (where = "key[i]"). */
+static int check_string(struct errout *e, const struct field *f, const char *where, const char *s,
+			size_t n)
+{
+	char shown[SHOW_BUF];
+
+	if (memchr(s, '\0', n))
+		return fail(e, "%s: must not contain a NUL byte", where);
+	if (n > f->max)
+		return fail(e, "%s: string is too long (%zu bytes, allowed at most %" PRIu64 ")",
+			    where, n, f->max);
+	if (n == 0 && f->min > 0)
+		return fail(e,
+			    "%s: string is empty (allowed length %" PRIu64 "..%" PRIu64 " bytes)",
+			    where, f->min, f->max);
+	if (n < f->min)
+		return fail(e,
+			    "%s: string is too short (%zu bytes, allowed length %" PRIu64
+			    "..%" PRIu64 " bytes)",
+			    where, n, f->min, f->max);
+	if (f->check && f->check(e, where, s, n))
+		return -1;
+	if (f->type == T_LISTEN && !listen_parse(s, n, NULL, 0, NULL)) {
+		show(shown, sizeof(shown), s, n);
+		return fail(
+		    e,
+		    "%s: \"%s\" is not a valid listen address (allowed: IPv4:port with port "
+		    "1..65535, e.g. 127.0.0.1:9464)",
+		    where, shown);
+	}
+	return 0;
+}
+
+/* ---- the YAML walk -------------------------------------------------------- */
+
+struct walk {
+	yaml_parser_t parser;
+	const char *text;
+	size_t len;
+	struct enav_config *cfg;
+	bool seen[ARRAY_SIZE(schema)];
+	struct errout e;
+};
+
+static int syntax_error(struct walk *w)
+{
+	const yaml_parser_t *p = &w->parser;
+	const char *problem = p->problem ? p->problem : "malformed input";
+	size_t line;
+
+	if (p->error == YAML_MEMORY_ERROR)
+		return fail(&w->e, "config: out of memory while parsing YAML");
+	if (p->error == YAML_READER_ERROR) {
+		/* Reader errors carry a byte offset, not a mark. */
+		size_t end = p->problem_offset < w->len ? p->problem_offset : w->len;
+
+		line = 1;
+		for (size_t i = 0; i < end; i++)
+			line += w->text[i] == '\n';
+	} else {
+		line = p->problem_mark.line + 1;
+	}
+	if (p->context)
+		return fail(&w->e, "config: YAML syntax error at line %zu: %s (%s)", line, problem,
+			    p->context);
+	return fail(&w->e, "config: YAML syntax error at line %zu: %s", line, problem);
+}
+
+static int next_event(struct walk *w, yaml_event_t *ev)
+{
+	if (!yaml_parser_parse(&w->parser, ev))
+		return syntax_error(w);
+	return 0;
+}
+
+/* YAML null: an empty or ~/null plain scalar with no tag. */
+static bool is_null(const yaml_event_t *ev)
+{
+	const char *s;
+	size_t n;
+
+	if (ev->type != YAML_SCALAR_EVENT || ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
+	    ev->data.scalar.tag)
+		return false;
+	s = (const char *)ev->data.scalar.value;
+	n = ev->data.scalar.length;
+	return n == 0 || bytes_eq(s, n, "~") || bytes_eq(s, n, "null") || bytes_eq(s, n, "Null") ||
+	       bytes_eq(s, n, "NULL");
+}
+
+/* What the document holds, for "got ..." messages. */
+static void describe_event(char *out, size_t outlen, const yaml_event_t *ev)
+{
+	char shown[SHOW_BUF];
+
+	switch (ev->type) {
+	case YAML_MAPPING_START_EVENT:
+		snprintf(out, outlen, "a mapping");
+		return;
+	case YAML_SEQUENCE_START_EVENT:
+		snprintf(out, outlen, "a sequence");
+		return;
+	case YAML_SCALAR_EVENT:
+		break;
+	default:
+		snprintf(out, outlen, "something else");
+		return;
+	}
+	if (is_null(ev)) {
+		snprintf(out, outlen, "no value");
+		return;
+	}
+	show(shown, sizeof(shown), (const char *)ev->data.scalar.value, ev->data.scalar.length);
+	switch (ev->data.scalar.style) {
+	case YAML_SINGLE_QUOTED_SCALAR_STYLE:
+	case YAML_DOUBLE_QUOTED_SCALAR_STYLE:
+		snprintf(out, outlen, "the quoted string \"%s\"", shown);
+		break;
+	case YAML_LITERAL_SCALAR_STYLE:
+	case YAML_FOLDED_SCALAR_STYLE:
+		snprintf(out, outlen, "the block string \"%s\"", shown);
+		break;
+	default:
+		snprintf(out, outlen, "\"%s\"", shown);
+		break;
+	}
+}
+
+static int type_error(struct walk *w, const struct field *f, const yaml_event_t *ev)
+{
+	char want[160], have[SHOW_BUF + 32];
+
+	describe_field(want, sizeof(want), f);
+	describe_event(have, sizeof(have), ev);
+	if (f->type == T_STR && f->min == 0 && is_null(ev))
+		return fail(&w->e, "%s: expected %s, got %s (write \"\" for an empty string)",
+			    f->key, want, have);
+	if (f->type == T_LIST && is_null(ev))
+		return fail(&w->e, "%s: expected %s, got %s (write [] for an empty list)", f->key,
+			    want, have);
+	return fail(&w->e, "%s: expected %s, got %s", f->key, want, have);
+}
+
+/* Anchors, aliases and tags have no use in a config file; refuse them. */
+static int check_node(struct walk *w, const yaml_event_t *ev, const char *where)
+{
+	const yaml_char_t *anchor = NULL, *tag = NULL;
+	char shown[SHOW_BUF];
+
+	switch (ev->type) {
+	case YAML_ALIAS_EVENT:
+		return fail(&w->e, "%s: YAML aliases and anchors are not allowed", where);
+	case YAML_SCALAR_EVENT:
+		anchor = ev->data.scalar.anchor;
+		tag = ev->data.scalar.tag;
+		break;
+	case YAML_MAPPING_START_EVENT:
+		anchor = ev->data.mapping_start.anchor;
+		tag = ev->data.mapping_start.tag;
+		break;
+	case YAML_SEQUENCE_START_EVENT:
+		anchor = ev->data.sequence_start.anchor;
+		tag = ev->data.sequence_start.tag;
+		break;
+	default:
+		break;
+	}
+	if (anchor)
+		return fail(&w->e, "%s: YAML aliases and anchors are not allowed", where);
+	if (tag) {
+		/* Show the core-schema prefix the way it is usually written. */
+		static const char core[] = "tag:yaml.org,2002:";
+		const char *t = (const char *)tag;
+		bool is_core = strncmp(t, core, sizeof(core) - 1) == 0;
+
+		if (is_core)
+			t += sizeof(core) - 1;
+		show(shown, sizeof(shown), t, strlen(t));
+		return fail(&w->e, "%s: YAML tags are not allowed (got \"%s%s\")", where,
+			    is_core ? "!!" : "", shown);
+	}
+	return 0;
+}
+
+static const char *parent_key(int parent)
+{
+	return parent < 0 ? "" : schema[parent].key;
+}
+
+/* Is f a direct child named name[0..n) of the mapping at path parent? */
+static bool is_child(const struct field *f, const char *parent, const char *name, size_t n)
+{
+	size_t pl = strlen(parent);
+	const char *rest = f->key;
+
+	if (pl) {
+		if (strncmp(f->key, parent, pl) != 0 || f->key[pl] != '.')
+			return false;
+		rest = f->key + pl + 1;
+	}
+	return !strchr(rest, '.') && bytes_eq(name, n, rest);
+}
+
+static int unknown_key(struct walk *w, int parent, const char *name, size_t n)
+{
+	const char *ppath = parent_key(parent);
+	char shown[SHOW_BUF], allowed[512];
+	bool plain = n > 0;
+	size_t pl = strlen(ppath), o = 0;
+
+	allowed[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(schema) && o < sizeof(allowed); i++) {
+		const char *k = schema[i].key;
+		const char *last = strrchr(k, '.');
+		size_t kpl = last ? (size_t)(last - k) : 0;
+
+		if (kpl == pl && strncmp(k, ppath, pl) == 0)
+			o += (size_t)snprintf(allowed + o, sizeof(allowed) - o, "%s%s",
+					      o ? ", " : "", last ? last + 1 : k);
+	}
+	/* Quote odd key names so the message shows exactly what was written. */
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '-' || c == '.'))
+			plain = false;
+	}
+	show(shown, sizeof(shown), name, n);
+	return fail(&w->e, "%s%s%s%s%s: unknown key (allowed: %s)%s", ppath, pl ? "." : "",
+		    plain ? "" : "\"", shown, plain ? "" : "\"", allowed,
+		    memchr(name, '.', n) ? "; write dotted keys as nested mappings" : "");
+}
+
+/* Consume a key event; on success *idx is its schema entry. */
+static int read_key(struct walk *w, int parent, const yaml_event_t *ev, int *idx)
+{
+	const char *where = parent < 0 ? "config" : schema[parent].key;
+	char have[SHOW_BUF + 32];
+	const char *name;
+	size_t n;
+
+	if (check_node(w, ev, where))
+		return -1;
+	if (ev->type != YAML_SCALAR_EVENT) {
+		describe_event(have, sizeof(have), ev);
+		return fail(&w->e, "%s: keys must be plain strings, got %s", where, have);
+	}
+	name = (const char *)ev->data.scalar.value;
+	n = ev->data.scalar.length;
+	for (size_t i = 0; i < ARRAY_SIZE(schema); i++) {
+		if (!is_child(&schema[i], parent_key(parent), name, n))
+			continue;
+		if (w->seen[i])
+			return fail(&w->e, "%s: duplicate key", schema[i].key);
+		w->seen[i] = true;
+		*idx = (int)i;
+		return 0;
+	}
+	return unknown_key(w, parent, name, n);
+}
+
+static int set_scalar(struct walk *w, const struct field *f, const yaml_event_t *ev)
+{
+	const char *s = (const char *)ev->data.scalar.value;
+	size_t n = ev->data.scalar.length;
+	bool plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+	void *dst = field_ptr(w->cfg, f);
+	char shown[SHOW_BUF], names[128];
+	uint64_t v;
+	unsigned e;
+	int rc;
+
+	if (is_null(ev))
+		return type_error(w, f, ev);
+	size_t idx = (size_t)(f - schema);
+	w->cfg->explicit_keys[idx / 64] |= 1ull << (idx % 64);
+	switch (f->type) {
+	case T_BOOL:
+		/* Only true/false: YAML 1.1's yes/no/on/off are a classic trap. */
+		if (plain && bytes_eq(s, n, "true"))
+			*(bool *)dst = true;
+		else if (plain && bytes_eq(s, n, "false"))
+			*(bool *)dst = false;
+		else
+			return type_error(w, f, ev);
+		return 0;
+	case T_U32:
+		if (!plain)
+			return type_error(w, f, ev);
+		rc = parse_u64(s, n, &v);
+		if (rc == 1)
+			return type_error(w, f, ev);
+		show(shown, sizeof(shown), s, n);
+		if (rc == 2)
+			return fail(&w->e,
+				    "%s: %s is out of range (allowed %" PRIu64 "..%" PRIu64 ")",
+				    f->key, shown, f->min, f->max);
+		if (check_u32(&w->e, f, v, shown))
+			return -1;
+		*(uint32_t *)dst = (uint32_t)v;
+		return 0;
+	case T_ENUM:
+		for (e = 0; f->names[e]; e++) {
+			if (bytes_eq(s, n, f->names[e])) {
+				memcpy(dst, &e, sizeof(e));
+				return 0;
+			}
+		}
+		show(shown, sizeof(shown), s, n);
+		join_names(names, sizeof(names), f->names);
+		return fail(&w->e, "%s: \"%s\" is not allowed (allowed: %s)", f->key, shown, names);
+	case T_STR:
+	case T_LISTEN:
+		if (check_string(&w->e, f, f->key, s, n))
+			return -1;
+		memcpy(dst, s, n);
+		((char *)dst)[n] = '\0';
+		return 0;
+	case T_MAP:
+	case T_LIST:
+		break;
+	}
+	return type_error(w, f, ev);
+}
+
+/*
+ * Called after SEQUENCE_START; consumes through SEQUENCE_END.  The list is
+ * replaced, not appended to.  Only scalars are accepted as entries, so the
+ * walk never nests: the first non-scalar entry ends the parse.
+ */
+static int walk_list(struct walk *w, const struct field *f)
+{
+	struct enav_config_list *l = field_ptr(w->cfg, f);
+	char where[128], have[SHOW_BUF + 32];
+
+	memset(l, 0, sizeof(*l));
+	for (;;) {
+		yaml_event_t ev;
+		const char *s;
+		size_t n;
+		int rc;
+
+		if (next_event(w, &ev))
+			return -1;
+		if (ev.type == YAML_SEQUENCE_END_EVENT) {
+			yaml_event_delete(&ev);
+			return 0;
+		}
+		snprintf(where, sizeof(where), "%s[%" PRIu32 "]", f->key, l->n);
+		if (l->n >= ENAV_CONFIG_LIST_MAX) {
+			rc = fail(&w->e, "%s: more than %d entries", f->key, ENAV_CONFIG_LIST_MAX);
+		} else {
+			rc = check_node(w, &ev, where);
+		}
+		if (rc == 0 && (ev.type != YAML_SCALAR_EVENT || is_null(&ev))) {
+			describe_event(have, sizeof(have), &ev);
+			rc = fail(&w->e, "%s: expected a string, got %s", where, have);
+		}
+		if (rc == 0) {
+			s = (const char *)ev.data.scalar.value;
+			n = ev.data.scalar.length;
+			rc = check_string(&w->e, f, where, s, n);
+			if (rc == 0) {
+				memcpy(l->item[l->n], s, n);
+				l->item[l->n][n] = '\0';
+				l->n++;
+			}
+		}
+		yaml_event_delete(&ev);
+		if (rc)
+			return -1;
+	}
+}
+
+static int walk_mapping(struct walk *w, int parent, unsigned depth);
+
+/* Consume the value of schema[idx]. */
+static int walk_value(struct walk *w, int idx, unsigned depth)
+{
+	const struct field *f = &schema[idx];
+	yaml_event_t ev;
+	int rc;
+
+	if (next_event(w, &ev))
+		return -1;
+	rc = check_node(w, &ev, f->key);
+	if (rc == 0) {
+		if (f->type == T_MAP) {
+			/* A section with every child commented out is null: all defaults. */
+			if (ev.type == YAML_MAPPING_START_EVENT)
+				rc = walk_mapping(w, idx, depth + 1);
+			else if (!is_null(&ev))
+				rc = type_error(w, f, &ev);
+		} else if (f->type == T_LIST) {
+			if (ev.type == YAML_SEQUENCE_START_EVENT)
+				rc = walk_list(w, f);
+			else
+				rc = type_error(w, f, &ev);
+		} else if (ev.type == YAML_SCALAR_EVENT) {
+			rc = set_scalar(w, f, &ev);
+		} else {
+			rc = type_error(w, f, &ev);
+		}
+	}
+	yaml_event_delete(&ev);
+	return rc;
+}
+
+/* Called after MAPPING_START; consumes through MAPPING_END. */
+static int walk_mapping(struct walk *w, int parent, unsigned depth)
+{
+	/*
+	 * Only schema mappings are entered, so depth cannot exceed the schema's;
+	 * the check keeps recursion bounded should the schema ever change.
+	 */
+	if (depth > DEPTH_MAX)
+		return fail(&w->e, "%s: nested too deeply", parent_key(parent));
+	for (;;) {
+		yaml_event_t ev;
+		int idx = -1, rc;
+
+		if (next_event(w, &ev))
+			return -1;
+		if (ev.type == YAML_MAPPING_END_EVENT) {
+			yaml_event_delete(&ev);
+			return 0;
+		}
+		rc = read_key(w, parent, &ev, &idx);
+		yaml_event_delete(&ev);
+		if (rc || walk_value(w, idx, depth))
+			return -1;
+	}
+}
+
+static int walk_document(struct walk *w)
+{
+	yaml_event_t ev;
+	char have[SHOW_BUF + 32];
+	int rc;
+
+	if (next_event(w, &ev)) /* STREAM_START */
+		return -1;
+	yaml_event_delete(&ev);
+	if (next_event(w, &ev))
+		return -1;
+	if (ev.type == YAML_STREAM_END_EVENT) { /* empty, or only comments */
+		yaml_event_delete(&ev);
+		return 0;
+	}
+	yaml_event_delete(&ev); /* DOCUMENT_START */
+
+	if (next_event(w, &ev))
+		return -1;
+	rc = check_node(w, &ev, "config");
+	if (rc == 0) {
+		if (ev.type == YAML_MAPPING_START_EVENT) {
+			rc = walk_mapping(w, -1, 1);
+		} else if (!is_null(&ev)) {
+			describe_event(have, sizeof(have), &ev);
+			rc = fail(&w->e, "config: expected a mapping at the top level, got %s",
+				  have);
+		}
+	}
+	yaml_event_delete(&ev);
+	if (rc)
+		return -1;
+
+	if (next_event(w, &ev)) /* DOCUMENT_END */
+		return -1;
+	yaml_event_delete(&ev);
+	if (next_event(w, &ev))
+		return -1;
+	rc = 0;
+	if (ev.type != YAML_STREAM_END_EVENT)
+		rc = fail(&w->e, "config: only one YAML document is allowed");
+	yaml_event_delete(&ev);
+	return rc;
+}
+
+/* ---- public API ----------------------------------------------------------- */
+
+void enav_config_defaults(struct enav_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	for (size_t i = 0; i < ARRAY_SIZE(schema); i++) {
+		const struct field *f = &schema[i];
+		void *dst = field_ptr(cfg, f);
+		unsigned e = (unsigned)f->def;
+
+		switch (f->type) {
+		case T_MAP:
+			break;
+		case T_BOOL:
+			*(bool *)dst = f->def != 0;
+			break;
+		case T_U32:
+			*(uint32_t *)dst = (uint32_t)f->def;
+			break;
+		case T_ENUM:
+			memcpy(dst, &e, sizeof(e));
+			break;
+		case T_STR:
+		case T_LISTEN:
+			snprintf(dst, f->size, "%s", f->def_str);
+			break;
+		case T_LIST:
+			memset(dst, 0, sizeof(struct enav_config_list));
+			break;
+		}
+	}
+}
+
+int enav_config_parse(struct enav_config *cfg, const char *yaml, size_t len, char *err,
+		      size_t errlen)
+{
+	struct walk w;
+	struct enav_config work = *cfg;
+	int rc;
+
+	memset(&w, 0, sizeof(w));
+	w.e.buf = err;
+	w.e.len = errlen;
+	if (err && errlen)
+		err[0] = '\0';
+	if (len > ENAV_CONFIG_FILE_MAX)
+		return fail(&w.e, "config: input is larger than %d bytes", ENAV_CONFIG_FILE_MAX);
+	if (!yaml) {
+		if (len)
+			return fail(&w.e, "config: no input");
+		yaml = "";
+	}
+	w.text = yaml;
+	w.len = len;
+	w.cfg = &work;
+	if (!yaml_parser_initialize(&w.parser))
+		return fail(&w.e, "config: out of memory while parsing YAML");
+	yaml_parser_set_input_string(&w.parser, (const unsigned char *)yaml, len);
+	rc = walk_document(&w);
+	yaml_parser_delete(&w.parser);
+	/* cfg changes only when the whole file is good. */
+	if (rc == 0)
+		*cfg = work;
+	return rc;
+}
+
+_Static_assert(sizeof(schema) / sizeof(schema[0]) <= ENAV_CONFIG_KEYS_MAX, "explicit_keys bits");
+
+bool enav_config_explicitly_on(const struct enav_config *cfg, const char *key)
+{
+	for (size_t i = 0; i < sizeof(schema) / sizeof(schema[0]); i++) {
+		const struct field *f = &schema[i];
+		if (strcmp(f->key, key) != 0)
+			continue;
+		if (!(cfg->explicit_keys[i / 64] >> (i % 64) & 1u))
+			return false;
+		return f->type == T_BOOL && *(const bool *)((const char *)cfg + f->off);
+	}
+	return false;
+}
+
+int enav_config_load(struct enav_config *cfg, const char *path, char *err, size_t errlen)
+{
+	struct errout e = {err, errlen};
+	char shown[SHOW_BUF];
+	char *buf;
+	size_t len = 0;
+	int fd, rc, saved;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!path)
+		return fail(&e, "config: no file given");
+	show(shown, sizeof(shown), path, strlen(path));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(&e, "config: cannot read %s: %s", shown, strerror(errno));
+	/* One byte past the cap tells "exactly the cap" from "too large". */
+	buf = malloc(ENAV_CONFIG_FILE_MAX + 1);
+	if (!buf) {
+		close(fd);
+		return fail(&e, "config: cannot read %s: %s", shown, strerror(ENOMEM));
+	}
+	for (;;) {
+		ssize_t r = read(fd, buf + len, ENAV_CONFIG_FILE_MAX + 1 - len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			saved = errno;
+			close(fd);
+			free(buf);
+			return fail(&e, "config: cannot read %s: %s", shown, strerror(saved));
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+		if (len > ENAV_CONFIG_FILE_MAX) {
+			close(fd);
+			free(buf);
+			return fail(&e, "config: %s is larger than %d bytes", shown,
+				    ENAV_CONFIG_FILE_MAX);
+		}
+	}
+	close(fd);
+	rc = enav_config_parse(cfg, buf, len, err, errlen);
+	free(buf);
+	return rc;
+}
+
+static int validate_list(struct errout *e, const struct field *f, const struct enav_config_list *l)
+{
+	char where[128];
+
+	if (l->n > ENAV_CONFIG_LIST_MAX)
+		return fail(e, "%s: more than %d entries", f->key, ENAV_CONFIG_LIST_MAX);
+	for (uint32_t i = 0; i < l->n; i++) {
+		snprintf(where, sizeof(where), "%s[%" PRIu32 "]", f->key, i);
+		if (!memchr(l->item[i], '\0', sizeof(l->item[i])))
+			return fail(e, "%s: string is not terminated", where);
+		if (check_string(e, f, where, l->item[i], strlen(l->item[i])))
+			return -1;
+	}
+	return 0;
+}
+
+int enav_config_validate(const struct enav_config *cfg, char *err, size_t errlen)
+{
+	struct errout e = {err, errlen};
+	char text[32];
+
+	if (err && errlen)
+		err[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(schema); i++) {
+		const struct field *f = &schema[i];
+		const char *src = (const char *)cfg + f->off;
+		uint32_t u;
+		unsigned en;
+
+		switch (f->type) {
+		case T_MAP:
+			break;
+		case T_BOOL:
+			/* A bool holding anything but 0/1 is undefined to read; check bytes. */
+			if (*(const unsigned char *)src > 1)
+				return fail(&e, "%s: not a boolean (allowed: true, false)", f->key);
+			break;
+		case T_U32:
+			memcpy(&u, src, sizeof(u));
+			snprintf(text, sizeof(text), "%" PRIu32, u);
+			if (check_u32(&e, f, u, text))
+				return -1;
+			break;
+		case T_ENUM:
+			memcpy(&en, src, sizeof(en));
+			if (en >= enum_count(f)) {
+				char names[128];
+
+				join_names(names, sizeof(names), f->names);
+				return fail(&e, "%s: value %u is not allowed (allowed: %s)", f->key,
+					    en, names);
+			}
+			break;
+		case T_STR:
+		case T_LISTEN:
+			if (!memchr(src, '\0', f->size))
+				return fail(&e, "%s: string is not terminated", f->key);
+			if (check_string(&e, f, f->key, src, strlen(src)))
+				return -1;
+			break;
+		case T_LIST:
+			if (validate_list(&e, f,
+					  (const struct enav_config_list *)(const void *)src))
+				return -1;
+			break;
+		}
+	}
+	return 0;
+}
+
+int enav_config_listen_split(const char *listen, char *host, size_t hostlen, uint16_t *port)
+{
+	if (!listen || !listen_parse(listen, strlen(listen), host, hostlen, port))
+		return -1;
+	return 0;
+}
+
+const char *enav_transport_choice_name(enum enav_transport_choice t)
+{
+	return (unsigned)t < ARRAY_SIZE(transport_names) - 1 ? transport_names[t] : "unknown";
+}
+
+const char *enav_hook_choice_name(enum enav_hook_choice h)
+{
+	return (unsigned)h < ARRAY_SIZE(hook_names) - 1 ? hook_names[h] : "unknown";
+}
+
+const char *enav_log_level_name(enum enav_log_level l)
+{
+	return (unsigned)l < ARRAY_SIZE(log_level_names) - 1 ? log_level_names[l] : "unknown";
+}

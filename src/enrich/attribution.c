@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "enrich/attribution.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "platform/bcache.h"
+#include "platform/log.h"
+#include "discovery/discovery.h"
+
+/* kernfs exports cgroup directories with this file-handle type (FILEID_KERNFS). */
+#define KERNFS_FILEID_TYPE 0xfe
+
+enum warn_reason {
+	W_CGROUP_GONE,
+	W_CGROUP_UNRESOLVABLE,
+	W_CGROUP_OUTSIDE_MOUNT,
+	W_CGROUP_NO_V2,
+	W_EXEC_NOT_OBSERVED,
+	W_EXE_UNRESOLVED_AT_EXEC,
+	W__COUNT
+};
+
+struct cgroup_entry {
+	bool known;
+	enum warn_reason reason; /* why the path is unknown */
+	char path[ENAV_SIGNAL_CGROUP_PATH_MAX];
+	struct enav_cgroup_identity identity;
+};
+
+/* What an exit needs from its exec: identity and the executable path. */
+struct process_entry {
+	uint64_t start_boot_ns;
+	char exe[]; /* "" when the exec had none */
+};
+
+struct attribution {
+	struct enav_agent *agent;
+	int cgroup2_fd;
+	char cgroup2_mount[256];
+	struct enav_bcache cgroups;
+	struct enav_bcache processes;
+	/* Published for the metrics thread; the caches themselves are capture-thread only. */
+	_Atomic uint64_t warnings[8];
+	_Atomic uint64_t cgroup_size, cgroup_evictions, process_size, process_evictions;
+};
+
+static const char *const warn_names[W__COUNT] = {
+    [W_CGROUP_GONE] = "cgroup_removed_before_resolution",
+    [W_CGROUP_UNRESOLVABLE] = "cgroup_id_not_resolvable",
+    [W_CGROUP_OUTSIDE_MOUNT] = "cgroup_outside_mount_or_too_long",
+    [W_CGROUP_NO_V2] = "no_cgroup2_mount",
+    [W_EXEC_NOT_OBSERVED] = "exec_not_observed",
+    [W_EXE_UNRESOLVED_AT_EXEC] = "exe_unresolved_at_exec",
+};
+
+static void warn(struct attribution *at, struct enav_signal *s, const char *field,
+		 enum warn_reason r)
+{
+	atomic_fetch_add(&at->warnings[r], 1);
+	enav_signal_warn(s, field, warn_names[r]);
+}
+
+int enav_cgroup_relative_path(const char *mount, const char *abs, char *out, size_t outlen)
+{
+	size_t m = strlen(mount);
+	while (m > 0 && mount[m - 1] == '/')
+		m--; /* "/" becomes "": every absolute path is under it */
+	if (strncmp(abs, mount, m) != 0 || (abs[m] != '/' && abs[m] != '\0'))
+		return -1;
+	const char *rel = abs[m] ? abs + m : "/";
+	if ((size_t)snprintf(out, outlen, "%s", rel) >= outlen)
+		return -1;
+	return 0;
+}
+
+/*
+ * cgroup id -> entry.  A miss asks the kernel: the id is a kernfs file handle
+ * on the cgroup2 mount, and the opened directory's /proc/self/fd link is its
+ * path.  Failures are not cached (the id may resolve later, e.g. after a
+ * transient ENOMEM); *reason says why when NULL is returned.
+ */
+static struct cgroup_entry *resolve_cgroup(struct attribution *at, uint64_t id,
+					   enum warn_reason *reason)
+{
+	struct cgroup_entry *e = enav_bcache_get(&at->cgroups, id);
+	if (e)
+		return e;
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		*reason = W_CGROUP_UNRESOLVABLE;
+		return NULL;
+	}
+	if (at->cgroup2_fd < 0) {
+		e->reason = W_CGROUP_NO_V2;
+		enav_bcache_put(&at->cgroups, id, e);
+		return e;
+	}
+	int rc =
+	    enav_cgroup_path_by_id(at->cgroup2_fd, at->cgroup2_mount, id, e->path, sizeof(e->path));
+	if (rc == -ESTALE || rc == -ENOENT || rc == -EIO) {
+		/* ESTALE/ENOENT: the cgroup is gone.  Anything else (EPERM without
+		 * CAP_DAC_READ_SEARCH, ENOMEM) says nothing about the cgroup. */
+		*reason = rc == -EIO ? W_CGROUP_UNRESOLVABLE : W_CGROUP_GONE;
+		free(e);
+		return NULL;
+	}
+	if (rc == 0) {
+		e->known = true;
+		enav_cgroup_identity_parse(e->path, strlen(e->path), &e->identity);
+	} else {
+		e->reason = W_CGROUP_OUTSIDE_MOUNT;
+	}
+	enav_bcache_put(&at->cgroups, id, e);
+	return e;
+}
+
+int enav_cgroup_path_by_id(int cgroup2_fd, const char *mount, uint64_t id, char *out, size_t outlen)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h = {.fh = {.handle_bytes = sizeof(uint64_t), .handle_type = KERNFS_FILEID_TYPE},
+	       .id = id};
+	int fd = open_by_handle_at(cgroup2_fd, &h.fh, O_RDONLY | O_CLOEXEC | O_DIRECTORY);
+	if (fd < 0)
+		return errno == ESTALE || errno == ENOENT ? -errno : -EIO;
+	char link[64], abs[ENAV_SIGNAL_CGROUP_PATH_MAX + 256];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, abs, sizeof(abs) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	abs[n] = '\0';
+	return enav_cgroup_relative_path(mount, abs, out, outlen) == 0 ? 0 : -ERANGE;
+}
+
+static void release_snapshot(void *ref)
+{
+	enav_snapshot_release(ref);
+}
+
+/*
+ * From discovery's snapshot: the same decision pass that wrote the kernel
+ * verdict.  When filtering, a cgroup the current snapshot no longer admits
+ * was admitted by the previous one (the event was captured), so that one is
+ * used: attribution then always agrees with the verdict that let it through.
+ */
+static bool attribute_from_snapshot(struct attribution *at, struct enav_signal *s)
+{
+	struct enav_discovery *d = at->agent->discovery;
+	if (!d)
+		return false;
+	struct enav_snapshot *cur, *prev;
+	enav_discovery_acquire(d, &cur, &prev);
+	struct enav_snapshot *used = cur;
+	const struct enav_snapshot_entry *e = enav_snapshot_find(cur, s->process.cgroup_id);
+	if (cur && cur->filtering && (!e || !e->capture)) {
+		const struct enav_snapshot_entry *pe =
+		    enav_snapshot_find(prev, s->process.cgroup_id);
+		if (pe && pe->capture) {
+			e = pe;
+			used = prev;
+		}
+	}
+	struct enav_process_signal *p = &s->process;
+	if (e) {
+		p->has_cgroup_path = true;
+		snprintf(p->cgroup_path, sizeof(p->cgroup_path), "%s", e->path);
+		p->identity = e->identity;
+		p->pod = e->pod;
+		if (p->pod) { /* pin the view the pod lives in */
+			atomic_fetch_add(&used->refs, 1);
+			s->attr_ref = used;
+			s->attr_release = release_snapshot;
+		}
+	}
+	enav_snapshot_release(cur);
+	enav_snapshot_release(prev);
+	return e != NULL;
+}
+
+static void attribute_cgroup(struct attribution *at, struct enav_signal *s)
+{
+	struct enav_process_signal *p = &s->process;
+	if (attribute_from_snapshot(at, s))
+		return;
+	enum warn_reason reason = W_CGROUP_UNRESOLVABLE;
+	struct cgroup_entry *e = resolve_cgroup(at, p->cgroup_id, &reason);
+	if (!e || !e->known) {
+		warn(at, s, "cgroup_path", e ? e->reason : reason);
+		return;
+	}
+	p->has_cgroup_path = true;
+	memcpy(p->cgroup_path, e->path, sizeof(p->cgroup_path));
+	p->identity = e->identity;
+}
+
+static void attribute_exec(struct attribution *at, struct enav_signal *s)
+{
+	struct enav_process_signal *p = &s->process;
+	size_t len = p->has_exe ? strlen(p->exe) : 0;
+	struct process_entry *pe = malloc(sizeof(*pe) + len + 1);
+	if (!pe)
+		return; /* the exit will say exec_not_observed */
+	pe->start_boot_ns = p->start_boot_ns;
+	memcpy(pe->exe, p->exe, len);
+	pe->exe[len] = '\0';
+	enav_bcache_put(&at->processes, p->pid, pe);
+}
+
+static void attribute_exit(struct attribution *at, struct enav_signal *s)
+{
+	struct enav_process_signal *p = &s->process;
+	struct process_entry *pe = enav_bcache_get(&at->processes, p->pid);
+	/* Same pid and same kernel start time: the same process. */
+	if (!pe || pe->start_boot_ns != p->start_boot_ns) {
+		warn(at, s, "exe", W_EXEC_NOT_OBSERVED);
+		return;
+	}
+	if (pe->exe[0]) {
+		snprintf(p->exe, sizeof(p->exe), "%s", pe->exe);
+		p->has_exe = true;
+	} else {
+		warn(at, s, "exe", W_EXE_UNRESOLVED_AT_EXEC);
+	}
+	enav_bcache_remove(&at->processes, p->pid);
+}
+
+static void attribution_apply(void *state, struct enav_signal *s)
+{
+	struct attribution *at = state;
+	attribute_cgroup(at, s);
+	if (s->kind == ENAV_SIGNAL_PROCESS_EXEC)
+		attribute_exec(at, s);
+	else if (s->kind == ENAV_SIGNAL_PROCESS_EXIT)
+		attribute_exit(at, s);
+	atomic_store(&at->cgroup_size, at->cgroups.size);
+	atomic_store(&at->cgroup_evictions, at->cgroups.evictions);
+	atomic_store(&at->process_size, at->processes.size);
+	atomic_store(&at->process_evictions, at->processes.evictions);
+}
+
+static int attribution_init(struct enav_agent *a, void **state, char *err, size_t errlen)
+{
+	struct attribution *at = calloc(1, sizeof(*at));
+	if (!at)
+		return -ENOMEM;
+	*state = at;
+	at->agent = a;
+	const char *mount = a->cfg.attribution.cgroup2_mount[0] ? a->cfg.attribution.cgroup2_mount
+								: a->features.cgroup2_mount;
+	snprintf(at->cgroup2_mount, sizeof(at->cgroup2_mount), "%s", mount);
+	at->cgroup2_fd = -1;
+	if (mount[0]) {
+		at->cgroup2_fd = open(mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (at->cgroup2_fd < 0)
+			enav_warn("attribution: cannot open cgroup2 mount %s: %s; cgroup paths "
+				  "will be absent",
+				  mount, strerror(errno));
+	} else {
+		enav_warn("attribution: no cgroup2 mount; cgroup paths will be absent");
+	}
+	if (enav_bcache_init(&at->cgroups, a->cfg.attribution.cgroup_cache_entries, free) ||
+	    enav_bcache_init(&at->processes, a->cfg.attribution.process_table_entries, free)) {
+		snprintf(err, errlen, "attribution: cannot allocate caches");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void attribution_fini(void *state)
+{
+	struct attribution *at = state;
+	if (!at)
+		return;
+	enav_bcache_destroy(&at->cgroups);
+	enav_bcache_destroy(&at->processes);
+	if (at->cgroup2_fd >= 0)
+		close(at->cgroup2_fd);
+	free(at);
+}
+
+static void attribution_metrics(void *state, struct enav_promtext *p)
+{
+	struct attribution *at = state;
+	const char *lc[] = {"cache", "cgroup"};
+	const char *lp[] = {"cache", "process"};
+	enav_promtext_family(p, "enav_cache_entries", "gauge", "Entries held by a bounded cache.");
+	enav_promtext_sample_u64(p, "enav_cache_entries", lc, 1, atomic_load(&at->cgroup_size));
+	enav_promtext_sample_u64(p, "enav_cache_entries", lp, 1, atomic_load(&at->process_size));
+	enav_promtext_family(p, "enav_cache_capacity", "gauge", "Configured cache capacity.");
+	enav_promtext_sample_u64(p, "enav_cache_capacity", lc, 1, at->cgroups.capacity);
+	enav_promtext_sample_u64(p, "enav_cache_capacity", lp, 1, at->processes.capacity);
+	enav_promtext_family(p, "enav_cache_evictions_total", "counter",
+			     "Entries evicted because a bounded cache was full.");
+	enav_promtext_sample_u64(p, "enav_cache_evictions_total", lc, 1,
+				 atomic_load(&at->cgroup_evictions));
+	enav_promtext_sample_u64(p, "enav_cache_evictions_total", lp, 1,
+				 atomic_load(&at->process_evictions));
+	enav_promtext_family(p, "enav_attribution_warnings_total", "counter",
+			     "Fields left absent, by reason (never guessed).");
+	for (int r = 0; r < W__COUNT; r++) {
+		const char *l[] = {"reason", warn_names[r]};
+		enav_promtext_sample_u64(p, "enav_attribution_warnings_total", l, 1,
+					 atomic_load(&at->warnings[r]));
+	}
+}
+
+bool enav_attribution_enabled(const struct enav_config *cfg)
+{
+	return true;
+}
+
+const struct enav_processor_ops enav_attribution_ops = {
+    .init = attribution_init,
+    .apply = attribution_apply,
+    .fini = attribution_fini,
+    .metrics = attribution_metrics,
+};
+
+void enav_workload_key(const struct enav_signal *s, char *out, size_t len)
+{
+	const struct enav_process_signal *p = &s->process;
+	if (p->pod)
+		snprintf(out, len, "pod:%s/%s", p->pod->namespace_, p->pod->name);
+	else if (p->identity.container_id[0])
+		snprintf(out, len, "container:%.12s", p->identity.container_id);
+	else
+		snprintf(out, len, "process:%s", p->comm[0] ? p->comm : "unknown");
+}

@@ -1,0 +1,616 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "exporters/ndjson/ndjson.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "platform/clock.h"
+#include "platform/log.h"
+#include "platform/queue.h"
+#include "discovery/k8s.h"
+#include "features/network/dns.h"
+#include <arpa/inet.h>
+
+static void encode_argv(struct enav_json *j, const struct enav_signal *s)
+{
+	const struct enav_process_signal *p = &s->process;
+	enav_json_key(j, "argv");
+	enav_json_array_begin(j);
+	size_t start = 0;
+	for (size_t i = 0; i < p->argv_len; i++) {
+		if (s->argv[i] == '\0') {
+			enav_json_string_n(j, s->argv + start, i - start);
+			start = i + 1;
+		}
+	}
+	/* A truncated tail has no terminating NUL: keep the partial argument. */
+	if (start < p->argv_len)
+		enav_json_string_n(j, s->argv + start, p->argv_len - start);
+	enav_json_array_end(j);
+	enav_json_kv_bool(j, "argv_truncated", p->argv_truncated);
+}
+
+/* What the Kubernetes controller knows of the pod (docs/signals.md). */
+static void encode_pod(struct enav_json *j, const struct enav_k8s_pod *pod)
+{
+	enav_json_kv_string(j, "pod_name", pod->name);
+	enav_json_kv_string(j, "namespace", pod->namespace_);
+	if (pod->node[0])
+		enav_json_kv_string(j, "node_name", pod->node);
+	if (pod->owner_kind[0]) {
+		enav_json_kv_string(j, "owner_kind", pod->owner_kind);
+		enav_json_kv_string(j, "owner_name", pod->owner_name);
+	}
+	if (pod->n_labels) {
+		enav_json_key(j, "labels");
+		enav_json_object_begin(j);
+		for (uint32_t i = 0; i < pod->n_labels && i < ENAV_K8S_MAX_LABELS; i++)
+			enav_json_kv_string(j, pod->labels[i].key, pod->labels[i].value);
+		enav_json_object_end(j);
+	}
+	if (pod->n_services) {
+		enav_json_key(j, "services");
+		enav_json_array_begin(j);
+		for (uint32_t i = 0; i < pod->n_services && i < ENAV_K8S_MAX_SERVICES; i++) {
+			char ref[ENAV_K8S_NAMESPACE_MAX + ENAV_K8S_NAME_MAX + 2];
+			snprintf(ref, sizeof(ref), "%s/%s", pod->services[i].namespace_,
+				 pod->services[i].name);
+			enav_json_string(j, ref);
+		}
+		enav_json_array_end(j);
+	}
+}
+
+static void encode_addr(struct enav_json *j, const char *key, int family, const uint8_t *addr)
+{
+	char text[INET6_ADDRSTRLEN];
+	if (!inet_ntop(family == 6 ? AF_INET6 : AF_INET, addr, text, sizeof(text)))
+		text[0] = '\0';
+	enav_json_kv_string(j, key, text);
+}
+
+static const char *const role_names[] = {"unknown", "client", "server"};
+
+/* tcp.* and dns.*: the owning process, then the exchange (docs/signals.md). */
+static void encode_network(struct enav_json *j, const struct enav_signal *s)
+{
+	const struct enav_process_signal *p = &s->process;
+	const struct enav_net_signal *n = &s->net;
+	if (p->pid) {
+		enav_json_key(j, "process");
+		enav_json_object_begin(j);
+		enav_json_kv_u64(j, "pid", p->pid);
+		enav_json_kv_u64(j, "tid", p->tid);
+		enav_json_kv_string(j, "comm", p->comm);
+		enav_json_object_end(j);
+	}
+	enav_json_key(j, s->kind == ENAV_SIGNAL_DNS ? "dns" : "connection");
+	enav_json_object_begin(j);
+	enav_json_kv_u64(j, "ip_version", n->family);
+	encode_addr(j, "local_address", n->family, n->local_addr);
+	enav_json_kv_u64(j, "local_port", n->local_port);
+	encode_addr(j, "remote_address", n->family, n->remote_addr);
+	enav_json_kv_u64(j, "remote_port", n->remote_port);
+	if (s->kind == ENAV_SIGNAL_SPAN) {
+		enav_json_kv_string(j, "role", role_names[n->role < 3 ? n->role : 0]);
+		enav_json_object_end(j);
+		return;
+	}
+	if (s->kind != ENAV_SIGNAL_DNS) {
+		enav_json_kv_string(j, "role", role_names[n->role < 3 ? n->role : 0]);
+		enav_json_kv_u64(j, "start_time_unix_nano", n->start_time_unix_ns);
+		if (s->kind != ENAV_SIGNAL_TCP_OPEN) {
+			enav_json_kv_u64(j, "duration_ns", n->duration_ns);
+			enav_json_kv_u64(j, "bytes_sent", n->bytes_sent);
+			enav_json_kv_u64(j, "bytes_received", n->bytes_received);
+			enav_json_kv_u64(j, "retransmits", n->retransmits);
+			enav_json_kv_u64(j, "srtt_us", n->srtt_us);
+			enav_json_kv_bool(j, "reset", n->flags & ENAV_TCP_RESET);
+		}
+		enav_json_kv_bool(j, "predates_agent", n->flags & ENAV_TCP_PREDATES_ATTACH);
+		enav_json_object_end(j);
+		return;
+	}
+	const struct enav_dns_message *m = n->dns;
+	char tbuf[ENAV_DNS_TYPE_NAME_LEN];
+	enav_json_kv_bool(j, "tcp", n->dns_tcp);
+	enav_json_kv_string(j, "direction",
+			    n->dns_direction == ENAV_DNS_SENT ? "sent" : "received");
+	enav_json_kv_u64(j, "id", m->id);
+	enav_json_kv_string(j, "name", m->qname);
+	enav_json_kv_string(j, "type", enav_dns_type_name(m->qtype, tbuf));
+	enav_json_kv_string(j, "rcode", enav_dns_rcode_name(m->rcode));
+	if (n->dns_has_latency)
+		enav_json_kv_u64(j, "latency_ns", n->dns_latency_ns);
+	enav_json_kv_bool(j, "truncated", m->truncated_flag);
+	enav_json_kv_bool(j, "capture_truncated", m->capture_truncated);
+	enav_json_key(j, "answers");
+	enav_json_array_begin(j);
+	for (uint32_t i = 0; i < m->n_answers && i < ENAV_DNS_MAX_ANSWERS; i++) {
+		const struct enav_dns_answer *a = &m->answers[i];
+		enav_json_object_begin(j);
+		enav_json_kv_string(j, "name", a->name);
+		enav_json_kv_string(j, "type", enav_dns_type_name(a->type, tbuf));
+		enav_json_kv_u64(j, "ttl", a->ttl);
+		if (a->type == ENAV_DNS_TYPE_A)
+			encode_addr(j, "address", 4, a->data.a);
+		else if (a->type == ENAV_DNS_TYPE_AAAA)
+			encode_addr(j, "address", 6, a->data.aaaa);
+		else if (a->type == ENAV_DNS_TYPE_CNAME)
+			enav_json_kv_string(j, "cname", a->data.cname);
+		enav_json_object_end(j);
+	}
+	enav_json_array_end(j);
+	enav_json_object_end(j);
+}
+
+/* network.edge: inferred from observed connections (docs/signals.md). */
+static void encode_edge(struct enav_json *j, const struct enav_edge_signal *e)
+{
+	char conf[16];
+	snprintf(conf, sizeof(conf), "%.2f", e->confidence);
+	enav_json_key(j, "edge");
+	enav_json_object_begin(j);
+	enav_json_kv_string(j, "client", e->client);
+	enav_json_kv_string(j, "server", e->server);
+	enav_json_kv_string(j, "server_ip", e->server_ip);
+	enav_json_kv_u64(j, "server_port", e->server_port);
+	enav_json_kv_bool(j, "server_named_by_dns", e->server_named_by_dns);
+	enav_json_kv_raw(j, "confidence", conf);
+	enav_json_kv_u64(j, "interval_start_unix_nano", e->interval_start_unix_ns);
+	enav_json_kv_u64(j, "connections", e->connections);
+	enav_json_kv_u64(j, "failures", e->failures);
+	enav_json_kv_u64(j, "resets", e->resets);
+	enav_json_kv_u64(j, "bytes_sent", e->bytes_sent);
+	enav_json_kv_u64(j, "bytes_received", e->bytes_received);
+	enav_json_kv_u64(j, "duration_sum_ns", e->duration_sum_ns);
+	enav_json_kv_u64(j, "srtt_max_us", e->srtt_max_us);
+	enav_json_object_end(j);
+}
+
+static void kv_hex(struct enav_json *j, const char *key, const uint8_t *b, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	char text[33];
+	for (size_t i = 0; i < n && i < 16; i++) {
+		text[2 * i] = digits[b[i] >> 4];
+		text[2 * i + 1] = digits[b[i] & 15];
+	}
+	text[2 * (n < 16 ? n : 16)] = '\0';
+	enav_json_kv_string(j, key, text);
+}
+
+/* An application operation (docs/signals.md, "span"). */
+static void encode_span(struct enav_json *j, const struct enav_span_signal *sp)
+{
+	static const uint8_t zero[8];
+	const struct enav_l7_op *op = &sp->op;
+	enav_json_key(j, "span");
+	enav_json_object_begin(j);
+	enav_json_kv_string(j, "protocol", enav_l7_protocol_name(op->protocol));
+	enav_json_kv_string(j, "kind", op->kind == ENAV_L7_OP_MESSAGE ? "message" : "request");
+	enav_json_kv_string(j, "operation", op->operation);
+	enav_json_kv_string(j, "target", op->target);
+	if (op->path[0])
+		enav_json_kv_string(j, "path", op->path);
+	if (op->statement[0])
+		enav_json_kv_string(j, "statement", op->statement);
+	enav_json_kv_string(j, "status", op->status);
+	if (op->status_code >= 0)
+		enav_json_kv_u64(j, "status_code", (uint64_t)op->status_code);
+	enav_json_kv_bool(j, "error", op->error);
+	if (op->rpc)
+		enav_json_kv_bool(j, "rpc", true);
+	if (op->protocol == ENAV_L7_HTTP2)
+		enav_json_kv_u64(j, "stream_id", op->stream_id);
+	if (op->kind == ENAV_L7_OP_MESSAGE)
+		enav_json_kv_bool(j, "receive", op->messaging_receive);
+	else
+		enav_json_kv_bool(j, "response_seen", op->response_seen);
+	enav_json_kv_u64(j, "start_time_unix_nano", sp->start_time_unix_ns);
+	enav_json_kv_u64(j, "end_time_unix_nano", sp->end_time_unix_ns);
+	enav_json_kv_u64(j, "duration_ns",
+			 op->end_ns >= op->start_ns ? op->end_ns - op->start_ns : 0);
+	enav_json_kv_u64(j, "request_bytes", op->request_bytes);
+	enav_json_kv_u64(j, "response_bytes", op->response_bytes);
+	kv_hex(j, "trace_id", sp->trace_id, 16);
+	kv_hex(j, "span_id", sp->span_id, 8);
+	if (memcmp(sp->parent_span_id, zero, 8))
+		kv_hex(j, "parent_span_id", sp->parent_span_id, 8);
+	enav_json_kv_string(j, "id_source", sp->id_source ? sp->id_source : "random");
+	if (sp->tls_library)
+		enav_json_kv_string(j, "tls_library", sp->tls_library);
+	enav_json_object_end(j);
+}
+
+static void encode_finding(struct enav_json *j, const struct enav_finding_signal *f)
+{
+	enav_json_key(j, "finding");
+	enav_json_object_begin(j);
+	enav_json_kv_string(j, "rule", f->rule);
+	enav_json_kv_string(j, "severity", f->severity);
+	enav_json_kv_string(j, "summary", f->summary);
+	enav_json_kv_string(j, "evidence_kind", enav_signal_kind_name(f->evidence_kind));
+	enav_json_kv_u64(j, "evidence_time_unix_nano", f->evidence_time_unix_ns);
+	if (f->related_pid) {
+		enav_json_kv_u64(j, "related_pid", f->related_pid);
+		enav_json_kv_string(j, "related_comm", f->related_comm);
+	}
+	if (f->related_port)
+		enav_json_kv_u64(j, "related_port", f->related_port);
+	enav_json_object_end(j);
+}
+
+static void encode_file(struct enav_json *j, const struct enav_file_signal *f)
+{
+	enav_json_key(j, "file");
+	enav_json_object_begin(j);
+	if (f->has_path)
+		enav_json_kv_string(j, "path", f->path);
+	enav_json_kv_u64(j, "device", f->dev);
+	enav_json_kv_u64(j, "inode", f->ino);
+	enav_json_kv_string(j, "access", f->access ? f->access : "read");
+	enav_json_kv_u64(j, "open_flags", f->open_flags);
+	enav_json_object_end(j);
+}
+
+static void encode_bpf_access(struct enav_json *j, const struct enav_bpf_access_signal *b)
+{
+	enav_json_key(j, "bpf");
+	enav_json_object_begin(j);
+	enav_json_kv_string(j, "detected_by", b->detected_by);
+	enav_json_kv_string(j, "operation", b->operation);
+	enav_json_kv_string(j, "object_kind", b->object_kind);
+	if (b->object_id)
+		enav_json_kv_u64(j, "object_id", b->object_id);
+	if (b->object_name[0])
+		enav_json_kv_string(j, "object_name", b->object_name);
+	enav_json_kv_bool(j, "modifies", b->modifies);
+	if (b->entries_restored)
+		enav_json_kv_u64(j, "entries_restored", b->entries_restored);
+	else
+		enav_json_kv_i64(j, "result", b->result);
+	enav_json_object_end(j);
+}
+
+long enav_ndjson_encode(const struct enav_signal *s, char *buf, size_t cap)
+{
+	const struct enav_process_signal *p = &s->process;
+	struct enav_json j;
+	enav_json_init(&j, buf, cap);
+	enav_json_object_begin(&j);
+	enav_json_kv_u64(&j, "schema_version", ENAV_SIGNAL_SCHEMA_VERSION);
+	enav_json_kv_string(&j, "kind", enav_signal_kind_name(s->kind));
+	bool inferred = s->kind == ENAV_SIGNAL_EDGE || s->kind == ENAV_SIGNAL_FINDING;
+	enav_json_kv_string(&j, "evidence", inferred ? "inferred" : "observed");
+	enav_json_kv_u64(&j, "time_unix_nano", s->time_unix_ns);
+
+	if (s->kind == ENAV_SIGNAL_EDGE) {
+		encode_edge(&j, &s->edge);
+		enav_json_object_end(&j);
+		return enav_json_finish(&j);
+	}
+	if (s->kind == ENAV_SIGNAL_FINDING)
+		encode_finding(&j, &s->finding);
+	bool process_kind = s->kind == ENAV_SIGNAL_PROCESS_EXEC ||
+			    s->kind == ENAV_SIGNAL_PROCESS_EXIT || s->kind == ENAV_SIGNAL_FINDING ||
+			    s->kind == ENAV_SIGNAL_CRED_CHANGE ||
+			    s->kind == ENAV_SIGNAL_FILE_OPEN || s->kind == ENAV_SIGNAL_BPF_ACCESS;
+	if (!process_kind) {
+		encode_network(&j, s);
+		if (s->kind == ENAV_SIGNAL_SPAN)
+			encode_span(&j, &s->span);
+		goto attribution;
+	}
+	/* An integrity check finds a change, not who made it: no process. */
+	bool no_process = (s->kind == ENAV_SIGNAL_BPF_ACCESS ||
+			   (s->kind == ENAV_SIGNAL_FINDING &&
+			    s->finding.evidence_kind == ENAV_SIGNAL_BPF_ACCESS)) &&
+			  p->pid == 0;
+	if (no_process)
+		goto process_done;
+	enav_json_key(&j, "process");
+	enav_json_object_begin(&j);
+	enav_json_kv_u64(&j, "pid", p->pid);
+	enav_json_kv_u64(&j, "tid", p->tid);
+	enav_json_kv_u64(&j, "ppid", p->ppid);
+	if (p->has_creds) {
+		enav_json_kv_u64(&j, "uid", p->uid);
+		enav_json_kv_u64(&j, "gid", p->gid);
+	}
+	enav_json_kv_string(&j, "comm", p->comm);
+	enav_json_kv_u64(&j, "start_time_unix_nano", p->start_time_unix_ns);
+	if (p->has_filename) {
+		enav_json_kv_string(&j, "filename", p->filename);
+		enav_json_kv_bool(&j, "filename_truncated", p->filename_truncated);
+	}
+	if (p->has_exe)
+		enav_json_kv_string(&j, "exe", p->exe);
+	if (p->has_argv)
+		encode_argv(&j, s);
+	enav_json_object_end(&j);
+process_done:;
+
+	enum enav_signal_kind about =
+	    s->kind == ENAV_SIGNAL_FINDING ? s->finding.evidence_kind : s->kind;
+	if (about == ENAV_SIGNAL_FILE_OPEN)
+		encode_file(&j, &s->file);
+	if (about == ENAV_SIGNAL_BPF_ACCESS)
+		encode_bpf_access(&j, &s->bpf);
+	if (s->kind == ENAV_SIGNAL_CRED_CHANGE) {
+		const struct enav_cred_signal *c = &s->cred;
+		char caps[20];
+		snprintf(caps, sizeof(caps), "%016llx", (unsigned long long)c->cap_effective);
+		enav_json_key(&j, "credentials");
+		enav_json_object_begin(&j);
+		enav_json_kv_string(&j, "syscall", c->syscall);
+		enav_json_kv_u64(&j, "euid", c->euid);
+		enav_json_kv_u64(&j, "suid", c->suid);
+		enav_json_kv_u64(&j, "fsuid", c->fsuid);
+		enav_json_kv_u64(&j, "egid", c->egid);
+		enav_json_kv_string(&j, "cap_effective", caps);
+		enav_json_object_end(&j);
+	}
+	if (p->has_exit) {
+		enav_json_key(&j, "exit");
+		enav_json_object_begin(&j);
+		if (p->exit_signal) {
+			enav_json_kv_u64(&j, "signal", (uint64_t)p->exit_signal);
+			enav_json_kv_bool(&j, "core_dumped", p->core_dumped);
+		} else {
+			enav_json_kv_u64(&j, "code", (uint64_t)p->exit_code);
+		}
+		enav_json_kv_u64(&j, "lifetime_ns", p->lifetime_ns);
+		enav_json_object_end(&j);
+	}
+
+attribution:
+	enav_json_key(&j, "cgroup");
+	enav_json_object_begin(&j);
+	enav_json_kv_u64(&j, "id", p->cgroup_id);
+	if (p->has_cgroup_path)
+		enav_json_kv_string(&j, "path", p->cgroup_path);
+	enav_json_object_end(&j);
+
+	const struct enav_cgroup_identity *id = &p->identity;
+	if (id->container_id[0]) {
+		enav_json_key(&j, "container");
+		enav_json_object_begin(&j);
+		enav_json_kv_string(&j, "id", id->container_id);
+		enav_json_kv_string(&j, "runtime", enav_container_runtime_name(id->runtime));
+		enav_json_object_end(&j);
+	}
+	if (id->pod_uid[0]) {
+		enav_json_key(&j, "k8s");
+		enav_json_object_begin(&j);
+		enav_json_kv_string(&j, "pod_uid", id->pod_uid);
+		enav_json_kv_string(&j, "qos_class", enav_pod_qos_name(id->qos));
+		if (p->pod)
+			encode_pod(&j, p->pod);
+		enav_json_object_end(&j);
+	}
+	if (id->systemd_unit[0])
+		enav_json_kv_string(&j, "systemd_unit", id->systemd_unit);
+
+	if (s->n_warnings) {
+		enav_json_key(&j, "warnings");
+		enav_json_array_begin(&j);
+		for (uint32_t i = 0; i < s->n_warnings; i++) {
+			enav_json_object_begin(&j);
+			enav_json_kv_string(&j, "field", s->warnings[i].field);
+			enav_json_kv_string(&j, "reason", s->warnings[i].reason);
+			enav_json_object_end(&j);
+		}
+		enav_json_array_end(&j);
+	}
+	enav_json_object_end(&j);
+	return enav_json_finish(&j);
+}
+
+struct ndjson_sink {
+	struct enav_queue queue;
+	FILE *out;
+	bool owns_out;
+	pthread_t thread;
+	bool thread_started;
+	bool stalled; /* writer abandoned at the deadline: never touch out again */
+	char *line;
+	size_t line_cap;
+	_Atomic uint64_t written;
+	_Atomic uint64_t too_long;
+	_Atomic uint64_t write_errors;
+	_Atomic uint64_t shutdown_dropped;
+	_Atomic uint64_t deadline_ns;
+};
+
+static void write_one(struct ndjson_sink *ns, struct enav_signal *s)
+{
+	long n = enav_ndjson_encode(s, ns->line, ns->line_cap - 1);
+	enav_signal_unref(s);
+	if (n < 0) {
+		atomic_fetch_add(&ns->too_long, 1);
+		return;
+	}
+	ns->line[n] = '\n';
+	if (fwrite(ns->line, 1, (size_t)n + 1, ns->out) != (size_t)n + 1)
+		atomic_fetch_add(&ns->write_errors, 1);
+	else
+		atomic_fetch_add(&ns->written, 1);
+}
+
+/*
+ * The writer is cancelled at the shutdown deadline when its reader stopped
+ * reading (write(2) blocks forever).  It may be cancelled only inside its
+ * output calls: cancelled while waiting for the queue, it would exit
+ * holding the queue's lock and the stopping agent would wait on it forever.
+ */
+static void output_cancellable(bool on)
+{
+	pthread_setcancelstate(on ? PTHREAD_CANCEL_ENABLE : PTHREAD_CANCEL_DISABLE, NULL);
+}
+
+static void flush_cancellable(struct ndjson_sink *ns)
+{
+	output_cancellable(true);
+	fflush(ns->out);
+	output_cancellable(false);
+}
+
+static void *ndjson_thread(void *arg)
+{
+	struct ndjson_sink *ns = arg;
+	output_cancellable(false);
+	for (;;) {
+		struct enav_signal *s = enav_queue_pop(&ns->queue, 200);
+		if (!s) {
+			flush_cancellable(ns);
+			/* NULL after close means drained (or the deadline passed). */
+			if (atomic_load(&ns->deadline_ns) && enav_queue_depth(&ns->queue) == 0)
+				break;
+			continue;
+		}
+		uint64_t deadline = atomic_load(&ns->deadline_ns);
+		if (deadline && enav_clock_mono_ns() > deadline) {
+			enav_signal_unref(s);
+			atomic_fetch_add(&ns->shutdown_dropped, 1);
+			continue;
+		}
+		output_cancellable(true);
+		write_one(ns, s);
+		output_cancellable(false);
+		/* Flush when the queue runs dry: batches under load, prompt when idle. */
+		if (enav_queue_depth(&ns->queue) == 0)
+			flush_cancellable(ns);
+	}
+	flush_cancellable(ns);
+	return NULL;
+}
+
+static int ndjson_init(struct enav_agent *a, void **state, char *err, size_t errlen)
+{
+	struct ndjson_sink *ns = calloc(1, sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	*state = ns;
+	const char *path = a->cfg.ndjson.path;
+	if (strcmp(path, "-") == 0) {
+		ns->out = stdout;
+	} else {
+		ns->out = fopen(path, "ae");
+		if (!ns->out) {
+			snprintf(err, errlen, "ndjson: cannot open %s: %s", path, strerror(errno));
+			return -errno;
+		}
+		ns->owns_out = true;
+	}
+	ns->line_cap = a->cfg.ndjson.max_line_bytes;
+	ns->line = malloc(ns->line_cap);
+	if (!ns->line || enav_queue_init(&ns->queue, a->cfg.ndjson.queue_capacity))
+		return -ENOMEM;
+	if (pthread_create(&ns->thread, NULL, ndjson_thread, ns) != 0) {
+		snprintf(err, errlen, "ndjson: cannot start writer thread");
+		return -EAGAIN;
+	}
+	ns->thread_started = true;
+	return 0;
+}
+
+static void ndjson_submit(void *state, struct enav_signal *s)
+{
+	struct ndjson_sink *ns = state;
+	enav_signal_ref(s);
+	if (!enav_queue_push(&ns->queue, s))
+		enav_signal_unref(s); /* counted by the queue as dropped */
+}
+
+static void ndjson_fini(void *state, uint64_t deadline_mono_ns)
+{
+	struct ndjson_sink *ns = state;
+	if (!ns)
+		return;
+	if (ns->thread_started) {
+		atomic_store(&ns->deadline_ns, deadline_mono_ns);
+		enav_queue_close(&ns->queue);
+		/* pthread_timedjoin_np takes CLOCK_REALTIME; translate the deadline. */
+		uint64_t now = enav_clock_mono_ns();
+		uint64_t left = deadline_mono_ns > now ? deadline_mono_ns - now : 0;
+		uint64_t abs_ns = enav_clock_unix_ns() + left;
+		struct timespec ts = {.tv_sec = (time_t)(abs_ns / 1000000000ull),
+				      .tv_nsec = (long)(abs_ns % 1000000000ull)};
+		if (pthread_timedjoin_np(ns->thread, NULL, &ts) != 0) {
+			/* A reader that stopped reading blocks write(2) forever; the
+			 * deadline outranks the unwritten lines, which are counted. */
+			enav_warn("ndjson: output blocked at the shutdown deadline; abandoning it");
+			pthread_cancel(ns->thread);
+			pthread_join(ns->thread, NULL);
+			ns->stalled = true;
+		}
+	}
+	if (ns->queue.slots) {
+		struct enav_signal *s;
+		while ((s = enav_queue_pop(&ns->queue, 0)) != NULL) {
+			enav_signal_unref(s);
+			atomic_fetch_add(&ns->shutdown_dropped, 1);
+		}
+		enav_queue_destroy(&ns->queue);
+	}
+	if (ns->out && !ns->stalled) {
+		fflush(ns->out);
+		if (ns->owns_out)
+			fclose(ns->out);
+	} else if (ns->out) {
+		/* Drop what stdio still buffers, or exit() would block flushing it. */
+		__fpurge(ns->out);
+		if (ns->owns_out)
+			fclose(ns->out);
+	}
+	free(ns->line);
+	free(ns);
+}
+
+static void ndjson_metrics(void *state, struct enav_promtext *p)
+{
+	struct ndjson_sink *ns = state;
+	const char *l[] = {"sink", "ndjson"};
+	enav_promtext_family(p, "enav_sink_queue_depth", "gauge",
+			     "Signals waiting in a sink queue.");
+	enav_promtext_sample_u64(p, "enav_sink_queue_depth", l, 1, enav_queue_depth(&ns->queue));
+	enav_promtext_family(p, "enav_sink_queue_capacity", "gauge", "Sink queue capacity.");
+	enav_promtext_sample_u64(p, "enav_sink_queue_capacity", l, 1, ns->queue.cap);
+	enav_promtext_family(p, "enav_sink_queue_high_water", "gauge",
+			     "Highest queue depth seen since start.");
+	enav_promtext_sample_u64(p, "enav_sink_queue_high_water", l, 1,
+				 atomic_load(&ns->queue.high_water));
+	enav_promtext_family(p, "enav_sink_written_total", "counter", "Signals a sink delivered.");
+	enav_promtext_sample_u64(p, "enav_sink_written_total", l, 1, atomic_load(&ns->written));
+	enav_promtext_family(p, "enav_sink_dropped_total", "counter",
+			     "Signals a sink dropped, by reason (queue_full drops the newest).");
+	const char *reasons[][2] = {{"queue_full", NULL},
+				    {"line_too_long", NULL},
+				    {"write_error", NULL},
+				    {"shutdown_deadline", NULL}};
+	uint64_t vals[] = {atomic_load(&ns->queue.dropped), atomic_load(&ns->too_long),
+			   atomic_load(&ns->write_errors), atomic_load(&ns->shutdown_dropped)};
+	for (size_t i = 0; i < 4; i++) {
+		const char *lr[] = {"sink", "ndjson", "reason", reasons[i][0]};
+		enav_promtext_sample_u64(p, "enav_sink_dropped_total", lr, 2, vals[i]);
+	}
+}
+
+bool enav_ndjson_enabled(const struct enav_config *cfg)
+{
+	return cfg->ndjson.enabled;
+}
+
+const struct enav_sink_ops enav_ndjson_sink_ops = {
+    .init = ndjson_init,
+    .submit = ndjson_submit,
+    .fini = ndjson_fini,
+    .metrics = ndjson_metrics,
+};

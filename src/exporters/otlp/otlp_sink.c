@@ -1,0 +1,750 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The OTLP sink: four isolated workers (src/exporters/otlp/otlp_worker.h), one
+ * per signal.
+ *   metrics   every otlp.metrics_interval_ms, the agent's whole /metrics
+ *             exposition as OTLP metrics (src/exporters/otlp/prom_to_otlp.h);
+ *   traces    one span per TCP connection that closed or failed;
+ *   logs      one record per field warning a signal carries;
+ *   profiles  every interval, the node's CPU/off-CPU/futex profiles,
+ *             through the symbol filter.
+ * submit() only takes a reference and queues it: encoding and network I/O
+ * happen on each worker's thread.
+ */
+#include "exporters/otlp/otlp_sink.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "platform/clock.h"
+#include "platform/log.h"
+#include "platform/promtext.h"
+#include "discovery/k8s.h"
+#include "features/profiling/profile_store.h"
+#include "exporters/otlp/otlp_encode.h"
+#include "exporters/otlp/otlp_env.h"
+#include "exporters/otlp/otlp_worker.h"
+#include "exporters/otlp/prom_to_otlp.h"
+
+#define METRICS_BUFFER_BYTES (1u << 20)
+#define SCOPE_NAME	     "e-navigator"
+
+enum { W_METRICS, W_TRACES, W_LOGS, W_PROFILES, W__N };
+static const char *const signal_names[W__N] = {"metrics", "traces", "logs", "profiles"};
+static const char *const signal_paths[W__N] = {"/v1/metrics", "/v1/traces", "/v1/logs",
+					       "/v1development/profiles"};
+
+struct metrics_item {
+	char *text;
+	size_t len;
+	uint64_t time_unix_ns;
+};
+
+struct profile_item {
+	uint8_t *pprof;
+	size_t len;
+};
+
+struct otlp_sink {
+	struct enav_agent *agent;
+	struct enav_otlp_worker *w[W__N];
+	char url[W__N][512];
+	char headers[ENAV_OTLP_MAX_HEADERS][ENAV_CONFIG_ENTRY_MAX];
+	size_t n_headers;
+	/* The node's resource: host.name, service.name, OTEL_RESOURCE_ATTRIBUTES. */
+	struct enav_otlp_res_set res;
+	size_t env_skipped; /* pairs of an environment list the callbacks refused */
+	uint64_t start_unix_ns;
+	uint32_t self_pid;
+	pthread_t ticker;
+	bool ticker_started;
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	bool stop;
+	uint64_t profiles_from_mono;
+	_Atomic uint64_t metric_render_failures, profile_build_failures;
+};
+
+/* OTEL_RESOURCE_ATTRIBUTES and OTEL_EXPORTER_OTLP_HEADERS pairs
+ * (src/exporters/otlp/otlp_env.h parses them). */
+static void res_pair(void *ctx, const char *k, const char *v)
+{
+	struct otlp_sink *o = ctx;
+	/* A key already named is not an error: the first word wins. */
+	bool named = false;
+	for (size_t i = 0; i < o->res.n && !named; i++)
+		named = !strcmp(o->res.kv[i].key, k);
+	if (!enav_otlp_res_add(&o->res, k, v) && !named)
+		o->env_skipped++;
+}
+
+static void header_pair(void *ctx, const char *k, const char *v)
+{
+	struct otlp_sink *o = ctx;
+	if (o->n_headers < ENAV_OTLP_MAX_HEADERS &&
+	    enav_otlp_header_line(k, v, o->headers[o->n_headers], ENAV_CONFIG_ENTRY_MAX))
+		o->n_headers++;
+	else
+		o->env_skipped++;
+}
+
+/* ---- encoders (worker threads) ---------------------------------------------------- */
+
+static int encode_metrics(void *ctx, void *const *items, size_t n, struct enav_pb_writer *w)
+{
+	struct otlp_sink *o = ctx;
+	struct enav_otlp_resource r = {o->res.kv, o->res.n};
+	struct enav_otlp_scope scope = {SCOPE_NAME, ENAV_VERSION};
+	for (size_t i = 0; i < n; i++) {
+		const struct metrics_item *m = items[i];
+		struct enav_prom_snapshot *snap = enav_prom_parse(m->text, m->len);
+		if (!snap)
+			return -ENOMEM;
+		/* Requests concatenate: repeated resource_metrics append. */
+		int rc =
+		    enav_prom_encode_otlp(w, snap, &r, scope, o->start_unix_ns, m->time_unix_ns);
+		enav_prom_snapshot_free(snap);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void free_metrics_item(void *p)
+{
+	struct metrics_item *m = p;
+	free(m->text);
+	free(m);
+}
+
+/* The workload a signal belongs to, as OpenTelemetry resource attributes. */
+struct workload_res {
+	struct enav_otlp_kv kv[ENAV_OTLP_RES_MAX + 8];
+	char pid[16];
+};
+
+static size_t workload_resource(const struct otlp_sink *o, const struct enav_signal *s,
+				struct workload_res *wr)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < o->res.n; i++)
+		wr->kv[n++] = o->res.kv[i];
+	const struct enav_process_signal *p = &s->process;
+	if (p->pid) {
+		wr->kv[n++] =
+		    (struct enav_otlp_kv){.key = "process.pid", .type = ENAV_OTLP_INT, .i = p->pid};
+	}
+	if (p->comm[0])
+		wr->kv[n++] = (struct enav_otlp_kv){
+		    .key = "process.executable.name", .type = ENAV_OTLP_STR, .s = p->comm};
+	if (p->identity.container_id[0])
+		wr->kv[n++] = (struct enav_otlp_kv){
+		    .key = "container.id", .type = ENAV_OTLP_STR, .s = p->identity.container_id};
+	if (p->identity.pod_uid[0])
+		wr->kv[n++] = (struct enav_otlp_kv){
+		    .key = "k8s.pod.uid", .type = ENAV_OTLP_STR, .s = p->identity.pod_uid};
+	if (p->pod) {
+		wr->kv[n++] = (struct enav_otlp_kv){
+		    .key = "k8s.pod.name", .type = ENAV_OTLP_STR, .s = p->pod->name};
+		wr->kv[n++] = (struct enav_otlp_kv){
+		    .key = "k8s.namespace.name", .type = ENAV_OTLP_STR, .s = p->pod->namespace_};
+	}
+	return n;
+}
+
+static void random_bytes(uint8_t *b, size_t n)
+{
+	if (getrandom(b, n, 0) != (ssize_t)n)
+		for (size_t i = 0; i < n; i++)
+			b[i] = (uint8_t)rand();
+	bool zero = true;
+	for (size_t i = 0; i < n; i++)
+		zero &= b[i] == 0;
+	if (zero)
+		b[0] = 1; /* an all-zero id is invalid */
+}
+
+#define KV_STR(k, v) ((struct enav_otlp_kv){.key = (k), .type = ENAV_OTLP_STR, .s = (v)})
+#define KV_INT(k, v) ((struct enav_otlp_kv){.key = (k), .type = ENAV_OTLP_INT, .i = (int64_t)(v)})
+
+/* One application operation as an OpenTelemetry span, with the semantic
+ * conventions' attributes for its protocol family. */
+static int encode_request_span(struct otlp_sink *o, const struct enav_signal *s,
+			       struct enav_pb_writer *w)
+{
+	const struct enav_span_signal *sp = &s->span;
+	const struct enav_l7_op *op = &sp->op;
+	const struct enav_net_signal *net = &s->net;
+	struct workload_res wr;
+	size_t nr = workload_resource(o, s, &wr);
+	char peer[INET6_ADDRSTRLEN] = "", name[ENAV_L7_OPERATION_MAX + ENAV_L7_TARGET_MAX + 2];
+	inet_ntop(net->family == 6 ? AF_INET6 : AF_INET, net->remote_addr, peer, sizeof(peer));
+	bool server = net->role == ENAV_ROLE_SERVER;
+	const char *proto = enav_l7_protocol_name(op->protocol);
+	struct enav_otlp_kv a[20];
+	size_t na = 0;
+	a[na++] = KV_STR("network.peer.address", peer);
+	if (sp->tls_library)
+		a[na++] = KV_STR("enav.tls.library", sp->tls_library);
+	a[na++] = KV_INT("network.peer.port", net->remote_port);
+	a[na++] = KV_STR("enav.l7.protocol", proto);
+	a[na++] = KV_STR("enav.span.id_source", sp->id_source ? sp->id_source : "random");
+	enum enav_otlp_span_kind kind = server ? ENAV_OTLP_SPAN_SERVER : ENAV_OTLP_SPAN_CLIENT;
+	switch (op->protocol) {
+	case ENAV_L7_HTTP1:
+	case ENAV_L7_HTTP2:
+		if (op->rpc) {
+			snprintf(name, sizeof(name), "%s", op->target);
+			a[na++] = KV_STR("rpc.system", "grpc");
+			a[na++] = KV_STR("rpc.method", op->target);
+			if (op->status_code >= 0)
+				a[na++] = KV_INT("rpc.grpc.status_code", op->status_code);
+			break;
+		}
+		snprintf(name, sizeof(name), "%s %s", op->operation, op->target);
+		a[na++] = KV_STR("http.request.method", op->operation);
+		a[na++] = KV_STR("http.route", op->target);
+		a[na++] = KV_STR("url.path", op->path);
+		a[na++] = KV_STR("network.protocol.name", "http");
+		a[na++] =
+		    KV_STR("network.protocol.version", op->protocol == ENAV_L7_HTTP2 ? "2" : "1.1");
+		if (op->status_code >= 0)
+			a[na++] = KV_INT("http.response.status_code", op->status_code);
+		break;
+	case ENAV_L7_KAFKA:
+	case ENAV_L7_NATS:
+		snprintf(name, sizeof(name), "%s %s", op->operation, op->target);
+		a[na++] = KV_STR("messaging.system", proto);
+		a[na++] = KV_STR("messaging.operation.name", op->operation);
+		a[na++] = KV_STR("messaging.destination.name", op->target);
+		if (op->kind == ENAV_L7_OP_MESSAGE && !server)
+			kind = op->messaging_receive ? ENAV_OTLP_SPAN_CONSUMER
+						     : ENAV_OTLP_SPAN_PRODUCER;
+		break;
+	case ENAV_L7_WEBSOCKET:
+		snprintf(name, sizeof(name), "websocket %s", op->operation);
+		a[na++] = KV_STR("http.route", op->target);
+		break;
+	default:
+		if (op->target[0])
+			snprintf(name, sizeof(name), "%s %s", op->operation, op->target);
+		else
+			snprintf(name, sizeof(name), "%s", op->operation);
+		a[na++] = KV_STR("db.system.name", proto);
+		a[na++] = KV_STR("db.operation.name", op->operation);
+		if (op->target[0])
+			a[na++] = KV_STR("db.collection.name", op->target);
+		if (op->status[0])
+			a[na++] = KV_STR("db.response.status_code", op->status);
+		if (op->statement[0])
+			a[na++] = KV_STR("db.query.text", op->statement);
+		break;
+	}
+	struct enav_otlp_span span = {
+	    .name = name,
+	    .kind = kind,
+	    .start_unix_ns = sp->start_time_unix_ns,
+	    .end_unix_ns = sp->end_time_unix_ns,
+	    .attrs = a,
+	    .n_attrs = na,
+	    .status = op->error ? ENAV_OTLP_STATUS_ERROR : ENAV_OTLP_STATUS_UNSET,
+	    .status_message = op->error && op->status[0] ? op->status : NULL,
+	};
+	memcpy(span.trace_id, sp->trace_id, 16);
+	memcpy(span.span_id, sp->span_id, 8);
+	memcpy(span.parent_span_id, sp->parent_span_id, 8);
+	struct enav_otlp_resource_spans rs = {.resource = {wr.kv, nr},
+					      .scope = {SCOPE_NAME, ENAV_VERSION},
+					      .spans = &span,
+					      .n_spans = 1};
+	return enav_otlp_encode_traces(w, &rs, 1);
+}
+
+static int encode_traces(void *ctx, void *const *items, size_t n, struct enav_pb_writer *w)
+{
+	struct otlp_sink *o = ctx;
+	for (size_t i = 0; i < n; i++) {
+		const struct enav_signal *s = items[i];
+		if (s->kind == ENAV_SIGNAL_SPAN) {
+			int rc = encode_request_span(o, s, w);
+			if (rc)
+				return rc;
+			continue;
+		}
+		const struct enav_net_signal *net = &s->net;
+		struct workload_res wr;
+		size_t nr = workload_resource(o, s, &wr);
+		char peer[INET6_ADDRSTRLEN] = "";
+		inet_ntop(net->family == 6 ? AF_INET6 : AF_INET, net->remote_addr, peer,
+			  sizeof(peer));
+		struct enav_otlp_kv attrs[] = {
+		    {.key = "network.transport", .type = ENAV_OTLP_STR, .s = "tcp"},
+		    {.key = "network.type",
+		     .type = ENAV_OTLP_STR,
+		     .s = net->family == 6 ? "ipv6" : "ipv4"},
+		    {.key = "network.peer.address", .type = ENAV_OTLP_STR, .s = peer},
+		    {.key = "network.peer.port", .type = ENAV_OTLP_INT, .i = net->remote_port},
+		    {.key = "network.local.port", .type = ENAV_OTLP_INT, .i = net->local_port},
+		    {.key = "enav.tcp.bytes_sent",
+		     .type = ENAV_OTLP_INT,
+		     .i = (int64_t)net->bytes_sent},
+		    {.key = "enav.tcp.bytes_received",
+		     .type = ENAV_OTLP_INT,
+		     .i = (int64_t)net->bytes_received},
+		    {.key = "enav.tcp.retransmits", .type = ENAV_OTLP_INT, .i = net->retransmits},
+		};
+		bool server = net->role == ENAV_ROLE_SERVER;
+		bool failed = s->kind == ENAV_SIGNAL_TCP_FAILED;
+		bool reset = net->flags & ENAV_TCP_RESET;
+		struct enav_otlp_span span = {
+		    .name = server ? "tcp accept" : "tcp connect",
+		    .kind = server ? ENAV_OTLP_SPAN_SERVER : ENAV_OTLP_SPAN_CLIENT,
+		    .start_unix_ns = s->time_unix_ns > net->duration_ns
+					 ? s->time_unix_ns - net->duration_ns
+					 : s->time_unix_ns,
+		    .end_unix_ns = s->time_unix_ns,
+		    .attrs = attrs,
+		    .n_attrs = sizeof(attrs) / sizeof(attrs[0]),
+		    .status = failed || reset ? ENAV_OTLP_STATUS_ERROR : ENAV_OTLP_STATUS_UNSET,
+		    .status_message = failed  ? "connection failed"
+				      : reset ? "connection reset"
+					      : NULL,
+		};
+		random_bytes(span.trace_id, sizeof(span.trace_id));
+		random_bytes(span.span_id, sizeof(span.span_id));
+		struct enav_otlp_resource_spans rs = {.resource = {wr.kv, nr},
+						      .scope = {SCOPE_NAME, ENAV_VERSION},
+						      .spans = &span,
+						      .n_spans = 1};
+		int rc = enav_otlp_encode_traces(w, &rs, 1);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int encode_logs(void *ctx, void *const *items, size_t n, struct enav_pb_writer *w)
+{
+	struct otlp_sink *o = ctx;
+	for (size_t i = 0; i < n; i++) {
+		const struct enav_signal *s = items[i];
+		struct workload_res wr;
+		size_t nr = workload_resource(o, s, &wr);
+		struct enav_otlp_log logs[ENAV_SIGNAL_MAX_WARNINGS + 1];
+		struct enav_otlp_kv attrs[ENAV_SIGNAL_MAX_WARNINGS][3];
+		char bodies[ENAV_SIGNAL_MAX_WARNINGS][160];
+		size_t nl = 0;
+		struct enav_otlp_kv fattrs[7];
+		if (s->kind == ENAV_SIGNAL_FINDING) {
+			const struct enav_finding_signal *f = &s->finding;
+			fattrs[0] = (struct enav_otlp_kv){
+			    .key = "enav.finding.rule", .type = ENAV_OTLP_STR, .s = f->rule};
+			fattrs[1] = (struct enav_otlp_kv){.key = "enav.finding.severity",
+							  .type = ENAV_OTLP_STR,
+							  .s = f->severity};
+			fattrs[2] =
+			    (struct enav_otlp_kv){.key = "enav.finding.evidence_kind",
+						  .type = ENAV_OTLP_STR,
+						  .s = enav_signal_kind_name(f->evidence_kind)};
+			size_t nfa = 3;
+			if (f->related_pid)
+				fattrs[nfa++] =
+				    (struct enav_otlp_kv){.key = "enav.finding.related_pid",
+							  .type = ENAV_OTLP_INT,
+							  .i = f->related_pid};
+			if (f->related_port)
+				fattrs[nfa++] =
+				    (struct enav_otlp_kv){.key = "enav.finding.related_port",
+							  .type = ENAV_OTLP_INT,
+							  .i = f->related_port};
+			if (f->evidence_kind == ENAV_SIGNAL_FILE_OPEN && s->file.has_path)
+				fattrs[nfa++] = (struct enav_otlp_kv){.key = "enav.file.path",
+								      .type = ENAV_OTLP_STR,
+								      .s = s->file.path};
+			if (f->evidence_kind == ENAV_SIGNAL_BPF_ACCESS && s->bpf.operation)
+				fattrs[nfa++] = (struct enav_otlp_kv){.key = "enav.bpf.operation",
+								      .type = ENAV_OTLP_STR,
+								      .s = s->bpf.operation};
+			/* OTLP severity numbers: WARN 13, ERROR 17, FATAL 21. */
+			bool critical = !strcmp(f->severity, "critical");
+			bool high = !strcmp(f->severity, "high");
+			logs[nl++] =
+			    (struct enav_otlp_log){.time_unix_ns = s->time_unix_ns,
+						   .observed_unix_ns = enav_clock_unix_ns(),
+						   .severity_number = critical ? 21
+								      : high   ? 17
+									       : 13,
+						   .severity_text = critical ? "FATAL"
+								    : high   ? "ERROR"
+									     : "WARN",
+						   .body = f->summary,
+						   .attrs = fattrs,
+						   .n_attrs = nfa,
+						   .event_name = "enav.security.finding"};
+		}
+		for (uint32_t k = 0; k < s->n_warnings && k < ENAV_SIGNAL_MAX_WARNINGS; k++) {
+			const struct enav_field_warning *fw = &s->warnings[k];
+			snprintf(bodies[k], sizeof(bodies[k]), "%s: %s is absent: %s",
+				 enav_signal_kind_name(s->kind), fw->field, fw->reason);
+			attrs[k][0] = (struct enav_otlp_kv){.key = "enav.signal.kind",
+							    .type = ENAV_OTLP_STR,
+							    .s = enav_signal_kind_name(s->kind)};
+			attrs[k][1] = (struct enav_otlp_kv){
+			    .key = "enav.warning.field", .type = ENAV_OTLP_STR, .s = fw->field};
+			attrs[k][2] = (struct enav_otlp_kv){
+			    .key = "enav.warning.reason", .type = ENAV_OTLP_STR, .s = fw->reason};
+			logs[nl] = (struct enav_otlp_log){.time_unix_ns = s->time_unix_ns,
+							  .observed_unix_ns = enav_clock_unix_ns(),
+							  .severity_number = 13, /* WARN */
+							  .severity_text = "WARN",
+							  .body = bodies[k],
+							  .attrs = attrs[k],
+							  .n_attrs = 3,
+							  .event_name = "enav.warning"};
+			nl++;
+		}
+		struct enav_otlp_resource_logs rl = {.resource = {wr.kv, nr},
+						     .scope = {SCOPE_NAME, ENAV_VERSION},
+						     .logs = logs,
+						     .n_logs = nl};
+		int rc = enav_otlp_encode_logs(w, &rl, 1);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void free_signal(void *p)
+{
+	enav_signal_unref(p);
+}
+
+static int encode_profiles(void *ctx, void *const *items, size_t n, struct enav_pb_writer *w)
+{
+	struct otlp_sink *o = ctx;
+	struct enav_otlp_profile_in in[n ? n : 1];
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_item *p = items[i];
+		in[i] = (struct enav_otlp_profile_in){
+		    .resource = {o->res.kv, o->res.n}, .pprof = p->pprof, .pprof_len = p->len};
+	}
+	char err[160];
+	return enav_otlp_encode_profiles(w, (struct enav_otlp_scope){SCOPE_NAME, ENAV_VERSION}, in,
+					 n, err, sizeof(err));
+}
+
+static void free_profile_item(void *p)
+{
+	struct profile_item *pi = p;
+	free(pi->pprof);
+	free(pi);
+}
+
+/* ---- interval work (ticker thread) ------------------------------------------------ */
+
+static void push_metrics(struct otlp_sink *o)
+{
+	char *buf = malloc(METRICS_BUFFER_BYTES);
+	struct metrics_item *m = calloc(1, sizeof(*m));
+	if (!buf || !m)
+		goto fail;
+	struct enav_promtext p;
+	enav_promtext_init(&p, buf, METRICS_BUFFER_BYTES);
+	if (!enav_agent_render_metrics(o->agent, &p) || p.overflow)
+		goto fail;
+	m->text = buf;
+	m->len = p.len;
+	m->time_unix_ns = enav_clock_unix_ns();
+	enav_otlp_worker_submit(o->w[W_METRICS], m); /* counts its own drop */
+	return;
+fail:
+	atomic_fetch_add(&o->metric_render_failures, 1);
+	free(buf);
+	free(m);
+}
+
+static void push_profiles(struct otlp_sink *o)
+{
+	struct enav_profile_store *s = atomic_load(&o->agent->profiles);
+	if (!s)
+		return;
+	uint64_t to;
+	if (enav_profile_store_drain(s, &to) != 0)
+		return;
+	for (int k = 0; k < ENAV_PROFILE__COUNT; k++) {
+		struct enav_profile_query q = {.kind = (enum enav_profile_kind)k,
+					       .from_mono_ns = o->profiles_from_mono,
+					       .to_mono_ns = to,
+					       .format = ENAV_PROFILE_FORMAT_PPROF,
+					       .redact = true /* leaves the node */};
+		struct profile_item *pi = calloc(1, sizeof(*pi));
+		if (!pi || enav_profile_store_build(s, &q, &pi->pprof, &pi->len) != 0) {
+			atomic_fetch_add(&o->profile_build_failures, 1);
+			free(pi);
+			continue;
+		}
+		if (q.matched == 0) {
+			free_profile_item(pi);
+			continue;
+		}
+		enav_otlp_worker_submit(o->w[W_PROFILES], pi);
+	}
+	o->profiles_from_mono = to;
+}
+
+static void *ticker(void *arg)
+{
+	struct otlp_sink *o = arg;
+	uint64_t every = (uint64_t)o->agent->cfg.otlp.metrics_interval_ms * 1000000ull;
+	uint64_t next = enav_clock_mono_ns() + every;
+	pthread_mutex_lock(&o->lock);
+	while (!o->stop) {
+		uint64_t now = enav_clock_mono_ns();
+		if (now >= next) {
+			pthread_mutex_unlock(&o->lock);
+			if (o->w[W_METRICS])
+				push_metrics(o);
+			if (o->w[W_PROFILES])
+				push_profiles(o);
+			pthread_mutex_lock(&o->lock);
+			next = now + every;
+			continue;
+		}
+		struct timespec ts = enav_clock_deadline(CLOCK_REALTIME, 100000000ull);
+		pthread_cond_timedwait(&o->cv, &o->lock, &ts);
+	}
+	pthread_mutex_unlock(&o->lock);
+	return NULL;
+}
+
+/* ---- module ---------------------------------------------------------------------- */
+
+/* The URL of one signal (src/exporters/otlp/otlp_env.h has the order).  "" = off;
+ * false when it does not fit. */
+static bool signal_url(const struct enav_config *cfg, int sig, char *out, size_t cap)
+{
+	static const char *const env_names[W__N] = {
+	    "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+	    "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT"};
+	const char *per[W__N] = {cfg->otlp.metrics.endpoint, cfg->otlp.traces.endpoint,
+				 cfg->otlp.logs.endpoint, cfg->otlp.profiles.endpoint};
+	return enav_otlp_signal_url(per[sig], cfg->otlp.endpoint, getenv(env_names[sig]),
+				    getenv("OTEL_EXPORTER_OTLP_ENDPOINT"), signal_paths[sig], out,
+				    cap);
+}
+
+bool enav_otlp_sink_enabled(const struct enav_config *cfg)
+{
+	for (int i = 0; i < W__N; i++) {
+		char url[512];
+		/* One that does not fit is on too: start says why it cannot run. */
+		if (!signal_url(cfg, i, url, sizeof(url)) || url[0])
+			return true;
+	}
+	return false;
+}
+
+static int load_headers_file(struct otlp_sink *o, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		snprintf(err, errlen, "otlp.headers_file: cannot read %s: %s", path,
+			 strerror(errno));
+		return -errno;
+	}
+	char line[ENAV_CONFIG_ENTRY_MAX];
+	while (fgets(line, sizeof(line), f) && o->n_headers < ENAV_OTLP_MAX_HEADERS) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] && line[0] != '#' && strchr(line, ':'))
+			snprintf(o->headers[o->n_headers++], ENAV_CONFIG_ENTRY_MAX, "%s", line);
+	}
+	fclose(f);
+	return 0;
+}
+
+static int otlp_init(struct enav_agent *a, void **state, char *err, size_t errlen)
+{
+	struct otlp_sink *o = calloc(1, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	*state = o;
+	o->agent = a;
+	o->self_pid = (uint32_t)getpid();
+	o->start_unix_ns = a->start_unix_ns ? a->start_unix_ns : enav_clock_unix_ns();
+	pthread_mutex_init(&o->lock, NULL);
+	pthread_cond_init(&o->cv, NULL);
+	const struct enav_config *cfg = &a->cfg;
+	/* Resource: OTEL_SERVICE_NAME, then OTEL_RESOURCE_ATTRIBUTES, then ours. */
+	const char *service = getenv("OTEL_SERVICE_NAME");
+	if (service && service[0] && !enav_otlp_res_add(&o->res, "service.name", service))
+		enav_warn("otlp: OTEL_SERVICE_NAME is not UTF-8 or longer than %d bytes: ignored",
+			  ENAV_OTLP_RES_TEXT - 1);
+	/* Items the parser refuses, plus pairs the set refuses (res_pair). */
+	o->env_skipped = 0;
+	size_t skipped = enav_otlp_each_pair(getenv("OTEL_RESOURCE_ATTRIBUTES"), res_pair, o);
+	if (skipped + o->env_skipped)
+		enav_warn("otlp: %zu item(s) of OTEL_RESOURCE_ATTRIBUTES left out (not key=value, "
+			  "a bad escape, too long, not UTF-8 or more than %d attributes)",
+			  skipped + o->env_skipped, ENAV_OTLP_RES_MAX);
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	enav_otlp_res_add(&o->res, "service.name", "e-navigator");
+	enav_otlp_res_add(&o->res, "service.version", ENAV_VERSION);
+	enav_otlp_res_add(&o->res, "host.name", host);
+	/* Headers: the file's list and headers_file; the environment's only when
+	 * the file names none.  Values are never logged. */
+	for (uint32_t i = 0; i < cfg->otlp.headers.n && o->n_headers < ENAV_OTLP_MAX_HEADERS; i++)
+		snprintf(o->headers[o->n_headers++], ENAV_CONFIG_ENTRY_MAX, "%s",
+			 cfg->otlp.headers.item[i]);
+	if (cfg->otlp.headers_file[0] &&
+	    load_headers_file(o, cfg->otlp.headers_file, err, errlen) != 0)
+		return -EINVAL;
+	if (o->n_headers == 0) {
+		o->env_skipped = 0;
+		skipped = enav_otlp_each_pair(getenv("OTEL_EXPORTER_OTLP_HEADERS"), header_pair, o);
+		if (skipped + o->env_skipped) /* never the values: they are credentials */
+			enav_warn("otlp: %zu item(s) of OTEL_EXPORTER_OTLP_HEADERS left out (not "
+				  "Name=value, a bad escape, a control character, too long or "
+				  "more than %d)",
+				  skipped + o->env_skipped, ENAV_OTLP_MAX_HEADERS);
+	}
+	uint32_t timeout = cfg->otlp.timeout_ms;
+	const char *env_timeout = getenv("OTEL_EXPORTER_OTLP_TIMEOUT");
+	if (timeout == 10000 && env_timeout && env_timeout[0] &&
+	    !enav_otlp_env_timeout_ms(env_timeout, &timeout))
+		enav_warn("otlp: OTEL_EXPORTER_OTLP_TIMEOUT is not milliseconds in %d..%d: ignored",
+			  ENAV_OTLP_ENV_TIMEOUT_MIN_MS, ENAV_OTLP_ENV_TIMEOUT_MAX_MS);
+	const struct enav_otlp_signal_config *sc[W__N] = {&cfg->otlp.metrics, &cfg->otlp.traces,
+							  &cfg->otlp.logs, &cfg->otlp.profiles};
+	const bool on[W__N] = {sc[0]->enabled, sc[1]->enabled, sc[2]->enabled,
+			       sc[3]->enabled && cfg->profiling.enabled};
+	const enav_otlp_encode_fn enc[W__N] = {encode_metrics, encode_traces, encode_logs,
+					       encode_profiles};
+	const enav_otlp_free_fn fr[W__N] = {free_metrics_item, free_signal, free_signal,
+					    free_profile_item};
+	for (int i = 0; i < W__N; i++) {
+		if (!signal_url(cfg, i, o->url[i], sizeof(o->url[i])) && on[i]) {
+			snprintf(err, errlen, "otlp: the %s endpoint is longer than %zu bytes",
+				 signal_names[i], sizeof(o->url[i]) - 1);
+			return -EINVAL;
+		}
+		if (!on[i] || !o->url[i][0])
+			continue;
+		/* A signal's own setting wins over the shared one. */
+		const struct enav_otlp_signal_config *c = sc[i];
+		bool snapshot = i == W_METRICS || i == W_PROFILES;
+		enum enav_otlp_compression comp = c->compression == ENAV_OTLP_COMPRESSION_INHERIT
+						      ? cfg->otlp.compression
+						      : c->compression;
+		const char *ca = c->ca_file[0] ? c->ca_file : cfg->otlp.ca_file;
+		const char *cert = c->cert_file[0] ? c->cert_file : cfg->otlp.cert_file;
+		const char *key = c->key_file[0] ? c->key_file : cfg->otlp.key_file;
+		struct enav_otlp_worker_config wc = {
+		    .signal = signal_names[i],
+		    .url = o->url[i],
+		    .timeout_ms = c->timeout_ms ? c->timeout_ms : timeout,
+		    .queue_capacity = c->queue_capacity ? c->queue_capacity
+				      : snapshot	? 16
+							: cfg->otlp.queue_capacity,
+		    .batch_max_items = c->batch_max_items ? c->batch_max_items
+				       : snapshot	  ? 1
+							  : cfg->otlp.batch_max_items,
+		    .batch_max_delay_ms = cfg->otlp.batch_max_delay_ms,
+		    .gzip = comp == ENAV_OTLP_COMPRESSION_GZIP,
+		    .backoff_initial_ms = cfg->otlp.backoff_initial_ms,
+		    .backoff_max_ms = cfg->otlp.backoff_max_ms,
+		    .max_elapsed_ms = cfg->otlp.max_elapsed_ms,
+		    .breaker_failures = cfg->otlp.breaker_failures,
+		    .breaker_cooldown_ms = cfg->otlp.breaker_cooldown_ms,
+		    .ca_file = ca[0] ? ca : NULL,
+		    .cert_file = cert[0] ? cert : NULL,
+		    .key_file = key[0] ? key : NULL,
+		};
+		for (size_t h = 0; h < o->n_headers; h++)
+			wc.headers[wc.n_headers++] = o->headers[h];
+		for (uint32_t h = 0; h < c->headers.n && wc.n_headers < ENAV_OTLP_MAX_HEADERS; h++)
+			wc.headers[wc.n_headers++] = c->headers.item[h];
+		o->w[i] = enav_otlp_worker_start(&wc, enc[i], fr[i], o, err, errlen);
+		if (!o->w[i])
+			return -EINVAL;
+		enav_info("otlp: %s to %s", signal_names[i], o->url[i]);
+	}
+	o->profiles_from_mono = enav_clock_mono_ns();
+	if (o->w[W_METRICS] || o->w[W_PROFILES]) {
+		if (pthread_create(&o->ticker, NULL, ticker, o) != 0) {
+			snprintf(err, errlen, "otlp: cannot start the interval thread");
+			return -EAGAIN;
+		}
+		o->ticker_started = true;
+	}
+	return 0;
+}
+
+static void otlp_submit(void *state, struct enav_signal *s)
+{
+	struct otlp_sink *o = state;
+	/* The agent's own export connections would feed themselves back. */
+	if (s->process.pid == o->self_pid)
+		return;
+	if (o->w[W_TRACES] && (s->kind == ENAV_SIGNAL_TCP_CLOSE ||
+			       s->kind == ENAV_SIGNAL_TCP_FAILED || s->kind == ENAV_SIGNAL_SPAN)) {
+		enav_signal_ref(s);
+		enav_otlp_worker_submit(o->w[W_TRACES], s);
+	}
+	if (o->w[W_LOGS] && (s->n_warnings || s->kind == ENAV_SIGNAL_FINDING)) {
+		enav_signal_ref(s);
+		enav_otlp_worker_submit(o->w[W_LOGS], s);
+	}
+}
+
+static void otlp_fini(void *state, uint64_t deadline_mono_ns)
+{
+	struct otlp_sink *o = state;
+	if (!o)
+		return;
+	if (o->ticker_started) {
+		pthread_mutex_lock(&o->lock);
+		o->stop = true;
+		pthread_cond_signal(&o->cv);
+		pthread_mutex_unlock(&o->lock);
+		pthread_join(o->ticker, NULL);
+	}
+	/* Each worker flushes until the same deadline; none waits on another. */
+	for (int i = 0; i < W__N; i++)
+		if (o->w[i])
+			enav_otlp_worker_stop(o->w[i], deadline_mono_ns);
+	pthread_mutex_destroy(&o->lock);
+	pthread_cond_destroy(&o->cv);
+	free(o);
+}
+
+static void otlp_metrics(void *state, struct enav_promtext *p)
+{
+	struct otlp_sink *o = state;
+	struct enav_otlp_worker *ws[W__N];
+	size_t n = 0;
+	for (int i = 0; i < W__N; i++)
+		if (o->w[i])
+			ws[n++] = o->w[i];
+	enav_otlp_worker_metrics(ws, n, p);
+	enav_promtext_single_u64(p, "enav_otlp_metric_snapshot_failures_total", "counter",
+				 "Metric snapshots not taken (agent stopping or buffer overflow).",
+				 atomic_load(&o->metric_render_failures));
+	enav_promtext_single_u64(p, "enav_otlp_profile_build_failures_total", "counter",
+				 "Profiles that could not be built for export.",
+				 atomic_load(&o->profile_build_failures));
+}
+
+const struct enav_sink_ops enav_otlp_sink_ops = {
+    .init = otlp_init,
+    .submit = otlp_submit,
+    .fini = otlp_fini,
+    .metrics = otlp_metrics,
+};

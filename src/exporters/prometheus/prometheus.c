@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "exporters/prometheus/prometheus.h"
+#include "features/profiling/pprof_http.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform/http.h"
+#include "platform/log.h"
+
+/* Exposition is rendered per scrape into a buffer of this fixed cap. */
+#define METRICS_BUFFER_BYTES (1u << 20)
+
+struct prometheus_sink {
+	struct enav_agent *agent;
+	struct enav_http_server *http;
+	_Atomic uint64_t render_overflows;
+};
+
+static void text(struct enav_http_response *r, int status, const char *body)
+{
+	r->status = status;
+	r->content_type = "text/plain; charset=utf-8";
+	r->body = strdup(body);
+	r->len = r->body ? strlen(body) : 0;
+}
+
+static void handle_metrics(void *ctx, const struct enav_http_request *req,
+			   struct enav_http_response *r)
+{
+	struct prometheus_sink *ps = ctx;
+	char *buf = malloc(METRICS_BUFFER_BYTES);
+	if (!buf)
+		return;
+	struct enav_promtext p;
+	enav_promtext_init(&p, buf, METRICS_BUFFER_BYTES);
+	if (!enav_agent_render_metrics(ps->agent, &p)) {
+		free(buf);
+		text(r, 503, "stopping\n");
+		return;
+	}
+	if (p.overflow) {
+		atomic_fetch_add(&ps->render_overflows, 1);
+		free(buf);
+		text(r, 500, "metrics exposition exceeded its buffer\n");
+		return;
+	}
+	r->status = 200;
+	r->content_type = "text/plain; version=0.0.4; charset=utf-8";
+	r->body = buf;
+	r->len = p.len;
+}
+
+static void handle_healthz(void *ctx, const struct enav_http_request *req,
+			   struct enav_http_response *r)
+{
+	struct prometheus_sink *ps = ctx;
+	if (atomic_load(&ps->agent->stopping))
+		text(r, 503, "stopping\n");
+	else
+		text(r, 200, "ok\n");
+}
+
+static void handle_readyz(void *ctx, const struct enav_http_request *req,
+			  struct enav_http_response *r)
+{
+	struct prometheus_sink *ps = ctx;
+	if (atomic_load(&ps->agent->ready) && !atomic_load(&ps->agent->stopping))
+		text(r, 200, "ready\n");
+	else
+		text(r, 503, "not ready\n");
+}
+
+static int prom_init(struct enav_agent *a, void **state, char *err, size_t errlen)
+{
+	struct prometheus_sink *ps = calloc(1, sizeof(*ps));
+	if (!ps)
+		return -ENOMEM;
+	*state = ps;
+	ps->agent = a;
+	char host[64];
+	uint16_t port;
+	if (enav_config_listen_split(a->cfg.http.listen, host, sizeof(host), &port) != 0) {
+		snprintf(err, errlen, "http.listen: %s is not IPv4:port", a->cfg.http.listen);
+		return -EINVAL;
+	}
+	struct enav_http_route routes[ENAV_HTTP_MAX_ROUTES] = {
+	    {"/metrics", handle_metrics, ps},
+	    {"/healthz", handle_healthz, ps},
+	    {"/readyz", handle_readyz, ps},
+	};
+	size_t n = 3;
+	/* The profiling endpoints share this server (Go's /debug/pprof/ shape). */
+	if (a->cfg.profiling.enabled)
+		n += enav_pprof_http_routes(a, routes + n, ENAV_HTTP_MAX_ROUTES - n);
+	ps->http = enav_http_start(host, port, a->cfg.http.max_connections, routes, n, err, errlen);
+	if (!ps->http)
+		return -EADDRINUSE;
+	enav_info("serving /metrics, /healthz, /readyz on http://%s:%u", host, port);
+	return 0;
+}
+
+static void prom_submit(void *state, struct enav_signal *s)
+{
+	/* Pull-based: metrics are read from the modules at scrape time. */
+}
+
+static void prom_fini(void *state, uint64_t deadline_mono_ns)
+{
+	struct prometheus_sink *ps = state;
+	if (!ps)
+		return;
+	enav_http_stop(ps->http);
+	free(ps);
+}
+
+static void prom_metrics(void *state, struct enav_promtext *p)
+{
+	struct prometheus_sink *ps = state;
+	enav_promtext_single_u64(p, "enav_metrics_render_overflows_total", "counter",
+				 "Scrapes refused because the exposition exceeded its buffer.",
+				 atomic_load(&ps->render_overflows));
+}
+
+bool enav_prometheus_enabled(const struct enav_config *cfg)
+{
+	return cfg->http.enabled;
+}
+
+const struct enav_sink_ops enav_prometheus_sink_ops = {
+    .init = prom_init,
+    .submit = prom_submit,
+    .fini = prom_fini,
+    .metrics = prom_metrics,
+};

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Pyroscope push: after every profiling interval, one pprof per process and
+ * profile kind goes to POST {url}/ingest?format=pprof (multipart field
+ * "profile"), named "{app}.{kind}{pid=..,comm=..,container_id=..,...}".
+ *
+ * Its own thread and bounded queue: a slow or dead Pyroscope never holds up
+ * profiling.  Jobs past the queue are dropped (newest refused) and counted;
+ * a failed push is retried with exponential backoff and jitter on a dropped
+ * connection, 429 and 5xx only, then dropped and counted.
+ */
+#ifndef ENAV_EXPORTERS_PYROSCOPE_PYROSCOPE_H
+#define ENAV_EXPORTERS_PYROSCOPE_PYROSCOPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct enav_profile_store;
+struct enav_promtext;
+struct enav_pyroscope;
+
+struct enav_pyroscope_config {
+	const char *url;      /* base URL, e.g. http://127.0.0.1:4040 */
+	const char *app_name; /* "enav" */
+	uint32_t timeout_ms;
+	uint32_t queue_capacity;
+	uint32_t max_retries;
+	uint32_t frequency_hz; /* sampleRate of CPU profiles */
+	bool offcpu, futex;    /* which kinds are profiled */
+};
+
+struct enav_pyroscope *enav_pyroscope_start(const struct enav_pyroscope_config *cfg,
+					    struct enav_profile_store *store);
+/* Queue the processes of one interval (never blocks). */
+void enav_pyroscope_interval(struct enav_pyroscope *p, uint64_t from_mono_ns, uint64_t to_mono_ns,
+			     uint64_t from_unix_ns, uint64_t to_unix_ns);
+/* Queue a profile built elsewhere (a pulled one, already filtered); takes
+ * ownership of body.  Pushed as "{app}.{name}{pid=..,comm=..}". */
+void enav_pyroscope_push_pprof(struct enav_pyroscope *p, const char *name, const char *units,
+			       uint32_t pid, const char *comm, uint64_t from_unix_ns,
+			       uint64_t to_unix_ns, uint8_t *body, size_t len);
+/* Send what is queued until the deadline, then stop. */
+void enav_pyroscope_stop(struct enav_pyroscope *p, uint64_t deadline_mono_ns);
+void enav_pyroscope_metrics(struct enav_pyroscope *p, struct enav_promtext *out);
+
+#endif

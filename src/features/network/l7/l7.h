@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Application-protocol parsers: the contract between the connection tracker
+ * (src/features/network/l7/l7_conn.c), which feeds captured payload fragments of one
+ * TCP connection, and one parser per protocol (one file each), which turns
+ * them into operations: request/response pairs or one-way messages.
+ *
+ * Rules every parser keeps:
+ *  - Bounded: its whole state is the fixed state_size bytes the tracker
+ *    allocates per connection (plus, for HTTP/2 only, nghttp2's inflater,
+ *    whose table size is capped).  Pending requests sit in a fixed-size FIFO
+ *    of at most ENAV_L7_MAX_PENDING entries; an overflow is counted, never
+ *    grown.
+ *  - Incremental: a message may arrive split at any byte across fragments,
+ *    several messages may arrive in one fragment (pipelining), and a fragment
+ *    may carry fewer bytes than the syscall moved (captured < len: the rest
+ *    was not copied, but it is part of the stream and must be skipped).
+ *  - Safe: any byte sequence is valid input.  On bytes that cannot be
+ *    framed the parser counts a parse error and resynchronizes (drops its
+ *    partial message and looks for a plausible message start in later
+ *    fragments) instead of emitting a guessed operation.
+ *  - Private by default: literal values never leave the node unless the
+ *    options ask for them (query strings, statement literals, payloads).
+ */
+#ifndef ENAV_FEATURES_NETWORK_L7_L7_H
+#define ENAV_FEATURES_NETWORK_L7_L7_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum enav_l7_protocol {
+	ENAV_L7_UNKNOWN = 0,
+	ENAV_L7_HTTP1 = 1,
+	ENAV_L7_HTTP2 = 2, /* gRPC is HTTP/2 with op.rpc set */
+	ENAV_L7_REDIS = 3,
+	ENAV_L7_POSTGRES = 4,
+	ENAV_L7_MYSQL = 5,
+	ENAV_L7_KAFKA = 6,
+	ENAV_L7_MONGO = 7,
+	ENAV_L7_NATS = 8,
+	ENAV_L7_WEBSOCKET = 9, /* reached only through an HTTP/1 upgrade */
+	ENAV_L7__COUNT,
+};
+
+/* Which direction of the connection a fragment belongs to.  The tracker maps
+ * the socket's role onto this: a client's writes and a server's reads are
+ * the request stream. */
+enum enav_l7_stream {
+	ENAV_L7_REQUEST = 0,
+	ENAV_L7_RESPONSE = 1,
+};
+
+#define ENAV_L7_MAX_PENDING   32  /* requests awaiting their response, per connection */
+#define ENAV_L7_OPERATION_MAX 32  /* "GET", "SET", "SELECT", "Produce", "PUB" */
+#define ENAV_L7_TARGET_MAX    128 /* route template, table, topic, subject, collection */
+#define ENAV_L7_PATH_MAX      256 /* HTTP path, query stripped unless configured */
+#define ENAV_L7_STATUS_MAX    24  /* "ERR", SQLSTATE "42601", "-ERR", grpc-status text */
+#define ENAV_L7_STATEMENT_MAX 256 /* sanitized statement, only when enabled */
+
+struct enav_l7_fragment {
+	enum enav_l7_stream stream;
+	const uint8_t *data; /* captured bytes: the first `captured` of the `len` moved */
+	uint32_t captured;
+	uint32_t len;	/* bytes the syscall moved (>= captured) */
+	uint64_t ts_ns; /* boot-time ns when the syscall returned */
+	bool gap;	/* bytes before this fragment on this stream were lost: resync */
+	bool has_seq;	/* seq is the TCP sequence number of the first byte */
+	uint32_t seq;
+};
+
+enum enav_l7_op_kind {
+	ENAV_L7_OP_REQUEST = 0, /* a request and its response */
+	ENAV_L7_OP_MESSAGE = 1, /* one-way: a publish with no acknowledgement, a delivery,
+				   a WebSocket frame; start == end */
+};
+
+struct enav_l7_op {
+	uint8_t protocol;   /* enum enav_l7_protocol */
+	uint8_t kind;	    /* enum enav_l7_op_kind */
+	bool error;	    /* the protocol said so: HTTP >= 500 (server) / >= 400 (client),
+			       Redis -ERR, SQL error, grpc-status != 0, Kafka error code, ... */
+	bool rpc;	    /* HTTP/2 or HTTP/1 carrying gRPC / gRPC-Web */
+	bool response_seen; /* false: a one-way message, or the connection closed first */
+	char operation[ENAV_L7_OPERATION_MAX];
+	char target[ENAV_L7_TARGET_MAX]; /* bounded-cardinality: route template, table, ... */
+	char path[ENAV_L7_PATH_MAX];	 /* HTTP only */
+	char status[ENAV_L7_STATUS_MAX]; /* protocol status text, "" when none */
+	int32_t status_code;		 /* HTTP status, grpc-status, Kafka error code; -1 none */
+	char statement[ENAV_L7_STATEMENT_MAX]; /* sanitized text, only when enabled */
+	uint64_t start_ns;		       /* boot ns: first fragment of the request */
+	uint64_t end_ns; /* boot ns: last fragment of the response (== start for messages) */
+	uint64_t request_bytes, response_bytes; /* wire bytes of the two messages */
+	uint32_t stream_id;			/* HTTP/2 stream, 0 otherwise */
+	bool has_request_seq; /* TCP seq of the request's first byte: pairs client and server */
+	uint32_t request_seq;
+	/* W3C traceparent from the request headers, only when fully valid. */
+	bool has_traceparent;
+	uint8_t trace_id[16];
+	uint8_t parent_id[8];
+	uint8_t trace_flags;
+	/* Messaging: this op was a receive/delivery rather than a publish. */
+	bool messaging_receive;
+};
+
+struct enav_l7_options {
+	bool keep_query;	  /* HTTP: keep the query string in op.path */
+	bool sanitized_statement; /* SQL: fill op.statement with literals replaced by '?' */
+	uint32_t max_pending;	  /* FIFO cap, 1..ENAV_L7_MAX_PENDING */
+};
+
+/* Self-accounting a parser bumps; the tracker exports them per protocol. */
+struct enav_l7_parser_stats {
+	uint64_t ops;		      /* operations emitted */
+	uint64_t parse_errors;	      /* bytes that could not be framed (then resync) */
+	uint64_t resyncs;	      /* gaps and errors recovered from */
+	uint64_t pending_overflow;    /* requests dropped: FIFO full */
+	uint64_t unmatched_responses; /* a response with no request seen */
+	uint64_t truncated_fields;    /* operation/target/path/status cut to its cap */
+};
+
+struct enav_l7_sink {
+	void (*op)(void *ctx, const struct enav_l7_op *op);
+	void *ctx;
+	struct enav_l7_parser_stats *stats; /* never NULL */
+};
+
+struct enav_l7_parser_ops {
+	enum enav_l7_protocol protocol;
+	const char *name; /* "http1", "redis": the protocol label on every metric */
+	size_t state_size;
+	/* Cheap: does the first fragment of `stream` look like this protocol?
+	 * n may be less than a whole message. */
+	bool (*detect)(const uint8_t *d, size_t n, enum enav_l7_stream stream);
+	/* state is zeroed, state_size bytes.  Returns 0 or -errno. */
+	int (*init)(void *state, const struct enav_l7_options *opt);
+	void (*feed)(void *state, const struct enav_l7_fragment *f, const struct enav_l7_sink *out);
+	/* The connection closed: requests still pending may be emitted with
+	 * response_seen = false, then every resource is released. */
+	void (*finish)(void *state, const struct enav_l7_sink *out);
+};
+
+extern const struct enav_l7_parser_ops enav_l7_http1_ops;
+extern const struct enav_l7_parser_ops enav_l7_http2_ops;
+extern const struct enav_l7_parser_ops enav_l7_redis_ops;
+extern const struct enav_l7_parser_ops enav_l7_postgres_ops;
+extern const struct enav_l7_parser_ops enav_l7_mysql_ops;
+extern const struct enav_l7_parser_ops enav_l7_kafka_ops;
+extern const struct enav_l7_parser_ops enav_l7_mongo_ops;
+extern const struct enav_l7_parser_ops enav_l7_nats_ops;
+
+const char *enav_l7_protocol_name(enum enav_l7_protocol p);
+/* enum enav_tls_library (include/enav/abi.h) -> "openssl", "gnutls", "go";
+ * NULL for none or unknown. */
+const char *enav_tls_library_name(int library);
+
+/* The pending-FIFO size a parser uses: opt->max_pending clamped to
+ * 1..ENAV_L7_MAX_PENDING, ENAV_L7_MAX_PENDING when unset or opt is NULL. */
+uint32_t enav_l7_max_pending(const struct enav_l7_options *opt);
+
+/* Copy at most cap-1 bytes of s[0..n) into dst as printable ASCII (others
+ * become '?'), NUL-terminated.  Returns true when it had to cut. */
+bool enav_l7_copy_text(char *dst, size_t cap, const void *s, size_t n);
+
+#endif

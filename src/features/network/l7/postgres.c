@@ -1,0 +1,1073 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * PostgreSQL frontend/backend protocol 3.0 parser.
+ *
+ * Request stream: the untyped start-up packets (StartupMessage, SSLRequest,
+ * GSSENCRequest, CancelRequest), then messages framed by a type byte and a
+ * big-endian length that counts itself.  Response stream: the single-byte
+ * answer to an SSLRequest/GSSENCRequest, then typed messages.
+ *
+ * Operations:
+ *  - simple query 'Q': one op per Query message, completed by ReadyForQuery;
+ *    status = the first word of the last CommandComplete tag, or on an
+ *    ErrorResponse error = true and status = its SQLSTATE (field 'C');
+ *  - extended query: Parse remembers each statement's summary in a small LRU
+ *    table (the unnamed statement included), Bind maps a portal to its
+ *    statement, and every Execute is one op, completed by its
+ *    CommandComplete / EmptyQueryResponse / PortalSuspended / ErrorResponse.
+ *    Executes the server skipped after an error (it discards messages up to
+ *    Sync) are emitted at the ReadyForQuery with response_seen = false.
+ *    An Execute whose statement is unknown gets operation "EXECUTE".
+ *  - FunctionCall 'F': operation "FUNCTION_CALL", completed by ReadyForQuery.
+ *  - COPY: CopyData/CopyDone/CopyFail of the client count as the COPY
+ *    query's request bytes; the server's belong to its response.
+ *  - NoticeResponse, ParameterStatus, NotificationResponse never complete
+ *    anything (their bytes count towards the op in flight, if any).
+ *
+ * A pending FIFO of slots (ops and markers: Sync, start-up, SSL answer) pairs
+ * the two streams.  Every request message except Sync, Terminate, password
+ * and COPY messages accumulates into the next op: its start_ns, request_seq
+ * and request_bytes cover the Parse/Bind/Describe/Execute of one Execute.
+ * Response bytes are the messages that arrived while the op was at the front
+ * (for an Execute: up to its CommandComplete; a simple query includes its
+ * ReadyForQuery).
+ *
+ * Loss: a gap, an unframeable header or a message boundary hidden in the
+ * uncaptured tail of a fragment drops the partial message and resynchronizes
+ * on a plausible chain of message headers.  Pending ops survive a response
+ * resync (the ReadyForQuery at the end of a large result is usually visible
+ * again); if the client sends a new request before one is seen, the ops in
+ * flight are emitted with response_seen = false first.
+ */
+#include "features/network/l7/l7.h"
+#include "features/network/l7/l7_text.h"
+
+#include <string.h>
+
+#define PG_REQ_CAP     1024 /* bytes of a request message body kept: names, SQL text */
+#define PG_RESP_CAP    256  /* bytes of a response message body kept: tag, error fields */
+#define PG_STMTS       16   /* prepared statements remembered (LRU) */
+#define PG_PORTALS     8    /* portals remembered (LRU) */
+#define PG_SLOTS       (2 * ENAV_L7_MAX_PENDING)
+#define PG_MAX_LEN     0x40000000u /* the server refuses longer messages */
+#define PG_CHAIN_MAX   16	   /* headers a resync candidate is checked against */
+#define PG_SSL_CODE    80877103u
+#define PG_GSS_CODE    80877104u
+#define PG_CANCEL_CODE 80877102u
+
+enum pg_slot_kind {
+	PG_SIMPLE = 1, /* Query: completed by ReadyForQuery */
+	PG_FUNC,       /* FunctionCall: completed by ReadyForQuery */
+	PG_EXEC,       /* Execute: completed by CommandComplete & co */
+	PG_SYNC,       /* Sync marker: consumed by ReadyForQuery */
+	PG_STARTUP,    /* StartupMessage: consumed by the first ReadyForQuery */
+	PG_SSLANS,     /* SSLRequest/GSSENCRequest: consumed by the 1-byte answer */
+};
+
+struct pg_op {
+	char operation[ENAV_L7_OPERATION_MAX];
+	char target[ENAV_L7_TARGET_MAX];
+	char statement[ENAV_L7_STATEMENT_MAX];
+	char status[ENAV_L7_STATUS_MAX];
+	uint64_t start_ns, end_ns, req_bytes, resp_bytes;
+	uint32_t seq;
+	bool has_seq;
+	bool error;
+	bool resp_started;
+};
+
+struct pg_slot {
+	uint8_t kind;
+	uint8_t op; /* index into ops[] for SIMPLE/FUNC/EXEC */
+};
+
+struct pg_stmt {
+	uint64_t name_hash;
+	uint32_t lru;
+	bool used;
+	char operation[ENAV_L7_OPERATION_MAX];
+	char target[ENAV_L7_TARGET_MAX];
+	char statement[ENAV_L7_STATEMENT_MAX];
+};
+
+struct pg_portal {
+	uint64_t name_hash, stmt_hash;
+	uint32_t lru;
+	bool used;
+};
+
+struct pg_reader {
+	uint8_t hdr[8];
+	uint8_t hdr_n, hdr_need;
+	uint8_t type; /* 0: untyped start-up packet */
+	bool in_msg;
+	bool resync;
+	bool body_incomplete; /* some kept-range body bytes were not captured */
+	uint32_t len;	      /* the length field */
+	uint32_t left;	      /* body bytes still to come */
+	uint32_t buf_n;
+	uint64_t start_ns;
+	uint32_t seq;
+	bool has_seq;
+};
+
+struct pg_state {
+	uint32_t max_pending;
+	bool sanitized;
+	bool typed;	     /* request stream past the start-up packets */
+	bool encrypted;	     /* TLS/GSS accepted: nothing more to read */
+	bool resp_lost;	     /* response framing lost while ops were in flight */
+	bool unmatched_open; /* an unmatched response counted, its ReadyForQuery not yet seen */
+	struct pg_reader rd[2];
+	uint8_t req_buf[PG_REQ_CAP];
+	uint8_t resp_buf[PG_RESP_CAP];
+	/* accumulation of request messages into the next op */
+	bool acc_active, acc_has_seq;
+	uint32_t acc_seq;
+	uint64_t acc_start_ns, acc_bytes;
+	/* pending FIFO */
+	struct pg_slot slots[PG_SLOTS];
+	uint32_t head, count;
+	uint32_t ops_used; /* bitmap over ops[] */
+	uint32_t n_ops;
+	struct pg_op ops[ENAV_L7_MAX_PENDING];
+	struct pg_stmt stmts[PG_STMTS];
+	struct pg_portal portals[PG_PORTALS];
+	uint32_t lru_clock;
+	uint64_t stmt_misses, skipped;
+};
+
+/* ---- small helpers -------------------------------------------------------- */
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t name_hash(const uint8_t *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* A NUL-terminated string at b[*off..n): its length, or -1 when cut. */
+static long cstr(const uint8_t *b, size_t n, size_t *off)
+{
+	if (*off > n)
+		return -1;
+	const uint8_t *z = memchr(b + *off, 0, n - *off);
+
+	if (!z)
+		return -1;
+	long l = (long)(z - (b + *off));
+	*off += (size_t)l + 1;
+	return l;
+}
+
+static bool is_frontend_type(uint8_t t, uint32_t len)
+{
+	if (len < 4 || len > PG_MAX_LEN)
+		return false;
+	switch (t) {
+	case 'Q':
+	case 'f':
+		return len >= 5;
+	case 'P':
+		return len >= 8;
+	case 'B':
+		return len >= 12;
+	case 'E':
+		return len >= 9;
+	case 'D':
+	case 'C':
+		return len >= 6;
+	case 'F':
+		return len >= 12;
+	case 'S':
+	case 'H':
+	case 'X':
+	case 'c':
+		return len == 4;
+	case 'd':
+	case 'p':
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool is_backend_type(uint8_t t, uint32_t len)
+{
+	if (len < 4 || len > PG_MAX_LEN)
+		return false;
+	switch (t) {
+	case 'Z':
+		return len == 5;
+	case '1':
+	case '2':
+	case '3':
+	case 'n':
+	case 'I':
+	case 's':
+	case 'c':
+		return len == 4;
+	case 'C':
+	case 'E':
+	case 'N':
+		return len >= 5;
+	case 'T':
+	case 'D':
+	case 't':
+	case 'S':
+		return len >= 6;
+	case 'K':
+		return len >= 12 && len <= 264;
+	case 'R':
+	case 'V':
+		return len >= 8;
+	case 'A':
+		return len >= 10;
+	case 'G':
+	case 'H':
+	case 'W':
+		return len >= 7;
+	case 'v':
+		return len >= 12;
+	case 'd':
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool type_known(enum enav_l7_stream dir, uint8_t t)
+{
+	const char *set = dir == ENAV_L7_REQUEST ? "QfPBEDCFSHXcdp" : "Z123nIscCENTDtSKRVAGHWvd";
+
+	return t != 0 && strchr(set, t) != NULL;
+}
+
+/* Fixed-size messages distinctive enough to resync on alone. */
+static bool strong_type(enum enav_l7_stream dir, uint8_t t, uint32_t len)
+{
+	if (dir == ENAV_L7_REQUEST)
+		return (t == 'S' || t == 'H' || t == 'c') && len == 4;
+	return (t == 'Z' && len == 5) ||
+	       ((t == '1' || t == '2' || t == '3' || t == 'n' || t == 's') && len == 4);
+}
+
+static bool valid_header(enum enav_l7_stream dir, uint8_t t, uint32_t len)
+{
+	return dir == ENAV_L7_REQUEST ? is_frontend_type(t, len) : is_backend_type(t, len);
+}
+
+static bool valid_startup(uint32_t len, uint32_t code)
+{
+	if (code == PG_SSL_CODE || code == PG_GSS_CODE)
+		return len == 8;
+	if (code == PG_CANCEL_CODE)
+		return len == 16;
+	return (code >> 16) == 3 && len >= 8 && len <= 10000;
+}
+
+/* ---- pending FIFO --------------------------------------------------------- */
+
+static struct pg_slot *slot_at(struct pg_state *s, uint32_t i)
+{
+	return &s->slots[(s->head + i) % PG_SLOTS];
+}
+
+static struct pg_slot *front(struct pg_state *s)
+{
+	return s->count ? slot_at(s, 0) : NULL;
+}
+
+static bool is_op_kind(uint8_t k)
+{
+	return k == PG_SIMPLE || k == PG_FUNC || k == PG_EXEC;
+}
+
+static void pop_front(struct pg_state *s)
+{
+	struct pg_slot *sl = front(s);
+
+	if (!sl)
+		return;
+	if (is_op_kind(sl->kind)) {
+		s->ops_used &= ~(1u << sl->op);
+		s->n_ops--;
+	}
+	s->head = (s->head + 1) % PG_SLOTS;
+	s->count--;
+}
+
+static void emit(struct pg_state *s, struct pg_op *o, bool response_seen,
+		 const struct enav_l7_sink *out)
+{
+	struct enav_l7_op op;
+
+	memset(&op, 0, sizeof(op));
+	op.protocol = ENAV_L7_POSTGRES;
+	op.kind = ENAV_L7_OP_REQUEST;
+	op.error = response_seen && o->error;
+	op.response_seen = response_seen;
+	memcpy(op.operation, o->operation, sizeof(op.operation));
+	memcpy(op.target, o->target, sizeof(op.target));
+	if (response_seen)
+		memcpy(op.status, o->status, sizeof(op.status));
+	if (s->sanitized)
+		memcpy(op.statement, o->statement, sizeof(op.statement));
+	op.status_code = -1;
+	op.start_ns = o->start_ns;
+	op.end_ns = response_seen && o->end_ns >= o->start_ns ? o->end_ns : o->start_ns;
+	op.request_bytes = o->req_bytes;
+	op.response_bytes = response_seen ? o->resp_bytes : 0;
+	op.has_request_seq = o->has_seq;
+	op.request_seq = o->seq;
+	out->stats->ops++;
+	if (out->op)
+		out->op(out->ctx, &op);
+}
+
+/* Emit and drop every pending op without its response; markers go too. */
+static void flush_pending(struct pg_state *s, const struct enav_l7_sink *out)
+{
+	while (s->count) {
+		struct pg_slot *sl = front(s);
+
+		if (is_op_kind(sl->kind))
+			emit(s, &s->ops[sl->op], false, out);
+		pop_front(s);
+	}
+}
+
+static bool push_marker(struct pg_state *s, uint8_t kind, const struct enav_l7_sink *out)
+{
+	if (s->count >= PG_SLOTS) {
+		out->stats->pending_overflow++;
+		return false;
+	}
+	struct pg_slot *sl = slot_at(s, s->count);
+
+	sl->kind = kind;
+	sl->op = 0;
+	s->count++;
+	return true;
+}
+
+/* A new op at the tail, taking the accumulated request; NULL when full. */
+static struct pg_op *push_op(struct pg_state *s, uint8_t kind, const struct enav_l7_sink *out)
+{
+	if (s->resp_lost) {
+		/* The client moved on while the response framing was lost: the
+		 * responses in flight ended unseen. */
+		struct pg_reader *rr = &s->rd[ENAV_L7_RESPONSE];
+
+		flush_pending(s, out);
+		s->resp_lost = false;
+		/* a message still open on the response stream is stale too */
+		if (rr->in_msg && !rr->resync) {
+			rr->resync = true;
+			out->stats->resyncs++;
+		}
+		rr->in_msg = false;
+	}
+	if (s->count == 0 && s->rd[ENAV_L7_RESPONSE].in_msg) {
+		/* nothing was asked: a message open on the response stream is
+		 * bogus (a false resync), and the answer starts afresh */
+		struct pg_reader *rr = &s->rd[ENAV_L7_RESPONSE];
+
+		rr->in_msg = false;
+		if (!rr->resync) {
+			rr->resync = true;
+			out->stats->resyncs++;
+		}
+	}
+	if (s->n_ops >= s->max_pending || s->count >= PG_SLOTS) {
+		out->stats->pending_overflow++;
+		s->acc_active = false;
+		return NULL;
+	}
+	uint32_t idx = 0;
+
+	while (s->ops_used & (1u << idx))
+		idx++;
+	struct pg_op *o = &s->ops[idx];
+
+	memset(o, 0, sizeof(*o));
+	o->start_ns = s->acc_start_ns;
+	o->has_seq = s->acc_has_seq;
+	o->seq = s->acc_seq;
+	o->req_bytes = s->acc_bytes;
+	s->acc_active = false;
+	s->ops_used |= 1u << idx;
+	s->n_ops++;
+	struct pg_slot *sl = slot_at(s, s->count);
+
+	sl->kind = kind;
+	sl->op = (uint8_t)idx;
+	s->count++;
+	return o;
+}
+
+static struct pg_op *tail_op(struct pg_state *s)
+{
+	if (!s->count)
+		return NULL;
+	struct pg_slot *sl = slot_at(s, s->count - 1);
+
+	return is_op_kind(sl->kind) ? &s->ops[sl->op] : NULL;
+}
+
+static struct pg_op *front_op(struct pg_state *s)
+{
+	struct pg_slot *sl = front(s);
+
+	return sl && is_op_kind(sl->kind) ? &s->ops[sl->op] : NULL;
+}
+
+/* ---- statements and portals ---------------------------------------------- */
+
+static struct pg_stmt *stmt_find(struct pg_state *s, uint64_t h)
+{
+	for (int i = 0; i < PG_STMTS; i++)
+		if (s->stmts[i].used && s->stmts[i].name_hash == h)
+			return &s->stmts[i];
+	return NULL;
+}
+
+static struct pg_stmt *stmt_slot(struct pg_state *s, uint64_t h)
+{
+	struct pg_stmt *st = stmt_find(s, h);
+
+	if (st)
+		return st;
+	st = &s->stmts[0];
+	for (int i = 0; i < PG_STMTS; i++) {
+		if (!s->stmts[i].used)
+			return &s->stmts[i];
+		if (s->stmts[i].lru < st->lru)
+			st = &s->stmts[i];
+	}
+	return st;
+}
+
+static struct pg_portal *portal_find(struct pg_state *s, uint64_t h)
+{
+	for (int i = 0; i < PG_PORTALS; i++)
+		if (s->portals[i].used && s->portals[i].name_hash == h)
+			return &s->portals[i];
+	return NULL;
+}
+
+static struct pg_portal *portal_slot(struct pg_state *s, uint64_t h)
+{
+	struct pg_portal *p = portal_find(s, h);
+
+	if (p)
+		return p;
+	p = &s->portals[0];
+	for (int i = 0; i < PG_PORTALS; i++) {
+		if (!s->portals[i].used)
+			return &s->portals[i];
+		if (s->portals[i].lru < p->lru)
+			p = &s->portals[i];
+	}
+	return p;
+}
+
+/* ---- request messages ----------------------------------------------------- */
+
+static void summarize(struct pg_state *s, const uint8_t *sql, size_t n, char *op, char *target,
+		      char *statement)
+{
+	enav_l7_sql_summarize((const char *)sql, n, op, ENAV_L7_OPERATION_MAX, target,
+			      ENAV_L7_TARGET_MAX, s->sanitized ? statement : NULL,
+			      s->sanitized ? ENAV_L7_STATEMENT_MAX : 0);
+	if (!s->sanitized)
+		statement[0] = '\0';
+}
+
+static void on_parse(struct pg_state *s, const uint8_t *b, size_t n)
+{
+	size_t off = 0;
+	long nl = cstr(b, n, &off);
+
+	if (nl < 0)
+		return; /* the name was not captured: the statement stays unknown */
+	uint64_t h = name_hash(b, (size_t)nl);
+	size_t qoff = off;
+	long ql = cstr(b, n, &off);
+	size_t qn = ql < 0 ? n - qoff : (size_t)ql;
+	struct pg_stmt *st = stmt_slot(s, h);
+
+	st->used = true;
+	st->name_hash = h;
+	st->lru = ++s->lru_clock;
+	summarize(s, b + qoff, qn, st->operation, st->target, st->statement);
+}
+
+static void on_bind(struct pg_state *s, const uint8_t *b, size_t n)
+{
+	size_t off = 0;
+	long pl = cstr(b, n, &off);
+
+	if (pl < 0)
+		return;
+	uint64_t ph = name_hash(b, (size_t)pl);
+	size_t soff = off;
+	long sl = cstr(b, n, &off);
+	struct pg_portal *p = portal_slot(s, ph);
+
+	if (sl < 0) {
+		p->used = false; /* statement unknown: a later Execute is a miss */
+		return;
+	}
+	p->used = true;
+	p->name_hash = ph;
+	p->stmt_hash = name_hash(b + soff, (size_t)sl);
+	p->lru = ++s->lru_clock;
+}
+
+static void on_close(struct pg_state *s, const uint8_t *b, size_t n)
+{
+	size_t off = 1;
+
+	if (n < 1)
+		return;
+	long l = cstr(b, n, &off);
+
+	if (l < 0)
+		return;
+	uint64_t h = name_hash(b + 1, (size_t)l);
+
+	if (b[0] == 'S') {
+		struct pg_stmt *st = stmt_find(s, h);
+
+		if (st)
+			st->used = false;
+	} else if (b[0] == 'P') {
+		struct pg_portal *p = portal_find(s, h);
+
+		if (p)
+			p->used = false;
+	}
+}
+
+static void on_execute(struct pg_state *s, const uint8_t *b, size_t n,
+		       const struct enav_l7_sink *out)
+{
+	struct pg_stmt *st = NULL;
+	size_t off = 0;
+	long pl = cstr(b, n, &off);
+
+	if (pl >= 0) {
+		struct pg_portal *p = portal_find(s, name_hash(b, (size_t)pl));
+
+		if (p) {
+			p->lru = ++s->lru_clock;
+			st = stmt_find(s, p->stmt_hash);
+		}
+	}
+	struct pg_op *o = push_op(s, PG_EXEC, out);
+
+	if (!o)
+		return;
+	if (st) {
+		st->lru = ++s->lru_clock;
+		memcpy(o->operation, st->operation, sizeof(o->operation));
+		memcpy(o->target, st->target, sizeof(o->target));
+		memcpy(o->statement, st->statement, sizeof(o->statement));
+	} else {
+		s->stmt_misses++;
+		memcpy(o->operation, "EXECUTE", sizeof("EXECUTE"));
+	}
+}
+
+static bool accumulates(uint8_t t)
+{
+	return t != 'S' && t != 'X' && t != 'p' && t != 'd' && t != 'c' && t != 'f';
+}
+
+static void request_message(struct pg_state *s, struct pg_reader *r, const struct enav_l7_sink *out)
+{
+	const uint8_t *b = s->req_buf;
+	size_t n = r->buf_n;
+	uint64_t wire = (uint64_t)r->len + (r->type ? 1 : 0);
+
+	if (r->type == 0) { /* start-up packet: hdr holds length and code */
+		uint32_t code = be32(r->hdr + 4);
+
+		if (code == PG_SSL_CODE || code == PG_GSS_CODE) {
+			push_marker(s, PG_SSLANS, out);
+		} else if (code != PG_CANCEL_CODE) {
+			push_marker(s, PG_STARTUP, out);
+			s->typed = true;
+		}
+		return;
+	}
+	if (accumulates(r->type))
+		s->acc_bytes += wire;
+	switch (r->type) {
+	case 'Q': {
+		struct pg_op *o = push_op(s, PG_SIMPLE, out);
+
+		if (o) {
+			const uint8_t *z = memchr(b, 0, n);
+
+			summarize(s, b, z ? (size_t)(z - b) : n, o->operation, o->target,
+				  o->statement);
+		}
+		break;
+	}
+	case 'F': {
+		struct pg_op *o = push_op(s, PG_FUNC, out);
+
+		if (o)
+			memcpy(o->operation, "FUNCTION_CALL", sizeof("FUNCTION_CALL"));
+		break;
+	}
+	case 'P':
+		on_parse(s, b, n);
+		break;
+	case 'B':
+		on_bind(s, b, n);
+		break;
+	case 'E':
+		on_execute(s, b, n, out);
+		break;
+	case 'C':
+		on_close(s, b, n);
+		break;
+	case 'S':
+		s->acc_active = false;
+		push_marker(s, PG_SYNC, out);
+		break;
+	case 'd':
+	case 'c':
+	case 'f': {
+		struct pg_op *o = tail_op(s);
+
+		if (o)
+			o->req_bytes += wire;
+		break;
+	}
+	default: /* Describe, Flush: part of the next op; Terminate, password */
+		break;
+	}
+}
+
+/* ---- response messages ---------------------------------------------------- */
+
+static void set_status(char *dst, const uint8_t *s, size_t n, const struct enav_l7_sink *out)
+{
+	if (enav_l7_copy_text(dst, ENAV_L7_STATUS_MAX, s, n))
+		out->stats->truncated_fields++;
+}
+
+/* First word of a CommandComplete tag. */
+static void tag_word(char *dst, const uint8_t *b, size_t n, const struct enav_l7_sink *out)
+{
+	size_t w = 0;
+
+	while (w < n && b[w] != 0 && b[w] != ' ')
+		w++;
+	set_status(dst, b, w, out);
+}
+
+/* The SQLSTATE field 'C' of an ErrorResponse; "" when not captured. */
+static void sqlstate(char *dst, const uint8_t *b, size_t n, const struct enav_l7_sink *out)
+{
+	size_t off = 0;
+
+	dst[0] = '\0';
+	while (off < n && b[off] != 0) {
+		uint8_t code = b[off++];
+		size_t v = off;
+		long l = cstr(b, n, &off);
+
+		if (l < 0)
+			return;
+		if (code == 'C') {
+			set_status(dst, b + v, (size_t)l, out);
+			return;
+		}
+	}
+}
+
+static void response_message(struct pg_state *s, struct pg_reader *r, uint64_t ts,
+			     const struct enav_l7_sink *out)
+{
+	const uint8_t *b = s->resp_buf;
+	size_t n = r->buf_n;
+	uint64_t wire = (uint64_t)r->len + 1;
+	struct pg_slot *fs = front(s);
+	struct pg_op *o = front_op(s);
+
+	if (o) {
+		o->resp_bytes += wire;
+		o->resp_started = true;
+	}
+	switch (r->type) {
+	case 'Z':
+		s->resp_lost = false;
+		if (!fs) {
+			if (!s->unmatched_open)
+				out->stats->unmatched_responses++;
+			s->unmatched_open = false;
+			break;
+		}
+		s->unmatched_open = false;
+		while (s->count) {
+			fs = front(s);
+			uint8_t k = fs->kind;
+
+			if (k == PG_SIMPLE || k == PG_FUNC) {
+				struct pg_op *fo = &s->ops[fs->op];
+
+				fo->end_ns = ts;
+				emit(s, fo, true, out);
+				pop_front(s);
+				break;
+			}
+			if (k == PG_EXEC) { /* skipped after an error, or never answered */
+				struct pg_op *fo = &s->ops[fs->op];
+
+				if (fo == o) /* the ReadyForQuery is not its response */
+					fo->resp_bytes -= wire;
+				s->skipped++;
+				emit(s, fo, false, out);
+				pop_front(s);
+				continue;
+			}
+			pop_front(s); /* Sync, start-up (or a stale SSL marker) */
+			if (k == PG_SYNC || k == PG_STARTUP)
+				break;
+		}
+		break;
+	case 'C':
+	case 'I':
+	case 's':
+		if (!fs) {
+			if (!s->unmatched_open)
+				out->stats->unmatched_responses++;
+			s->unmatched_open = true;
+			break;
+		}
+		if (!o)
+			break;
+		if (fs->kind == PG_EXEC) {
+			if (r->type == 'C')
+				tag_word(o->status, b, n, out);
+			else if (r->type == 's')
+				memcpy(o->status, "SUSPENDED", sizeof("SUSPENDED"));
+			o->end_ns = ts;
+			emit(s, o, true, out);
+			pop_front(s);
+		} else if (r->type == 'C' && !o->error) {
+			tag_word(o->status, b, n, out);
+		}
+		break;
+	case 'E':
+		if (!fs) {
+			if (!s->unmatched_open)
+				out->stats->unmatched_responses++;
+			s->unmatched_open = true;
+			break;
+		}
+		if (!o)
+			break; /* start-up failure, or an error at Sync */
+		if (!o->error) {
+			o->error = true;
+			sqlstate(o->status, b, n, out);
+		}
+		if (fs->kind == PG_EXEC) {
+			o->end_ns = ts;
+			emit(s, o, true, out);
+			pop_front(s);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- framing -------------------------------------------------------------- */
+
+static bool is_terminator(uint8_t k)
+{
+	return k == PG_SIMPLE || k == PG_FUNC || k == PG_SYNC || k == PG_STARTUP;
+}
+
+/*
+ * Response bytes were lost before this fragment: they may have held whole
+ * responses.  A client that does not pipeline has only its last request
+ * unit (a Query, or the Execute batch up to its Sync) in flight when the
+ * response stream resumes, so every older unit is emitted without its
+ * response; otherwise the next response would be paired with an old op.
+ */
+static void flush_answered(struct pg_state *s, const struct enav_l7_sink *out)
+{
+	uint32_t keep_from = 0;
+
+	for (uint32_t i = 0; i + 1 < s->count; i++)
+		if (is_terminator(slot_at(s, i)->kind))
+			keep_from = i + 1;
+	while (keep_from--) {
+		struct pg_slot *sl = front(s);
+
+		if (is_op_kind(sl->kind))
+			emit(s, &s->ops[sl->op], false, out);
+		pop_front(s);
+	}
+}
+
+/* Loss of framing on one stream: drop the partial message, resync later. */
+static void lose(struct pg_state *s, enum enav_l7_stream dir, const struct enav_l7_sink *out)
+{
+	struct pg_reader *r = &s->rd[dir];
+
+	r->in_msg = false;
+	if (!r->resync) {
+		r->resync = true;
+		out->stats->resyncs++;
+	}
+	if (dir == ENAV_L7_REQUEST) {
+		s->acc_active = false;
+	} else if (s->count) {
+		s->resp_lost = true;
+		/* an SSL answer cannot be waited for any more */
+		if (front(s)->kind == PG_SSLANS)
+			pop_front(s);
+	}
+}
+
+/* Is d[i..cap) a plausible chain of message headers? */
+static bool chain_ok(enum enav_l7_stream dir, const uint8_t *d, size_t i, size_t cap,
+		     bool frag_start)
+{
+	size_t j = i;
+	int n = 0;
+	bool strong = false;
+
+	while (j + 5 <= cap && n < PG_CHAIN_MAX) {
+		uint32_t len = be32(d + j + 1);
+
+		if (!valid_header(dir, d[j], len))
+			return false;
+		if (n == 0)
+			strong = strong_type(dir, d[j], len);
+		if (d[j] == 'Z' && dir == ENAV_L7_RESPONSE && j + 5 < cap && d[j + 5] != 'I' &&
+		    d[j + 5] != 'T' && d[j + 5] != 'E')
+			return false;
+		n++;
+		j += (size_t)len + 1;
+	}
+	if (n == 0)
+		return false;
+	if (j < cap && j + 5 > cap && n < PG_CHAIN_MAX && !type_known(dir, d[j]))
+		return false;
+	return frag_start || n >= 2 || strong;
+}
+
+/* A start-up packet at d[i]? */
+static bool startup_at(const uint8_t *d, size_t i, size_t cap)
+{
+	return i + 8 <= cap && valid_startup(be32(d + i), be32(d + i + 4));
+}
+
+/* Where framing can restart in d[from..cap), or -1. */
+static long find_start(struct pg_state *s, enum enav_l7_stream dir, const uint8_t *d, size_t from,
+		       size_t cap)
+{
+	if (dir == ENAV_L7_REQUEST && from == 0 && startup_at(d, 0, cap)) {
+		s->typed = false;
+		return 0;
+	}
+	for (size_t i = from; i + 5 <= cap; i++) {
+		if (!valid_header(dir, d[i], be32(d + i + 1)))
+			continue;
+		if (chain_ok(dir, d, i, cap, i == 0)) {
+			if (dir == ENAV_L7_REQUEST)
+				s->typed = true;
+			return (long)i;
+		}
+	}
+	return -1;
+}
+
+static void feed_stream(struct pg_state *s, const struct enav_l7_fragment *f,
+			const struct enav_l7_sink *out)
+{
+	enum enav_l7_stream dir =
+	    f->stream == ENAV_L7_RESPONSE ? ENAV_L7_RESPONSE : ENAV_L7_REQUEST;
+	struct pg_reader *r = &s->rd[dir];
+	const uint8_t *d = f->data;
+	size_t cap = f->data ? f->captured : 0;
+	size_t len = f->len > cap ? f->len : cap;
+	size_t pos = 0;
+	uint8_t *buf = dir == ENAV_L7_REQUEST ? s->req_buf : s->resp_buf;
+	size_t buf_cap = dir == ENAV_L7_REQUEST ? PG_REQ_CAP : PG_RESP_CAP;
+
+	if (f->gap) {
+		if (dir == ENAV_L7_RESPONSE)
+			flush_answered(s, out);
+		lose(s, dir, out);
+	}
+	while (pos < len && !s->encrypted) {
+		if (r->resync) {
+			if (pos >= cap)
+				return;
+			long i = find_start(s, dir, d, pos, cap);
+
+			if (i < 0)
+				return;
+			pos = (size_t)i;
+			r->resync = false;
+		}
+		if (!r->in_msg) {
+			struct pg_slot *fs = front(s);
+
+			if (dir == ENAV_L7_RESPONSE && fs && fs->kind == PG_SSLANS) {
+				if (pos >= cap) {
+					lose(s, dir, out);
+					return;
+				}
+				uint8_t a = d[pos];
+
+				pop_front(s);
+				if (a == 'S' || a == 'G') {
+					s->encrypted = true;
+					return;
+				}
+				if (a == 'N') {
+					pos++;
+					continue;
+				}
+				/* an old server's ErrorResponse: read it as a message */
+			}
+			r->in_msg = true;
+			r->hdr_n = 0;
+			r->hdr_need = dir == ENAV_L7_REQUEST && !s->typed ? 8 : 5;
+			r->buf_n = 0;
+			r->body_incomplete = false;
+			r->start_ns = f->ts_ns;
+			r->has_seq = f->has_seq;
+			r->seq = f->seq + (uint32_t)pos;
+		}
+		if (r->hdr_n < r->hdr_need) {
+			if (pos >= cap) { /* the next header is in the uncaptured tail */
+				lose(s, dir, out);
+				return;
+			}
+			while (r->hdr_n < r->hdr_need && pos < cap)
+				r->hdr[r->hdr_n++] = d[pos++];
+			if (r->hdr_n < r->hdr_need)
+				continue;
+			if (r->hdr_need == 8) {
+				r->type = 0;
+				r->len = be32(r->hdr);
+				if (!valid_startup(r->len, be32(r->hdr + 4))) {
+					/* joined after the start-up: try typed messages */
+					out->stats->parse_errors++;
+					s->typed = true;
+					lose(s, dir, out);
+					continue;
+				}
+				r->left = r->len - 8;
+			} else {
+				r->type = r->hdr[0];
+				r->len = be32(r->hdr + 1);
+				if (!valid_header(dir, r->type, r->len)) {
+					out->stats->parse_errors++;
+					lose(s, dir, out);
+					continue;
+				}
+				r->left = r->len - 4;
+				if (dir == ENAV_L7_REQUEST && accumulates(r->type) &&
+				    !s->acc_active) {
+					s->acc_active = true;
+					s->acc_start_ns = r->start_ns;
+					s->acc_has_seq = r->has_seq;
+					s->acc_seq = r->seq;
+					s->acc_bytes = 0;
+				}
+			}
+		}
+		size_t take = r->left < len - pos ? r->left : len - pos;
+
+		if (take) {
+			size_t vis = pos < cap ? (take < cap - pos ? take : cap - pos) : 0;
+			size_t room = buf_cap - r->buf_n;
+			size_t keep = vis < room ? vis : room;
+
+			memcpy(buf + r->buf_n, d + pos, keep);
+			r->buf_n += (uint32_t)keep;
+			if (vis < take && r->buf_n < buf_cap)
+				r->body_incomplete = true;
+			pos += take;
+			r->left -= (uint32_t)take;
+		}
+		if (r->left == 0) {
+			r->in_msg = false;
+			if (dir == ENAV_L7_REQUEST)
+				request_message(s, r, out);
+			else
+				response_message(s, r, f->ts_ns, out);
+		}
+	}
+}
+
+/* ---- ops ------------------------------------------------------------------ */
+
+static bool pg_detect(const uint8_t *d, size_t n, enum enav_l7_stream stream)
+{
+	if (stream != ENAV_L7_REQUEST || !d || n < 8)
+		return false;
+	uint32_t len = be32(d), code = be32(d + 4);
+
+	if (len < 8 || len > 10000)
+		return false;
+	return code == 0x00030000u || code == PG_SSL_CODE || code == PG_GSS_CODE;
+}
+
+static int pg_init(void *state, const struct enav_l7_options *opt)
+{
+	struct pg_state *s = state;
+
+	memset(s, 0, sizeof(*s));
+	s->max_pending = enav_l7_max_pending(opt);
+	s->sanitized = opt && opt->sanitized_statement;
+	return 0;
+}
+
+static void pg_feed(void *state, const struct enav_l7_fragment *f, const struct enav_l7_sink *out)
+{
+	if (!state || !f || !out)
+		return;
+	feed_stream(state, f, out);
+}
+
+static void pg_finish(void *state, const struct enav_l7_sink *out)
+{
+	struct pg_state *s = state;
+
+	if (!s || !out)
+		return;
+	flush_pending(s, out);
+}
+
+const struct enav_l7_parser_ops enav_l7_postgres_ops = {
+    .protocol = ENAV_L7_POSTGRES,
+    .name = "postgresql",
+    .state_size = sizeof(struct pg_state),
+    .detect = pg_detect,
+    .init = pg_init,
+    .feed = pg_feed,
+    .finish = pg_finish,
+};

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "features/process/exec_source.h"
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform/clock.h"
+#include "platform/log.h"
+#include "exec_perf.skel.h"
+#include "exec_ringbuf.skel.h"
+#include "runtime/event_decode.h"
+#include "runtime/bpf_source.h"
+#include "platform/tracefs.h"
+
+ENAV_SKEL_OPS(exec_ringbuf);
+ENAV_SKEL_OPS(exec_perf);
+
+struct exec_source {
+	struct enav_bpf_source bpf;
+};
+
+static void exit_status(uint32_t status, struct enav_process_signal *p)
+{
+	p->has_exit = true;
+	if (status & 0x7f) {
+		p->exit_signal = (int32_t)(status & 0x7f);
+		p->core_dumped = (status & 0x80) != 0;
+	} else {
+		p->exit_code = (int32_t)((status >> 8) & 0xff);
+	}
+}
+
+static const char *cred_syscall_name(uint32_t nr)
+{
+	switch (nr) {
+	case 105:
+		return "setuid";
+	case 113:
+		return "setreuid";
+	case 117:
+		return "setresuid";
+	case 106:
+		return "setgid";
+	case 114:
+		return "setregid";
+	case 119:
+		return "setresgid";
+	default:
+		return "capset";
+	}
+}
+
+static struct enav_signal *cred_signal(struct enav_bpf_source *bpf,
+				       const struct enav_decoded_event *ev)
+{
+	struct enav_signal *s = enav_bpf_source_signal(bpf, ENAV_SIGNAL_CRED_CHANGE, 0, &ev->hdr);
+	if (!s)
+		return NULL;
+	struct enav_process_signal *p = &s->process;
+	p->uid = ev->cred.uid;
+	p->gid = ev->cred.gid;
+	p->has_creds = true;
+	memcpy(p->comm, ev->cred.comm, sizeof(p->comm));
+	p->start_boot_ns = ev->cred.start_boot_ns;
+	p->start_time_unix_ns = enav_clock_boot_to_unix_ns(ev->cred.start_boot_ns);
+	s->cred = (struct enav_cred_signal){.syscall = cred_syscall_name(ev->cred.syscall),
+					    .euid = ev->cred.euid,
+					    .suid = ev->cred.suid,
+					    .fsuid = ev->cred.fsuid,
+					    .egid = ev->cred.egid,
+					    .cap_effective = ev->cred.cap_effective};
+	return s;
+}
+
+static struct enav_signal *build_signal(struct enav_bpf_source *bpf,
+					const struct enav_decoded_event *ev)
+{
+	if (ev->type == ENAV_EVENT_CRED_CHANGE)
+		return cred_signal(bpf, ev);
+	bool exec = ev->type == ENAV_EVENT_PROCESS_EXEC;
+	struct enav_signal *s =
+	    enav_bpf_source_signal(bpf, exec ? ENAV_SIGNAL_PROCESS_EXEC : ENAV_SIGNAL_PROCESS_EXIT,
+				   exec ? ev->exec.argv_len : 0, &ev->hdr);
+	if (!s)
+		return NULL;
+	struct enav_process_signal *p = &s->process;
+	if (exec) {
+		p->ppid = ev->exec.ppid;
+		p->uid = ev->exec.uid;
+		p->gid = ev->exec.gid;
+		p->has_creds = true;
+		memcpy(p->comm, ev->exec.comm, sizeof(p->comm));
+		p->start_boot_ns = ev->exec.start_boot_ns;
+		p->start_time_unix_ns = enav_clock_boot_to_unix_ns(ev->exec.start_boot_ns);
+		memcpy(p->filename, ev->exec.filename, ev->exec.filename_len + 1u);
+		p->filename_truncated = ev->exec.flags & ENAV_EXEC_FILENAME_TRUNCATED;
+		if (ev->exec.flags & ENAV_EXEC_FILENAME_FAULT)
+			enav_signal_warn(s, "filename", "kernel_read_fault");
+		else
+			p->has_filename = true;
+		if (ev->exec.exe_len > 0 && ev->exec.exe[0] == '/') {
+			memcpy(p->exe, ev->exec.exe, ev->exec.exe_len + 1u);
+			p->has_exe = true;
+		} else {
+			enav_signal_warn(s, "exe", "path_exceeds_kernel_walk_bounds");
+		}
+		if (ev->exec.flags & ENAV_EXEC_ARGV_FAULT) {
+			enav_signal_warn(s, "argv", "user_memory_unreadable");
+		} else {
+			p->has_argv = true;
+			p->argv_truncated = ev->exec.flags & ENAV_EXEC_ARGV_TRUNCATED;
+			p->argv_len = ev->exec.argv_len;
+			memcpy(s->argv, ev->exec.argv, ev->exec.argv_len);
+		}
+	} else {
+		p->ppid = ev->exit.ppid;
+		memcpy(p->comm, ev->exit.comm, sizeof(p->comm));
+		p->start_boot_ns = ev->exit.start_boot_ns;
+		p->start_time_unix_ns = enav_clock_boot_to_unix_ns(ev->exit.start_boot_ns);
+		exit_status(ev->exit.exit_code, p);
+		if (ev->hdr.boot_time_ns >= ev->exit.start_boot_ns)
+			p->lifetime_ns = ev->hdr.boot_time_ns - ev->exit.start_boot_ns;
+	}
+	return s;
+}
+
+static void on_event(void *ctx, const void *data, size_t size)
+{
+	struct exec_source *src = ctx;
+	struct enav_decoded_event ev;
+	if (!enav_bpf_source_decode(&src->bpf, data, size, &ev))
+		return;
+	struct enav_signal *s = build_signal(&src->bpf, &ev);
+	if (s)
+		enav_agent_emit(src->bpf.agent, s);
+}
+
+static void exec_stop(void *state)
+{
+	struct exec_source *src = state;
+	if (!src)
+		return;
+	enav_bpf_source_close(&src->bpf);
+	free(src);
+}
+
+/* Read-only globals differ in type per skeleton, not in layout. */
+static void configure(void *ctx)
+{
+	struct exec_source *src = ctx;
+	const struct enav_config *cfg = &src->bpf.agent->cfg;
+	bool ringbuf = src->bpf.agent->decisions.transport == ENAV_TRANSPORT_RINGBUF;
+	if (ringbuf) {
+		struct exec_ringbuf *k = src->bpf.skel;
+		k->rodata->enav_argv_max = cfg->exec.argv_max_bytes;
+		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
+	} else {
+		struct exec_perf *k = src->bpf.skel;
+		k->rodata->enav_argv_max = cfg->exec.argv_max_bytes;
+		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
+	}
+}
+
+static int exec_start(struct enav_agent *a, void **state, char *err, size_t errlen)
+{
+	struct exec_source *src = calloc(1, sizeof(*src));
+	if (!src)
+		return -ENOMEM;
+	*state = src;
+	src->bpf.event_types = (1u << ENAV_EVENT_PROCESS_EXEC) | (1u << ENAV_EVENT_PROCESS_EXIT) |
+			       (1u << ENAV_EVENT_CRED_CHANGE);
+	/* Credential changes come from syscall tracepoints, which need tracefs:
+	 * mounted when missing; a kernel without them runs without the hook. */
+	enav_tracefs_ensure();
+	src->bpf.optional_prefix = "enav_cred_";
+	int rc = enav_bpf_source_open(&src->bpf, a, "exec", &exec_ringbuf_ops, &exec_perf_ops, err,
+				      errlen);
+	if (rc)
+		return rc;
+	src->bpf.configure = configure;
+	src->bpf.configure_ctx = src;
+	configure(src);
+	/* No configuration key: credential changes come with exec capture. */
+	enav_bpf_source_feature(&src->bpf, "credential_changes", "enav_cred_", NULL, NULL, true);
+	return enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
+}
+
+bool enav_exec_source_enabled(const struct enav_config *cfg)
+{
+	return cfg->exec.enabled;
+}
+
+const struct enav_source_ops enav_exec_source_ops = {
+    .start = exec_start,
+    .stop = exec_stop,
+    .metrics = NULL, /* rendered with every BPF source by enav_bpf_sources_render */
+};

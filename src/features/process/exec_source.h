@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Process exec/exit source: bpf/process/exec.bpf.c on the user side. */
+#ifndef ENAV_FEATURES_PROCESS_EXEC_SOURCE_H
+#define ENAV_FEATURES_PROCESS_EXEC_SOURCE_H
+
+#include "runtime/agent.h"
+
+extern const struct enav_source_ops enav_exec_source_ops;
+bool enav_exec_source_enabled(const struct enav_config *cfg);
+
+#endif

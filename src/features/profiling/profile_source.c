@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Profiling source: loads bpf/profiling/profile.bpf.c, opens one sampling perf event
+ * per CPU for the CPU profile, and drains the kernel's aggregation map into
+ * the profile store every profiling.drain_ms (and on demand, when an HTTP
+ * profile request opens and closes its window); every profiling.interval_ms
+ * the interval's profiles go to the spool and to Pyroscope.  Its own thread does the
+ * draining and the mapping snapshots, so the capture loop never waits on it.
+ */
+#include "features/profiling/profile_source.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "platform/clock.h"
+#include "platform/log.h"
+#include "features/profiling/profile_store.h"
+#include "profile_perf.skel.h"
+#include "profile_ringbuf.skel.h"
+#include "features/profiling/profile_spool.h"
+#include "exporters/pyroscope/pyroscope.h"
+#include "runtime/bpf_source.h"
+#include "platform/tracefs.h"
+#include "features/profiling/pprof_pull.h"
+
+ENAV_SKEL_OPS(profile_ringbuf);
+ENAV_SKEL_OPS(profile_perf);
+
+#define TASK_RING 1024
+
+struct pending_task {
+	uint32_t tgid;
+	uint16_t exec_gen;
+	char comm[ENAV_COMM_LEN];
+};
+
+struct profile_source {
+	struct enav_bpf_source bpf;
+	struct enav_agent *agent;
+	struct enav_profile_store *store;
+	const char *event_name;
+	int n_perf;
+	int *perf_fds;
+	struct bpf_link **perf_links;
+	int counts_fd, stacks_fd, counters_fd;
+	uint32_t depth;
+	uint32_t count_cap;
+	bool offcpu, futex;
+	/* profiler thread */
+	pthread_t thread;
+	bool thread_started;
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	bool stop;
+	struct pending_task ring[TASK_RING];
+	uint32_t ring_head, ring_len;
+	/* interval exporters (profiler thread only) */
+	struct enav_profile_spool *spool;
+	struct enav_pyroscope *pyroscope;
+	struct enav_pprof_pull *pull;
+	uint64_t interval_from_mono, interval_from_unix;
+	/* drain state (under the store's drain lock) */
+	uint64_t last_drain_mono, last_drain_unix;
+	struct enav_profile_stack *stack;	 /* one stack read back */
+	const char *allow[ENAV_CONFIG_LIST_MAX]; /* profiling.filter.allow, borrowed */
+	struct enav_profile_key *keys;
+	struct enav_profile_value *vals;
+	uint64_t *kips, *uips;
+	/* self-accounting */
+	_Atomic uint64_t drains, drain_ns, stacks_missing, tasks_dropped, batch_failures, records;
+};
+
+static void on_event(void *ctx, const void *data, size_t size)
+{
+	struct profile_source *src = ctx;
+	struct enav_decoded_event ev;
+	/* The shared decoder checks hdr.size against what arrived and against
+	 * the event's own size, and counts the event or its decode error. */
+	if (!enav_bpf_source_decode(&src->bpf, data, size, &ev))
+		return;
+	/* Hand over to the profiler thread: snapshots read /proc, not for this loop. */
+	pthread_mutex_lock(&src->lock);
+	if (src->ring_len == TASK_RING) {
+		atomic_fetch_add(&src->tasks_dropped, 1);
+	} else {
+		struct pending_task *t = &src->ring[(src->ring_head + src->ring_len) % TASK_RING];
+		t->tgid = ev.hdr.pid;
+		t->exec_gen = ev.profile_task.exec_gen;
+		snprintf(t->comm, sizeof(t->comm), "%s", ev.profile_task.comm);
+		src->ring_len++;
+		pthread_cond_signal(&src->cv);
+	}
+	pthread_mutex_unlock(&src->lock);
+}
+
+/* Read one stack by hash (leaf first); 0 frames when there is none or it is
+ * gone (the kernel's LRU evicted it). */
+static uint16_t read_stack(struct profile_source *src, uint64_t hash, uint64_t *ips, bool *missing)
+{
+	if (!hash)
+		return 0;
+	if (bpf_map_lookup_elem(src->stacks_fd, &hash, src->stack) != 0) {
+		*missing = true;
+		return 0;
+	}
+	uint32_t n = src->stack->n;
+	if (n > src->depth)
+		n = src->depth;
+	memcpy(ips, src->stack->ips, n * sizeof(uint64_t));
+	return (uint16_t)n;
+}
+
+/* Called with the store's drain lock held (one drain at a time). */
+static int drain(void *ctx, uint64_t *drained_to)
+{
+	struct profile_source *src = ctx;
+	uint64_t t0 = enav_clock_mono_ns();
+	uint64_t now_unix = enav_clock_unix_ns();
+	struct enav_profile_batch *b =
+	    enav_profile_batch_new(src->last_drain_mono, src->last_drain_unix);
+	if (!b) {
+		atomic_fetch_add(&src->batch_failures, 1);
+		return -ENOMEM;
+	}
+	/* Keys first, then take each one out: new samples land in fresh entries. */
+	uint32_t n = 0;
+	struct enav_profile_key *prev = NULL;
+	while (n < src->count_cap &&
+	       bpf_map_get_next_key(src->counts_fd, prev, &src->keys[n]) == 0) {
+		prev = &src->keys[n];
+		n++;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct enav_profile_key *k = &src->keys[i];
+		struct enav_profile_value v;
+		if (bpf_map_lookup_and_delete_elem(src->counts_fd, k, &v) != 0) {
+			if (bpf_map_lookup_elem(src->counts_fd, k, &v) != 0)
+				continue;
+			bpf_map_delete_elem(src->counts_fd, k);
+		}
+		bool missing = false;
+		uint16_t nk = read_stack(src, k->kernel_stack, src->kips, &missing);
+		uint16_t nu = read_stack(src, k->user_stack, src->uips, &missing);
+		if (missing)
+			atomic_fetch_add(&src->stacks_missing, 1);
+		struct enav_profile_record r = {.tgid = k->tgid,
+						.kind = k->kind,
+						.exec_gen = k->exec_gen,
+						.cgroup_id = k->cgroup_id,
+						.count = v.count,
+						.total_ns = v.total_ns};
+		if (!enav_profile_batch_add(b, &r, src->kips, nk, src->uips, nu))
+			atomic_fetch_add(&src->batch_failures, 1);
+	}
+	b->end_mono_ns = enav_clock_mono_ns();
+	atomic_fetch_add(&src->records, b->n_recs);
+	src->last_drain_mono = b->end_mono_ns;
+	src->last_drain_unix = now_unix;
+	*drained_to = b->end_mono_ns;
+	enav_profile_store_add(src->store, b);
+	atomic_fetch_add(&src->drains, 1);
+	atomic_fetch_add(&src->drain_ns, enav_clock_mono_ns() - t0);
+	return 0;
+}
+
+/* The periodic drain closes an interval: the spool and Pyroscope get it. */
+static void export_interval(struct profile_source *src)
+{
+	uint64_t to;
+	if (enav_profile_store_drain(src->store, &to) != 0)
+		return;
+	uint64_t to_unix = enav_clock_unix_ns();
+	uint32_t kinds = (1u << ENAV_PROFILE_CPU) | (src->offcpu ? 1u << ENAV_PROFILE_OFFCPU : 0) |
+			 (src->futex ? 1u << ENAV_PROFILE_FUTEX : 0);
+	enav_profile_spool_interval(src->spool, src->store, kinds, src->interval_from_mono, to,
+				    to_unix);
+	enav_pyroscope_interval(src->pyroscope, src->interval_from_mono, to,
+				src->interval_from_unix, to_unix);
+	src->interval_from_mono = to;
+	src->interval_from_unix = to_unix;
+}
+
+static void *profiler_thread(void *arg)
+{
+	struct profile_source *src = arg;
+	uint64_t interval = (uint64_t)src->agent->cfg.profiling.interval_ms * 1000000ull;
+	uint64_t drain_every = (uint64_t)src->agent->cfg.profiling.drain_ms * 1000000ull;
+	uint64_t next = enav_clock_mono_ns() + interval;
+	uint64_t next_drain = enav_clock_mono_ns() + drain_every;
+	pthread_mutex_lock(&src->lock);
+	while (!src->stop) {
+		while (src->ring_len) {
+			struct pending_task t = src->ring[src->ring_head];
+			src->ring_head = (src->ring_head + 1) % TASK_RING;
+			src->ring_len--;
+			pthread_mutex_unlock(&src->lock);
+			enav_profile_store_task(src->store, t.tgid, t.exec_gen, t.comm);
+			pthread_mutex_lock(&src->lock);
+		}
+		uint64_t now = enav_clock_mono_ns();
+		if (now >= next) {
+			pthread_mutex_unlock(&src->lock);
+			export_interval(src);
+			pthread_mutex_lock(&src->lock);
+			next = now + interval;
+			next_drain = now + drain_every;
+			continue;
+		}
+		if (now >= next_drain) {
+			/* Keep the kernel maps small between intervals: the store
+			 * aggregates, the count map only holds one drain's keys. */
+			pthread_mutex_unlock(&src->lock);
+			uint64_t to;
+			enav_profile_store_drain(src->store, &to);
+			pthread_mutex_lock(&src->lock);
+			next_drain = now + drain_every;
+			continue;
+		}
+		uint64_t wait = (next < next_drain ? next : next_drain) - now;
+		if (wait > 200000000ull)
+			wait = 200000000ull;
+		struct timespec ts = enav_clock_deadline(CLOCK_REALTIME, wait);
+		if (!src->ring_len && !src->stop)
+			pthread_cond_timedwait(&src->cv, &src->lock, &ts);
+	}
+	pthread_mutex_unlock(&src->lock);
+	return NULL;
+}
+
+/* One sampling event per CPU; cycles when asked (or auto and available). */
+static int open_perf_events(struct profile_source *src, char *err, size_t errlen)
+{
+	const struct enav_config *cfg = &src->agent->cfg;
+	int ncpus = libbpf_num_possible_cpus();
+	src->perf_fds = calloc(ncpus, sizeof(int));
+	src->perf_links = calloc(ncpus, sizeof(*src->perf_links));
+	if (!src->perf_fds || !src->perf_links)
+		return -ENOMEM;
+	struct bpf_program *prog =
+	    bpf_object__find_program_by_name(src->bpf.obj, "enav_cpu_sample");
+	bool cycles = cfg->profiling.event != ENAV_PROFILE_EVENT_CPU_CLOCK;
+	int opened = 0;
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		struct perf_event_attr attr = {
+		    .size = sizeof(attr),
+		    .type = cycles ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE,
+		    .config = cycles ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_SW_CPU_CLOCK,
+		    .freq = 1,
+		    .sample_freq = cfg->profiling.frequency_hz,
+		};
+		int fd =
+		    (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && cycles && opened == 0 &&
+		    cfg->profiling.event == ENAV_PROFILE_EVENT_AUTO &&
+		    (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV)) {
+			/* No hardware PMU here (a VM): the software clock works everywhere. */
+			cycles = false;
+			cpu--;
+			continue;
+		}
+		if (fd < 0) {
+			if (errno == ENODEV)
+				continue; /* offline CPU */
+			snprintf(err, errlen, "profiling: perf_event_open(%s, cpu %d): %s",
+				 cycles ? "cycles" : "cpu-clock", cpu, strerror(errno));
+			return -errno;
+		}
+		src->perf_fds[src->n_perf] = fd;
+		src->perf_links[src->n_perf] = bpf_program__attach_perf_event(prog, fd);
+		if (!src->perf_links[src->n_perf]) {
+			int rc = -errno;
+			close(fd);
+			snprintf(err, errlen, "profiling: cannot attach the sampler on cpu %d: %s",
+				 cpu, strerror(-rc));
+			return rc;
+		}
+		src->n_perf++;
+		opened++;
+	}
+	src->event_name = cycles ? "cycles" : "cpu-clock";
+	return 0;
+}
+
+static void configure(void *ctx)
+{
+	struct profile_source *src = ctx;
+	const struct enav_config *cfg = &src->agent->cfg;
+	bool ringbuf = src->agent->decisions.transport == ENAV_TRANSPORT_RINGBUF;
+	struct bpf_object *obj = src->bpf.obj;
+	struct bpf_map *stacks = bpf_object__find_map_by_name(obj, "enav_prof_stacks");
+	bpf_map__set_max_entries(stacks, cfg->profiling.stack_map_entries);
+	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_prof_counts"),
+				 cfg->profiling.count_map_entries);
+	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_prof_offcpu_start"),
+				 cfg->profiling.max_pending_waits);
+	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_prof_futex_start"),
+				 cfg->profiling.max_pending_waits);
+	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_prof_tasks"),
+				 cfg->profiling.max_processes);
+#define SET_RODATA(K)                                                                              \
+	do {                                                                                       \
+		K->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;                           \
+		K->rodata->enav_offcpu_min_ns = (uint64_t)cfg->profiling.offcpu_min_us * 1000;     \
+		K->rodata->enav_offcpu_sample_every = cfg->profiling.offcpu_sample_every;          \
+		K->rodata->enav_futex_min_ns = (uint64_t)cfg->profiling.futex_min_us * 1000;       \
+		K->rodata->enav_futex_sample_every = cfg->profiling.futex_sample_every;            \
+		K->rodata->enav_stack_bytes = cfg->profiling.max_stack_depth * 8;                  \
+	} while (0)
+	if (ringbuf) {
+		struct profile_ringbuf *k = src->bpf.skel;
+		SET_RODATA(k);
+	} else {
+		struct profile_perf *k = src->bpf.skel;
+		SET_RODATA(k);
+	}
+#undef SET_RODATA
+}
+
+static int map_fd(struct profile_source *src, const char *name)
+{
+	return bpf_map__fd(bpf_object__find_map_by_name(src->bpf.obj, name));
+}
+
+static int profile_start(struct enav_agent *a, void **state, char *err, size_t errlen)
+{
+	struct profile_source *src = calloc(1, sizeof(*src));
+	if (!src)
+		return -ENOMEM;
+	*state = src;
+	src->agent = a;
+	pthread_mutex_init(&src->lock, NULL);
+	pthread_cond_init(&src->cv, NULL);
+	const struct enav_config *cfg = &a->cfg;
+	src->depth = cfg->profiling.max_stack_depth;
+	src->count_cap = cfg->profiling.count_map_entries;
+	src->keys = calloc(src->count_cap, sizeof(*src->keys));
+	src->kips = calloc(src->depth, sizeof(uint64_t));
+	src->uips = calloc(src->depth, sizeof(uint64_t));
+	src->stack = calloc(1, sizeof(*src->stack));
+	if (!src->keys || !src->kips || !src->uips || !src->stack)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < cfg->profiling.filter_allow.n && i < ENAV_CONFIG_LIST_MAX; i++)
+		src->allow[i] = cfg->profiling.filter_allow.item[i];
+	struct enav_profile_store_config sc = {
+	    .agent = a,
+	    .cgroup2_mount = cfg->attribution.cgroup2_mount[0] ? cfg->attribution.cgroup2_mount
+							       : a->features.cgroup2_mount,
+	    .frequency_hz = cfg->profiling.frequency_hz,
+	    .retention_ms = cfg->profiling.retention_ms,
+	    .max_stored_stacks = cfg->profiling.max_stored_stacks,
+	    .max_stored_bytes = (uint64_t)cfg->profiling.max_store_mb << 20,
+	    .allow = (const char *const *)src->allow,
+	    .n_allow = cfg->profiling.filter_allow.n,
+	    .max_processes = cfg->profiling.max_processes,
+	    .max_elf_files = cfg->profiling.max_elf_files,
+	};
+	src->store = enav_profile_store_new(&sc);
+	if (!src->store) {
+		snprintf(err, errlen, "profiling: cannot allocate the profile store");
+		return -ENOMEM;
+	}
+	/* The agent frees the store after every module, HTTP handlers included. */
+	atomic_store(&a->profiles, src->store);
+	src->bpf.event_types = 1u << ENAV_EVENT_PROFILE_TASK;
+	int rc = enav_bpf_source_open(&src->bpf, a, "profiling", &profile_ringbuf_ops,
+				      &profile_perf_ops, err, errlen);
+	if (rc)
+		return rc;
+	src->bpf.configure = configure;
+	src->bpf.configure_ctx = src;
+	configure(src);
+	enav_bpf_source_feature(&src->bpf, "offcpu", "enav_offcpu", NULL,
+				"profiling.offcpu.enabled", cfg->profiling.offcpu);
+	enav_bpf_source_feature(&src->bpf, "futex", "enav_futex", NULL, "profiling.futex.enabled",
+				cfg->profiling.futex && enav_tracefs_ensure());
+	/* futex_wait(2) arrived in Linux 6.7: its hook is optional. */
+	src->bpf.optional_prefix = "enav_futex2";
+	rc = enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
+	if (rc || a->load_only)
+		return rc;
+	src->offcpu = enav_bpf_source_feature_on(&src->bpf, "offcpu");
+	src->futex = enav_bpf_source_feature_on(&src->bpf, "futex");
+	src->counts_fd = map_fd(src, "enav_prof_counts");
+	src->stacks_fd = map_fd(src, "enav_prof_stacks");
+	src->counters_fd = map_fd(src, "enav_prof_counters");
+	rc = open_perf_events(src, err, errlen);
+	if (rc)
+		return rc;
+	src->last_drain_mono = src->interval_from_mono = enav_clock_mono_ns();
+	src->last_drain_unix = src->interval_from_unix = enav_clock_unix_ns();
+	if (cfg->profiling.spool_dir[0]) {
+		src->spool = enav_profile_spool_open(cfg->profiling.spool_dir,
+						     (uint64_t)cfg->profiling.spool_max_mb << 20,
+						     cfg->profiling.spool_max_age_s, err, errlen);
+		if (!src->spool)
+			return -EINVAL;
+	}
+	if (cfg->profiling.pyroscope_url[0]) {
+		struct enav_pyroscope_config pc = {
+		    .url = cfg->profiling.pyroscope_url,
+		    .app_name = cfg->profiling.pyroscope_app,
+		    .timeout_ms = cfg->profiling.pyroscope_timeout_ms,
+		    .queue_capacity = cfg->profiling.pyroscope_queue,
+		    .max_retries = cfg->profiling.pyroscope_retries,
+		    .frequency_hz = cfg->profiling.frequency_hz,
+		    .offcpu = src->offcpu,
+		    .futex = src->futex,
+		};
+		src->pyroscope = enav_pyroscope_start(&pc, src->store);
+		if (!src->pyroscope) {
+			snprintf(err, errlen, "profiling.pyroscope: cannot start the push worker");
+			return -ENOMEM;
+		}
+	}
+	enav_profile_store_set_drain(src->store, drain, src);
+	if (cfg->profiling.pull) {
+		src->pull = enav_pprof_pull_start(cfg, src->spool, src->pyroscope);
+		if (!src->pull) {
+			snprintf(err, errlen, "profiling.pull: cannot start the pull worker");
+			return -ENOMEM;
+		}
+	}
+	if (pthread_create(&src->thread, NULL, profiler_thread, src) != 0) {
+		snprintf(err, errlen, "profiling: cannot start the profiler thread");
+		return -EAGAIN;
+	}
+	src->thread_started = true;
+	enav_info("profiling: %s at %u Hz on %d CPUs, off-CPU %s, futex %s", src->event_name,
+		  cfg->profiling.frequency_hz, src->n_perf, src->offcpu ? "on" : "off",
+		  src->futex ? "on" : "off");
+	return 0;
+}
+
+static void profile_stop(void *state)
+{
+	struct profile_source *src = state;
+	if (!src)
+		return;
+	if (src->store)
+		enav_profile_store_close(src->store); /* waiting HTTP requests return */
+	if (src->thread_started) {
+		pthread_mutex_lock(&src->lock);
+		src->stop = true;
+		pthread_cond_signal(&src->cv);
+		pthread_mutex_unlock(&src->lock);
+		pthread_join(src->thread, NULL);
+	}
+	enav_pprof_pull_stop(src->pull); /* it feeds the spool and Pyroscope */
+	enav_pyroscope_stop(src->pyroscope,
+			    enav_clock_mono_ns() +
+				(uint64_t)src->agent->cfg.shutdown_timeout_ms * 1000000ull);
+	enav_profile_spool_close(src->spool);
+	for (int i = 0; i < src->n_perf; i++) {
+		bpf_link__destroy(src->perf_links[i]);
+		close(src->perf_fds[i]);
+	}
+	enav_bpf_source_close(&src->bpf);
+	free(src->perf_fds);
+	free(src->perf_links);
+	free(src->keys);
+	free(src->kips);
+	free(src->uips);
+	free(src->stack);
+	pthread_mutex_destroy(&src->lock);
+	pthread_cond_destroy(&src->cv);
+	/* src->store stays: the agent owns it from here. */
+	free(src);
+}
+
+static const char *const counter_names[ENAV_PC__COUNT] = {
+    [ENAV_PC_CPU_SAMPLES] = "cpu_samples",
+    [ENAV_PC_OFFCPU_EPISODES] = "offcpu_episodes",
+    [ENAV_PC_FUTEX_WAITS] = "futex_waits",
+    [ENAV_PC_FILTERED] = "filtered",
+    [ENAV_PC_UNSAMPLED] = "unsampled",
+    [ENAV_PC_BELOW_THRESHOLD] = "below_threshold",
+    [ENAV_PC_STACK_CAPTURES] = "stack_captures",
+    [ENAV_PC_STACK_USER_FAULT] = "stack_user_fault",
+    [ENAV_PC_STACK_KERNEL_FAULT] = "stack_kernel_fault",
+    [ENAV_PC_STACK_OTHER] = "stack_not_stored",
+    [ENAV_PC_COUNTS_FULL] = "count_map_full",
+    [ENAV_PC_PENDING_FULL] = "pending_waits_full",
+};
+
+static void profile_metrics(void *state, struct enav_promtext *p)
+{
+	struct profile_source *src = state;
+	uint64_t sums[ENAV_PC__COUNT];
+	enav_bpf_percpu_sums(src->counters_fd, ENAV_PC__COUNT, sums);
+	enav_promtext_family(p, "enav_profile_kernel_events_total", "counter",
+			     "Profiling programs' per-CPU counters summed, by event.");
+	for (uint32_t k = 0; k < ENAV_PC__COUNT; k++) {
+		const char *l[] = {"event", counter_names[k]};
+		enav_promtext_sample_u64(p, "enav_profile_kernel_events_total", l, 1, sums[k]);
+	}
+	uint64_t captures = sums[ENAV_PC_STACK_CAPTURES];
+	uint64_t failures = sums[ENAV_PC_STACK_USER_FAULT] + sums[ENAV_PC_STACK_KERNEL_FAULT] +
+			    sums[ENAV_PC_STACK_OTHER] + atomic_load(&src->stacks_missing);
+	enav_promtext_single(p, "enav_profile_stack_failure_ratio", "gauge",
+			     "Stack walks that failed, or whose stack was gone at drain, per "
+			     "stack walk since start.",
+			     captures ? (double)failures / (double)captures : 0.0);
+	enav_promtext_single_u64(
+	    p, "enav_profile_stacks_missing_total", "counter",
+	    "Counted stacks whose frames the kernel LRU had evicted by the drain.",
+	    atomic_load(&src->stacks_missing));
+	enav_promtext_single_u64(p, "enav_profile_drains_total", "counter",
+				 "Drains of the kernel aggregation map.",
+				 atomic_load(&src->drains));
+	enav_promtext_single(p, "enav_profile_drain_seconds_total", "counter",
+			     "Time spent draining the kernel maps.",
+			     (double)atomic_load(&src->drain_ns) / 1e9);
+	enav_promtext_single_u64(p, "enav_profile_task_notifications_dropped_total", "counter",
+				 "Process announcements dropped because the hand-over ring was "
+				 "full (their frames may stay unsymbolized).",
+				 atomic_load(&src->tasks_dropped));
+	enav_promtext_single_u64(p, "enav_profile_batch_failures_total", "counter",
+				 "Stacks lost to allocation failures while draining.",
+				 atomic_load(&src->batch_failures));
+	const char *l[] = {"event", src->event_name ? src->event_name : "none"};
+	enav_promtext_family(p, "enav_profile_sampling_info", "gauge",
+			     "The perf event the CPU profile samples.");
+	enav_promtext_sample(p, "enav_profile_sampling_info", l, 1, 1);
+	enav_profile_store_metrics(src->store, p);
+	enav_profile_spool_metrics(src->spool, p);
+	enav_pyroscope_metrics(src->pyroscope, p);
+	enav_pprof_pull_metrics(src->pull, p);
+}
+
+bool enav_profile_source_enabled(const struct enav_config *cfg)
+{
+	return cfg->profiling.enabled;
+}
+
+const struct enav_source_ops enav_profile_source_ops = {
+    .start = profile_start,
+    .stop = profile_stop,
+    .metrics = profile_metrics,
+};

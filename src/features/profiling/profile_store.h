@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Profile store: the batches of stacks the profiling source drains from the
+ * kernel, kept for a bounded time and size, and turned on demand into pprof
+ * or folded stacks for a window, a kind and a workload filter.
+ *
+ * Symbolization happens when a profile is built, from mapping snapshots the
+ * store took when the kernel first announced each process (so a process that
+ * has exited since is still symbolized).  Labels come from the cgroup id:
+ * discovery's snapshot first, else the kernel's own cgroup path.
+ *
+ * Thread-safe: one lock; building a profile holds it.
+ */
+#ifndef ENAV_FEATURES_PROFILING_PROFILE_STORE_H
+#define ENAV_FEATURES_PROFILING_PROFILE_STORE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "enav/abi.h"
+
+struct enav_agent;
+struct enav_profile_store;
+
+/* One aggregated stack of one drain. */
+struct enav_profile_record {
+	uint32_t tgid;
+	uint16_t kind;	   /* enum enav_profile_kind */
+	uint16_t exec_gen; /* which exec of the process (enav_profile_key.exec_gen) */
+	uint64_t cgroup_id;
+	uint64_t count;	   /* samples or episodes */
+	uint64_t total_ns; /* off-CPU / futex nanoseconds */
+	uint32_t ip_off;   /* into the batch's ips: kernel frames, then user frames */
+	uint16_t n_kernel, n_user;
+};
+
+struct enav_profile_batch {
+	uint64_t start_mono_ns, end_mono_ns; /* the drain window */
+	uint64_t start_unix_ns;
+	struct enav_profile_record *recs;
+	uint32_t n_recs, cap_recs;
+	uint64_t *ips;
+	uint32_t n_ips, cap_ips;
+	struct enav_profile_batch *next;
+};
+
+struct enav_profile_batch *enav_profile_batch_new(uint64_t start_mono_ns, uint64_t start_unix_ns);
+/* Append a record with its frames (leaf first each); false on allocation failure. */
+bool enav_profile_batch_add(struct enav_profile_batch *b, const struct enav_profile_record *r,
+			    const uint64_t *kernel_ips, uint16_t n_kernel, const uint64_t *user_ips,
+			    uint16_t n_user);
+void enav_profile_batch_free(struct enav_profile_batch *b);
+
+struct enav_profile_store_config {
+	struct enav_agent *agent; /* for discovery's snapshot; may be NULL (tests, CLI) */
+	const char *cgroup2_mount;
+	uint32_t frequency_hz;
+	uint32_t retention_ms;
+	uint32_t max_stored_stacks; /* records over all kept batches */
+	uint64_t max_stored_bytes;  /* records + frames over all kept batches, 0 = no cap */
+	uint32_t max_processes;
+	uint32_t max_elf_files;
+	/* Module path prefixes that are the operator's own code, on top of what
+	 * each Go binary's build info says (profiling.filter.allow). */
+	const char *const *allow;
+	size_t n_allow;
+};
+
+struct enav_profile_filter {
+	uint32_t pid;	       /* 0 = any */
+	const char *container; /* container id or a prefix of it (>= 4 chars), NULL = any */
+	const char *cgroup;    /* cgroup path prefix, or a cgroup id in decimal, NULL = any */
+};
+
+/* Drains the kernel now; returns the monotonic time the drain covered up to. */
+typedef int (*enav_profile_drain_fn)(void *ctx, uint64_t *drained_to_mono_ns);
+
+struct enav_profile_store *enav_profile_store_new(const struct enav_profile_store_config *cfg);
+void enav_profile_store_free(struct enav_profile_store *s);
+/* Source attaches (and detaches with NULL) its synchronous drain. */
+void enav_profile_store_set_drain(struct enav_profile_store *s, enav_profile_drain_fn fn,
+				  void *ctx);
+/* No more drains: waiting requests return -ESHUTDOWN. */
+void enav_profile_store_close(struct enav_profile_store *s);
+bool enav_profile_store_closed(struct enav_profile_store *s);
+
+/* A process image the kernel announced: remember its comm, snapshot its
+ * mappings (user frames of other images of the same pid stay unsymbolized). */
+void enav_profile_store_task(struct enav_profile_store *s, uint32_t tgid, uint16_t exec_gen,
+			     const char *comm);
+/* Takes ownership; evicts the oldest batches past retention or caps. */
+void enav_profile_store_add(struct enav_profile_store *s, struct enav_profile_batch *b);
+
+/* Drain now (through the source), returning the time covered.  -ENODEV
+ * without a source, -ESHUTDOWN once closed. */
+int enav_profile_store_drain(struct enav_profile_store *s, uint64_t *mono_ns);
+/* Sleep up to ms, returning early (false) when the store closes. */
+bool enav_profile_store_sleep(struct enav_profile_store *s, uint32_t ms);
+
+enum enav_profile_format {
+	ENAV_PROFILE_FORMAT_PPROF,	/* gzip'd profile.proto */
+	ENAV_PROFILE_FORMAT_FOLDED,	/* "comm;root;...;leaf value" lines */
+	ENAV_PROFILE_FORMAT_FLAMEGRAPH, /* SVG */
+};
+
+struct enav_profile_query {
+	enum enav_profile_kind kind;
+	uint64_t from_mono_ns, to_mono_ns; /* batches whose drain window lies inside */
+	struct enav_profile_filter filter;
+	enum enav_profile_format format;
+	/* Only the operator's own code: third-party frames become one
+	 * "[redacted]" per run, mapping file names and build ids are dropped
+	 * (src/features/profiling/pprof_filter.h has the rules).  Every export sets it. */
+	bool redact;
+	uint64_t matched; /* out: records the window and filter admitted */
+};
+
+/* Build one profile; *out is malloc'd.  0 or -errno. */
+int enav_profile_store_build(struct enav_profile_store *s, struct enav_profile_query *q,
+			     uint8_t **out, size_t *out_len);
+
+/* The workload of a process (from its latest record's cgroup): fills what is
+ * known, "" otherwise.  false when the store has no record of tgid. */
+struct enav_profile_workload {
+	char container_id[65];
+	char pod[256], namespace_[256], service[256];
+};
+bool enav_profile_store_workload(struct enav_profile_store *s, uint32_t tgid,
+				 struct enav_profile_workload *out);
+
+/* Distinct workloads (pid, container) with samples in a window, for per-
+ * workload export: calls fn once per tgid that has records of kind. */
+void enav_profile_store_each_pid(struct enav_profile_store *s, enum enav_profile_kind kind,
+				 uint64_t from_mono_ns, uint64_t to_mono_ns,
+				 void (*fn)(void *ctx, uint32_t tgid, const char *comm), void *ctx);
+
+const char *enav_profile_kind_name(enum enav_profile_kind k);
+
+struct enav_promtext;
+void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promtext *p);
+
+#endif

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Internals of the symbolizer (src/features/profiling/symbolize.c), exposed for the
+ * unit tests and the fuzz targets: the line parsers of /proc/PID/maps,
+ * /proc/kallsyms and JIT perf maps (platform/proc_lines.c), a bounded line reader, and
+ * the ELF symbol table loader (elf_symtab.c).
+ *
+ * Parsers take exactly len bytes (not NUL-terminated; a trailing '\n' is
+ * accepted and ignored) and return 0, or -1 for a malformed line.  Returned
+ * strings point into the line.
+ */
+#ifndef ENAV_FEATURES_PROFILING_SYMBOLIZE_PRIV_H
+#define ENAV_FEATURES_PROFILING_SYMBOLIZE_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platform/proc_lines.h"
+
+/* ---- ELF symbol tables (elf_symtab.c) ------------------------------------ */
+
+#define ENAV_ELF_BUILD_ID_MAX 64 /* bytes of an NT_GNU_BUILD_ID descriptor kept */
+#define ENAV_ELF_MAX_SEGS     32 /* PT_LOAD segments kept */
+
+struct enav_elf_seg {
+	uint64_t offset, filesz, vaddr;
+	bool exec;
+};
+
+struct enav_elf_sym {
+	uint64_t value;
+	uint64_t size;
+	uint64_t cover_end; /* max(value + size) over sized symbols [0..this] */
+	uint32_t name;	    /* offset into names */
+};
+
+struct enav_elf_symtab {
+	char build_id[2 * ENAV_ELF_BUILD_ID_MAX + 1]; /* lowercase hex, "" when none */
+	struct enav_elf_seg segs[ENAV_ELF_MAX_SEGS];
+	uint32_t n_segs;
+	struct enav_elf_sym *syms; /* sorted by value, one per value */
+	uint32_t n_syms;
+	char *names;
+	size_t names_len;
+	bool truncated;	  /* max_syms or the name budget was reached */
+	bool from_dynsym; /* no .symtab: .dynsym was used */
+	bool from_debug;  /* the symbols come from a separate debug file */
+};
+
+/* An ELF opened for identification and loading: read-only, data read on
+ * demand with pread (no mmap, so a file truncated under us cannot fault). */
+struct enav_elf;
+struct enav_elf *enav_elf_open_fd(int fd);
+/* Over a caller-owned buffer (fuzzing, tests) that must outlive the handle;
+ * pass a private copy: libelf treats it as its own mapping. */
+struct enav_elf *enav_elf_open_mem(const void *buf, size_t len);
+void enav_elf_close(struct enav_elf *e);
+/* The GNU build id (raw bytes); 0 when there is none. */
+size_t enav_elf_build_id(struct enav_elf *e, uint8_t *out, size_t cap);
+/* Segments and function symbols (.symtab, else .dynsym), at most max_syms. */
+int enav_elf_load(struct enav_elf *e, uint32_t max_syms, struct enav_elf_symtab **out);
+/*
+ * Separate debug files (objcopy --only-keep-debug: every section NOBITS but
+ * the symbol and debug tables, PT_LOAD headers without file bytes, so t keeps
+ * the binary's segments).  When bid_len > 0, dbg must carry that same build
+ * id.  Its .symtab function symbols replace t's when there is at least one
+ * and no fewer than t has (same caps as enav_elf_load).  1 when used, 0 when
+ * not (t unchanged), -ENOMEM.
+ */
+int enav_elf_load_debug(struct enav_elf *dbg, const uint8_t *bid, size_t bid_len, uint32_t max_syms,
+			struct enav_elf_symtab *t);
+/* The .gnu_debuglink of e: a file name (1..NAME_MAX bytes, no '/', not "."
+ * or "..") copied NUL-terminated into name (cap bytes) and the CRC32 of that
+ * file; false when there is none or it is malformed. */
+bool enav_elf_debuglink(struct enav_elf *e, char *name, size_t cap, uint32_t *crc);
+void enav_elf_symtab_free(struct enav_elf_symtab *t);
+/* File offset -> link-time virtual address through the PT_LOAD segments. */
+bool enav_elf_offset_to_vaddr(const struct enav_elf_symtab *t, uint64_t off, uint64_t *vaddr);
+/* Function containing vaddr (see elf_symtab.c for the rules); NULL when none. */
+const char *enav_elf_lookup(const struct enav_elf_symtab *t, uint64_t vaddr, uint64_t *sym_off);
+
+#endif

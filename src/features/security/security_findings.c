@@ -1,0 +1,598 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Runtime security findings from signals already captured (no hook of its
+ * own).  Rules:
+ *   exec_from_writable_location  an executable run from /tmp, /var/tmp,
+ *                                /dev/shm or a memfd (the kernel's own path
+ *                                of the executable, not argv[0]);
+ *   shell_from_network_service   a shell or interpreter whose parent served
+ *                                a TCP connection (seen as the server side);
+ *   credentials_to_root          a process that was not root at exec makes
+ *                                its real uid 0 (setuid, setreuid,
+ *                                setresuid: bpf/process/exec.bpf.c);
+ *   new_outbound_port            a network service (a program in a cgroup
+ *                                that served TCP) connects out to a remote
+ *                                port it did not use during its learning
+ *                                window (security.outbound_learning_ms from
+ *                                when it was first seen serving);
+ *   secret_file_read             a watched file (sources.file_open) opened
+ *                                by an executable not in
+ *                                security.secret_file_readers;
+ *   agent_tampering              another process changed, or tried to
+ *                                change, one of the agent's BPF objects, or
+ *                                the agent found its capture filter changed
+ *                                (features/security/self_guard_source.c).
+ * Each finding is a security.finding signal (evidence "inferred") carrying
+ * the workload of the process it is about.  A workload matching one of the
+ * rule's security.exceptions selectors gets none.  Rate-limited per rule and
+ * workload (cgroup); everything bounded, suppressions and evictions counted.
+ */
+#include "features/security/security_findings.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform/bcache.h"
+#include "platform/clock.h"
+#include "platform/promtext.h"
+#include "discovery/discovery.h"
+#include "discovery/selectors.h"
+
+#define RATE_WINDOW_NS 60000000000ull
+
+enum rule {
+	R_WRITABLE = ENAV_RULE_EXEC_FROM_WRITABLE,
+	R_SHELL = ENAV_RULE_SHELL_FROM_SERVICE,
+	R_OUTBOUND = ENAV_RULE_NEW_OUTBOUND_PORT,
+	R_ROOT = ENAV_RULE_CREDENTIALS_TO_ROOT,
+	R_SECRET = ENAV_RULE_SECRET_FILE_READ,
+	R_TAMPER = ENAV_RULE_AGENT_TAMPERING,
+	R__N = ENAV_RULE__COUNT,
+};
+static const char *const rule_names[R__N] = {
+    "exec_from_writable_location", "shell_from_network_service", "new_outbound_port",
+    "credentials_to_root",	   "secret_file_read",		 "agent_tampering"};
+static const char *const rule_severity[R__N] = {"high", "high", "medium",
+						"high", "high", "critical"};
+
+/* Programs that open secrets as part of their job, when the operator names
+ * none (security.secret_file_readers). */
+static const char *const default_secret_readers[] = {"/usr/sbin/sshd",
+						     "/usr/bin/passwd",
+						     "/usr/bin/chage",
+						     "/usr/bin/chfn",
+						     "/usr/bin/chsh",
+						     "/usr/bin/gpasswd",
+						     "/usr/sbin/chpasswd",
+						     "/usr/sbin/chgpasswd",
+						     "/usr/sbin/unix_chkpwd",
+						     "/usr/bin/su",
+						     "/usr/bin/sudo",
+						     "/usr/bin/login",
+						     "/usr/sbin/useradd",
+						     "/usr/sbin/usermod",
+						     "/usr/sbin/userdel",
+						     "/usr/sbin/groupadd",
+						     "/usr/sbin/groupmod",
+						     "/usr/sbin/groupdel",
+						     "/usr/sbin/pwck",
+						     "/usr/sbin/grpck",
+						     "/usr/sbin/vipw",
+						     "/usr/sbin/visudo",
+						     "/usr/sbin/cron",
+						     "/usr/lib/systemd/systemd*",
+						     "/lib/systemd/systemd*",
+						     "/usr/bin/kubelet",
+						     "/usr/local/bin/kubelet",
+						     "/usr/bin/newgrp",
+						     "/usr/sbin/pam_timestamp_check"};
+
+/* A process's real uid at exec, to judge its later credential changes. */
+struct exec_creds {
+	uint64_t start_boot_ns;
+	uint32_t uid;
+};
+
+/* A process seen serving a TCP connection. */
+struct service {
+	uint64_t start_boot_ns; /* identity: a reused pid is another process */
+	char comm[ENAV_COMM_LEN + 1];
+	uint16_t port;
+};
+
+struct rate {
+	uint64_t window_start;
+	uint32_t count;
+};
+
+/* A serving workload (program name in a cgroup) and when it was first seen
+ * serving: its outbound ports before learning_ns are its baseline. */
+struct learner {
+	uint64_t first_served_ns;
+};
+
+struct findings {
+	bool rule_on[R__N];
+	struct enav_selector_set exceptions[R__N];
+	const char *readers[ENAV_CONFIG_LIST_MAX];
+	size_t n_readers;
+	uint32_t per_minute;
+	struct enav_bcache services; /* pid -> struct service */
+	struct enav_bcache rates;    /* (rule, cgroup) -> struct rate */
+	struct enav_bcache learners; /* workload -> struct learner */
+	struct enav_bcache baseline; /* (workload, remote port) -> presence */
+	struct enav_bcache execs;    /* pid -> struct exec_creds */
+	uint64_t learning_ns;
+	_Atomic uint64_t fired[R__N], suppressed[R__N], excepted[R__N];
+	_Atomic uint64_t service_evictions, rate_evictions, baseline_evictions, learned;
+	_Atomic uint64_t exec_evictions, cred_unknown;
+};
+
+static const char *const writable_prefixes[] = {"/tmp/", "/var/tmp/", "/dev/shm/", "/memfd:"};
+
+/* Shells and interpreters, by executable base name. */
+static bool is_shell(const char *exe)
+{
+	static const char *const names[] = {"sh",   "bash",    "dash",	 "zsh",	 "ash",
+					    "ksh",  "busybox", "python", "perl", "ruby",
+					    "node", "php",     "lua",	 "tclsh"};
+	const char *b = strrchr(exe, '/');
+	b = b ? b + 1 : exe;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t n = strlen(names[i]);
+		/* python3, python3.11, perl5.36: a version may follow. */
+		if (!strncmp(b, names[i], n) &&
+		    (b[n] == '\0' || (b[n] >= '0' && b[n] <= '9') || b[n] == '.'))
+			return true;
+	}
+	return false;
+}
+
+static bool from_writable(const char *exe)
+{
+	for (size_t i = 0; i < sizeof(writable_prefixes) / sizeof(writable_prefixes[0]); i++)
+		if (!strncmp(exe, writable_prefixes[i], strlen(writable_prefixes[i])))
+			return true;
+	return false;
+}
+
+/* The signal's workload matches one of the rule's exception selectors.  A
+ * selector that cannot be decided (Kubernetes data missing) does not
+ * except: a finding is not silenced on a guess. */
+static bool excepted(struct findings *f, enum rule r, const struct enav_signal *s)
+{
+	const struct enav_selector_set *set = &f->exceptions[r];
+	if (!set->n)
+		return false;
+	const struct enav_process_signal *p = &s->process;
+	const struct enav_snapshot *snap = s->attr_ref;
+	struct enav_workload w = {
+	    .cgroup_path = p->has_cgroup_path ? p->cgroup_path : NULL,
+	    .identity = &p->identity,
+	    .k8s = snap ? snap->k8s : NULL,
+	    .pod = p->pod,
+	};
+	for (unsigned i = 0; i < set->n; i++)
+		if (enav_selector_match(&set->s[i], &w) == ENAV_MATCH_YES) {
+			atomic_fetch_add(&f->excepted[r], 1);
+			return true;
+		}
+	return false;
+}
+
+/* At most per_minute findings per rule and workload in any minute window,
+ * none for an excepted workload. */
+static bool admit(struct findings *f, enum rule r, const struct enav_signal *s, uint64_t now)
+{
+	if (excepted(f, r, s))
+		return false;
+	uint64_t cgroup_id = s->process.cgroup_id;
+	uint64_t key = (cgroup_id * 0x9e3779b97f4a7c15ull) ^ (uint64_t)r;
+	struct rate *rt = enav_bcache_get(&f->rates, key);
+	if (!rt) {
+		rt = calloc(1, sizeof(*rt));
+		if (!rt)
+			return false;
+		uint64_t before = f->rates.evictions;
+		enav_bcache_put(&f->rates, key, rt);
+		atomic_fetch_add(&f->rate_evictions, f->rates.evictions - before);
+	}
+	if (now - rt->window_start >= RATE_WINDOW_NS) {
+		rt->window_start = now;
+		rt->count = 0;
+	}
+	if (rt->count >= f->per_minute) {
+		atomic_fetch_add(&f->suppressed[r], 1);
+		return false;
+	}
+	rt->count++;
+	return true;
+}
+
+static struct enav_signal *finding(struct findings *f, enum rule r, const struct enav_signal *s)
+{
+	struct enav_signal *o = enav_signal_new(ENAV_SIGNAL_FINDING, 0);
+	if (!o)
+		return NULL;
+	o->time_unix_ns = s->time_unix_ns;
+	o->process = s->process;
+	/* The pod view the evidence was attributed with stays pinned. */
+	o->process.pod = NULL;
+	if (s->attr_ref && s->process.pod) {
+		struct enav_snapshot *snap = s->attr_ref;
+		atomic_fetch_add(&snap->refs, 1);
+		o->attr_ref = s->attr_ref;
+		o->attr_release = s->attr_release;
+		o->process.pod = s->process.pod;
+	}
+	o->process.has_argv = false;
+	o->file = s->file;
+	o->bpf = s->bpf;
+	o->finding.rule = rule_names[r];
+	o->finding.severity = rule_severity[r];
+	o->finding.evidence_kind = s->kind;
+	o->finding.evidence_time_unix_ns = s->time_unix_ns;
+	atomic_fetch_add(&f->fired[r], 1);
+	return o;
+}
+
+/* A program in a cgroup: the unit a baseline belongs to. */
+static uint64_t workload_key(const struct enav_process_signal *p)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ p->cgroup_id;
+	for (const char *c = p->comm; *c; c++)
+		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
+/* Put key in a bounded cache, counting what the cap pushed out. */
+static void put_counted(struct enav_bcache *c, uint64_t key, void *v, _Atomic uint64_t *evictions)
+{
+	uint64_t before = c->evictions;
+	enav_bcache_put(c, key, v);
+	atomic_fetch_add(evictions, c->evictions - before);
+}
+
+/* Client connection of a serving workload: learn the port, or report it. */
+static struct enav_signal *outbound(struct findings *f, const struct enav_signal *s,
+				    const struct service *sv, uint64_t now)
+{
+	const struct enav_process_signal *p = &s->process;
+	uint64_t wk = workload_key(p);
+	struct learner *l = enav_bcache_get(&f->learners, wk);
+	if (!l) { /* serving, but its learner was evicted: start learning again */
+		l = calloc(1, sizeof(*l));
+		if (!l)
+			return NULL;
+		l->first_served_ns = now;
+		put_counted(&f->learners, wk, l, &f->baseline_evictions);
+	}
+	uint64_t key = (wk * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)s->net.remote_port << 1 | 1);
+	if (enav_bcache_get(&f->baseline, key))
+		return NULL;
+	void *mark = malloc(1);
+	if (!mark)
+		return NULL;
+	put_counted(&f->baseline, key, mark, &f->baseline_evictions);
+	if (now - l->first_served_ns < f->learning_ns) {
+		atomic_fetch_add(&f->learned, 1);
+		return NULL;
+	}
+	/* Reported once, then part of the baseline. */
+	if (!admit(f, R_OUTBOUND, s, now))
+		return NULL;
+	struct enav_signal *o = finding(f, R_OUTBOUND, s);
+	if (!o)
+		return NULL;
+	char peer[64] = "";
+	const uint8_t *a = s->net.remote_addr;
+	if (s->net.family == 4)
+		snprintf(peer, sizeof(peer), "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
+	else
+		snprintf(peer, sizeof(peer), "[ipv6]");
+	o->finding.related_port = s->net.remote_port;
+	snprintf(o->finding.related_comm, sizeof(o->finding.related_comm), "%s", sv->comm);
+	snprintf(o->finding.summary, sizeof(o->finding.summary),
+		 "%s (serving port %u) connected out to %s port %u, which it did not use while "
+		 "learning",
+		 p->comm, sv->port, peer, s->net.remote_port);
+	return o;
+}
+
+/* A credential change: root now, and not at exec, is a finding (once). */
+static struct enav_signal *cred_change(struct findings *f, const struct enav_signal *s)
+{
+	const struct enav_process_signal *p = &s->process;
+	struct exec_creds *ec = enav_bcache_get(&f->execs, p->pid);
+	if (!ec || ec->start_boot_ns != p->start_boot_ns) {
+		/* Started before the agent, or forgotten: never judged by guess. */
+		atomic_fetch_add(&f->cred_unknown, 1);
+		return NULL;
+	}
+	if (p->uid != 0 || ec->uid == 0)
+		return NULL;
+	uint32_t was = ec->uid;
+	ec->uid = 0;
+	if (!admit(f, R_ROOT, s, enav_clock_mono_ns()))
+		return NULL;
+	struct enav_signal *o = finding(f, R_ROOT, s);
+	if (o)
+		snprintf(o->finding.summary, sizeof(o->finding.summary),
+			 "%s (pid %u), uid %u at exec, became root through %s (uid %u, euid %u)",
+			 p->comm, p->pid, was, s->cred.syscall ? s->cred.syscall : "?", p->uid,
+			 s->cred.euid);
+	return o;
+}
+
+/* A watched file opened by a program that is not an allowed reader. */
+static struct enav_signal *secret_read(struct findings *f, const struct enav_signal *s)
+{
+	const struct enav_process_signal *p = &s->process;
+	/* (The agent's own opens never arrive: bpf/security/file_open.bpf.c skips them.) */
+	if (p->has_exe)
+		for (size_t i = 0; i < f->n_readers; i++)
+			if (fnmatch(f->readers[i], p->exe, 0) == 0)
+				return NULL;
+	if (!admit(f, R_SECRET, s, enav_clock_mono_ns()))
+		return NULL;
+	struct enav_signal *o = finding(f, R_SECRET, s);
+	if (o)
+		snprintf(o->finding.summary, sizeof(o->finding.summary),
+			 "%s (pid %u, %s, uid %u) opened %s for %s; not an allowed reader", p->comm,
+			 p->pid, p->has_exe ? p->exe : "executable unknown", p->uid,
+			 s->file.has_path ? s->file.path : "a watched file",
+			 s->file.access ? s->file.access : "read");
+	return o;
+}
+
+/* Another process changed one of the agent's BPF objects, or tried to. */
+static struct enav_signal *tampering(struct findings *f, const struct enav_signal *s)
+{
+	const struct enav_bpf_access_signal *b = &s->bpf;
+	if (!b->modifies || !admit(f, R_TAMPER, s, enav_clock_mono_ns()))
+		return NULL;
+	struct enav_signal *o = finding(f, R_TAMPER, s);
+	if (!o)
+		return NULL;
+	const struct enav_process_signal *p = &s->process;
+	if (b->entries_restored)
+		snprintf(o->finding.summary, sizeof(o->finding.summary),
+			 "the agent's capture filter was changed by another process: %u "
+			 "entries restored",
+			 b->entries_restored);
+	else
+		snprintf(o->finding.summary, sizeof(o->finding.summary),
+			 "%s (pid %u, uid %u) ran %s on the agent's %s %s (id %u): %s", p->comm,
+			 p->pid, p->uid, b->operation, b->object_kind,
+			 b->object_name[0] ? b->object_name : "?", b->object_id,
+			 b->result >= 0 ? "the kernel accepted it" : "the kernel refused it");
+	return o;
+}
+
+/* Hand one finding to the caller's output array (or drop it when full). */
+static size_t put_out(struct enav_signal *o, struct enav_signal **out, size_t out_cap)
+{
+	if (!o)
+		return 0;
+	if (!out_cap) {
+		enav_signal_unref(o);
+		return 0;
+	}
+	out[0] = o;
+	return 1;
+}
+
+static size_t sf_observe(void *state, const struct enav_signal *s, struct enav_signal **out,
+			 size_t out_cap)
+{
+	struct findings *f = state;
+	const struct enav_process_signal *p = &s->process;
+	size_t n = 0;
+	if (s->kind == ENAV_SIGNAL_FILE_OPEN)
+		return f->rule_on[R_SECRET] ? put_out(secret_read(f, s), out, out_cap) : 0;
+	if (s->kind == ENAV_SIGNAL_BPF_ACCESS)
+		return f->rule_on[R_TAMPER] ? put_out(tampering(f, s), out, out_cap) : 0;
+	if (f->rule_on[R_ROOT]) {
+		if (s->kind == ENAV_SIGNAL_PROCESS_EXEC && p->has_creds && p->pid) {
+			struct exec_creds *ec = enav_bcache_get(&f->execs, p->pid);
+			if (!ec) {
+				ec = calloc(1, sizeof(*ec));
+				if (ec)
+					put_counted(&f->execs, p->pid, ec, &f->exec_evictions);
+			}
+			if (ec) {
+				ec->start_boot_ns = p->start_boot_ns;
+				ec->uid = p->uid;
+			}
+		} else if (s->kind == ENAV_SIGNAL_PROCESS_EXIT) {
+			enav_bcache_remove(&f->execs, p->pid);
+		} else if (s->kind == ENAV_SIGNAL_CRED_CHANGE) {
+			struct enav_signal *o = cred_change(f, s);
+			if (o && out_cap)
+				out[n++] = o;
+			else if (o)
+				enav_signal_unref(o);
+			return n;
+		}
+	}
+	if (f->rule_on[R_OUTBOUND] &&
+	    (s->kind == ENAV_SIGNAL_TCP_OPEN || s->kind == ENAV_SIGNAL_TCP_FAILED) &&
+	    s->net.role == ENAV_ROLE_CLIENT && p->pid) {
+		struct service *sv = enav_bcache_get(&f->services, p->pid);
+		if (!sv || sv->start_boot_ns != p->start_boot_ns)
+			return 0; /* not a network service */
+		struct enav_signal *o = outbound(f, s, sv, enav_clock_mono_ns());
+		if (o && out_cap)
+			out[n++] = o;
+		else if (o)
+			enav_signal_unref(o);
+		return n;
+	}
+	if ((s->kind == ENAV_SIGNAL_TCP_OPEN || s->kind == ENAV_SIGNAL_TCP_CLOSE) &&
+	    s->net.role == ENAV_ROLE_SERVER && p->pid) {
+		struct service *sv = enav_bcache_get(&f->services, p->pid);
+		if (!sv || sv->start_boot_ns != p->start_boot_ns) {
+			sv = calloc(1, sizeof(*sv));
+			if (!sv)
+				return 0;
+			sv->start_boot_ns = p->start_boot_ns;
+			snprintf(sv->comm, sizeof(sv->comm), "%s", p->comm);
+			sv->port = s->net.local_port;
+			put_counted(&f->services, p->pid, sv, &f->service_evictions);
+			/* Its workload's learning window starts at its first service. */
+			uint64_t wk = workload_key(p);
+			if (f->rule_on[R_OUTBOUND] && !enav_bcache_get(&f->learners, wk)) {
+				struct learner *l = calloc(1, sizeof(*l));
+				if (l) {
+					l->first_served_ns = enav_clock_mono_ns();
+					put_counted(&f->learners, wk, l, &f->baseline_evictions);
+				}
+			}
+		}
+		return 0;
+	}
+	if (s->kind != ENAV_SIGNAL_PROCESS_EXEC || !p->has_exe)
+		return 0;
+	uint64_t now = enav_clock_mono_ns();
+	if (f->rule_on[R_WRITABLE] && from_writable(p->exe) && n < out_cap &&
+	    admit(f, R_WRITABLE, s, now)) {
+		struct enav_signal *o = finding(f, R_WRITABLE, s);
+		if (o) {
+			snprintf(o->finding.summary, sizeof(o->finding.summary),
+				 "%s ran %s from a writable location", p->comm, p->exe);
+			out[n++] = o;
+		}
+	}
+	struct service *parent = enav_bcache_get(&f->services, p->ppid);
+	if (f->rule_on[R_SHELL] && parent && is_shell(p->exe) && n < out_cap &&
+	    admit(f, R_SHELL, s, now)) {
+		struct enav_signal *o = finding(f, R_SHELL, s);
+		if (o) {
+			o->finding.related_pid = p->ppid;
+			snprintf(o->finding.related_comm, sizeof(o->finding.related_comm), "%s",
+				 parent->comm);
+			o->finding.related_port = parent->port;
+			snprintf(o->finding.summary, sizeof(o->finding.summary),
+				 "%s (pid %u, serving port %u) started %s", parent->comm, p->ppid,
+				 parent->port, p->exe);
+			out[n++] = o;
+		}
+	}
+	return n;
+}
+
+static int sf_init(struct enav_agent *a, void **state, char *err, size_t errlen)
+{
+	struct findings *f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	*state = f;
+	f->rule_on[R_WRITABLE] = a->cfg.security.exec_from_writable;
+	f->rule_on[R_SHELL] = a->cfg.security.shell_from_service;
+	f->rule_on[R_OUTBOUND] = a->cfg.security.new_outbound_port;
+	f->rule_on[R_ROOT] = a->cfg.security.credentials_to_root;
+	f->rule_on[R_SECRET] = a->cfg.security.secret_file_read;
+	f->rule_on[R_TAMPER] = a->cfg.security.agent_tampering;
+	const struct enav_config_list *readers = &a->cfg.security.secret_file_readers;
+	if (readers->n)
+		for (uint32_t i = 0; i < readers->n; i++)
+			f->readers[f->n_readers++] = readers->item[i];
+	else
+		for (size_t i = 0;
+		     i < sizeof(default_secret_readers) / sizeof(*default_secret_readers); i++)
+			f->readers[f->n_readers++] = default_secret_readers[i];
+	for (int r = 0; r < R__N; r++)
+		if (enav_selectors_compile(&a->cfg.security.exceptions[r], &f->exceptions[r], err,
+					   errlen))
+			return -EINVAL;
+	f->learning_ns = (uint64_t)a->cfg.security.outbound_learning_ms * 1000000ull;
+	f->per_minute = a->cfg.security.rate_per_minute;
+	if (enav_bcache_init(&f->services, a->cfg.security.max_services, free) ||
+	    enav_bcache_init(&f->rates, a->cfg.security.max_rate_entries, free) ||
+	    enav_bcache_init(&f->learners, a->cfg.security.max_services, free) ||
+	    enav_bcache_init(&f->baseline, a->cfg.security.max_baseline_entries, free) ||
+	    enav_bcache_init(&f->execs, a->cfg.security.max_tracked_processes, free)) {
+		snprintf(err, errlen, "security: cannot allocate its tables");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void sf_fini(void *state)
+{
+	struct findings *f = state;
+	if (!f)
+		return;
+	enav_bcache_destroy(&f->services);
+	enav_bcache_destroy(&f->rates);
+	enav_bcache_destroy(&f->learners);
+	enav_bcache_destroy(&f->baseline);
+	enav_bcache_destroy(&f->execs);
+	free(f);
+}
+
+/* One counter family with a sample per rule. */
+static void per_rule_family(struct enav_promtext *p, const char *name, const char *help,
+			    _Atomic uint64_t *by_rule)
+{
+	enav_promtext_family(p, name, "counter", help);
+	for (int r = 0; r < R__N; r++) {
+		const char *l[] = {"rule", rule_names[r]};
+		enav_promtext_sample_u64(p, name, l, 1, atomic_load(&by_rule[r]));
+	}
+}
+
+static void sf_metrics(void *state, struct enav_promtext *p)
+{
+	struct findings *f = state;
+	per_rule_family(p, "enav_security_findings_total", "Security findings emitted, by rule.",
+			f->fired);
+	per_rule_family(p, "enav_security_findings_suppressed_total",
+			"Findings not emitted: over security.rate_limit_per_minute for their rule "
+			"and workload.",
+			f->suppressed);
+	per_rule_family(p, "enav_security_findings_excepted_total",
+			"Findings not emitted: the workload matched one of the rule's "
+			"security.exceptions selectors.",
+			f->excepted);
+	enav_promtext_single_u64(p, "enav_security_service_evictions_total", "counter",
+				 "Network-serving processes forgotten to stay within "
+				 "security.max_tracked_services.",
+				 atomic_load(&f->service_evictions));
+	enav_promtext_single_u64(p, "enav_security_rate_evictions_total", "counter",
+				 "Rate-limit entries evicted to stay within "
+				 "security.max_rate_entries.",
+				 atomic_load(&f->rate_evictions));
+	enav_promtext_single_u64(p, "enav_security_baseline_evictions_total", "counter",
+				 "Outbound-port baseline entries evicted to stay within "
+				 "security.max_baseline_entries (an evicted port may be reported "
+				 "again).",
+				 atomic_load(&f->baseline_evictions));
+	enav_promtext_single_u64(p, "enav_security_process_evictions_total", "counter",
+				 "Processes' exec credentials forgotten to stay within "
+				 "security.max_tracked_processes.",
+				 atomic_load(&f->exec_evictions));
+	enav_promtext_single_u64(p, "enav_security_cred_changes_unjudged_total", "counter",
+				 "Credential changes of processes whose exec the agent did not see "
+				 "(started before it, or forgotten): not judged.",
+				 atomic_load(&f->cred_unknown));
+	enav_promtext_single_u64(p, "enav_security_baseline_learned_total", "counter",
+				 "Outbound ports learned into services' baselines.",
+				 atomic_load(&f->learned));
+}
+
+bool enav_security_findings_enabled(const struct enav_config *cfg)
+{
+	return cfg->security.enabled;
+}
+
+const struct enav_generator_ops enav_security_findings_ops = {
+    .init = sf_init,
+    .observe = sf_observe,
+    .fini = sf_fini,
+    .metrics = sf_metrics,
+};

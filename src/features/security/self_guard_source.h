@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The agent watching its own kernel state: bpf/security/self_guard.bpf.c on the
+ * user side, plus a periodic check of the capture filter maps. */
+#ifndef ENAV_FEATURES_SECURITY_SELF_GUARD_SOURCE_H
+#define ENAV_FEATURES_SECURITY_SELF_GUARD_SOURCE_H
+
+#include "runtime/agent.h"
+
+extern const struct enav_source_ops enav_self_guard_source_ops;
+bool enav_self_guard_source_enabled(const struct enav_config *cfg);
+
+#endif

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The signal contract in memory (docs/signals.md is the versioned contract on
+ * the wire).  A signal is built once on the capture thread, then shared
+ * read-only by every sink through a reference count.  Every string in it is
+ * bounded by a cap; the one variable part (argv) is sized to what the kernel
+ * delivered, itself capped by sources.exec.argv_max_bytes.
+ */
+#ifndef ENAV_MODEL_SIGNAL_H
+#define ENAV_MODEL_SIGNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "enav/abi.h"
+#include "model/cgroup_path.h"
+#include "features/network/l7/l7.h"
+
+struct enav_k8s_pod;
+
+#define ENAV_SIGNAL_SCHEMA_VERSION  1
+#define ENAV_EXE_MAX		    1024
+#define ENAV_SIGNAL_CGROUP_PATH_MAX 1024
+#define ENAV_SIGNAL_MAX_WARNINGS    4
+
+enum enav_signal_kind {
+	ENAV_SIGNAL_PROCESS_EXEC = 1,
+	ENAV_SIGNAL_PROCESS_EXIT = 2,
+	ENAV_SIGNAL_TCP_OPEN = 3,
+	ENAV_SIGNAL_TCP_CLOSE = 4,
+	ENAV_SIGNAL_TCP_FAILED = 5,
+	ENAV_SIGNAL_DNS = 6,
+	ENAV_SIGNAL_EDGE = 7,	      /* inferred: an aggregate of observed connections */
+	ENAV_SIGNAL_FINDING = 8,      /* inferred: a security rule matched observed signals */
+	ENAV_SIGNAL_SPAN = 9,	      /* one application request/response or message */
+	ENAV_SIGNAL_CRED_CHANGE = 10, /* a successful setuid-family or capset call */
+	ENAV_SIGNAL_FILE_OPEN = 11,   /* a watched file was opened */
+	ENAV_SIGNAL_BPF_ACCESS = 12, /* another process used, or changed, the agent's BPF objects */
+	ENAV_SIGNAL__COUNT,
+};
+
+#define ENAV_EDGE_KEY_MAX 160
+
+/* Client -> server dependency over one interval (features/network/net_edges.c). */
+struct enav_edge_signal {
+	char client[ENAV_EDGE_KEY_MAX]; /* workload: "pod:ns/name", "container:<id>",
+					   "process:<comm>" */
+	char server[ENAV_EDGE_KEY_MAX]; /* DNS name, or the address */
+	char server_ip[48];
+	uint16_t server_port;
+	bool server_named_by_dns;
+	double confidence; /* 1.0 address observed; lower when a name was inferred */
+	uint64_t interval_start_unix_ns;
+	uint64_t connections, failures, resets;
+	uint64_t bytes_sent, bytes_received; /* from the client's side */
+	uint64_t duration_sum_ns;
+	uint32_t srtt_max_us;
+};
+
+/* A security finding (features/security/security_findings.c): which rule matched
+ * what.  The process fields of the signal are the finding's workload. */
+struct enav_finding_signal {
+	const char *rule;     /* static: "exec_from_writable_location", ... */
+	const char *severity; /* static: "medium", "high" */
+	char summary[256];
+	enum enav_signal_kind evidence_kind; /* the signal that triggered it */
+	uint64_t evidence_time_unix_ns;
+	uint32_t related_pid; /* e.g. the network service that spawned a shell; 0 = none */
+	char related_comm[ENAV_COMM_LEN + 1];
+	uint16_t related_port;
+};
+
+/* An application-protocol operation (src/processors/l7/) on one side of a
+ * connection; the tuple and role are in the signal's net part. */
+struct enav_span_signal {
+	struct enav_l7_op op;
+	uint64_t start_time_unix_ns, end_time_unix_ns;
+	uint8_t trace_id[16];
+	uint8_t span_id[8];
+	uint8_t parent_span_id[8]; /* all zero: a root span */
+	/* How the ids were made: "traceparent" (from the request headers),
+	 * "connection" (derived from the connection and the request's TCP
+	 * sequence number, identical on both ends), or "random". */
+	const char *id_source;
+	/* The TLS library whose plaintext this is ("openssl", "gnutls", "go");
+	 * NULL: read from the socket, plaintext on the wire. */
+	const char *tls_library;
+};
+
+/* A TCP connection or a DNS exchange, as the socket API saw it. */
+struct enav_net_signal {
+	uint16_t family; /* 4 or 6 */
+	uint16_t local_port, remote_port;
+	uint8_t local_addr[16], remote_addr[16];
+	uint8_t role;  /* enum enav_tcp_role */
+	uint8_t flags; /* ENAV_TCP_* */
+	uint8_t oldstate, newstate;
+	uint64_t bytes_sent, bytes_received;
+	uint32_t retransmits, srtt_us;
+	uint64_t duration_ns;
+	uint64_t start_time_unix_ns;
+	/* DNS: the parsed message (allocated with the signal's tail, see dns.h). */
+	const struct enav_dns_message *dns;
+	bool dns_has_latency;
+	uint64_t dns_latency_ns;
+	uint32_t dns_payload_len;
+	uint8_t dns_direction;
+	bool dns_tcp;
+};
+
+/* Why a field is absent.  Static strings only: warnings never allocate. */
+struct enav_field_warning {
+	const char *field;
+	const char *reason;
+};
+
+struct enav_process_signal {
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t ppid;
+	uint32_t uid;
+	uint32_t gid;
+	bool has_creds; /* exit events do not carry credentials */
+	char comm[ENAV_COMM_LEN + 1];
+	uint64_t start_time_unix_ns;
+	uint64_t start_boot_ns; /* kernel start_boottime: identity check, not serialized */
+	/* exec: the path as passed to exec(), from the kernel */
+	bool has_filename;
+	char filename[ENAV_FILENAME_MAX + 1];
+	bool filename_truncated;
+	/* executable path resolved in the kernel at exec; on exits, from the exec record */
+	char exe[ENAV_EXE_MAX];
+	bool has_exe;
+	/* exit */
+	bool has_exit;
+	int32_t exit_code;   /* valid when exit_signal == 0 */
+	int32_t exit_signal; /* terminating signal, 0 if exited normally */
+	bool core_dumped;
+	uint64_t lifetime_ns;
+	/* attribution */
+	uint64_t cgroup_id;
+	bool has_cgroup_path;
+	char cgroup_path[ENAV_SIGNAL_CGROUP_PATH_MAX];
+	struct enav_cgroup_identity identity;
+	/* Kubernetes pod, valid while the signal holds attr_ref (a snapshot). */
+	const struct enav_k8s_pod *pod;
+	/* argv: NUL-separated arguments, argv_len bytes in argv[] */
+	bool has_argv;
+	bool argv_truncated;
+	uint32_t argv_len;
+};
+
+/* A task's credentials right after a setuid-family or capset call (the
+ * process part carries uid and gid). */
+struct enav_cred_signal {
+	const char *syscall; /* static: "setuid", "setgid", "setresuid", "capset", ... */
+	uint32_t euid, suid, fsuid, egid;
+	uint64_t cap_effective;
+};
+
+#define ENAV_FILE_PATH_MAX 512
+
+/* An open of a watched file (features/security/file_open_source.c). */
+struct enav_file_signal {
+	bool has_path;		       /* false: the watch was replaced before the event was read */
+	char path[ENAV_FILE_PATH_MAX]; /* the watched path the inode was found at */
+	uint64_t dev, ino;	       /* the kernel's device number and inode */
+	uint32_t open_flags;
+	const char *access; /* static: "read", "write", "read_write" */
+};
+
+/* Another process's use of the agent's BPF objects, or a change to its
+ * kernel state found by the agent's own check (features/security/self_guard_source.c). */
+struct enav_bpf_access_signal {
+	const char *detected_by; /* static: "bpf_syscall" or "integrity_check" */
+	const char *operation;	 /* static: "map_get_fd_by_id", "map_update_elem", ... */
+	const char *object_kind; /* static: "map", "prog", "link" */
+	uint32_t object_id;
+	char object_name[20];	   /* the kernel object's name, as the agent created it */
+	int32_t result;		   /* bpf(): 0 or a descriptor on success, -errno */
+	bool modifies;		   /* the operation changes the object */
+	uint32_t entries_restored; /* integrity_check: entries put back */
+};
+
+struct enav_signal {
+	_Atomic uint32_t refs;
+	enum enav_signal_kind kind;
+	uint64_t time_unix_ns;
+	uint32_t n_warnings;
+	struct enav_field_warning warnings[ENAV_SIGNAL_MAX_WARNINGS];
+	struct enav_process_signal process; /* for network kinds: the owning process */
+	struct enav_net_signal net;
+	struct enav_edge_signal edge;
+	struct enav_finding_signal finding;
+	struct enav_span_signal span;
+	struct enav_cred_signal cred;
+	struct enav_file_signal file;
+	struct enav_bpf_access_signal bpf;
+	/* What attribution pinned for this signal (released with the signal). */
+	void *attr_ref;
+	void (*attr_release)(void *ref);
+	char argv[]; /* exec: process.argv_len bytes; dns.response: the parsed message */
+};
+
+/* Allocate a zeroed signal with room for argv_len argv bytes (refs = 1). */
+struct enav_signal *enav_signal_new(enum enav_signal_kind kind, uint32_t argv_len);
+void enav_signal_ref(struct enav_signal *s);
+void enav_signal_unref(struct enav_signal *s);
+/* Record why a field is missing; silently bounded by ENAV_SIGNAL_MAX_WARNINGS. */
+void enav_signal_warn(struct enav_signal *s, const char *field, const char *reason);
+const char *enav_signal_kind_name(enum enav_signal_kind kind);
+
+/* Live count of allocated signals (self-accounting for /metrics). */
+uint64_t enav_signal_live_count(void);
+
+#endif

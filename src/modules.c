@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The one table of compiled-in modules, in pipeline order.  Adding a module
+ * means adding a row here; configuration can only switch rows on or off.
+ */
+#include "runtime/agent.h"
+#include "discovery/discovery.h"
+#include "features/network/net_edges.h"
+#include "features/network/red_metrics.h"
+#include "features/process/process_metrics.h"
+#include "features/security/security_findings.h"
+#include "enrich/attribution.h"
+#include "exporters/ndjson/ndjson.h"
+#include "exporters/otlp/otlp_sink.h"
+#include "exporters/prometheus/prometheus.h"
+#include "features/process/exec_source.h"
+#include "features/security/file_open_source.h"
+#include "features/security/self_guard_source.h"
+#include "features/host/host_source.h"
+#include "features/network/net_source.h"
+#include "features/profiling/profile_source.h"
+
+const struct enav_module enav_modules[] = {
+    {"discovery",
+     ENAV_MODULE_DISCOVERY,
+     enav_discovery_enabled,
+     {.discovery = &enav_discovery_module_ops},
+     NULL},
+    {"exec",
+     ENAV_MODULE_SOURCE,
+     enav_exec_source_enabled,
+     {.source = &enav_exec_source_ops},
+     "sources.exec.enabled"},
+    {"host", ENAV_MODULE_SOURCE, enav_host_source_enabled, {.source = &enav_host_source_ops}, NULL},
+    {"network",
+     ENAV_MODULE_SOURCE,
+     enav_net_source_enabled,
+     {.source = &enav_net_source_ops},
+     "sources.network.enabled"},
+    {"profiling",
+     ENAV_MODULE_SOURCE,
+     enav_profile_source_enabled,
+     {.source = &enav_profile_source_ops},
+     "profiling.enabled"},
+    {"file_open",
+     ENAV_MODULE_SOURCE,
+     enav_file_open_source_enabled,
+     {.source = &enav_file_open_source_ops},
+     "sources.file_open.enabled"},
+    /* Last source: it registers the BPF objects every other source made. */
+    {"self_guard",
+     ENAV_MODULE_SOURCE,
+     enav_self_guard_source_enabled,
+     {.source = &enav_self_guard_source_ops},
+     "security.agent_tampering"},
+    {"attribution",
+     ENAV_MODULE_PROCESSOR,
+     enav_attribution_enabled,
+     {.processor = &enav_attribution_ops},
+     NULL},
+    {"process_metrics",
+     ENAV_MODULE_GENERATOR,
+     enav_process_metrics_enabled,
+     {.generator = &enav_process_metrics_ops},
+     NULL},
+    {"network_edges",
+     ENAV_MODULE_GENERATOR,
+     enav_net_edges_enabled,
+     {.generator = &enav_net_edges_ops},
+     NULL},
+    {"request_metrics",
+     ENAV_MODULE_GENERATOR,
+     enav_red_metrics_enabled,
+     {.generator = &enav_red_metrics_ops},
+     NULL},
+    {"security_findings",
+     ENAV_MODULE_GENERATOR,
+     enav_security_findings_enabled,
+     {.generator = &enav_security_findings_ops},
+     NULL},
+    {"ndjson", ENAV_MODULE_SINK, enav_ndjson_enabled, {.sink = &enav_ndjson_sink_ops}, NULL},
+    {"prometheus",
+     ENAV_MODULE_SINK,
+     enav_prometheus_enabled,
+     {.sink = &enav_prometheus_sink_ops},
+     NULL},
+    {"otlp", ENAV_MODULE_SINK, enav_otlp_sink_enabled, {.sink = &enav_otlp_sink_ops}, NULL},
+};
+
+const size_t enav_modules_count = sizeof(enav_modules) / sizeof(enav_modules[0]);

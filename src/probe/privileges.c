@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "probe/privileges.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+#define BIT(c) (1ull << (c))
+
+void enav_privileges_needed(const struct enav_config *cfg, struct enav_privileges *out)
+{
+	/* The bpf() syscall itself (map reads for /metrics, capture filter
+	 * updates, profile drains) needs CAP_BPF for as long as the agent runs;
+	 * attribution resolves a cgroup id to its path with open_by_handle_at,
+	 * which needs CAP_DAC_READ_SEARCH. */
+	uint64_t runtime = BIT(CAP_BPF) | BIT(CAP_DAC_READ_SEARCH);
+	/* Loading tracing programs that read kernel memory, opening perf events. */
+	uint64_t start = BIT(CAP_BPF) | BIT(CAP_PERFMON);
+	bool tls = cfg->network.enabled && cfg->network.l7.enabled && cfg->network.tls.enabled;
+	if (tls)
+		/* Uprobes are attached while running: perf_event_open of a uprobe
+		 * event answers EACCES with CAP_PERFMON alone and succeeds with
+		 * CAP_SYS_ADMIN (measured on 6.18, docs/deployment.md).  The
+		 * prober reads other processes' maps and opens their files
+		 * through /proc/PID/root. */
+		runtime |= BIT(CAP_PERFMON) | BIT(CAP_SYS_ADMIN) | BIT(CAP_SYS_PTRACE) |
+			   BIT(CAP_DAC_READ_SEARCH);
+	if (cfg->profiling.enabled)
+		/* Symbolization reads /proc/PID/maps and the mapped files of every
+		 * process, whoever owns them. */
+		runtime |= BIT(CAP_SYS_PTRACE) | BIT(CAP_DAC_READ_SEARCH);
+	if (cfg->host.enabled)
+		runtime |= BIT(CAP_SYS_PTRACE); /* /proc/PID/io of other users */
+	bool self_guard = cfg->security.enabled && cfg->security.agent_tampering;
+	if ((cfg->profiling.enabled && cfg->profiling.futex) || cfg->exec.enabled ||
+	    cfg->file_open.enabled || self_guard)
+		/* Mounting tracefs when it is not mounted: syscall tracepoints for
+		 * the futex profile, credential changes, opens of watched files
+		 * and other processes' bpf() calls. */
+		start |= BIT(CAP_SYS_ADMIN);
+	/* The watched-file rescan stats paths under root-only directories
+	 * (/var/lib/kubelet/pods): CAP_DAC_READ_SEARCH, already kept. */
+	out->runtime = runtime;
+	out->start = start | runtime;
+}
+
+size_t enav_caps_format(uint64_t set, char *buf, size_t cap)
+{
+	static const struct {
+		int cap;
+		const char *name;
+	} names[] = {
+	    {CAP_CHOWN, "CAP_CHOWN"},
+	    {CAP_DAC_OVERRIDE, "CAP_DAC_OVERRIDE"},
+	    {CAP_DAC_READ_SEARCH, "CAP_DAC_READ_SEARCH"},
+	    {CAP_FOWNER, "CAP_FOWNER"},
+	    {CAP_KILL, "CAP_KILL"},
+	    {CAP_SETGID, "CAP_SETGID"},
+	    {CAP_SETUID, "CAP_SETUID"},
+	    {CAP_SETPCAP, "CAP_SETPCAP"},
+	    {CAP_NET_BIND_SERVICE, "CAP_NET_BIND_SERVICE"},
+	    {CAP_NET_ADMIN, "CAP_NET_ADMIN"},
+	    {CAP_NET_RAW, "CAP_NET_RAW"},
+	    {CAP_SYS_PTRACE, "CAP_SYS_PTRACE"},
+	    {CAP_SYS_ADMIN, "CAP_SYS_ADMIN"},
+	    {CAP_SYS_RESOURCE, "CAP_SYS_RESOURCE"},
+	    {CAP_SYSLOG, "CAP_SYSLOG"},
+	    {CAP_PERFMON, "CAP_PERFMON"},
+	    {CAP_BPF, "CAP_BPF"},
+	};
+	size_t n = 0;
+	buf[0] = '\0';
+	uint64_t shown = 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(set & BIT(names[i].cap)))
+			continue;
+		shown |= BIT(names[i].cap);
+		int w =
+		    snprintf(buf + n, n < cap ? cap - n : 0, "%s%s", n ? "," : "", names[i].name);
+		if (w > 0)
+			n += (size_t)w;
+	}
+	for (int c = 0; c < 64; c++) /* the rest by number */
+		if ((set & BIT(c)) && !(shown & BIT(c))) {
+			int w =
+			    snprintf(buf + n, n < cap ? cap - n : 0, "%scap_%d", n ? "," : "", c);
+			if (w > 0)
+				n += (size_t)w;
+		}
+	if (n == 0)
+		n = (size_t)snprintf(buf, cap, "none");
+	return n < cap ? n : cap - 1;
+}
+
+static int capget_self(struct __user_cap_data_struct d[2])
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	return (int)syscall(SYS_capget, &h, d);
+}
+
+uint64_t enav_caps_effective(void)
+{
+	struct __user_cap_data_struct d[2];
+	if (capget_self(d) != 0)
+		return 0;
+	return (uint64_t)d[0].effective | (uint64_t)d[1].effective << 32;
+}
+
+/* The set every thread installs, written before any thread is signalled. */
+static struct __user_cap_data_struct drop_to[2];
+static _Atomic int drop_done, drop_failed;
+
+static int apply_drop(void)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	/* Ambient first: a capability leaves the ambient set when it leaves
+	 * permitted anyway, but clearing says so explicitly. */
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	return (int)syscall(SYS_capset, &h, drop_to);
+}
+
+static void on_drop_signal(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	if (apply_drop() == 0)
+		atomic_fetch_add(&drop_done, 1);
+	else
+		atomic_fetch_add(&drop_failed, 1);
+	errno = saved;
+}
+
+/* Effective set of thread tid from /proc/self/task/TID/status, or -1. */
+static int64_t thread_caps(long tid)
+{
+	char p[64], line[128];
+	snprintf(p, sizeof(p), "/proc/self/task/%ld/status", tid);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return -1;
+	int64_t v = -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "CapEff:", 7)) {
+			v = (int64_t)strtoull(line + 7, NULL, 16);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+int enav_privileges_drop(uint64_t keep, char *err, size_t errlen)
+{
+	struct __user_cap_data_struct cur[2];
+	if (capget_self(cur) != 0) {
+		snprintf(err, errlen, "capget: %s", strerror(errno));
+		return -1;
+	}
+	uint64_t permitted = (uint64_t)cur[0].permitted | (uint64_t)cur[1].permitted << 32;
+	uint64_t target = keep & permitted;
+	memset(drop_to, 0, sizeof(drop_to));
+	drop_to[0].effective = drop_to[0].permitted = (uint32_t)target;
+	drop_to[1].effective = drop_to[1].permitted = (uint32_t)(target >> 32);
+	/* Every thread but this one drops in a signal handler, as glibc does
+	 * for setuid(); threads made later inherit from their (dropped) maker. */
+	int sig = SIGRTMIN + 4;
+	struct sigaction sa = {.sa_handler = on_drop_signal, .sa_flags = SA_RESTART};
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(sig, &sa, NULL) != 0) {
+		snprintf(err, errlen, "sigaction: %s", strerror(errno));
+		return -1;
+	}
+	int rc = 0;
+	if (apply_drop() != 0) {
+		snprintf(err, errlen, "capset: %s", strerror(errno));
+		rc = -1;
+	}
+	long self = syscall(SYS_gettid);
+	pid_t pid = getpid();
+	/* Signal each thread whose set is not yet the target, until none is
+	 * left (a thread created meanwhile inherited either set). */
+	for (int pass = 0; rc == 0 && pass < 50; pass++) {
+		DIR *d = opendir("/proc/self/task");
+		if (!d) {
+			snprintf(err, errlen, "/proc/self/task: %s", strerror(errno));
+			rc = -1;
+			break;
+		}
+		int pending = 0;
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			long tid = strtol(de->d_name, NULL, 10);
+			if (tid <= 0 || tid == self)
+				continue;
+			int64_t c = thread_caps(tid);
+			if (c < 0 || (uint64_t)c == target)
+				continue; /* gone, or dropped */
+			pending++;
+			if (pass % 10 == 0 && syscall(SYS_tgkill, pid, tid, sig) != 0 &&
+			    errno != ESRCH)
+				pending--; /* cannot signal: it is checked again next pass */
+		}
+		closedir(d);
+		if (!pending)
+			break;
+		struct timespec ts = {0, 2000000};
+		nanosleep(&ts, NULL);
+		if (pass == 49) {
+			snprintf(err, errlen, "%d thread(s) did not drop their capabilities",
+				 pending);
+			rc = -1;
+		}
+	}
+	if (atomic_load(&drop_failed)) {
+		snprintf(err, errlen, "capset failed in %d thread(s)", atomic_load(&drop_failed));
+		rc = -1;
+	}
+	/* Ignored from now on: a signal still queued for a thread that dropped
+	 * already is discarded instead of running the default action. */
+	sa.sa_handler = SIG_IGN;
+	sigaction(sig, &sa, NULL);
+	return rc;
+}
+
+int enav_refuse_world_writable(const char *path, const char *what, char *err, size_t errlen)
+{
+	struct stat st;
+	if (!path || !path[0] || stat(path, &st) != 0)
+		return 0;
+	if (st.st_mode & S_IWOTH) {
+		snprintf(err, errlen,
+			 "%s %s is writable by every user (mode %04o): refusing to run with it; "
+			 "chmod o-w it",
+			 what, path, (unsigned)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}

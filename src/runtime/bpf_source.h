@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What every eBPF source does the same way: open the skeleton built for the
+ * chosen transport, share discovery's capture-filter maps, load exactly one
+ * variant of each hook (programs named *_btf or *_raw, per the probe), attach,
+ * drain the transport into a decoder, and account for itself.
+ */
+#ifndef ENAV_RUNTIME_BPF_SOURCE_H
+#define ENAV_RUNTIME_BPF_SOURCE_H
+
+#include <stdatomic.h>
+
+#include "runtime/agent.h"
+#include "runtime/bpf_refusal.h"
+#include "runtime/event_decode.h"
+#include "runtime/transport.h"
+
+struct bpf_object;
+struct bpf_link;
+
+/* One skeleton type (one transport) seen through plain function pointers. */
+struct enav_bpf_skel_ops {
+	void *(*open)(void);
+	struct bpf_object *(*obj)(void *skel);
+	int (*load)(void *skel);
+	void (*destroy)(void *skel);
+};
+
+/* Wrap the functions bpftool generates for skeleton NAME. */
+#define ENAV_SKEL_OPS(NAME)                                                                        \
+	static void *NAME##_open_any(void)                                                         \
+	{                                                                                          \
+		return NAME##__open();                                                             \
+	}                                                                                          \
+	static struct bpf_object *NAME##_obj_any(void *s)                                          \
+	{                                                                                          \
+		return ((struct NAME *)s)->obj;                                                    \
+	}                                                                                          \
+	static int NAME##_load_any(void *s)                                                        \
+	{                                                                                          \
+		return NAME##__load(s);                                                            \
+	}                                                                                          \
+	static void NAME##_destroy_any(void *s)                                                    \
+	{                                                                                          \
+		NAME##__destroy(s);                                                                \
+	}                                                                                          \
+	static const struct enav_bpf_skel_ops NAME##_ops = {NAME##_open_any, NAME##_obj_any,       \
+							    NAME##_load_any, NAME##_destroy_any}
+
+#define ENAV_BPF_MAX_LINKS	 16
+#define ENAV_BPF_MAX_EVENT_TYPES 16
+#define ENAV_BPF_MAX_SKIPS	 8
+#define ENAV_BPF_MAX_FEATURES	 4
+
+/* A part of a source that goes off alone when this kernel refuses one of its
+ * programs; a refused program outside every feature stops the whole source. */
+struct enav_bpf_feature {
+	const char *name;	       /* e.g. "tls" */
+	const char *prefixes[2];       /* its programs */
+	const char *config_key;	       /* the key that switches it on */
+	bool wanted;		       /* false: off by configuration */
+	bool required;		       /* the file set config_key: refusal fails start */
+	enum enav_feature_state state; /* after start */
+};
+
+struct enav_bpf_source {
+	const char *name;
+	uint32_t event_types; /* bit per enum enav_event_type the source emits */
+	/* Programs whose names start with one of these are not loaded (features
+	 * turned off). */
+	const char *skip_prefixes[ENAV_BPF_MAX_SKIPS];
+	/* Programs whose names start with one of these load but are attached
+	 * by the source itself (uprobes on files found at run time). */
+	const char *manual_prefixes[ENAV_BPF_MAX_SKIPS];
+	/* Programs whose names start with this may fail to attach (a hook this
+	 * kernel lacks): logged and left out instead of failing the source. */
+	const char *optional_prefix;
+	struct enav_bpf_feature features[ENAV_BPF_MAX_FEATURES];
+	size_t n_features;
+	/* Sets the skeleton's read-only globals and map sizes: called after every
+	 * open, as a refused feature means opening the object again. */
+	void (*configure)(void *ctx);
+	void *configure_ctx;
+	/* Set when this kernel refused a program outside every feature. */
+	bool refused;
+	struct enav_agent *agent;
+	const struct enav_bpf_skel_ops *ops;
+	void *skel;
+	struct bpf_object *obj;
+	struct bpf_link *links[ENAV_BPF_MAX_LINKS];
+	size_t n_links;
+	struct enav_transport transport;
+	bool transport_open;
+	int counters_fd;
+	int ncpus;
+	_Atomic uint64_t events[ENAV_BPF_MAX_EVENT_TYPES]; /* by enum enav_event_type */
+	_Atomic uint64_t decode_errors[ENAV_DECODE__COUNT];
+};
+
+/* Sum slots [0, n) of a per-CPU u64 array map into out[0..n) (0 when a
+ * lookup fails). */
+void enav_bpf_percpu_sums(int map_fd, uint32_t n, uint64_t *out);
+
+/* Open the skeleton for the agent's transport and share the filter maps.
+ * The caller then sets s->configure (read-only globals and map sizes, called
+ * at once and again after every re-open) and its features. */
+int enav_bpf_source_open(struct enav_bpf_source *s, struct enav_agent *a, const char *name,
+			 const struct enav_bpf_skel_ops *ringbuf,
+			 const struct enav_bpf_skel_ops *perf, char *err, size_t errlen);
+/* Add a feature; wanted false records it as off by configuration and does
+ * not load its programs.  config_key set explicitly in the file makes a
+ * refusal fail the start. */
+void enav_bpf_source_feature(struct enav_bpf_source *s, const char *name, const char *prefix0,
+			     const char *prefix1, const char *config_key, bool wanted);
+/* True when the feature runs (loaded and attached, or attached by hand). */
+bool enav_bpf_source_feature_on(const struct enav_bpf_source *s, const char *name);
+/* Load, attach every program of the proven variant (perf_event programs are
+ * left to the caller, which opens the perf events), start draining into fn.
+ * A program the kernel refuses switches its feature off (named, with the
+ * verifier's last lines) and the rest loads again; outside a feature, or in
+ * one the file asked for, the refusal fails the start (s->refused set). */
+int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx, char *err,
+			  size_t errlen);
+/* Detach, drain what is in flight, release everything. */
+void enav_bpf_source_close(struct enav_bpf_source *s);
+
+/* Decode one event, which must be of a type in s->event_types; counts it,
+ * or its decode error, on s.  False when it is not usable. */
+bool enav_bpf_source_decode(struct enav_bpf_source *s, const void *data, size_t size,
+			    struct enav_decoded_event *ev);
+
+/* A new signal of kind for the task in hdr (time, pid, tid, cgroup set),
+ * with argv_len bytes of tail; NULL, counted, when out of memory. */
+struct enav_signal *enav_bpf_source_signal(struct enav_bpf_source *s, enum enav_signal_kind kind,
+					   uint32_t argv_len, const struct enav_event_header *hdr);
+
+/* The same, with the process fields from a decoded enav_task_info (an
+ * unresolved executable is a warning). */
+struct enav_signal *enav_bpf_source_task_signal(struct enav_bpf_source *s,
+						enum enav_signal_kind kind,
+						const struct enav_event_header *hdr,
+						const struct enav_decoded_task *t);
+
+/* Metrics of every registered BPF source, each family written once. */
+void enav_bpf_sources_render(struct enav_promtext *p);
+
+#endif
