@@ -19,18 +19,6 @@ const char *enav_tls_library_name(int library)
 	}
 }
 
-const char *enav_l7_protocol_name(enum enav_l7_protocol p)
-{
-	static const char *const names[ENAV_L7__COUNT] = {
-	    [ENAV_L7_UNKNOWN] = "unknown",     [ENAV_L7_HTTP1] = "http1",
-	    [ENAV_L7_HTTP2] = "http2",	       [ENAV_L7_REDIS] = "redis",
-	    [ENAV_L7_POSTGRES] = "postgresql", [ENAV_L7_MYSQL] = "mysql",
-	    [ENAV_L7_KAFKA] = "kafka",	       [ENAV_L7_MONGO] = "mongodb",
-	    [ENAV_L7_NATS] = "nats",	       [ENAV_L7_WEBSOCKET] = "websocket",
-	};
-	return (unsigned)p < ENAV_L7__COUNT && names[p] ? names[p] : "unknown";
-}
-
 bool enav_l7_copy_text(char *dst, size_t cap, const void *s, size_t n)
 {
 	if (cap == 0)
