@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "features/network/l7/l7.h"
+#include "features/network/l7/l7_common.h"
 
 #include <string.h>
 
@@ -38,4 +38,12 @@ uint32_t enav_l7_max_pending(const struct enav_l7_options *opt)
 	if (!opt || opt->max_pending == 0 || opt->max_pending > ENAV_L7_MAX_PENDING)
 		return ENAV_L7_MAX_PENDING;
 	return opt->max_pending;
+}
+
+struct enav_l7_sql_options enav_l7_sql_options(const struct enav_l7_options *opt)
+{
+	return (struct enav_l7_sql_options){
+	    .max_pending = enav_l7_max_pending(opt),
+	    .sanitized = opt && opt->sanitized_statement,
+	};
 }
