@@ -17,7 +17,8 @@
 
 #define ENAV_L7_HEAD 16
 
-/* Values of enum enav_l7_protocol (src/features/network/l7/l7.h). */
+/* Values of enum enav_l7_protocol (src/model/protocols.h); protocols.c asserts
+ * they match. */
 #define ENAV_L7C_HTTP1	  1
 #define ENAV_L7C_HTTP2	  2
 #define ENAV_L7C_REDIS	  3

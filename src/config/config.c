@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "features/network/l7/l7.h"
+#include "model/protocols.h"
 #include <yaml.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -809,21 +809,16 @@ static int check_module_prefix(struct errout *e, const char *where, const char *
 		    shown);
 }
 
-/* One of the parsers' names (src/features/network/l7/l7.h). */
+/* A protocol the configuration can select (src/model/protocols.h). */
 static int check_l7_protocol(struct errout *e, const char *where, const char *s, size_t n)
 {
-	char shown[SHOW_BUF];
-	for (int p = ENAV_L7_HTTP1; p < ENAV_L7_WEBSOCKET; p++) {
-		const char *name = enav_l7_protocol_name(p);
-		if (strlen(name) == n && memcmp(name, s, n) == 0)
-			return 0;
-	}
+	char shown[SHOW_BUF], allowed[256];
+	const struct enav_protocol *p = enav_protocol_by_name(s, n);
+	if (p && enav_protocol_selectable(p))
+		return 0;
 	show(shown, sizeof(shown), s, n);
-	return fail(
-	    e,
-	    "%s: \"%s\" is not a protocol (allowed: http1, http2, redis, postgresql, mysql, "
-	    "kafka, mongodb, nats)",
-	    where, shown);
+	enav_protocol_selectable_names(allowed, sizeof(allowed));
+	return fail(e, "%s: \"%s\" is not a protocol (allowed: %s)", where, shown, allowed);
 }
 
 /* A TLS implementation the agent can probe (src/sources/tls/). */

@@ -16,7 +16,7 @@
 
 #include "enav/abi.h"
 #include "model/cgroup_path.h"
-#include "features/network/l7/l7.h"
+#include "model/l7_op.h"
 
 struct enav_k8s_pod;
 

@@ -595,6 +595,25 @@ static void test_integer_overflow(void **state)
 		  "(allowed 1..1000)");
 }
 
+/* The protocols list takes the names the kernel can classify, and its error
+ * lists them from the protocol table (src/model/protocols.c). */
+static void test_l7_protocol_names(void **state)
+{
+	struct enav_config c;
+
+	(void)state;
+	parse_ok("sources: {network: {l7: {protocols: [http1, postgresql, mongodb, nats]}}}", &c);
+	assert_int_equal(c.network.l7.protocols.n, 4);
+	parse_err(
+	    "sources: {network: {l7: {protocols: [websocket]}}}",
+	    "sources.network.l7.protocols[0]: \"websocket\" is not a protocol (allowed: http1, "
+	    "http2, redis, postgresql, mysql, kafka, mongodb, nats)");
+	parse_err(
+	    "sources: {network: {l7: {protocols: [redis, memcached]}}}",
+	    "sources.network.l7.protocols[1]: \"memcached\" is not a protocol (allowed: http1, "
+	    "http2, redis, postgresql, mysql, kafka, mongodb, nats)");
+}
+
 static void test_power_of_two(void **state)
 {
 	struct enav_config c;
@@ -1606,6 +1625,7 @@ int main(void)
 	    cmocka_unit_test(test_integer_syntax_is_strict),
 	    cmocka_unit_test(test_integer_range),
 	    cmocka_unit_test(test_integer_overflow),
+	    cmocka_unit_test(test_l7_protocol_names),
 	    cmocka_unit_test(test_power_of_two),
 	    cmocka_unit_test(test_enums),
 	    cmocka_unit_test(test_long_values_are_cut_in_errors),

@@ -5,6 +5,8 @@
  * connection the kernel hands to protocol P is one P's parser accepts, and
  * no other parser claims it.  Samples are the first bytes real clients and
  * servers send (captured from the Debian packages the integration tests use).
+ * The protocol table (src/model/protocols.c) and the parser table
+ * (src/features/network/l7/l7_parsers.c) must describe the same protocols.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +18,7 @@
 
 #include "enav/l7_classify.h"
 #include "features/network/l7/l7_conn.h"
+#include "model/protocols.h"
 
 struct sample {
 	const char *what;
@@ -66,10 +69,20 @@ static const struct sample unclassified[] = {
     S("zeros", 0, true, "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"),
 };
 
+/* Every protocol the configuration can select. */
+static uint32_t selectable_mask(void)
+{
+	uint32_t mask = 0;
+	for (unsigned p = 0; p < ENAV_L7__COUNT; p++)
+		if (enav_protocol_selectable(enav_protocol(p)))
+			mask |= 1u << p;
+	return mask;
+}
+
 static void test_kernel_and_parsers_agree(void **st)
 {
 	(void)st;
-	const uint32_t all = 0x1fe; /* protocols 1..8 */
+	const uint32_t all = selectable_mask();
 	for (size_t i = 0; i < sizeof(samples) / sizeof(samples[0]); i++) {
 		const struct sample *s = &samples[i];
 		size_t head = s->n < ENAV_L7_HEAD ? s->n : ENAV_L7_HEAD;
@@ -83,9 +96,10 @@ static void test_kernel_and_parsers_agree(void **st)
 		if (off == s->protocol)
 			fail_msg("%s: classified while disabled", s->what);
 		enum enav_l7_stream stream = s->request ? ENAV_L7_REQUEST : ENAV_L7_RESPONSE;
-		for (int p = ENAV_L7_HTTP1; p < ENAV_L7_WEBSOCKET; p++) {
+		for (int p = 0; p < ENAV_L7__COUNT; p++) {
 			const struct enav_l7_parser_ops *ops = enav_l7_parser(p);
-			assert_non_null(ops);
+			if (!ops)
+				continue;
 			bool yes = ops->detect(s->bytes, s->n, stream);
 			if (p == s->protocol && !yes)
 				fail_msg("%s: the %s parser does not detect it", s->what,
@@ -104,9 +118,38 @@ static void test_unclassified_stays_out(void **st)
 		size_t head = s->n < ENAV_L7_HEAD ? s->n : ENAV_L7_HEAD;
 		for (int req = 0; req < 2; req++)
 			if (enav_l7_classify(s->bytes, (uint32_t)head, (uint32_t)s->n, req,
-					     0x1fe) != ENAV_L7C_NONE)
+					     selectable_mask()) != ENAV_L7C_NONE)
 				fail_msg("%s classified", s->what);
 	}
+}
+
+static void test_protocol_table(void **st)
+{
+	(void)st;
+	for (unsigned id = 0; id < ENAV_L7__COUNT; id++) {
+		const struct enav_protocol *row = enav_protocol(id);
+		assert_int_equal(row->id, id);
+		assert_ptr_equal(enav_protocol_by_name(row->name, strlen(row->name)), row);
+		const struct enav_l7_parser_ops *ops = enav_l7_parser(id);
+		if (!enav_protocol_selectable(row)) {
+			assert_null(ops);
+			continue;
+		}
+		/* The kernel's answer is read back as the protocol id. */
+		assert_int_equal(row->classifier, id);
+		assert_non_null(ops);
+		assert_int_equal(ops->protocol, id);
+		assert_string_equal(ops->name, row->name);
+		assert_int_not_equal(row->family, ENAV_SPAN_FAMILY_NONE);
+	}
+	assert_ptr_equal(enav_protocol(ENAV_L7__COUNT), enav_protocol(ENAV_L7_UNKNOWN));
+	assert_false(enav_protocol_selectable(enav_protocol(ENAV_L7_WEBSOCKET)));
+	assert_null(enav_protocol_by_name("http", 4));
+
+	/* The full list is checked as the configuration error shows it (test_config). */
+	char cut[8];
+	enav_protocol_selectable_names(cut, sizeof(cut));
+	assert_string_equal(cut, "http1, ");
 }
 
 int main(void)
@@ -114,6 +157,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_kernel_and_parsers_agree),
 	    cmocka_unit_test(test_unclassified_stays_out),
+	    cmocka_unit_test(test_protocol_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -197,9 +197,8 @@ static int encode_request_span(struct otlp_sink *o, const struct enav_signal *s,
 	a[na++] = KV_STR("enav.l7.protocol", proto);
 	a[na++] = KV_STR("enav.span.id_source", sp->id_source ? sp->id_source : "random");
 	enum enav_otlp_span_kind kind = server ? ENAV_OTLP_SPAN_SERVER : ENAV_OTLP_SPAN_CLIENT;
-	switch (op->protocol) {
-	case ENAV_L7_HTTP1:
-	case ENAV_L7_HTTP2:
+	switch (enav_protocol(op->protocol)->family) {
+	case ENAV_SPAN_FAMILY_HTTP:
 		if (op->rpc) {
 			snprintf(name, sizeof(name), "%s", op->target);
 			a[na++] = KV_STR("rpc.system", "grpc");
@@ -218,8 +217,7 @@ static int encode_request_span(struct otlp_sink *o, const struct enav_signal *s,
 		if (op->status_code >= 0)
 			a[na++] = KV_INT("http.response.status_code", op->status_code);
 		break;
-	case ENAV_L7_KAFKA:
-	case ENAV_L7_NATS:
+	case ENAV_SPAN_FAMILY_MESSAGING:
 		snprintf(name, sizeof(name), "%s %s", op->operation, op->target);
 		a[na++] = KV_STR("messaging.system", proto);
 		a[na++] = KV_STR("messaging.operation.name", op->operation);
@@ -228,10 +226,12 @@ static int encode_request_span(struct otlp_sink *o, const struct enav_signal *s,
 			kind = op->messaging_receive ? ENAV_OTLP_SPAN_CONSUMER
 						     : ENAV_OTLP_SPAN_PRODUCER;
 		break;
-	case ENAV_L7_WEBSOCKET:
+	case ENAV_SPAN_FAMILY_WEBSOCKET:
 		snprintf(name, sizeof(name), "websocket %s", op->operation);
 		a[na++] = KV_STR("http.route", op->target);
 		break;
+	case ENAV_SPAN_FAMILY_DB:
+	case ENAV_SPAN_FAMILY_NONE:
 	default:
 		if (op->target[0])
 			snprintf(name, sizeof(name), "%s %s", op->operation, op->target);

@@ -217,7 +217,9 @@ uint32_t enav_net_l7_protocols(const struct enav_config *cfg)
 	if (!cfg->network.l7.enabled)
 		return 0;
 	uint32_t mask = 0;
-	for (int p = ENAV_L7_HTTP1; p < ENAV_L7_WEBSOCKET; p++) {
+	for (unsigned p = 0; p < ENAV_L7__COUNT; p++) {
+		if (!enav_protocol_selectable(enav_protocol(p)))
+			continue;
 		bool want = cfg->network.l7.protocols.n == 0;
 		for (uint32_t i = 0; i < cfg->network.l7.protocols.n; i++)
 			want |= strcmp(cfg->network.l7.protocols.item[i],

@@ -137,9 +137,8 @@ static enum family family_of(const struct enav_signal *s, char labels[N_LABELS][
 	const char *proto = enav_l7_protocol_name(op->protocol);
 	const char *error = op->error ? (op->status[0] ? op->status : "error") : "";
 	enav_workload_key(s, labels[4], LABEL_MAX);
-	switch (op->protocol) {
-	case ENAV_L7_HTTP1:
-	case ENAV_L7_HTTP2:
+	switch (enav_protocol(op->protocol)->family) {
+	case ENAV_SPAN_FAMILY_HTTP:
 		if (op->rpc) {
 			snprintf(labels[0], LABEL_MAX, "grpc");
 			snprintf(labels[1], LABEL_MAX, "%s", op->target);
@@ -155,15 +154,14 @@ static enum family family_of(const struct enav_signal *s, char labels[N_LABELS][
 		snprintf(labels[3], LABEL_MAX, "%s",
 			 op->protocol == ENAV_L7_HTTP2 ? "http2" : "http");
 		return server ? F_HTTP_SERVER : F_HTTP_CLIENT;
-	case ENAV_L7_WEBSOCKET:
+	case ENAV_SPAN_FAMILY_WEBSOCKET:
 		snprintf(labels[0], LABEL_MAX, "%s", op->operation);
 		snprintf(labels[1], LABEL_MAX, "%s",
 			 op->messaging_receive ? "receive" : "transmit");
 		snprintf(labels[2], LABEL_MAX, "%s", op->target);
 		snprintf(labels[3], LABEL_MAX, "%s", server ? "server" : "client");
 		return F_WS_FRAMES;
-	case ENAV_L7_KAFKA:
-	case ENAV_L7_NATS:
+	case ENAV_SPAN_FAMILY_MESSAGING:
 		snprintf(labels[0], LABEL_MAX, "%s", proto);
 		snprintf(labels[1], LABEL_MAX, "%s", op->operation);
 		snprintf(labels[2], LABEL_MAX, "%s", op->target);
@@ -173,7 +171,9 @@ static enum family family_of(const struct enav_signal *s, char labels[N_LABELS][
 		if (server)
 			return F_MSG_SERVER;
 		return op->messaging_receive ? F_MSG_CONSUMED : F_MSG_SENT;
-	default: /* redis, postgresql, mysql, mongodb */
+	case ENAV_SPAN_FAMILY_DB:
+	case ENAV_SPAN_FAMILY_NONE:
+	default:
 		snprintf(labels[0], LABEL_MAX, "%s", proto);
 		snprintf(labels[1], LABEL_MAX, "%s", op->operation);
 		snprintf(labels[2], LABEL_MAX, "%s", op->target);

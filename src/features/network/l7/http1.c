@@ -24,7 +24,7 @@
  * started no later than it; a loss on the response side may hide responses,
  * so the pending requests are forgotten.
  */
-#include "features/network/l7/l7.h"
+#include "features/network/l7/l7_common.h"
 #include "features/network/l7/l7_text.h"
 #include "features/network/l7/websocket.h"
 
@@ -276,7 +276,7 @@ static bool start_prefix_ok(enum enav_l7_stream stream, const char *l, size_t n)
 
 static struct h1_req *fifo_at(struct h1_state *st, uint32_t i)
 {
-	return &st->fifo[(st->head + i) % ENAV_L7_MAX_PENDING];
+	return &st->fifo[enav_l7_fifo_slot(st->head, i)];
 }
 
 static struct h1_req *req_entry(struct h1_state *st)
@@ -294,8 +294,7 @@ static void fifo_pop(struct h1_state *st)
 
 	if (st->cur_pushed && h->id == st->cur_id)
 		st->cur_pushed = false;
-	st->head = (st->head + 1) % ENAV_L7_MAX_PENDING;
-	st->count--;
+	enav_l7_fifo_drop(&st->head, &st->count);
 }
 
 static void fifo_clear(struct h1_state *st)

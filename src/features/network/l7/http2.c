@@ -24,7 +24,7 @@
  * makes the connection dead: one parse error is counted, the inflaters are
  * freed, and nothing more is emitted for it.
  */
-#include "features/network/l7/l7.h"
+#include "features/network/l7/l7_common.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -539,11 +539,6 @@ static void gw_body(struct h2_stream *s, const uint8_t *p, size_t n)
 
 /* ---- frames -------------------------------------------------------------------- */
 
-static uint32_t be32(const uint8_t *b)
-{
-	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-}
-
 static bool is_block_frame(uint8_t type)
 {
 	return type == T_HEADERS || type == T_CONTINUATION || type == T_PUSH_PROMISE;
@@ -564,7 +559,7 @@ static void begin_frame(struct h2_state *st, int d, const struct enav_l7_sink *o
 	const uint8_t *h = dir->hdr;
 	uint32_t len = (uint32_t)h[0] << 16 | (uint32_t)h[1] << 8 | h[2];
 	uint8_t type = h[3], flags = h[4];
-	uint32_t sid = be32(h + 5) & 0x7fffffffu;
+	uint32_t sid = enav_l7_be32(h + 5) & 0x7fffffffu;
 
 	if (len > dir->max_frame)
 		goto bad;
@@ -737,7 +732,7 @@ static void consume(struct h2_state *st, int d, const uint8_t *p, size_t k,
 			dir->small[dir->small_got++] = p[i];
 			if (dir->small_got == 6) {
 				apply_setting(st, d, (uint16_t)(dir->small[0] << 8 | dir->small[1]),
-					      be32(dir->small + 2));
+					      enav_l7_be32(dir->small + 2));
 				dir->small_got = 0;
 			}
 		}
@@ -793,7 +788,7 @@ static void end_frame(struct h2_state *st, int d, uint64_t ts, const struct enav
 		return;
 	case T_RST_STREAM:
 		if (s)
-			emit(st, s, ts, END_RST, be32(dir->small), from_server, out);
+			emit(st, s, ts, END_RST, enav_l7_be32(dir->small), from_server, out);
 		return;
 	case T_SETTINGS:
 		if ((dir->flags & F_END_STREAM) && dir->table_pending) { /* ACK */
@@ -805,7 +800,8 @@ static void end_frame(struct h2_state *st, int d, uint64_t ts, const struct enav
 		return;
 	case T_GOAWAY:
 		if (from_server) {
-			uint32_t last = be32(dir->small) & 0x7fffffffu, code = be32(dir->small + 4);
+			uint32_t last = enav_l7_be32(dir->small) & 0x7fffffffu,
+				 code = enav_l7_be32(dir->small + 4);
 			for (uint32_t i = 0; i < st->max_pending; i++)
 				if (st->streams[i].id > last)
 					emit(st, &st->streams[i], ts, END_GOAWAY, code, true, out);

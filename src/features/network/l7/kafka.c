@@ -34,7 +34,7 @@
  * header checks: parse error and resync), compressed or record-level data
  * (never read), topic ids (never resolved to names).
  */
-#include "features/network/l7/l7.h"
+#include "features/network/l7/l7_common.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -279,11 +279,6 @@ static bool rd_string(struct rd *r, bool flex, const uint8_t **s, size_t *len)
 	return true;
 }
 
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* ---- API knowledge ------------------------------------------------------- */
 
 static bool api_flexible(int key, int ver)
@@ -512,13 +507,12 @@ static void emit(const struct enav_l7_sink *out, const struct kafka_pending *p, 
 
 static struct kafka_pending *fifo_at(struct kafka_state *s, uint32_t i)
 {
-	return &s->fifo[(s->head + i) % ENAV_L7_MAX_PENDING];
+	return &s->fifo[enav_l7_fifo_slot(s->head, i)];
 }
 
 static void fifo_pop(struct kafka_state *s)
 {
-	s->head = (s->head + 1) % ENAV_L7_MAX_PENDING;
-	s->count--;
+	enav_l7_fifo_drop(&s->head, &s->count);
 }
 
 /* ---- framing ----------------------------------------------------------------- */
@@ -598,7 +592,7 @@ static void on_response(struct kafka_state *s, const struct enav_l7_sink *out)
 		out->stats->unmatched_responses++;
 		return;
 	}
-	int32_t corr = (int32_t)be32(d->hdr);
+	int32_t corr = (int32_t)enav_l7_be32(d->hdr);
 	uint32_t i;
 	for (i = 0; i < s->count; i++)
 		if (fifo_at(s, i)->corr == corr)
@@ -663,7 +657,7 @@ static bool plausible_start(struct kafka_state *s, int si, const uint8_t *b, siz
 {
 	if (n < 8)
 		return false;
-	uint32_t size = be32(b);
+	uint32_t size = enav_l7_be32(b);
 	if (si == ENAV_L7_REQUEST) {
 		if (n < 12 || size < KAFKA_MIN_REQ || size > KAFKA_MAX_MSG)
 			return false;
@@ -673,7 +667,7 @@ static bool plausible_start(struct kafka_state *s, int si, const uint8_t *b, siz
 	}
 	if (size < KAFKA_MIN_RESP || size > KAFKA_MAX_MSG)
 		return false;
-	int32_t corr = (int32_t)be32(b + 4);
+	int32_t corr = (int32_t)enav_l7_be32(b + 4);
 	for (uint32_t i = 0; i < s->count; i++)
 		if (fifo_at(s, i)->corr == corr)
 			return true;
@@ -723,7 +717,7 @@ static void kafka_feed(void *state, const struct enav_l7_fragment *f,
 			d->pre[d->pre_n++] = f->data[off++];
 			if (d->pre_n < 4)
 				continue;
-			uint32_t size = be32(d->pre);
+			uint32_t size = enav_l7_be32(d->pre);
 			uint32_t min = si == ENAV_L7_REQUEST ? KAFKA_MIN_REQ : KAFKA_MIN_RESP;
 			if (size < min || size > KAFKA_MAX_MSG) {
 				parse_error(s, si, out);
@@ -791,7 +785,7 @@ static bool kafka_detect(const uint8_t *d, size_t n, enum enav_l7_stream stream)
 {
 	if (stream != ENAV_L7_REQUEST || !d || n < 12)
 		return false;
-	uint32_t size = be32(d);
+	uint32_t size = enav_l7_be32(d);
 	uint16_t key = (uint16_t)(d[4] << 8 | d[5]);
 	uint16_t ver = (uint16_t)(d[6] << 8 | d[7]);
 	if (size < 8 || key > 80 || ver > 20)

@@ -29,19 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum enav_l7_protocol {
-	ENAV_L7_UNKNOWN = 0,
-	ENAV_L7_HTTP1 = 1,
-	ENAV_L7_HTTP2 = 2, /* gRPC is HTTP/2 with op.rpc set */
-	ENAV_L7_REDIS = 3,
-	ENAV_L7_POSTGRES = 4,
-	ENAV_L7_MYSQL = 5,
-	ENAV_L7_KAFKA = 6,
-	ENAV_L7_MONGO = 7,
-	ENAV_L7_NATS = 8,
-	ENAV_L7_WEBSOCKET = 9, /* reached only through an HTTP/1 upgrade */
-	ENAV_L7__COUNT,
-};
+#include "model/l7_op.h"
 
 /* Which direction of the connection a fragment belongs to.  The tracker maps
  * the socket's role onto this: a client's writes and a server's reads are
@@ -51,12 +39,7 @@ enum enav_l7_stream {
 	ENAV_L7_RESPONSE = 1,
 };
 
-#define ENAV_L7_MAX_PENDING   32  /* requests awaiting their response, per connection */
-#define ENAV_L7_OPERATION_MAX 32  /* "GET", "SET", "SELECT", "Produce", "PUB" */
-#define ENAV_L7_TARGET_MAX    128 /* route template, table, topic, subject, collection */
-#define ENAV_L7_PATH_MAX      256 /* HTTP path, query stripped unless configured */
-#define ENAV_L7_STATUS_MAX    24  /* "ERR", SQLSTATE "42601", "-ERR", grpc-status text */
-#define ENAV_L7_STATEMENT_MAX 256 /* sanitized statement, only when enabled */
+#define ENAV_L7_MAX_PENDING 32 /* requests awaiting their response, per connection */
 
 struct enav_l7_fragment {
 	enum enav_l7_stream stream;
@@ -67,40 +50,6 @@ struct enav_l7_fragment {
 	bool gap;	/* bytes before this fragment on this stream were lost: resync */
 	bool has_seq;	/* seq is the TCP sequence number of the first byte */
 	uint32_t seq;
-};
-
-enum enav_l7_op_kind {
-	ENAV_L7_OP_REQUEST = 0, /* a request and its response */
-	ENAV_L7_OP_MESSAGE = 1, /* one-way: a publish with no acknowledgement, a delivery,
-				   a WebSocket frame; start == end */
-};
-
-struct enav_l7_op {
-	uint8_t protocol;   /* enum enav_l7_protocol */
-	uint8_t kind;	    /* enum enav_l7_op_kind */
-	bool error;	    /* the protocol said so: HTTP >= 500 (server) / >= 400 (client),
-			       Redis -ERR, SQL error, grpc-status != 0, Kafka error code, ... */
-	bool rpc;	    /* HTTP/2 or HTTP/1 carrying gRPC / gRPC-Web */
-	bool response_seen; /* false: a one-way message, or the connection closed first */
-	char operation[ENAV_L7_OPERATION_MAX];
-	char target[ENAV_L7_TARGET_MAX]; /* bounded-cardinality: route template, table, ... */
-	char path[ENAV_L7_PATH_MAX];	 /* HTTP only */
-	char status[ENAV_L7_STATUS_MAX]; /* protocol status text, "" when none */
-	int32_t status_code;		 /* HTTP status, grpc-status, Kafka error code; -1 none */
-	char statement[ENAV_L7_STATEMENT_MAX]; /* sanitized text, only when enabled */
-	uint64_t start_ns;		       /* boot ns: first fragment of the request */
-	uint64_t end_ns; /* boot ns: last fragment of the response (== start for messages) */
-	uint64_t request_bytes, response_bytes; /* wire bytes of the two messages */
-	uint32_t stream_id;			/* HTTP/2 stream, 0 otherwise */
-	bool has_request_seq; /* TCP seq of the request's first byte: pairs client and server */
-	uint32_t request_seq;
-	/* W3C traceparent from the request headers, only when fully valid. */
-	bool has_traceparent;
-	uint8_t trace_id[16];
-	uint8_t parent_id[8];
-	uint8_t trace_flags;
-	/* Messaging: this op was a receive/delivery rather than a publish. */
-	bool messaging_receive;
 };
 
 struct enav_l7_options {
@@ -149,7 +98,9 @@ extern const struct enav_l7_parser_ops enav_l7_kafka_ops;
 extern const struct enav_l7_parser_ops enav_l7_mongo_ops;
 extern const struct enav_l7_parser_ops enav_l7_nats_ops;
 
-const char *enav_l7_protocol_name(enum enav_l7_protocol p);
+/* The parser of protocol p (l7_parsers.c); NULL for none, as for a protocol
+ * reached only through another's upgrade (WebSocket, fed by http1). */
+const struct enav_l7_parser_ops *enav_l7_parser(enum enav_l7_protocol p);
 /* enum enav_tls_library (include/enav/abi.h) -> "openssl", "gnutls", "go";
  * NULL for none or unknown. */
 const char *enav_tls_library_name(int library);

@@ -54,30 +54,6 @@ struct enav_l7_tracker {
 	uint64_t tls_switches;
 };
 
-const struct enav_l7_parser_ops *enav_l7_parser(enum enav_l7_protocol p)
-{
-	switch (p) {
-	case ENAV_L7_HTTP1:
-		return &enav_l7_http1_ops;
-	case ENAV_L7_HTTP2:
-		return &enav_l7_http2_ops;
-	case ENAV_L7_REDIS:
-		return &enav_l7_redis_ops;
-	case ENAV_L7_POSTGRES:
-		return &enav_l7_postgres_ops;
-	case ENAV_L7_MYSQL:
-		return &enav_l7_mysql_ops;
-	case ENAV_L7_KAFKA:
-		return &enav_l7_kafka_ops;
-	case ENAV_L7_MONGO:
-		return &enav_l7_mongo_ops;
-	case ENAV_L7_NATS:
-		return &enav_l7_nats_ops;
-	default:
-		return NULL;
-	}
-}
-
 /* Fixed keys: ids must come out the same on every node that sees either end. */
 #define IDS_K0 0x656e61762d6c3731ull
 #define IDS_K1 0x7370616e2d696473ull
@@ -494,7 +470,9 @@ void enav_l7_tracker_metrics(struct enav_l7_tracker *t, struct enav_promtext *p)
 	};
 	for (size_t k = 0; k < sizeof(per_proto) / sizeof(per_proto[0]); k++) {
 		enav_promtext_family(p, per_proto[k].name, "counter", per_proto[k].help);
-		for (int i = ENAV_L7_HTTP1; i < ENAV_L7_WEBSOCKET; i++) {
+		for (unsigned i = 0; i < ENAV_L7__COUNT; i++) {
+			if (!enav_l7_parser(i))
+				continue;
 			const char *l[] = {"protocol", enav_l7_protocol_name(i)};
 			const uint64_t *v =
 			    (const uint64_t *)((const char *)&t->stats[i] + per_proto[k].off);
@@ -503,7 +481,9 @@ void enav_l7_tracker_metrics(struct enav_l7_tracker *t, struct enav_promtext *p)
 	}
 	enav_promtext_family(p, "enav_l7_fragments_total", "counter",
 			     "Payload fragments fed to the parsers, by protocol.");
-	for (int i = ENAV_L7_HTTP1; i < ENAV_L7_WEBSOCKET; i++) {
+	for (unsigned i = 0; i < ENAV_L7__COUNT; i++) {
+		if (!enav_l7_parser(i))
+			continue;
 		const char *l[] = {"protocol", enav_l7_protocol_name(i)};
 		enav_promtext_sample_u64(p, "enav_l7_fragments_total", l, 1, rd(&t->fragments[i]));
 	}

@@ -47,9 +47,6 @@ void enav_l7_tracker_close(struct enav_l7_tracker *t, uint64_t sock_id);
 void enav_l7_tracker_expire(struct enav_l7_tracker *t, uint64_t now_boot_ns);
 void enav_l7_tracker_metrics(struct enav_l7_tracker *t, struct enav_promtext *p);
 
-/* The parser table, by protocol (NULL for none / websocket). */
-const struct enav_l7_parser_ops *enav_l7_parser(enum enav_l7_protocol p);
-
 /*
  * Trace ids of a span.  With a valid traceparent: its trace id, the header's
  * parent id as parent.  Otherwise, when the request's TCP sequence number is

@@ -34,7 +34,7 @@
  * cursor or streaming hello (moreToCome set on the reply) after the first
  * are skipped.  No other value (no filter, no document, no errmsg) is read.
  */
-#include "features/network/l7/l7.h"
+#include "features/network/l7/l7_common.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -149,11 +149,6 @@ struct mongo_state {
 	int32_t exhaust_id;
 	uint64_t compressed; /* OP_COMPRESSED messages skipped */
 };
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 static bool request_opcode(int32_t op)
 {
@@ -277,7 +272,7 @@ static void sc_value(struct mongo_scan *c)
 
 static double f64(const uint8_t *p)
 {
-	uint64_t v = (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+	uint64_t v = (uint64_t)enav_l7_le32(p) | (uint64_t)enav_l7_le32(p + 4) << 32;
 	double d;
 	memcpy(&d, &v, sizeof(d));
 	return d;
@@ -288,7 +283,7 @@ static void sc_step(struct mongo_scan *c)
 {
 	switch (c->step) {
 	case ST_FLAGS:
-		c->flags = le32(c->buf);
+		c->flags = enav_l7_le32(c->buf);
 		if (c->flags_only) {
 			c->mode = M_DONE;
 			return;
@@ -304,7 +299,7 @@ static void sc_step(struct mongo_scan *c)
 			sc_bad(c);
 		return;
 	case ST_SEQLEN: {
-		uint32_t n = le32(c->buf);
+		uint32_t n = enav_l7_le32(c->buf);
 		if (n < 5 || n > MONGO_MAX_MSG) {
 			sc_bad(c);
 			return;
@@ -313,8 +308,8 @@ static void sc_step(struct mongo_scan *c)
 		return;
 	}
 	case ST_REPLY_HDR: {
-		c->flags = le32(c->buf);
-		uint32_t returned = le32(c->buf + 16);
+		c->flags = enav_l7_le32(c->buf);
+		uint32_t returned = enav_l7_le32(c->buf + 16);
 		if (c->flags_only || returned == 0) {
 			c->mode = M_DONE;
 			return;
@@ -323,7 +318,7 @@ static void sc_step(struct mongo_scan *c)
 		return;
 	}
 	case ST_Q_FLAGS:
-		c->flags = le32(c->buf);
+		c->flags = enav_l7_le32(c->buf);
 		sc_text(c, M_CSTR, ST_Q_NS, ENAV_L7_TARGET_MAX, 0);
 		return;
 	case ST_L_INT:
@@ -353,7 +348,7 @@ static void sc_step(struct mongo_scan *c)
 		return;
 	}
 	case ST_DOCLEN: {
-		uint32_t n = le32(c->buf);
+		uint32_t n = enav_l7_le32(c->buf);
 		if (n < 5 || n > MONGO_MAX_MSG || (c->in_doc && n - 4 > c->doc_left)) {
 			sc_bad(c);
 			return;
@@ -405,7 +400,7 @@ static void sc_step(struct mongo_scan *c)
 		sc_value(c);
 		return;
 	case ST_SLEN: {
-		uint32_t n = le32(c->buf);
+		uint32_t n = enav_l7_le32(c->buf);
 		if (n < 1 || n > c->doc_left) {
 			sc_bad(c);
 			return;
@@ -419,7 +414,7 @@ static void sc_step(struct mongo_scan *c)
 		c->mode = M_DONE;
 		return;
 	case ST_VLEN: {
-		uint32_t n = le32(c->buf);
+		uint32_t n = enav_l7_le32(c->buf);
 		uint8_t t = c->etype;
 		uint64_t rest; /* bytes after the length */
 		if (t == 0x02 || t == 0x0d || t == 0x0e) {
@@ -461,11 +456,12 @@ static void sc_step(struct mongo_scan *c)
 			break;
 		}
 		case 0x10:
-			v = (int32_t)le32(c->buf);
+			v = (int32_t)enav_l7_le32(c->buf);
 			one = v == 1;
 			break;
 		case 0x12:
-			v = (int64_t)((uint64_t)le32(c->buf) | (uint64_t)le32(c->buf + 4) << 32);
+			v = (int64_t)((uint64_t)enav_l7_le32(c->buf) |
+				      (uint64_t)enav_l7_le32(c->buf + 4) << 32);
 			one = v == 1;
 			break;
 		default: /* bool */
@@ -597,13 +593,12 @@ static void sc_uncaptured(struct mongo_scan *c, uint32_t n)
 
 static struct mongo_pending *fifo_at(struct mongo_state *s, uint32_t i)
 {
-	return &s->fifo[(s->head + i) % ENAV_L7_MAX_PENDING];
+	return &s->fifo[enav_l7_fifo_slot(s->head, i)];
 }
 
 static void fifo_pop(struct mongo_state *s)
 {
-	s->head = (s->head + 1) % ENAV_L7_MAX_PENDING;
-	s->count--;
+	enav_l7_fifo_drop(&s->head, &s->count);
 }
 
 static void emit(const struct enav_l7_sink *out, const struct mongo_pending *p, uint8_t kind,
@@ -830,10 +825,10 @@ static bool on_header(struct mongo_state *s, int si, const struct enav_l7_sink *
 {
 	struct mongo_dir *d = &s->dir[si];
 
-	d->len = le32(d->hb);
-	d->req_id = (int32_t)le32(d->hb + 4);
-	d->resp_to = (int32_t)le32(d->hb + 8);
-	d->opcode = (int32_t)le32(d->hb + 12);
+	d->len = enav_l7_le32(d->hb);
+	d->req_id = (int32_t)enav_l7_le32(d->hb + 4);
+	d->resp_to = (int32_t)enav_l7_le32(d->hb + 8);
+	d->opcode = (int32_t)enav_l7_le32(d->hb + 12);
 	d->got = MONGO_HDR;
 	if (d->len < MONGO_HDR || d->len > MONGO_MAX_MSG ||
 	    !(si == ENAV_L7_REQUEST ? request_opcode(d->opcode) : reply_opcode(d->opcode))) {
@@ -895,9 +890,9 @@ static bool plausible_start(struct mongo_state *s, int si, const uint8_t *b, siz
 {
 	if (n < MONGO_HDR)
 		return false;
-	uint32_t len = le32(b);
-	int32_t resp_to = (int32_t)le32(b + 8);
-	int32_t opcode = (int32_t)le32(b + 12);
+	uint32_t len = enav_l7_le32(b);
+	int32_t resp_to = (int32_t)enav_l7_le32(b + 8);
+	int32_t opcode = (int32_t)enav_l7_le32(b + 12);
 	if (len < MONGO_HDR || len > MONGO_MAX_MSG)
 		return false;
 	if (si == ENAV_L7_REQUEST) {
@@ -1019,8 +1014,9 @@ static bool mongo_detect(const uint8_t *d, size_t n, enum enav_l7_stream stream)
 {
 	if (stream != ENAV_L7_REQUEST || !d || n < MONGO_HDR)
 		return false;
-	uint32_t op = le32(d + 12);
-	return le32(d) >= MONGO_HDR && le32(d + 8) == 0 && (op == OP_MSG || op == OP_QUERY);
+	uint32_t op = enav_l7_le32(d + 12);
+	return enav_l7_le32(d) >= MONGO_HDR && enav_l7_le32(d + 8) == 0 &&
+	       (op == OP_MSG || op == OP_QUERY);
 }
 
 const struct enav_l7_parser_ops enav_l7_mongo_ops = {

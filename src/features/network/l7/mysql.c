@@ -36,7 +36,7 @@
  * before the response is seen to end, the ops in flight are emitted with
  * response_seen = false first.
  */
-#include "features/network/l7/l7.h"
+#include "features/network/l7/l7_common.h"
 #include "features/network/l7/l7_text.h"
 
 #include <stdio.h>
@@ -123,8 +123,7 @@ struct my_reader {
 };
 
 struct my_state {
-	uint32_t max_pending;
-	bool sanitized;
+	struct enav_l7_sql_options opt;
 	uint8_t phase;
 	bool handshake_seen; /* the client's handshake response was read */
 	bool deprecate_eof;  /* negotiated (valid when handshake_seen) */
@@ -194,7 +193,7 @@ static bool lenenc(const uint8_t *b, size_t n, size_t *off, uint64_t *v)
 
 static struct my_op *op_at(struct my_state *s, uint32_t i)
 {
-	return &s->ops[(s->head + i) % ENAV_L7_MAX_PENDING];
+	return &s->ops[enav_l7_fifo_slot(s->head, i)];
 }
 
 static struct my_op *front(struct my_state *s)
@@ -223,7 +222,7 @@ static void emit(struct my_state *s, struct my_op *o, bool response_seen,
 	memcpy(op.target, o->target, sizeof(op.target));
 	if (response_seen)
 		memcpy(op.status, o->status, sizeof(op.status));
-	if (s->sanitized)
+	if (s->opt.sanitized)
 		memcpy(op.statement, o->statement, sizeof(op.statement));
 	op.status_code = -1;
 	op.start_ns = o->start_ns;
@@ -241,14 +240,19 @@ static void pop_front(struct my_state *s)
 {
 	if (!s->count)
 		return;
-	s->head = (s->head + 1) % ENAV_L7_MAX_PENDING;
-	s->count--;
+	enav_l7_fifo_drop(&s->head, &s->count);
 	s->rs = RS_FIRST;
 	s->remaining = 0;
 }
 
-static void flush_pending(struct my_state *s, const struct enav_l7_sink *out)
+/* Emit and drop every pending op without its response; also the parser's
+ * finish (the connection closed). */
+static void flush_pending(void *state, const struct enav_l7_sink *out)
 {
+	struct my_state *s = state;
+
+	if (!s || !out)
+		return;
 	while (s->count) {
 		emit(s, front(s), false, out);
 		pop_front(s);
@@ -333,7 +337,7 @@ static struct my_op *push(struct my_state *s, const struct my_reader *r, uint8_t
 		}
 	}
 	s->unmatched_open = false;
-	if (s->count >= s->max_pending) {
+	if (s->count >= s->opt.max_pending) {
 		out->stats->pending_overflow++;
 		return NULL;
 	}
@@ -354,9 +358,9 @@ static void summarize(struct my_state *s, const uint8_t *sql, size_t n, char *op
 		      char *statement)
 {
 	enav_l7_sql_summarize((const char *)sql, n, op, ENAV_L7_OPERATION_MAX, target,
-			      ENAV_L7_TARGET_MAX, s->sanitized ? statement : NULL,
-			      s->sanitized ? ENAV_L7_STATEMENT_MAX : 0);
-	if (!s->sanitized)
+			      ENAV_L7_TARGET_MAX, s->opt.sanitized ? statement : NULL,
+			      s->opt.sanitized ? ENAV_L7_STATEMENT_MAX : 0);
+	if (!s->opt.sanitized)
 		statement[0] = '\0';
 }
 
@@ -904,9 +908,14 @@ static long find_start(struct my_state *s, enum enav_l7_stream dir, const uint8_
 	return -1;
 }
 
-static void feed_stream(struct my_state *s, const struct enav_l7_fragment *f,
+/* The parser's feed: frame packets of one stream, resyncing on gaps. */
+static void feed_stream(void *state, const struct enav_l7_fragment *f,
 			const struct enav_l7_sink *out)
 {
+	struct my_state *s = state;
+
+	if (!s || !f || !out)
+		return;
 	enum enav_l7_stream dir =
 	    f->stream == ENAV_L7_RESPONSE ? ENAV_L7_RESPONSE : ENAV_L7_REQUEST;
 	struct my_reader *r = &s->rd[dir];
@@ -996,25 +1005,8 @@ static int my_init(void *state, const struct enav_l7_options *opt)
 	struct my_state *s = state;
 
 	memset(s, 0, sizeof(*s));
-	s->max_pending = enav_l7_max_pending(opt);
-	s->sanitized = opt && opt->sanitized_statement;
+	s->opt = enav_l7_sql_options(opt);
 	return 0;
-}
-
-static void my_feed(void *state, const struct enav_l7_fragment *f, const struct enav_l7_sink *out)
-{
-	if (!state || !f || !out)
-		return;
-	feed_stream(state, f, out);
-}
-
-static void my_finish(void *state, const struct enav_l7_sink *out)
-{
-	struct my_state *s = state;
-
-	if (!s || !out)
-		return;
-	flush_pending(s, out);
 }
 
 const struct enav_l7_parser_ops enav_l7_mysql_ops = {
@@ -1023,6 +1015,6 @@ const struct enav_l7_parser_ops enav_l7_mysql_ops = {
     .state_size = sizeof(struct my_state),
     .detect = my_detect,
     .init = my_init,
-    .feed = my_feed,
-    .finish = my_finish,
+    .feed = feed_stream,
+    .finish = flush_pending,
 };

@@ -39,7 +39,7 @@
  * again); if the client sends a new request before one is seen, the ops in
  * flight are emitted with response_seen = false first.
  */
-#include "features/network/l7/l7.h"
+#include "features/network/l7/l7_common.h"
 #include "features/network/l7/l7_text.h"
 
 #include <string.h>
@@ -112,8 +112,7 @@ struct pg_reader {
 };
 
 struct pg_state {
-	uint32_t max_pending;
-	bool sanitized;
+	struct enav_l7_sql_options opt;
 	bool typed;	     /* request stream past the start-up packets */
 	bool encrypted;	     /* TLS/GSS accepted: nothing more to read */
 	bool resp_lost;	     /* response framing lost while ops were in flight */
@@ -138,11 +137,6 @@ struct pg_state {
 };
 
 /* ---- small helpers -------------------------------------------------------- */
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 static uint64_t name_hash(const uint8_t *p, size_t n)
 {
@@ -320,7 +314,7 @@ static void emit(struct pg_state *s, struct pg_op *o, bool response_seen,
 	memcpy(op.target, o->target, sizeof(op.target));
 	if (response_seen)
 		memcpy(op.status, o->status, sizeof(op.status));
-	if (s->sanitized)
+	if (s->opt.sanitized)
 		memcpy(op.statement, o->statement, sizeof(op.statement));
 	op.status_code = -1;
 	op.start_ns = o->start_ns;
@@ -334,9 +328,14 @@ static void emit(struct pg_state *s, struct pg_op *o, bool response_seen,
 		out->op(out->ctx, &op);
 }
 
-/* Emit and drop every pending op without its response; markers go too. */
-static void flush_pending(struct pg_state *s, const struct enav_l7_sink *out)
+/* Emit and drop every pending op without its response; markers go too.  Also
+ * the parser's finish (the connection closed). */
+static void flush_pending(void *state, const struct enav_l7_sink *out)
 {
+	struct pg_state *s = state;
+
+	if (!s || !out)
+		return;
 	while (s->count) {
 		struct pg_slot *sl = front(s);
 
@@ -388,7 +387,7 @@ static struct pg_op *push_op(struct pg_state *s, uint8_t kind, const struct enav
 			out->stats->resyncs++;
 		}
 	}
-	if (s->n_ops >= s->max_pending || s->count >= PG_SLOTS) {
+	if (s->n_ops >= s->opt.max_pending || s->count >= PG_SLOTS) {
 		out->stats->pending_overflow++;
 		s->acc_active = false;
 		return NULL;
@@ -487,9 +486,9 @@ static void summarize(struct pg_state *s, const uint8_t *sql, size_t n, char *op
 		      char *statement)
 {
 	enav_l7_sql_summarize((const char *)sql, n, op, ENAV_L7_OPERATION_MAX, target,
-			      ENAV_L7_TARGET_MAX, s->sanitized ? statement : NULL,
-			      s->sanitized ? ENAV_L7_STATEMENT_MAX : 0);
-	if (!s->sanitized)
+			      ENAV_L7_TARGET_MAX, s->opt.sanitized ? statement : NULL,
+			      s->opt.sanitized ? ENAV_L7_STATEMENT_MAX : 0);
+	if (!s->opt.sanitized)
 		statement[0] = '\0';
 }
 
@@ -601,7 +600,7 @@ static void request_message(struct pg_state *s, struct pg_reader *r, const struc
 	uint64_t wire = (uint64_t)r->len + (r->type ? 1 : 0);
 
 	if (r->type == 0) { /* start-up packet: hdr holds length and code */
-		uint32_t code = be32(r->hdr + 4);
+		uint32_t code = enav_l7_be32(r->hdr + 4);
 
 		if (code == PG_SSL_CODE || code == PG_GSS_CODE) {
 			push_marker(s, PG_SSLANS, out);
@@ -856,7 +855,7 @@ static bool chain_ok(enum enav_l7_stream dir, const uint8_t *d, size_t i, size_t
 	bool strong = false;
 
 	while (j + 5 <= cap && n < PG_CHAIN_MAX) {
-		uint32_t len = be32(d + j + 1);
+		uint32_t len = enav_l7_be32(d + j + 1);
 
 		if (!valid_header(dir, d[j], len))
 			return false;
@@ -878,7 +877,7 @@ static bool chain_ok(enum enav_l7_stream dir, const uint8_t *d, size_t i, size_t
 /* A start-up packet at d[i]? */
 static bool startup_at(const uint8_t *d, size_t i, size_t cap)
 {
-	return i + 8 <= cap && valid_startup(be32(d + i), be32(d + i + 4));
+	return i + 8 <= cap && valid_startup(enav_l7_be32(d + i), enav_l7_be32(d + i + 4));
 }
 
 /* Where framing can restart in d[from..cap), or -1. */
@@ -890,7 +889,7 @@ static long find_start(struct pg_state *s, enum enav_l7_stream dir, const uint8_
 		return 0;
 	}
 	for (size_t i = from; i + 5 <= cap; i++) {
-		if (!valid_header(dir, d[i], be32(d + i + 1)))
+		if (!valid_header(dir, d[i], enav_l7_be32(d + i + 1)))
 			continue;
 		if (chain_ok(dir, d, i, cap, i == 0)) {
 			if (dir == ENAV_L7_REQUEST)
@@ -901,9 +900,14 @@ static long find_start(struct pg_state *s, enum enav_l7_stream dir, const uint8_
 	return -1;
 }
 
-static void feed_stream(struct pg_state *s, const struct enav_l7_fragment *f,
+/* The parser's feed: frame messages of one stream, resyncing on gaps. */
+static void feed_stream(void *state, const struct enav_l7_fragment *f,
 			const struct enav_l7_sink *out)
 {
+	struct pg_state *s = state;
+
+	if (!s || !f || !out)
+		return;
 	enum enav_l7_stream dir =
 	    f->stream == ENAV_L7_RESPONSE ? ENAV_L7_RESPONSE : ENAV_L7_REQUEST;
 	struct pg_reader *r = &s->rd[dir];
@@ -971,8 +975,8 @@ static void feed_stream(struct pg_state *s, const struct enav_l7_fragment *f,
 				continue;
 			if (r->hdr_need == 8) {
 				r->type = 0;
-				r->len = be32(r->hdr);
-				if (!valid_startup(r->len, be32(r->hdr + 4))) {
+				r->len = enav_l7_be32(r->hdr);
+				if (!valid_startup(r->len, enav_l7_be32(r->hdr + 4))) {
 					/* joined after the start-up: try typed messages */
 					out->stats->parse_errors++;
 					s->typed = true;
@@ -982,7 +986,7 @@ static void feed_stream(struct pg_state *s, const struct enav_l7_fragment *f,
 				r->left = r->len - 8;
 			} else {
 				r->type = r->hdr[0];
-				r->len = be32(r->hdr + 1);
+				r->len = enav_l7_be32(r->hdr + 1);
 				if (!valid_header(dir, r->type, r->len)) {
 					out->stats->parse_errors++;
 					lose(s, dir, out);
@@ -1029,7 +1033,7 @@ static bool pg_detect(const uint8_t *d, size_t n, enum enav_l7_stream stream)
 {
 	if (stream != ENAV_L7_REQUEST || !d || n < 8)
 		return false;
-	uint32_t len = be32(d), code = be32(d + 4);
+	uint32_t len = enav_l7_be32(d), code = enav_l7_be32(d + 4);
 
 	if (len < 8 || len > 10000)
 		return false;
@@ -1041,25 +1045,8 @@ static int pg_init(void *state, const struct enav_l7_options *opt)
 	struct pg_state *s = state;
 
 	memset(s, 0, sizeof(*s));
-	s->max_pending = enav_l7_max_pending(opt);
-	s->sanitized = opt && opt->sanitized_statement;
+	s->opt = enav_l7_sql_options(opt);
 	return 0;
-}
-
-static void pg_feed(void *state, const struct enav_l7_fragment *f, const struct enav_l7_sink *out)
-{
-	if (!state || !f || !out)
-		return;
-	feed_stream(state, f, out);
-}
-
-static void pg_finish(void *state, const struct enav_l7_sink *out)
-{
-	struct pg_state *s = state;
-
-	if (!s || !out)
-		return;
-	flush_pending(s, out);
 }
 
 const struct enav_l7_parser_ops enav_l7_postgres_ops = {
@@ -1068,6 +1055,6 @@ const struct enav_l7_parser_ops enav_l7_postgres_ops = {
     .state_size = sizeof(struct pg_state),
     .detect = pg_detect,
     .init = pg_init,
-    .feed = pg_feed,
-    .finish = pg_finish,
+    .feed = feed_stream,
+    .finish = flush_pending,
 };

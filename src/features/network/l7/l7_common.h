@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Small pieces several parsers share: wire integer readers, the index
+ * arithmetic of the pending-request ring every parser keeps
+ * (ENAV_L7_MAX_PENDING slots), and the options the SQL parsers read.
+ */
+#ifndef ENAV_FEATURES_NETWORK_L7_L7_COMMON_H
+#define ENAV_FEATURES_NETWORK_L7_L7_COMMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "features/network/l7/l7.h"
+
+static inline uint32_t enav_l7_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint32_t enav_l7_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Slot of the i-th oldest entry of a ring whose oldest is at head. */
+static inline uint32_t enav_l7_fifo_slot(uint32_t head, uint32_t i)
+{
+	return (head + i) % ENAV_L7_MAX_PENDING;
+}
+
+/* Drop the oldest entry (the caller checked *count > 0). */
+static inline void enav_l7_fifo_drop(uint32_t *head, uint32_t *count)
+{
+	*head = enav_l7_fifo_slot(*head, 1);
+	(*count)--;
+}
+
+/* What PostgreSQL and MySQL keep of the options. */
+struct enav_l7_sql_options {
+	uint32_t max_pending; /* enav_l7_max_pending() */
+	bool sanitized;	      /* fill op.statement */
+};
+
+struct enav_l7_sql_options enav_l7_sql_options(const struct enav_l7_options *opt);
+
+#endif
