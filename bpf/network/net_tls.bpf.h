@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * TLS plaintext, included by net.bpf.c (it shares the connection map, the
- * scratch buffer and l7_emit with the syscall path).
+ * TLS plaintext: nine programs (library uprobes, Go crypto/tls uprobes) and
+ * their maps.  Separate because it follows user-space libraries, not the
+ * kernel; it shares the connection map, the scratch buffer and l7_emit with
+ * the syscall path, and sys_exit (net_payload.bpf.h) binds its calls to
+ * their sockets.
  *
  * Libraries (OpenSSL SSL_read/_ex, SSL_write/_ex; GnuTLS gnutls_record_recv
  * and _send): an entry uprobe remembers the call's object and buffer per
@@ -30,6 +33,8 @@
  */
 #ifndef ENAV_NET_TLS_BPF_H
 #define ENAV_NET_TLS_BPF_H
+
+#include "net_l7.bpf.h"
 
 /* Set before load: TLS capture on (sources.network.tls.enabled). */
 const volatile __u32 enav_tls_enabled = 0;
