@@ -372,6 +372,8 @@ static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pendin
 	bool sent = is_send(p->nr);
 	if (!sent && (p->nr == NR_recvfrom || p->nr == NR_recvmsg) && (p->arg4 & MSG_PEEK))
 		return; /* read again for real later */
+	/* Not enav_scratch(): through it the compiler lays sys_exit out anew,
+	 * and this program's code is kept as the kernel matrix proved it. */
 	__u32 zero = 0;
 	struct l7_scratch *sc = bpf_map_lookup_elem(&enav_l7_scratch, &zero);
 	if (!sc) {

@@ -113,10 +113,8 @@ static __always_inline int handle_exit(void *ctx, struct pt_regs *regs, long ret
 	bool l7 = enav_l7_protocols && is_l7_syscall(nr);
 	if (!dns && !l7)
 		return 0;
-	if (!enav_capture_allowed(bpf_get_current_cgroup_id())) {
-		enav_count(ENAV_KC_FILTERED);
+	if (!enav_admitted(bpf_get_current_cgroup_id()))
 		return 0;
-	}
 	struct pending p;
 	read_args(regs, nr, &p);
 	struct sock *sk = fd_to_sock(p.fd);

@@ -54,10 +54,8 @@ static __always_inline void emit_tcp(void *ctx, struct sock *sk, struct conn *c,
 static __always_inline bool take_owner(struct conn *c)
 {
 	__u64 cg = bpf_get_current_cgroup_id();
-	if (!enav_capture_allowed(cg)) {
-		enav_count(ENAV_KC_FILTERED);
+	if (!enav_admitted(cg))
 		return false;
-	}
 	__u64 id = bpf_get_current_pid_tgid();
 	c->cgroup_id = cg;
 	c->pid = id >> 32;
