@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The network object's shared state: the kernel constants it needs, the
- * per-connection record, every map the TCP, payload, L7 and TLS parts share,
- * and the values user space sets before load.  Separate so each part's file
- * holds only its own logic, and so the maps' and settings' order, which the
+ * per-connection record, the connection map and the scratch buffers, and
+ * the values user space sets before load (TLS keeps its own maps and
+ * setting in net_tls.bpf.h).  Separate so each part's file holds only its
+ * own logic, and so the order of these maps and settings, which the
  * skeleton's layout follows, stays in one place.
  */
 #ifndef ENAV_NET_MAPS_BPF_H
