@@ -67,13 +67,19 @@ struct {
 	__type(value, __u8);
 } enav_cgroup_verdicts SEC(".maps");
 
-static __always_inline void enav_count(enum enav_kernel_counter c)
+/* One more in slot key of a per-CPU array of __u64 counters: enav_counters
+ * here, a feature's own counters (profiling, TLS) through the same code. */
+static __always_inline void enav_count_in(void *counters, __u32 key)
 {
-	__u32 key = c;
-	__u64 *v = bpf_map_lookup_elem(&enav_counters, &key);
+	__u64 *v = bpf_map_lookup_elem(counters, &key);
 
 	if (v)
 		*v += 1; /* per-CPU slot: no atomics needed */
+}
+
+static __always_inline void enav_count(enum enav_kernel_counter c)
+{
+	enav_count_in(&enav_counters, c);
 }
 
 /* Decide before any other work; unknown cgroups follow the control word. */
@@ -88,6 +94,29 @@ static __always_inline bool enav_capture_allowed(__u64 cgroup_id)
 	if (verdict)
 		return *verdict != 0;
 	return *mode == ENAV_CAPTURE_UNKNOWN_CAPTURE;
+}
+
+/* enav_capture_allowed, with a refusal counted (ENAV_KC_FILTERED): what a
+ * program that reports into enav_counters checks before any other work. */
+static __always_inline bool enav_admitted(__u64 cgroup_id)
+{
+	if (!enav_capture_allowed(cgroup_id)) {
+		enav_count(ENAV_KC_FILTERED);
+		return false;
+	}
+	return true;
+}
+
+/* The one slot of a per-CPU scratch array (an event too large for the
+ * stack), or NULL, counted as ENAV_KC_SCRATCH_MISSING. */
+static __always_inline void *enav_scratch(void *map)
+{
+	__u32 zero = 0;
+	void *slot = bpf_map_lookup_elem(map, &zero);
+
+	if (!slot)
+		enav_count(ENAV_KC_SCRATCH_MISSING);
+	return slot;
 }
 
 /* Hand size bytes of data to the transport; counts the outcome either way. */

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * TLS plaintext, included by net.bpf.c (it shares the connection map, the
- * scratch buffer and l7_emit with the syscall path).
+ * TLS plaintext: nine programs (library uprobes, Go crypto/tls uprobes) and
+ * their maps.  Separate because it follows user-space libraries, not the
+ * kernel; it shares the connection map, the scratch buffer and l7_emit with
+ * the syscall path, and sys_exit (net_payload.bpf.h) binds its calls to
+ * their sockets.
  *
  * Libraries (OpenSSL SSL_read/_ex, SSL_write/_ex; GnuTLS gnutls_record_recv
  * and _send): an entry uprobe remembers the call's object and buffer per
@@ -30,6 +33,8 @@
  */
 #ifndef ENAV_NET_TLS_BPF_H
 #define ENAV_NET_TLS_BPF_H
+
+#include "net_l7.bpf.h"
 
 /* Set before load: TLS capture on (sources.network.tls.enabled). */
 const volatile __u32 enav_tls_enabled = 0;
@@ -83,10 +88,7 @@ struct {
 
 static __always_inline void tls_count(enum tls_counter k)
 {
-	__u32 key = k;
-	__u64 *v = bpf_map_lookup_elem(&enav_tls_counters, &key);
-	if (v)
-		*v += 1;
+	enav_count_in(&enav_tls_counters, k);
 }
 
 /* LRU: a thread that exits inside a call (a process ending while blocked in
@@ -143,12 +145,9 @@ static __always_inline void tls_emit(void *ctx, struct tls_session *s, struct so
 	s->offset[dir & 1] = seq + (__u32)n;
 	if (s->l7s.l7 == ENAV_L7_CLASS_NONE)
 		return; /* plaintext of no enabled protocol */
-	__u32 zero = 0;
-	struct l7_scratch *sc = bpf_map_lookup_elem(&enav_l7_scratch, &zero);
-	if (!sc) {
-		enav_count(ENAV_KC_SCRATCH_MISSING);
+	struct l7_scratch *sc = enav_scratch(&enav_l7_scratch);
+	if (!sc)
 		return;
-	}
 	sc->base[0] = buf;
 	sc->seglen[0] = 1ull << 62;
 	sc->segstart[0] = 0;
@@ -193,10 +192,8 @@ static __always_inline void tls_emit(void *ctx, struct tls_session *s, struct so
 
 static __always_inline int tls_enter(struct pt_regs *ctx, __u8 op, bool ex)
 {
-	if (!enav_capture_allowed(bpf_get_current_cgroup_id())) {
-		enav_count(ENAV_KC_FILTERED);
+	if (!enav_admitted(bpf_get_current_cgroup_id()))
 		return 0;
-	}
 	struct tls_call call = {
 	    .obj = PT_REGS_PARM1(ctx),
 	    .buf = PT_REGS_PARM2(ctx),
@@ -382,10 +379,8 @@ int enav_go_tls_enter(struct pt_regs *ctx)
 			tls_count(TLS_C_SESSIONS_FULL);
 		return 0;
 	}
-	if (!enav_capture_allowed(bpf_get_current_cgroup_id())) {
-		enav_count(ENAV_KC_FILTERED);
+	if (!enav_admitted(bpf_get_current_cgroup_id()))
 		return 0;
-	}
 	struct go_tls_binary *b = bpf_map_lookup_elem(&enav_go_tls_binaries, &idx);
 	if (!b)
 		return 0;

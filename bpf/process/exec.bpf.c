@@ -24,17 +24,12 @@ static __always_inline int handle_exec(void *ctx, struct task_struct *task, pid_
 {
 	__u64 cgroup_id = bpf_get_current_cgroup_id();
 
-	if (!enav_capture_allowed(cgroup_id)) {
-		enav_count(ENAV_KC_FILTERED);
+	if (!enav_admitted(cgroup_id))
 		return 0;
-	}
 
-	__u32 zero = 0;
-	struct enav_exec_event *e = bpf_map_lookup_elem(&enav_exec_scratch, &zero);
-	if (!e) {
-		enav_count(ENAV_KC_SCRATCH_MISSING);
+	struct enav_exec_event *e = enav_scratch(&enav_exec_scratch);
+	if (!e)
 		return 0;
-	}
 
 	enav_fill_header(&e->hdr, ENAV_EVENT_PROCESS_EXEC, cgroup_id);
 	e->old_tid = old_pid;
@@ -101,10 +96,8 @@ static __always_inline int handle_exit(void *ctx, struct task_struct *task)
 		return 0;
 
 	__u64 cgroup_id = bpf_get_current_cgroup_id();
-	if (!enav_capture_allowed(cgroup_id)) {
-		enav_count(ENAV_KC_FILTERED);
+	if (!enav_admitted(cgroup_id))
 		return 0;
-	}
 
 	struct enav_exit_event e = {};
 	enav_fill_header(&e.hdr, ENAV_EVENT_PROCESS_EXIT, cgroup_id);
@@ -153,10 +146,8 @@ static __always_inline int handle_cred(void *ctx, long ret, __u32 nr)
 	if (ret != 0)
 		return 0;
 	__u64 cgroup_id = bpf_get_current_cgroup_id();
-	if (!enav_capture_allowed(cgroup_id)) {
-		enav_count(ENAV_KC_FILTERED);
+	if (!enav_admitted(cgroup_id))
 		return 0;
-	}
 	struct task_struct *task = (void *)bpf_get_current_task();
 	const struct cred *cred = BPF_CORE_READ(task, cred);
 	struct enav_cred_event e = {};

@@ -111,11 +111,7 @@ struct {
 
 static __always_inline void prof_count(enum enav_profile_counter c)
 {
-	__u32 key = c;
-	__u64 *v = bpf_map_lookup_elem(&enav_prof_counters, &key);
-
-	if (v)
-		*v += 1;
+	enav_count_in(&enav_prof_counters, c);
 }
 
 /* Walk one stack of the current task into the scratch slot and store it

@@ -60,16 +60,11 @@ static __always_inline int handle_open(void *ctx, long ret)
 		return 0;
 
 	__u64 cgroup_id = bpf_get_current_cgroup_id();
-	if (!enav_capture_allowed(cgroup_id)) {
-		enav_count(ENAV_KC_FILTERED);
+	if (!enav_admitted(cgroup_id))
 		return 0;
-	}
-	__u32 zero = 0;
-	struct enav_file_open_event *e = bpf_map_lookup_elem(&enav_file_scratch, &zero);
-	if (!e) {
-		enav_count(ENAV_KC_SCRATCH_MISSING);
+	struct enav_file_open_event *e = enav_scratch(&enav_file_scratch);
+	if (!e)
 		return 0;
-	}
 	enav_fill_header(&e->hdr, ENAV_EVENT_FILE_OPEN, cgroup_id);
 	e->hdr.size = sizeof(*e);
 	e->dev = key.dev;

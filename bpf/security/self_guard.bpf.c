@@ -129,12 +129,9 @@ int enav_guard_bpf_exit(struct trace_event_raw_sys_exit *ctx)
 		bpf_map_update_elem(&enav_guard_fds, &key, &g, BPF_ANY);
 	}
 
-	__u32 zero = 0;
-	struct enav_bpf_access_event *e = bpf_map_lookup_elem(&enav_guard_scratch, &zero);
-	if (!e) {
-		enav_count(ENAV_KC_SCRATCH_MISSING);
+	struct enav_bpf_access_event *e = enav_scratch(&enav_guard_scratch);
+	if (!e)
 		return 0;
-	}
 	enav_fill_header(&e->hdr, ENAV_EVENT_BPF_ACCESS, bpf_get_current_cgroup_id());
 	e->hdr.size = sizeof(*e);
 	e->cmd = cmd;
