@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "features/network/l7/l7.h"
+#include "platform/log.h"
 #include <yaml.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -58,6 +59,7 @@ struct field {
 	uint64_t def;		  /* default for T_BOOL, T_U32, T_ENUM */
 	const char *def_str;	  /* default for T_STR, T_LISTEN; T_LIST is empty */
 	check_fn check;		  /* T_STR, T_LIST: optional per-value rule */
+	bool old;		  /* T_MAP: a deprecated section, never in "allowed:" hints */
 };
 
 /* Index i names enum value i. */
@@ -95,6 +97,10 @@ _Static_assert(ENAV_K8S_AUTO == 0 && ENAV_K8S_ON == 1 && ENAV_K8S_OFF == 2,
 #define MAP(k)                                                                                     \
 	{                                                                                          \
 		.key = k, .type = T_MAP                                                            \
+	}
+#define OLD_MAP(k)                                                                                 \
+	{                                                                                          \
+		.key = k, .type = T_MAP, .old = true                                               \
 	}
 #define BOOL(k, m, d)                                                                              \
 	{                                                                                          \
@@ -137,19 +143,21 @@ _Static_assert(ENAV_K8S_AUTO == 0 && ENAV_K8S_ON == 1 && ENAV_K8S_OFF == 2,
 		.max = sizeof(MEMBER(m)) - 1, .def_str = d                                         \
 	}
 
-/* One OTLP signal's own settings (otlp.<sig>.*): 0, "" and inherit defer to otlp.*. */
+/* One OTLP signal's own settings (exporters.otlp.<sig>.*): 0, "" and inherit defer to
+ * exporters.otlp.*. */
 #define OTLP_SIGNAL(sig)                                                                           \
-	MAP("otlp." #sig), BOOL("otlp." #sig ".enabled", otlp.sig.enabled, true),                  \
-	    STR("otlp." #sig ".endpoint", otlp.sig.endpoint, 0, ""),                               \
-	    U32("otlp." #sig ".timeout_ms", otlp.sig.timeout_ms, 0, 120000, 0),                    \
-	    U32("otlp." #sig ".queue_capacity", otlp.sig.queue_capacity, 0, 1048576, 0),           \
-	    U32("otlp." #sig ".batch_max_items", otlp.sig.batch_max_items, 0, 65536, 0),           \
-	    ENUM("otlp." #sig ".compression", otlp.sig.compression, enum enav_otlp_compression,    \
-		 compression_names, ENAV_OTLP_COMPRESSION_INHERIT),                                \
-	    LIST("otlp." #sig ".headers", otlp.sig.headers, 3, check_header),                      \
-	    STR("otlp." #sig ".ca_file", otlp.sig.ca_file, 0, ""),                                 \
-	    STR("otlp." #sig ".cert_file", otlp.sig.cert_file, 0, ""),                             \
-	    STR("otlp." #sig ".key_file", otlp.sig.key_file, 0, "")
+	MAP("exporters.otlp." #sig),                                                               \
+	    BOOL("exporters.otlp." #sig ".enabled", otlp.sig.enabled, true),                       \
+	    STR("exporters.otlp." #sig ".endpoint", otlp.sig.endpoint, 0, ""),                     \
+	    U32("exporters.otlp." #sig ".timeout_ms", otlp.sig.timeout_ms, 0, 120000, 0),          \
+	    U32("exporters.otlp." #sig ".queue_capacity", otlp.sig.queue_capacity, 0, 1048576, 0), \
+	    U32("exporters.otlp." #sig ".batch_max_items", otlp.sig.batch_max_items, 0, 65536, 0), \
+	    ENUM("exporters.otlp." #sig ".compression", otlp.sig.compression,                      \
+		 enum enav_otlp_compression, compression_names, ENAV_OTLP_COMPRESSION_INHERIT),    \
+	    LIST("exporters.otlp." #sig ".headers", otlp.sig.headers, 3, check_header),            \
+	    STR("exporters.otlp." #sig ".ca_file", otlp.sig.ca_file, 0, ""),                       \
+	    STR("exporters.otlp." #sig ".cert_file", otlp.sig.cert_file, 0, ""),                   \
+	    STR("exporters.otlp." #sig ".key_file", otlp.sig.key_file, 0, "")
 
 static int check_selector(struct errout *e, const char *where, const char *s, size_t n);
 static int check_label_key(struct errout *e, const char *where, const char *s, size_t n);
@@ -247,12 +255,6 @@ static const struct field schema[] = {
     STR("profiling.spool.dir", profiling.spool_dir, 0, ""),
     U32("profiling.spool.max_mb", profiling.spool_max_mb, 1, 1048576, 256),
     U32("profiling.spool.max_age_s", profiling.spool_max_age_s, 60, 31536000, 86400),
-    MAP("profiling.pyroscope"),
-    STR("profiling.pyroscope.url", profiling.pyroscope_url, 0, ""),
-    STR("profiling.pyroscope.app_name", profiling.pyroscope_app, 1, "enav"),
-    U32("profiling.pyroscope.timeout_ms", profiling.pyroscope_timeout_ms, 100, 120000, 10000),
-    U32("profiling.pyroscope.queue_capacity", profiling.pyroscope_queue, 1, 65536, 256),
-    U32("profiling.pyroscope.max_retries", profiling.pyroscope_retries, 0, 20, 3),
     MAP("profiling.filter"),
     LIST("profiling.filter.allow", profiling.filter_allow, 1, check_module_prefix),
     BOOL("profiling.filter.local_unfiltered", profiling.local_unfiltered, false),
@@ -295,29 +297,6 @@ static const struct field schema[] = {
     U32("security.rate_limit_per_minute", security.rate_per_minute, 1, 10000, 10),
     U32("security.max_tracked_services", security.max_services, 16, 1048576, 4096),
     U32("security.max_rate_entries", security.max_rate_entries, 16, 1048576, 4096),
-    MAP("otlp"),
-    STR("otlp.endpoint", otlp.endpoint, 0, ""),
-    OTLP_SIGNAL(metrics),
-    OTLP_SIGNAL(traces),
-    OTLP_SIGNAL(logs),
-    OTLP_SIGNAL(profiles),
-    LIST("otlp.headers", otlp.headers, 3, check_header),
-    STR("otlp.headers_file", otlp.headers_file, 0, ""),
-    ENUM("otlp.compression", otlp.compression, enum enav_otlp_compression, compression_names,
-	 ENAV_OTLP_COMPRESSION_NONE),
-    U32("otlp.timeout_ms", otlp.timeout_ms, 100, 120000, 10000),
-    U32("otlp.queue_capacity", otlp.queue_capacity, 16, 1048576, 4096),
-    U32("otlp.batch_max_items", otlp.batch_max_items, 1, 65536, 512),
-    U32("otlp.batch_max_delay_ms", otlp.batch_max_delay_ms, 10, 60000, 5000),
-    U32("otlp.metrics_interval_ms", otlp.metrics_interval_ms, 1000, 3600000, 15000),
-    U32("otlp.retry_max_elapsed_ms", otlp.max_elapsed_ms, 0, 3600000, 60000),
-    U32("otlp.retry_initial_ms", otlp.backoff_initial_ms, 10, 60000, 500),
-    U32("otlp.retry_max_ms", otlp.backoff_max_ms, 10, 600000, 30000),
-    U32("otlp.breaker_failures", otlp.breaker_failures, 1, 1000, 5),
-    U32("otlp.breaker_cooldown_ms", otlp.breaker_cooldown_ms, 100, 3600000, 30000),
-    STR("otlp.ca_file", otlp.ca_file, 0, ""),
-    STR("otlp.cert_file", otlp.cert_file, 0, ""),
-    STR("otlp.key_file", otlp.key_file, 0, ""),
     MAP("attribution"),
     U32("attribution.cgroup_cache_entries", attribution.cgroup_cache_entries, 16, 1048576, 4096),
     U32("attribution.process_table_entries", attribution.process_table_entries, 16, 1048576, 16384),
@@ -325,16 +304,49 @@ static const struct field schema[] = {
     MAP("generators"),
     MAP("generators.process_metrics"),
     BOOL("generators.process_metrics.enabled", generators.process_metrics, true),
-    MAP("sinks"),
-    MAP("sinks.ndjson"),
-    BOOL("sinks.ndjson.enabled", ndjson.enabled, true),
-    STR("sinks.ndjson.path", ndjson.path, 1, "-"),
-    U32("sinks.ndjson.queue_capacity", ndjson.queue_capacity, 16, 1048576, 8192),
-    U32("sinks.ndjson.max_line_bytes", ndjson.max_line_bytes, 1024, 65536, 16384),
     MAP("http"),
     BOOL("http.enabled", http.enabled, true),
     LISTEN("http.listen", http.listen, "127.0.0.1:9464"),
     U32("http.max_connections", http.max_connections, 1, 1024, 16),
+    MAP("exporters"),
+    MAP("exporters.ndjson"),
+    BOOL("exporters.ndjson.enabled", ndjson.enabled, true),
+    STR("exporters.ndjson.path", ndjson.path, 1, "-"),
+    U32("exporters.ndjson.queue_capacity", ndjson.queue_capacity, 16, 1048576, 8192),
+    U32("exporters.ndjson.max_line_bytes", ndjson.max_line_bytes, 1024, 65536, 16384),
+    MAP("exporters.prometheus"),
+    BOOL("exporters.prometheus.enabled", prometheus.enabled, true),
+    MAP("exporters.otlp"),
+    STR("exporters.otlp.endpoint", otlp.endpoint, 0, ""),
+    OTLP_SIGNAL(metrics),
+    OTLP_SIGNAL(traces),
+    OTLP_SIGNAL(logs),
+    OTLP_SIGNAL(profiles),
+    LIST("exporters.otlp.headers", otlp.headers, 3, check_header),
+    STR("exporters.otlp.headers_file", otlp.headers_file, 0, ""),
+    ENUM("exporters.otlp.compression", otlp.compression, enum enav_otlp_compression,
+	 compression_names, ENAV_OTLP_COMPRESSION_NONE),
+    U32("exporters.otlp.timeout_ms", otlp.timeout_ms, 100, 120000, 10000),
+    U32("exporters.otlp.queue_capacity", otlp.queue_capacity, 16, 1048576, 4096),
+    U32("exporters.otlp.batch_max_items", otlp.batch_max_items, 1, 65536, 512),
+    U32("exporters.otlp.batch_max_delay_ms", otlp.batch_max_delay_ms, 10, 60000, 5000),
+    U32("exporters.otlp.metrics_interval_ms", otlp.metrics_interval_ms, 1000, 3600000, 15000),
+    U32("exporters.otlp.retry_max_elapsed_ms", otlp.max_elapsed_ms, 0, 3600000, 60000),
+    U32("exporters.otlp.retry_initial_ms", otlp.backoff_initial_ms, 10, 60000, 500),
+    U32("exporters.otlp.retry_max_ms", otlp.backoff_max_ms, 10, 600000, 30000),
+    U32("exporters.otlp.breaker_failures", otlp.breaker_failures, 1, 1000, 5),
+    U32("exporters.otlp.breaker_cooldown_ms", otlp.breaker_cooldown_ms, 100, 3600000, 30000),
+    STR("exporters.otlp.ca_file", otlp.ca_file, 0, ""),
+    STR("exporters.otlp.cert_file", otlp.cert_file, 0, ""),
+    STR("exporters.otlp.key_file", otlp.key_file, 0, ""),
+    MAP("exporters.pyroscope"),
+    STR("exporters.pyroscope.url", profiling.pyroscope_url, 0, ""),
+    STR("exporters.pyroscope.app_name", profiling.pyroscope_app, 1, "enav"),
+    U32("exporters.pyroscope.timeout_ms", profiling.pyroscope_timeout_ms, 100, 120000, 10000),
+    U32("exporters.pyroscope.queue_capacity", profiling.pyroscope_queue, 1, 65536, 256),
+    U32("exporters.pyroscope.max_retries", profiling.pyroscope_retries, 0, 20, 3),
+    /* Deprecated spellings (the renames table below): walked, never listed. */
+    OLD_MAP("sinks"),
     MAP("capture"),
     ENUM("capture.mode", capture.mode, enum enav_capture_policy, capture_mode_names,
 	 ENAV_CAPTURE_POLICY_ALL),
@@ -364,6 +376,20 @@ static const struct field schema[] = {
     ENUM("host.cgroups", host.cgroups, enum enav_host_cgroup_scope, host_cgroups_names,
 	 ENAV_HOST_CGROUPS_CONTAINERS),
     U32("host.max_cgroups", host.max_cgroups, 1, 65536, 1024),
+};
+
+/*
+ * Keys that moved.  Writing old still works (the walk reads it as new), is
+ * noted in enav_config.deprecated_used (warned by enav_config_load) and is an
+ * error together with new.  Keep docs/configuration.md ("Deprecated keys") in
+ * step with this table.
+ */
+static const struct rename {
+	const char *old, *new_key;
+} renames[ENAV_CONFIG_RENAMES] = {
+    {"sinks.ndjson", "exporters.ndjson"},
+    {"otlp", "exporters.otlp"},
+    {"profiling.pyroscope", "exporters.pyroscope"},
 };
 
 /* ---- errors -------------------------------------------------------------- */
@@ -957,6 +983,7 @@ struct walk {
 	size_t len;
 	struct enav_config *cfg;
 	bool seen[ARRAY_SIZE(schema)];
+	signed char seen_as[ARRAY_SIZE(schema)]; /* renames[] row + 1 when set by the old key */
 	struct errout e;
 };
 
@@ -1100,6 +1127,14 @@ static int check_node(struct walk *w, const yaml_event_t *ev, const char *where)
 	return 0;
 }
 
+static int schema_index(const char *key)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(schema); i++)
+		if (strcmp(schema[i].key, key) == 0)
+			return (int)i;
+	return -1;
+}
+
 static const char *parent_key(int parent)
 {
 	return parent < 0 ? "" : schema[parent].key;
@@ -1132,9 +1167,17 @@ static int unknown_key(struct walk *w, int parent, const char *name, size_t n)
 		const char *last = strrchr(k, '.');
 		size_t kpl = last ? (size_t)(last - k) : 0;
 
-		if (kpl == pl && strncmp(k, ppath, pl) == 0)
+		if (kpl == pl && strncmp(k, ppath, pl) == 0 && !schema[i].old)
 			o += (size_t)snprintf(allowed + o, sizeof(allowed) - o, "%s%s",
 					      o ? ", " : "", last ? last + 1 : k);
+	}
+	/* A deprecated section lists what it may still hold: its moved keys. */
+	for (size_t r = 0; parent >= 0 && schema[parent].old && r < ARRAY_SIZE(renames); r++) {
+		const char *k = renames[r].old;
+		if (strncmp(k, ppath, pl) == 0 && k[pl] == '.' && !strchr(k + pl + 1, '.') &&
+		    o < sizeof(allowed))
+			o += (size_t)snprintf(allowed + o, sizeof(allowed) - o, "%s%s",
+					      o ? ", " : "", k + pl + 1);
 	}
 	/* Quote odd key names so the message shows exactly what was written. */
 	for (size_t i = 0; i < n; i++) {
@@ -1166,16 +1209,32 @@ static int read_key(struct walk *w, int parent, const yaml_event_t *ev, int *idx
 	}
 	name = (const char *)ev->data.scalar.value;
 	n = ev->data.scalar.length;
-	for (size_t i = 0; i < ARRAY_SIZE(schema); i++) {
-		if (!is_child(&schema[i], parent_key(parent), name, n))
+	int found = -1, renamed = -1;
+	for (size_t i = 0; i < ARRAY_SIZE(schema) && found < 0; i++)
+		if (is_child(&schema[i], parent_key(parent), name, n))
+			found = (int)i;
+	for (size_t r = 0; r < ARRAY_SIZE(renames) && found < 0; r++) {
+		if (!is_child(&(struct field){.key = renames[r].old}, parent_key(parent), name, n))
 			continue;
-		if (w->seen[i])
-			return fail(&w->e, "%s: duplicate key", schema[i].key);
-		w->seen[i] = true;
-		*idx = (int)i;
-		return 0;
+		renamed = (int)r;
+		found = schema_index(renames[r].new_key);
 	}
-	return unknown_key(w, parent, name, n);
+	if (found < 0)
+		return unknown_key(w, parent, name, n);
+	if (w->seen[found] && w->seen_as[found] != renamed + 1) {
+		const char *old = renames[renamed >= 0 ? renamed : w->seen_as[found] - 1].old;
+		return fail(&w->e,
+			    "%s and %s are both set: %s is the deprecated name of %s; keep %s only",
+			    old, schema[found].key, old, schema[found].key, schema[found].key);
+	}
+	if (w->seen[found])
+		return fail(&w->e, "%s: duplicate key", schema[found].key);
+	w->seen[found] = true;
+	w->seen_as[found] = (signed char)(renamed + 1);
+	if (renamed >= 0)
+		w->cfg->deprecated_used |= 1u << renamed;
+	*idx = found;
+	return 0;
 }
 
 static int set_scalar(struct walk *w, const struct field *f, const yaml_event_t *ev)
@@ -1451,6 +1510,7 @@ int enav_config_parse(struct enav_config *cfg, const char *yaml, size_t len, cha
 	w.text = yaml;
 	w.len = len;
 	w.cfg = &work;
+	work.deprecated_used = 0;
 	if (!yaml_parser_initialize(&w.parser))
 		return fail(&w.e, "config: out of memory while parsing YAML");
 	yaml_parser_set_input_string(&w.parser, (const unsigned char *)yaml, len);
@@ -1523,7 +1583,23 @@ int enav_config_load(struct enav_config *cfg, const char *path, char *err, size_
 	close(fd);
 	rc = enav_config_parse(cfg, buf, len, err, errlen);
 	free(buf);
+	for (size_t r = 0; rc == 0 && r < ARRAY_SIZE(renames); r++) {
+		char note[160];
+		if (enav_config_deprecation(cfg, r, note, sizeof(note)))
+			enav_warn("%s", note);
+	}
 	return rc;
+}
+
+bool enav_config_deprecation(const struct enav_config *cfg, size_t row, char *note, size_t cap)
+{
+	if (row >= ARRAY_SIZE(renames) || !(cfg->deprecated_used >> row & 1u))
+		return false;
+	snprintf(note, cap,
+		 "config: %s is deprecated; write %s instead (docs/configuration.md, "
+		 "\"Deprecated keys\")",
+		 renames[row].old, renames[row].new_key);
+	return true;
 }
 
 static int validate_list(struct errout *e, const struct field *f, const struct enav_config_list *l)
