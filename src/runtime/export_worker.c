@@ -451,6 +451,13 @@ void enav_export_worker_stop(struct enav_export_worker *w, uint64_t deadline_mon
 	destroy(w);
 }
 
+void enav_export_worker_count_drop(struct enav_export_worker *w, enum enav_export_drop why,
+				   size_t n)
+{
+	if (w && why < ENAV_EXPORT_DROP__N)
+		drop(w, n, why);
+}
+
 void enav_export_worker_stats(struct enav_export_worker *w, struct enav_export_stats *out)
 {
 	memset(out, 0, sizeof(*out));

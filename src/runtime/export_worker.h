@@ -104,6 +104,9 @@ bool enav_export_worker_submit(struct enav_export_worker *w, void *item);
 /* Send what is queued until the deadline (CLOCK_MONOTONIC ns), drop and count
  * the rest, stop, free. */
 void enav_export_worker_stop(struct enav_export_worker *w, uint64_t deadline_mono_ns);
+/* Count items the exporter dropped before they reached the queue. */
+void enav_export_worker_count_drop(struct enav_export_worker *w, enum enav_export_drop why,
+				   size_t n);
 void enav_export_worker_stats(struct enav_export_worker *w, struct enav_export_stats *out);
 /* For a transport's own waits: stopping and the deadline has passed. */
 bool enav_export_worker_past_deadline(struct enav_export_worker *w);

@@ -71,7 +71,6 @@
 #define DEF_BREAKER_COOL_MS  30000u
 #define DEF_MAX_REQUEST	     ((size_t)4 << 20)
 #define RESPONSE_CAP	     (64u << 10) /* response bytes kept for partial_success */
-#define NS_PER_MS	     1000000ull
 
 /* The export worker's drop reasons, as OTLP has always named them. */
 static const char *const drop_names[ENAV_EXPORT_DROP__N] = {
