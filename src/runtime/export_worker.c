@@ -406,12 +406,12 @@ bool enav_export_worker_submit(struct enav_export_worker *w, void *item)
 	return true;
 }
 
-/* Join by the deadline; past it, cancel a thread stuck in its output. */
-static void join_by_deadline(struct enav_export_worker *w, uint64_t deadline_mono_ns)
+/* Join by the deadline; past it, cancel a thread stuck in its output (true). */
+static bool join_by_deadline(struct enav_export_worker *w, uint64_t deadline_mono_ns)
 {
 	if (!w->cfg.cancel_at_deadline) {
 		pthread_join(w->thread, NULL);
-		return;
+		return false;
 	}
 	/* pthread_timedjoin_np takes CLOCK_REALTIME; translate the deadline. */
 	uint64_t now = enav_clock_mono_ns();
@@ -419,12 +419,12 @@ static void join_by_deadline(struct enav_export_worker *w, uint64_t deadline_mon
 	struct timespec ts;
 	abs_mono(&ts, enav_clock_unix_ns() + left);
 	if (pthread_timedjoin_np(w->thread, NULL, &ts) == 0)
-		return;
+		return false;
 	enav_warn("%s: output blocked at the shutdown deadline; abandoning it", w->name);
 	pthread_cancel(w->thread);
 	pthread_join(w->thread, NULL);
 	if (atomic_load(&w->finished))
-		return;
+		return true;
 	/* Cancelled inside send: the request in hand and the queue are left. */
 	if (w->inflight)
 		w->t.release(w->ctx, w->inflight);
@@ -432,12 +432,13 @@ static void join_by_deadline(struct enav_export_worker *w, uint64_t deadline_mon
 	pthread_mutex_lock(&w->lock);
 	drain_queue(w);
 	pthread_mutex_unlock(&w->lock);
+	return true;
 }
 
-void enav_export_worker_stop(struct enav_export_worker *w, uint64_t deadline_mono_ns)
+bool enav_export_worker_stop(struct enav_export_worker *w, uint64_t deadline_mono_ns)
 {
 	if (!w)
-		return;
+		return false;
 	pthread_mutex_lock(&w->lock);
 	atomic_store(&w->deadline, deadline_mono_ns);
 	atomic_store(&w->stopping, true);
@@ -445,10 +446,11 @@ void enav_export_worker_stop(struct enav_export_worker *w, uint64_t deadline_mon
 	pthread_mutex_unlock(&w->lock);
 	if (w->t.wake)
 		w->t.wake(w->ctx); /* a send in flight re-checks the deadline */
-	join_by_deadline(w, deadline_mono_ns);
+	bool abandoned = join_by_deadline(w, deadline_mono_ns);
 	pthread_cond_destroy(&w->cv);
 	pthread_mutex_destroy(&w->lock);
 	destroy(w);
+	return abandoned;
 }
 
 void enav_export_worker_count_drop(struct enav_export_worker *w, enum enav_export_drop why,

@@ -102,8 +102,9 @@ struct enav_export_worker *enav_export_worker_start(const struct enav_export_wor
  * dropped).  False when refused (queue full, or stopping): counted. */
 bool enav_export_worker_submit(struct enav_export_worker *w, void *item);
 /* Send what is queued until the deadline (CLOCK_MONOTONIC ns), drop and count
- * the rest, stop, free. */
-void enav_export_worker_stop(struct enav_export_worker *w, uint64_t deadline_mono_ns);
+ * the rest, stop, free.  True when the thread was cancelled inside send at
+ * the deadline (cancel_at_deadline): its output may be left mid-write. */
+bool enav_export_worker_stop(struct enav_export_worker *w, uint64_t deadline_mono_ns);
 /* Count items the exporter dropped before they reached the queue. */
 void enav_export_worker_count_drop(struct enav_export_worker *w, enum enav_export_drop why,
 				   size_t n);
