@@ -10,15 +10,12 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "features/network/l7/l7.h"
-#include "platform/log.h"
 
 #include "config/config_priv.h"
 
