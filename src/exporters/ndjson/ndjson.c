@@ -450,8 +450,11 @@ void enav_ndjson_out_flush(struct enav_ndjson_out *o)
 
 /* ---- the transport of the export worker ----------------------------------- */
 
-/* A batch is everything queued, up to this: written, then flushed once. */
-#define NDJSON_BATCH_MAX 4096u
+/* Signals taken from the queue at once: few, so the signals held stay about
+ * the queue's capacity. */
+#define NDJSON_BATCH_MAX 64u
+/* Under a steady stream the queue never runs dry: flush at least this often. */
+#define NDJSON_FLUSH_LINES 1024u
 
 struct ndjson_sink {
 	struct enav_export_worker *ew;
@@ -525,10 +528,15 @@ static enum enav_export_result ndjson_send(void *ctx, void *body, size_t n,
 		output_cancellable(false);
 		ns->in_write = false;
 	}
-	/* Flush when the queue ran dry: batches under load, prompt when idle. */
-	output_cancellable(true);
-	enav_ndjson_out_flush(&ns->out);
-	output_cancellable(false);
+	/* Flush when the queue ran dry (batches under load, prompt when idle),
+	 * or when enough lines wait to be counted written. */
+	struct enav_export_stats st;
+	enav_export_worker_stats(ns->ew, &st);
+	if (st.depth == 0 || ns->out.pending >= NDJSON_FLUSH_LINES) {
+		output_cancellable(true);
+		enav_ndjson_out_flush(&ns->out);
+		output_cancellable(false);
+	}
 	pthread_cleanup_pop(0);
 	return ENAV_EXPORT_SENT;
 }
