@@ -118,7 +118,7 @@ C
 sleep 0.5
 
 # ---- agent configurations ----------------------------------------------------
-base() { printf 'http:\n  listen: 127.0.0.1:%s\nsinks:\n  ndjson:\n    enabled: false\n' "$APORT"; }
+base() { printf 'http:\n  listen: 127.0.0.1:%s\nexporters:\n  ndjson:\n    enabled: false\n' "$APORT"; }
 { base; printf 'profiling:\n  enabled: false\nhost:\n  enabled: false\nsources:\n  network:\n    enabled: false\n'; } >"$WORK/exec.yaml"
 { base; printf 'profiling:\n  enabled: false\nsources:\n  network:\n    l7:\n      enabled: false\n'; } >"$WORK/network.yaml"
 { base; printf 'profiling:\n  enabled: false\n'; } >"$WORK/l7.yaml"

@@ -23,7 +23,7 @@ for arm in off unwatched watched; do
 	{
 		echo "http:"
 		echo "  listen: 127.0.0.1:$APORT"
-		echo "sinks:"
+		echo "exporters:"
 		echo "  ndjson:"
 		echo "    path: /dev/null"
 		echo "profiling:"

@@ -37,7 +37,7 @@ run_arm() { # run_arm NAME RUNS MAX_MS INOTIFY RESCAN_MS [MODE]
 	cat >"$WORK/cfg.yaml" <<CFG
 http:
   listen: 127.0.0.1:$PORT
-sinks:
+exporters:
   ndjson:
     path: $WORK/$name.ndjson
 capture:

@@ -31,7 +31,7 @@ HOLD=
 trap 'kill $NGINX ${HOLD:-} 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"' EXIT
 sleep 0.5
 base_cfg() {
-	printf 'http:\n  listen: 127.0.0.1:%s\nsinks:\n  ndjson:\n    path: %s/signals.ndjson\nprofiling:\n  enabled: false\n' \
+	printf 'http:\n  listen: 127.0.0.1:%s\nexporters:\n  ndjson:\n    path: %s/signals.ndjson\nprofiling:\n  enabled: false\n' \
 		"$APORT" "$WORK"
 }
 base_cfg >"$WORK/l7.yaml"

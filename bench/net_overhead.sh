@@ -28,7 +28,7 @@ sleep 0.5
 cat >"$WORK/cfg.yaml" <<CFG
 http:
   listen: 127.0.0.1:$APORT
-sinks:
+exporters:
   ndjson:
     path: $WORK/signals.ndjson
 sources:

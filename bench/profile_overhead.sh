@@ -29,7 +29,7 @@ sources:
     enabled: false
 host:
   enabled: false
-sinks:
+exporters:
   ndjson:
     enabled: false
 profiling:

@@ -35,7 +35,7 @@ for arm in on off; do
 	cat >"$WORK/cfg-$arm.yaml" <<CFG
 http:
   listen: 127.0.0.1:$APORT
-sinks:
+exporters:
   ndjson:
     path: $WORK/signals.ndjson
 profiling:

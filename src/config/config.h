@@ -45,7 +45,7 @@ enum enav_profile_event {
 enum enav_otlp_compression {
 	ENAV_OTLP_COMPRESSION_NONE = 0,
 	ENAV_OTLP_COMPRESSION_GZIP,
-	ENAV_OTLP_COMPRESSION_INHERIT, /* a signal's own setting: use otlp.compression */
+	ENAV_OTLP_COMPRESSION_INHERIT, /* a signal's own setting: use exporters.otlp.compression */
 };
 
 /* A bounded list of strings from a YAML sequence. */
@@ -66,11 +66,15 @@ enum enav_security_rule {
 };
 
 #define ENAV_CONFIG_KEYS_MAX 512
+/* Rows of the table of moved keys (config.c renames[]). */
+#define ENAV_CONFIG_RENAMES 3
 
 struct enav_config {
 	/* Bit per schema key the file set (whatever the value): a feature the
 	 * file asked for by name is refused loudly, not switched off quietly. */
 	uint64_t explicit_keys[ENAV_CONFIG_KEYS_MAX / 64];
+	/* Bit per moved key the file wrote under its old name (config.c renames[]). */
+	uint32_t deprecated_used;
 	enum enav_log_level log_level;	      /* log_level: error|warn|info|debug (info) */
 	enum enav_transport_choice transport; /* transport: auto|ringbuf|perf (auto) */
 	enum enav_hook_choice hooks;	      /* hooks: auto|fexit|tracepoint (auto) */
@@ -110,11 +114,17 @@ struct enav_config {
 	} generators;
 
 	struct {
-		bool enabled;			 /* sinks.ndjson.enabled (true) */
-		char path[ENAV_CONFIG_PATH_MAX]; /* sinks.ndjson.path: "-" = stdout ("-") */
-		uint32_t queue_capacity; /* sinks.ndjson.queue_capacity: 16..1048576 (8192) */
-		uint32_t max_line_bytes; /* sinks.ndjson.max_line_bytes: 1024..65536 (16384) */
+		bool enabled;			 /* exporters.ndjson.enabled (true) */
+		char path[ENAV_CONFIG_PATH_MAX]; /* exporters.ndjson.path: "-" = stdout ("-") */
+		uint32_t queue_capacity; /* exporters.ndjson.queue_capacity: 16..1048576 (8192) */
+		uint32_t max_line_bytes; /* exporters.ndjson.max_line_bytes: 1024..65536 (16384) */
 	} ndjson;
+
+	struct {
+		/* exporters.prometheus.enabled (true): the /metrics route of the
+		 * HTTP listener (http.*), which also serves health and pprof. */
+		bool enabled;
+	} prometheus;
 
 	struct {
 		bool enabled;			     /* http.enabled (true) */
@@ -171,7 +181,7 @@ struct enav_config {
 		/* Application protocols (sources.network.l7.*, docs/protocols.md). */
 		struct {
 			bool enabled; /* .enabled (true) */
-			/* .protocols: names from src/features/network/l7/l7.h; empty = all */
+			/* .protocols: names from src/model/protocols.c; empty = all */
 			struct enav_config_list protocols;
 			uint32_t capture_bytes; /* .capture_bytes: 16..4096 (256) */
 			/* .http2_capture_bytes: 256..4096 (4096): HTTP/2 header blocks and
@@ -235,13 +245,13 @@ struct enav_config {
 		uint32_t spool_max_mb;		      /* profiling.spool.max_mb: 1..1048576 (256) */
 		uint32_t spool_max_age_s; /* profiling.spool.max_age_s: 60..31536000 (86400) */
 		char
-		    pyroscope_url[ENAV_CONFIG_URL_MAX]; /* profiling.pyroscope.url: "" = off ("") */
-		char pyroscope_app[ENAV_CONFIG_ENTRY_MAX]; /* profiling.pyroscope.app_name ("enav")
+		    pyroscope_url[ENAV_CONFIG_URL_MAX]; /* exporters.pyroscope.url: "" = off ("") */
+		char pyroscope_app[ENAV_CONFIG_ENTRY_MAX]; /* exporters.pyroscope.app_name ("enav")
 							    */
 		uint32_t
-		    pyroscope_timeout_ms; /* profiling.pyroscope.timeout_ms: 100..120000 (10000) */
-		uint32_t pyroscope_queue; /* profiling.pyroscope.queue_capacity: 1..65536 (256) */
-		uint32_t pyroscope_retries; /* profiling.pyroscope.max_retries: 0..20 (3) */
+		    pyroscope_timeout_ms; /* exporters.pyroscope.timeout_ms: 100..120000 (10000) */
+		uint32_t pyroscope_queue; /* exporters.pyroscope.queue_capacity: 1..65536 (256) */
+		uint32_t pyroscope_retries; /* exporters.pyroscope.max_retries: 0..20 (3) */
 		/* profiling.filter.allow: module path prefixes that are the operator's
 		 * own code, on top of each Go binary's main and replaced modules */
 		struct enav_config_list filter_allow;
@@ -299,11 +309,11 @@ struct enav_config {
 	/* OTLP/HTTP export (docs/otlp.md); "" endpoints fall back to the
 	 * OTEL_EXPORTER_OTLP_* environment. */
 	struct {
-		char endpoint[ENAV_CONFIG_URL_MAX]; /* otlp.endpoint: base URL ("") */
-		/* otlp.<signal>.*: metrics, traces, logs, profiles.  Zero, "" and
-		 * "inherit" take the otlp.* value; headers add to otlp.headers. */
+		char endpoint[ENAV_CONFIG_URL_MAX]; /* exporters.otlp.endpoint: base URL ("") */
+		/* exporters.otlp.<signal>.*: metrics, traces, logs, profiles.  Zero, "" and
+		 * "inherit" take the otlp.* value; headers add to exporters.otlp.headers. */
 		struct enav_otlp_signal_config {
-			bool enabled;				/* otlp.<signal>.enabled (true) */
+			bool enabled; /* exporters.otlp.<signal>.enabled (true) */
 			char endpoint[ENAV_CONFIG_URL_MAX];	/* full URL, used as is ("") */
 			uint32_t timeout_ms;			/* 0 or 100..120000 (0) */
 			uint32_t queue_capacity;		/* 0 or 16..1048576 (0) */
@@ -313,22 +323,28 @@ struct enav_config {
 			char ca_file[ENAV_CONFIG_PATH_MAX], cert_file[ENAV_CONFIG_PATH_MAX],
 			    key_file[ENAV_CONFIG_PATH_MAX];
 		} metrics, traces, logs, profiles;
-		struct enav_config_list headers;	 /* otlp.headers: "Name: value" */
-		char headers_file[ENAV_CONFIG_PATH_MAX]; /* otlp.headers_file: one header a line */
-		enum enav_otlp_compression compression;	 /* otlp.compression: none|gzip (none) */
-		uint32_t timeout_ms;			 /* otlp.timeout_ms: 100..120000 (10000) */
-		uint32_t queue_capacity;      /* otlp.queue_capacity: 16..1048576 (4096) */
-		uint32_t batch_max_items;     /* otlp.batch_max_items: 1..65536 (512) */
-		uint32_t batch_max_delay_ms;  /* otlp.batch_max_delay_ms: 10..60000 (5000) */
-		uint32_t metrics_interval_ms; /* otlp.metrics_interval_ms: 1000..3600000 (15000) */
-		uint32_t max_elapsed_ms;      /* otlp.retry_max_elapsed_ms: 0..3600000 (60000) */
-		uint32_t backoff_initial_ms;  /* otlp.retry_initial_ms: 10..60000 (500) */
-		uint32_t backoff_max_ms;      /* otlp.retry_max_ms: 10..600000 (30000) */
-		uint32_t breaker_failures;    /* otlp.breaker_failures: 1..1000 (5) */
-		uint32_t breaker_cooldown_ms; /* otlp.breaker_cooldown_ms: 100..3600000 (30000) */
-		char ca_file[ENAV_CONFIG_PATH_MAX];   /* otlp.ca_file ("") */
-		char cert_file[ENAV_CONFIG_PATH_MAX]; /* otlp.cert_file ("") */
-		char key_file[ENAV_CONFIG_PATH_MAX];  /* otlp.key_file ("") */
+		struct enav_config_list headers;	 /* exporters.otlp.headers: "Name: value" */
+		char headers_file[ENAV_CONFIG_PATH_MAX]; /* exporters.otlp.headers_file: one header
+							    a line */
+		enum enav_otlp_compression
+		    compression;	  /* exporters.otlp.compression: none|gzip (none) */
+		uint32_t timeout_ms;	  /* exporters.otlp.timeout_ms: 100..120000 (10000) */
+		uint32_t queue_capacity;  /* exporters.otlp.queue_capacity: 16..1048576 (4096) */
+		uint32_t batch_max_items; /* exporters.otlp.batch_max_items: 1..65536 (512) */
+		uint32_t
+		    batch_max_delay_ms; /* exporters.otlp.batch_max_delay_ms: 10..60000 (5000) */
+		uint32_t metrics_interval_ms; /* exporters.otlp.metrics_interval_ms: 1000..3600000
+						 (15000) */
+		uint32_t
+		    max_elapsed_ms; /* exporters.otlp.retry_max_elapsed_ms: 0..3600000 (60000) */
+		uint32_t backoff_initial_ms;  /* exporters.otlp.retry_initial_ms: 10..60000 (500) */
+		uint32_t backoff_max_ms;      /* exporters.otlp.retry_max_ms: 10..600000 (30000) */
+		uint32_t breaker_failures;    /* exporters.otlp.breaker_failures: 1..1000 (5) */
+		uint32_t breaker_cooldown_ms; /* exporters.otlp.breaker_cooldown_ms: 100..3600000
+						 (30000) */
+		char ca_file[ENAV_CONFIG_PATH_MAX];   /* exporters.otlp.ca_file ("") */
+		char cert_file[ENAV_CONFIG_PATH_MAX]; /* exporters.otlp.cert_file ("") */
+		char key_file[ENAV_CONFIG_PATH_MAX];  /* exporters.otlp.key_file ("") */
 	} otlp;
 };
 
@@ -348,6 +364,9 @@ int enav_config_parse(struct enav_config *cfg, const char *yaml, size_t len, cha
 /* True when the file set key (a schema key such as
  * "sources.network.tls.enabled") to true; false for an unknown key. */
 bool enav_config_explicitly_on(const struct enav_config *cfg, const char *key);
+/* The deprecation note of renames row `row` when the last parse met its old
+ * key: true and one line in note.  enav_config_load warns each one. */
+bool enav_config_deprecation(const struct enav_config *cfg, size_t row, char *note, size_t cap);
 
 int enav_config_load(struct enav_config *cfg, const char *path, char *err, size_t errlen);
 

@@ -114,17 +114,23 @@ make_cgroup() {
 }
 
 # write_config FILE [extra yaml lines...]: a test config on the test port.
+# The NDJSON exporter writes to $WORK/signals.ndjson; extra lines may open
+# "exporters:" for another exporter (the ndjson entry joins it).
 write_config() {
-	local file=$1
+	local file=$1 line exporters=
 	shift
 	{
 		echo "log_level: info"
 		echo "http:"
 		echo "  listen: 127.0.0.1:$TEST_PORT"
-		echo "sinks:"
-		echo "  ndjson:"
-		echo "    path: $WORK/signals.ndjson"
-		for line in "$@"; do echo "$line"; done
+		for line in "$@"; do
+			echo "$line"
+			if [ "$line" = "exporters:" ]; then
+				printf '  ndjson:\n    path: %s\n' "$WORK/signals.ndjson"
+				exporters=1
+			fi
+		done
+		[ -n "$exporters" ] || printf 'exporters:\n  ndjson:\n    path: %s\n' "$WORK/signals.ndjson"
 	} >"$file"
 }
 

@@ -58,6 +58,8 @@ case_bad_configs() {
 	bad_config $'kernel:\n  ring_buffer_bytes: 100000' 'kernel.ring_buffer_bytes' || return 1
 	bad_config $'http:\n  listen: nowhere' 'http.listen' || return 1
 	bad_config 'transport: "unterminated' 'YAML syntax error' || return 1
+	bad_config $'otlp:\n  timeout_ms: 500\nexporters:\n  otlp:\n    endpoint: http://127.0.0.1:1' \
+		'otlp and exporters.otlp are both set' || return 1
 	"$ENAV" run --config "$WORK/does-not-exist.yaml" 2>"$WORK/err"
 	expect_eq "missing file exit" $? 2 || return 1
 	expect_eq "missing file lines" "$(wc -l <"$WORK/err")" 1

@@ -119,7 +119,7 @@ case_non_root() {
 		echo "log_level: info"
 		echo "http:"
 		echo "  listen: 127.0.0.1:$TEST_PORT"
-		echo "sinks:"
+		echo "exporters:"
 		echo "  ndjson:"
 		echo "    path: $home/signals.ndjson"
 	} >"$home/cfg.yaml"

@@ -281,8 +281,13 @@ case_push_and_spool() {
 	# An expired file of ours goes at start; someone else's file stays.
 	touch -d '3 days ago' "$WORK/spool/enav-cpu-old-0.pb.gz"
 	touch -d '3 days ago' "$WORK/spool/notes.txt"
+	# The old key profiling.pyroscope (now exporters.pyroscope): still read,
+	# and warned about once.  The one case that proves an old key works.
 	start_profiling_agent "  pyroscope:" "    url: http://127.0.0.1:$port" "    app_name: enavtest" \
 		"  spool:" "    dir: $WORK/spool" "    max_age_s: 86400" || { kill $rpid; return 1; }
+	expect_eq "deprecation warnings" \
+		"$(grep -c 'config: profiling.pyroscope is deprecated; write exporters.pyroscope instead' "$WORK/stderr")" 1 ||
+		{ kill $rpid; return 1; }
 	"$WORKLOAD" cpu 5 >/dev/null &
 	local wpid=$!
 	wait $wpid

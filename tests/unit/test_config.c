@@ -16,8 +16,7 @@
 #define ROOT_KEYS                                                                                  \
 	"log_level, transport, hooks, shutdown_timeout_ms, drop_capabilities, kernel, sources, "   \
 	"profiling, "                                                                              \
-	"security, otlp, attribution, "                                                            \
-	"generators, sinks, http, capture, discovery, kubernetes, host"
+	"security, attribution, generators, http, exporters, capture, discovery, kubernetes, host"
 #define K8S_KEYS                                                                                   \
 	"enabled, api_server, kubeconfig, token_file, ca_file, node_name, keep_labels, max_pods, " \
 	"max_services, max_endpointslices, request_timeout_ms"
@@ -197,7 +196,7 @@ static void test_full_file_sets_every_field(void **state)
 				   "generators:\n"
 				   "  process_metrics:\n"
 				   "    enabled: false\n"
-				   "sinks:\n"
+				   "exporters:\n"
 				   "  ndjson:\n"
 				   "    enabled: false\n"
 				   "    path: \"/var/log/enav events.ndjson\"\n"
@@ -298,7 +297,7 @@ static void test_flow_style_and_lower_bounds(void **state)
 	    " poll_interval_ms: 1, cgroup_verdict_entries: 1048576},"
 	    " sources: {exec: {argv_max_bytes: 16}},"
 	    " attribution: {cgroup_cache_entries: 1048576, process_table_entries: 16},"
-	    " sinks: {ndjson: {queue_capacity: 1048576, max_line_bytes: 1024}},"
+	    " exporters: {ndjson: {queue_capacity: 1048576, max_line_bytes: 1024}},"
 	    " http: {max_connections: 1, listen: '10.0.0.1:1'},"
 	    " capture: {mode: denylist, selectors: ['namespace:kube-system', \"runtime:crio\"]},"
 	    " discovery: {inotify: true, max_watches: 16, rescan_interval_ms: 100,"
@@ -382,6 +381,92 @@ static void test_example_file_is_all_defaults(void **state)
 	assert_memory_equal(&c, &d, sizeof(c));
 }
 
+/* Every exporter under exporters.<name>. */
+static void test_exporter_keys(void **state)
+{
+	(void)state;
+	struct enav_config c;
+	char note[256];
+
+	parse_ok("exporters:\n"
+		 "  ndjson: {path: /tmp/e.ndjson, queue_capacity: 32}\n"
+		 "  prometheus: {enabled: false}\n"
+		 "  otlp: {endpoint: http://127.0.0.1:4318, timeout_ms: 200,\n"
+		 "         traces: {enabled: false}}\n"
+		 "  pyroscope: {url: http://127.0.0.1:4040, max_retries: 0}\n",
+		 &c);
+	assert_string_equal(c.ndjson.path, "/tmp/e.ndjson");
+	assert_int_equal(c.ndjson.queue_capacity, 32);
+	assert_false(c.prometheus.enabled);
+	assert_true(c.http.enabled); /* the listener still serves health and pprof */
+	assert_string_equal(c.otlp.endpoint, "http://127.0.0.1:4318");
+	assert_int_equal(c.otlp.timeout_ms, 200);
+	assert_false(c.otlp.traces.enabled);
+	assert_string_equal(c.profiling.pyroscope_url, "http://127.0.0.1:4040");
+	assert_int_equal(c.profiling.pyroscope_retries, 0);
+	assert_int_equal(c.deprecated_used, 0);
+	for (size_t r = 0; r < ENAV_CONFIG_RENAMES; r++)
+		assert_false(enav_config_deprecation(&c, r, note, sizeof(note)));
+	enav_config_defaults(&c);
+	assert_true(c.prometheus.enabled);
+}
+
+/* The old spellings still work, each noted once as deprecated. */
+static void test_deprecated_exporter_keys(void **state)
+{
+	(void)state;
+	struct enav_config c;
+	char note[256];
+
+	parse_ok("sinks: {ndjson: {path: /tmp/old.ndjson}}\n"
+		 "otlp: {endpoint: http://127.0.0.1:4318, metrics: {timeout_ms: 300}}\n"
+		 "profiling: {pyroscope: {url: http://127.0.0.1:4040, app_name: old}}\n",
+		 &c);
+	assert_string_equal(c.ndjson.path, "/tmp/old.ndjson");
+	assert_string_equal(c.otlp.endpoint, "http://127.0.0.1:4318");
+	assert_int_equal(c.otlp.metrics.timeout_ms, 300);
+	assert_string_equal(c.profiling.pyroscope_url, "http://127.0.0.1:4040");
+	assert_string_equal(c.profiling.pyroscope_app, "old");
+	assert_true(enav_config_deprecation(&c, 0, note, sizeof(note)));
+	assert_string_equal(note, "config: sinks.ndjson is deprecated; write exporters.ndjson "
+				  "instead (docs/configuration.md, \"Deprecated keys\")");
+	assert_true(enav_config_deprecation(&c, 1, note, sizeof(note)));
+	assert_string_equal(note, "config: otlp is deprecated; write exporters.otlp instead "
+				  "(docs/configuration.md, \"Deprecated keys\")");
+	assert_true(enav_config_deprecation(&c, 2, note, sizeof(note)));
+	assert_string_equal(note, "config: profiling.pyroscope is deprecated; write "
+				  "exporters.pyroscope instead (docs/configuration.md, "
+				  "\"Deprecated keys\")");
+	assert_false(enav_config_deprecation(&c, ENAV_CONFIG_RENAMES, note, sizeof(note)));
+
+	/* Only the key used is noted; an explicitly set old key counts as set. */
+	parse_ok("otlp: {endpoint: http://h:1}\n", &c);
+	assert_int_equal(c.deprecated_used, 1u << 1);
+	parse_ok("sinks: {ndjson: {enabled: true}}\n", &c);
+	assert_true(enav_config_explicitly_on(&c, "exporters.ndjson.enabled"));
+	/* Errors inside an old section name the key's new place. */
+	parse_err("otlp: {timeout_ms: 5}",
+		  "exporters.otlp.timeout_ms: 5 is out of range (allowed 100..120000)");
+}
+
+/* Old and new spelling of one key together: an error naming both. */
+static void test_deprecated_and_new_key_both_set(void **state)
+{
+	(void)state;
+	parse_err("otlp: {endpoint: http://a:1}\nexporters: {otlp: {timeout_ms: 500}}\n",
+		  "otlp and exporters.otlp are both set: otlp is the deprecated name of "
+		  "exporters.otlp; keep exporters.otlp only");
+	parse_err("exporters: {ndjson: {path: /a}}\nsinks: {ndjson: {path: /b}}\n",
+		  "sinks.ndjson and exporters.ndjson are both set: sinks.ndjson is the deprecated "
+		  "name of exporters.ndjson; keep exporters.ndjson only");
+	parse_err("profiling: {pyroscope: {url: http://a:1}}\n"
+		  "exporters: {pyroscope: {url: http://b:1}}\n",
+		  "profiling.pyroscope and exporters.pyroscope are both set: profiling.pyroscope "
+		  "is the deprecated name of exporters.pyroscope; keep exporters.pyroscope only");
+	/* The same spelling twice is still a plain duplicate. */
+	parse_err("otlp: {}\notlp: {}\n", "exporters.otlp: duplicate key");
+}
+
 /* "Asked for by name": set to true in the file, not merely true by default. */
 static void test_explicitly_on(void **state)
 {
@@ -429,6 +514,8 @@ static void test_unknown_keys(void **state)
 		  "perf_buffer_pages, wakeup_bytes, poll_interval_ms, cgroup_verdict_entries)");
 	parse_err("generators: {process_metrics: {interval: 5}}",
 		  "generators.process_metrics.interval: unknown key (allowed: enabled)");
+	parse_err("exporters: {stdout: {}}",
+		  "exporters.stdout: unknown key (allowed: ndjson, prometheus, otlp, pyroscope)");
 	parse_err("sinks: {stdout: {}}", "sinks.stdout: unknown key (allowed: ndjson)");
 	parse_err("capture: {selector: []}",
 		  "capture.selector: unknown key (allowed: mode, selectors)");
@@ -510,8 +597,8 @@ static void test_mapping_where_scalar_expected_and_vice_versa(void **state)
 		  "sequence");
 	parse_err("transport: {x: 1}",
 		  "transport: expected one of auto, ringbuf, perf, got a mapping");
-	parse_err("sinks: {ndjson: {path: [a]}}",
-		  "sinks.ndjson.path: expected a string, got a sequence");
+	parse_err("exporters: {ndjson: {path: [a]}}",
+		  "exporters.ndjson.path: expected a string, got a sequence");
 	parse_err("kernel: 5\n", "kernel: expected a mapping, got \"5\"");
 	parse_err("sources: {exec: on}", "sources.exec: expected a mapping, got \"on\"");
 	parse_err("http: [enabled]", "http: expected a mapping, got a sequence");
@@ -575,8 +662,8 @@ static void test_integer_range(void **state)
 		  "kernel.wakeup_bytes: 1048577 is out of range (allowed 0..1048576)");
 	parse_err("http: {max_connections: 1025}",
 		  "http.max_connections: 1025 is out of range (allowed 1..1024)");
-	parse_err("sinks: {ndjson: {max_line_bytes: 1023}}",
-		  "sinks.ndjson.max_line_bytes: 1023 is out of range (allowed 1024..65536)");
+	parse_err("exporters: {ndjson: {max_line_bytes: 1023}}",
+		  "exporters.ndjson.max_line_bytes: 1023 is out of range (allowed 1024..65536)");
 }
 
 static void test_integer_overflow(void **state)
@@ -670,7 +757,7 @@ static void test_string_lengths(void **state)
 	char yaml[600], want[160];
 	struct enav_config c;
 
-	snprintf(yaml, sizeof(yaml), "sinks: {ndjson: {path: /%0254d}}", 0);
+	snprintf(yaml, sizeof(yaml), "exporters: {ndjson: {path: /%0254d}}", 0);
 	parse_ok(yaml, &c);
 	assert_int_equal(strlen(c.ndjson.path), 255);
 	snprintf(yaml, sizeof(yaml), "attribution: {cgroup2_mount: /%0255d}", 0);
@@ -680,8 +767,8 @@ static void test_string_lengths(void **state)
 	snprintf(want, sizeof(want),
 		 "http.listen: string is too long (68 bytes, allowed at most 63)");
 	parse_err(yaml, want);
-	parse_err("sinks: {ndjson: {path: ''}}",
-		  "sinks.ndjson.path: string is empty (allowed length 1..255 bytes)");
+	parse_err("exporters: {ndjson: {path: ''}}",
+		  "exporters.ndjson.path: string is empty (allowed length 1..255 bytes)");
 }
 
 static void test_empty_and_nul_strings(void **state)
@@ -695,10 +782,10 @@ static void test_empty_and_nul_strings(void **state)
 	parse_err("attribution: {cgroup2_mount: }\n",
 		  "attribution.cgroup2_mount: expected a string, got no value (write \"\" for an "
 		  "empty string)");
-	parse_err("sinks: {ndjson: {path: null}}",
-		  "sinks.ndjson.path: expected a string, got no value");
-	parse_err("sinks: {ndjson: {path: \"a\\0b\"}}",
-		  "sinks.ndjson.path: must not contain a NUL byte");
+	parse_err("exporters: {ndjson: {path: null}}",
+		  "exporters.ndjson.path: expected a string, got no value");
+	parse_err("exporters: {ndjson: {path: \"a\\0b\"}}",
+		  "exporters.ndjson.path: must not contain a NUL byte");
 }
 
 static void test_http_listen(void **state)
@@ -943,7 +1030,7 @@ static void test_validate_in_memory_config(void **state)
 	c.ndjson.path[0] = '\0';
 	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), -1);
 	assert_string_equal(err,
-			    "sinks.ndjson.path: string is empty (allowed length 1..255 bytes)");
+			    "exporters.ndjson.path: string is empty (allowed length 1..255 bytes)");
 
 	enav_config_defaults(&c);
 	memset(c.attribution.cgroup2_mount, 'a', sizeof(c.attribution.cgroup2_mount));
@@ -1613,6 +1700,9 @@ int main(void)
 	    cmocka_unit_test(test_parse_overlays_existing_values),
 	    cmocka_unit_test(test_example_file_is_all_defaults),
 	    cmocka_unit_test(test_explicitly_on),
+	    cmocka_unit_test(test_exporter_keys),
+	    cmocka_unit_test(test_deprecated_exporter_keys),
+	    cmocka_unit_test(test_deprecated_and_new_key_both_set),
 	    cmocka_unit_test(test_input_is_bounded_by_len),
 	    cmocka_unit_test(test_unknown_keys),
 	    cmocka_unit_test(test_unknown_key_names_are_shown_safely),

@@ -638,6 +638,41 @@ static void test_refcount_and_live_count(void **state)
 	assert_int_equal(enav_signal_live_count(), start);
 }
 
+/* A line counts as written when a flush delivers it, not when fwrite copies
+ * it into stdio's buffer: the lines a failed flush loses are write errors. */
+static void test_output_counts_at_flush(void **state)
+{
+	static const char line[] = "{\"kind\":\"x\"}\n";
+	struct enav_ndjson_out o = {.f = tmpfile()};
+
+	assert_non_null(o.f);
+	enav_ndjson_out_line(&o, line, sizeof(line) - 1);
+	enav_ndjson_out_line(&o, line, sizeof(line) - 1);
+	assert_int_equal(atomic_load(&o.written), 0); /* buffered, not delivered */
+	enav_ndjson_out_flush(&o);
+	assert_int_equal(atomic_load(&o.written), 2);
+	assert_int_equal(atomic_load(&o.write_errors), 0);
+	assert_int_equal(ftell(o.f), 2 * (long)(sizeof(line) - 1));
+	fclose(o.f);
+
+	/* Every write to /dev/full fails (ENOSPC), but only at the flush. */
+	o = (struct enav_ndjson_out){.f = fopen("/dev/full", "we")};
+	if (!o.f)
+		skip();
+	setvbuf(o.f, NULL, _IOFBF, 1 << 16);
+	for (int i = 0; i < 3; i++)
+		enav_ndjson_out_line(&o, line, sizeof(line) - 1);
+	enav_ndjson_out_flush(&o);
+	assert_int_equal(atomic_load(&o.written), 0);
+	assert_int_equal(atomic_load(&o.write_errors), 3);
+	/* What the failed flush lost is not delivered (nor counted) again. */
+	enav_ndjson_out_line(&o, line, sizeof(line) - 1);
+	enav_ndjson_out_flush(&o);
+	assert_int_equal(atomic_load(&o.written), 0);
+	assert_int_equal(atomic_load(&o.write_errors), 4);
+	fclose(o.f);
+}
+
 static void test_kind_names(void **state)
 {
 	assert_string_equal(enav_signal_kind_name(ENAV_SIGNAL_PROCESS_EXEC), "process.exec");
@@ -661,6 +696,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_buffer_too_small, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_refcount_and_live_count, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_kind_names, setup, teardown),
+	    cmocka_unit_test(test_output_counts_at_flush),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,7 +12,7 @@
 
 #include "platform/clock.h"
 #include "platform/log.h"
-#include "platform/queue.h"
+#include "runtime/export_worker.h"
 #include "discovery/k8s.h"
 #include "features/network/dns.h"
 #include <arpa/inet.h>
@@ -413,84 +413,157 @@ attribution:
 	return enav_json_finish(&j);
 }
 
-struct ndjson_sink {
-	struct enav_queue queue;
-	FILE *out;
-	bool owns_out;
-	pthread_t thread;
-	bool thread_started;
-	bool stalled; /* writer abandoned at the deadline: never touch out again */
-	char *line;
-	size_t line_cap;
-	_Atomic uint64_t written;
-	_Atomic uint64_t too_long;
-	_Atomic uint64_t write_errors;
-	_Atomic uint64_t shutdown_dropped;
-	_Atomic uint64_t deadline_ns;
-};
+/* ---- the output stream ---------------------------------------------------- */
 
-static void write_one(struct ndjson_sink *ns, struct enav_signal *s)
+/*
+ * A line counts as written only when a flush has handed it to the kernel:
+ * fwrite merely copies it into stdio's buffer, and a flush that fails loses
+ * what that buffer held.  The lines lost in a failed write or flush are
+ * write errors, and stdio's copy of them is discarded so a later flush
+ * cannot deliver what was counted lost.
+ */
+static void out_failed(struct enav_ndjson_out *o, uint64_t lost)
 {
-	long n = enav_ndjson_encode(s, ns->line, ns->line_cap - 1);
-	enav_signal_unref(s);
-	if (n < 0) {
-		atomic_fetch_add(&ns->too_long, 1);
+	atomic_fetch_add(&o->write_errors, lost);
+	o->pending = 0;
+	__fpurge(o->f);
+	clearerr(o->f);
+}
+
+void enav_ndjson_out_line(struct enav_ndjson_out *o, const char *line, size_t n)
+{
+	if (fwrite(line, 1, n, o->f) != n)
+		out_failed(o, o->pending + 1);
+	else
+		o->pending++;
+}
+
+void enav_ndjson_out_flush(struct enav_ndjson_out *o)
+{
+	if (fflush(o->f) != 0) {
+		out_failed(o, o->pending);
 		return;
 	}
-	ns->line[n] = '\n';
-	if (fwrite(ns->line, 1, (size_t)n + 1, ns->out) != (size_t)n + 1)
-		atomic_fetch_add(&ns->write_errors, 1);
-	else
-		atomic_fetch_add(&ns->written, 1);
+	atomic_fetch_add(&o->written, o->pending);
+	o->pending = 0;
 }
+
+/* ---- the transport of the export worker ----------------------------------- */
+
+/* Signals taken from the queue at once: few, so the signals held stay about
+ * the queue's capacity. */
+#define NDJSON_BATCH_MAX 64u
+/* Under a steady stream the queue never runs dry: flush at least this often. */
+#define NDJSON_FLUSH_LINES 1024u
+
+struct ndjson_sink {
+	struct enav_export_worker *ew;
+	struct enav_ndjson_out out;
+	bool owns_out;
+	char *line;
+	size_t line_cap;
+	/* The batch in hand (worker thread only): written entries are NULL. */
+	struct enav_signal **batch;
+	size_t batch_len;
+	bool in_write; /* a line is inside fwrite */
+	_Atomic uint64_t too_long;
+	_Atomic uint64_t abandoned; /* lost when the output was abandoned at the deadline */
+};
 
 /*
  * The writer is cancelled at the shutdown deadline when its reader stopped
  * reading (write(2) blocks forever).  It may be cancelled only inside its
- * output calls: cancelled while waiting for the queue, it would exit
- * holding the queue's lock and the stopping agent would wait on it forever.
+ * output calls (the export worker never holds a lock across send).
  */
 static void output_cancellable(bool on)
 {
 	pthread_setcancelstate(on ? PTHREAD_CANCEL_ENABLE : PTHREAD_CANCEL_DISABLE, NULL);
 }
 
-static void flush_cancellable(struct ndjson_sink *ns)
+static enum enav_export_prepared ndjson_prepare(void *ctx, void **items, size_t n, void **body,
+						size_t *n_body)
 {
-	output_cancellable(true);
-	fflush(ns->out);
-	output_cancellable(false);
+	struct ndjson_sink *ns = ctx;
+	ns->batch = (struct enav_signal **)items;
+	ns->batch_len = n;
+	*body = items;
+	*n_body = n;
+	return ENAV_EXPORT_READY;
 }
 
-static void *ndjson_thread(void *arg)
+/* Cancelled inside an output call: what the batch still held is lost. */
+static void ndjson_abandoned(void *arg)
 {
 	struct ndjson_sink *ns = arg;
-	output_cancellable(false);
-	for (;;) {
-		struct enav_signal *s = enav_queue_pop(&ns->queue, 200);
-		if (!s) {
-			flush_cancellable(ns);
-			/* NULL after close means drained (or the deadline passed). */
-			if (atomic_load(&ns->deadline_ns) && enav_queue_depth(&ns->queue) == 0)
-				break;
-			continue;
+	uint64_t lost = ns->out.pending + (ns->in_write ? 1 : 0);
+	for (size_t i = 0; i < ns->batch_len; i++) {
+		if (ns->batch[i]) {
+			enav_signal_unref(ns->batch[i]);
+			ns->batch[i] = NULL;
+			lost++;
 		}
-		uint64_t deadline = atomic_load(&ns->deadline_ns);
-		if (deadline && enav_clock_mono_ns() > deadline) {
-			enav_signal_unref(s);
-			atomic_fetch_add(&ns->shutdown_dropped, 1);
-			continue;
-		}
-		output_cancellable(true);
-		write_one(ns, s);
-		output_cancellable(false);
-		/* Flush when the queue runs dry: batches under load, prompt when idle. */
-		if (enav_queue_depth(&ns->queue) == 0)
-			flush_cancellable(ns);
 	}
-	flush_cancellable(ns);
-	return NULL;
+	ns->out.pending = 0;
+	atomic_fetch_add(&ns->abandoned, lost);
 }
+
+static enum enav_export_result ndjson_send(void *ctx, void *body, size_t n,
+					   uint32_t *retry_after_ms)
+{
+	struct ndjson_sink *ns = ctx;
+	pthread_cleanup_push(ndjson_abandoned, ns);
+	for (size_t i = 0; i < n; i++) {
+		struct enav_signal *s = ns->batch[i];
+		ns->batch[i] = NULL;
+		long len = enav_ndjson_encode(s, ns->line, ns->line_cap - 1);
+		enav_signal_unref(s);
+		if (len < 0) {
+			atomic_fetch_add(&ns->too_long, 1);
+			continue;
+		}
+		ns->line[len] = '\n';
+		ns->in_write = true;
+		output_cancellable(true);
+		enav_ndjson_out_line(&ns->out, ns->line, (size_t)len + 1);
+		output_cancellable(false);
+		ns->in_write = false;
+	}
+	/* Flush when the queue ran dry (batches under load, prompt when idle),
+	 * or when enough lines wait to be counted written. */
+	struct enav_export_stats st;
+	enav_export_worker_stats(ns->ew, &st);
+	if (st.depth == 0 || ns->out.pending >= NDJSON_FLUSH_LINES) {
+		output_cancellable(true);
+		enav_ndjson_out_flush(&ns->out);
+		output_cancellable(false);
+	}
+	pthread_cleanup_pop(0);
+	return ENAV_EXPORT_SENT;
+}
+
+/* Lines never written (the deadline came first): the worker counted them. */
+static void ndjson_release(void *ctx, void *body)
+{
+	struct ndjson_sink *ns = ctx;
+	for (size_t i = 0; i < ns->batch_len; i++) {
+		enav_signal_unref(ns->batch[i]);
+		ns->batch[i] = NULL;
+	}
+	ns->batch = NULL;
+	ns->batch_len = 0;
+}
+
+static void ndjson_free_item(void *ctx, void *item)
+{
+	enav_signal_unref(item);
+}
+
+static const struct enav_export_transport ndjson_transport = {
+    .prepare = ndjson_prepare,
+    .send = ndjson_send,
+    .release = ndjson_release,
+    .free_item = ndjson_free_item,
+};
 
 static int ndjson_init(struct enav_agent *a, void **state, char *err, size_t errlen)
 {
@@ -500,10 +573,10 @@ static int ndjson_init(struct enav_agent *a, void **state, char *err, size_t err
 	*state = ns;
 	const char *path = a->cfg.ndjson.path;
 	if (strcmp(path, "-") == 0) {
-		ns->out = stdout;
+		ns->out.f = stdout;
 	} else {
-		ns->out = fopen(path, "ae");
-		if (!ns->out) {
+		ns->out.f = fopen(path, "ae");
+		if (!ns->out.f) {
 			snprintf(err, errlen, "ndjson: cannot open %s: %s", path, strerror(errno));
 			return -errno;
 		}
@@ -511,13 +584,23 @@ static int ndjson_init(struct enav_agent *a, void **state, char *err, size_t err
 	}
 	ns->line_cap = a->cfg.ndjson.max_line_bytes;
 	ns->line = malloc(ns->line_cap);
-	if (!ns->line || enav_queue_init(&ns->queue, a->cfg.ndjson.queue_capacity))
+	if (!ns->line)
 		return -ENOMEM;
-	if (pthread_create(&ns->thread, NULL, ndjson_thread, ns) != 0) {
+	uint32_t cap = a->cfg.ndjson.queue_capacity;
+	struct enav_export_worker_config ec = {
+	    .name = "ndjson",
+	    .queue_capacity = cap,
+	    .batch_max_items = cap < NDJSON_BATCH_MAX ? cap : NDJSON_BATCH_MAX,
+	    .backoff_initial_ms = 1, /* never retried: a file has no retryable answer */
+	    .limit_retries = true,
+	    .cancel_at_deadline = true,
+	};
+	char why[128];
+	ns->ew = enav_export_worker_start(&ec, &ndjson_transport, ns, why, sizeof(why));
+	if (!ns->ew) {
 		snprintf(err, errlen, "ndjson: cannot start writer thread");
 		return -EAGAIN;
 	}
-	ns->thread_started = true;
 	return 0;
 }
 
@@ -525,8 +608,7 @@ static void ndjson_submit(void *state, struct enav_signal *s)
 {
 	struct ndjson_sink *ns = state;
 	enav_signal_ref(s);
-	if (!enav_queue_push(&ns->queue, s))
-		enav_signal_unref(s); /* counted by the queue as dropped */
+	enav_export_worker_submit(ns->ew, s); /* refused: counted, and unref'd */
 }
 
 static void ndjson_fini(void *state, uint64_t deadline_mono_ns)
@@ -534,41 +616,19 @@ static void ndjson_fini(void *state, uint64_t deadline_mono_ns)
 	struct ndjson_sink *ns = state;
 	if (!ns)
 		return;
-	if (ns->thread_started) {
-		atomic_store(&ns->deadline_ns, deadline_mono_ns);
-		enav_queue_close(&ns->queue);
-		/* pthread_timedjoin_np takes CLOCK_REALTIME; translate the deadline. */
-		uint64_t now = enav_clock_mono_ns();
-		uint64_t left = deadline_mono_ns > now ? deadline_mono_ns - now : 0;
-		uint64_t abs_ns = enav_clock_unix_ns() + left;
-		struct timespec ts = {.tv_sec = (time_t)(abs_ns / 1000000000ull),
-				      .tv_nsec = (long)(abs_ns % 1000000000ull)};
-		if (pthread_timedjoin_np(ns->thread, NULL, &ts) != 0) {
-			/* A reader that stopped reading blocks write(2) forever; the
-			 * deadline outranks the unwritten lines, which are counted. */
-			enav_warn("ndjson: output blocked at the shutdown deadline; abandoning it");
-			pthread_cancel(ns->thread);
-			pthread_join(ns->thread, NULL);
-			ns->stalled = true;
-		}
-	}
-	if (ns->queue.slots) {
-		struct enav_signal *s;
-		while ((s = enav_queue_pop(&ns->queue, 0)) != NULL) {
-			enav_signal_unref(s);
-			atomic_fetch_add(&ns->shutdown_dropped, 1);
-		}
-		enav_queue_destroy(&ns->queue);
-	}
-	if (ns->out && !ns->stalled) {
-		fflush(ns->out);
+	/* A reader that stopped reading blocks write(2) forever; the deadline
+	 * outranks the unwritten lines, which are counted. */
+	bool stalled = ns->ew && enav_export_worker_stop(ns->ew, deadline_mono_ns);
+	ns->ew = NULL;
+	if (ns->out.f && !stalled) {
+		fflush(ns->out.f);
 		if (ns->owns_out)
-			fclose(ns->out);
-	} else if (ns->out) {
+			fclose(ns->out.f);
+	} else if (ns->out.f) {
 		/* Drop what stdio still buffers, or exit() would block flushing it. */
-		__fpurge(ns->out);
+		__fpurge(ns->out.f);
 		if (ns->owns_out)
-			fclose(ns->out);
+			fclose(ns->out.f);
 	}
 	free(ns->line);
 	free(ns);
@@ -577,26 +637,28 @@ static void ndjson_fini(void *state, uint64_t deadline_mono_ns)
 static void ndjson_metrics(void *state, struct enav_promtext *p)
 {
 	struct ndjson_sink *ns = state;
+	struct enav_export_stats st;
+	enav_export_worker_stats(ns->ew, &st);
 	const char *l[] = {"sink", "ndjson"};
 	enav_promtext_family(p, "enav_sink_queue_depth", "gauge",
 			     "Signals waiting in a sink queue.");
-	enav_promtext_sample_u64(p, "enav_sink_queue_depth", l, 1, enav_queue_depth(&ns->queue));
+	enav_promtext_sample_u64(p, "enav_sink_queue_depth", l, 1, st.depth);
 	enav_promtext_family(p, "enav_sink_queue_capacity", "gauge", "Sink queue capacity.");
-	enav_promtext_sample_u64(p, "enav_sink_queue_capacity", l, 1, ns->queue.cap);
+	enav_promtext_sample_u64(p, "enav_sink_queue_capacity", l, 1, st.capacity);
 	enav_promtext_family(p, "enav_sink_queue_high_water", "gauge",
 			     "Highest queue depth seen since start.");
-	enav_promtext_sample_u64(p, "enav_sink_queue_high_water", l, 1,
-				 atomic_load(&ns->queue.high_water));
+	enav_promtext_sample_u64(p, "enav_sink_queue_high_water", l, 1, st.high_water);
 	enav_promtext_family(p, "enav_sink_written_total", "counter", "Signals a sink delivered.");
-	enav_promtext_sample_u64(p, "enav_sink_written_total", l, 1, atomic_load(&ns->written));
+	enav_promtext_sample_u64(p, "enav_sink_written_total", l, 1, atomic_load(&ns->out.written));
 	enav_promtext_family(p, "enav_sink_dropped_total", "counter",
 			     "Signals a sink dropped, by reason (queue_full drops the newest).");
 	const char *reasons[][2] = {{"queue_full", NULL},
 				    {"line_too_long", NULL},
 				    {"write_error", NULL},
 				    {"shutdown_deadline", NULL}};
-	uint64_t vals[] = {atomic_load(&ns->queue.dropped), atomic_load(&ns->too_long),
-			   atomic_load(&ns->write_errors), atomic_load(&ns->shutdown_dropped)};
+	uint64_t vals[] = {st.drops[ENAV_EXPORT_DROP_QUEUE_FULL], atomic_load(&ns->too_long),
+			   atomic_load(&ns->out.write_errors),
+			   st.drops[ENAV_EXPORT_DROP_SHUTDOWN] + atomic_load(&ns->abandoned)};
 	for (size_t i = 0; i < 4; i++) {
 		const char *lr[] = {"sink", "ndjson", "reason", reasons[i][0]};
 		enav_promtext_sample_u64(p, "enav_sink_dropped_total", lr, 2, vals[i]);

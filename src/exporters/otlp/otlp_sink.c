@@ -555,7 +555,7 @@ static int load_headers_file(struct otlp_sink *o, const char *path, char *err, s
 {
 	FILE *f = fopen(path, "re");
 	if (!f) {
-		snprintf(err, errlen, "otlp.headers_file: cannot read %s: %s", path,
+		snprintf(err, errlen, "exporters.otlp.headers_file: cannot read %s: %s", path,
 			 strerror(errno));
 		return -errno;
 	}

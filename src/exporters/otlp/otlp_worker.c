@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * OTLP/HTTP export worker (see otlp_worker.h).
+ * OTLP/HTTP export worker (see otlp_worker.h): the transport of one
+ * runtime/export_worker.h worker per signal, which owns the queue, the
+ * batching, the backoff, the breaker and the shutdown deadline.
  *
- * Behaviour decisions:
- *  - Queue: a ring of item pointers plus their enqueue time (so the batch
- *    delay is measured from the oldest item's arrival), guarded by one
- *    mutex; submit never waits for anything but that mutex, which the worker
- *    only holds for O(batch) pointer moves.
+ * Behaviour decisions (those of the export worker, with OTLP's answers):
  *  - Backoff: delay d starts at backoff_initial_ms and doubles up to
  *    backoff_max_ms; the wait is "equal jitter" d/2 + rand[0, d/2], so
  *    retries are never closer than d/2.
@@ -60,6 +58,7 @@
 #include "platform/clock.h"
 #include "platform/log.h"
 #include "platform/promtext.h"
+#include "runtime/export_worker.h"
 #include "exporters/otlp/otlp_encode.h"
 
 #define DEF_TIMEOUT_MS	     10000u
@@ -72,23 +71,13 @@
 #define DEF_BREAKER_COOL_MS  30000u
 #define DEF_MAX_REQUEST	     ((size_t)4 << 20)
 #define RESPONSE_CAP	     (64u << 10) /* response bytes kept for partial_success */
-#define NS_PER_MS	     1000000ull
 
-enum drop_reason {
-	D_QUEUE_FULL,
-	D_ENCODE_FAILED,
-	D_RETRIES_EXHAUSTED,
-	D_REJECTED_STATUS,
-	D_SHUTDOWN,
-	D__N
-};
-static const char *const drop_names[D__N] = {"queue_full", "encode_failed", "retries_exhausted",
-					     "rejected_status", "shutdown"};
+/* The export worker's drop reasons, as OTLP has always named them. */
+static const char *const drop_names[ENAV_EXPORT_DROP__N] = {
+    "queue_full", "encode_failed", "retries_exhausted", "rejected_status", "shutdown"};
 
 enum req_result { RQ_OK, RQ_RETRYABLE, RQ_FAILED, RQ__N };
 static const char *const req_names[RQ__N] = {"ok", "retryable", "failed"};
-
-enum breaker_state { BR_CLOSED = 0, BR_OPEN = 1, BR_HALF_OPEN = 2 };
 
 /* last_error: > 0 an HTTP status, < 0 one of these. */
 enum err_code {
@@ -106,9 +95,6 @@ enum err_code {
 	E_BAD_RESPONSE = -11,
 };
 
-/* Outcome of one attempt. */
-enum outcome { O_OK, O_RETRY_STATUS, O_TRANSPORT, O_PERMANENT, O_ABORTED };
-
 struct enav_otlp_worker {
 	/* configuration (strings owned) */
 	char *signal, *url, *ca_file, *cert_file, *key_file;
@@ -120,18 +106,11 @@ struct enav_otlp_worker {
 	enav_otlp_free_fn free_item;
 	void *ctx;
 
-	/* queue */
-	pthread_mutex_t lock;
-	pthread_cond_t cv; /* CLOCK_MONOTONIC */
-	void **ring;
-	uint64_t *ring_ns; /* enqueue time of each slot */
-	uint32_t head, len;
-	_Atomic bool stopping;
-	_Atomic uint64_t deadline;
-	pthread_t thread;
+	struct enav_export_worker *ew; /* queue, batching, retries, breaker, deadline */
 
 	/* worker-thread state */
-	void **batch;
+	uint8_t *body; /* the request in hand */
+	size_t body_len;
 	CURL *easy;
 	CURLM *multi;
 	struct curl_slist *hdrs;
@@ -139,14 +118,9 @@ struct enav_otlp_worker {
 	size_t resp_len;
 	bool resp_truncated;
 	uint32_t retry_after_ms;
-	uint32_t rng;
-	uint32_t consec_failures;
-	uint64_t open_until;
 
-	/* self-accounting */
-	_Atomic uint64_t sent, rejected, retries, drops[D__N], requests[RQ__N];
-	_Atomic uint32_t depth;
-	_Atomic int breaker;
+	/* self-accounting (the rest is the export worker's) */
+	_Atomic uint64_t rejected, requests[RQ__N];
 	_Atomic int last_error;
 	_Atomic uint64_t last_error_unix_ns;
 };
@@ -171,27 +145,9 @@ static uint32_t or_default(uint32_t v, uint32_t def)
 	return v ? v : def;
 }
 
-static void abs_mono(struct timespec *ts, uint64_t ns)
-{
-	ts->tv_sec = (time_t)(ns / 1000000000ull);
-	ts->tv_nsec = (long)(ns % 1000000000ull);
-}
-
-/* Wait on cv (lock held) until woken or the monotonic time until_ns (0 = no limit). */
-static void wait_until(struct enav_otlp_worker *w, uint64_t until_ns)
-{
-	if (!until_ns) {
-		pthread_cond_wait(&w->cv, &w->lock);
-		return;
-	}
-	struct timespec ts;
-	abs_mono(&ts, until_ns);
-	pthread_cond_timedwait(&w->cv, &w->lock, &ts);
-}
-
 static bool past_deadline(struct enav_otlp_worker *w)
 {
-	return atomic_load(&w->stopping) && enav_clock_mono_ns() >= atomic_load(&w->deadline);
+	return enav_export_worker_past_deadline(w->ew);
 }
 
 static void set_error(struct enav_otlp_worker *w, int code)
@@ -257,23 +213,6 @@ static int curl_error_code(CURLcode rc)
 	default:
 		return E_TRANSPORT;
 	}
-}
-
-static uint32_t next_rand(struct enav_otlp_worker *w)
-{
-	/* xorshift32: jitter only */
-	uint32_t x = w->rng;
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	w->rng = x;
-	return x;
-}
-
-/* Equal jitter: d/2 + [0, d/2]. */
-static uint32_t jittered(struct enav_otlp_worker *w, uint32_t d)
-{
-	return d / 2 + next_rand(w) % (d / 2 + 1);
 }
 
 /* ---- libcurl callbacks ---------------------------------------------------- */
@@ -355,8 +294,8 @@ static bool retryable_status(long s)
 	return s == 429 || s == 502 || s == 503 || s == 504;
 }
 
-static enum outcome post(struct enav_otlp_worker *w, const uint8_t *body, size_t len,
-			 size_t n_items)
+static enum enav_export_result post(struct enav_otlp_worker *w, const uint8_t *body, size_t len,
+				    size_t n_items)
 {
 	w->resp_len = 0;
 	w->resp_truncated = false;
@@ -366,7 +305,7 @@ static enum outcome post(struct enav_otlp_worker *w, const uint8_t *body, size_t
 	if (curl_multi_add_handle(w->multi, w->easy) != CURLM_OK) {
 		atomic_fetch_add(&w->requests[RQ_RETRYABLE], 1);
 		set_error(w, E_TRANSPORT);
-		return O_TRANSPORT;
+		return ENAV_EXPORT_UNREACHABLE;
 	}
 	bool aborted = false, broken = false;
 	for (;;) {
@@ -382,12 +321,9 @@ static enum outcome post(struct enav_otlp_worker *w, const uint8_t *body, size_t
 			break;
 		}
 		int tmo = 1000;
-		if (atomic_load(&w->stopping)) {
-			uint64_t now = enav_clock_mono_ns(), dl = atomic_load(&w->deadline);
-			uint64_t left = dl > now ? (dl - now + NS_PER_MS - 1) / NS_PER_MS : 0;
-			if (left < (uint64_t)tmo)
-				tmo = (int)left;
-		}
+		uint64_t left = enav_export_worker_ms_left(w->ew);
+		if (left < (uint64_t)tmo)
+			tmo = (int)left;
 		if (curl_multi_poll(w->multi, NULL, 0, tmo, NULL) != CURLM_OK) {
 			broken = true;
 			break;
@@ -408,19 +344,18 @@ static enum outcome post(struct enav_otlp_worker *w, const uint8_t *body, size_t
 		set_error(w, code);
 		if (code == E_ABORTED || past_deadline(w)) {
 			atomic_fetch_add(&w->requests[RQ_RETRYABLE], 1);
-			return O_ABORTED;
+			return ENAV_EXPORT_ABORTED;
 		}
 		char text[32];
 		error_text(code, text, sizeof(text));
 		enav_debug("otlp %s: request failed: %s", w->signal, text);
 		atomic_fetch_add(&w->requests[RQ_RETRYABLE], 1);
-		return O_TRANSPORT;
+		return ENAV_EXPORT_UNREACHABLE;
 	}
 	long status = 0;
 	curl_easy_getinfo(w->easy, CURLINFO_RESPONSE_CODE, &status);
 	if (status >= 200 && status < 300) {
 		atomic_fetch_add(&w->requests[RQ_OK], 1);
-		atomic_fetch_add(&w->sent, n_items);
 		if (w->resp_len && !w->resp_truncated) {
 			int64_t rejected = 0;
 			char msg[256] = "";
@@ -441,67 +376,17 @@ static enum outcome post(struct enav_otlp_worker *w, const uint8_t *body, size_t
 					  w->signal, rejected, n_items, msg);
 			}
 		}
-		return O_OK;
+		return ENAV_EXPORT_SENT;
 	}
 	set_error(w, status > 0 && status < 1000 ? (int)status : E_BAD_RESPONSE);
 	if (retryable_status(status)) {
 		atomic_fetch_add(&w->requests[RQ_RETRYABLE], 1);
-		return O_RETRY_STATUS;
+		return ENAV_EXPORT_RETRY;
 	}
 	atomic_fetch_add(&w->requests[RQ_FAILED], 1);
 	enav_warn("otlp %s: receiver answered HTTP %ld; %zu item(s) dropped (not retryable)",
 		  w->signal, status, n_items);
-	return O_PERMANENT;
-}
-
-/* ---- breaker -------------------------------------------------------------- */
-
-static void breaker_success(struct enav_otlp_worker *w)
-{
-	w->consec_failures = 0;
-	if (atomic_load(&w->breaker) != BR_CLOSED) {
-		atomic_store(&w->breaker, BR_CLOSED);
-		enav_info("otlp %s: endpoint answering again; circuit breaker closed", w->signal);
-	}
-}
-
-static void breaker_failure(struct enav_otlp_worker *w)
-{
-	w->consec_failures++;
-	int st = atomic_load(&w->breaker);
-	if (st == BR_OPEN)
-		return;
-	if (st == BR_HALF_OPEN || w->consec_failures >= w->breaker_failures) {
-		w->open_until = enav_clock_mono_ns() + (uint64_t)w->breaker_cool_ms * NS_PER_MS;
-		atomic_store(&w->breaker, BR_OPEN);
-		enav_warn("otlp %s: %u consecutive failures; circuit breaker open for %u ms",
-			  w->signal, w->consec_failures, w->breaker_cool_ms);
-	}
-}
-
-/* ---- one batch ------------------------------------------------------------ */
-
-static void drop_batch(struct enav_otlp_worker *w, size_t n, enum drop_reason why)
-{
-	atomic_fetch_add(&w->drops[why], n);
-}
-
-/* Sleep until target (monotonic ns); false when shutdown's deadline comes first. */
-static bool sleep_until(struct enav_otlp_worker *w, uint64_t target)
-{
-	pthread_mutex_lock(&w->lock);
-	bool ok = true;
-	for (;;) {
-		if (atomic_load(&w->stopping) && target >= atomic_load(&w->deadline)) {
-			ok = false;
-			break;
-		}
-		if (enav_clock_mono_ns() >= target)
-			break;
-		wait_until(w, target);
-	}
-	pthread_mutex_unlock(&w->lock);
-	return ok;
+	return ENAV_EXPORT_REJECTED;
 }
 
 static bool gzip_body(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len)
@@ -532,147 +417,89 @@ static bool gzip_body(const uint8_t *in, size_t len, uint8_t **out, size_t *out_
 	return true;
 }
 
-static void send_batch(struct enav_otlp_worker *w, void **items, size_t n)
+/* ---- the transport of the export worker ----------------------------------- */
+
+static enum enav_export_prepared otlp_prepare(void *ctx, void **items, size_t n, void **body,
+					      size_t *n_body)
 {
+	struct enav_otlp_worker *w = ctx;
 	struct enav_pb_writer pw;
 	enav_pb_writer_init(&pw, w->max_request);
 	int rc = w->encode(w->ctx, (void *const *)items, n, &pw);
 	for (size_t i = 0; i < n; i++)
 		w->free_item(items[i]);
+	*n_body = n;
 	if (rc != 0 || pw.failed || pw.depth != 0) {
 		enav_pb_writer_free(&pw);
-		drop_batch(w, n, D_ENCODE_FAILED);
 		set_error(w, E_ENCODE);
 		enav_warn("otlp %s: encoding a batch of %zu item(s) failed (%s); dropped",
 			  w->signal, n, rc ? strerror(-rc) : "size limit");
-		return;
+		return ENAV_EXPORT_ENCODE_FAILED;
 	}
-	uint8_t *body = pw.buf;
-	size_t len = pw.len;
+	w->body = pw.buf;
+	w->body_len = pw.len;
 	if (w->gzip) {
 		uint8_t *z;
 		size_t zlen;
 		if (!gzip_body(pw.buf, pw.len, &z, &zlen)) {
 			enav_pb_writer_free(&pw);
-			drop_batch(w, n, D_ENCODE_FAILED);
 			set_error(w, E_ENCODE);
 			enav_warn("otlp %s: compressing a batch failed; dropped", w->signal);
-			return;
+			return ENAV_EXPORT_ENCODE_FAILED;
 		}
 		enav_pb_writer_free(&pw); /* one body in memory */
-		body = z;
-		len = zlen;
+		w->body = z;
+		w->body_len = zlen;
 	}
-
-	uint64_t t0 = enav_clock_mono_ns();
-	uint64_t give_up_at = t0 + (uint64_t)w->max_elapsed_ms * NS_PER_MS;
-	uint32_t d = w->backoff_init_ms;
-	for (unsigned attempt = 0;; attempt++) {
-		if (past_deadline(w)) {
-			drop_batch(w, n, D_SHUTDOWN);
-			break;
-		}
-		if (attempt)
-			atomic_fetch_add(&w->retries, 1);
-		if (atomic_load(&w->breaker) == BR_OPEN)
-			atomic_store(&w->breaker, BR_HALF_OPEN); /* the cooldown is over: probe */
-		enum outcome o = post(w, body, len, n);
-		if (o == O_OK || o == O_PERMANENT) {
-			if (o == O_PERMANENT)
-				drop_batch(w, n, D_REJECTED_STATUS);
-			breaker_success(w);
-			break;
-		}
-		if (o == O_ABORTED) {
-			drop_batch(w, n, D_SHUTDOWN);
-			break;
-		}
-		if (o == O_TRANSPORT)
-			breaker_failure(w);
-		else if (atomic_load(&w->breaker) == BR_HALF_OPEN)
-			breaker_failure(w); /* the probe failed: reopen */
-		uint32_t wait_ms = w->retry_after_ms ? w->retry_after_ms : jittered(w, d);
-		d = d > w->backoff_max_ms / 2 ? w->backoff_max_ms : d * 2;
-		uint64_t now = enav_clock_mono_ns();
-		uint64_t target = now + (uint64_t)wait_ms * NS_PER_MS;
-		if (atomic_load(&w->breaker) == BR_OPEN && w->open_until > target)
-			target = w->open_until;
-		if (target > give_up_at) {
-			drop_batch(w, n, D_RETRIES_EXHAUSTED);
-			if (o == O_RETRY_STATUS)
-				breaker_failure(w);
-			char text[32];
-			error_text(atomic_load(&w->last_error), text, sizeof(text));
-			enav_warn("otlp %s: giving up a batch of %zu item(s) after %u attempt(s) "
-				  "(last error %s)",
-				  w->signal, n, attempt + 1, text);
-			break;
-		}
-		if (!sleep_until(w, target)) {
-			drop_batch(w, n, D_SHUTDOWN);
-			break;
-		}
-	}
-	free(body);
+	*body = w;
+	return ENAV_EXPORT_READY;
 }
 
-/* ---- the thread ----------------------------------------------------------- */
-
-static void *worker_main(void *arg)
+static enum enav_export_result otlp_send(void *ctx, void *body, size_t n, uint32_t *retry_after_ms)
 {
-	struct enav_otlp_worker *w = arg;
-	pthread_mutex_lock(&w->lock);
-	for (;;) {
-		uint64_t now = enav_clock_mono_ns();
-		bool stopping = atomic_load(&w->stopping);
-		if (stopping && (w->len == 0 || now >= atomic_load(&w->deadline)))
-			break;
-		if (atomic_load(&w->breaker) == BR_OPEN && now < w->open_until) {
-			uint64_t until = w->open_until;
-			if (stopping && atomic_load(&w->deadline) < until)
-				until = atomic_load(&w->deadline);
-			wait_until(w, until);
-			continue;
-		}
-		if (w->len == 0) {
-			wait_until(w, 0);
-			continue;
-		}
-		uint64_t due = w->ring_ns[w->head] + (uint64_t)w->batch_delay_ms * NS_PER_MS;
-		if (!stopping && w->len < w->batch_max && now < due) {
-			wait_until(w, due);
-			continue;
-		}
-		uint32_t n = w->len < w->batch_max ? w->len : w->batch_max;
-		for (uint32_t i = 0; i < n; i++) {
-			w->batch[i] = w->ring[w->head];
-			w->ring[w->head] = NULL;
-			w->head = (w->head + 1) % w->cap;
-		}
-		w->len -= n;
-		atomic_store(&w->depth, w->len);
-		pthread_mutex_unlock(&w->lock);
-		send_batch(w, w->batch, n);
-		pthread_mutex_lock(&w->lock);
-	}
-	/* Past the deadline (or nothing left): drop what is queued. */
-	uint32_t left = w->len;
-	for (uint32_t i = 0; i < left; i++) {
-		w->free_item(w->ring[w->head]);
-		w->ring[w->head] = NULL;
-		w->head = (w->head + 1) % w->cap;
-	}
-	w->len = 0;
-	atomic_store(&w->depth, 0);
-	pthread_mutex_unlock(&w->lock);
-	if (left)
-		drop_batch(w, left, D_SHUTDOWN);
-	uint64_t lost = atomic_load(&w->drops[D_SHUTDOWN]);
-	enav_log(lost ? ENAV_LOG_WARN : ENAV_LOG_INFO,
-		 "otlp %s: stopped; %" PRIu64 " item(s) sent, %" PRIu64 " dropped at shutdown",
-		 w->signal, atomic_load(&w->sent), lost);
-	return NULL;
+	struct enav_otlp_worker *w = ctx;
+	enum enav_export_result o = post(w, w->body, w->body_len, n);
+	*retry_after_ms = w->retry_after_ms;
+	return o;
 }
+
+static void otlp_release(void *ctx, void *body)
+{
+	struct enav_otlp_worker *w = ctx;
+	free(w->body);
+	w->body = NULL;
+}
+
+static void otlp_free_item(void *ctx, void *item)
+{
+	struct enav_otlp_worker *w = ctx;
+	w->free_item(item);
+}
+
+static void otlp_give_up(void *ctx, size_t n, unsigned attempts)
+{
+	struct enav_otlp_worker *w = ctx;
+	char text[32];
+	error_text(atomic_load(&w->last_error), text, sizeof(text));
+	enav_warn("otlp %s: giving up a batch of %zu item(s) after %u attempt(s) "
+		  "(last error %s)",
+		  w->signal, n, attempts, text);
+}
+
+static void otlp_wake(void *ctx)
+{
+	struct enav_otlp_worker *w = ctx;
+	curl_multi_wakeup(w->multi); /* a request in flight re-checks the deadline */
+}
+
+static const struct enav_export_transport otlp_transport = {
+    .prepare = otlp_prepare,
+    .send = otlp_send,
+    .release = otlp_release,
+    .free_item = otlp_free_item,
+    .give_up = otlp_give_up,
+    .wake = otlp_wake,
+};
 
 /* ---- lifecycle ------------------------------------------------------------ */
 
@@ -688,9 +515,6 @@ static void destroy(struct enav_otlp_worker *w)
 	free(w->ca_file);
 	free(w->cert_file);
 	free(w->key_file);
-	free(w->ring);
-	free(w->ring_ns);
-	free(w->batch);
 	free(w->resp);
 	free(w);
 }
@@ -799,36 +623,36 @@ struct enav_otlp_worker *enav_otlp_worker_start(const struct enav_otlp_worker_co
 	w->encode = encode;
 	w->free_item = free_item;
 	w->ctx = ctx;
-	w->rng = (uint32_t)enav_clock_mono_ns() | 1u;
 	w->signal = strdup(cfg->signal);
 	w->url = strdup(cfg->url);
 	w->ca_file = dup_opt(cfg->ca_file);
 	w->cert_file = dup_opt(cfg->cert_file);
 	w->key_file = dup_opt(cfg->key_file);
-	w->ring = calloc(w->cap, sizeof(*w->ring));
-	w->ring_ns = calloc(w->cap, sizeof(*w->ring_ns));
-	w->batch = calloc(w->batch_max, sizeof(*w->batch));
 	w->resp = malloc(RESPONSE_CAP);
 	if (!w->signal || !w->url || (cfg->ca_file && cfg->ca_file[0] && !w->ca_file) ||
 	    (cfg->cert_file && cfg->cert_file[0] && !w->cert_file) ||
-	    (cfg->key_file && cfg->key_file[0] && !w->key_file) || !w->ring || !w->ring_ns ||
-	    !w->batch || !w->resp || !setup_curl(w, cfg)) {
+	    (cfg->key_file && cfg->key_file[0] && !w->key_file) || !w->resp ||
+	    !setup_curl(w, cfg)) {
 		snprintf(err, errlen, "otlp %s: out of memory", cfg->signal);
 		destroy(w);
 		return NULL;
 	}
-	pthread_mutex_init(&w->lock, NULL);
-	pthread_condattr_t attr;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&w->cv, &attr);
-	pthread_condattr_destroy(&attr);
-	int rc = pthread_create(&w->thread, NULL, worker_main, w);
-	if (rc != 0) {
-		snprintf(err, errlen, "otlp %s: cannot start its thread: %s", cfg->signal,
-			 strerror(rc));
-		pthread_cond_destroy(&w->cv);
-		pthread_mutex_destroy(&w->lock);
+	char name[64];
+	snprintf(name, sizeof(name), "otlp %s", w->signal);
+	struct enav_export_worker_config ec = {
+	    .name = name,
+	    .queue_capacity = w->cap,
+	    .batch_max_items = w->batch_max,
+	    .batch_max_delay_ms = w->batch_delay_ms,
+	    .backoff_initial_ms = w->backoff_init_ms,
+	    .backoff_max_ms = w->backoff_max_ms,
+	    .max_elapsed_ms = w->max_elapsed_ms,
+	    .breaker_failures = w->breaker_failures,
+	    .breaker_cooldown_ms = w->breaker_cool_ms,
+	    .log_stop = true,
+	};
+	w->ew = enav_export_worker_start(&ec, &otlp_transport, w, err, errlen);
+	if (!w->ew) {
 		destroy(w);
 		return NULL;
 	}
@@ -840,45 +664,14 @@ bool enav_otlp_worker_submit(struct enav_otlp_worker *w, void *item)
 	if (!w) {
 		return false;
 	}
-	uint64_t now = enav_clock_mono_ns();
-	pthread_mutex_lock(&w->lock);
-	enum drop_reason why = D__N;
-	if (atomic_load(&w->stopping)) {
-		why = D_SHUTDOWN;
-	} else if (w->len == w->cap) {
-		why = D_QUEUE_FULL;
-	} else {
-		uint32_t slot = (w->head + w->len) % w->cap;
-		w->ring[slot] = item;
-		w->ring_ns[slot] = now;
-		w->len++;
-		atomic_store(&w->depth, w->len);
-		/* The worker only cares about the first item and a full batch. */
-		if (w->len == 1 || w->len == w->batch_max)
-			pthread_cond_signal(&w->cv);
-	}
-	pthread_mutex_unlock(&w->lock);
-	if (why != D__N) {
-		atomic_fetch_add(&w->drops[why], 1);
-		w->free_item(item);
-		return false;
-	}
-	return true;
+	return enav_export_worker_submit(w->ew, item);
 }
 
 void enav_otlp_worker_stop(struct enav_otlp_worker *w, uint64_t deadline_mono_ns)
 {
 	if (!w)
 		return;
-	pthread_mutex_lock(&w->lock);
-	atomic_store(&w->deadline, deadline_mono_ns);
-	atomic_store(&w->stopping, true);
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->lock);
-	curl_multi_wakeup(w->multi); /* a request in flight re-checks the deadline */
-	pthread_join(w->thread, NULL);
-	pthread_cond_destroy(&w->cv);
-	pthread_mutex_destroy(&w->lock);
+	enav_export_worker_stop(w->ew, deadline_mono_ns);
 	destroy(w);
 }
 
@@ -888,18 +681,20 @@ enum field { F_DEPTH, F_SENT, F_REJECTED, F_RETRIES, F_BREAKER };
 
 static uint64_t field_value(struct enav_otlp_worker *w, enum field f)
 {
+	struct enav_export_stats st;
+	enav_export_worker_stats(w->ew, &st);
 	switch (f) {
 	case F_DEPTH:
-		return atomic_load(&w->depth);
+		return st.depth;
 	case F_SENT:
-		return atomic_load(&w->sent);
+		return st.sent;
 	case F_REJECTED:
 		return atomic_load(&w->rejected);
 	case F_RETRIES:
-		return atomic_load(&w->retries);
+		return st.retries;
 	case F_BREAKER:
 	default:
-		return (uint64_t)atomic_load(&w->breaker);
+		return (uint64_t)st.breaker;
 	}
 }
 
@@ -927,12 +722,17 @@ void enav_otlp_worker_metrics(struct enav_otlp_worker *const *workers, size_t n,
 	       "Items in OTLP requests the receiver accepted (2xx).", F_SENT);
 	enav_promtext_family(p, "enav_otlp_items_dropped_total", "counter",
 			     "Items not delivered to the OTLP receiver, by reason.");
-	for (size_t i = 0; i < n; i++)
-		for (int r = 0; workers[i] && r < D__N; r++) {
+	for (size_t i = 0; i < n; i++) {
+		if (!workers[i])
+			continue;
+		struct enav_export_stats st;
+		enav_export_worker_stats(workers[i]->ew, &st);
+		for (int r = 0; r < ENAV_EXPORT_DROP__N; r++) {
 			const char *l[] = {"signal", workers[i]->signal, "reason", drop_names[r]};
 			enav_promtext_sample_u64(p, "enav_otlp_items_dropped_total", l, 2,
-						 atomic_load(&workers[i]->drops[r]));
+						 st.drops[r]);
 		}
+	}
 	family(workers, n, p, "enav_otlp_items_rejected_total", "counter",
 	       "Data points, spans, log records or profiles the receiver rejected in a "
 	       "partial_success (its units, not retried).",

@@ -86,19 +86,22 @@ static int prom_init(struct enav_agent *a, void **state, char *err, size_t errle
 		snprintf(err, errlen, "http.listen: %s is not IPv4:port", a->cfg.http.listen);
 		return -EINVAL;
 	}
+	/* The listener (http.*) is shared; the exporter is its /metrics route. */
 	struct enav_http_route routes[ENAV_HTTP_MAX_ROUTES] = {
-	    {"/metrics", handle_metrics, ps},
 	    {"/healthz", handle_healthz, ps},
 	    {"/readyz", handle_readyz, ps},
 	};
-	size_t n = 3;
+	size_t n = 2;
+	if (a->cfg.prometheus.enabled)
+		routes[n++] = (struct enav_http_route){"/metrics", handle_metrics, ps};
 	/* The profiling endpoints share this server (Go's /debug/pprof/ shape). */
 	if (a->cfg.profiling.enabled)
 		n += enav_pprof_http_routes(a, routes + n, ENAV_HTTP_MAX_ROUTES - n);
 	ps->http = enav_http_start(host, port, a->cfg.http.max_connections, routes, n, err, errlen);
 	if (!ps->http)
 		return -EADDRINUSE;
-	enav_info("serving /metrics, /healthz, /readyz on http://%s:%u", host, port);
+	enav_info("serving %s/healthz, /readyz on http://%s:%u",
+		  a->cfg.prometheus.enabled ? "/metrics, " : "", host, port);
 	return 0;
 }
 

@@ -14,10 +14,12 @@
 #include "platform/clock.h"
 #include "platform/log.h"
 #include "platform/promtext.h"
+#include "runtime/export_worker.h"
 #include "features/profiling/profile_store.h"
 
 #define BACKOFF_BASE_MS 200
 #define BACKOFF_MAX_MS	10000
+#define DEF_QUEUE	256
 
 struct job {
 	uint32_t kind;
@@ -31,32 +33,29 @@ struct job {
 	char units[16]; /* "samples" */
 };
 
-enum drop_reason {
-	D_QUEUE_FULL,
-	D_RETRIES_EXHAUSTED,
-	D_REJECTED,
-	D_BUILD_FAILED,
-	D_SHUTDOWN,
-	D__N
+/* Pyroscope's names of the export worker's drop reasons, in its metric's order. */
+static const struct {
+	const char *name;
+	enum enav_export_drop reason;
+} drop_names[] = {
+    {"queue_full", ENAV_EXPORT_DROP_QUEUE_FULL},
+    {"retries_exhausted", ENAV_EXPORT_DROP_RETRIES_EXHAUSTED},
+    {"rejected_4xx", ENAV_EXPORT_DROP_REJECTED},
+    {"build_failed", ENAV_EXPORT_DROP_ENCODE_FAILED},
+    {"shutdown", ENAV_EXPORT_DROP_SHUTDOWN},
 };
-static const char *const drop_names[D__N] = {"queue_full", "retries_exhausted", "rejected_4xx",
-					     "build_failed", "shutdown"};
 
 struct enav_pyroscope {
 	struct enav_pyroscope_config cfg;
 	char url[512], app[256];
 	struct enav_profile_store *store;
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cv;
-	struct job *ring;
-	uint32_t head, len, cap;
-	bool stopping;
-	uint64_t deadline;
-	uint32_t rng;
-	/* self-accounting */
-	_Atomic uint64_t sent, retries, empty, drops[D__N];
-	_Atomic uint32_t depth;
+	struct enav_export_worker *ew; /* one job per attempt: queue, retries, deadline */
+	/* The push in hand (worker thread only). */
+	struct job *job;
+	uint8_t *body;
+	size_t len;
+	/* self-accounting (the rest is the export worker's) */
+	_Atomic uint64_t empty;
 	_Atomic int last_status;
 };
 
@@ -69,24 +68,20 @@ struct interval_ctx {
 static void queue_pid(void *arg, uint32_t tgid, const char *comm)
 {
 	struct interval_ctx *c = arg;
-	struct enav_pyroscope *p = c->p;
-	pthread_mutex_lock(&p->lock);
-	if (p->len == p->cap || p->stopping) {
-		atomic_fetch_add(&p->drops[D_QUEUE_FULL], 1);
-	} else {
-		struct job *j = &p->ring[(p->head + p->len) % p->cap];
-		*j = (struct job){.kind = c->kind,
-				  .pid = tgid,
-				  .from_mono = c->from_mono,
-				  .to_mono = c->to_mono,
-				  .from_unix = c->from_unix,
-				  .to_unix = c->to_unix};
-		snprintf(j->comm, sizeof(j->comm), "%s", comm);
-		p->len++;
-		atomic_store(&p->depth, p->len);
-		pthread_cond_signal(&p->cv);
+	struct job *j = malloc(sizeof(*j));
+	if (!j) {
+		/* No room for the job itself: as good as a full queue. */
+		enav_export_worker_count_drop(c->p->ew, ENAV_EXPORT_DROP_QUEUE_FULL, 1);
+		return;
 	}
-	pthread_mutex_unlock(&p->lock);
+	*j = (struct job){.kind = c->kind,
+			  .pid = tgid,
+			  .from_mono = c->from_mono,
+			  .to_mono = c->to_mono,
+			  .from_unix = c->from_unix,
+			  .to_unix = c->to_unix};
+	snprintf(j->comm, sizeof(j->comm), "%s", comm);
+	enav_export_worker_submit(c->p->ew, j);
 }
 
 void enav_pyroscope_interval(struct enav_pyroscope *p, uint64_t from_mono_ns, uint64_t to_mono_ns,
@@ -111,25 +106,18 @@ void enav_pyroscope_push_pprof(struct enav_pyroscope *p, const char *name, const
 		free(body);
 		return;
 	}
-	pthread_mutex_lock(&p->lock);
-	if (p->len == p->cap || p->stopping) {
-		atomic_fetch_add(&p->drops[D_QUEUE_FULL], 1);
+	struct job *j = malloc(sizeof(*j));
+	if (!j) {
 		free(body);
-	} else {
-		struct job *j = &p->ring[(p->head + p->len) % p->cap];
-		*j = (struct job){.pid = pid,
-				  .from_unix = from_unix_ns,
-				  .to_unix = to_unix_ns,
-				  .body = body,
-				  .len = len};
-		snprintf(j->comm, sizeof(j->comm), "%s", comm ? comm : "");
-		snprintf(j->name, sizeof(j->name), "%s", name);
-		snprintf(j->units, sizeof(j->units), "%s", units);
-		p->len++;
-		atomic_store(&p->depth, p->len);
-		pthread_cond_signal(&p->cv);
+		enav_export_worker_count_drop(p->ew, ENAV_EXPORT_DROP_QUEUE_FULL, 1);
+		return;
 	}
-	pthread_mutex_unlock(&p->lock);
+	*j = (struct job){
+	    .pid = pid, .from_unix = from_unix_ns, .to_unix = to_unix_ns, .body = body, .len = len};
+	snprintf(j->comm, sizeof(j->comm), "%s", comm ? comm : "");
+	snprintf(j->name, sizeof(j->name), "%s", name);
+	snprintf(j->units, sizeof(j->units), "%s", units);
+	enav_export_worker_submit(p->ew, j);
 }
 
 /* Label values Pyroscope accepts: anything that is not a delimiter of its
@@ -220,100 +208,79 @@ static int post(struct enav_pyroscope *p, const struct job *j, const uint8_t *bo
 	return -1;
 }
 
-static uint32_t jitter(struct enav_pyroscope *p, uint32_t ms)
+/* ---- the transport of the export worker ----------------------------------- */
+
+static void free_job(void *ctx, void *item)
 {
-	p->rng = p->rng * 1103515245u + 12345u;
-	return ms / 2 + (p->rng >> 8) % (ms / 2 + 1);
+	struct job *j = item;
+	if (j)
+		free(j->body);
+	free(j);
 }
 
-/* Sleep ms unless stopping past the deadline; false when it is time to stop. */
-static bool backoff(struct enav_pyroscope *p, uint32_t ms)
+/* The pprof of one job: built from the store now, or the one it carries. */
+static enum enav_export_prepared pyro_prepare(void *ctx, void **items, size_t n, void **body,
+					      size_t *n_body)
 {
-	struct timespec ts = enav_clock_deadline(CLOCK_REALTIME, (uint64_t)ms * 1000000ull);
-	pthread_mutex_lock(&p->lock);
-	while (!p->stopping && pthread_cond_timedwait(&p->cv, &p->lock, &ts) == 0)
-		;
-	bool go_on = !p->stopping || enav_clock_mono_ns() < p->deadline;
-	pthread_mutex_unlock(&p->lock);
-	return go_on;
-}
-
-static void send_job(struct enav_pyroscope *p, const struct job *j)
-{
+	struct enav_pyroscope *p = ctx;
+	struct job *j = items[0];
+	*n_body = 1;
 	struct enav_profile_query q = {.kind = j->kind,
 				       .from_mono_ns = j->from_mono,
 				       .to_mono_ns = j->to_mono,
 				       .filter = {.pid = j->pid},
 				       .format = ENAV_PROFILE_FORMAT_PPROF,
 				       .redact = true /* leaves the node */};
-	uint8_t *body = j->body;
-	size_t len = j->len;
-	if (body) {
+	p->body = j->body;
+	p->len = j->len;
+	j->body = NULL;
+	if (p->body) {
 		q.matched = 1; /* built by the caller */
-	} else if (enav_profile_store_build(p->store, &q, &body, &len) != 0) {
-		atomic_fetch_add(&p->drops[D_BUILD_FAILED], 1);
-		return;
+	} else if (enav_profile_store_build(p->store, &q, &p->body, &p->len) != 0) {
+		free_job(p, j);
+		return ENAV_EXPORT_ENCODE_FAILED;
 	}
 	if (q.matched == 0) { /* evicted since it was queued */
 		atomic_fetch_add(&p->empty, 1);
-		free(body);
-		return;
+		free(p->body);
+		p->body = NULL;
+		free_job(p, j);
+		return ENAV_EXPORT_NOTHING;
 	}
-	uint32_t delay = BACKOFF_BASE_MS;
-	for (uint32_t attempt = 0;; attempt++) {
-		long status;
-		int r = post(p, j, body, len, &status);
-		if (r == 0) {
-			atomic_fetch_add(&p->sent, 1);
-			break;
-		}
-		if (r < 0) {
-			atomic_fetch_add(&p->drops[D_REJECTED], 1);
-			enav_warn("pyroscope: push refused with HTTP %ld; dropped", status);
-			break;
-		}
-		if (attempt >= p->cfg.max_retries) {
-			atomic_fetch_add(&p->drops[D_RETRIES_EXHAUSTED], 1);
-			break;
-		}
-		atomic_fetch_add(&p->retries, 1);
-		if (!backoff(p, jitter(p, delay))) {
-			atomic_fetch_add(&p->drops[D_SHUTDOWN], 1);
-			break;
-		}
-		delay = delay * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : delay * 2;
-	}
-	free(body);
+	p->job = j;
+	*body = p;
+	return ENAV_EXPORT_READY;
 }
 
-static void *worker(void *arg)
+/* Retried: no answer, 429 and 5xx; any other status drops the push. */
+static enum enav_export_result pyro_send(void *ctx, void *body, size_t n, uint32_t *retry_after_ms)
 {
-	struct enav_pyroscope *p = arg;
-	pthread_mutex_lock(&p->lock);
-	for (;;) {
-		while (!p->len && !p->stopping)
-			pthread_cond_wait(&p->cv, &p->lock);
-		if (!p->len)
-			break;
-		if (p->stopping && enav_clock_mono_ns() >= p->deadline) {
-			atomic_fetch_add(&p->drops[D_SHUTDOWN], p->len);
-			for (uint32_t i = 0; i < p->len; i++)
-				free(p->ring[(p->head + i) % p->cap].body);
-			p->len = 0;
-			break;
-		}
-		struct job j = p->ring[p->head];
-		p->head = (p->head + 1) % p->cap;
-		p->len--;
-		atomic_store(&p->depth, p->len);
-		pthread_mutex_unlock(&p->lock);
-		send_job(p, &j);
-		pthread_mutex_lock(&p->lock);
-	}
-	atomic_store(&p->depth, 0);
-	pthread_mutex_unlock(&p->lock);
-	return NULL;
+	struct enav_pyroscope *p = ctx;
+	long status;
+	int r = post(p, p->job, p->body, p->len, &status);
+	if (r == 0)
+		return ENAV_EXPORT_SENT;
+	if (r > 0)
+		return status ? ENAV_EXPORT_RETRY : ENAV_EXPORT_UNREACHABLE;
+	enav_warn("pyroscope: push refused with HTTP %ld; dropped", status);
+	return ENAV_EXPORT_REJECTED;
 }
+
+static void pyro_release(void *ctx, void *body)
+{
+	struct enav_pyroscope *p = ctx;
+	free(p->body);
+	p->body = NULL;
+	free_job(p, p->job);
+	p->job = NULL;
+}
+
+static const struct enav_export_transport pyroscope_transport = {
+    .prepare = pyro_prepare,
+    .send = pyro_send,
+    .release = pyro_release,
+    .free_item = free_job,
+};
 
 struct enav_pyroscope *enav_pyroscope_start(const struct enav_pyroscope_config *cfg,
 					    struct enav_profile_store *store)
@@ -328,13 +295,18 @@ struct enav_pyroscope *enav_pyroscope_start(const struct enav_pyroscope_config *
 		p->url[--n] = '\0';
 	snprintf(p->app, sizeof(p->app), "%s", cfg->app_name);
 	p->store = store;
-	p->cap = cfg->queue_capacity ? cfg->queue_capacity : 256;
-	p->ring = calloc(p->cap, sizeof(*p->ring));
-	p->rng = (uint32_t)enav_clock_mono_ns();
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->cv, NULL);
-	if (!p->ring || pthread_create(&p->thread, NULL, worker, p) != 0) {
-		free(p->ring);
+	struct enav_export_worker_config ec = {
+	    .name = "pyroscope",
+	    .queue_capacity = cfg->queue_capacity ? cfg->queue_capacity : DEF_QUEUE,
+	    .batch_max_items = 1,
+	    .backoff_initial_ms = BACKOFF_BASE_MS,
+	    .backoff_max_ms = BACKOFF_MAX_MS,
+	    .limit_retries = true,
+	    .max_retries = cfg->max_retries,
+	};
+	char err[128];
+	p->ew = enav_export_worker_start(&ec, &pyroscope_transport, p, err, sizeof(err));
+	if (!p->ew) {
 		free(p);
 		return NULL;
 	}
@@ -345,15 +317,7 @@ void enav_pyroscope_stop(struct enav_pyroscope *p, uint64_t deadline_mono_ns)
 {
 	if (!p)
 		return;
-	pthread_mutex_lock(&p->lock);
-	p->stopping = true;
-	p->deadline = deadline_mono_ns;
-	pthread_cond_broadcast(&p->cv);
-	pthread_mutex_unlock(&p->lock);
-	pthread_join(p->thread, NULL);
-	pthread_mutex_destroy(&p->lock);
-	pthread_cond_destroy(&p->cv);
-	free(p->ring);
+	enav_export_worker_stop(p->ew, deadline_mono_ns);
 	free(p);
 }
 
@@ -361,13 +325,15 @@ void enav_pyroscope_metrics(struct enav_pyroscope *p, struct enav_promtext *out)
 {
 	if (!p)
 		return;
+	struct enav_export_stats st;
+	enav_export_worker_stats(p->ew, &st);
 	enav_promtext_single_u64(out, "enav_pyroscope_pushes_total", "counter",
-				 "Profiles Pyroscope accepted.", atomic_load(&p->sent));
+				 "Profiles Pyroscope accepted.", st.sent);
 	enav_promtext_single_u64(out, "enav_pyroscope_retries_total", "counter",
 				 "Pushes retried after a dropped connection, 429 or 5xx.",
-				 atomic_load(&p->retries));
+				 st.retries);
 	enav_promtext_single_u64(out, "enav_pyroscope_queue_depth", "gauge",
-				 "Pushes waiting in the bounded queue.", atomic_load(&p->depth));
+				 "Pushes waiting in the bounded queue.", st.depth);
 	enav_promtext_single_u64(out, "enav_pyroscope_empty_total", "counter",
 				 "Queued pushes with nothing left to send (evicted meanwhile).",
 				 atomic_load(&p->empty));
@@ -376,9 +342,9 @@ void enav_pyroscope_metrics(struct enav_pyroscope *p, struct enav_promtext *out)
 				 (uint64_t)atomic_load(&p->last_status));
 	enav_promtext_family(out, "enav_pyroscope_dropped_total", "counter",
 			     "Profiles not delivered to Pyroscope, by reason.");
-	for (int r = 0; r < D__N; r++) {
-		const char *l[] = {"reason", drop_names[r]};
+	for (size_t r = 0; r < sizeof(drop_names) / sizeof(drop_names[0]); r++) {
+		const char *l[] = {"reason", drop_names[r].name};
 		enav_promtext_sample_u64(out, "enav_pyroscope_dropped_total", l, 1,
-					 atomic_load(&p->drops[r]));
+					 st.drops[drop_names[r].reason]);
 	}
 }

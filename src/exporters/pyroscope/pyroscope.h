@@ -4,10 +4,12 @@
  * profile kind goes to POST {url}/ingest?format=pprof (multipart field
  * "profile"), named "{app}.{kind}{pid=..,comm=..,container_id=..,...}".
  *
- * Its own thread and bounded queue: a slow or dead Pyroscope never holds up
- * profiling.  Jobs past the queue are dropped (newest refused) and counted;
- * a failed push is retried with exponential backoff and jitter on a dropped
- * connection, 429 and 5xx only, then dropped and counted.
+ * The transport of an export worker (runtime/export_worker.h), one push per
+ * attempt: its own thread and bounded queue, so a slow or dead Pyroscope
+ * never holds up profiling.  Jobs past the queue are dropped (newest
+ * refused) and counted; a failed push is retried with exponential backoff
+ * and jitter (200 ms doubling to 10 s) on a dropped connection, 429 and 5xx
+ * only, at most max_retries times, then dropped and counted.
  */
 #ifndef ENAV_EXPORTERS_PYROSCOPE_PYROSCOPE_H
 #define ENAV_EXPORTERS_PYROSCOPE_PYROSCOPE_H

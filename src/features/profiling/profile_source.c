@@ -418,7 +418,7 @@ static int profile_start(struct enav_agent *a, void **state, char *err, size_t e
 		};
 		src->pyroscope = enav_pyroscope_start(&pc, src->store);
 		if (!src->pyroscope) {
-			snprintf(err, errlen, "profiling.pyroscope: cannot start the push worker");
+			snprintf(err, errlen, "exporters.pyroscope: cannot start the push worker");
 			return -ENOMEM;
 		}
 	}
