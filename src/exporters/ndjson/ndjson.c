@@ -492,13 +492,13 @@ static void *ndjson_thread(void *arg)
 	return NULL;
 }
 
-static int ndjson_init(struct enav_agent *a, void **state, char *err, size_t errlen)
+static int ndjson_init(struct enav_host *a, void **state, char *err, size_t errlen)
 {
 	struct ndjson_sink *ns = calloc(1, sizeof(*ns));
 	if (!ns)
 		return -ENOMEM;
 	*state = ns;
-	const char *path = a->cfg.ndjson.path;
+	const char *path = enav_host_config(a)->ndjson.path;
 	if (strcmp(path, "-") == 0) {
 		ns->out = stdout;
 	} else {
@@ -509,9 +509,9 @@ static int ndjson_init(struct enav_agent *a, void **state, char *err, size_t err
 		}
 		ns->owns_out = true;
 	}
-	ns->line_cap = a->cfg.ndjson.max_line_bytes;
+	ns->line_cap = enav_host_config(a)->ndjson.max_line_bytes;
 	ns->line = malloc(ns->line_cap);
-	if (!ns->line || enav_queue_init(&ns->queue, a->cfg.ndjson.queue_capacity))
+	if (!ns->line || enav_queue_init(&ns->queue, enav_host_config(a)->ndjson.queue_capacity))
 		return -ENOMEM;
 	if (pthread_create(&ns->thread, NULL, ndjson_thread, ns) != 0) {
 		snprintf(err, errlen, "ndjson: cannot start writer thread");

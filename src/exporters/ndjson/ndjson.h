@@ -3,7 +3,7 @@
 #ifndef ENAV_EXPORTERS_NDJSON_NDJSON_H
 #define ENAV_EXPORTERS_NDJSON_NDJSON_H
 
-#include "runtime/agent.h"
+#include "runtime/host.h"
 #include "platform/json.h"
 
 extern const struct enav_sink_ops enav_ndjson_sink_ops;

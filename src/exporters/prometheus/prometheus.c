@@ -14,7 +14,7 @@
 #define METRICS_BUFFER_BYTES (1u << 20)
 
 struct prometheus_sink {
-	struct enav_agent *agent;
+	struct enav_host *agent;
 	struct enav_http_server *http;
 	_Atomic uint64_t render_overflows;
 };
@@ -36,7 +36,7 @@ static void handle_metrics(void *ctx, const struct enav_http_request *req,
 		return;
 	struct enav_promtext p;
 	enav_promtext_init(&p, buf, METRICS_BUFFER_BYTES);
-	if (!enav_agent_render_metrics(ps->agent, &p)) {
+	if (!enav_host_render_metrics(ps->agent, &p)) {
 		free(buf);
 		text(r, 503, "stopping\n");
 		return;
@@ -57,7 +57,7 @@ static void handle_healthz(void *ctx, const struct enav_http_request *req,
 			   struct enav_http_response *r)
 {
 	struct prometheus_sink *ps = ctx;
-	if (atomic_load(&ps->agent->stopping))
+	if (enav_host_stopping(ps->agent))
 		text(r, 503, "stopping\n");
 	else
 		text(r, 200, "ok\n");
@@ -67,13 +67,13 @@ static void handle_readyz(void *ctx, const struct enav_http_request *req,
 			  struct enav_http_response *r)
 {
 	struct prometheus_sink *ps = ctx;
-	if (atomic_load(&ps->agent->ready) && !atomic_load(&ps->agent->stopping))
+	if (enav_host_ready(ps->agent) && !enav_host_stopping(ps->agent))
 		text(r, 200, "ready\n");
 	else
 		text(r, 503, "not ready\n");
 }
 
-static int prom_init(struct enav_agent *a, void **state, char *err, size_t errlen)
+static int prom_init(struct enav_host *a, void **state, char *err, size_t errlen)
 {
 	struct prometheus_sink *ps = calloc(1, sizeof(*ps));
 	if (!ps)
@@ -82,8 +82,10 @@ static int prom_init(struct enav_agent *a, void **state, char *err, size_t errle
 	ps->agent = a;
 	char host[64];
 	uint16_t port;
-	if (enav_config_listen_split(a->cfg.http.listen, host, sizeof(host), &port) != 0) {
-		snprintf(err, errlen, "http.listen: %s is not IPv4:port", a->cfg.http.listen);
+	if (enav_config_listen_split(enav_host_config(a)->http.listen, host, sizeof(host), &port) !=
+	    0) {
+		snprintf(err, errlen, "http.listen: %s is not IPv4:port",
+			 enav_host_config(a)->http.listen);
 		return -EINVAL;
 	}
 	struct enav_http_route routes[ENAV_HTTP_MAX_ROUTES] = {
@@ -93,9 +95,10 @@ static int prom_init(struct enav_agent *a, void **state, char *err, size_t errle
 	};
 	size_t n = 3;
 	/* The profiling endpoints share this server (Go's /debug/pprof/ shape). */
-	if (a->cfg.profiling.enabled)
+	if (enav_host_config(a)->profiling.enabled)
 		n += enav_pprof_http_routes(a, routes + n, ENAV_HTTP_MAX_ROUTES - n);
-	ps->http = enav_http_start(host, port, a->cfg.http.max_connections, routes, n, err, errlen);
+	ps->http = enav_http_start(host, port, enav_host_config(a)->http.max_connections, routes, n,
+				   err, errlen);
 	if (!ps->http)
 		return -EADDRINUSE;
 	enav_info("serving /metrics, /healthz, /readyz on http://%s:%u", host, port);

@@ -14,7 +14,7 @@
 #include "platform/clock.h"
 #include "platform/log.h"
 #include "platform/promtext.h"
-#include "features/profiling/profile_store.h"
+#include "runtime/profiles.h"
 
 #define BACKOFF_BASE_MS 200
 #define BACKOFF_MAX_MS	10000
@@ -46,6 +46,7 @@ struct enav_pyroscope {
 	struct enav_pyroscope_config cfg;
 	char url[512], app[256];
 	struct enav_profile_store *store;
+	const struct enav_profile_service *profiles;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
@@ -99,7 +100,7 @@ void enav_pyroscope_interval(struct enav_pyroscope *p, uint64_t from_mono_ns, ui
 		    (k == ENAV_PROFILE_FUTEX && !p->cfg.futex))
 			continue;
 		struct interval_ctx c = {p, k, from_mono_ns, to_mono_ns, from_unix_ns, to_unix_ns};
-		enav_profile_store_each_pid(p->store, k, from_mono_ns, to_mono_ns, queue_pid, &c);
+		p->profiles->each_pid(p->store, k, from_mono_ns, to_mono_ns, queue_pid, &c);
 	}
 }
 
@@ -161,7 +162,7 @@ static int post(struct enav_pyroscope *p, const struct job *j, const uint8_t *bo
 {
 	char name[1024];
 	size_t n = (size_t)snprintf(name, sizeof(name), "%s.%s{", p->app,
-				    j->body ? j->name : enav_profile_kind_name(j->kind));
+				    j->body ? j->name : p->profiles->kind_name(j->kind));
 	if (n >= sizeof(name))
 		return -1;
 	char pid[16];
@@ -169,7 +170,7 @@ static int post(struct enav_pyroscope *p, const struct job *j, const uint8_t *bo
 	put_label(name, sizeof(name), &n, "pid", pid);
 	put_label(name, sizeof(name), &n, "comm", j->comm);
 	struct enav_profile_workload w;
-	if (enav_profile_store_workload(p->store, j->pid, &w)) {
+	if (p->profiles->workload(p->store, j->pid, &w)) {
 		put_label(name, sizeof(name), &n, "container_id", w.container_id);
 		put_label(name, sizeof(name), &n, "pod", w.pod);
 		put_label(name, sizeof(name), &n, "namespace", w.namespace_);
@@ -250,7 +251,7 @@ static void send_job(struct enav_pyroscope *p, const struct job *j)
 	size_t len = j->len;
 	if (body) {
 		q.matched = 1; /* built by the caller */
-	} else if (enav_profile_store_build(p->store, &q, &body, &len) != 0) {
+	} else if (p->profiles->build(p->store, &q, &body, &len) != 0) {
 		atomic_fetch_add(&p->drops[D_BUILD_FAILED], 1);
 		return;
 	}
@@ -316,7 +317,8 @@ static void *worker(void *arg)
 }
 
 struct enav_pyroscope *enav_pyroscope_start(const struct enav_pyroscope_config *cfg,
-					    struct enav_profile_store *store)
+					    struct enav_profile_store *store,
+					    const struct enav_profile_service *profiles)
 {
 	struct enav_pyroscope *p = calloc(1, sizeof(*p));
 	if (!p)
@@ -328,6 +330,7 @@ struct enav_pyroscope *enav_pyroscope_start(const struct enav_pyroscope_config *
 		p->url[--n] = '\0';
 	snprintf(p->app, sizeof(p->app), "%s", cfg->app_name);
 	p->store = store;
+	p->profiles = profiles;
 	p->cap = cfg->queue_capacity ? cfg->queue_capacity : 256;
 	p->ring = calloc(p->cap, sizeof(*p->ring));
 	p->rng = (uint32_t)enav_clock_mono_ns();
