@@ -76,4 +76,8 @@ struct enav_host {
 	pthread_rwlock_t modules_lock;
 };
 
+/* The BPF source runner: share the capture filter's maps with obj (between
+ * open and load); 0 when no filter is provided. */
+int enav_host_capture_filter_reuse(struct enav_host *h, struct bpf_object *obj);
+
 #endif

@@ -170,8 +170,6 @@ int enav_host_provide_capture_filter(struct enav_host *h,
 /* Withdrawn by the provider's stop, before the filter goes away. */
 void enav_host_withdraw_capture_filter(struct enav_host *h);
 struct enav_capture_filter *enav_host_capture_filter(struct enav_host *h);
-/* Share the filter's maps with obj: 0 when no filter is provided. */
-int enav_host_capture_filter_reuse(struct enav_host *h, struct bpf_object *obj);
 
 /* Discovery view: cgroups, workloads (discovery/discovery.h reads it). */
 struct enav_discovery;

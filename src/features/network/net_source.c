@@ -398,6 +398,7 @@ static int net_start(struct enav_host *a, void **state, char *err, size_t errlen
 	    .max_binaries = enav_host_config(a)->network.tls.max_binaries,
 	    .max_probes = enav_host_config(a)->network.tls.max_probes,
 	    .scan_interval_ms = enav_host_config(a)->network.tls.scan_interval_ms,
+	    .self_pid = enav_host_self_pid(a),
 	};
 	src->tls = enav_tls_attach_start(src->bpf.obj, &tc, err, errlen);
 	if (!src->tls)
