@@ -290,21 +290,16 @@ static size_t start_rank(const struct enav_module *m)
 	return 0;
 }
 
-/*
- * Before anything starts: every need of an enabled row is provided by an
- * enabled row that starts before it, and every service a row wants is
- * provided by some row of the table (else it is a typo in the table).  Rows
- * start by kind, in table order within a kind.
- */
-static int check_services(const struct enav_host *a, char *err, size_t errlen)
+int enav_modules_check_services(const struct enav_module *mods, size_t n,
+				const struct enav_config *cfg, char *err, size_t errlen)
 {
-	for (size_t i = 0; i < a->n_inst; i++) {
-		const struct enav_module *m = a->inst[i].module;
+	for (size_t i = 0; i < n; i++) {
+		const struct enav_module *m = &mods[i];
 		unsigned all = 0, before = 0;
-		for (size_t j = 0; j < a->n_inst; j++) {
-			const struct enav_module *p = a->inst[j].module;
+		for (size_t j = 0; j < n; j++) {
+			const struct enav_module *p = &mods[j];
 			all |= p->provides;
-			if (!p->enabled(&a->cfg) || p == m)
+			if (j == i || !p->enabled(cfg))
 				continue;
 			size_t rp = start_rank(p), rm = start_rank(m);
 			if (rp < rm || (rp == rm && j < i))
@@ -318,7 +313,7 @@ static int check_services(const struct enav_host *a, char *err, size_t errlen)
 					 m->name, service_names[svc]);
 				return -1;
 			}
-			if ((m->needs & bit) && m->enabled(&a->cfg) && !(before & bit)) {
+			if ((m->needs & bit) && m->enabled(cfg) && !(before & bit)) {
 				snprintf(err, errlen,
 					 "module %s needs the %s, which no enabled module started "
 					 "before it provides",
@@ -675,7 +670,7 @@ int enav_agent_main(const struct enav_config *cfg)
 	/* Discovery first: the capture filter's control word and verdicts must be
 	 * in place before any program attaches.  Then consumers, so the first
 	 * event finds somewhere to go. */
-	int rc = check_services(a, err, sizeof(err));
+	int rc = enav_modules_check_services(enav_modules, a->n_inst, cfg, err, sizeof(err));
 	if (!rc)
 		rc = start_modules(a, ENAV_MODULE_DISCOVERY, err, sizeof(err));
 	if (!rc)

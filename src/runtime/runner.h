@@ -17,6 +17,14 @@ int enav_agent_main(const struct enav_config *cfg);
 void enav_agent_load_check(const struct enav_config *cfg, const struct enav_features *f,
 			   const struct enav_decisions *d, struct enav_probe_loads *out);
 
+/* Before anything starts (`enav run` calls it on the module table): every
+ * need of a row enabled by cfg is provided by an enabled row that starts
+ * before it (rows start by kind: discovery, sinks, processors, generators,
+ * sources; in table order within a kind), and every service a row wants is
+ * provided by some row (else the table has a typo).  0, or -1 with err set. */
+int enav_modules_check_services(const struct enav_module *mods, size_t n,
+				const struct enav_config *cfg, char *err, size_t errlen);
+
 /* A host with cfg and nothing else: no probe, no event loop, no services.
  * NULL when out of memory. */
 struct enav_host *enav_host_new(const struct enav_config *cfg);
