@@ -197,7 +197,7 @@ static const char *const service_names[ENAV_SERVICE__COUNT] = {
 };
 
 /* A provider publishes only what its row declares, so that the start-time
- * check (check_services) tells the truth. */
+ * check (enav_modules_check_services) tells the truth. */
 static int may_provide(struct enav_host *a, enum enav_service svc)
 {
 	if (a->starting && !(a->starting->provides & ENAV_SERVICE_BIT(svc))) {
