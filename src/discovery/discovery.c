@@ -649,35 +649,33 @@ static void discovery_fini(void *state)
 
 static int discovery_init(struct enav_host *a, void **state, char *err, size_t errlen)
 {
+	const struct enav_config *cfg = enav_host_config(a);
 	struct enav_discovery *d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
 	*state = d;
 	d->agent = a;
-	d->cfg = enav_host_config(a);
+	d->cfg = cfg;
 	d->epfd = d->wake_fd = d->timer_fd = d->inotify_fd = -1;
 	pthread_mutex_init(&d->snap_lock, NULL);
-	d->filtering = enav_host_config(a)->capture.mode != ENAV_CAPTURE_POLICY_ALL;
+	d->filtering = cfg->capture.mode != ENAV_CAPTURE_POLICY_ALL;
 
 	int rc = read_mountinfo(&d->mounts);
 	if (rc) {
 		snprintf(err, errlen, "discovery: cannot read /proc/self/mountinfo");
 		return rc ? rc : -EINVAL;
 	}
-	if (enav_host_config(a)->attribution.cgroup2_mount[0])
+	if (cfg->attribution.cgroup2_mount[0])
 		snprintf(d->mounts.v2_mount, sizeof(d->mounts.v2_mount), "%s",
-			 enav_host_config(a)->attribution.cgroup2_mount);
-	if (enav_selectors_compile(&enav_host_config(a)->capture.selectors, &d->selectors, err,
-				   errlen) != 0)
+			 cfg->attribution.cgroup2_mount);
+	if (enav_selectors_compile(&cfg->capture.selectors, &d->selectors, err, errlen) != 0)
 		return -EINVAL;
 
-	rc = enav_capture_filter_open(
-	    &d->filter, enav_host_config(a)->kernel.cgroup_verdict_entries, err, errlen);
+	rc = enav_capture_filter_open(&d->filter, cfg->kernel.cgroup_verdict_entries, err, errlen);
 	if (rc)
 		return rc;
 	d->filter_open = true;
-	d->kernel_mode =
-	    enav_capture_kernel_mode(d->mounts.layout, enav_host_config(a)->capture.mode);
+	d->kernel_mode = enav_capture_kernel_mode(d->mounts.layout, cfg->capture.mode);
 	/* Before any program attaches: the sources start after discovery. */
 	rc = enav_capture_filter_set_mode(&d->filter, d->kernel_mode);
 	if (rc) {
@@ -689,14 +687,13 @@ static int discovery_init(struct enav_host *a, void **state, char *err, size_t e
 	    (d->mounts.layout == ENAV_CGROUP_V1 || d->mounts.layout == ENAV_CGROUP_NONE))
 		enav_warn("capture filter: cgroup v1 layout: a cgroup id proves no workload here, "
 			  "so capture mode %s denies everything (docs/boundaries.md)",
-			  enav_host_config(a)->capture.mode == ENAV_CAPTURE_POLICY_ALLOWLIST
-			      ? "allowlist"
-			      : "denylist");
+			  cfg->capture.mode == ENAV_CAPTURE_POLICY_ALLOWLIST ? "allowlist"
+									     : "denylist");
 
-	d->cap = enav_host_config(a)->discovery.max_cgroups;
+	d->cap = cfg->discovery.max_cgroups;
 	d->cgs = calloc(d->cap, sizeof(*d->cgs));
 	if (!d->cgs || enav_u64map_init(&d->by_id, d->cap) ||
-	    enav_u64map_init(&d->by_wd, enav_host_config(a)->discovery.max_watches)) {
+	    enav_u64map_init(&d->by_wd, cfg->discovery.max_watches)) {
 		snprintf(err, errlen, "discovery: cannot allocate its tables");
 		return -ENOMEM;
 	}
@@ -705,7 +702,7 @@ static int discovery_init(struct enav_host *a, void **state, char *err, size_t e
 		return rc;
 
 	char kerr[256] = "";
-	d->k8s = enav_k8s_start(enav_host_config(a), on_k8s_change, d, kerr, sizeof(kerr));
+	d->k8s = enav_k8s_start(cfg, on_k8s_change, d, kerr, sizeof(kerr));
 	if (!d->k8s && kerr[0]) {
 		snprintf(err, errlen, "kubernetes: %s", kerr);
 		return -EINVAL;

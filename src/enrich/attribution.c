@@ -247,13 +247,14 @@ static void attribution_apply(void *state, struct enav_signal *s)
 
 static int attribution_init(struct enav_host *a, void **state, char *err, size_t errlen)
 {
+	const struct enav_config *cfg = enav_host_config(a);
 	struct attribution *at = calloc(1, sizeof(*at));
 	if (!at)
 		return -ENOMEM;
 	*state = at;
 	at->agent = a;
-	const char *mount = enav_host_config(a)->attribution.cgroup2_mount[0]
-				? enav_host_config(a)->attribution.cgroup2_mount
+	const char *mount = cfg->attribution.cgroup2_mount[0]
+				? cfg->attribution.cgroup2_mount
 				: enav_host_features(a)->cgroup2_mount;
 	snprintf(at->cgroup2_mount, sizeof(at->cgroup2_mount), "%s", mount);
 	at->cgroup2_fd = -1;
@@ -266,10 +267,8 @@ static int attribution_init(struct enav_host *a, void **state, char *err, size_t
 	} else {
 		enav_warn("attribution: no cgroup2 mount; cgroup paths will be absent");
 	}
-	if (enav_bcache_init(&at->cgroups, enav_host_config(a)->attribution.cgroup_cache_entries,
-			     free) ||
-	    enav_bcache_init(&at->processes, enav_host_config(a)->attribution.process_table_entries,
-			     free)) {
+	if (enav_bcache_init(&at->cgroups, cfg->attribution.cgroup_cache_entries, free) ||
+	    enav_bcache_init(&at->processes, cfg->attribution.process_table_entries, free)) {
 		snprintf(err, errlen, "attribution: cannot allocate caches");
 		return -ENOMEM;
 	}

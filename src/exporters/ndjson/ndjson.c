@@ -494,11 +494,12 @@ static void *ndjson_thread(void *arg)
 
 static int ndjson_init(struct enav_host *a, void **state, char *err, size_t errlen)
 {
+	const struct enav_config *cfg = enav_host_config(a);
 	struct ndjson_sink *ns = calloc(1, sizeof(*ns));
 	if (!ns)
 		return -ENOMEM;
 	*state = ns;
-	const char *path = enav_host_config(a)->ndjson.path;
+	const char *path = cfg->ndjson.path;
 	if (strcmp(path, "-") == 0) {
 		ns->out = stdout;
 	} else {
@@ -509,9 +510,9 @@ static int ndjson_init(struct enav_host *a, void **state, char *err, size_t errl
 		}
 		ns->owns_out = true;
 	}
-	ns->line_cap = enav_host_config(a)->ndjson.max_line_bytes;
+	ns->line_cap = cfg->ndjson.max_line_bytes;
 	ns->line = malloc(ns->line_cap);
-	if (!ns->line || enav_queue_init(&ns->queue, enav_host_config(a)->ndjson.queue_capacity))
+	if (!ns->line || enav_queue_init(&ns->queue, cfg->ndjson.queue_capacity))
 		return -ENOMEM;
 	if (pthread_create(&ns->thread, NULL, ndjson_thread, ns) != 0) {
 		snprintf(err, errlen, "ndjson: cannot start writer thread");

@@ -75,6 +75,7 @@ static void handle_readyz(void *ctx, const struct enav_http_request *req,
 
 static int prom_init(struct enav_host *a, void **state, char *err, size_t errlen)
 {
+	const struct enav_config *cfg = enav_host_config(a);
 	struct prometheus_sink *ps = calloc(1, sizeof(*ps));
 	if (!ps)
 		return -ENOMEM;
@@ -82,10 +83,8 @@ static int prom_init(struct enav_host *a, void **state, char *err, size_t errlen
 	ps->agent = a;
 	char host[64];
 	uint16_t port;
-	if (enav_config_listen_split(enav_host_config(a)->http.listen, host, sizeof(host), &port) !=
-	    0) {
-		snprintf(err, errlen, "http.listen: %s is not IPv4:port",
-			 enav_host_config(a)->http.listen);
+	if (enav_config_listen_split(cfg->http.listen, host, sizeof(host), &port) != 0) {
+		snprintf(err, errlen, "http.listen: %s is not IPv4:port", cfg->http.listen);
 		return -EINVAL;
 	}
 	struct enav_http_route routes[ENAV_HTTP_MAX_ROUTES] = {
@@ -95,10 +94,9 @@ static int prom_init(struct enav_host *a, void **state, char *err, size_t errlen
 	};
 	size_t n = 3;
 	/* The profiling endpoints share this server (Go's /debug/pprof/ shape). */
-	if (enav_host_config(a)->profiling.enabled)
+	if (cfg->profiling.enabled)
 		n += enav_pprof_http_routes(a, routes + n, ENAV_HTTP_MAX_ROUTES - n);
-	ps->http = enav_http_start(host, port, enav_host_config(a)->http.max_connections, routes, n,
-				   err, errlen);
+	ps->http = enav_http_start(host, port, cfg->http.max_connections, routes, n, err, errlen);
 	if (!ps->http)
 		return -EADDRINUSE;
 	enav_info("serving /metrics, /healthz, /readyz on http://%s:%u", host, port);

@@ -94,6 +94,7 @@ static void host_stop(void *state)
 
 static int host_start(struct enav_host *a, void **state, char *err, size_t errlen)
 {
+	const struct enav_config *cfg = enav_host_config(a);
 	struct host_source *h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
@@ -103,14 +104,13 @@ static int host_start(struct enav_host *a, void **state, char *err, size_t errle
 	h->cache = malloc(HOST_BUFFER_BYTES);
 	if (!h->cache)
 		return -ENOMEM;
-	h->node = enav_host_node_open("/proc", "/sys", enav_host_config(a)->host.max_devices, err,
-				      errlen);
+	h->node = enav_host_node_open("/proc", "/sys", cfg->host.max_devices, err, errlen);
 	if (!h->node)
 		return -EINVAL;
-	if (enav_host_config(a)->host.cgroups != ENAV_HOST_CGROUPS_NONE && enav_host_discovery(a)) {
+	if (cfg->host.cgroups != ENAV_HOST_CGROUPS_NONE && enav_host_discovery(a)) {
 		const struct enav_cgroup_mounts *m = enav_discovery_mounts(enav_host_discovery(a));
-		h->cgroups = enav_host_cgroups_open(
-		    m->v2_mount, m, enav_host_config(a)->host.max_cgroups, err, errlen);
+		h->cgroups =
+		    enav_host_cgroups_open(m->v2_mount, m, cfg->host.max_cgroups, err, errlen);
 		if (!h->cgroups)
 			return -EINVAL;
 	}

@@ -306,6 +306,7 @@ static bool btf_has_tracepoint(void *ctx, const char *name)
 
 static int net_start(struct enav_host *a, void **state, char *err, size_t errlen)
 {
+	const struct enav_config *cfg = enav_host_config(a);
 	struct net_source *src = calloc(1, sizeof(*src));
 	if (!src)
 		return -ENOMEM;
@@ -327,8 +328,7 @@ static int net_start(struct enav_host *a, void **state, char *err, size_t errlen
 				 "sock_recv_length need Linux 6.3+, or hooks: fexit)",
 				 missing);
 			enav_feature_record("network", "all", ENAV_FEATURE_HOOK_MISSING, NULL, why);
-			if (enav_config_explicitly_on(enav_host_config(a),
-						      "sources.network.enabled")) {
+			if (enav_config_explicitly_on(cfg, "sources.network.enabled")) {
 				snprintf(err, errlen,
 					 "network: %s (sources.network.enabled is set "
 					 "in the configuration)",
@@ -343,16 +343,15 @@ static int net_start(struct enav_host *a, void **state, char *err, size_t errlen
 		return -ENOMEM;
 	src->bpf.event_types =
 	    (1u << ENAV_EVENT_TCP) | (1u << ENAV_EVENT_DNS) | (1u << ENAV_EVENT_L7_DATA);
-	uint32_t protocols = enav_net_l7_protocols(enav_host_config(a));
+	uint32_t protocols = enav_net_l7_protocols(cfg);
 	if (protocols) {
 		struct enav_l7_tracker_config tc = {
-		    .max_connections = enav_host_config(a)->network.l7.max_connections,
-		    .idle_timeout_ms = enav_host_config(a)->network.l7.idle_timeout_ms,
+		    .max_connections = cfg->network.l7.max_connections,
+		    .idle_timeout_ms = cfg->network.l7.idle_timeout_ms,
 		    .protocols = protocols,
-		    .options = {.keep_query = enav_host_config(a)->network.l7.keep_query,
-				.sanitized_statement =
-				    enav_host_config(a)->network.l7.sanitized_statement,
-				.max_pending = enav_host_config(a)->network.l7.max_pending},
+		    .options = {.keep_query = cfg->network.l7.keep_query,
+				.sanitized_statement = cfg->network.l7.sanitized_statement,
+				.max_pending = cfg->network.l7.max_pending},
 		};
 		src->l7 = enav_l7_tracker_new(&tc, emit_span, a);
 		if (!src->l7)
@@ -364,7 +363,7 @@ static int net_start(struct enav_host *a, void **state, char *err, size_t errlen
 		return rc;
 	/* TLS plaintext feeds the application-protocol parsers: nothing to do
 	 * without them. */
-	src->tls_wanted = protocols && enav_host_config(a)->network.tls.enabled;
+	src->tls_wanted = protocols && cfg->network.tls.enabled;
 	src->bpf.configure = configure;
 	src->bpf.configure_ctx = src;
 	configure(src);
@@ -373,7 +372,7 @@ static int net_start(struct enav_host *a, void **state, char *err, size_t errlen
 	 * when no payload is wanted.  TLS plaintext comes from uprobes instead. */
 	enav_bpf_source_feature(&src->bpf, "payload_capture", "enav_sys_exit", NULL,
 				"sources.network.l7.enabled",
-				enav_host_config(a)->network.dns_capture_bytes > 0 || protocols);
+				cfg->network.dns_capture_bytes > 0 || protocols);
 	enav_bpf_source_feature(&src->bpf, "tls", "enav_tls_", NULL, "sources.network.tls.enabled",
 				src->tls_wanted);
 	enav_bpf_source_feature(&src->bpf, "go_tls", "enav_go_tls_", NULL,
@@ -392,12 +391,12 @@ static int net_start(struct enav_host *a, void **state, char *err, size_t errlen
 	if (rc || !(openssl_gnutls || go) || enav_host_load_only(a))
 		return rc;
 	struct enav_tls_attach_config tc = {
-	    .openssl = openssl_gnutls && tls_library_wanted(enav_host_config(a), "openssl"),
-	    .gnutls = openssl_gnutls && tls_library_wanted(enav_host_config(a), "gnutls"),
-	    .go = go && tls_library_wanted(enav_host_config(a), "go"),
-	    .max_binaries = enav_host_config(a)->network.tls.max_binaries,
-	    .max_probes = enav_host_config(a)->network.tls.max_probes,
-	    .scan_interval_ms = enav_host_config(a)->network.tls.scan_interval_ms,
+	    .openssl = openssl_gnutls && tls_library_wanted(cfg, "openssl"),
+	    .gnutls = openssl_gnutls && tls_library_wanted(cfg, "gnutls"),
+	    .go = go && tls_library_wanted(cfg, "go"),
+	    .max_binaries = cfg->network.tls.max_binaries,
+	    .max_probes = cfg->network.tls.max_probes,
+	    .scan_interval_ms = cfg->network.tls.scan_interval_ms,
 	    .self_pid = enav_host_self_pid(a),
 	};
 	src->tls = enav_tls_attach_start(src->bpf.obj, &tc, err, errlen);

@@ -322,12 +322,13 @@ static void self_guard_stop(void *state)
 
 static int self_guard_start(struct enav_host *a, void **state, char *err, size_t errlen)
 {
+	const struct enav_config *cfg = enav_host_config(a);
 	struct self_guard *g = calloc(1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
 	*state = g;
 	g->timer_fd = -1;
-	g->reads_per_minute = enav_host_config(a)->security.rate_per_minute;
+	g->reads_per_minute = cfg->security.rate_per_minute;
 	g->bpf.event_types = 1u << ENAV_EVENT_BPF_ACCESS;
 	enav_tracefs_ensure();
 	g->bpf.optional_prefix = "enav_guard_";
@@ -338,11 +339,11 @@ static int self_guard_start(struct enav_host *a, void **state, char *err, size_t
 	if (enav_host_decisions(a)->transport == ENAV_TRANSPORT_RINGBUF) {
 		struct self_guard_ringbuf *k = g->bpf.skel;
 		k->rodata->enav_self_tgid = enav_host_self_pid(a);
-		k->rodata->enav_wakeup_bytes = enav_host_config(a)->kernel.wakeup_bytes;
+		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
 	} else {
 		struct self_guard_perf *k = g->bpf.skel;
 		k->rodata->enav_self_tgid = enav_host_self_pid(a);
-		k->rodata->enav_wakeup_bytes = enav_host_config(a)->kernel.wakeup_bytes;
+		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
 	}
 	rc = enav_bpf_source_start(&g->bpf, on_event, g, err, errlen);
 	if (rc || enav_host_load_only(a))
@@ -353,7 +354,7 @@ static int self_guard_start(struct enav_host *a, void **state, char *err, size_t
 			  "capture filter is still checked");
 	g->objects_fd = bpf_map__fd(bpf_object__find_map_by_name(g->bpf.obj, "enav_guard_objects"));
 	scan_own_objects(g);
-	g->timer_fd = enav_timerfd_every(enav_host_config(a)->security.self_check_interval_ms);
+	g->timer_fd = enav_timerfd_every(cfg->security.self_check_interval_ms);
 	if (g->timer_fd < 0) {
 		snprintf(err, errlen, "self_guard: timerfd: %s", strerror(-g->timer_fd));
 		return g->timer_fd;
