@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/agent.h"
+#include "runtime/runner.h"
 #include "cli/pprof_filter_cmd.h"
 #include "cli/profile_cmd.h"
 #include "cli/bench_cmd.h"

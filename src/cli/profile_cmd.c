@@ -13,11 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <unistd.h>
 
 #include "platform/clock.h"
 #include "platform/log.h"
+#include "runtime/runner.h"
 #include "features/profiling/profile_store.h"
 #include "features/profiling/profile_source.h"
 
@@ -147,28 +147,30 @@ int enav_profile_command(struct enav_config *cfg, int argc, char **argv)
 		return 2;
 	}
 
-	static struct enav_agent agent;
-	struct enav_agent *a = &agent;
-	a->cfg = *cfg;
 	enav_log_set_level(cfg->log_level);
 	libbpf_set_print(libbpf_quiet);
-	pthread_rwlock_init(&a->modules_lock, NULL);
 	enav_clock_refresh();
-	enav_features_probe(&a->features);
-	if (enav_features_decide(&a->features, cfg, &a->decisions, err, sizeof(err)) != 0) {
-		fprintf(stderr, "enav: %s\n", err);
+	struct enav_host *a = enav_host_new(cfg);
+	if (!a) {
+		fprintf(stderr, "enav: out of memory\n");
 		return 1;
 	}
-	a->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (enav_host_probe(a, err, sizeof(err)) != 0) {
+		fprintf(stderr, "enav: %s\n", err);
+		enav_host_free(a);
+		return 1;
+	}
 	void *state = NULL;
-	int rc = a->epfd < 0 ? -errno : enav_profile_source_ops.start(a, &state, err, sizeof(err));
-	struct enav_profile_store *s = atomic_load(&a->profiles);
+	int rc = enav_host_open_loop(a);
+	if (!rc)
+		rc = enav_profile_source_ops.start(a, &state, err, sizeof(err));
+	struct enav_profile_store *s = enav_host_profiles(a);
 	if (rc == 0 && enav_profile_store_drain(s, &q.from_mono_ns) != 0)
 		rc = -EIO;
 	if (rc) {
 		fprintf(stderr, "enav: %s\n", err[0] ? err : "profiling failed to start");
 		enav_profile_source_ops.stop(state);
-		enav_profile_store_free(s);
+		enav_host_free(a); /* and the store */
 		return 1;
 	}
 	fprintf(stderr, "enav: profiling %s for %u s...\n", enav_profile_kind_name(q.kind),
@@ -176,14 +178,8 @@ int enav_profile_command(struct enav_config *cfg, int argc, char **argv)
 	/* Consume the new-process announcements while the window is open, so
 	 * processes are snapshotted while they live. */
 	uint64_t end = enav_clock_mono_ns() + (uint64_t)seconds * 1000000000ull;
-	while (enav_clock_mono_ns() < end) {
-		struct epoll_event ev[8];
-		int n = epoll_wait(a->epfd, ev, 8, 100);
-		for (int i = 0; i < n; i++) {
-			struct enav_watch *w = ev[i].data.ptr;
-			w->consume(w->arg);
-		}
-	}
+	while (enav_clock_mono_ns() < end)
+		enav_host_poll(a, 100);
 	rc = enav_profile_store_drain(s, &q.to_mono_ns);
 	int out = rc ? 1 : 0;
 	if (!out && (emit(s, &q, ENAV_PROFILE_FORMAT_FLAMEGRAPH, svg) ||
@@ -191,7 +187,6 @@ int enav_profile_command(struct enav_config *cfg, int argc, char **argv)
 		     emit(s, &q, ENAV_PROFILE_FORMAT_PPROF, pprof)))
 		out = 1;
 	enav_profile_source_ops.stop(state);
-	enav_profile_store_free(s);
-	close(a->epfd);
+	enav_host_free(a); /* and the store */
 	return out;
 }

@@ -48,7 +48,7 @@ static const char *const drop_names[D__COUNT] = {
 };
 
 struct enav_discovery {
-	struct enav_agent *agent;
+	struct enav_host *agent;
 	const struct enav_config *cfg;
 	struct enav_capture_filter filter;
 	bool filter_open;
@@ -640,42 +640,42 @@ static void discovery_fini(void *state)
 	if (d->filter_open)
 		enav_capture_filter_close(&d->filter);
 	if (d->agent) {
-		d->agent->filter = NULL;
-		d->agent->discovery = NULL;
+		enav_host_withdraw_capture_filter(d->agent);
+		enav_host_withdraw_discovery(d->agent);
 	}
 	pthread_mutex_destroy(&d->snap_lock);
 	free(d);
 }
 
-static int discovery_init(struct enav_agent *a, void **state, char *err, size_t errlen)
+static int discovery_init(struct enav_host *a, void **state, char *err, size_t errlen)
 {
+	const struct enav_config *cfg = enav_host_config(a);
 	struct enav_discovery *d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
 	*state = d;
 	d->agent = a;
-	d->cfg = &a->cfg;
+	d->cfg = cfg;
 	d->epfd = d->wake_fd = d->timer_fd = d->inotify_fd = -1;
 	pthread_mutex_init(&d->snap_lock, NULL);
-	d->filtering = a->cfg.capture.mode != ENAV_CAPTURE_POLICY_ALL;
+	d->filtering = cfg->capture.mode != ENAV_CAPTURE_POLICY_ALL;
 
 	int rc = read_mountinfo(&d->mounts);
 	if (rc) {
 		snprintf(err, errlen, "discovery: cannot read /proc/self/mountinfo");
 		return rc ? rc : -EINVAL;
 	}
-	if (a->cfg.attribution.cgroup2_mount[0])
+	if (cfg->attribution.cgroup2_mount[0])
 		snprintf(d->mounts.v2_mount, sizeof(d->mounts.v2_mount), "%s",
-			 a->cfg.attribution.cgroup2_mount);
-	if (enav_selectors_compile(&a->cfg.capture.selectors, &d->selectors, err, errlen) != 0)
+			 cfg->attribution.cgroup2_mount);
+	if (enav_selectors_compile(&cfg->capture.selectors, &d->selectors, err, errlen) != 0)
 		return -EINVAL;
 
-	rc =
-	    enav_capture_filter_open(&d->filter, a->cfg.kernel.cgroup_verdict_entries, err, errlen);
+	rc = enav_capture_filter_open(&d->filter, cfg->kernel.cgroup_verdict_entries, err, errlen);
 	if (rc)
 		return rc;
 	d->filter_open = true;
-	d->kernel_mode = enav_capture_kernel_mode(d->mounts.layout, a->cfg.capture.mode);
+	d->kernel_mode = enav_capture_kernel_mode(d->mounts.layout, cfg->capture.mode);
 	/* Before any program attaches: the sources start after discovery. */
 	rc = enav_capture_filter_set_mode(&d->filter, d->kernel_mode);
 	if (rc) {
@@ -687,13 +687,13 @@ static int discovery_init(struct enav_agent *a, void **state, char *err, size_t 
 	    (d->mounts.layout == ENAV_CGROUP_V1 || d->mounts.layout == ENAV_CGROUP_NONE))
 		enav_warn("capture filter: cgroup v1 layout: a cgroup id proves no workload here, "
 			  "so capture mode %s denies everything (docs/boundaries.md)",
-			  a->cfg.capture.mode == ENAV_CAPTURE_POLICY_ALLOWLIST ? "allowlist"
-									       : "denylist");
+			  cfg->capture.mode == ENAV_CAPTURE_POLICY_ALLOWLIST ? "allowlist"
+									     : "denylist");
 
-	d->cap = a->cfg.discovery.max_cgroups;
+	d->cap = cfg->discovery.max_cgroups;
 	d->cgs = calloc(d->cap, sizeof(*d->cgs));
 	if (!d->cgs || enav_u64map_init(&d->by_id, d->cap) ||
-	    enav_u64map_init(&d->by_wd, a->cfg.discovery.max_watches)) {
+	    enav_u64map_init(&d->by_wd, cfg->discovery.max_watches)) {
 		snprintf(err, errlen, "discovery: cannot allocate its tables");
 		return -ENOMEM;
 	}
@@ -702,7 +702,7 @@ static int discovery_init(struct enav_agent *a, void **state, char *err, size_t 
 		return rc;
 
 	char kerr[256] = "";
-	d->k8s = enav_k8s_start(&a->cfg, on_k8s_change, d, kerr, sizeof(kerr));
+	d->k8s = enav_k8s_start(cfg, on_k8s_change, d, kerr, sizeof(kerr));
 	if (!d->k8s && kerr[0]) {
 		snprintf(err, errlen, "kubernetes: %s", kerr);
 		return -EINVAL;
@@ -719,8 +719,14 @@ static int discovery_init(struct enav_agent *a, void **state, char *err, size_t 
 		enav_warn("discovery: no cgroup2 mount; every cgroup stays unknown");
 	}
 	publish(d);
-	a->filter = &d->filter;
-	a->discovery = d;
+	const struct enav_capture_filter_service filter = {&d->filter, enav_capture_filter_reuse};
+	rc = enav_host_provide_capture_filter(a, &filter);
+	if (!rc)
+		rc = enav_host_provide_discovery(a, d);
+	if (rc) {
+		snprintf(err, errlen, "discovery: cannot publish its services");
+		return rc;
+	}
 	if (pthread_create(&d->thread, NULL, discovery_thread, d) != 0) {
 		snprintf(err, errlen, "discovery: cannot start its thread");
 		return -EAGAIN;

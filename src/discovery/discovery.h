@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/agent.h"
+#include "runtime/host.h"
 #include "discovery/k8s.h"
 #include "model/cgroup_path.h"
 

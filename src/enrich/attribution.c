@@ -39,7 +39,7 @@ struct process_entry {
 };
 
 struct attribution {
-	struct enav_agent *agent;
+	struct enav_host *agent;
 	int cgroup2_fd;
 	char cgroup2_mount[256];
 	struct enav_bcache cgroups;
@@ -152,7 +152,7 @@ static void release_snapshot(void *ref)
  */
 static bool attribute_from_snapshot(struct attribution *at, struct enav_signal *s)
 {
-	struct enav_discovery *d = at->agent->discovery;
+	struct enav_discovery *d = enav_host_discovery(at->agent);
 	if (!d)
 		return false;
 	struct enav_snapshot *cur, *prev;
@@ -245,15 +245,17 @@ static void attribution_apply(void *state, struct enav_signal *s)
 	atomic_store(&at->process_evictions, at->processes.evictions);
 }
 
-static int attribution_init(struct enav_agent *a, void **state, char *err, size_t errlen)
+static int attribution_init(struct enav_host *a, void **state, char *err, size_t errlen)
 {
+	const struct enav_config *cfg = enav_host_config(a);
 	struct attribution *at = calloc(1, sizeof(*at));
 	if (!at)
 		return -ENOMEM;
 	*state = at;
 	at->agent = a;
-	const char *mount = a->cfg.attribution.cgroup2_mount[0] ? a->cfg.attribution.cgroup2_mount
-								: a->features.cgroup2_mount;
+	const char *mount = cfg->attribution.cgroup2_mount[0]
+				? cfg->attribution.cgroup2_mount
+				: enav_host_features(a)->cgroup2_mount;
 	snprintf(at->cgroup2_mount, sizeof(at->cgroup2_mount), "%s", mount);
 	at->cgroup2_fd = -1;
 	if (mount[0]) {
@@ -265,8 +267,8 @@ static int attribution_init(struct enav_agent *a, void **state, char *err, size_
 	} else {
 		enav_warn("attribution: no cgroup2 mount; cgroup paths will be absent");
 	}
-	if (enav_bcache_init(&at->cgroups, a->cfg.attribution.cgroup_cache_entries, free) ||
-	    enav_bcache_init(&at->processes, a->cfg.attribution.process_table_entries, free)) {
+	if (enav_bcache_init(&at->cgroups, cfg->attribution.cgroup_cache_entries, free) ||
+	    enav_bcache_init(&at->processes, cfg->attribution.process_table_entries, free)) {
 		snprintf(err, errlen, "attribution: cannot allocate caches");
 		return -ENOMEM;
 	}

@@ -11,7 +11,7 @@
 #ifndef ENAV_ENRICH_ATTRIBUTION_H
 #define ENAV_ENRICH_ATTRIBUTION_H
 
-#include "runtime/agent.h"
+#include "runtime/host.h"
 
 extern const struct enav_processor_ops enav_attribution_ops;
 bool enav_attribution_enabled(const struct enav_config *cfg);

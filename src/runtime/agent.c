@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "runtime/agent.h"
+#include "runtime/agent_priv.h"
 #include "probe/privileges.h"
-#include "features/profiling/profile_store.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -18,7 +17,52 @@
 #include "runtime/bpf_source.h"
 #include "version.h"
 
-int enav_agent_watch(struct enav_agent *a, int fd, enav_consume_fn consume, void *arg)
+const struct enav_config *enav_host_config(const struct enav_host *h)
+{
+	return &h->cfg;
+}
+
+const struct enav_features *enav_host_features(const struct enav_host *h)
+{
+	return &h->features;
+}
+
+const struct enav_decisions *enav_host_decisions(const struct enav_host *h)
+{
+	return &h->decisions;
+}
+
+bool enav_host_load_only(const struct enav_host *h)
+{
+	return h->load_only;
+}
+
+bool enav_host_ready(const struct enav_host *h)
+{
+	return atomic_load(&h->ready);
+}
+
+bool enav_host_stopping(const struct enav_host *h)
+{
+	return atomic_load(&h->stopping);
+}
+
+uint64_t enav_host_start_unix_ns(const struct enav_host *h)
+{
+	return h->start_unix_ns;
+}
+
+uint32_t enav_host_self_pid(const struct enav_host *h)
+{
+	return h->self_pid;
+}
+
+bool enav_host_is_self_pid(const struct enav_host *h, uint32_t pid)
+{
+	return pid == h->self_pid;
+}
+
+int enav_host_watch(struct enav_host *a, int fd, enav_consume_fn consume, void *arg)
 {
 	if (a->n_watches == ENAV_MAX_WATCHES)
 		return -ENOSPC;
@@ -31,10 +75,24 @@ int enav_agent_watch(struct enav_agent *a, int fd, enav_consume_fn consume, void
 	return 0;
 }
 
-static void run_derivation(struct enav_agent *a, struct enav_signal *s, unsigned depth);
+static void run_derivation(struct enav_host *a, struct enav_signal *s, unsigned depth);
 
-static void deliver(struct enav_agent *a, struct enav_signal *s)
+/*
+ * The agent's own activity is dropped here, once, before any exporter sees
+ * it: every signal whose process is the agent's own pid (enav_host_self_pid),
+ * whatever its kind.  That is the agent's own connections and their spans
+ * (OTLP and Pyroscope exports, the Kubernetes API watch, the /metrics and
+ * pprof requests it serves), the DNS it resolves, and anything derived from
+ * those that still carries its pid; exported, they would feed back into the
+ * exporters that caused them.  Processors and generators still see them, so
+ * the agent's own requests count in the RED metrics as any other process's.
+ * The kernel programs that skip the agent (file_open, self_guard) compare
+ * against the same pid.
+ */
+static void deliver(struct enav_host *a, struct enav_signal *s)
 {
+	if (enav_host_is_self_pid(a, s->process.pid))
+		return;
 	for (size_t i = 0; i < a->n_inst; i++) {
 		struct enav_module_instance *mi = &a->inst[i];
 		if (mi->active && mi->module->kind == ENAV_MODULE_SINK)
@@ -42,7 +100,7 @@ static void deliver(struct enav_agent *a, struct enav_signal *s)
 	}
 }
 
-static void run_derivation(struct enav_agent *a, struct enav_signal *s, unsigned depth)
+static void run_derivation(struct enav_host *a, struct enav_signal *s, unsigned depth)
 {
 	for (size_t i = 0; i < a->n_inst; i++) {
 		struct enav_module_instance *mi = &a->inst[i];
@@ -68,7 +126,7 @@ static void run_derivation(struct enav_agent *a, struct enav_signal *s, unsigned
 }
 
 /* Interval output of generators (edges), delivered like derived signals. */
-static void run_ticks(struct enav_agent *a, uint64_t now)
+static void run_ticks(struct enav_host *a, uint64_t now)
 {
 	for (size_t i = 0; i < a->n_inst; i++) {
 		struct enav_module_instance *mi = &a->inst[i];
@@ -92,7 +150,7 @@ static void run_ticks(struct enav_agent *a, uint64_t now)
 	}
 }
 
-int enav_agent_watch_exec(struct enav_agent *a, void (*fn)(void *ctx, uint32_t pid), void *ctx)
+int enav_host_watch_exec(struct enav_host *a, void (*fn)(void *ctx, uint32_t pid), void *ctx)
 {
 	size_t n = atomic_load(&a->n_exec_watchers);
 	if (n == ENAV_MAX_EXEC_WATCHERS)
@@ -103,7 +161,7 @@ int enav_agent_watch_exec(struct enav_agent *a, void (*fn)(void *ctx, uint32_t p
 	return 0;
 }
 
-void enav_agent_unwatch_exec(struct enav_agent *a, void *ctx)
+void enav_host_unwatch_exec(struct enav_host *a, void *ctx)
 {
 	/* Module stops run after the capture loop ended: no concurrent reader. */
 	size_t n = atomic_load(&a->n_exec_watchers);
@@ -115,7 +173,7 @@ void enav_agent_unwatch_exec(struct enav_agent *a, void *ctx)
 		}
 }
 
-void enav_agent_emit(struct enav_agent *a, struct enav_signal *s)
+void enav_host_emit(struct enav_host *a, struct enav_signal *s)
 {
 	if (s->kind >= 1 && s->kind < ENAV_SIGNAL__COUNT)
 		atomic_fetch_add(&a->signals_total[s->kind], 1);
@@ -132,6 +190,146 @@ void enav_agent_emit(struct enav_agent *a, struct enav_signal *s)
 	enav_signal_unref(s);
 }
 
+static const char *const service_names[ENAV_SERVICE__COUNT] = {
+    [ENAV_SERVICE_CAPTURE_FILTER] = "capture filter",
+    [ENAV_SERVICE_DISCOVERY] = "discovery view",
+    [ENAV_SERVICE_PROFILES] = "profile store",
+};
+
+/* A provider publishes only what its row declares, so that the start-time
+ * check (enav_modules_check_services) tells the truth. */
+static int may_provide(struct enav_host *a, enum enav_service svc)
+{
+	if (a->starting && !(a->starting->provides & ENAV_SERVICE_BIT(svc))) {
+		enav_warn("%s: provides the %s, which its row does not declare", a->starting->name,
+			  service_names[svc]);
+		return -EPERM;
+	}
+	return 0;
+}
+
+int enav_host_provide_capture_filter(struct enav_host *a,
+				     const struct enav_capture_filter_service *svc)
+{
+	int rc = may_provide(a, ENAV_SERVICE_CAPTURE_FILTER);
+	if (!rc)
+		a->capture_filter = *svc;
+	return rc;
+}
+
+void enav_host_withdraw_capture_filter(struct enav_host *a)
+{
+	a->capture_filter = (struct enav_capture_filter_service){0};
+}
+
+struct enav_capture_filter *enav_host_capture_filter(struct enav_host *a)
+{
+	return a->capture_filter.filter;
+}
+
+int enav_host_capture_filter_reuse(struct enav_host *a, struct bpf_object *obj)
+{
+	if (!a->capture_filter.filter)
+		return 0;
+	return a->capture_filter.reuse(a->capture_filter.filter, obj);
+}
+
+int enav_host_provide_discovery(struct enav_host *a, struct enav_discovery *d)
+{
+	int rc = may_provide(a, ENAV_SERVICE_DISCOVERY);
+	if (!rc)
+		a->discovery = d;
+	return rc;
+}
+
+void enav_host_withdraw_discovery(struct enav_host *a)
+{
+	a->discovery = NULL;
+}
+
+struct enav_discovery *enav_host_discovery(struct enav_host *a)
+{
+	return a->discovery;
+}
+
+int enav_host_provide_profiles(struct enav_host *a, struct enav_profile_store *store,
+			       const struct enav_profile_service *svc)
+{
+	int rc = may_provide(a, ENAV_SERVICE_PROFILES);
+	if (rc)
+		return rc;
+	a->profile_service = svc; /* before the store is visible to readers */
+	atomic_store(&a->profiles, store);
+	return 0;
+}
+
+struct enav_profile_store *enav_host_profiles(struct enav_host *a)
+{
+	return atomic_load(&a->profiles);
+}
+
+/* After every module has stopped: no HTTP handler can be reading it. */
+static void release_profiles(struct enav_host *a)
+{
+	struct enav_profile_store *s = atomic_exchange(&a->profiles, NULL);
+	if (s)
+		a->profile_service->release(s);
+}
+
+/* The order modules start in: discovery, sinks, processors, generators, sources. */
+static const enum enav_module_kind start_order[] = {
+    ENAV_MODULE_DISCOVERY, ENAV_MODULE_SINK,   ENAV_MODULE_PROCESSOR,
+    ENAV_MODULE_GENERATOR, ENAV_MODULE_SOURCE,
+};
+
+static size_t start_rank(const struct enav_module *m)
+{
+	for (size_t i = 0; i < sizeof(start_order) / sizeof(start_order[0]); i++)
+		if (start_order[i] == m->kind)
+			return i;
+	return 0;
+}
+
+int enav_modules_check_services(const struct enav_module *mods, size_t n,
+				const struct enav_config *cfg, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct enav_module *m = &mods[i];
+		unsigned all = 0, before = 0;
+		for (size_t j = 0; j < n; j++) {
+			const struct enav_module *p = &mods[j];
+			all |= p->provides;
+			if (j == i || !p->enabled(cfg))
+				continue;
+			size_t rp = start_rank(p), rm = start_rank(m);
+			if (rp < rm || (rp == rm && j < i))
+				before |= p->provides;
+		}
+		for (int svc = 0; svc < ENAV_SERVICE__COUNT; svc++) {
+			unsigned bit = ENAV_SERVICE_BIT(svc);
+			if ((m->wants & bit) && !(all & bit)) {
+				snprintf(err, errlen,
+					 "module %s wants the %s, which no module provides",
+					 m->name, service_names[svc]);
+				return -1;
+			}
+			if ((m->needs & bit) && m->enabled(cfg) && !(before & bit)) {
+				snprintf(err, errlen,
+					 "module %s needs the %s, which no enabled module started "
+					 "before it provides",
+					 m->name, service_names[svc]);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+void enav_host_count_alloc_failure(struct enav_host *a)
+{
+	atomic_fetch_add(&a->signals_alloc_failed, 1);
+}
+
 static uint64_t read_rss_bytes(void)
 {
 	FILE *f = fopen("/proc/self/statm", "re");
@@ -144,7 +342,7 @@ static uint64_t read_rss_bytes(void)
 	return resident * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
-bool enav_agent_render_metrics(struct enav_agent *a, struct enav_promtext *p)
+bool enav_host_render_metrics(struct enav_host *a, struct enav_promtext *p)
 {
 	/* try: a stopping module holds the write lock and may be waiting on us. */
 	if (atomic_load(&a->stopping) || pthread_rwlock_tryrdlock(&a->modules_lock) != 0)
@@ -227,7 +425,7 @@ bool enav_agent_render_metrics(struct enav_agent *a, struct enav_promtext *p)
  * One libbpf message can span many lines (a refused program's verifier log
  * is one message of up to megabytes), so it is formatted whole and logged a
  * line at a time: cutting it at the first newline lost the verifier's reason. */
-static bool any_source_active(const struct enav_agent *a)
+static bool any_source_active(const struct enav_host *a)
 {
 	for (size_t i = 0; i < a->n_inst; i++)
 		if (a->inst[i].module->kind == ENAV_MODULE_SOURCE && a->inst[i].active)
@@ -235,7 +433,7 @@ static bool any_source_active(const struct enav_agent *a)
 	return false;
 }
 
-static int start_modules(struct enav_agent *a, enum enav_module_kind kind, char *err, size_t errlen)
+static int start_modules(struct enav_host *a, enum enav_module_kind kind, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < a->n_inst; i++) {
 		struct enav_module_instance *mi = &a->inst[i];
@@ -243,6 +441,7 @@ static int start_modules(struct enav_agent *a, enum enav_module_kind kind, char 
 		if (m->kind != kind || !m->enabled(&a->cfg))
 			continue;
 		int rc = 0;
+		a->starting = m;
 		switch (kind) {
 		case ENAV_MODULE_DISCOVERY:
 			rc = m->discovery->init(a, &mi->state, err, errlen);
@@ -260,6 +459,7 @@ static int start_modules(struct enav_agent *a, enum enav_module_kind kind, char 
 			rc = m->sink->init(a, &mi->state, err, errlen);
 			break;
 		}
+		a->starting = NULL;
 		/* Active even on failure so teardown releases what was half built. */
 		mi->active = true;
 		if (rc && kind == ENAV_MODULE_SOURCE && enav_feature_refused(m->name, "all") &&
@@ -284,7 +484,7 @@ static int start_modules(struct enav_agent *a, enum enav_module_kind kind, char 
 	return 0;
 }
 
-static void stop_modules(struct enav_agent *a, enum enav_module_kind kind, uint64_t deadline)
+static void stop_modules(struct enav_host *a, enum enav_module_kind kind, uint64_t deadline)
 {
 	for (size_t i = a->n_inst; i-- > 0;) {
 		struct enav_module_instance *mi = &a->inst[i];
@@ -315,7 +515,7 @@ static void stop_modules(struct enav_agent *a, enum enav_module_kind kind, uint6
 	}
 }
 
-static void capture_loop(struct enav_agent *a, int sigfd)
+static void capture_loop(struct enav_host *a, int sigfd)
 {
 	struct epoll_event events[ENAV_MAX_WATCHES + 1];
 	uint64_t last_refresh = enav_clock_mono_ns();
@@ -382,12 +582,13 @@ static void copy_row(void *ctx, const char *source, const char *feature,
 void enav_agent_load_check(const struct enav_config *cfg, const struct enav_features *f,
 			   const struct enav_decisions *d, struct enav_probe_loads *out)
 {
-	static struct enav_agent agent; /* large */
-	struct enav_agent *a = &agent;
+	static struct enav_host agent; /* large */
+	struct enav_host *a = &agent;
 	a->cfg = *cfg;
 	a->features = *f;
 	a->decisions = *d;
 	a->load_only = true;
+	a->self_pid = (uint32_t)getpid();
 	a->epfd = -1;
 	pthread_rwlock_init(&a->modules_lock, NULL);
 	enav_bpf_log_install();
@@ -399,7 +600,9 @@ void enav_agent_load_check(const struct enav_config *cfg, const struct enav_feat
 			continue;
 		void *state = NULL;
 		char err[512] = "";
+		a->starting = m;
 		int rc = m->source->start(a, &state, err, sizeof(err));
+		a->starting = NULL;
 		if (rc && !enav_feature_refused(m->name, "all") && out->n < ENAV_PROBE_LOAD_ROWS) {
 			/* Not the kernel's verdict (privileges, memory): say so. */
 			struct enav_probe_load_row *r = &out->rows[out->n++];
@@ -411,16 +614,17 @@ void enav_agent_load_check(const struct enav_config *cfg, const struct enav_feat
 		}
 		m->source->stop(state);
 	}
-	enav_profile_store_free(atomic_exchange(&a->profiles, NULL));
+	release_profiles(a);
 	enav_features_each(copy_row, out);
 }
 
 int enav_agent_main(const struct enav_config *cfg)
 {
-	static struct enav_agent agent; /* large; lives for the process */
-	struct enav_agent *a = &agent;
+	static struct enav_host agent; /* large; lives for the process */
+	struct enav_host *a = &agent;
 	char err[512] = "";
 	a->cfg = *cfg;
+	a->self_pid = (uint32_t)getpid();
 	pthread_rwlock_init(&a->modules_lock, NULL);
 	enav_log_set_level(cfg->log_level);
 	enav_bpf_log_install();
@@ -466,7 +670,9 @@ int enav_agent_main(const struct enav_config *cfg)
 	/* Discovery first: the capture filter's control word and verdicts must be
 	 * in place before any program attaches.  Then consumers, so the first
 	 * event finds somewhere to go. */
-	int rc = start_modules(a, ENAV_MODULE_DISCOVERY, err, sizeof(err));
+	int rc = enav_modules_check_services(enav_modules, a->n_inst, cfg, err, sizeof(err));
+	if (!rc)
+		rc = start_modules(a, ENAV_MODULE_DISCOVERY, err, sizeof(err));
 	if (!rc)
 		rc = start_modules(a, ENAV_MODULE_SINK, err, sizeof(err));
 	if (!rc)
@@ -497,8 +703,54 @@ int enav_agent_main(const struct enav_config *cfg)
 	stop_modules(a, ENAV_MODULE_SINK, deadline);
 	stop_modules(a, ENAV_MODULE_DISCOVERY, deadline);
 	/* After the sinks: no HTTP handler can be using the profiles any more. */
-	enav_profile_store_free(atomic_exchange(&a->profiles, NULL));
+	release_profiles(a);
 	close(sigfd);
 	close(a->epfd);
 	return rc ? 1 : 0;
+}
+
+struct enav_host *enav_host_new(const struct enav_config *cfg)
+{
+	struct enav_host *h = calloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	h->cfg = *cfg;
+	h->self_pid = (uint32_t)getpid();
+	h->epfd = -1;
+	pthread_rwlock_init(&h->modules_lock, NULL);
+	return h;
+}
+
+int enav_host_probe(struct enav_host *h, char *err, size_t errlen)
+{
+	enav_features_probe(&h->features);
+	return enav_features_decide(&h->features, &h->cfg, &h->decisions, err, errlen) != 0 ? -1
+											    : 0;
+}
+
+int enav_host_open_loop(struct enav_host *h)
+{
+	h->epfd = epoll_create1(EPOLL_CLOEXEC);
+	return h->epfd < 0 ? -errno : 0;
+}
+
+void enav_host_poll(struct enav_host *h, int timeout_ms)
+{
+	struct epoll_event ev[8];
+	int n = epoll_wait(h->epfd, ev, 8, timeout_ms);
+	for (int i = 0; i < n; i++) {
+		struct enav_watch *w = ev[i].data.ptr;
+		w->consume(w->arg);
+	}
+}
+
+void enav_host_free(struct enav_host *h)
+{
+	if (!h)
+		return;
+	release_profiles(h);
+	if (h->epfd >= 0)
+		close(h->epfd);
+	pthread_rwlock_destroy(&h->modules_lock);
+	free(h);
 }

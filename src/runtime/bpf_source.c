@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "runtime/bpf_source.h"
+#include "runtime/agent_priv.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -12,7 +13,6 @@
 #include "platform/clock.h"
 #include "platform/log.h"
 #include "runtime/bpf_refusal.h"
-#include "discovery/capture_filter.h"
 
 /* Registered sources, so the shared families render once for all of them. */
 #define MAX_SOURCES 8
@@ -37,7 +37,7 @@ static void registry_set(struct enav_bpf_source *s, bool add)
  * refused load, as libbpf loads an object once. */
 static int open_skel(struct enav_bpf_source *s, char *err, size_t errlen)
 {
-	struct enav_agent *a = s->agent;
+	struct enav_host *a = s->host;
 	s->skel = s->ops->open();
 	if (!s->skel) {
 		snprintf(err, errlen, "%s: cannot open BPF object: %s", s->name, strerror(errno));
@@ -47,9 +47,9 @@ static int open_skel(struct enav_bpf_source *s, char *err, size_t errlen)
 	if (a->decisions.transport == ENAV_TRANSPORT_RINGBUF)
 		bpf_map__set_max_entries(bpf_object__find_map_by_name(s->obj, "enav_events"),
 					 a->cfg.kernel.ring_buffer_bytes);
-	if (a->filter) {
+	if (enav_host_capture_filter(a)) {
 		/* Share discovery's filter maps: one verdict per cgroup for every hook. */
-		int rc = enav_capture_filter_reuse(a->filter, s->obj);
+		int rc = enav_host_capture_filter_reuse(a, s->obj);
 		if (rc) {
 			snprintf(err, errlen, "%s: cannot share the capture filter maps: %s",
 				 s->name, strerror(-rc));
@@ -63,12 +63,12 @@ static int open_skel(struct enav_bpf_source *s, char *err, size_t errlen)
 	return 0;
 }
 
-int enav_bpf_source_open(struct enav_bpf_source *s, struct enav_agent *a, const char *name,
+int enav_bpf_source_open(struct enav_bpf_source *s, struct enav_host *a, const char *name,
 			 const struct enav_bpf_skel_ops *ringbuf,
 			 const struct enav_bpf_skel_ops *perf, char *err, size_t errlen)
 {
 	s->name = name;
-	s->agent = a;
+	s->host = a;
 	s->counters_fd = -1;
 	s->ncpus = libbpf_num_possible_cpus();
 	s->ops = a->decisions.transport == ENAV_TRANSPORT_RINGBUF ? ringbuf : perf;
@@ -92,7 +92,7 @@ void enav_bpf_source_feature(struct enav_bpf_source *s, const char *name, const 
 	    .config_key = config_key,
 	    .wanted = wanted,
 	    .required =
-		wanted && config_key && enav_config_explicitly_on(&s->agent->cfg, config_key),
+		wanted && config_key && enav_config_explicitly_on(&s->host->cfg, config_key),
 	    .state = wanted ? ENAV_FEATURE_ON : ENAV_FEATURE_CONFIGURED_OFF,
 	};
 }
@@ -244,7 +244,7 @@ static int load_degrading(struct enav_bpf_source *s, bool btf, char *err, size_t
 int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx, char *err,
 			  size_t errlen)
 {
-	struct enav_agent *a = s->agent;
+	struct enav_host *a = s->host;
 	bool btf = a->decisions.exec_hook == ENAV_EXEC_HOOK_TP_BTF;
 	const char *variant = btf ? "tp_btf" : "raw_tp";
 	int rc = load_degrading(s, btf, err, errlen);
@@ -332,7 +332,7 @@ int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx
 		return rc;
 	}
 	s->transport_open = true;
-	rc = enav_agent_watch(a, enav_transport_epoll_fd(&s->transport), consume, s);
+	rc = enav_host_watch(a, enav_transport_epoll_fd(&s->transport), consume, s);
 	if (rc) {
 		snprintf(err, errlen, "%s: too many watched descriptors", s->name);
 		return rc;
@@ -379,7 +379,7 @@ struct enav_signal *enav_bpf_source_signal(struct enav_bpf_source *s, enum enav_
 {
 	struct enav_signal *sig = enav_signal_new(kind, argv_len);
 	if (!sig) {
-		atomic_fetch_add(&s->agent->signals_alloc_failed, 1);
+		atomic_fetch_add(&s->host->signals_alloc_failed, 1);
 		return NULL;
 	}
 	sig->time_unix_ns = enav_clock_boot_to_unix_ns(hdr->boot_time_ns);

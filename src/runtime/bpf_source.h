@@ -10,7 +10,7 @@
 
 #include <stdatomic.h>
 
-#include "runtime/agent.h"
+#include "runtime/host.h"
 #include "runtime/bpf_refusal.h"
 #include "runtime/event_decode.h"
 #include "runtime/transport.h"
@@ -83,7 +83,7 @@ struct enav_bpf_source {
 	void *configure_ctx;
 	/* Set when this kernel refused a program outside every feature. */
 	bool refused;
-	struct enav_agent *agent;
+	struct enav_host *host;
 	const struct enav_bpf_skel_ops *ops;
 	void *skel;
 	struct bpf_object *obj;
@@ -104,7 +104,7 @@ void enav_bpf_percpu_sums(int map_fd, uint32_t n, uint64_t *out);
 /* Open the skeleton for the agent's transport and share the filter maps.
  * The caller then sets s->configure (read-only globals and map sizes, called
  * at once and again after every re-open) and its features. */
-int enav_bpf_source_open(struct enav_bpf_source *s, struct enav_agent *a, const char *name,
+int enav_bpf_source_open(struct enav_bpf_source *s, struct enav_host *a, const char *name,
 			 const struct enav_bpf_skel_ops *ringbuf,
 			 const struct enav_bpf_skel_ops *perf, char *err, size_t errlen);
 /* Add a feature; wanted false records it as off by configuration and does

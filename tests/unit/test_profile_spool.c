@@ -334,7 +334,7 @@ static void test_open_error(void **state)
 
 static struct enav_profile_store *store_with(uint32_t kind, uint64_t count, uint64_t total_ns)
 {
-	struct enav_profile_store_config c = {.agent = NULL,
+	struct enav_profile_store_config c = {.host = NULL,
 					      .cgroup2_mount = NULL,
 					      .frequency_hz = 100,
 					      .retention_ms = 3600 * 1000,

@@ -6,7 +6,7 @@
  * frames that resolve to nothing; pprof, folded and flame graph builds, the
  * window, kind and workload filters, the stack cap and retention, drain,
  * sleep and close, and the per-pid and workload lookups.  No agent: the
- * store is created with cfg.agent = NULL.
+ * store is created with cfg.host = NULL.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -84,7 +84,7 @@ static uint32_t self_pid(void)
 static struct enav_profile_store *store_new(uint32_t max_stacks, uint32_t retention_ms,
 					    const char *cgroup2_mount)
 {
-	struct enav_profile_store_config c = {.agent = NULL,
+	struct enav_profile_store_config c = {.host = NULL,
 					      .cgroup2_mount = cgroup2_mount,
 					      .frequency_hz = FREQ_HZ,
 					      .retention_ms = retention_ms,

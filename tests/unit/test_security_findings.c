@@ -15,21 +15,22 @@
 
 #include <cmocka.h>
 
-#include "runtime/agent.h"
+#include "runtime/runner.h"
 #include "features/security/security_findings.h"
 
 struct gen {
-	struct enav_agent *agent;
+	struct enav_host *agent;
 	void *state;
 };
 
 static struct gen gen_new(void (*tune)(struct enav_config *))
 {
-	struct gen g = {.agent = calloc(1, sizeof(struct enav_agent))};
-	assert_non_null(g.agent);
-	enav_config_defaults(&g.agent->cfg);
+	struct enav_config cfg;
+	enav_config_defaults(&cfg);
 	if (tune)
-		tune(&g.agent->cfg);
+		tune(&cfg);
+	struct gen g = {.agent = enav_host_new(&cfg)};
+	assert_non_null(g.agent);
 	char err[256] = "";
 	if (enav_security_findings_ops.init(g.agent, &g.state, err, sizeof(err)) != 0)
 		fail_msg("init: %s", err);
@@ -39,7 +40,7 @@ static struct gen gen_new(void (*tune)(struct enav_config *))
 static void gen_free(struct gen *g)
 {
 	enav_security_findings_ops.fini(g->state);
-	free(g->agent);
+	enav_host_free(g->agent);
 }
 
 /* Findings for one signal; their rules go to rules[] (static strings). */

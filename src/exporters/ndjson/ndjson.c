@@ -565,13 +565,14 @@ static const struct enav_export_transport ndjson_transport = {
     .free_item = ndjson_free_item,
 };
 
-static int ndjson_init(struct enav_agent *a, void **state, char *err, size_t errlen)
+static int ndjson_init(struct enav_host *a, void **state, char *err, size_t errlen)
 {
+	const struct enav_config *cfg = enav_host_config(a);
 	struct ndjson_sink *ns = calloc(1, sizeof(*ns));
 	if (!ns)
 		return -ENOMEM;
 	*state = ns;
-	const char *path = a->cfg.ndjson.path;
+	const char *path = cfg->ndjson.path;
 	if (strcmp(path, "-") == 0) {
 		ns->out.f = stdout;
 	} else {
@@ -582,11 +583,11 @@ static int ndjson_init(struct enav_agent *a, void **state, char *err, size_t err
 		}
 		ns->owns_out = true;
 	}
-	ns->line_cap = a->cfg.ndjson.max_line_bytes;
+	ns->line_cap = cfg->ndjson.max_line_bytes;
 	ns->line = malloc(ns->line_cap);
 	if (!ns->line)
 		return -ENOMEM;
-	uint32_t cap = a->cfg.ndjson.queue_capacity;
+	uint32_t cap = cfg->ndjson.queue_capacity;
 	struct enav_export_worker_config ec = {
 	    .name = "ndjson",
 	    .queue_capacity = cap,

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "runtime/agent.h"
+#include "runtime/host.h"
 #include "platform/json.h"
 
 extern const struct enav_sink_ops enav_ndjson_sink_ops;

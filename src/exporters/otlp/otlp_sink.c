@@ -53,7 +53,7 @@ struct profile_item {
 };
 
 struct otlp_sink {
-	struct enav_agent *agent;
+	struct enav_host *agent;
 	struct enav_otlp_worker *w[W__N];
 	char url[W__N][512];
 	char headers[ENAV_OTLP_MAX_HEADERS][ENAV_CONFIG_ENTRY_MAX];
@@ -62,7 +62,6 @@ struct otlp_sink {
 	struct enav_otlp_res_set res;
 	size_t env_skipped; /* pairs of an environment list the callbacks refused */
 	uint64_t start_unix_ns;
-	uint32_t self_pid;
 	pthread_t ticker;
 	bool ticker_started;
 	pthread_mutex_t lock;
@@ -457,7 +456,7 @@ static void push_metrics(struct otlp_sink *o)
 		goto fail;
 	struct enav_promtext p;
 	enav_promtext_init(&p, buf, METRICS_BUFFER_BYTES);
-	if (!enav_agent_render_metrics(o->agent, &p) || p.overflow)
+	if (!enav_host_render_metrics(o->agent, &p) || p.overflow)
 		goto fail;
 	m->text = buf;
 	m->len = p.len;
@@ -472,7 +471,7 @@ fail:
 
 static void push_profiles(struct otlp_sink *o)
 {
-	struct enav_profile_store *s = atomic_load(&o->agent->profiles);
+	struct enav_profile_store *s = enav_host_profiles(o->agent);
 	if (!s)
 		return;
 	uint64_t to;
@@ -502,7 +501,8 @@ static void push_profiles(struct otlp_sink *o)
 static void *ticker(void *arg)
 {
 	struct otlp_sink *o = arg;
-	uint64_t every = (uint64_t)o->agent->cfg.otlp.metrics_interval_ms * 1000000ull;
+	uint64_t every =
+	    (uint64_t)enav_host_config(o->agent)->otlp.metrics_interval_ms * 1000000ull;
 	uint64_t next = enav_clock_mono_ns() + every;
 	pthread_mutex_lock(&o->lock);
 	while (!o->stop) {
@@ -569,18 +569,18 @@ static int load_headers_file(struct otlp_sink *o, const char *path, char *err, s
 	return 0;
 }
 
-static int otlp_init(struct enav_agent *a, void **state, char *err, size_t errlen)
+static int otlp_init(struct enav_host *a, void **state, char *err, size_t errlen)
 {
 	struct otlp_sink *o = calloc(1, sizeof(*o));
 	if (!o)
 		return -ENOMEM;
 	*state = o;
 	o->agent = a;
-	o->self_pid = (uint32_t)getpid();
-	o->start_unix_ns = a->start_unix_ns ? a->start_unix_ns : enav_clock_unix_ns();
+	o->start_unix_ns =
+	    enav_host_start_unix_ns(a) ? enav_host_start_unix_ns(a) : enav_clock_unix_ns();
 	pthread_mutex_init(&o->lock, NULL);
 	pthread_cond_init(&o->cv, NULL);
-	const struct enav_config *cfg = &a->cfg;
+	const struct enav_config *cfg = enav_host_config(a);
 	/* Resource: OTEL_SERVICE_NAME, then OTEL_RESOURCE_ATTRIBUTES, then ours. */
 	const char *service = getenv("OTEL_SERVICE_NAME");
 	if (service && service[0] && !enav_otlp_res_add(&o->res, "service.name", service))
@@ -690,9 +690,6 @@ static int otlp_init(struct enav_agent *a, void **state, char *err, size_t errle
 static void otlp_submit(void *state, struct enav_signal *s)
 {
 	struct otlp_sink *o = state;
-	/* The agent's own export connections would feed themselves back. */
-	if (s->process.pid == o->self_pid)
-		return;
 	if (o->w[W_TRACES] && (s->kind == ENAV_SIGNAL_TCP_CLOSE ||
 			       s->kind == ENAV_SIGNAL_TCP_FAILED || s->kind == ENAV_SIGNAL_SPAN)) {
 		enav_signal_ref(s);

@@ -3,7 +3,7 @@
 #ifndef ENAV_EXPORTERS_OTLP_OTLP_SINK_H
 #define ENAV_EXPORTERS_OTLP_OTLP_SINK_H
 
-#include "runtime/agent.h"
+#include "runtime/host.h"
 
 extern const struct enav_sink_ops enav_otlp_sink_ops;
 /* On when any signal has an endpoint: in the file or in OTEL_EXPORTER_OTLP_*. */

@@ -14,7 +14,7 @@
 #define METRICS_BUFFER_BYTES (1u << 20)
 
 struct prometheus_sink {
-	struct enav_agent *agent;
+	struct enav_host *agent;
 	struct enav_http_server *http;
 	_Atomic uint64_t render_overflows;
 };
@@ -36,7 +36,7 @@ static void handle_metrics(void *ctx, const struct enav_http_request *req,
 		return;
 	struct enav_promtext p;
 	enav_promtext_init(&p, buf, METRICS_BUFFER_BYTES);
-	if (!enav_agent_render_metrics(ps->agent, &p)) {
+	if (!enav_host_render_metrics(ps->agent, &p)) {
 		free(buf);
 		text(r, 503, "stopping\n");
 		return;
@@ -57,7 +57,7 @@ static void handle_healthz(void *ctx, const struct enav_http_request *req,
 			   struct enav_http_response *r)
 {
 	struct prometheus_sink *ps = ctx;
-	if (atomic_load(&ps->agent->stopping))
+	if (enav_host_stopping(ps->agent))
 		text(r, 503, "stopping\n");
 	else
 		text(r, 200, "ok\n");
@@ -67,14 +67,15 @@ static void handle_readyz(void *ctx, const struct enav_http_request *req,
 			  struct enav_http_response *r)
 {
 	struct prometheus_sink *ps = ctx;
-	if (atomic_load(&ps->agent->ready) && !atomic_load(&ps->agent->stopping))
+	if (enav_host_ready(ps->agent) && !enav_host_stopping(ps->agent))
 		text(r, 200, "ready\n");
 	else
 		text(r, 503, "not ready\n");
 }
 
-static int prom_init(struct enav_agent *a, void **state, char *err, size_t errlen)
+static int prom_init(struct enav_host *a, void **state, char *err, size_t errlen)
 {
+	const struct enav_config *cfg = enav_host_config(a);
 	struct prometheus_sink *ps = calloc(1, sizeof(*ps));
 	if (!ps)
 		return -ENOMEM;
@@ -82,8 +83,8 @@ static int prom_init(struct enav_agent *a, void **state, char *err, size_t errle
 	ps->agent = a;
 	char host[64];
 	uint16_t port;
-	if (enav_config_listen_split(a->cfg.http.listen, host, sizeof(host), &port) != 0) {
-		snprintf(err, errlen, "http.listen: %s is not IPv4:port", a->cfg.http.listen);
+	if (enav_config_listen_split(cfg->http.listen, host, sizeof(host), &port) != 0) {
+		snprintf(err, errlen, "http.listen: %s is not IPv4:port", cfg->http.listen);
 		return -EINVAL;
 	}
 	/* The listener (http.*) is shared; the exporter is its /metrics route. */
@@ -92,16 +93,16 @@ static int prom_init(struct enav_agent *a, void **state, char *err, size_t errle
 	    {"/readyz", handle_readyz, ps},
 	};
 	size_t n = 2;
-	if (a->cfg.prometheus.enabled)
+	if (cfg->prometheus.enabled)
 		routes[n++] = (struct enav_http_route){"/metrics", handle_metrics, ps};
 	/* The profiling endpoints share this server (Go's /debug/pprof/ shape). */
-	if (a->cfg.profiling.enabled)
+	if (cfg->profiling.enabled)
 		n += enav_pprof_http_routes(a, routes + n, ENAV_HTTP_MAX_ROUTES - n);
-	ps->http = enav_http_start(host, port, a->cfg.http.max_connections, routes, n, err, errlen);
+	ps->http = enav_http_start(host, port, cfg->http.max_connections, routes, n, err, errlen);
 	if (!ps->http)
 		return -EADDRINUSE;
 	enav_info("serving %s/healthz, /readyz on http://%s:%u",
-		  a->cfg.prometheus.enabled ? "/metrics, " : "", host, port);
+		  cfg->prometheus.enabled ? "/metrics, " : "", host, port);
 	return 0;
 }
 

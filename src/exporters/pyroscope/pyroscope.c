@@ -15,7 +15,7 @@
 #include "platform/log.h"
 #include "platform/promtext.h"
 #include "runtime/export_worker.h"
-#include "features/profiling/profile_store.h"
+#include "runtime/profiles.h"
 
 #define BACKOFF_BASE_MS 200
 #define BACKOFF_MAX_MS	10000
@@ -49,6 +49,7 @@ struct enav_pyroscope {
 	struct enav_pyroscope_config cfg;
 	char url[512], app[256];
 	struct enav_profile_store *store;
+	const struct enav_profile_service *profiles;
 	struct enav_export_worker *ew; /* one job per attempt: queue, retries, deadline */
 	/* The push in hand (worker thread only). */
 	struct job *job;
@@ -94,7 +95,7 @@ void enav_pyroscope_interval(struct enav_pyroscope *p, uint64_t from_mono_ns, ui
 		    (k == ENAV_PROFILE_FUTEX && !p->cfg.futex))
 			continue;
 		struct interval_ctx c = {p, k, from_mono_ns, to_mono_ns, from_unix_ns, to_unix_ns};
-		enav_profile_store_each_pid(p->store, k, from_mono_ns, to_mono_ns, queue_pid, &c);
+		p->profiles->each_pid(p->store, k, from_mono_ns, to_mono_ns, queue_pid, &c);
 	}
 }
 
@@ -149,7 +150,7 @@ static int post(struct enav_pyroscope *p, const struct job *j, const uint8_t *bo
 {
 	char name[1024];
 	size_t n = (size_t)snprintf(name, sizeof(name), "%s.%s{", p->app,
-				    j->body ? j->name : enav_profile_kind_name(j->kind));
+				    j->body ? j->name : p->profiles->kind_name(j->kind));
 	if (n >= sizeof(name))
 		return -1;
 	char pid[16];
@@ -157,7 +158,7 @@ static int post(struct enav_pyroscope *p, const struct job *j, const uint8_t *bo
 	put_label(name, sizeof(name), &n, "pid", pid);
 	put_label(name, sizeof(name), &n, "comm", j->comm);
 	struct enav_profile_workload w;
-	if (enav_profile_store_workload(p->store, j->pid, &w)) {
+	if (p->profiles->workload(p->store, j->pid, &w)) {
 		put_label(name, sizeof(name), &n, "container_id", w.container_id);
 		put_label(name, sizeof(name), &n, "pod", w.pod);
 		put_label(name, sizeof(name), &n, "namespace", w.namespace_);
@@ -236,7 +237,7 @@ static enum enav_export_prepared pyro_prepare(void *ctx, void **items, size_t n,
 	j->body = NULL;
 	if (p->body) {
 		q.matched = 1; /* built by the caller */
-	} else if (enav_profile_store_build(p->store, &q, &p->body, &p->len) != 0) {
+	} else if (p->profiles->build(p->store, &q, &p->body, &p->len) != 0) {
 		free_job(p, j);
 		return ENAV_EXPORT_ENCODE_FAILED;
 	}
@@ -283,7 +284,8 @@ static const struct enav_export_transport pyroscope_transport = {
 };
 
 struct enav_pyroscope *enav_pyroscope_start(const struct enav_pyroscope_config *cfg,
-					    struct enav_profile_store *store)
+					    struct enav_profile_store *store,
+					    const struct enav_profile_service *profiles)
 {
 	struct enav_pyroscope *p = calloc(1, sizeof(*p));
 	if (!p)
@@ -295,6 +297,7 @@ struct enav_pyroscope *enav_pyroscope_start(const struct enav_pyroscope_config *
 		p->url[--n] = '\0';
 	snprintf(p->app, sizeof(p->app), "%s", cfg->app_name);
 	p->store = store;
+	p->profiles = profiles;
 	struct enav_export_worker_config ec = {
 	    .name = "pyroscope",
 	    .queue_capacity = cfg->queue_capacity ? cfg->queue_capacity : DEF_QUEUE,

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 struct enav_profile_store;
+struct enav_profile_service;
 struct enav_promtext;
 struct enav_pyroscope;
 
@@ -33,7 +34,8 @@ struct enav_pyroscope_config {
 };
 
 struct enav_pyroscope *enav_pyroscope_start(const struct enav_pyroscope_config *cfg,
-					    struct enav_profile_store *store);
+					    struct enav_profile_store *store,
+					    const struct enav_profile_service *profiles);
 /* Queue the processes of one interval (never blocks). */
 void enav_pyroscope_interval(struct enav_pyroscope *p, uint64_t from_mono_ns, uint64_t to_mono_ns,
 			     uint64_t from_unix_ns, uint64_t to_unix_ns);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/agent.h"
+#include "runtime/host.h"
 #include "platform/clock.h"
 #include "platform/log.h"
 #include "discovery/cgroup_layout.h"
@@ -21,7 +21,7 @@
 #define HOST_BUFFER_BYTES (768u << 10) /* node + cgroup exposition per render */
 
 struct host_source {
-	struct enav_agent *agent;
+	struct enav_host *agent;
 	struct enav_host_node *node;
 	struct enav_host_cgroups *cgroups;
 	pthread_mutex_t lock; /* one render at a time; protects the cache */
@@ -35,13 +35,14 @@ struct host_source {
 static void render(struct host_source *h, struct enav_promtext *p)
 {
 	enav_host_node_render(h->node, p);
-	struct enav_discovery *d = h->agent->discovery;
+	struct enav_discovery *d = enav_host_discovery(h->agent);
 	if (!h->cgroups || !d)
 		return;
 	struct enav_snapshot *cur, *prev;
 	enav_discovery_acquire(d, &cur, &prev);
 	if (cur)
-		enav_host_cgroups_render(h->cgroups, cur, h->agent->cfg.host.cgroups, p);
+		enav_host_cgroups_render(h->cgroups, cur, enav_host_config(h->agent)->host.cgroups,
+					 p);
 	enav_snapshot_release(cur);
 	enav_snapshot_release(prev);
 }
@@ -51,7 +52,7 @@ static void host_metrics(void *state, struct enav_promtext *out)
 	struct host_source *h = state;
 	pthread_mutex_lock(&h->lock);
 	uint64_t now = enav_clock_mono_ns();
-	uint64_t ttl = (uint64_t)h->agent->cfg.host.cache_ms * 1000000ull;
+	uint64_t ttl = (uint64_t)enav_host_config(h->agent)->host.cache_ms * 1000000ull;
 	if (!h->cache_valid || now - h->cache_at_ns >= ttl) {
 		struct enav_promtext p;
 		enav_promtext_init(&p, h->cache, HOST_BUFFER_BYTES);
@@ -91,8 +92,9 @@ static void host_stop(void *state)
 	free(h);
 }
 
-static int host_start(struct enav_agent *a, void **state, char *err, size_t errlen)
+static int host_start(struct enav_host *a, void **state, char *err, size_t errlen)
 {
+	const struct enav_config *cfg = enav_host_config(a);
 	struct host_source *h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
@@ -102,13 +104,13 @@ static int host_start(struct enav_agent *a, void **state, char *err, size_t errl
 	h->cache = malloc(HOST_BUFFER_BYTES);
 	if (!h->cache)
 		return -ENOMEM;
-	h->node = enav_host_node_open("/proc", "/sys", a->cfg.host.max_devices, err, errlen);
+	h->node = enav_host_node_open("/proc", "/sys", cfg->host.max_devices, err, errlen);
 	if (!h->node)
 		return -EINVAL;
-	if (a->cfg.host.cgroups != ENAV_HOST_CGROUPS_NONE && a->discovery) {
-		const struct enav_cgroup_mounts *m = enav_discovery_mounts(a->discovery);
+	if (cfg->host.cgroups != ENAV_HOST_CGROUPS_NONE && enav_host_discovery(a)) {
+		const struct enav_cgroup_mounts *m = enav_discovery_mounts(enav_host_discovery(a));
 		h->cgroups =
-		    enav_host_cgroups_open(m->v2_mount, m, a->cfg.host.max_cgroups, err, errlen);
+		    enav_host_cgroups_open(m->v2_mount, m, cfg->host.max_cgroups, err, errlen);
 		if (!h->cgroups)
 			return -EINVAL;
 	}

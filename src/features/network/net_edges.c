@@ -222,8 +222,9 @@ static size_t ne_tick(void *state, uint64_t now, struct enav_signal **out, size_
 	return n;
 }
 
-static int ne_init(struct enav_agent *a, void **state, char *err, size_t errlen)
+static int ne_init(struct enav_host *a, void **state, char *err, size_t errlen)
 {
+	const struct enav_config *cfg = enav_host_config(a);
 	struct net_edges *g = calloc(1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
@@ -232,12 +233,12 @@ static int ne_init(struct enav_agent *a, void **state, char *err, size_t errlen)
 	uint8_t key[16];
 	if (getrandom(key, sizeof(key), 0) != sizeof(key))
 		memset(key, 0x5a, sizeof(key)); /* hash flooding then needs local DNS control */
-	g->max_edges = a->cfg.network.max_edges;
-	g->interval_ns = (uint64_t)a->cfg.network.edge_interval_ms * 1000000ull;
+	g->max_edges = cfg->network.max_edges;
+	g->interval_ns = (uint64_t)cfg->network.edge_interval_ms * 1000000ull;
 	g->edges = calloc(g->max_edges, sizeof(*g->edges));
 	g->totals = calloc(g->max_edges, sizeof(*g->totals));
 	if (!g->edges || !g->totals ||
-	    enav_ipname_cache_init(&g->names, a->cfg.network.dns_cache_entries, key) != 0) {
+	    enav_ipname_cache_init(&g->names, cfg->network.dns_cache_entries, key) != 0) {
 		snprintf(err, errlen, "network edges: cannot allocate");
 		return -ENOMEM;
 	}

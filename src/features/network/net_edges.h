@@ -9,7 +9,7 @@
 #ifndef ENAV_FEATURES_NETWORK_NET_EDGES_H
 #define ENAV_FEATURES_NETWORK_NET_EDGES_H
 
-#include "runtime/agent.h"
+#include "runtime/host.h"
 
 extern const struct enav_generator_ops enav_net_edges_ops;
 bool enav_net_edges_enabled(const struct enav_config *cfg);

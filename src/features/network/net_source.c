@@ -36,7 +36,7 @@ struct net_source {
 	struct enav_l7_tracker *l7;	     /* NULL: application protocols off */
 	uint64_t l7_last_expire_ns;
 	struct enav_tls_attach *tls; /* NULL: TLS plaintext off */
-	struct enav_agent *agent;
+	struct enav_host *agent;
 	bool tls_wanted; /* configured: read-only global of the kernel side */
 };
 
@@ -163,7 +163,7 @@ static struct enav_signal *dns_signal(struct net_source *src, const struct enav_
 
 static void emit_span(void *ctx, struct enav_signal *s)
 {
-	enav_agent_emit(ctx, s);
+	enav_host_emit(ctx, s);
 }
 
 static void on_event(void *ctx, const void *data, size_t size)
@@ -193,7 +193,7 @@ static void on_event(void *ctx, const void *data, size_t size)
 	if (src->l7 && d.type == ENAV_EVENT_TCP && d.tcp.kind != ENAV_TCP_OPEN)
 		enav_l7_tracker_close(src->l7, d.tcp.sock_id);
 	if (s)
-		enav_agent_emit(src->bpf.agent, s);
+		enav_host_emit(src->bpf.host, s);
 }
 
 static void net_stop(void *state)
@@ -202,7 +202,7 @@ static void net_stop(void *state)
 	if (!src)
 		return;
 	if (src->tls) {
-		enav_agent_unwatch_exec(src->agent, src->tls);
+		enav_host_unwatch_exec(src->agent, src->tls);
 		enav_tls_attach_stop(src->tls);
 	}
 	enav_bpf_source_close(&src->bpf);
@@ -244,8 +244,8 @@ static bool tls_library_wanted(const struct enav_config *cfg, const char *name)
 static void configure(void *ctx)
 {
 	struct net_source *src = ctx;
-	const struct enav_config *cfg = &src->bpf.agent->cfg;
-	bool ringbuf = src->bpf.agent->decisions.transport == ENAV_TRANSPORT_RINGBUF;
+	const struct enav_config *cfg = enav_host_config(src->bpf.host);
+	bool ringbuf = enav_host_decisions(src->bpf.host)->transport == ENAV_TRANSPORT_RINGBUF;
 	bool tls = src->tls_wanted;
 	struct bpf_object *obj = src->bpf.obj;
 	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_conns"),
@@ -306,15 +306,16 @@ static bool btf_has_tracepoint(void *ctx, const char *name)
 	return btf__find_by_name_kind(ctx, type, BTF_KIND_TYPEDEF) >= 0;
 }
 
-static int net_start(struct enav_agent *a, void **state, char *err, size_t errlen)
+static int net_start(struct enav_host *a, void **state, char *err, size_t errlen)
 {
+	const struct enav_config *cfg = enav_host_config(a);
 	struct net_source *src = calloc(1, sizeof(*src));
 	if (!src)
 		return -ENOMEM;
 	*state = src;
 	/* A kernel without the hooks exact byte counts need: no network signals
 	 * at all rather than connections with bytes we cannot prove. */
-	bool fexit_bytes = a->decisions.hooks == ENAV_HOOKS_FEXIT;
+	bool fexit_bytes = enav_host_decisions(a)->hooks == ENAV_HOOKS_FEXIT;
 	bool has_sendpage = false;
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	if (vmlinux) {
@@ -329,7 +330,7 @@ static int net_start(struct enav_agent *a, void **state, char *err, size_t errle
 				 "sock_recv_length need Linux 6.3+, or hooks: fexit)",
 				 missing);
 			enav_feature_record("network", "all", ENAV_FEATURE_HOOK_MISSING, NULL, why);
-			if (enav_config_explicitly_on(&a->cfg, "sources.network.enabled")) {
+			if (enav_config_explicitly_on(cfg, "sources.network.enabled")) {
 				snprintf(err, errlen,
 					 "network: %s (sources.network.enabled is set "
 					 "in the configuration)",
@@ -344,15 +345,15 @@ static int net_start(struct enav_agent *a, void **state, char *err, size_t errle
 		return -ENOMEM;
 	src->bpf.event_types =
 	    (1u << ENAV_EVENT_TCP) | (1u << ENAV_EVENT_DNS) | (1u << ENAV_EVENT_L7_DATA);
-	uint32_t protocols = enav_net_l7_protocols(&a->cfg);
+	uint32_t protocols = enav_net_l7_protocols(cfg);
 	if (protocols) {
 		struct enav_l7_tracker_config tc = {
-		    .max_connections = a->cfg.network.l7.max_connections,
-		    .idle_timeout_ms = a->cfg.network.l7.idle_timeout_ms,
+		    .max_connections = cfg->network.l7.max_connections,
+		    .idle_timeout_ms = cfg->network.l7.idle_timeout_ms,
 		    .protocols = protocols,
-		    .options = {.keep_query = a->cfg.network.l7.keep_query,
-				.sanitized_statement = a->cfg.network.l7.sanitized_statement,
-				.max_pending = a->cfg.network.l7.max_pending},
+		    .options = {.keep_query = cfg->network.l7.keep_query,
+				.sanitized_statement = cfg->network.l7.sanitized_statement,
+				.max_pending = cfg->network.l7.max_pending},
 		};
 		src->l7 = enav_l7_tracker_new(&tc, emit_span, a);
 		if (!src->l7)
@@ -364,7 +365,7 @@ static int net_start(struct enav_agent *a, void **state, char *err, size_t errle
 		return rc;
 	/* TLS plaintext feeds the application-protocol parsers: nothing to do
 	 * without them. */
-	src->tls_wanted = protocols && a->cfg.network.tls.enabled;
+	src->tls_wanted = protocols && cfg->network.tls.enabled;
 	src->bpf.configure = configure;
 	src->bpf.configure_ctx = src;
 	configure(src);
@@ -373,7 +374,7 @@ static int net_start(struct enav_agent *a, void **state, char *err, size_t errle
 	 * when no payload is wanted.  TLS plaintext comes from uprobes instead. */
 	enav_bpf_source_feature(&src->bpf, "payload_capture", "enav_sys_exit", NULL,
 				"sources.network.l7.enabled",
-				a->cfg.network.dns_capture_bytes > 0 || protocols);
+				cfg->network.dns_capture_bytes > 0 || protocols);
 	enav_bpf_source_feature(&src->bpf, "tls", "enav_tls_", NULL, "sources.network.tls.enabled",
 				src->tls_wanted);
 	enav_bpf_source_feature(&src->bpf, "go_tls", "enav_go_tls_", NULL,
@@ -389,21 +390,22 @@ static int net_start(struct enav_agent *a, void **state, char *err, size_t errle
 	rc = enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
 	bool openssl_gnutls = enav_bpf_source_feature_on(&src->bpf, "tls");
 	bool go = enav_bpf_source_feature_on(&src->bpf, "go_tls");
-	if (rc || !(openssl_gnutls || go) || a->load_only)
+	if (rc || !(openssl_gnutls || go) || enav_host_load_only(a))
 		return rc;
 	struct enav_tls_attach_config tc = {
-	    .openssl = openssl_gnutls && tls_library_wanted(&a->cfg, "openssl"),
-	    .gnutls = openssl_gnutls && tls_library_wanted(&a->cfg, "gnutls"),
-	    .go = go && tls_library_wanted(&a->cfg, "go"),
-	    .max_binaries = a->cfg.network.tls.max_binaries,
-	    .max_probes = a->cfg.network.tls.max_probes,
-	    .scan_interval_ms = a->cfg.network.tls.scan_interval_ms,
+	    .openssl = openssl_gnutls && tls_library_wanted(cfg, "openssl"),
+	    .gnutls = openssl_gnutls && tls_library_wanted(cfg, "gnutls"),
+	    .go = go && tls_library_wanted(cfg, "go"),
+	    .max_binaries = cfg->network.tls.max_binaries,
+	    .max_probes = cfg->network.tls.max_probes,
+	    .scan_interval_ms = cfg->network.tls.scan_interval_ms,
+	    .self_pid = enav_host_self_pid(a),
 	};
 	src->tls = enav_tls_attach_start(src->bpf.obj, &tc, err, errlen);
 	if (!src->tls)
 		return -ENOMEM;
 	src->agent = a;
-	if (enav_agent_watch_exec(a, enav_tls_attach_notify_exec, src->tls) != 0)
+	if (enav_host_watch_exec(a, enav_tls_attach_notify_exec, src->tls) != 0)
 		enav_warn("tls: no exec watcher slot left: new binaries are found by the "
 			  "periodic scan only");
 	return 0;

@@ -232,13 +232,13 @@ static struct series *find_series(struct red_metrics *g, enum family f,
 	return &g->series[g->overflow_index[f]];
 }
 
-static int red_init(struct enav_agent *a, void **state, char *err, size_t errlen)
+static int red_init(struct enav_host *a, void **state, char *err, size_t errlen)
 {
 	struct red_metrics *g = calloc(1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
 	*state = g;
-	g->max_series = a->cfg.network.l7.max_series + F__COUNT;
+	g->max_series = enav_host_config(a)->network.l7.max_series + F__COUNT;
 	g->series = calloc(g->max_series, sizeof(*g->series));
 	if (!g->series || enav_u64map_init(&g->index, g->max_series)) {
 		snprintf(err, errlen, "request metrics: cannot allocate %u series", g->max_series);

@@ -9,7 +9,7 @@
 #ifndef ENAV_FEATURES_NETWORK_RED_METRICS_H
 #define ENAV_FEATURES_NETWORK_RED_METRICS_H
 
-#include "runtime/agent.h"
+#include "runtime/host.h"
 
 extern const struct enav_generator_ops enav_red_metrics_ops;
 bool enav_red_metrics_enabled(const struct enav_config *cfg);

@@ -134,7 +134,7 @@ static void on_event(void *ctx, const void *data, size_t size)
 		return;
 	struct enav_signal *s = build_signal(&src->bpf, &ev);
 	if (s)
-		enav_agent_emit(src->bpf.agent, s);
+		enav_host_emit(src->bpf.host, s);
 }
 
 static void exec_stop(void *state)
@@ -150,8 +150,8 @@ static void exec_stop(void *state)
 static void configure(void *ctx)
 {
 	struct exec_source *src = ctx;
-	const struct enav_config *cfg = &src->bpf.agent->cfg;
-	bool ringbuf = src->bpf.agent->decisions.transport == ENAV_TRANSPORT_RINGBUF;
+	const struct enav_config *cfg = enav_host_config(src->bpf.host);
+	bool ringbuf = enav_host_decisions(src->bpf.host)->transport == ENAV_TRANSPORT_RINGBUF;
 	if (ringbuf) {
 		struct exec_ringbuf *k = src->bpf.skel;
 		k->rodata->enav_argv_max = cfg->exec.argv_max_bytes;
@@ -163,7 +163,7 @@ static void configure(void *ctx)
 	}
 }
 
-static int exec_start(struct enav_agent *a, void **state, char *err, size_t errlen)
+static int exec_start(struct enav_host *a, void **state, char *err, size_t errlen)
 {
 	struct exec_source *src = calloc(1, sizeof(*src));
 	if (!src)

@@ -23,7 +23,7 @@ struct process_metrics {
 	_Atomic uint64_t lifetime_sum_us;
 };
 
-static int pm_init(struct enav_agent *a, void **state, char *err, size_t errlen)
+static int pm_init(struct enav_host *a, void **state, char *err, size_t errlen)
 {
 	*state = calloc(1, sizeof(struct process_metrics));
 	return *state ? 0 : -ENOMEM;

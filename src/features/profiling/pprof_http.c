@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/agent.h"
+#include "runtime/host.h"
 #include "platform/parse.h"
 #include "features/profiling/profile_store.h"
 #include "model/cgroup_path.h"
@@ -109,10 +109,10 @@ static const char *query_arg(void *ctx, const char *key)
 }
 
 /* Open a window with a drain, wait, close it with another drain, build. */
-static void serve_profile(struct enav_agent *a, enum enav_profile_kind kind,
+static void serve_profile(struct enav_host *a, enum enav_profile_kind kind,
 			  const struct enav_http_request *req, struct enav_http_response *r)
 {
-	struct enav_profile_store *s = atomic_load(&a->profiles);
+	struct enav_profile_store *s = enav_host_profiles(a);
 	if (!s) {
 		text(r, 503,
 		     "profiling is not running (profiling.enabled, or it failed to start: see "
@@ -121,9 +121,9 @@ static void serve_profile(struct enav_agent *a, enum enav_profile_kind kind,
 	}
 	struct enav_pprof_request pr;
 	char msg[160];
-	int status =
-	    enav_pprof_parse_query(query_arg, (void *)req, kind, a->cfg.profiling.retention_ms,
-				   a->cfg.profiling.local_unfiltered, &pr, msg, sizeof(msg));
+	int status = enav_pprof_parse_query(
+	    query_arg, (void *)req, kind, enav_host_config(a)->profiling.retention_ms,
+	    enav_host_config(a)->profiling.local_unfiltered, &pr, msg, sizeof(msg));
 	if (status) {
 		text(r, status, msg);
 		return;
@@ -185,7 +185,7 @@ static void handle_index(void *ctx, const struct enav_http_request *req,
 	     "format: pprof (default) | folded | svg\n");
 }
 
-size_t enav_pprof_http_routes(struct enav_agent *a, struct enav_http_route *out, size_t cap)
+size_t enav_pprof_http_routes(struct enav_host *a, struct enav_http_route *out, size_t cap)
 {
 	const struct enav_http_route routes[] = {
 	    {"/debug/pprof/", handle_index, a},

@@ -46,7 +46,7 @@ struct pending_task {
 
 struct profile_source {
 	struct enav_bpf_source bpf;
-	struct enav_agent *agent;
+	struct enav_host *agent;
 	struct enav_profile_store *store;
 	const char *event_name;
 	int n_perf;
@@ -193,8 +193,10 @@ static void export_interval(struct profile_source *src)
 static void *profiler_thread(void *arg)
 {
 	struct profile_source *src = arg;
-	uint64_t interval = (uint64_t)src->agent->cfg.profiling.interval_ms * 1000000ull;
-	uint64_t drain_every = (uint64_t)src->agent->cfg.profiling.drain_ms * 1000000ull;
+	uint64_t interval =
+	    (uint64_t)enav_host_config(src->agent)->profiling.interval_ms * 1000000ull;
+	uint64_t drain_every =
+	    (uint64_t)enav_host_config(src->agent)->profiling.drain_ms * 1000000ull;
 	uint64_t next = enav_clock_mono_ns() + interval;
 	uint64_t next_drain = enav_clock_mono_ns() + drain_every;
 	pthread_mutex_lock(&src->lock);
@@ -240,7 +242,7 @@ static void *profiler_thread(void *arg)
 /* One sampling event per CPU; cycles when asked (or auto and available). */
 static int open_perf_events(struct profile_source *src, char *err, size_t errlen)
 {
-	const struct enav_config *cfg = &src->agent->cfg;
+	const struct enav_config *cfg = enav_host_config(src->agent);
 	int ncpus = libbpf_num_possible_cpus();
 	src->perf_fds = calloc(ncpus, sizeof(int));
 	src->perf_links = calloc(ncpus, sizeof(*src->perf_links));
@@ -294,8 +296,8 @@ static int open_perf_events(struct profile_source *src, char *err, size_t errlen
 static void configure(void *ctx)
 {
 	struct profile_source *src = ctx;
-	const struct enav_config *cfg = &src->agent->cfg;
-	bool ringbuf = src->agent->decisions.transport == ENAV_TRANSPORT_RINGBUF;
+	const struct enav_config *cfg = enav_host_config(src->agent);
+	bool ringbuf = enav_host_decisions(src->agent)->transport == ENAV_TRANSPORT_RINGBUF;
 	struct bpf_object *obj = src->bpf.obj;
 	struct bpf_map *stacks = bpf_object__find_map_by_name(obj, "enav_prof_stacks");
 	bpf_map__set_max_entries(stacks, cfg->profiling.stack_map_entries);
@@ -331,7 +333,7 @@ static int map_fd(struct profile_source *src, const char *name)
 	return bpf_map__fd(bpf_object__find_map_by_name(src->bpf.obj, name));
 }
 
-static int profile_start(struct enav_agent *a, void **state, char *err, size_t errlen)
+static int profile_start(struct enav_host *a, void **state, char *err, size_t errlen)
 {
 	struct profile_source *src = calloc(1, sizeof(*src));
 	if (!src)
@@ -340,7 +342,7 @@ static int profile_start(struct enav_agent *a, void **state, char *err, size_t e
 	src->agent = a;
 	pthread_mutex_init(&src->lock, NULL);
 	pthread_cond_init(&src->cv, NULL);
-	const struct enav_config *cfg = &a->cfg;
+	const struct enav_config *cfg = enav_host_config(a);
 	src->depth = cfg->profiling.max_stack_depth;
 	src->count_cap = cfg->profiling.count_map_entries;
 	src->keys = calloc(src->count_cap, sizeof(*src->keys));
@@ -352,9 +354,10 @@ static int profile_start(struct enav_agent *a, void **state, char *err, size_t e
 	for (uint32_t i = 0; i < cfg->profiling.filter_allow.n && i < ENAV_CONFIG_LIST_MAX; i++)
 		src->allow[i] = cfg->profiling.filter_allow.item[i];
 	struct enav_profile_store_config sc = {
-	    .agent = a,
-	    .cgroup2_mount = cfg->attribution.cgroup2_mount[0] ? cfg->attribution.cgroup2_mount
-							       : a->features.cgroup2_mount,
+	    .host = a,
+	    .cgroup2_mount = cfg->attribution.cgroup2_mount[0]
+				 ? cfg->attribution.cgroup2_mount
+				 : enav_host_features(a)->cgroup2_mount,
 	    .frequency_hz = cfg->profiling.frequency_hz,
 	    .retention_ms = cfg->profiling.retention_ms,
 	    .max_stored_stacks = cfg->profiling.max_stored_stacks,
@@ -370,10 +373,16 @@ static int profile_start(struct enav_agent *a, void **state, char *err, size_t e
 		return -ENOMEM;
 	}
 	/* The agent frees the store after every module, HTTP handlers included. */
-	atomic_store(&a->profiles, src->store);
+	int rc = enav_host_provide_profiles(a, src->store, &enav_profile_store_service);
+	if (rc) {
+		enav_profile_store_free(src->store);
+		src->store = NULL;
+		snprintf(err, errlen, "profiling: cannot publish the profile store");
+		return rc;
+	}
 	src->bpf.event_types = 1u << ENAV_EVENT_PROFILE_TASK;
-	int rc = enav_bpf_source_open(&src->bpf, a, "profiling", &profile_ringbuf_ops,
-				      &profile_perf_ops, err, errlen);
+	rc = enav_bpf_source_open(&src->bpf, a, "profiling", &profile_ringbuf_ops,
+				  &profile_perf_ops, err, errlen);
 	if (rc)
 		return rc;
 	src->bpf.configure = configure;
@@ -386,7 +395,7 @@ static int profile_start(struct enav_agent *a, void **state, char *err, size_t e
 	/* futex_wait(2) arrived in Linux 6.7: its hook is optional. */
 	src->bpf.optional_prefix = "enav_futex2";
 	rc = enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
-	if (rc || a->load_only)
+	if (rc || enav_host_load_only(a))
 		return rc;
 	src->offcpu = enav_bpf_source_feature_on(&src->bpf, "offcpu");
 	src->futex = enav_bpf_source_feature_on(&src->bpf, "futex");
@@ -416,7 +425,7 @@ static int profile_start(struct enav_agent *a, void **state, char *err, size_t e
 		    .offcpu = src->offcpu,
 		    .futex = src->futex,
 		};
-		src->pyroscope = enav_pyroscope_start(&pc, src->store);
+		src->pyroscope = enav_pyroscope_start(&pc, src->store, &enav_profile_store_service);
 		if (!src->pyroscope) {
 			snprintf(err, errlen, "exporters.pyroscope: cannot start the push worker");
 			return -ENOMEM;
@@ -458,7 +467,8 @@ static void profile_stop(void *state)
 	enav_pprof_pull_stop(src->pull); /* it feeds the spool and Pyroscope */
 	enav_pyroscope_stop(src->pyroscope,
 			    enav_clock_mono_ns() +
-				(uint64_t)src->agent->cfg.shutdown_timeout_ms * 1000000ull);
+				(uint64_t)enav_host_config(src->agent)->shutdown_timeout_ms *
+				    1000000ull);
 	enav_profile_spool_close(src->spool);
 	for (int i = 0; i < src->n_perf; i++) {
 		bpf_link__destroy(src->perf_links[i]);

@@ -7,7 +7,7 @@
 #ifndef ENAV_FEATURES_PROFILING_PROFILE_SOURCE_H
 #define ENAV_FEATURES_PROFILING_PROFILE_SOURCE_H
 
-#include "runtime/agent.h"
+#include "runtime/host.h"
 
 extern const struct enav_source_ops enav_profile_source_ops;
 bool enav_profile_source_enabled(const struct enav_config *cfg);

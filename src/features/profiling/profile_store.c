@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime/agent.h"
+#include "runtime/host.h"
 #include "platform/bcache.h"
 #include "platform/clock.h"
 #include "model/pprof.h"
@@ -411,7 +411,7 @@ static void describe_cgroup(struct enav_profile_store *s, uint64_t id, struct wo
 {
 	memset(w, 0, sizeof(*w));
 	w->cgroup_id = id;
-	struct enav_discovery *d = s->cfg.agent ? s->cfg.agent->discovery : NULL;
+	struct enav_discovery *d = s->cfg.host ? enav_host_discovery(s->cfg.host) : NULL;
 	if (d) {
 		struct enav_snapshot *cur, *prev;
 		enav_discovery_acquire(d, &cur, &prev);
@@ -1036,3 +1036,12 @@ void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promte
 	const char *le[] = {"cache", "elf_symbol_tables"};
 	enav_promtext_sample_u64(p, "enav_symbolizer_cache_entries", le, 1, st.elf_files);
 }
+
+const struct enav_profile_service enav_profile_store_service = {
+    .drain = enav_profile_store_drain,
+    .build = enav_profile_store_build,
+    .workload = enav_profile_store_workload,
+    .each_pid = enav_profile_store_each_pid,
+    .kind_name = enav_profile_kind_name,
+    .release = enav_profile_store_free,
+};

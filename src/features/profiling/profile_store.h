@@ -20,8 +20,9 @@
 #include <stdio.h>
 
 #include "enav/abi.h"
+#include "runtime/profiles.h"
 
-struct enav_agent;
+struct enav_host;
 struct enav_profile_store;
 
 /* One aggregated stack of one drain. */
@@ -54,7 +55,7 @@ bool enav_profile_batch_add(struct enav_profile_batch *b, const struct enav_prof
 void enav_profile_batch_free(struct enav_profile_batch *b);
 
 struct enav_profile_store_config {
-	struct enav_agent *agent; /* for discovery's snapshot; may be NULL (tests, CLI) */
+	struct enav_host *host; /* for discovery's snapshot; may be NULL (tests, CLI) */
 	const char *cgroup2_mount;
 	uint32_t frequency_hz;
 	uint32_t retention_ms;
@@ -66,12 +67,6 @@ struct enav_profile_store_config {
 	 * each Go binary's build info says (profiling.filter.allow). */
 	const char *const *allow;
 	size_t n_allow;
-};
-
-struct enav_profile_filter {
-	uint32_t pid;	       /* 0 = any */
-	const char *container; /* container id or a prefix of it (>= 4 chars), NULL = any */
-	const char *cgroup;    /* cgroup path prefix, or a cgroup id in decimal, NULL = any */
 };
 
 /* Drains the kernel now; returns the monotonic time the drain covered up to. */
@@ -99,34 +94,11 @@ int enav_profile_store_drain(struct enav_profile_store *s, uint64_t *mono_ns);
 /* Sleep up to ms, returning early (false) when the store closes. */
 bool enav_profile_store_sleep(struct enav_profile_store *s, uint32_t ms);
 
-enum enav_profile_format {
-	ENAV_PROFILE_FORMAT_PPROF,	/* gzip'd profile.proto */
-	ENAV_PROFILE_FORMAT_FOLDED,	/* "comm;root;...;leaf value" lines */
-	ENAV_PROFILE_FORMAT_FLAMEGRAPH, /* SVG */
-};
-
-struct enav_profile_query {
-	enum enav_profile_kind kind;
-	uint64_t from_mono_ns, to_mono_ns; /* batches whose drain window lies inside */
-	struct enav_profile_filter filter;
-	enum enav_profile_format format;
-	/* Only the operator's own code: third-party frames become one
-	 * "[redacted]" per run, mapping file names and build ids are dropped
-	 * (src/features/profiling/pprof_filter.h has the rules).  Every export sets it. */
-	bool redact;
-	uint64_t matched; /* out: records the window and filter admitted */
-};
-
 /* Build one profile; *out is malloc'd.  0 or -errno. */
 int enav_profile_store_build(struct enav_profile_store *s, struct enav_profile_query *q,
 			     uint8_t **out, size_t *out_len);
 
-/* The workload of a process (from its latest record's cgroup): fills what is
- * known, "" otherwise.  false when the store has no record of tgid. */
-struct enav_profile_workload {
-	char container_id[65];
-	char pod[256], namespace_[256], service[256];
-};
+/* The workload of a process (runtime/profiles.h has the struct). */
 bool enav_profile_store_workload(struct enav_profile_store *s, uint32_t tgid,
 				 struct enav_profile_workload *out);
 
@@ -140,5 +112,8 @@ const char *enav_profile_kind_name(enum enav_profile_kind k);
 
 struct enav_promtext;
 void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promtext *p);
+
+/* The store's reading side, as published to the host. */
+extern const struct enav_profile_service enav_profile_store_service;
 
 #endif

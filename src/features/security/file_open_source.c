@@ -268,7 +268,7 @@ static void on_event(void *ctx, const void *data, size_t size)
 		atomic_fetch_add(&src->stale_events, 1);
 		enav_signal_warn(s, "file.path", "watch_replaced_before_read");
 	}
-	enav_agent_emit(src->bpf.agent, s);
+	enav_host_emit(src->bpf.host, s);
 }
 
 static void file_open_stop(void *state)
@@ -285,9 +285,9 @@ static void file_open_stop(void *state)
 	free(src);
 }
 
-static int file_open_start(struct enav_agent *a, void **state, char *err, size_t errlen)
+static int file_open_start(struct enav_host *a, void **state, char *err, size_t errlen)
 {
-	const struct enav_config *cfg = &a->cfg;
+	const struct enav_config *cfg = enav_host_config(a);
 	struct file_open_source *src = calloc(1, sizeof(*src));
 	if (!src)
 		return -ENOMEM;
@@ -343,17 +343,17 @@ static int file_open_start(struct enav_agent *a, void **state, char *err, size_t
 		return rc;
 	struct bpf_map *m = bpf_object__find_map_by_name(src->bpf.obj, "enav_watched_files");
 	bpf_map__set_max_entries(m, src->max);
-	if (a->decisions.transport == ENAV_TRANSPORT_RINGBUF) {
+	if (enav_host_decisions(a)->transport == ENAV_TRANSPORT_RINGBUF) {
 		struct file_open_ringbuf *k = src->bpf.skel;
 		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
-		k->rodata->enav_self_tgid = (__u32)getpid();
+		k->rodata->enav_self_tgid = enav_host_self_pid(a);
 	} else {
 		struct file_open_perf *k = src->bpf.skel;
 		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
-		k->rodata->enav_self_tgid = (__u32)getpid();
+		k->rodata->enav_self_tgid = enav_host_self_pid(a);
 	}
 	rc = enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
-	if (rc || a->load_only)
+	if (rc || enav_host_load_only(a))
 		return rc;
 	if (src->bpf.n_links == 0) {
 		/* Asked for explicitly (off by default): say so instead of
@@ -371,7 +371,7 @@ static int file_open_start(struct enav_agent *a, void **state, char *err, size_t
 		snprintf(err, errlen, "file_open: timerfd: %s", strerror(-src->timer_fd));
 		return src->timer_fd;
 	}
-	rc = enav_agent_watch(a, src->timer_fd, on_timer, src);
+	rc = enav_host_watch(a, src->timer_fd, on_timer, src);
 	if (rc) {
 		snprintf(err, errlen, "file_open: too many watched descriptors");
 		return rc;

@@ -3,7 +3,7 @@
 #ifndef ENAV_FEATURES_SECURITY_FILE_OPEN_SOURCE_H
 #define ENAV_FEATURES_SECURITY_FILE_OPEN_SOURCE_H
 
-#include "runtime/agent.h"
+#include "runtime/host.h"
 
 extern const struct enav_source_ops enav_file_open_source_ops;
 bool enav_file_open_source_enabled(const struct enav_config *cfg);

@@ -485,19 +485,20 @@ static size_t sf_observe(void *state, const struct enav_signal *s, struct enav_s
 	return n;
 }
 
-static int sf_init(struct enav_agent *a, void **state, char *err, size_t errlen)
+static int sf_init(struct enav_host *a, void **state, char *err, size_t errlen)
 {
+	const struct enav_config *cfg = enav_host_config(a);
 	struct findings *f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
 	*state = f;
-	f->rule_on[R_WRITABLE] = a->cfg.security.exec_from_writable;
-	f->rule_on[R_SHELL] = a->cfg.security.shell_from_service;
-	f->rule_on[R_OUTBOUND] = a->cfg.security.new_outbound_port;
-	f->rule_on[R_ROOT] = a->cfg.security.credentials_to_root;
-	f->rule_on[R_SECRET] = a->cfg.security.secret_file_read;
-	f->rule_on[R_TAMPER] = a->cfg.security.agent_tampering;
-	const struct enav_config_list *readers = &a->cfg.security.secret_file_readers;
+	f->rule_on[R_WRITABLE] = cfg->security.exec_from_writable;
+	f->rule_on[R_SHELL] = cfg->security.shell_from_service;
+	f->rule_on[R_OUTBOUND] = cfg->security.new_outbound_port;
+	f->rule_on[R_ROOT] = cfg->security.credentials_to_root;
+	f->rule_on[R_SECRET] = cfg->security.secret_file_read;
+	f->rule_on[R_TAMPER] = cfg->security.agent_tampering;
+	const struct enav_config_list *readers = &cfg->security.secret_file_readers;
 	if (readers->n)
 		for (uint32_t i = 0; i < readers->n; i++)
 			f->readers[f->n_readers++] = readers->item[i];
@@ -506,16 +507,16 @@ static int sf_init(struct enav_agent *a, void **state, char *err, size_t errlen)
 		     i < sizeof(default_secret_readers) / sizeof(*default_secret_readers); i++)
 			f->readers[f->n_readers++] = default_secret_readers[i];
 	for (int r = 0; r < R__N; r++)
-		if (enav_selectors_compile(&a->cfg.security.exceptions[r], &f->exceptions[r], err,
+		if (enav_selectors_compile(&cfg->security.exceptions[r], &f->exceptions[r], err,
 					   errlen))
 			return -EINVAL;
-	f->learning_ns = (uint64_t)a->cfg.security.outbound_learning_ms * 1000000ull;
-	f->per_minute = a->cfg.security.rate_per_minute;
-	if (enav_bcache_init(&f->services, a->cfg.security.max_services, free) ||
-	    enav_bcache_init(&f->rates, a->cfg.security.max_rate_entries, free) ||
-	    enav_bcache_init(&f->learners, a->cfg.security.max_services, free) ||
-	    enav_bcache_init(&f->baseline, a->cfg.security.max_baseline_entries, free) ||
-	    enav_bcache_init(&f->execs, a->cfg.security.max_tracked_processes, free)) {
+	f->learning_ns = (uint64_t)cfg->security.outbound_learning_ms * 1000000ull;
+	f->per_minute = cfg->security.rate_per_minute;
+	if (enav_bcache_init(&f->services, cfg->security.max_services, free) ||
+	    enav_bcache_init(&f->rates, cfg->security.max_rate_entries, free) ||
+	    enav_bcache_init(&f->learners, cfg->security.max_services, free) ||
+	    enav_bcache_init(&f->baseline, cfg->security.max_baseline_entries, free) ||
+	    enav_bcache_init(&f->execs, cfg->security.max_tracked_processes, free)) {
 		snprintf(err, errlen, "security: cannot allocate its tables");
 		return -ENOMEM;
 	}

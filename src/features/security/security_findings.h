@@ -3,7 +3,7 @@
 #ifndef ENAV_FEATURES_SECURITY_SECURITY_FINDINGS_H
 #define ENAV_FEATURES_SECURITY_SECURITY_FINDINGS_H
 
-#include "runtime/agent.h"
+#include "runtime/host.h"
 
 extern const struct enav_generator_ops enav_security_findings_ops;
 bool enav_security_findings_enabled(const struct enav_config *cfg);

@@ -218,18 +218,18 @@ static void scan_own_objects(struct self_guard *g)
 static void report(struct self_guard *g, struct enav_signal *s)
 {
 	atomic_fetch_add(&g->reports, 1);
-	enav_agent_emit(g->bpf.agent, s);
+	enav_host_emit(g->bpf.host, s);
 }
 
 /* Compare the capture filter with what the agent wrote; report what had to
  * be put back. */
 static void check_filter(struct self_guard *g)
 {
-	struct enav_agent *a = g->bpf.agent;
+	struct enav_capture_filter *filter = enav_host_capture_filter(g->bpf.host);
 	atomic_fetch_add(&g->checks, 1);
-	if (!a->filter)
+	if (!filter)
 		return;
-	uint32_t restored = enav_capture_filter_verify(a->filter);
+	uint32_t restored = enav_capture_filter_verify(filter);
 	if (!restored)
 		return;
 	enav_warn("self_guard: %u capture filter entries were changed by another process; "
@@ -237,7 +237,7 @@ static void check_filter(struct self_guard *g)
 		  restored);
 	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_BPF_ACCESS, 0);
 	if (!s) {
-		atomic_fetch_add(&a->signals_alloc_failed, 1);
+		enav_host_count_alloc_failure(g->bpf.host);
 		return;
 	}
 	s->time_unix_ns = enav_clock_unix_ns();
@@ -320,14 +320,15 @@ static void self_guard_stop(void *state)
 	free(g);
 }
 
-static int self_guard_start(struct enav_agent *a, void **state, char *err, size_t errlen)
+static int self_guard_start(struct enav_host *a, void **state, char *err, size_t errlen)
 {
+	const struct enav_config *cfg = enav_host_config(a);
 	struct self_guard *g = calloc(1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
 	*state = g;
 	g->timer_fd = -1;
-	g->reads_per_minute = a->cfg.security.rate_per_minute;
+	g->reads_per_minute = cfg->security.rate_per_minute;
 	g->bpf.event_types = 1u << ENAV_EVENT_BPF_ACCESS;
 	enav_tracefs_ensure();
 	g->bpf.optional_prefix = "enav_guard_";
@@ -335,17 +336,17 @@ static int self_guard_start(struct enav_agent *a, void **state, char *err, size_
 				      &self_guard_perf_ops, err, errlen);
 	if (rc)
 		return rc;
-	if (a->decisions.transport == ENAV_TRANSPORT_RINGBUF) {
+	if (enav_host_decisions(a)->transport == ENAV_TRANSPORT_RINGBUF) {
 		struct self_guard_ringbuf *k = g->bpf.skel;
-		k->rodata->enav_self_tgid = (__u32)getpid();
-		k->rodata->enav_wakeup_bytes = a->cfg.kernel.wakeup_bytes;
+		k->rodata->enav_self_tgid = enav_host_self_pid(a);
+		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
 	} else {
 		struct self_guard_perf *k = g->bpf.skel;
-		k->rodata->enav_self_tgid = (__u32)getpid();
-		k->rodata->enav_wakeup_bytes = a->cfg.kernel.wakeup_bytes;
+		k->rodata->enav_self_tgid = enav_host_self_pid(a);
+		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
 	}
 	rc = enav_bpf_source_start(&g->bpf, on_event, g, err, errlen);
-	if (rc || a->load_only)
+	if (rc || enav_host_load_only(a))
 		return rc;
 	if (g->bpf.n_links < 1)
 		enav_warn("self_guard: the bpf(2) tracepoints are not attached (tracefs missing?): "
@@ -353,12 +354,12 @@ static int self_guard_start(struct enav_agent *a, void **state, char *err, size_
 			  "capture filter is still checked");
 	g->objects_fd = bpf_map__fd(bpf_object__find_map_by_name(g->bpf.obj, "enav_guard_objects"));
 	scan_own_objects(g);
-	g->timer_fd = enav_timerfd_every(a->cfg.security.self_check_interval_ms);
+	g->timer_fd = enav_timerfd_every(cfg->security.self_check_interval_ms);
 	if (g->timer_fd < 0) {
 		snprintf(err, errlen, "self_guard: timerfd: %s", strerror(-g->timer_fd));
 		return g->timer_fd;
 	}
-	rc = enav_agent_watch(a, g->timer_fd, on_timer, g);
+	rc = enav_host_watch(a, g->timer_fd, on_timer, g);
 	if (rc) {
 		snprintf(err, errlen, "self_guard: too many watched descriptors");
 		return rc;

@@ -4,7 +4,7 @@
 #ifndef ENAV_FEATURES_SECURITY_SELF_GUARD_SOURCE_H
 #define ENAV_FEATURES_SECURITY_SELF_GUARD_SOURCE_H
 
-#include "runtime/agent.h"
+#include "runtime/host.h"
 
 extern const struct enav_source_ops enav_self_guard_source_ops;
 bool enav_self_guard_source_enabled(const struct enav_config *cfg);

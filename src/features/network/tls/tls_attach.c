@@ -423,12 +423,11 @@ static void full_scan(struct enav_tls_attach *t)
 	DIR *d = opendir("/proc");
 	if (!d)
 		return;
-	uint32_t self = (uint32_t)getpid();
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		char *end;
 		unsigned long pid = strtoul(de->d_name, &end, 10);
-		if (*end || pid == 0 || pid == self)
+		if (*end || pid == 0 || pid == t->cfg.self_pid)
 			continue;
 		pthread_mutex_lock(&t->lock);
 		look_at_process(t, (uint32_t)pid);

@@ -27,6 +27,7 @@ struct enav_tls_attach;
 struct enav_tls_attach_config {
 	bool openssl, gnutls, go;
 	uint32_t max_binaries, max_probes, scan_interval_ms;
+	uint32_t self_pid; /* the agent: its own TLS is never probed */
 };
 
 struct enav_tls_attach *enav_tls_attach_start(struct bpf_object *obj,

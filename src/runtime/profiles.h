@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The profile store as a service: what its readers (the pprof HTTP routes,
+ * the OTLP profiles signal, the Pyroscope exporter) may ask of it, through
+ * the table its provider publishes with enav_host_provide_profiles.  The
+ * store itself is src/features/profiling/profile_store.h.
+ */
+#ifndef ENAV_RUNTIME_PROFILES_H
+#define ENAV_RUNTIME_PROFILES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "enav/abi.h"
+
+struct enav_profile_store;
+
+struct enav_profile_filter {
+	uint32_t pid;	       /* 0 = any */
+	const char *container; /* container id or a prefix of it (>= 4 chars), NULL = any */
+	const char *cgroup;    /* cgroup path prefix, or a cgroup id in decimal, NULL = any */
+};
+
+enum enav_profile_format {
+	ENAV_PROFILE_FORMAT_PPROF,	/* gzip'd profile.proto */
+	ENAV_PROFILE_FORMAT_FOLDED,	/* "comm;root;...;leaf value" lines */
+	ENAV_PROFILE_FORMAT_FLAMEGRAPH, /* SVG */
+};
+
+struct enav_profile_query {
+	enum enav_profile_kind kind;
+	uint64_t from_mono_ns, to_mono_ns; /* batches whose drain window lies inside */
+	struct enav_profile_filter filter;
+	enum enav_profile_format format;
+	/* Only the operator's own code: third-party frames become one
+	 * "[redacted]" per run, mapping file names and build ids are dropped
+	 * (src/features/profiling/pprof_filter.h has the rules).  Every export sets it. */
+	bool redact;
+	uint64_t matched; /* out: records the window and filter admitted */
+};
+
+/* The workload of a process (from its latest record's cgroup): fills what is
+ * known, "" otherwise.  false when the store has no record of tgid. */
+struct enav_profile_workload {
+	char container_id[65];
+	char pod[256], namespace_[256], service[256];
+};
+struct enav_profile_service {
+	/* Drain now (through the source), returning the time covered. */
+	int (*drain)(struct enav_profile_store *s, uint64_t *mono_ns);
+	/* Build one profile; *out is malloc'd.  0 or -errno. */
+	int (*build)(struct enav_profile_store *s, struct enav_profile_query *q, uint8_t **out,
+		     size_t *out_len);
+	bool (*workload)(struct enav_profile_store *s, uint32_t tgid,
+			 struct enav_profile_workload *out);
+	/* Calls fn once per tgid with records of kind in the window. */
+	void (*each_pid)(struct enav_profile_store *s, enum enav_profile_kind kind,
+			 uint64_t from_mono_ns, uint64_t to_mono_ns,
+			 void (*fn)(void *ctx, uint32_t tgid, const char *comm), void *ctx);
+	const char *(*kind_name)(enum enav_profile_kind k);
+	/* Frees the store: the runner, after every module has stopped. */
+	void (*release)(struct enav_profile_store *s);
+};
+
+#endif
