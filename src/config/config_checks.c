@@ -276,7 +276,7 @@ int check_module_prefix(struct errout *e, const char *where, const char *s, size
 		    shown);
 }
 
-/* A TLS implementation the agent can probe (src/sources/tls/). */
+/* A TLS implementation the agent can probe (src/features/network/tls/). */
 int check_tls_library(struct errout *e, const char *where, const char *s, size_t n)
 {
 	static const char *const names[] = {"openssl", "gnutls", "go"};

@@ -72,7 +72,7 @@ struct enav_finding_signal {
 	uint16_t related_port;
 };
 
-/* An application-protocol operation (src/processors/l7/) on one side of a
+/* An application-protocol operation (src/features/network/l7/) on one side of a
  * connection; the tuple and role are in the signal's net part. */
 struct enav_span_signal {
 	struct enav_l7_op op;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for the Go build information reader (src/processors/
+ * libFuzzer target for the Go build information reader (src/features/profiling/
  * go_buildinfo.c).  The first input byte chooses:
  *  - even: the rest is modinfo text for enav_go_buildinfo_parse_modinfo (in
  *    its own allocation of exactly its size, so ASan flags any over-read);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for Go crypto/tls probe planning (src/sources/tls/
+ * libFuzzer target for Go crypto/tls probe planning (src/features/network/tls/
  * go_tls.c).  The first input byte chooses:
  *  - even: the rest is machine code for enav_go_tls_find_returns; every
  *    return found lies inside the code, in increasing order, and the call

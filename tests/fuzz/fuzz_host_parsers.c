@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for the node procfs parsers (src/sources/host/node*.c).
+ * libFuzzer target for the node procfs parsers (src/features/host/node*.c).
  * The same bytes (exactly size bytes in their own allocation, not
  * NUL-terminated, so ASan flags any over-read) are parsed as /proc/stat,
  * loadavg, meminfo, a PSI file, diskstats, net/dev, mounts, file-nr and

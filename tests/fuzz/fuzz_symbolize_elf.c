@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for the symbolizer's ELF loader (src/processors/
+ * libFuzzer target for the symbolizer's ELF loader (src/features/profiling/
  * elf_symtab.c).  The input is an ELF file (in its own allocation of exactly
  * its size); loading must not crash or over-read whatever the headers claim,
  * and a loaded table must hold its invariants: symbols sorted with distinct

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for the symbolizer's line parsers (src/processors/
- * platform/proc_lines.c).  The first byte selects what the rest is: 0 a /proc/PID/maps
+ * libFuzzer target for the symbolizer's line parsers (src/platform/
+ * proc_lines.c).  The first byte selects what the rest is: 0 a /proc/PID/maps
  * line, 1 a /proc/kallsyms line, 2 a perf-PID.map line, 3 a whole file split
  * by the bounded line reader and fed to all three.  Each line is copied into
  * an allocation of exactly its size (not NUL-terminated, so ASan flags any

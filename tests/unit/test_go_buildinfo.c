@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the Go build information reader (src/processors/
+ * Unit tests for the Go build information reader (src/features/profiling/
  * go_buildinfo.c): the modinfo parser (mod, dep, replacements, build
  * settings and their quoting, missing fields, sentinels, CRLF, caps, NUL
  * bytes); hand-built ELF files in the pre-1.18 pointer layout (64-bit

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the node half of the host source (src/sources/host/node*.c):
+ * Unit tests for the node half of the host source (src/features/host/node*.c):
  * the pure parsers, the exclusion rules, and whole renders of the recorded
  * trees under tests/fixtures/host/ (this_machine: copied from a Debian 12
  * VM; odd: offline CPUs, odd device names, old and new diskstats formats,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Internal to src/sinks/otlp/: the stable common messages (KeyValue,
+ * Internal to src/exporters/otlp/: the stable common messages (KeyValue,
  * Resource, InstrumentationScope) shared by the signal encoders, so the
  * development profiles encoder (otlp_profiles.c) needs no copy of them.
  */
