@@ -158,38 +158,37 @@ int enav_cgroup_path_by_id(int cgroup2_fd, const char *mount, uint64_t id, char 
 	return enav_cgroup_relative_path(mount, abs, out, outlen) == 0 ? 0 : -ERANGE;
 }
 
+/* The signal takes the reference ref (released with it) and points into it. */
+static bool pin_cgroup(struct enav_signal *s, void *ref, void (*release)(void *ref),
+		       const char *path, const struct enav_cgroup_identity *identity)
+{
+	if (enav_signal_pin(s, ref, release) != 0) {
+		release(ref);
+		return false;
+	}
+	s->process.has_cgroup_path = true;
+	s->process.cgroup_path = path;
+	s->process.identity = identity;
+	return true;
+}
+
 /* A pod lives in the view: the signal pins the view and points into it. */
 static bool pin_view(struct enav_signal *s, struct enav_snapshot *view,
 		     const struct enav_snapshot_entry *e)
 {
 	atomic_fetch_add(&view->refs, 1);
-	if (enav_signal_pin(s, view, enav_snapshot_unpin) != 0) {
-		enav_snapshot_release(view);
+	if (!pin_cgroup(s, view, enav_snapshot_unpin, e->path, &e->identity))
 		return false;
-	}
-	struct enav_process_signal *p = &s->process;
-	p->has_cgroup_path = true;
-	p->cgroup_path = e->path;
-	p->identity = &e->identity;
-	p->pod = e->pod;
+	s->process.pod = e->pod;
 	return true;
 }
 
-/* The signal pins a cache entry and points into it. */
 static bool pin_entry(struct enav_signal *s, struct cgroup_entry *e)
 {
 	if (!e)
 		return false;
 	atomic_fetch_add(&e->refs, 1);
-	if (enav_signal_pin(s, e, cgroup_entry_unref) != 0) {
-		cgroup_entry_unref(e);
-		return false;
-	}
-	struct enav_process_signal *p = &s->process;
-	p->has_cgroup_path = true;
-	p->cgroup_path = e->path;
-	p->identity = &e->identity;
-	return true;
+	return pin_cgroup(s, e, cgroup_entry_unref, e->path, &e->identity);
 }
 
 /*
