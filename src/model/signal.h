@@ -147,7 +147,7 @@ struct enav_process_signal {
 	const char *exe;
 	const char *cgroup_path; /* at most ENAV_SIGNAL_CGROUP_PATH_MAX - 1 */
 	const struct enav_cgroup_identity *identity;
-	/* Kubernetes pod, valid while the signal holds attr_ref (a snapshot). */
+	/* Kubernetes pod, in the snapshot attribution pinned for the signal. */
 	const struct enav_k8s_pod *pod;
 	/* argv: NUL-separated arguments, argv_len bytes */
 	const char *argv;
