@@ -97,6 +97,11 @@ void enav_snapshot_release(struct enav_snapshot *s)
 	free(s);
 }
 
+void enav_snapshot_unpin(void *snapshot)
+{
+	enav_snapshot_release(snapshot);
+}
+
 void enav_discovery_acquire(struct enav_discovery *d, struct enav_snapshot **cur,
 			    struct enav_snapshot **prev)
 {

@@ -46,6 +46,9 @@ bool enav_discovery_enabled(const struct enav_config *cfg);
 void enav_discovery_acquire(struct enav_discovery *d, struct enav_snapshot **cur,
 			    struct enav_snapshot **prev);
 void enav_snapshot_release(struct enav_snapshot *s);
+/* enav_snapshot_release for a signal pin (enav_signal_pin): a snapshot
+ * attribution pinned is found again with enav_signal_pinned(s, this). */
+void enav_snapshot_unpin(void *snapshot);
 struct enav_cgroup_mounts;
 /* The cgroup layout discovery read at start (immutable afterwards). */
 const struct enav_cgroup_mounts *enav_discovery_mounts(const struct enav_discovery *d);

@@ -25,15 +25,19 @@ enum warn_reason {
 	W__COUNT
 };
 
+/* Shared by the cache and every signal attributed with it (a pin). */
 struct cgroup_entry {
+	_Atomic uint32_t refs;
 	bool known;
 	enum warn_reason reason; /* why the path is unknown */
 	char path[ENAV_SIGNAL_CGROUP_PATH_MAX];
 	struct enav_cgroup_identity identity;
 };
 
-/* What an exit needs from its exec: identity and the executable path. */
+/* What an exit needs from its exec: identity and the executable path.
+ * Shared by the cache and the exit signal that carries the path (a pin). */
 struct process_entry {
+	_Atomic uint32_t refs;
 	uint64_t start_boot_ns;
 	char exe[]; /* "" when the exec had none */
 };
@@ -57,6 +61,20 @@ static const char *const warn_names[W__COUNT] = {
     [W_EXEC_NOT_OBSERVED] = "exec_not_observed",
     [W_EXE_UNRESOLVED_AT_EXEC] = "exe_unresolved_at_exec",
 };
+
+static void cgroup_entry_unref(void *ref)
+{
+	struct cgroup_entry *e = ref;
+	if (atomic_fetch_sub(&e->refs, 1) == 1)
+		free(e);
+}
+
+static void process_entry_unref(void *ref)
+{
+	struct process_entry *pe = ref;
+	if (atomic_fetch_sub(&pe->refs, 1) == 1)
+		free(pe);
+}
 
 static void warn(struct attribution *at, struct enav_signal *s, const char *field,
 		 enum warn_reason r)
@@ -95,6 +113,7 @@ static struct cgroup_entry *resolve_cgroup(struct attribution *at, uint64_t id,
 		*reason = W_CGROUP_UNRESOLVABLE;
 		return NULL;
 	}
+	atomic_init(&e->refs, 1);
 	if (at->cgroup2_fd < 0) {
 		e->reason = W_CGROUP_NO_V2;
 		enav_bcache_put(&at->cgroups, id, e);
@@ -139,9 +158,60 @@ int enav_cgroup_path_by_id(int cgroup2_fd, const char *mount, uint64_t id, char 
 	return enav_cgroup_relative_path(mount, abs, out, outlen) == 0 ? 0 : -ERANGE;
 }
 
-static void release_snapshot(void *ref)
+/* The signal takes the reference ref (released with it) and points into it. */
+static bool pin_cgroup(struct enav_signal *s, void *ref, void (*release)(void *ref),
+		       const char *path, const struct enav_cgroup_identity *identity)
 {
-	enav_snapshot_release(ref);
+	if (enav_signal_pin(s, ref, release) != 0) {
+		release(ref);
+		return false;
+	}
+	s->process.has_cgroup_path = true;
+	s->process.cgroup_path = path;
+	s->process.identity = identity;
+	return true;
+}
+
+/* A pod lives in the view: the signal pins the view and points into it. */
+static bool pin_view(struct enav_signal *s, struct enav_snapshot *view,
+		     const struct enav_snapshot_entry *e)
+{
+	atomic_fetch_add(&view->refs, 1);
+	if (!pin_cgroup(s, view, enav_snapshot_unpin, e->path, &e->identity))
+		return false;
+	s->process.pod = e->pod;
+	return true;
+}
+
+static bool pin_entry(struct enav_signal *s, struct cgroup_entry *e)
+{
+	if (!e)
+		return false;
+	atomic_fetch_add(&e->refs, 1);
+	return pin_cgroup(s, e, cgroup_entry_unref, e->path, &e->identity);
+}
+
+/*
+ * Without a pod, the snapshot entry's path (and the identity parsed from it)
+ * is kept in the cgroup cache, so a queued signal holds that entry rather
+ * than a whole snapshot (there is one per discovery change).  NULL when out
+ * of memory.
+ */
+static struct cgroup_entry *entry_from_snapshot(struct attribution *at,
+						const struct enav_snapshot_entry *se)
+{
+	struct cgroup_entry *e = enav_bcache_get(&at->cgroups, se->id);
+	if (e && e->known && strcmp(e->path, se->path) == 0)
+		return e;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	atomic_init(&e->refs, 1);
+	e->known = true;
+	snprintf(e->path, sizeof(e->path), "%s", se->path);
+	e->identity = se->identity;
+	enav_bcache_put(&at->cgroups, se->id, e);
+	return e;
 }
 
 /*
@@ -167,21 +237,14 @@ static bool attribute_from_snapshot(struct attribution *at, struct enav_signal *
 			used = prev;
 		}
 	}
-	struct enav_process_signal *p = &s->process;
-	if (e) {
-		p->has_cgroup_path = true;
-		snprintf(p->cgroup_path, sizeof(p->cgroup_path), "%s", e->path);
-		p->identity = e->identity;
-		p->pod = e->pod;
-		if (p->pod) { /* pin the view the pod lives in */
-			atomic_fetch_add(&used->refs, 1);
-			s->attr_ref = used;
-			s->attr_release = release_snapshot;
-		}
-	}
+	bool attributed = false;
+	if (e && e->pod)
+		attributed = pin_view(s, used, e);
+	else if (e)
+		attributed = pin_entry(s, entry_from_snapshot(at, e));
 	enav_snapshot_release(cur);
 	enav_snapshot_release(prev);
-	return e != NULL;
+	return attributed;
 }
 
 static void attribute_cgroup(struct attribution *at, struct enav_signal *s)
@@ -195,9 +258,8 @@ static void attribute_cgroup(struct attribution *at, struct enav_signal *s)
 		warn(at, s, "cgroup_path", e ? e->reason : reason);
 		return;
 	}
-	p->has_cgroup_path = true;
-	memcpy(p->cgroup_path, e->path, sizeof(p->cgroup_path));
-	p->identity = e->identity;
+	if (!pin_entry(s, e))
+		warn(at, s, "cgroup_path", W_CGROUP_UNRESOLVABLE);
 }
 
 static void attribute_exec(struct attribution *at, struct enav_signal *s)
@@ -207,6 +269,7 @@ static void attribute_exec(struct attribution *at, struct enav_signal *s)
 	struct process_entry *pe = malloc(sizeof(*pe) + len + 1);
 	if (!pe)
 		return; /* the exit will say exec_not_observed */
+	atomic_init(&pe->refs, 1);
 	pe->start_boot_ns = p->start_boot_ns;
 	memcpy(pe->exe, p->exe, len);
 	pe->exe[len] = '\0';
@@ -223,8 +286,14 @@ static void attribute_exit(struct attribution *at, struct enav_signal *s)
 		return;
 	}
 	if (pe->exe[0]) {
-		snprintf(p->exe, sizeof(p->exe), "%s", pe->exe);
-		p->has_exe = true;
+		atomic_fetch_add(&pe->refs, 1);
+		if (enav_signal_pin(s, pe, process_entry_unref) == 0) {
+			p->exe = pe->exe;
+			p->has_exe = true;
+		} else {
+			process_entry_unref(pe);
+			warn(at, s, "exe", W_EXEC_NOT_OBSERVED);
+		}
 	} else {
 		warn(at, s, "exe", W_EXE_UNRESOLVED_AT_EXEC);
 	}
@@ -267,8 +336,10 @@ static int attribution_init(struct enav_host *a, void **state, char *err, size_t
 	} else {
 		enav_warn("attribution: no cgroup2 mount; cgroup paths will be absent");
 	}
-	if (enav_bcache_init(&at->cgroups, cfg->attribution.cgroup_cache_entries, free) ||
-	    enav_bcache_init(&at->processes, cfg->attribution.process_table_entries, free)) {
+	if (enav_bcache_init(&at->cgroups, cfg->attribution.cgroup_cache_entries,
+			     cgroup_entry_unref) ||
+	    enav_bcache_init(&at->processes, cfg->attribution.process_table_entries,
+			     process_entry_unref)) {
 		snprintf(err, errlen, "attribution: cannot allocate caches");
 		return -ENOMEM;
 	}
@@ -330,8 +401,8 @@ void enav_workload_key(const struct enav_signal *s, char *out, size_t len)
 	const struct enav_process_signal *p = &s->process;
 	if (p->pod)
 		snprintf(out, len, "pod:%s/%s", p->pod->namespace_, p->pod->name);
-	else if (p->identity.container_id[0])
-		snprintf(out, len, "container:%.12s", p->identity.container_id);
+	else if (p->identity->container_id[0])
+		snprintf(out, len, "container:%.12s", p->identity->container_id);
 	else
 		snprintf(out, len, "process:%s", p->comm[0] ? p->comm : "unknown");
 }

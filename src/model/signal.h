@@ -3,8 +3,9 @@
  * The signal contract in memory (docs/signals.md is the versioned contract on
  * the wire).  A signal is built once on the capture thread, then shared
  * read-only by every sink through a reference count.  Every string in it is
- * bounded by a cap; the one variable part (argv) is sized to what the kernel
- * delivered, itself capped by sources.exec.argv_max_bytes.
+ * bounded by a cap; the variable parts (argv, filename, exe, the DNS message)
+ * are in the signal's tail, sized to what the kernel delivered (argv itself
+ * capped by sources.exec.argv_max_bytes).  docs/adr/0013-lean-signal.md.
  */
 #ifndef ENAV_MODEL_SIGNAL_H
 #define ENAV_MODEL_SIGNAL_H
@@ -116,6 +117,13 @@ struct enav_field_warning {
 	const char *reason;
 };
 
+/*
+ * The owning process, in every signal's header.  Its strings are not held
+ * here: filename, exe and argv live in the signal's tail, sized to what the
+ * kernel delivered; cgroup_path and identity belong to what attribution
+ * pinned for the signal (attr_ref).  Each pointer is valid as long as the
+ * signal is, and never NULL: "" (or a zeroed identity) when absent.
+ */
 struct enav_process_signal {
 	uint32_t pid;
 	uint32_t tid;
@@ -124,32 +132,30 @@ struct enav_process_signal {
 	uint32_t gid;
 	bool has_creds; /* exit events do not carry credentials */
 	char comm[ENAV_COMM_LEN + 1];
+	bool has_filename, filename_truncated;
+	bool has_exe;
+	bool has_exit, core_dumped;
+	bool has_cgroup_path;
+	bool has_argv, argv_truncated;
 	uint64_t start_time_unix_ns;
 	uint64_t start_boot_ns; /* kernel start_boottime: identity check, not serialized */
-	/* exec: the path as passed to exec(), from the kernel */
-	bool has_filename;
-	char filename[ENAV_FILENAME_MAX + 1];
-	bool filename_truncated;
-	/* executable path resolved in the kernel at exec; on exits, from the exec record */
-	char exe[ENAV_EXE_MAX];
-	bool has_exe;
+	uint64_t cgroup_id;
+	/* exec: the path as passed to exec(), from the kernel (at most ENAV_FILENAME_MAX) */
+	const char *filename;
+	/* executable path resolved in the kernel at exec (at most ENAV_EXE_MAX - 1);
+	 * on exits, from the exec record */
+	const char *exe;
+	const char *cgroup_path; /* at most ENAV_SIGNAL_CGROUP_PATH_MAX - 1 */
+	const struct enav_cgroup_identity *identity;
+	/* Kubernetes pod, in the snapshot attribution pinned for the signal. */
+	const struct enav_k8s_pod *pod;
+	/* argv: NUL-separated arguments, argv_len bytes */
+	const char *argv;
+	uint32_t argv_len;
 	/* exit */
-	bool has_exit;
 	int32_t exit_code;   /* valid when exit_signal == 0 */
 	int32_t exit_signal; /* terminating signal, 0 if exited normally */
-	bool core_dumped;
 	uint64_t lifetime_ns;
-	/* attribution */
-	uint64_t cgroup_id;
-	bool has_cgroup_path;
-	char cgroup_path[ENAV_SIGNAL_CGROUP_PATH_MAX];
-	struct enav_cgroup_identity identity;
-	/* Kubernetes pod, valid while the signal holds attr_ref (a snapshot). */
-	const struct enav_k8s_pod *pod;
-	/* argv: NUL-separated arguments, argv_len bytes in argv[] */
-	bool has_argv;
-	bool argv_truncated;
-	uint32_t argv_len;
 };
 
 /* A task's credentials right after a setuid-family or capset call (the
@@ -184,6 +190,13 @@ struct enav_bpf_access_signal {
 	uint32_t entries_restored; /* integrity_check: entries put back */
 };
 
+/*
+ * A signal is its header (up to the payload union) and the payload of its own
+ * kind: enav_signal_new allocates exactly that, so a member of another kind
+ * lies past the allocation and must not be touched (ASan reports it).  After
+ * the payload comes the tail, sized by the creator to the variable data it
+ * carries (enav_signal_tail).
+ */
 struct enav_signal {
 	_Atomic uint32_t refs;
 	enum enav_signal_kind kind;
@@ -191,21 +204,47 @@ struct enav_signal {
 	uint32_t n_warnings;
 	struct enav_field_warning warnings[ENAV_SIGNAL_MAX_WARNINGS];
 	struct enav_process_signal process; /* for network kinds: the owning process */
-	struct enav_net_signal net;
-	struct enav_edge_signal edge;
-	struct enav_finding_signal finding;
-	struct enav_span_signal span;
-	struct enav_cred_signal cred;
-	struct enav_file_signal file;
-	struct enav_bpf_access_signal bpf;
-	/* What attribution pinned for this signal (released with the signal). */
+	/* What attribution pinned for this signal (released with the signal):
+	 * see enav_signal_pin. */
 	void *attr_ref;
 	void (*attr_release)(void *ref);
-	char argv[]; /* exec: process.argv_len bytes; dns.response: the parsed message */
+	union {
+		struct { /* tcp.*, dns.response: net; span: net and span */
+			struct enav_net_signal net;
+			struct enav_span_signal span;
+		};
+		struct enav_edge_signal edge;
+		struct enav_cred_signal cred;
+		struct { /* agent.bpf_access: bpf; file.open: up to file; finding: all */
+			struct enav_bpf_access_signal bpf;
+			struct enav_file_signal file;
+			struct enav_finding_signal finding;
+		};
+	};
 };
 
-/* Allocate a zeroed signal with room for argv_len argv bytes (refs = 1). */
-struct enav_signal *enav_signal_new(enum enav_signal_kind kind, uint32_t argv_len);
+/* The common header: everything before the kind's payload. */
+#define ENAV_SIGNAL_HEADER_SIZE offsetof(struct enav_signal, net)
+_Static_assert(ENAV_SIGNAL_HEADER_SIZE <= 256, "the signal header grew past 256 bytes");
+
+/*
+ * Allocate a signal of its kind's size plus tail_len bytes of tail (refs = 1).
+ * The header and the kind's payload are zeroed, the tail is not; the process
+ * strings point at "" until set.
+ */
+struct enav_signal *enav_signal_new(enum enav_signal_kind kind, uint32_t tail_len);
+/* Bytes enav_signal_new allocates for kind with tail_len bytes of tail. */
+size_t enav_signal_size(enum enav_signal_kind kind, uint32_t tail_len);
+/* The tail reserved at creation, aligned for any type. */
+void *enav_signal_tail(struct enav_signal *s);
+/*
+ * Keep ref alive as long as the signal: release(ref) runs when it is freed.
+ * The first pin is stored in attr_ref; a second one costs a small allocation.
+ * -1 (nothing pinned, ref not released) when that allocation fails.
+ */
+int enav_signal_pin(struct enav_signal *s, void *ref, void (*release)(void *ref));
+/* The ref pinned with release, or NULL. */
+void *enav_signal_pinned(const struct enav_signal *s, void (*release)(void *ref));
 void enav_signal_ref(struct enav_signal *s);
 void enav_signal_unref(struct enav_signal *s);
 /* Record why a field is missing; silently bounded by ENAV_SIGNAL_MAX_WARNINGS. */

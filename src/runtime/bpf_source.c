@@ -375,9 +375,9 @@ bool enav_bpf_source_decode(struct enav_bpf_source *s, const void *data, size_t 
 }
 
 struct enav_signal *enav_bpf_source_signal(struct enav_bpf_source *s, enum enav_signal_kind kind,
-					   uint32_t argv_len, const struct enav_event_header *hdr)
+					   uint32_t tail_len, const struct enav_event_header *hdr)
 {
-	struct enav_signal *sig = enav_signal_new(kind, argv_len);
+	struct enav_signal *sig = enav_signal_new(kind, tail_len);
 	if (!sig) {
 		atomic_fetch_add(&s->host->signals_alloc_failed, 1);
 		return NULL;
@@ -394,7 +394,9 @@ struct enav_signal *enav_bpf_source_task_signal(struct enav_bpf_source *s,
 						const struct enav_event_header *hdr,
 						const struct enav_decoded_task *t)
 {
-	struct enav_signal *sig = enav_bpf_source_signal(s, kind, 0, hdr);
+	bool has_exe = t->exe_len > 0 && t->exe[0] == '/';
+	struct enav_signal *sig =
+	    enav_bpf_source_signal(s, kind, has_exe ? t->exe_len + 1u : 0, hdr);
 	if (!sig)
 		return NULL;
 	struct enav_process_signal *p = &sig->process;
@@ -405,8 +407,10 @@ struct enav_signal *enav_bpf_source_task_signal(struct enav_bpf_source *s,
 	memcpy(p->comm, t->comm, sizeof(p->comm));
 	p->start_boot_ns = t->start_boot_ns;
 	p->start_time_unix_ns = enav_clock_boot_to_unix_ns(t->start_boot_ns);
-	if (t->exe_len > 0 && t->exe[0] == '/') {
-		memcpy(p->exe, t->exe, t->exe_len + 1u);
+	if (has_exe) {
+		char *exe = enav_signal_tail(sig);
+		memcpy(exe, t->exe, t->exe_len + 1u);
+		p->exe = exe;
 		p->has_exe = true;
 	} else {
 		enav_signal_warn(sig, "exe", "path_exceeds_kernel_walk_bounds");

@@ -130,9 +130,9 @@ bool enav_bpf_source_decode(struct enav_bpf_source *s, const void *data, size_t 
 			    struct enav_decoded_event *ev);
 
 /* A new signal of kind for the task in hdr (time, pid, tid, cgroup set),
- * with argv_len bytes of tail; NULL, counted, when out of memory. */
+ * with tail_len bytes of tail; NULL, counted, when out of memory. */
 struct enav_signal *enav_bpf_source_signal(struct enav_bpf_source *s, enum enav_signal_kind kind,
-					   uint32_t argv_len, const struct enav_event_header *hdr);
+					   uint32_t tail_len, const struct enav_event_header *hdr);
 
 /* The same, with the process fields from a decoded enav_task_info (an
  * unresolved executable is a warning). */

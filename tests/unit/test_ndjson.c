@@ -61,15 +61,15 @@ static struct enav_signal *make_exec(const char *argv, uint32_t argv_len)
 	p->start_time_unix_ns = T_START;
 	p->start_boot_ns = 999; /* never serialized */
 	p->has_filename = true;
-	strcpy(p->filename, "./bin/tool");
+	p->filename = "./bin/tool";
 	p->filename_truncated = false;
-	strcpy(p->exe, "/work/bin/tool");
+	p->exe = "/work/bin/tool";
 	p->has_exe = true;
 	p->cgroup_id = CGROUP_215;
 	p->has_cgroup_path = true;
-	strcpy(p->cgroup_path, "/user.slice/session-3.scope");
+	p->cgroup_path = "/user.slice/session-3.scope";
 	if (argv_len)
-		memcpy(s->argv, argv, argv_len);
+		p->argv = memcpy(enav_signal_tail(s), argv, argv_len);
 	p->argv_len = argv_len;
 	p->has_argv = true;
 	return s;
@@ -93,7 +93,7 @@ static struct enav_signal *make_exit(void)
 	p->lifetime_ns = 210344677;
 	p->cgroup_id = 1;
 	p->has_cgroup_path = true;
-	strcpy(p->cgroup_path, "/");
+	p->cgroup_path = "/";
 	return s;
 }
 
@@ -335,7 +335,7 @@ static void test_exit_normal(void **state)
 	/* Code 0 is present, not omitted; exe carried over when known. */
 	s->process.exit_code = 0;
 	s->process.has_exe = true;
-	strcpy(s->process.exe, "/bin/sh");
+	s->process.exe = "/bin/sh";
 	root = encode_parse(s);
 	p = json_object_get(root, "process");
 	expect_keys(p, (const char *const[]){"pid", "tid", "ppid", "comm", "start_time_unix_nano",
@@ -388,7 +388,9 @@ static void test_exit_signaled(void **state)
 static void test_identity_objects(void **state)
 {
 	struct enav_signal *s = make_exec("x", 2);
-	struct enav_cgroup_identity *id = &s->process.identity;
+	static struct enav_cgroup_identity identity;
+	struct enav_cgroup_identity *id = &identity;
+	s->process.identity = id;
 
 	/* No identity: none of the three keys. */
 	json_t *root = encode_parse(s);
@@ -520,10 +522,11 @@ static void test_hostile_bytes(void **state)
 	       "abcd",
 	       16);
 	p->comm[16] = '\0';
-	strcpy(p->exe, "/tmp/\x1b[31mred\",\"x\":\"");
-	strcpy(p->filename, "\xf0\x9f\x98\x80 ok \xf4\x90\x80\x80");
-	strcpy(p->cgroup_path, "/a\"b\\c\n");
-	strcpy(p->identity.systemd_unit, "x\x01y.service");
+	static struct enav_cgroup_identity identity = {.systemd_unit = "x\x01y.service"};
+	p->exe = "/tmp/\x1b[31mred\",\"x\":\"";
+	p->filename = "\xf0\x9f\x98\x80 ok \xf4\x90\x80\x80";
+	p->cgroup_path = "/a\"b\\c\n";
+	p->identity = &identity;
 
 	json_t *root = encode_parse(s);
 	json_t *jp = json_object_get(root, "process");
@@ -617,11 +620,13 @@ static void test_refcount_and_live_count(void **state)
 	assert_int_equal(atomic_load(&a->refs), 1);
 	assert_int_equal(a->kind, ENAV_SIGNAL_PROCESS_EXEC);
 	assert_int_equal(b->kind, ENAV_SIGNAL_PROCESS_EXIT);
-	/* Zeroed, argv room included. */
+	/* The header zeroed, absent strings "", the tail there (not zeroed). */
 	assert_int_equal(a->n_warnings, 0);
 	assert_false(a->process.has_argv);
-	for (int i = 0; i < 16; i++)
-		assert_int_equal(a->argv[i], 0);
+	assert_string_equal(a->process.exe, "");
+	assert_string_equal(a->process.cgroup_path, "");
+	assert_int_equal(a->process.identity->container_id[0], 0);
+	memset(enav_signal_tail(a), 0xa5, 16);
 
 	enav_signal_ref(a);
 	enav_signal_ref(a);

@@ -60,13 +60,14 @@ static size_t observe(struct gen *g, struct enav_signal *s, const char **rules)
 
 static struct enav_signal *file_open(uint32_t pid, const char *exe, uint64_t cgroup)
 {
-	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_FILE_OPEN, 0);
+	size_t exe_len = exe ? strlen(exe) : 0;
+	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_FILE_OPEN, exe_len + 1);
 	assert_non_null(s);
 	s->process.pid = pid;
 	s->process.cgroup_id = cgroup;
 	snprintf(s->process.comm, sizeof(s->process.comm), "reader");
 	if (exe) {
-		snprintf(s->process.exe, sizeof(s->process.exe), "%s", exe);
+		s->process.exe = memcpy(enav_signal_tail(s), exe, exe_len + 1);
 		s->process.has_exe = true;
 	}
 	s->file.has_path = true;
@@ -141,19 +142,24 @@ static void except_ci_cgroup(struct enav_config *c)
 
 static struct enav_signal *exec_tmp(uint32_t pid, const char *cgroup_path, const char *pod_uid)
 {
-	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_PROCESS_EXEC, 0);
+	/* The tail: the identity, then the cgroup path (attribution's part). */
+	size_t path_len = cgroup_path ? strlen(cgroup_path) : 0;
+	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_PROCESS_EXEC,
+						sizeof(struct enav_cgroup_identity) + path_len + 1);
 	assert_non_null(s);
+	struct enav_cgroup_identity *id = enav_signal_tail(s);
+	memset(id, 0, sizeof(*id));
+	s->process.identity = id;
 	s->process.pid = pid;
 	s->process.cgroup_id = pid;
-	snprintf(s->process.exe, sizeof(s->process.exe), "/tmp/dropper");
+	s->process.exe = "/tmp/dropper";
 	s->process.has_exe = true;
 	if (cgroup_path) {
-		snprintf(s->process.cgroup_path, sizeof(s->process.cgroup_path), "%s", cgroup_path);
+		s->process.cgroup_path = memcpy(id + 1, cgroup_path, path_len + 1);
 		s->process.has_cgroup_path = true;
 	}
 	if (pod_uid)
-		snprintf(s->process.identity.pod_uid, sizeof(s->process.identity.pod_uid), "%s",
-			 pod_uid);
+		snprintf(id->pod_uid, sizeof(id->pod_uid), "%s", pod_uid);
 	return s;
 }
 

@@ -24,14 +24,14 @@ static void encode_argv(struct enav_json *j, const struct enav_signal *s)
 	enav_json_array_begin(j);
 	size_t start = 0;
 	for (size_t i = 0; i < p->argv_len; i++) {
-		if (s->argv[i] == '\0') {
-			enav_json_string_n(j, s->argv + start, i - start);
+		if (p->argv[i] == '\0') {
+			enav_json_string_n(j, p->argv + start, i - start);
 			start = i + 1;
 		}
 	}
 	/* A truncated tail has no terminating NUL: keep the partial argument. */
 	if (start < p->argv_len)
-		enav_json_string_n(j, s->argv + start, p->argv_len - start);
+		enav_json_string_n(j, p->argv + start, p->argv_len - start);
 	enav_json_array_end(j);
 	enav_json_kv_bool(j, "argv_truncated", p->argv_truncated);
 }
@@ -378,7 +378,7 @@ attribution:
 		enav_json_kv_string(&j, "path", p->cgroup_path);
 	enav_json_object_end(&j);
 
-	const struct enav_cgroup_identity *id = &p->identity;
+	const struct enav_cgroup_identity *id = p->identity;
 	if (id->container_id[0]) {
 		enav_json_key(&j, "container");
 		enav_json_object_begin(&j);

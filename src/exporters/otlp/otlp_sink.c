@@ -143,12 +143,12 @@ static size_t workload_resource(const struct otlp_sink *o, const struct enav_sig
 	if (p->comm[0])
 		wr->kv[n++] = (struct enav_otlp_kv){
 		    .key = "process.executable.name", .type = ENAV_OTLP_STR, .s = p->comm};
-	if (p->identity.container_id[0])
+	if (p->identity->container_id[0])
 		wr->kv[n++] = (struct enav_otlp_kv){
-		    .key = "container.id", .type = ENAV_OTLP_STR, .s = p->identity.container_id};
-	if (p->identity.pod_uid[0])
+		    .key = "container.id", .type = ENAV_OTLP_STR, .s = p->identity->container_id};
+	if (p->identity->pod_uid[0])
 		wr->kv[n++] = (struct enav_otlp_kv){
-		    .key = "k8s.pod.uid", .type = ENAV_OTLP_STR, .s = p->identity.pod_uid};
+		    .key = "k8s.pod.uid", .type = ENAV_OTLP_STR, .s = p->identity->pod_uid};
 	if (p->pod) {
 		wr->kv[n++] = (struct enav_otlp_kv){
 		    .key = "k8s.pod.name", .type = ENAV_OTLP_STR, .s = p->pod->name};

@@ -139,8 +139,7 @@ static struct enav_signal *dns_signal(struct net_source *src, const struct enav_
 	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_DNS, (uint32_t)used);
 	if (!s)
 		return NULL;
-	memcpy(s->argv, m, used);
-	m = (struct enav_dns_message *)s->argv;
+	m = memcpy(enav_signal_tail(s), m, used);
 	s->time_unix_ns = enav_clock_boot_to_unix_ns(e->hdr.boot_time_ns);
 	set_process(s, &e->hdr, e->comm);
 	set_tuple(&s->net, e->family, e->sport, e->dport, e->saddr, e->daddr);

@@ -80,13 +80,18 @@ static struct enav_signal *build_signal(struct enav_bpf_source *bpf,
 	if (ev->type == ENAV_EVENT_CRED_CHANGE)
 		return cred_signal(bpf, ev);
 	bool exec = ev->type == ENAV_EVENT_PROCESS_EXEC;
-	struct enav_signal *s =
-	    enav_bpf_source_signal(bpf, exec ? ENAV_SIGNAL_PROCESS_EXEC : ENAV_SIGNAL_PROCESS_EXIT,
-				   exec ? ev->exec.argv_len : 0, &ev->hdr);
+	/* The exec's tail: argv, then filename and exe, each as long as it is. */
+	bool has_exe = exec && ev->exec.exe_len > 0 && ev->exec.exe[0] == '/';
+	uint32_t tail_len = exec ? ev->exec.argv_len + ev->exec.filename_len + 1u +
+				       (has_exe ? ev->exec.exe_len + 1u : 0)
+				 : 0;
+	struct enav_signal *s = enav_bpf_source_signal(
+	    bpf, exec ? ENAV_SIGNAL_PROCESS_EXEC : ENAV_SIGNAL_PROCESS_EXIT, tail_len, &ev->hdr);
 	if (!s)
 		return NULL;
 	struct enav_process_signal *p = &s->process;
 	if (exec) {
+		char *tail = enav_signal_tail(s);
 		p->ppid = ev->exec.ppid;
 		p->uid = ev->exec.uid;
 		p->gid = ev->exec.gid;
@@ -94,14 +99,18 @@ static struct enav_signal *build_signal(struct enav_bpf_source *bpf,
 		memcpy(p->comm, ev->exec.comm, sizeof(p->comm));
 		p->start_boot_ns = ev->exec.start_boot_ns;
 		p->start_time_unix_ns = enav_clock_boot_to_unix_ns(ev->exec.start_boot_ns);
-		memcpy(p->filename, ev->exec.filename, ev->exec.filename_len + 1u);
+		char *filename = tail + ev->exec.argv_len;
+		memcpy(filename, ev->exec.filename, ev->exec.filename_len + 1u);
+		p->filename = filename;
 		p->filename_truncated = ev->exec.flags & ENAV_EXEC_FILENAME_TRUNCATED;
 		if (ev->exec.flags & ENAV_EXEC_FILENAME_FAULT)
 			enav_signal_warn(s, "filename", "kernel_read_fault");
 		else
 			p->has_filename = true;
-		if (ev->exec.exe_len > 0 && ev->exec.exe[0] == '/') {
-			memcpy(p->exe, ev->exec.exe, ev->exec.exe_len + 1u);
+		if (has_exe) {
+			char *exe = filename + ev->exec.filename_len + 1u;
+			memcpy(exe, ev->exec.exe, ev->exec.exe_len + 1u);
+			p->exe = exe;
 			p->has_exe = true;
 		} else {
 			enav_signal_warn(s, "exe", "path_exceeds_kernel_walk_bounds");
@@ -112,7 +121,8 @@ static struct enav_signal *build_signal(struct enav_bpf_source *bpf,
 			p->has_argv = true;
 			p->argv_truncated = ev->exec.flags & ENAV_EXEC_ARGV_TRUNCATED;
 			p->argv_len = ev->exec.argv_len;
-			memcpy(s->argv, ev->exec.argv, ev->exec.argv_len);
+			memcpy(tail, ev->exec.argv, ev->exec.argv_len);
+			p->argv = tail;
 		}
 	} else {
 		p->ppid = ev->exit.ppid;

@@ -35,7 +35,7 @@ static size_t pm_observe(void *state, const struct enav_signal *s, struct enav_s
 	struct process_metrics *pm = state;
 	const struct enav_process_signal *p = &s->process;
 	if (s->kind == ENAV_SIGNAL_PROCESS_EXEC) {
-		atomic_fetch_add(&pm->execs[p->identity.container_id[0] != '\0'], 1);
+		atomic_fetch_add(&pm->execs[p->identity->container_id[0] != '\0'], 1);
 		return 0;
 	}
 	if (s->kind != ENAV_SIGNAL_PROCESS_EXIT)

@@ -169,10 +169,12 @@ static bool excepted(struct findings *f, enum rule r, const struct enav_signal *
 	if (!set->n)
 		return false;
 	const struct enav_process_signal *p = &s->process;
-	const struct enav_snapshot *snap = s->attr_ref;
+	/* The view is consulted only for a signal attributed to a pod. */
+	const struct enav_snapshot *snap =
+	    p->pod ? enav_signal_pinned(s, enav_snapshot_unpin) : NULL;
 	struct enav_workload w = {
 	    .cgroup_path = p->has_cgroup_path ? p->cgroup_path : NULL,
-	    .identity = &p->identity,
+	    .identity = p->identity,
 	    .k8s = snap ? snap->k8s : NULL,
 	    .pod = p->pod,
 	};
@@ -213,25 +215,29 @@ static bool admit(struct findings *f, enum rule r, const struct enav_signal *s, 
 	return true;
 }
 
+static void unpin_evidence(void *evidence)
+{
+	enav_signal_unref(evidence);
+}
+
 static struct enav_signal *finding(struct findings *f, enum rule r, const struct enav_signal *s)
 {
 	struct enav_signal *o = enav_signal_new(ENAV_SIGNAL_FINDING, 0);
 	if (!o)
 		return NULL;
+	/* The process part points into the evidence (its tail, what attribution
+	 * pinned for it): the finding holds the evidence.  Its reference count is
+	 * the one field a reader may change. */
+	struct enav_signal *evidence = (struct enav_signal *)s;
+	enav_signal_ref(evidence);
+	enav_signal_pin(o, evidence, unpin_evidence); /* the first pin: cannot fail */
 	o->time_unix_ns = s->time_unix_ns;
 	o->process = s->process;
-	/* The pod view the evidence was attributed with stays pinned. */
-	o->process.pod = NULL;
-	if (s->attr_ref && s->process.pod) {
-		struct enav_snapshot *snap = s->attr_ref;
-		atomic_fetch_add(&snap->refs, 1);
-		o->attr_ref = s->attr_ref;
-		o->attr_release = s->attr_release;
-		o->process.pod = s->process.pod;
-	}
 	o->process.has_argv = false;
-	o->file = s->file;
-	o->bpf = s->bpf;
+	if (s->kind == ENAV_SIGNAL_FILE_OPEN)
+		o->file = s->file;
+	if (s->kind == ENAV_SIGNAL_BPF_ACCESS)
+		o->bpf = s->bpf;
 	o->finding.rule = rule_names[r];
 	o->finding.severity = rule_severity[r];
 	o->finding.evidence_kind = s->kind;
