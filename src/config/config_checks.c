@@ -13,17 +13,9 @@
 #include <string.h>
 
 #include "config/config_priv.h"
+#include "config/config_rules.h"
 
 /* ---- per-key rules for strings and list entries ---------------------------- */
-
-#define SELECTOR_RULE                                                                              \
-	"expected kind:value with kind one of cgroup, runtime, namespace, pod, label, service"
-#define LABEL_KEY_RULE                                                                             \
-	"[prefix/]name: name 1..63 characters of A-Z a-z 0-9 - _ . starting and ending "           \
-	"alphanumeric, prefix a lowercase DNS subdomain"
-#define LABEL_VALUE_RULE                                                                           \
-	"0..63 characters of A-Z a-z 0-9 - _ . starting and ending alphanumeric, or empty"
-#define NAMESPACE_RULE "a DNS label: 1..63 characters of a-z 0-9 - starting and ending alphanumeric"
 
 enum selector_kind { SEL_CGROUP, SEL_RUNTIME, SEL_NAMESPACE, SEL_POD, SEL_LABEL, SEL_SERVICE };
 

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "config/config.h"
+#include "config/config_rules.h"
 
 #define ROOT_KEYS                                                                                  \
 	"log_level, transport, hooks, shutdown_timeout_ms, drop_capabilities, kernel, sources, "   \
@@ -1039,14 +1040,6 @@ static void test_validate_in_memory_config(void **state)
 }
 
 /* ---- lists ---------------------------------------------------------------------- */
-
-#define SELECTOR_RULE                                                                              \
-	"expected kind:value with kind one of cgroup, runtime, namespace, pod, label, service"
-#define LABEL_KEY_RULE                                                                             \
-	"[prefix/]name: name 1..63 characters of A-Z a-z 0-9 - _ . starting and ending "           \
-	"alphanumeric, prefix a lowercase DNS subdomain"
-#define LABEL_VALUE_RULE                                                                           \
-	"0..63 characters of A-Z a-z 0-9 - _ . starting and ending alphanumeric, or empty"
 
 /* Build "key: [e, e, ...]" (flow) or the "- e" form (block) with n copies of e. */
 static char *list_yaml(const char *section, const char *key, const char *entry, size_t n,
