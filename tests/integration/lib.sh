@@ -115,7 +115,8 @@ make_cgroup() {
 
 # write_config FILE [extra yaml lines...]: a test config on the test port.
 # The NDJSON exporter writes to $WORK/signals.ndjson; extra lines may open
-# "exporters:" for another exporter (the ndjson entry joins it).
+# "exporters:" for another exporter (the ndjson entry joins it, right after
+# that line, so "exporters:" "    queue_capacity: N" sets an ndjson key).
 write_config() {
 	local file=$1 line exporters=
 	shift

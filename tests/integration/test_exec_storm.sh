@@ -15,7 +15,7 @@ storm_case() {
 	local cg cgid
 	cg=$(make_cgroup "enav-test.slice/storm-$transport.scope") || { fail "cannot create cgroup"; return 1; }
 	cgid=$(stat -c %i "$cg")
-	write_config "$WORK/cfg.yaml" "    queue_capacity: 262144" "transport: $transport" \
+	write_config "$WORK/cfg.yaml" "exporters:" "    queue_capacity: 262144" "transport: $transport" \
 		"kernel:" "  ring_buffer_bytes: 16777216" "  perf_buffer_pages: 256"
 	start_agent "$WORK/cfg.yaml" || return 1
 
