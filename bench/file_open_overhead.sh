@@ -26,6 +26,7 @@ for arm in off unwatched watched; do
 		echo "exporters:"
 		echo "  ndjson:"
 		echo "    path: /dev/null"
+		echo "    rate_limit: {spans_per_second: 0, other_kinds_per_second: 0}" # every open written
 		echo "profiling:"
 		echo "  enabled: false"
 		echo "sources:"

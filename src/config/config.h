@@ -118,6 +118,13 @@ struct enav_config {
 		char path[ENAV_CONFIG_PATH_MAX]; /* exporters.ndjson.path: "-" = stdout ("-") */
 		uint32_t queue_capacity; /* exporters.ndjson.queue_capacity: 16..1048576 (8192) */
 		uint32_t max_line_bytes; /* exporters.ndjson.max_line_bytes: 1024..65536 (16384) */
+		/* exporters.ndjson.rate_limit.*: lines per second, 0 = no limit (ADR 0015):
+		 * spans_per_second 0..1000000 (100), other_kinds_per_second
+		 * 0..1000000 (1000) for each other kind. */
+		struct {
+			uint32_t spans_per_second;
+			uint32_t other_kinds_per_second;
+		} rate_limit;
 	} ndjson;
 
 	struct {

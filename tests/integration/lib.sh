@@ -114,9 +114,10 @@ make_cgroup() {
 }
 
 # write_config FILE [extra yaml lines...]: a test config on the test port.
-# The NDJSON exporter writes to $WORK/signals.ndjson; extra lines may open
-# "exporters:" for another exporter (the ndjson entry joins it, right after
-# that line, so "exporters:" "    queue_capacity: N" sets an ndjson key).
+# The NDJSON exporter writes every signal (no rate limit: the tests count
+# them) to $WORK/signals.ndjson; extra lines may open "exporters:" for another
+# exporter (the ndjson entry joins it, right after that line, so "exporters:"
+# "    queue_capacity: N" sets an ndjson key).
 write_config() {
 	local file=$1 line exporters=
 	shift
@@ -127,12 +128,19 @@ write_config() {
 		for line in "$@"; do
 			echo "$line"
 			if [ "$line" = "exporters:" ]; then
-				printf '  ndjson:\n    path: %s\n' "$WORK/signals.ndjson"
+				ndjson_every_signal "$WORK/signals.ndjson"
 				exporters=1
 			fi
 		done
-		[ -n "$exporters" ] || printf 'exporters:\n  ndjson:\n    path: %s\n' "$WORK/signals.ndjson"
+		[ -n "$exporters" ] || { echo "exporters:" && ndjson_every_signal "$WORK/signals.ndjson"; }
 	} >"$file"
+}
+
+# ndjson_every_signal PATH: the "  ndjson:" entry of an "exporters:" mapping
+# that writes every signal to PATH, lifting the default rate limit (ADR 0015).
+ndjson_every_signal() {
+	printf '  ndjson:\n    path: %s\n' "$1"
+	printf '    rate_limit: {spans_per_second: 0, other_kinds_per_second: 0}\n'
 }
 
 # ENAV_TIME_SCALE: how many times longer than natively a test waits for

@@ -120,8 +120,7 @@ case_non_root() {
 		echo "http:"
 		echo "  listen: 127.0.0.1:$TEST_PORT"
 		echo "exporters:"
-		echo "  ndjson:"
-		echo "    path: $home/signals.ndjson"
+		ndjson_every_signal "$home/signals.ndjson"
 	} >"$home/cfg.yaml"
 	chmod 644 "$home/cfg.yaml"
 	local caps=+bpf,+perfmon,+sys_ptrace,+dac_read_search,+sys_admin

@@ -88,6 +88,8 @@ static void expect_defaults(const struct enav_config *c)
 	assert_string_equal(c->ndjson.path, "-");
 	assert_int_equal(c->ndjson.queue_capacity, 8192);
 	assert_int_equal(c->ndjson.max_line_bytes, 16384);
+	assert_int_equal(c->ndjson.rate_limit.spans_per_second, 100);
+	assert_int_equal(c->ndjson.rate_limit.other_kinds_per_second, 1000);
 	assert_true(c->http.enabled);
 	assert_string_equal(c->http.listen, "127.0.0.1:9464");
 	assert_int_equal(c->http.max_connections, 16);
@@ -665,6 +667,45 @@ static void test_integer_range(void **state)
 		  "http.max_connections: 1025 is out of range (allowed 1..1024)");
 	parse_err("exporters: {ndjson: {max_line_bytes: 1023}}",
 		  "exporters.ndjson.max_line_bytes: 1023 is out of range (allowed 1024..65536)");
+}
+
+/* NDJSON's rate limit (ADR 0015): 0 is no limit, the bound keeps the bucket
+ * arithmetic in 64 bits, and validate holds a value set in code to it too. */
+static void test_ndjson_rate_limit(void **state)
+{
+	struct enav_config c;
+	char err[512];
+
+	(void)state;
+	parse_ok("exporters: {ndjson: {rate_limit: {spans_per_second: 0}}}", &c);
+	assert_int_equal(c.ndjson.rate_limit.spans_per_second, 0);
+	assert_int_equal(c.ndjson.rate_limit.other_kinds_per_second, 1000);
+	parse_ok("exporters:\n"
+		 "  ndjson:\n"
+		 "    rate_limit:\n"
+		 "      spans_per_second: 1000000\n"
+		 "      other_kinds_per_second: 0\n",
+		 &c);
+	assert_int_equal(c.ndjson.rate_limit.spans_per_second, 1000000);
+	assert_int_equal(c.ndjson.rate_limit.other_kinds_per_second, 0);
+	parse_err("exporters: {ndjson: {rate_limit: {spans_per_second: 1000001}}}",
+		  "exporters.ndjson.rate_limit.spans_per_second: 1000001 is out of range (allowed "
+		  "0..1000000)");
+	parse_err(
+	    "exporters: {ndjson: {rate_limit: {other_kinds_per_second: -1}}}",
+	    "exporters.ndjson.rate_limit.other_kinds_per_second: expected an unsigned decimal "
+	    "integer in 0..1000000, got \"-1\"");
+	parse_err("exporters: {ndjson: {rate_limit: {span: 5}}}",
+		  "exporters.ndjson.rate_limit.span: unknown key (allowed: spans_per_second, "
+		  "other_kinds_per_second)");
+	parse_err("exporters: {ndjson: {rate_limit: 100}}",
+		  "exporters.ndjson.rate_limit: expected a mapping, got \"100\"");
+
+	enav_config_defaults(&c);
+	c.ndjson.rate_limit.other_kinds_per_second = 4000000;
+	assert_int_equal(enav_config_validate(&c, err, sizeof(err)), -1);
+	assert_string_equal(err, "exporters.ndjson.rate_limit.other_kinds_per_second: 4000000 is "
+				 "out of range (allowed 0..1000000)");
 }
 
 static void test_integer_overflow(void **state)
@@ -1741,6 +1782,7 @@ int main(void)
 	    cmocka_unit_test(test_new_integer_ranges),
 	    cmocka_unit_test(test_kubernetes_strings),
 	    cmocka_unit_test(test_validate_new_fields),
+	    cmocka_unit_test(test_ndjson_rate_limit),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "exporters/ndjson/ndjson.h"
+#include "exporters/ndjson/ndjson_limit.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -468,6 +469,8 @@ struct ndjson_sink {
 	bool in_write; /* a line is inside fwrite */
 	_Atomic uint64_t too_long;
 	_Atomic uint64_t abandoned; /* lost when the output was abandoned at the deadline */
+	/* Admission (capture thread): what each kind may write per second. */
+	struct enav_ndjson_limit limit;
 };
 
 /*
@@ -602,12 +605,20 @@ static int ndjson_init(struct enav_host *a, void **state, char *err, size_t errl
 		snprintf(err, errlen, "ndjson: cannot start writer thread");
 		return -EAGAIN;
 	}
+	enav_ndjson_limit_init(&ns->limit, cfg->ndjson.rate_limit.spans_per_second,
+			       cfg->ndjson.rate_limit.other_kinds_per_second, enav_clock_mono_ns());
+	char limits[256];
+	enav_ndjson_limit_describe(&ns->limit, limits, sizeof(limits));
+	enav_info("ndjson: writing to %s: %s", ns->owns_out ? path : "stdout", limits);
 	return 0;
 }
 
 static void ndjson_submit(void *state, struct enav_signal *s)
 {
 	struct ndjson_sink *ns = state;
+	/* Refused before it costs a reference, a queue slot or an encoding. */
+	if (!enav_ndjson_limit_admit(&ns->limit, s->kind, enav_clock_mono_ns()))
+		return;
 	enav_signal_ref(s);
 	enav_export_worker_submit(ns->ew, s); /* refused: counted, and unref'd */
 }
@@ -635,6 +646,28 @@ static void ndjson_fini(void *state, uint64_t deadline_mono_ns)
 	free(ns);
 }
 
+/* The limit and what it refused, per kind (ADR 0015). */
+static void limit_metrics(const struct enav_ndjson_limit *l, struct enav_promtext *p)
+{
+	enav_promtext_family(p, "enav_ndjson_rate_limit_per_second", "gauge",
+			     "Lines of a signal kind the NDJSON exporter writes per second at most "
+			     "(0: no limit).");
+	for (unsigned k = 1; k < ENAV_SIGNAL__COUNT; k++) {
+		const char *lk[] = {"kind", enav_signal_kind_name((enum enav_signal_kind)k)};
+		enav_promtext_sample_u64(p, "enav_ndjson_rate_limit_per_second", lk, 1,
+					 enav_ndjson_limit_rate(l, (enum enav_signal_kind)k));
+	}
+	enav_promtext_family(
+	    p, "enav_ndjson_rate_limited_total", "counter",
+	    "Signals the NDJSON exporter did not write because their kind was over "
+	    "its rate limit.");
+	for (unsigned k = 1; k < ENAV_SIGNAL__COUNT; k++) {
+		const char *lk[] = {"kind", enav_signal_kind_name((enum enav_signal_kind)k)};
+		enav_promtext_sample_u64(p, "enav_ndjson_rate_limited_total", lk, 1,
+					 enav_ndjson_limit_refused(l, (enum enav_signal_kind)k));
+	}
+}
+
 static void ndjson_metrics(void *state, struct enav_promtext *p)
 {
 	struct ndjson_sink *ns = state;
@@ -656,14 +689,17 @@ static void ndjson_metrics(void *state, struct enav_promtext *p)
 	const char *reasons[][2] = {{"queue_full", NULL},
 				    {"line_too_long", NULL},
 				    {"write_error", NULL},
-				    {"shutdown_deadline", NULL}};
+				    {"shutdown_deadline", NULL},
+				    {"rate_limited", NULL}};
 	uint64_t vals[] = {st.drops[ENAV_EXPORT_DROP_QUEUE_FULL], atomic_load(&ns->too_long),
 			   atomic_load(&ns->out.write_errors),
-			   st.drops[ENAV_EXPORT_DROP_SHUTDOWN] + atomic_load(&ns->abandoned)};
-	for (size_t i = 0; i < 4; i++) {
+			   st.drops[ENAV_EXPORT_DROP_SHUTDOWN] + atomic_load(&ns->abandoned),
+			   enav_ndjson_limit_refused_total(&ns->limit)};
+	for (size_t i = 0; i < 5; i++) {
 		const char *lr[] = {"sink", "ndjson", "reason", reasons[i][0]};
 		enav_promtext_sample_u64(p, "enav_sink_dropped_total", lr, 2, vals[i]);
 	}
+	limit_metrics(&ns->limit, p);
 }
 
 bool enav_ndjson_enabled(const struct enav_config *cfg)
