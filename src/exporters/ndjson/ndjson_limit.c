@@ -2,19 +2,13 @@
 #include "exporters/ndjson/ndjson_limit.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #define NS_PER_S 1000000000ull
 
-static struct enav_ndjson_bucket *bucket_of(struct enav_ndjson_limit *l, enum enav_signal_kind kind)
+/* A kind outside the table shares slot 0, which no kind uses. */
+static unsigned slot(enum enav_signal_kind kind)
 {
-	return &l->kind[(unsigned)kind < ENAV_SIGNAL__COUNT ? (unsigned)kind : 0];
-}
-
-static const struct enav_ndjson_bucket *cbucket_of(const struct enav_ndjson_limit *l,
-						   enum enav_signal_kind kind)
-{
-	return &l->kind[(unsigned)kind < ENAV_SIGNAL__COUNT ? (unsigned)kind : 0];
+	return (unsigned)kind < ENAV_SIGNAL__COUNT ? (unsigned)kind : 0;
 }
 
 void enav_ndjson_limit_init(struct enav_ndjson_limit *l, uint32_t spans_per_second,
@@ -35,7 +29,7 @@ void enav_ndjson_limit_init(struct enav_ndjson_limit *l, uint32_t spans_per_seco
 bool enav_ndjson_limit_admit(struct enav_ndjson_limit *l, enum enav_signal_kind kind,
 			     uint64_t now_ns)
 {
-	struct enav_ndjson_bucket *b = bucket_of(l, kind);
+	struct enav_ndjson_bucket *b = &l->kind[slot(kind)];
 	if (b->per_second == 0)
 		return true;
 	uint64_t full = (uint64_t)b->per_second * NS_PER_S;
@@ -56,12 +50,12 @@ bool enav_ndjson_limit_admit(struct enav_ndjson_limit *l, enum enav_signal_kind 
 
 uint32_t enav_ndjson_limit_rate(const struct enav_ndjson_limit *l, enum enav_signal_kind kind)
 {
-	return cbucket_of(l, kind)->per_second;
+	return l->kind[slot(kind)].per_second;
 }
 
 uint64_t enav_ndjson_limit_refused(const struct enav_ndjson_limit *l, enum enav_signal_kind kind)
 {
-	return atomic_load_explicit(&cbucket_of(l, kind)->refused, memory_order_relaxed);
+	return atomic_load_explicit(&l->kind[slot(kind)].refused, memory_order_relaxed);
 }
 
 uint64_t enav_ndjson_limit_refused_total(const struct enav_ndjson_limit *l)
