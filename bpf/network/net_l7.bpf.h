@@ -361,17 +361,14 @@ static __always_inline void l7_emit(void *ctx, struct l7_scratch *sc, struct soc
 		enav_emit_lazy(ctx, e, size);
 }
 
-static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pending *p, long ret)
+/*
+ * The call's bytes on a followed TCP connection c (classified or pending):
+ * called by the socket-level programs and by the sys_exit fallback, with the
+ * call's arguments in p and the bytes it moved on this socket in ret.
+ */
+static __always_inline void l7_capture(void *ctx, struct sock *sk, struct conn *c,
+				       struct pending *p, long ret, bool sent)
 {
-	if (sk_protocol(sk) != IPPROTO_TCP)
-		return;
-	__u64 key = (__u64)sk;
-	struct conn *c = bpf_map_lookup_elem(&enav_conns, &key);
-	if (!c || c->l7s.l7 == ENAV_L7_CLASS_NONE)
-		return;
-	bool sent = is_send(p->nr);
-	if (!sent && (p->nr == NR_recvfrom || p->nr == NR_recvmsg) && (p->arg4 & MSG_PEEK))
-		return; /* read again for real later */
 	/* Not enav_scratch(): through it the compiler lays sys_exit out anew,
 	 * and this program's code is kept as the kernel matrix proved it. */
 	__u32 zero = 0;
