@@ -149,7 +149,7 @@ static __always_inline void enav_emit(void *ctx, void *data, __u64 size)
  * to 25k requests/s), and a forced wakeup on every event once the
  * threshold is passed costs each one a self-IPI, which in a VM is an exit
  * to the hypervisor (measured on this Firecracker guest: 864 ns per socket
- * hook run with it, see docs/adr/0015-payloads-at-socket-hooks.md).
+ * hook run with it, see docs/adr/0016-payloads-at-socket-hooks.md).
  */
 #define ENAV_LAZY_WAKEUP_SHIFT 16 /* 64 KiB */
 

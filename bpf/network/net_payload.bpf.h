@@ -141,7 +141,7 @@ static __always_inline void l7_capture_syscall(void *ctx, struct sock *sk, struc
 	bool sent = is_send(p->nr);
 	if (!sent && (p->nr == NR_recvfrom || p->nr == NR_recvmsg) && (p->arg4 & MSG_PEEK))
 		return; /* read again for real later */
-	l7_capture(ctx, sk, c, p, ret, sent);
+	l7_capture(ctx, sk, c, p, ret, sent, false);
 }
 
 static __always_inline int handle_exit(void *ctx, struct pt_regs *regs, long ret)
@@ -325,7 +325,7 @@ static __always_inline int socket_call(void *ctx, struct sock *sk, long ret, int
 	if (dns && is_dns_syscall(p.nr))
 		dns_at_socket(ctx, sk, &p, ret, sent, proto);
 	if (l7 && is_l7_syscall(p.nr))
-		l7_capture(ctx, sk, c, &p, ret, sent);
+		l7_capture(ctx, sk, c, &p, ret, sent, true);
 	return 0;
 }
 
