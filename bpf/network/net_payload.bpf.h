@@ -95,8 +95,11 @@ static __always_inline void emit_dns(void *ctx, struct sock *sk, __u64 buf, __u6
 	__u32 cap = enav_dns_capture;
 	if (cap > ENAV_DNS_PAYLOAD_MAX)
 		cap = ENAV_DNS_PAYLOAD_MAX;
-	__u32 n = ret < cap ? ret : cap;
-	n &= (ENAV_DNS_PAYLOAD_MAX << 1) - 1;
+	/* 64 bits, bounded in the register the call takes: a 32-bit value
+	 * checked on a truncated copy and passed from a 64-bit spill is
+	 * refused by Linux 6.1's verifier ("R2 min value is negative"). */
+	__u64 n = ret < cap ? ret : cap;
+	enav_bound(n, 1023);
 	if (n > ENAV_DNS_PAYLOAD_MAX)
 		n = ENAV_DNS_PAYLOAD_MAX;
 	if (n && bpf_probe_read_user(e->payload, n, (void *)src) != 0) {
