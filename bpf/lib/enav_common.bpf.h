@@ -138,19 +138,29 @@ static __always_inline void enav_emit(void *ctx, void *data, __u64 size)
 	enav_count(err ? ENAV_KC_TRANSPORT_FULL : ENAV_KC_EMITTED);
 }
 
-/* Bulk events (application payload fragments) wake the consumer only once
- * this much is pending; the consumer's timer drains the rest within
- * kernel.poll_interval_ms.  A wakeup per event costs each traced call a
- * context switch (measured: wrk -> nginx fell from 42k to 25k requests/s). */
-#define ENAV_LAZY_WAKEUP_BYTES (64 * 1024)
+/*
+ * Bulk events (application payload fragments) wake the consumer once per
+ * this much pending data: when the event takes the pending bytes across a
+ * multiple of it.  The consumer drains the ring on each wakeup, and its
+ * timer drains the rest within kernel.poll_interval_ms; epoll reports the
+ * ring readable while anything is pending, so no wakeup is lost between a
+ * drain and the next wait.  Two costs this avoids: a wakeup per event costs
+ * each traced call a context switch (measured: wrk -> nginx fell from 42k
+ * to 25k requests/s), and a forced wakeup on every event once the
+ * threshold is passed costs each one a self-IPI, which in a VM is an exit
+ * to the hypervisor (measured on this Firecracker guest: 864 ns per socket
+ * hook run with it, see docs/adr/0016-payloads-at-socket-hooks.md).
+ */
+#define ENAV_LAZY_WAKEUP_SHIFT 16 /* 64 KiB */
 
 static __always_inline void enav_emit_lazy(void *ctx, void *data, __u64 size)
 {
 #ifdef ENAV_TRANSPORT_RINGBUF
 	__u64 pending = bpf_ringbuf_query(&enav_events, BPF_RB_AVAIL_DATA);
-	__u64 flags =
-	    pending + size >= ENAV_LAZY_WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-	long err = bpf_ringbuf_output(&enav_events, data, size, flags);
+	bool crosses =
+	    (pending >> ENAV_LAZY_WAKEUP_SHIFT) != ((pending + size) >> ENAV_LAZY_WAKEUP_SHIFT);
+	long err = bpf_ringbuf_output(&enav_events, data, size,
+				      crosses ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 	enav_count(err ? ENAV_KC_TRANSPORT_FULL : ENAV_KC_EMITTED);
 #else
 	enav_emit(ctx, data, size);

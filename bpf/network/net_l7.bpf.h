@@ -267,8 +267,9 @@ struct l7_call {
  * below) and the TLS uprobes (net_tls.bpf.h).  sc's segments are loaded (unless nodata).  c, when
  * the TCP connection is known, gives the cached tuple; otherwise it is read from sk.
  */
-static __always_inline void l7_emit(void *ctx, struct l7_scratch *sc, struct sock *sk,
-				    struct l7_stream *st, struct conn *c, struct l7_call *call)
+static __always_inline void l7_emit_as(void *ctx, struct l7_scratch *sc, struct sock *sk,
+				       struct l7_stream *st, struct conn *c, struct l7_call *call,
+				       bool btf)
 {
 	__u32 cap = enav_l7_capture;
 	if (cap > ENAV_L7_PAYLOAD_MAX)
@@ -344,9 +345,14 @@ static __always_inline void l7_emit(void *ctx, struct l7_scratch *sc, struct soc
 	/* The process's name (its leader's), not the thread's: "kcat", not
 	 * "rdk:broker0", so a workload is one label.  15 bytes: the 16th
 	 * carries the TLS library. */
-	struct task_struct *task = (void *)bpf_get_current_task();
-	BPF_CORE_READ_STR_INTO(&sc->comm, task, group_leader, comm);
-	__builtin_memcpy(e->comm, sc->comm, sizeof(e->comm));
+	if (btf) { /* plain loads through the BTF task: no helper calls */
+		struct task_struct *task = bpf_get_current_task_btf();
+		__builtin_memcpy(e->comm, task->group_leader->comm, sizeof(e->comm));
+	} else {
+		struct task_struct *task = (void *)bpf_get_current_task();
+		BPF_CORE_READ_STR_INTO(&sc->comm, task, group_leader, comm);
+		__builtin_memcpy(e->comm, sc->comm, sizeof(e->comm));
+	}
 	e->tls_library = call->tls_library;
 	n &= 2 * ENAV_L7_PAYLOAD_MAX - 1;
 	if (n > ENAV_L7_PAYLOAD_MAX)
@@ -361,17 +367,21 @@ static __always_inline void l7_emit(void *ctx, struct l7_scratch *sc, struct soc
 		enav_emit_lazy(ctx, e, size);
 }
 
-static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pending *p, long ret)
+/* l7_emit_as for callers whose sk is not a BTF pointer (uprobes, sys_exit). */
+static __always_inline void l7_emit(void *ctx, struct l7_scratch *sc, struct sock *sk,
+				    struct l7_stream *st, struct conn *c, struct l7_call *call)
 {
-	if (sk_protocol(sk) != IPPROTO_TCP)
-		return;
-	__u64 key = (__u64)sk;
-	struct conn *c = bpf_map_lookup_elem(&enav_conns, &key);
-	if (!c || c->l7s.l7 == ENAV_L7_CLASS_NONE)
-		return;
-	bool sent = is_send(p->nr);
-	if (!sent && (p->nr == NR_recvfrom || p->nr == NR_recvmsg) && (p->arg4 & MSG_PEEK))
-		return; /* read again for real later */
+	l7_emit_as(ctx, sc, sk, st, c, call, false);
+}
+
+/*
+ * The call's bytes on a followed TCP connection c (classified or pending):
+ * called by the socket-level programs and by the sys_exit fallback, with the
+ * call's arguments in p and the bytes it moved on this socket in ret.
+ */
+static __always_inline void l7_capture(void *ctx, struct sock *sk, struct conn *c,
+				       struct pending *p, long ret, bool sent, bool btf)
+{
 	/* Not enav_scratch(): through it the compiler lays sys_exit out anew,
 	 * and this program's code is kept as the kernel matrix proved it. */
 	__u32 zero = 0;
@@ -385,14 +395,25 @@ static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pendin
 		enav_count(ENAV_KC_USER_READ_FAULT);
 		return;
 	}
-	struct tcp_sock *tp = (void *)sk;
-	__u32 end = sent ? BPF_CORE_READ(tp, write_seq) : BPF_CORE_READ(tp, copied_seq);
 	/* A read that also consumed the peer's FIN advanced copied_seq one past
 	 * the data (tcp_recvmsg counts the FIN): after it, rcv_nxt == copied_seq
 	 * on a receive-shut socket.  (A later read returns 0 and is not seen.) */
-	if (!sent && (BPF_CORE_READ_BITFIELD_PROBED(sk, sk_shutdown) & RCV_SHUTDOWN) &&
-	    BPF_CORE_READ(tp, rcv_nxt) == end)
-		end -= 1;
+	__u32 end;
+	if (btf) {
+		struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+		if (!tp)
+			return;
+		end = sent ? tp->write_seq : tp->copied_seq;
+		if (!sent && (BPF_CORE_READ_BITFIELD(sk, sk_shutdown) & RCV_SHUTDOWN) &&
+		    tp->rcv_nxt == end)
+			end -= 1;
+	} else {
+		struct tcp_sock *tp = (void *)sk;
+		end = sent ? BPF_CORE_READ(tp, write_seq) : BPF_CORE_READ(tp, copied_seq);
+		if (!sent && (BPF_CORE_READ_BITFIELD_PROBED(sk, sk_shutdown) & RCV_SHUTDOWN) &&
+		    BPF_CORE_READ(tp, rcv_nxt) == end)
+			end -= 1;
+	}
 	struct l7_call call = {
 	    .ret = ret,
 	    .seq = end - (__u32)ret,
@@ -401,7 +422,7 @@ static __always_inline void l7_capture(void *ctx, struct sock *sk, struct pendin
 	    .role = c->role,
 	    .flags = ENAV_L7_SEQ_VALID,
 	};
-	l7_emit(ctx, sc, sk, &c->l7s, c, &call);
+	l7_emit_as(ctx, sc, sk, &c->l7s, c, &call, btf);
 }
 
 #endif

@@ -1,10 +1,24 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The one sys_exit program: filtered by syscall number first, it reads the
- * call's arguments back from the saved registers, copies DNS payloads (port
- * 53, UDP and TCP), binds a TLS call in flight to its socket and hands TCP
- * payloads to the L7 part.  Separate, and included last, because it is the
- * one place the DNS, L7 and TLS parts meet.
+ * The socket-level programs: every sendmsg/recvmsg that reaches an inet
+ * socket counts its bytes on the TCP connection (net_tcp.bpf.h) and, where
+ * a payload is wanted, copies it from the syscall's buffer: DNS payloads
+ * (port 53, UDP and TCP), TLS socket binding, TCP payloads for the L7 part.
+ *
+ * Three hook sets, one per kernel kind, chosen by the probe (payload_hook in
+ * `enav probe`, src/probe/features.c) and exactly one loaded:
+ *   socket_tracepoints  sock:sock_send_length/sock_recv_length as BTF
+ *                       tracepoints (Linux 6.3+): bytes and payloads;
+ *   fexit               fexit on tcp_sendmsg/tcp_recvmsg/tcp_sendpage and,
+ *                       for DNS, udp(v6)_sendmsg/udp(v6)_recvmsg;
+ *   sys_exit            the fallback where neither loads: the byte counts
+ *                       from the raw sock_*_length tracepoints and payloads
+ *                       from one sys_exit program, which every syscall of
+ *                       every process on the node pays for.
+ * The first two never touch a syscall that moves no socket bytes: a socket
+ * hook runs about five times per HTTP request where sys_exit ran twelve.
+ * Separate, and included last, because it is where the TCP, DNS, L7 and
+ * TLS parts meet.
  */
 #ifndef ENAV_NET_PAYLOAD_BPF_H
 #define ENAV_NET_PAYLOAD_BPF_H
@@ -24,6 +38,18 @@ static __always_inline void read_args(struct pt_regs *regs, long nr, struct pend
 	p->buf = PT_REGS_PARM2_CORE_SYSCALL(regs);
 	p->arg3 = PT_REGS_PARM3_CORE_SYSCALL(regs);
 	p->arg4 = PT_REGS_PARM4_CORE_SYSCALL(regs);
+}
+
+static __always_inline bool dns_port_of(struct sock *sk, bool btf)
+{
+	__u16 dport = bpf_ntohs(SK_READ(btf, sk, __sk_common.skc_dport));
+	__u16 sport = SK_READ(btf, sk, __sk_common.skc_num);
+	return dport == DNS_PORT || sport == DNS_PORT;
+}
+
+static __always_inline bool dns_port(struct sock *sk)
+{
+	return dns_port_of(sk, false);
 }
 
 static __always_inline void emit_dns(void *ctx, struct sock *sk, __u64 buf, __u64 ret, bool sent,
@@ -69,8 +95,11 @@ static __always_inline void emit_dns(void *ctx, struct sock *sk, __u64 buf, __u6
 	__u32 cap = enav_dns_capture;
 	if (cap > ENAV_DNS_PAYLOAD_MAX)
 		cap = ENAV_DNS_PAYLOAD_MAX;
-	__u32 n = ret < cap ? ret : cap;
-	n &= (ENAV_DNS_PAYLOAD_MAX << 1) - 1;
+	/* 64 bits, bounded in the register the call takes: a 32-bit value
+	 * checked on a truncated copy and passed from a 64-bit spill is
+	 * refused by Linux 6.1's verifier ("R2 min value is negative"). */
+	__u64 n = ret < cap ? ret : cap;
+	enav_bound(n, 1023);
 	if (n > ENAV_DNS_PAYLOAD_MAX)
 		n = ENAV_DNS_PAYLOAD_MAX;
 	if (n && bpf_probe_read_user(e->payload, n, (void *)src) != 0) {
@@ -91,9 +120,7 @@ static __always_inline void dns_capture(void *ctx, struct sock *sk, struct pendi
 	__u8 proto = sk_protocol(sk);
 	if (proto != IPPROTO_UDP && proto != IPPROTO_TCP)
 		return;
-	__u16 dport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
-	__u16 sport = BPF_CORE_READ(sk, __sk_common.skc_num);
-	if (dport != DNS_PORT && sport != DNS_PORT)
+	if (!dns_port(sk))
 		return;
 	bool mmsg = p->nr == NR_sendmmsg || p->nr == NR_recvmmsg;
 	bool msg = p->nr == NR_sendmsg || p->nr == NR_recvmsg || mmsg;
@@ -104,6 +131,22 @@ static __always_inline void dns_capture(void *ctx, struct sock *sk, struct pendi
 	}
 	emit_dns(ctx, sk, p->buf, ret, sent, msg, proto == IPPROTO_TCP);
 }
+/* The sys_exit fallback's L7 path: the connection and MSG_PEEK from the call. */
+static __always_inline void l7_capture_syscall(void *ctx, struct sock *sk, struct pending *p,
+					       long ret)
+{
+	if (sk_protocol(sk) != IPPROTO_TCP)
+		return;
+	__u64 key = (__u64)sk;
+	struct conn *c = bpf_map_lookup_elem(&enav_conns, &key);
+	if (!c || c->l7s.l7 == ENAV_L7_CLASS_NONE)
+		return;
+	bool sent = is_send(p->nr);
+	if (!sent && (p->nr == NR_recvfrom || p->nr == NR_recvmsg) && (p->arg4 & MSG_PEEK))
+		return; /* read again for real later */
+	l7_capture(ctx, sk, c, p, ret, sent, false);
+}
+
 static __always_inline int handle_exit(void *ctx, struct pt_regs *regs, long ret)
 {
 	if (ret <= 0)
@@ -124,7 +167,7 @@ static __always_inline int handle_exit(void *ctx, struct pt_regs *regs, long ret
 		dns_capture(ctx, sk, &p, ret, is_send(p.nr));
 	if (l7) {
 		tls_bind_socket(sk);
-		l7_capture(ctx, sk, &p, ret);
+		l7_capture_syscall(ctx, sk, &p, ret);
 	}
 	return 0;
 }
@@ -139,6 +182,261 @@ SEC("raw_tp/sys_exit")
 int BPF_PROG(enav_sys_exit_raw, struct pt_regs *regs, long ret)
 {
 	return handle_exit(ctx, regs, ret);
+}
+
+/* ---- socket-level hooks ------------------------------------------------- */
+
+/*
+ * Which message of a sendmmsg/recvmmsg call a socket hook sees: the hook
+ * fires once per message, and nothing in it says which.  A cursor per task
+ * counts them: the same vector and number continue it, anything else
+ * starts at 0, and a failed message (the kernel's loop ends) or any other
+ * call on a DNS socket resets it.  docs/boundaries.md says where it cannot
+ * be right (a loop the kernel ends without a failing message).
+ */
+struct mmsg_cursor {
+	__u64 vec; /* the call's mmsghdr array */
+	__u32 nr;
+	__u32 next;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct mmsg_cursor);
+} enav_mmsg_cursors SEC(".maps");
+
+static __always_inline bool is_mmsg(__u64 nr)
+{
+	return nr == NR_sendmmsg || nr == NR_recvmmsg;
+}
+
+/* The index of this hook's message in the call p, advancing the cursor. */
+static __always_inline __u32 mmsg_advance(struct pending *p, long ret)
+{
+	struct mmsg_cursor *cur = bpf_task_storage_get(
+	    &enav_mmsg_cursors, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!cur)
+		return 0;
+	__u32 vlen = p->arg3;
+	__u32 k = cur->vec == p->buf && cur->nr == p->nr && cur->next < vlen ? cur->next : 0;
+	if (ret <= 0 || k + 1 >= vlen) {
+		cur->vec = 0;
+	} else {
+		cur->vec = p->buf;
+		cur->nr = p->nr;
+		cur->next = k + 1;
+	}
+	return k;
+}
+
+static __always_inline void mmsg_reset(void)
+{
+	struct mmsg_cursor *cur =
+	    bpf_task_storage_get(&enav_mmsg_cursors, bpf_get_current_task_btf(), 0, 0);
+	if (cur)
+		cur->vec = 0;
+}
+
+/*
+ * The syscall behind a socket hook, from the task's saved user registers
+ * (the kernel writes only the return value into them, at exit), and the
+ * proof that it is a call on this very socket: its descriptor resolves to
+ * sk.  Without that proof (io_uring, splice, a kernel socket used inside
+ * another call) the bytes are not the buffer's, and nothing is captured.
+ */
+static __always_inline bool call_on_socket(struct sock *sk, struct pending *p)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!regs)
+		return false;
+	/* BTF pointers all the way: plain loads, no helper calls. */
+	long nr = regs->orig_ax;
+	if (!is_l7_syscall(nr) && !is_dns_syscall(nr))
+		return false;
+	p->nr = nr;
+	p->fd = PT_REGS_PARM1_SYSCALL(regs);
+	p->buf = PT_REGS_PARM2_SYSCALL(regs);
+	p->arg3 = PT_REGS_PARM3_SYSCALL(regs);
+	p->arg4 = PT_REGS_PARM4_SYSCALL(regs);
+	struct fdtable *fdt = task->files->fdt;
+	if (!fdt || p->fd >= fdt->max_fds)
+		return false;
+	struct file **fds = fdt->fd;
+	struct file *file = NULL;
+	bpf_probe_read_kernel(&file, sizeof(file), &fds[p->fd]);
+	struct socket *sock = sk->sk_socket;
+	return file && sock && (__u64)file == (__u64)sock->file;
+}
+
+/* DNS on the socket hooks: each message of a *mmsg call at its own hook. */
+static __always_inline void dns_at_socket(void *ctx, struct sock *sk, struct pending *p, long ret,
+					  bool sent, __u8 proto)
+{
+	if (!is_mmsg(p->nr)) {
+		mmsg_reset();
+		if (ret > 0)
+			emit_dns(ctx, sk, p->buf, ret, sent,
+				 p->nr == NR_sendmsg || p->nr == NR_recvmsg, proto == IPPROTO_TCP);
+		return;
+	}
+	__u32 k = mmsg_advance(p, ret);
+	if (ret > 0)
+		emit_dns(ctx, sk, (__u64) & ((struct mmsghdr *)p->buf)[k].msg_hdr, ret, sent, true,
+			 proto == IPPROTO_TCP);
+}
+
+/*
+ * One sendmsg/recvmsg on an inet socket, as the socket layer returned it:
+ * count TCP bytes, then copy what is wanted from the caller's buffer.  The
+ * cheap questions come first (is this a DNS socket, a followed connection
+ * of an enabled protocol), so a call nobody wants costs a map lookup.
+ */
+static __always_inline int socket_call(void *ctx, struct sock *sk, long ret, int flags, bool sent,
+				       bool payload)
+{
+	if (!sent && (flags & MSG_PEEK))
+		return 0; /* read again for real later */
+	/* Payloads only where sk is a BTF pointer: tp_btf and fexit. */
+	bool btf = payload;
+	__u8 proto = sk_protocol_of(sk, btf);
+	struct conn *c = NULL;
+	if (proto == IPPROTO_TCP && ret > 0) {
+		c = count_bytes(ctx, sk, ret, sent, btf);
+		if (c && enav_tls_enabled)
+			tls_bind_socket(sk);
+	} else if (proto != IPPROTO_UDP && proto != IPPROTO_TCP) {
+		return 0;
+	}
+	if (!payload)
+		return 0;
+	bool l7 = ret > 0 && c && enav_l7_protocols && c->l7s.l7 != ENAV_L7_CLASS_NONE;
+	/* A failed message still moves a *mmsg cursor on. */
+	bool dns = enav_dns_capture && dns_port_of(sk, btf);
+	if (!l7 && !dns)
+		return 0;
+	if (!enav_admitted(bpf_get_current_cgroup_id()))
+		return 0;
+	struct pending p;
+	if (!call_on_socket(sk, &p)) {
+		if (ret > 0)
+			enav_count(ENAV_KC_PAYLOAD_UNPROVEN);
+		return 0;
+	}
+	if (dns && is_dns_syscall(p.nr))
+		dns_at_socket(ctx, sk, &p, ret, sent, proto);
+	if (l7 && is_l7_syscall(p.nr))
+		l7_capture(ctx, sk, c, &p, ret, sent, true);
+	return 0;
+}
+
+/* socket_tracepoints: Linux 6.3+. */
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(enav_sock_send_btf, struct sock *sk, int ret, int flags)
+{
+	return socket_call(ctx, sk, ret, flags, true, true);
+}
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(enav_sock_recv_btf, struct sock *sk, int ret, int flags)
+{
+	return socket_call(ctx, sk, ret, flags, false, true);
+}
+
+/* sys_exit fallback: bytes only here, payloads at sys_exit. */
+SEC("raw_tp/sock_send_length")
+int BPF_PROG(enav_sock_send_raw, struct sock *sk, int ret, int flags)
+{
+	return socket_call(ctx, sk, ret, flags, true, false);
+}
+
+SEC("raw_tp/sock_recv_length")
+int BPF_PROG(enav_sock_recv_raw, struct sock *sk, int ret, int flags)
+{
+	return socket_call(ctx, sk, ret, flags, false, false);
+}
+
+/*
+ * fexit: kernels whose probe loads fexit, including those older than 6.3
+ * without the sock_*_length tracepoints.  tcp_sendmsg and tcp_recvmsg return
+ * what the caller gets back.  Arguments and the return value are read with
+ * bpf_get_func_arg/_ret (5.17+), so the programs do not depend on
+ * tcp_recvmsg's signature (its nonblock argument went away in 5.19).  Not
+ * proven on this machine, which refuses fexit (docs/boundaries.md); the
+ * kernel matrix's guests run it.
+ */
+/* sk is the first argument of every function hooked here, declared as such
+ * (BPF_PROG) so the verifier types it; the rest is read with the helpers. */
+static __always_inline int fexit_recv(void *ctx, struct sock *sk)
+{
+	__u64 ret = 0, flags = 0;
+	/* (sk, msg, len, flags, addr_len) since 5.19; (sk, msg, len, nonblock,
+	 * flags, addr_len) before. */
+	__u32 flags_at = bpf_get_func_arg_cnt(ctx) == 6 ? 4 : 3;
+	if (bpf_get_func_arg(ctx, flags_at, &flags) || bpf_get_func_ret(ctx, &ret))
+		return 0;
+	return socket_call(ctx, sk, (int)ret, (int)flags, false, true);
+}
+
+static __always_inline int fexit_send(void *ctx, struct sock *sk)
+{
+	__u64 ret = 0;
+	if (bpf_get_func_ret(ctx, &ret))
+		return 0;
+	return socket_call(ctx, sk, (int)ret, 0, true, true);
+}
+
+SEC("fexit/tcp_sendmsg")
+int BPF_PROG(enav_tcp_send_fexit, struct sock *sk)
+{
+	return fexit_send(ctx, sk);
+}
+
+SEC("fexit/tcp_recvmsg")
+int BPF_PROG(enav_tcp_recv_fexit, struct sock *sk)
+{
+	return fexit_recv(ctx, sk);
+}
+
+/*
+ * Before Linux 6.5 a file sent with sendfile(2) or splice(2) (nginx's static
+ * files) reaches TCP through tcp_sendpage, never tcp_sendmsg: without this
+ * the fexit path misses those bytes (seen on Debian 12's 6.1: 738 of
+ * 3,146,466 bytes).  Loaded only where the kernel has the function
+ * (net_source.c); 6.5 folded it into tcp_sendmsg (MSG_SPLICE_PAGES).  Its
+ * payload is the file's, never a user buffer: L7 sees the bytes as a gap.
+ */
+SEC("fexit/tcp_sendpage")
+int BPF_PROG(enav_tcp_sendpage_fexit, struct sock *sk)
+{
+	return fexit_send(ctx, sk);
+}
+
+/* DNS over UDP on the fexit path: loaded only with DNS capture on. */
+SEC("fexit/udp_sendmsg")
+int BPF_PROG(enav_udp_send_fexit, struct sock *sk)
+{
+	return fexit_send(ctx, sk);
+}
+
+SEC("fexit/udp_recvmsg")
+int BPF_PROG(enav_udp_recv_fexit, struct sock *sk)
+{
+	return fexit_recv(ctx, sk);
+}
+
+SEC("fexit/udpv6_sendmsg")
+int BPF_PROG(enav_udp6_send_fexit, struct sock *sk)
+{
+	return fexit_send(ctx, sk);
+}
+
+SEC("fexit/udpv6_recvmsg")
+int BPF_PROG(enav_udp6_recv_fexit, struct sock *sk)
+{
+	return fexit_recv(ctx, sk);
 }
 
 #endif

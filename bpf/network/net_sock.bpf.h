@@ -81,6 +81,23 @@ static __always_inline __u8 sk_protocol(struct sock *sk)
 	return BPF_CORE_READ_BITFIELD_PROBED(sk, sk_protocol);
 }
 
+/*
+ * A field of sk: a plain load where sk is a BTF pointer the verifier knows
+ * (a tp_btf or fexit argument), a probe-read helper call otherwise (raw_tp,
+ * kprobe-style arguments).  btf is a constant at every call, so only one
+ * branch is compiled into each program.  On the socket hooks, which run on
+ * every send and receive of the node, the loads cost a few instructions
+ * where a helper call costs tens of nanoseconds.
+ */
+#define SK_READ(btf, sk, field) ((btf) ? (sk)->field : BPF_CORE_READ(sk, field))
+
+static __always_inline __u8 sk_protocol_of(struct sock *sk, bool btf)
+{
+	if (btf)
+		return BPF_CORE_READ_BITFIELD(sk, sk_protocol);
+	return BPF_CORE_READ_BITFIELD_PROBED(sk, sk_protocol);
+}
+
 static __always_inline void fill_tuple(struct sock *sk, __u16 *family, __u16 *sport, __u16 *dport,
 				       __u8 saddr[16], __u8 daddr[16])
 {

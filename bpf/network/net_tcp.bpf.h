@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * TCP connections: their lifecycle from sock:inet_sock_set_state, their
- * retransmits, and the bytes each moved (sock:sock_{send,recv}_length, or
- * fexit on tcp_sendmsg/tcp_recvmsg/tcp_sendpage where the kernel lacks
- * those tracepoints).  Only opens and closes are emitted; bytes accumulate
- * in the connection map.  Separate because it follows the socket layer,
- * not the syscall's buffers the payload, L7 and TLS parts read.
+ * retransmits, and the bytes each moved (counted here, called from the
+ * socket-level programs in net_payload.bpf.h).  Only opens and closes are
+ * emitted; bytes accumulate in the connection map.  Separate because it
+ * follows the socket layer, not the syscall's buffers the payload, L7 and
+ * TLS parts read.
  */
 #ifndef ENAV_NET_TCP_BPF_H
 #define ENAV_NET_TCP_BPF_H
@@ -163,31 +163,29 @@ static __always_inline struct conn *adopt(struct sock *sk)
 }
 
 /*
- * Bytes the socket layer moved for the current task: sock:sock_send_length
- * and sock:sock_recv_length fire once per sendmsg/recvmsg at the socket, for
- * every syscall that reaches it (read, write, *v, send*, recv*, *mmsg per
- * message, sendfile and splice), with the byte count the caller got back.
+ * Bytes the socket layer moved for the current task, counted on the TCP
+ * connection's record: called by the socket-level programs
+ * (net_payload.bpf.h) once per sendmsg/recvmsg that reached the socket, with
+ * the byte count the caller got back.  Returns the record (NULL when the
+ * connection is not followed), which the payload part reuses.
  */
-static __always_inline int count_bytes(void *ctx, struct sock *sk, int ret, int flags, bool sent)
+static __always_inline struct conn *count_bytes(void *ctx, struct sock *sk, int ret, bool sent,
+						bool btf)
 {
-	if (ret <= 0 || (!sent && (flags & MSG_PEEK)))
-		return 0; /* a peek is read again for real later */
-	if (sk_protocol(sk) != IPPROTO_TCP)
-		return 0;
-	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	__u16 family = SK_READ(btf, sk, __sk_common.skc_family);
 	if (family != AF_INET && family != AF_INET6)
-		return 0;
+		return NULL;
 	__u64 key = (__u64)sk;
 	struct conn *c = bpf_map_lookup_elem(&enav_conns, &key);
 	if (!c)
 		c = adopt(sk);
 	if (!c)
-		return 0;
+		return NULL;
 	if (c->flags & ENAV_TCP_OWNER_UNKNOWN) {
 		/* A server connection's first data: its process is now known. */
 		if (!take_owner(c)) { /* the filter denies its owner: forget it */
 			bpf_map_delete_elem(&enav_conns, &key);
-			return 0;
+			return NULL;
 		}
 		if (!c->opened) {
 			c->opened = 1;
@@ -198,78 +196,7 @@ static __always_inline int count_bytes(void *ctx, struct sock *sk, int ret, int 
 		__sync_fetch_and_add(&c->bytes_sent, ret);
 	else
 		__sync_fetch_and_add(&c->bytes_received, ret);
-	return 0;
-}
-
-SEC("tp_btf/sock_send_length")
-int BPF_PROG(enav_sock_send_btf, struct sock *sk, int ret, int flags)
-{
-	return count_bytes(ctx, sk, ret, flags, true);
-}
-
-SEC("raw_tp/sock_send_length")
-int BPF_PROG(enav_sock_send_raw, struct sock *sk, int ret, int flags)
-{
-	return count_bytes(ctx, sk, ret, flags, true);
-}
-
-SEC("tp_btf/sock_recv_length")
-int BPF_PROG(enav_sock_recv_btf, struct sock *sk, int ret, int flags)
-{
-	return count_bytes(ctx, sk, ret, flags, false);
-}
-
-SEC("raw_tp/sock_recv_length")
-int BPF_PROG(enav_sock_recv_raw, struct sock *sk, int ret, int flags)
-{
-	return count_bytes(ctx, sk, ret, flags, false);
-}
-
-/*
- * The same counters on kernels whose probe loads fexit (hooks: fexit), which
- * includes kernels older than 6.3 without the sock_*_length tracepoints:
- * tcp_sendmsg and tcp_recvmsg return what the caller gets back.  Arguments
- * and the return value are read with bpf_get_func_arg/_ret (5.17+), so the
- * programs do not depend on tcp_recvmsg's signature (its nonblock argument
- * went away in 5.19).  Not proven: this kernel refuses fexit
- * (docs/boundaries.md); only one of the two variants ever loads.
- */
-SEC("fexit/tcp_sendmsg")
-int enav_tcp_send_fexit(void *ctx)
-{
-	__u64 sk = 0, ret = 0;
-	if (bpf_get_func_arg(ctx, 0, &sk) || bpf_get_func_ret(ctx, &ret))
-		return 0;
-	return count_bytes(ctx, (struct sock *)sk, (int)ret, 0, true);
-}
-
-SEC("fexit/tcp_recvmsg")
-int enav_tcp_recv_fexit(void *ctx)
-{
-	__u64 sk = 0, ret = 0, flags = 0;
-	/* (sk, msg, len, flags, addr_len) since 5.19; (sk, msg, len, nonblock,
-	 * flags, addr_len) before. */
-	__u32 flags_at = bpf_get_func_arg_cnt(ctx) == 6 ? 4 : 3;
-	if (bpf_get_func_arg(ctx, 0, &sk) || bpf_get_func_arg(ctx, flags_at, &flags) ||
-	    bpf_get_func_ret(ctx, &ret))
-		return 0;
-	return count_bytes(ctx, (struct sock *)sk, (int)ret, (int)flags, false);
-}
-
-/*
- * Before Linux 6.5 a file sent with sendfile(2) or splice(2) (nginx's static
- * files) reaches TCP through tcp_sendpage, never tcp_sendmsg: without this
- * the fexit path misses those bytes (seen on Debian 12's 6.1: 738 of
- * 3,146,466 bytes).  Loaded only where the kernel has the function
- * (net_source.c); 6.5 folded it into tcp_sendmsg (MSG_SPLICE_PAGES).
- */
-SEC("fexit/tcp_sendpage")
-int enav_tcp_sendpage_fexit(void *ctx)
-{
-	__u64 sk = 0, ret = 0;
-	if (bpf_get_func_arg(ctx, 0, &sk) || bpf_get_func_ret(ctx, &ret))
-		return 0;
-	return count_bytes(ctx, (struct sock *)sk, (int)ret, 0, true);
+	return c;
 }
 
 #endif

@@ -58,6 +58,9 @@ enum enav_kernel_counter {
 	ENAV_KC_SCRATCH_MISSING, /* per-CPU scratch lookup failed (should never happen) */
 	ENAV_KC_USER_READ_FAULT, /* argv not readable from user memory */
 	ENAV_KC_MAP_FULL,	 /* a bounded kernel map refused an insert */
+	/* A socket hook wanted the call's payload, but the task's syscall was
+	 * not one on this socket (io_uring, splice, a kernel socket): none copied. */
+	ENAV_KC_PAYLOAD_UNPROVEN,
 	ENAV_KC__COUNT,
 };
 

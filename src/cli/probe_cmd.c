@@ -56,6 +56,8 @@ static void print_json(const struct enav_features *f, const struct enav_decision
 		enav_json_kv_string(&j, "hooks_reason", d->hooks_reason);
 		enav_json_kv_string(&j, "exec_hook",
 				    d->exec_hook == ENAV_EXEC_HOOK_TP_BTF ? "tp_btf" : "raw_tp");
+		enav_json_kv_string(&j, "payload_hook", enav_payload_hook_name(d->payload_hook));
+		enav_json_kv_string(&j, "payload_hook_reason", d->payload_hook_reason);
 		enav_json_object_end(&j);
 	} else {
 		enav_json_kv_string(&j, "error", err);
@@ -106,6 +108,8 @@ static void print_text(const struct enav_features *f, const struct enav_decision
 		printf("%-22s %-8s %s\n", "exec_hook",
 		       d->exec_hook == ENAV_EXEC_HOOK_TP_BTF ? "tp_btf" : "raw_tp",
 		       "program variant the exec source loads");
+		printf("%-22s %-8s %s\n", "payload_hook", enav_payload_hook_name(d->payload_hook),
+		       d->payload_hook_reason);
 		for (unsigned i = 0; i < loads->n; i++) {
 			const struct enav_probe_load_row *r = &loads->rows[i];
 			char name[64];

@@ -93,6 +93,7 @@ static void probe_tracing(struct enav_features *f, struct btf *vmlinux)
 	if (!vmlinux) {
 		set_result(&f->feat[ENAV_FEAT_TP_BTF], ENOENT, control, "vmlinux BTF");
 		set_result(&f->feat[ENAV_FEAT_FENTRY], ENOENT, control, "vmlinux BTF");
+		set_result(&f->feat[ENAV_FEAT_SOCK_TP], ENOENT, control, "vmlinux BTF");
 		return;
 	}
 
@@ -116,6 +117,15 @@ static void probe_tracing(struct enav_features *f, struct btf *vmlinux)
 			close(fd);
 		}
 	}
+
+	/* The socket-level byte and payload hooks (6.3+): their BTF typedefs
+	 * exist exactly when the kernel has the tracepoints. */
+	bool sock_tp =
+	    btf__find_by_name_kind(vmlinux, "btf_trace_sock_send_length", BTF_KIND_TYPEDEF) >= 0 &&
+	    btf__find_by_name_kind(vmlinux, "btf_trace_sock_recv_length", BTF_KIND_TYPEDEF) >= 0;
+	set_result(&f->feat[ENAV_FEAT_SOCK_TP], sock_tp ? 0 : ENOENT, tracing_control,
+		   sock_tp ? "sock_send_length and sock_recv_length in vmlinux BTF"
+			   : "no sock_send_length/sock_recv_length in vmlinux BTF (Linux 6.3+)");
 
 	/* fentry on a function every kernel has; the syscall byte path would use fexit. */
 	id = btf__find_by_name_kind(vmlinux, "vfs_read", BTF_KIND_FUNC);
@@ -346,6 +356,36 @@ void enav_features_probe(struct enav_features *f)
 	libbpf_set_print(old);
 }
 
+/* Payloads from a socket-level hook wherever one loads: sys_exit runs on
+ * every syscall of every process, about twelve per HTTP request where a
+ * socket hook runs five. */
+static void decide_payload_hook(const struct enav_features *f, struct enav_decisions *d)
+{
+	if (d->hooks == ENAV_HOOKS_FEXIT) {
+		d->payload_hook = ENAV_PAYLOAD_FEXIT;
+		snprintf(
+		    d->payload_hook_reason, sizeof(d->payload_hook_reason),
+		    "hooks fexit: fexit on tcp_sendmsg/tcp_recvmsg and udp(v6)_sendmsg/recvmsg");
+	} else if (d->exec_hook == ENAV_EXEC_HOOK_TP_BTF &&
+		   f->feat[ENAV_FEAT_SOCK_TP].status == ENAV_PROBE_YES) {
+		d->payload_hook = ENAV_PAYLOAD_SOCKET_TP;
+		snprintf(d->payload_hook_reason, sizeof(d->payload_hook_reason),
+			 "BTF tracepoints sock_send_length/sock_recv_length");
+	} else {
+		d->payload_hook = ENAV_PAYLOAD_SYS_EXIT;
+		snprintf(d->payload_hook_reason, sizeof(d->payload_hook_reason),
+			 "fallback: no fexit and %s: every syscall's exit pays for payload capture",
+			 d->exec_hook == ENAV_EXEC_HOOK_TP_BTF ? "no BTF sock_*_length tracepoints"
+							       : "raw tracepoints only");
+	}
+}
+
+const char *enav_payload_hook_name(enum enav_payload_hook h)
+{
+	static const char *const names[] = {"socket_tracepoints", "fexit", "sys_exit"};
+	return (unsigned)h < 3 ? names[h] : "unknown";
+}
+
 int enav_features_decide(const struct enav_features *f, const struct enav_config *cfg,
 			 struct enav_decisions *d, char *err, size_t errlen)
 {
@@ -467,6 +507,7 @@ int enav_features_decide(const struct enav_features *f, const struct enav_config
 		}
 		break;
 	}
+	decide_payload_hook(f, d);
 	return 0;
 }
 
@@ -485,6 +526,7 @@ const char *enav_feature_name(enum enav_feature feat)
 	    [ENAV_FEAT_UPROBE] = "uprobe",
 	    [ENAV_FEAT_PERF_SAMPLING] = "perf_event_sampling",
 	    [ENAV_FEAT_TRACEFS] = "tracefs",
+	    [ENAV_FEAT_SOCK_TP] = "socket_tracepoints",
 	};
 	return feat < ENAV_FEAT__COUNT ? names[feat] : "unknown";
 }

@@ -51,10 +51,20 @@ enum enav_feature {
 	ENAV_FEAT_UPROBE,
 	ENAV_FEAT_PERF_SAMPLING,
 	ENAV_FEAT_TRACEFS,
+	ENAV_FEAT_SOCK_TP, /* sock:sock_send_length/sock_recv_length as BTF tracepoints (6.3+) */
 	ENAV_FEAT__COUNT,
 };
 
 enum enav_exec_hook { ENAV_EXEC_HOOK_TP_BTF, ENAV_EXEC_HOOK_RAW_TP };
+
+/* Where the network source copies payloads (DNS, application protocols)
+ * from: a socket-level hook where one loads, sys_exit only as the fallback
+ * (bpf/network/net_payload.bpf.h). */
+enum enav_payload_hook {
+	ENAV_PAYLOAD_SOCKET_TP, /* the BTF sock_*_length tracepoints */
+	ENAV_PAYLOAD_FEXIT,	/* fexit on tcp_/udp_ sendmsg and recvmsg */
+	ENAV_PAYLOAD_SYS_EXIT,	/* every syscall's exit: neither of the above */
+};
 
 struct enav_features {
 	char kernel_release[65];
@@ -71,6 +81,8 @@ struct enav_decisions {
 	enum enav_hook_choice hooks; /* FEXIT or TRACEPOINT, never AUTO */
 	char hooks_reason[192];
 	enum enav_exec_hook exec_hook;
+	enum enav_payload_hook payload_hook;
+	char payload_hook_reason[192];
 };
 
 void enav_features_probe(struct enav_features *f);
@@ -86,6 +98,7 @@ int enav_features_decide(const struct enav_features *f, const struct enav_config
 enum enav_probe_status enav_probe_classify(int err, bool control_passed);
 
 const char *enav_feature_name(enum enav_feature feat);
+const char *enav_payload_hook_name(enum enav_payload_hook h);
 const char *enav_probe_status_name(enum enav_probe_status s);
 const char *enav_cgroup_layout_name(enum enav_cgroup_layout l);
 const char *enav_cap_name(enum enav_cap c);

@@ -644,9 +644,11 @@ int enav_agent_main(const struct enav_config *cfg)
 		fprintf(stderr, "enav: %s\n", err);
 		return 1;
 	}
-	enav_info("transport %s (%s); hooks %s (%s)",
+	enav_info("transport %s (%s); hooks %s (%s); payload_hook %s (%s)",
 		  enav_transport_choice_name(a->decisions.transport), a->decisions.transport_reason,
-		  enav_hook_choice_name(a->decisions.hooks), a->decisions.hooks_reason);
+		  enav_hook_choice_name(a->decisions.hooks), a->decisions.hooks_reason,
+		  enav_payload_hook_name(a->decisions.payload_hook),
+		  a->decisions.payload_hook_reason);
 
 	/* Signals go to a signalfd on the capture thread; block them everywhere first. */
 	sigset_t mask;

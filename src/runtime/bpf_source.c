@@ -97,6 +97,21 @@ void enav_bpf_source_feature(struct enav_bpf_source *s, const char *name, const 
 	};
 }
 
+void enav_bpf_source_feature_in_core(struct enav_bpf_source *s, const char *name,
+				     const char *prefix0, const char *prefix1,
+				     const char *config_key, bool wanted,
+				     void (*refused)(void *ctx, const char *feature), void *ctx)
+{
+	size_t n = s->n_features;
+	enav_bpf_source_feature(s, name, prefix0, prefix1, config_key, wanted);
+	if (s->n_features == n)
+		return;
+	struct enav_bpf_feature *f = &s->features[n];
+	f->in_core = true;
+	f->refused = refused;
+	f->refused_ctx = ctx;
+}
+
 bool enav_bpf_source_feature_on(const struct enav_bpf_source *s, const char *name)
 {
 	for (size_t i = 0; i < s->n_features; i++)
@@ -175,9 +190,11 @@ static void select_programs(struct enav_bpf_source *s, bool btf)
 			if (s->skip_prefixes[i] && has_prefix(pn, s->skip_prefixes[i]))
 				bpf_program__set_autoload(prog, false);
 		struct enav_bpf_feature *f = feature_of(s, pn);
-		if (f && f->state != ENAV_FEATURE_ON)
+		if (f && !f->in_core && f->state != ENAV_FEATURE_ON)
 			bpf_program__set_autoload(prog, false);
-		if (bpf_program__autoload(prog) && test_refuses(pn)) {
+		/* A refused in-core feature's programs load again, without it. */
+		bool refused_before = f && f->in_core && f->state != ENAV_FEATURE_ON;
+		if (bpf_program__autoload(prog) && !refused_before && test_refuses(pn)) {
 			enav_warn("%s: ENAV_TEST_REFUSE_PROGRAMS: %s is loaded as a socket filter, "
 				  "for the verifier to refuse",
 				  s->name, pn);
@@ -202,6 +219,9 @@ static int load_degrading(struct enav_bpf_source *s, bool btf, char *err, size_t
 		char detail[ENAV_REFUSAL_DETAIL_MAX];
 		enav_bpf_refusal_detail(&r, detail, sizeof(detail));
 		struct enav_bpf_feature *f = r.program[0] ? feature_of(s, r.program) : NULL;
+		/* Refused again without an in-core feature's code: the core's fault. */
+		if (f && f->in_core && f->state != ENAV_FEATURE_ON)
+			f = NULL;
 		if (load_errno == EPERM || !r.program[0] ||
 		    !bpf_object__find_program_by_name(s->obj, r.program)) {
 			/* EPERM is a missing privilege, not this kernel's verdict on a
@@ -231,6 +251,8 @@ static int load_degrading(struct enav_bpf_source *s, bool btf, char *err, size_t
 		enav_feature_record(s->name, f->name, f->state, r.program, detail);
 		enav_warn("%s: feature %s is off: the kernel refused program %s: %s", s->name,
 			  f->name, r.program, detail);
+		if (f->in_core && f->refused)
+			f->refused(f->refused_ctx, f->name);
 		s->ops->destroy(s->skel);
 		s->skel = NULL;
 		rc = open_skel(s, err, errlen);
@@ -273,6 +295,8 @@ int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx
 		for (int i = 0; i < ENAV_BPF_MAX_SKIPS; i++)
 			manual |= s->manual_prefixes[i] && has_prefix(pn, s->manual_prefixes[i]);
 		struct enav_bpf_feature *f = feature_of(s, pn);
+		if (f && f->in_core) /* attached as the core: its failure is the core's */
+			f = NULL;
 		if (manual || (f && f->state != ENAV_FEATURE_ON))
 			continue;
 		if (s->n_links == ENAV_BPF_MAX_LINKS) {
@@ -425,6 +449,7 @@ static const char *const kernel_counter_names[ENAV_KC__COUNT] = {
     [ENAV_KC_SCRATCH_MISSING] = "scratch_missing",
     [ENAV_KC_USER_READ_FAULT] = "user_read_fault",
     [ENAV_KC_MAP_FULL] = "map_full",
+    [ENAV_KC_PAYLOAD_UNPROVEN] = "payload_unproven",
 };
 
 static const char *const event_names[ENAV_BPF_MAX_EVENT_TYPES] = {

@@ -61,6 +61,13 @@ struct enav_bpf_feature {
 	bool wanted;		       /* false: off by configuration */
 	bool required;		       /* the file set config_key: refusal fails start */
 	enum enav_feature_state state; /* after start */
+	/* Its code sits inside programs the source always loads, behind
+	 * read-only globals: a refusal calls refused(), after which the
+	 * source's configure() must leave the code out, and the same programs
+	 * load again without it. */
+	bool in_core;
+	void (*refused)(void *ctx, const char *feature);
+	void *refused_ctx;
 };
 
 struct enav_bpf_source {
@@ -113,6 +120,11 @@ int enav_bpf_source_open(struct enav_bpf_source *s, struct enav_host *a, const c
 void enav_bpf_source_feature(struct enav_bpf_source *s, const char *name, const char *prefix0,
 			     const char *prefix1, const char *config_key, bool wanted);
 /* True when the feature runs (loaded and attached, or attached by hand). */
+/* A feature whose code lives inside core programs (see in_core above). */
+void enav_bpf_source_feature_in_core(struct enav_bpf_source *s, const char *name,
+				     const char *prefix0, const char *prefix1,
+				     const char *config_key, bool wanted,
+				     void (*refused)(void *ctx, const char *feature), void *ctx);
 bool enav_bpf_source_feature_on(const struct enav_bpf_source *s, const char *name);
 /* Load, attach every program of the proven variant (perf_event programs are
  * left to the caller, which opens the perf events), start draining into fn.

@@ -118,7 +118,44 @@ case_source_asked_for() {
 		{ fail "error: $(grep '^enav:' "$WORK/stderr")"; return 1; }
 }
 
+# The payload code refused inside the socket-level programs, which also count
+# bytes: payload_capture off by name, the same programs loaded again without
+# that code, connections still counted exactly, and no span made.
+case_payload_refused() {
+	require_root || return
+	local prog
+	case $("$ENAV" probe --json 2>/dev/null | jq -r .auto.payload_hook) in
+	socket_tracepoints) prog=enav_sock_send_btf ;;
+	fexit) prog=enav_tcp_send_fexit ;;
+	sys_exit) prog=enav_sys_exit_$(hook_suffix) ;;
+	*) fail "probe names no payload hook"; return 1 ;;
+	esac
+	write_config "$WORK/cfg.yaml"
+	ENAV_TEST_REFUSE_PROGRAMS=$prog start_agent "$WORK/cfg.yaml" || return 1
+	expect_eq "warning lines" \
+		"$(grep -c "network: feature payload_capture is off: the kernel refused program $prog" "$WORK/stderr")" 1 || return 1
+	expect_eq "payload state" "$(metric 'enav_feature_enabled{source="network",feature="payload_capture",state="verifier_refused"}')" 0 || return 1
+	curl -s -o "$WORK/healthz" "http://127.0.0.1:$TEST_PORT/healthz" &
+	local cpid=$!
+	wait $cpid
+	local cl
+	cl=$(wait_for_line ".kind == \"tcp.close\" and .connection.role == \"client\" and .process.pid == $cpid") ||
+		{ fail "no tcp.close for curl $cpid"; return 1; }
+	[ "$(jq -r .connection.bytes_received <<<"$cl")" -gt "$(stat -c %s "$WORK/healthz")" ] ||
+		{ fail "client bytes_received: $(jq -c .connection <<<"$cl")"; return 1; }
+	expect_eq "spans without payloads" "$(count_lines ".kind == \"span\" and .process.pid == $cpid")" 0 || return 1
+	stop_agent
+	# Control: the same request with the payload code loaded makes a span.
+	start_agent "$WORK/cfg.yaml" || return 1
+	curl -s -o "$WORK/healthz" "http://127.0.0.1:$TEST_PORT/healthz" &
+	cpid=$!
+	wait $cpid
+	wait_for_line ".kind == \"span\" and .process.pid == $cpid" >/dev/null ||
+		{ fail "no span for curl $cpid with payloads on"; return 1; }
+}
+
 run_case "refused Go TLS program: go_tls off, named once, on /metrics and in probe" case_feature_off
+run_case "refused payload code inside the socket programs: bytes still counted, no span" case_payload_refused
 run_case "refused program: the whole verifier log at debug level" case_full_log_at_debug
 run_case "refused program of a feature the file asked for: start fails by name" case_feature_asked_for
 run_case "refused core program: network source off, exec still captured" case_source_off

@@ -171,6 +171,24 @@ case_dns() {
 	r=$(wait_for_line ".kind == \"dns.response\" and .dns.name == \"nosuch.enav-test.invalid\" and .dns.direction == \"received\"") ||
 		{ fail "no response for the failing name"; return 1; }
 	expect_eq "NXDOMAIN or REFUSED" "$(jq -r '.dns.rcode | test("NXDOMAIN|REFUSED")' <<<"$r")" true || return 1
+	# A and AAAA in one sendmmsg, twice, and the answers by recvmmsg (glibc's
+	# stub resolver sends that way): every message is its own capture, so
+	# each of the four responses is paired with its own query.
+	local mpid
+	"$BUILD/helpers/dns_mmsg" enav-test.example >"$WORK/mmsg.ids" &
+	mpid=$!
+	wait $mpid || { fail "dns_mmsg failed"; return 1; }
+	expect_eq "mmsg responses" "$(sort "$WORK/mmsg.ids" | tr '\n' ' ')" "1111 2222 3333 4444 " || return 1
+	local resp
+	for _ in $(seq $(($(scaled 5) * 10))); do
+		resp=$(jq -c "select(.kind == \"dns.response\" and .process.pid == $mpid)" "$WORK/signals.ndjson" 2>/dev/null | wc -l)
+		[ "$resp" -ge 4 ] && break
+		sleep 0.1
+	done
+	expect_eq "mmsg dns.response signals" "$resp" 4 || return 1
+	expect_eq "mmsg types" "$(jq -r "select(.kind == \"dns.response\" and .process.pid == $mpid) | .dns.type" "$WORK/signals.ndjson" | sort | tr '\n' ' ')" "A A AAAA AAAA " || return 1
+	expect_eq "mmsg responses with a latency (their query seen)" \
+		"$(jq -r "select(.kind == \"dns.response\" and .process.pid == $mpid) | select(.dns.latency_ns > 0) | .dns.name" "$WORK/signals.ndjson" | wc -l)" 4 || return 1
 	# DNS over TCP: the length-prefixed stream the resolver reads.
 	dig +short +tcp +tries=1 @127.0.0.1 enav-test.example A >"$WORK/dig.tcp" &
 	local tpid=$!

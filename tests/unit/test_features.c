@@ -336,6 +336,53 @@ static void test_hooks_explicit(void **state)
 	assert_string_equal(o.d.hooks_reason, "configured");
 }
 
+/* Payloads come from a socket-level hook wherever one loads: sys_exit only
+ * where neither fexit nor the BTF socket tracepoints do. */
+static void test_payload_hook(void **state)
+{
+	struct enav_features f;
+	struct enav_config cfg;
+	struct outcome o;
+
+	enav_config_defaults(&cfg);
+	all_yes(&f);
+	decide(&f, &cfg, &o);
+	assert_int_equal(o.rc, 0);
+	assert_int_equal(o.d.payload_hook, ENAV_PAYLOAD_FEXIT);
+	assert_string_equal(enav_payload_hook_name(o.d.payload_hook), "fexit");
+
+	/* This machine's kind: fexit refused, 6.3+ tracepoints. */
+	all_yes(&f);
+	set_feat(&f, ENAV_FEAT_FENTRY, EPERM, true,
+		 "attach fexit/vfs_read: Operation not permitted");
+	decide(&f, &cfg, &o);
+	assert_int_equal(o.rc, 0);
+	assert_int_equal(o.d.payload_hook, ENAV_PAYLOAD_SOCKET_TP);
+	assert_non_null(strstr(o.d.payload_hook_reason, "sock_send_length"));
+
+	/* Neither: the fallback, named as such. */
+	set_feat(&f, ENAV_FEAT_SOCK_TP, ENOENT, true, "no sock_send_length");
+	decide(&f, &cfg, &o);
+	assert_int_equal(o.rc, 0);
+	assert_int_equal(o.d.payload_hook, ENAV_PAYLOAD_SYS_EXIT);
+	assert_string_equal(enav_payload_hook_name(o.d.payload_hook), "sys_exit");
+	assert_non_null(strstr(o.d.payload_hook_reason, "fallback"));
+
+	/* Raw tracepoints only (no BTF variant): the fallback too. */
+	all_yes(&f);
+	set_feat(&f, ENAV_FEAT_FENTRY, EPERM, true,
+		 "attach fexit/vfs_read: Operation not permitted");
+	set_feat(&f, ENAV_FEAT_TP_BTF, ENOENT, true, "vmlinux BTF");
+	decide(&f, &cfg, &o);
+	assert_int_equal(o.d.payload_hook, ENAV_PAYLOAD_SYS_EXIT);
+
+	/* hooks: tracepoint on a kernel with fexit: the socket tracepoints. */
+	all_yes(&f);
+	cfg.hooks = ENAV_HOOKS_TRACEPOINT;
+	decide(&f, &cfg, &o);
+	assert_int_equal(o.d.payload_hook, ENAV_PAYLOAD_SOCKET_TP);
+}
+
 static void test_exec_hook(void **state)
 {
 	struct enav_features f;
@@ -452,6 +499,7 @@ int main(void)
 	    cmocka_unit_test(test_hooks_auto),
 	    cmocka_unit_test(test_hooks_explicit),
 	    cmocka_unit_test(test_exec_hook),
+	    cmocka_unit_test(test_payload_hook),
 	    cmocka_unit_test(test_exec_hook_explicit),
 	    cmocka_unit_test(test_error_buffer_bounded),
 	};

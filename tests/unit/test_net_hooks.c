@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "features/network/net_source.h"
@@ -62,17 +63,70 @@ static void test_fexit_bytes(void **state)
 	assert_string_equal(enav_net_missing_tracepoint(true, fake_has, &k), "tcp_retransmit_skb");
 }
 
-/* Exactly one byte-counting variant loads, by the hooks decision. */
-static void test_byte_hook_skips(void **state)
+static bool skipped(const char *const *skip, size_t n, const char *prog)
 {
-	const char *skip[2];
-	enav_net_byte_hook_skips(false, skip);
-	assert_string_equal(skip[0], "enav_tcp_send_fexit");
-	assert_string_equal(skip[1], "enav_tcp_recv_fexit");
-	enav_net_byte_hook_skips(true, skip);
-	/* Both the tp_btf and raw_tp tracepoint variants. */
-	assert_string_equal(skip[0], "enav_sock_send_");
-	assert_string_equal(skip[1], "enav_sock_recv_");
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(prog, skip[i], strlen(skip[i])) == 0)
+			return true;
+	return false;
+}
+
+/* Every program of the network object, as bpf/network/net_payload.bpf.h names them. */
+static const char *const socket_programs[] = {
+    "enav_sock_send_btf",  "enav_sock_recv_btf",   "enav_sock_send_raw",      "enav_sock_recv_raw",
+    "enav_tcp_send_fexit", "enav_tcp_recv_fexit",  "enav_tcp_sendpage_fexit", "enav_udp_send_fexit",
+    "enav_udp_recv_fexit", "enav_udp6_send_fexit", "enav_udp6_recv_fexit",    "enav_sys_exit_btf",
+    "enav_sys_exit_raw",   "enav_tcp_state_btf",   "enav_tcp_retrans_raw",
+};
+
+/* The programs of socket_programs left to load under h, space-separated. */
+static void loaded(const struct enav_net_hooks *h, char *out, size_t cap)
+{
+	const char *skip[ENAV_NET_MAX_SKIPS];
+	size_t n = enav_net_hook_skips(h, skip);
+	assert_true(n <= ENAV_NET_MAX_SKIPS);
+	out[0] = '\0';
+	for (size_t i = 0; i < sizeof(socket_programs) / sizeof(socket_programs[0]); i++)
+		if (!skipped(skip, n, socket_programs[i]))
+			snprintf(out + strlen(out), cap - strlen(out), "%s%s", out[0] ? " " : "",
+				 socket_programs[i]);
+}
+
+/* Exactly one hook set loads, by the probe's payload_hook decision (the
+ * _btf/_raw variant is chosen separately, by the exec hook). */
+static void test_hook_skips(void **state)
+{
+	char got[512];
+	struct enav_net_hooks h = {.payload_hook = ENAV_PAYLOAD_SOCKET_TP, .dns = true};
+	loaded(&h, got, sizeof(got));
+	assert_string_equal(got, "enav_sock_send_btf enav_sock_recv_btf enav_sock_send_raw "
+				 "enav_sock_recv_raw enav_tcp_state_btf enav_tcp_retrans_raw");
+
+	h = (struct enav_net_hooks){.payload_hook = ENAV_PAYLOAD_SYS_EXIT, .dns = true};
+	loaded(&h, got, sizeof(got));
+	assert_string_equal(got, "enav_sock_send_btf enav_sock_recv_btf enav_sock_send_raw "
+				 "enav_sock_recv_raw enav_sys_exit_btf enav_sys_exit_raw "
+				 "enav_tcp_state_btf enav_tcp_retrans_raw");
+
+	/* Debian 12's 6.1: sendpage, IPv6 built in, DNS on. */
+	h = (struct enav_net_hooks){.payload_hook = ENAV_PAYLOAD_FEXIT,
+				    .has_sendpage = true,
+				    .has_udpv6 = true,
+				    .dns = true};
+	loaded(&h, got, sizeof(got));
+	assert_string_equal(got, "enav_tcp_send_fexit enav_tcp_recv_fexit enav_tcp_sendpage_fexit "
+				 "enav_udp_send_fexit enav_udp_recv_fexit enav_udp6_send_fexit "
+				 "enav_udp6_recv_fexit enav_tcp_state_btf enav_tcp_retrans_raw");
+
+	/* 6.5+ (no tcp_sendpage), no IPv6, DNS capture off. */
+	h = (struct enav_net_hooks){.payload_hook = ENAV_PAYLOAD_FEXIT};
+	loaded(&h, got, sizeof(got));
+	assert_string_equal(got, "enav_tcp_send_fexit enav_tcp_recv_fexit enav_tcp_state_btf "
+				 "enav_tcp_retrans_raw");
+	h.dns = true;
+	loaded(&h, got, sizeof(got));
+	assert_string_equal(got, "enav_tcp_send_fexit enav_tcp_recv_fexit enav_udp_send_fexit "
+				 "enav_udp_recv_fexit enav_tcp_state_btf enav_tcp_retrans_raw");
 }
 
 int main(void)
@@ -80,7 +134,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_all_present),	      cmocka_unit_test(test_pre_6_3_kernel),
 	    cmocka_unit_test(test_lifecycle_missing), cmocka_unit_test(test_fexit_bytes),
-	    cmocka_unit_test(test_byte_hook_skips),
+	    cmocka_unit_test(test_hook_skips),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,6 +38,9 @@ struct net_source {
 	struct enav_tls_attach *tls; /* NULL: TLS plaintext off */
 	struct enav_host *agent;
 	bool tls_wanted; /* configured: read-only global of the kernel side */
+	/* The kernel refused the payload code inside the socket-level programs
+	 * (feature payload_capture): configure() leaves it out. */
+	bool payload_refused;
 };
 
 static void set_process(struct enav_signal *s, const struct enav_event_header *h,
@@ -246,6 +249,8 @@ static void configure(void *ctx)
 	const struct enav_config *cfg = enav_host_config(src->bpf.host);
 	bool ringbuf = enav_host_decisions(src->bpf.host)->transport == ENAV_TRANSPORT_RINGBUF;
 	bool tls = src->tls_wanted;
+	/* Payload code refused inside the socket programs: they load without it. */
+	bool payload = !src->payload_refused;
 	struct bpf_object *obj = src->bpf.obj;
 	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_conns"),
 				 cfg->network.max_connections);
@@ -261,16 +266,16 @@ static void configure(void *ctx)
 		struct net_ringbuf *k = src->bpf.skel;
 		k->rodata->enav_tls_enabled = tls;
 		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
-		k->rodata->enav_dns_capture = cfg->network.dns_capture_bytes;
-		k->rodata->enav_l7_protocols = enav_net_l7_protocols(cfg);
+		k->rodata->enav_dns_capture = payload ? cfg->network.dns_capture_bytes : 0;
+		k->rodata->enav_l7_protocols = payload ? enav_net_l7_protocols(cfg) : 0;
 		k->rodata->enav_l7_capture = cfg->network.l7.capture_bytes;
 		k->rodata->enav_l7_h2_capture = cfg->network.l7.http2_capture_bytes;
 	} else {
 		struct net_perf *k = src->bpf.skel;
 		k->rodata->enav_tls_enabled = tls;
 		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
-		k->rodata->enav_dns_capture = cfg->network.dns_capture_bytes;
-		k->rodata->enav_l7_protocols = enav_net_l7_protocols(cfg);
+		k->rodata->enav_dns_capture = payload ? cfg->network.dns_capture_bytes : 0;
+		k->rodata->enav_l7_protocols = payload ? enav_net_l7_protocols(cfg) : 0;
 		k->rodata->enav_l7_capture = cfg->network.l7.capture_bytes;
 		k->rodata->enav_l7_h2_capture = cfg->network.l7.http2_capture_bytes;
 	}
@@ -290,11 +295,43 @@ const char *enav_net_missing_tracepoint(bool fexit_bytes,
 	return NULL;
 }
 
-void enav_net_byte_hook_skips(bool fexit_bytes, const char *skip[2])
+size_t enav_net_hook_skips(const struct enav_net_hooks *h, const char *skip[ENAV_NET_MAX_SKIPS])
 {
-	/* Exactly one byte-counting variant loads. */
-	skip[0] = fexit_bytes ? "enav_sock_send_" : "enav_tcp_send_fexit";
-	skip[1] = fexit_bytes ? "enav_sock_recv_" : "enav_tcp_recv_fexit";
+	size_t n = 0;
+	switch (h->payload_hook) {
+	case ENAV_PAYLOAD_FEXIT:
+		skip[n++] = "enav_sock_";
+		skip[n++] = "enav_sys_exit";
+		if (!h->has_sendpage) /* folded into tcp_sendmsg in 6.5 */
+			skip[n++] = "enav_tcp_sendpage_fexit";
+		if (!h->dns)
+			skip[n++] = "enav_udp";
+		else if (!h->has_udpv6)
+			skip[n++] = "enav_udp6_";
+		break;
+	case ENAV_PAYLOAD_SOCKET_TP:
+	case ENAV_PAYLOAD_SYS_EXIT:
+		skip[n++] = "enav_tcp_send_fexit";
+		skip[n++] = "enav_tcp_recv_fexit";
+		skip[n++] = "enav_tcp_sendpage_fexit";
+		skip[n++] = "enav_udp";
+		if (h->payload_hook == ENAV_PAYLOAD_SOCKET_TP)
+			skip[n++] = "enav_sys_exit";
+		break;
+	}
+	return n;
+}
+
+static bool btf_has_func(const struct btf *vmlinux, const char *name)
+{
+	return vmlinux && btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) >= 0;
+}
+
+static void payload_feature_refused(void *ctx, const char *feature)
+{
+	struct net_source *src = ctx;
+	if (strcmp(feature, "payload_capture") == 0)
+		src->payload_refused = true;
 }
 
 /* Every tracepoint of a BTF kernel has a btf_trace_<name> typedef. */
@@ -314,13 +351,20 @@ static int net_start(struct enav_host *a, void **state, char *err, size_t errlen
 	*state = src;
 	/* A kernel without the hooks exact byte counts need: no network signals
 	 * at all rather than connections with bytes we cannot prove. */
-	bool fexit_bytes = enav_host_decisions(a)->hooks == ENAV_HOOKS_FEXIT;
-	bool has_sendpage = false;
+	enum enav_payload_hook payload_hook = enav_host_decisions(a)->payload_hook;
+	bool fexit_bytes = payload_hook == ENAV_PAYLOAD_FEXIT;
+	uint32_t protocols = enav_net_l7_protocols(cfg);
+	struct enav_net_hooks hooks = {
+	    .payload_hook = payload_hook,
+	    .dns = cfg->network.dns_capture_bytes > 0,
+	};
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	if (vmlinux) {
 		const char *missing =
 		    enav_net_missing_tracepoint(fexit_bytes, btf_has_tracepoint, vmlinux);
-		has_sendpage = btf__find_by_name_kind(vmlinux, "tcp_sendpage", BTF_KIND_FUNC) >= 0;
+		hooks.has_sendpage = btf_has_func(vmlinux, "tcp_sendpage");
+		hooks.has_udpv6 = btf_has_func(vmlinux, "udpv6_sendmsg") &&
+				  btf_has_func(vmlinux, "udpv6_recvmsg");
 		btf__free(vmlinux);
 		if (missing) {
 			char why[192];
@@ -344,7 +388,6 @@ static int net_start(struct enav_host *a, void **state, char *err, size_t errlen
 		return -ENOMEM;
 	src->bpf.event_types =
 	    (1u << ENAV_EVENT_TCP) | (1u << ENAV_EVENT_DNS) | (1u << ENAV_EVENT_L7_DATA);
-	uint32_t protocols = enav_net_l7_protocols(cfg);
 	if (protocols) {
 		struct enav_l7_tracker_config tc = {
 		    .max_connections = cfg->network.l7.max_connections,
@@ -368,21 +411,33 @@ static int net_start(struct enav_host *a, void **state, char *err, size_t errlen
 	src->bpf.configure = configure;
 	src->bpf.configure_ctx = src;
 	configure(src);
-	/* Payload capture (DNS, application protocols) is the only user of the
-	 * sys_exit hook, which every syscall on the node pays for: off with it
-	 * when no payload is wanted.  TLS plaintext comes from uprobes instead. */
-	enav_bpf_source_feature(&src->bpf, "payload_capture", "enav_sys_exit", NULL,
-				"sources.network.l7.enabled",
-				cfg->network.dns_capture_bytes > 0 || protocols);
+	/*
+	 * Payload capture (DNS, application protocols): in the socket-level
+	 * programs where the probe chose them, which then also count bytes, so a
+	 * refusal of the payload code loads them again without it; in the
+	 * sys_exit program on the fallback, which every syscall on the node pays
+	 * for, so it is not loaded when no payload is wanted.  TLS plaintext
+	 * comes from uprobes instead.
+	 */
+	bool payload = cfg->network.dns_capture_bytes > 0 || protocols;
+	if (payload_hook == ENAV_PAYLOAD_SYS_EXIT) {
+		enav_bpf_source_feature(&src->bpf, "payload_capture", "enav_sys_exit", NULL,
+					"sources.network.l7.enabled", payload);
+	} else {
+		enav_bpf_source_feature_in_core(
+		    &src->bpf, "payload_capture", fexit_bytes ? "enav_tcp_send" : "enav_sock_send_",
+		    fexit_bytes ? "enav_tcp_recv" : "enav_sock_recv_", "sources.network.l7.enabled",
+		    payload, payload_feature_refused, src);
+		/* fexit kernels: DNS over UDP has programs of its own. */
+		if (fexit_bytes && hooks.dns)
+			enav_bpf_source_feature(&src->bpf, "dns_udp", "enav_udp", NULL,
+						"sources.network.dns_capture_bytes", true);
+	}
 	enav_bpf_source_feature(&src->bpf, "tls", "enav_tls_", NULL, "sources.network.tls.enabled",
 				src->tls_wanted);
 	enav_bpf_source_feature(&src->bpf, "go_tls", "enav_go_tls_", NULL,
 				"sources.network.tls.enabled", src->tls_wanted);
-	enav_net_byte_hook_skips(fexit_bytes, &src->bpf.skip_prefixes[3]);
-	/* sendfile and splice before Linux 6.5 (bpf/network/net.bpf.c): with fexit, and
-	 * only where the function exists, or the object would not load. */
-	if (!fexit_bytes || !has_sendpage)
-		src->bpf.skip_prefixes[5] = "enav_tcp_sendpage_fexit";
+	enav_net_hook_skips(&hooks, src->bpf.skip_prefixes);
 	/* The uprobes are attached per file by the TLS prober, not here. */
 	src->bpf.manual_prefixes[0] = "enav_tls_";
 	src->bpf.manual_prefixes[1] = "enav_go_tls_";

@@ -3,6 +3,7 @@
 #ifndef ENAV_FEATURES_NETWORK_NET_SOURCE_H
 #define ENAV_FEATURES_NETWORK_NET_SOURCE_H
 
+#include "probe/features.h"
 #include "runtime/host.h"
 
 extern const struct enav_source_ops enav_net_source_ops;
@@ -15,9 +16,22 @@ bool enav_net_source_enabled(const struct enav_config *cfg);
 const char *enav_net_missing_tracepoint(bool fexit_bytes,
 					bool (*has_tracepoint)(void *ctx, const char *name),
 					void *ctx);
-/* The program-name prefixes to leave unloaded: the byte-counting variant
- * (tracepoint or fexit) the hooks decision did not choose. */
-void enav_net_byte_hook_skips(bool fexit_bytes, const char *skip[2]);
+/* What decides which of the network object's socket-level programs load
+ * (bpf/network/net_payload.bpf.h). */
+struct enav_net_hooks {
+	enum enav_payload_hook payload_hook; /* the probe's decision */
+	bool has_sendpage;		     /* tcp_sendpage in vmlinux BTF (before 6.5) */
+	bool has_udpv6;			     /* udpv6_sendmsg/recvmsg in vmlinux BTF */
+	bool dns;			     /* DNS capture on */
+};
+
+#define ENAV_NET_MAX_SKIPS 5
+
+/* The program-name prefixes to leave unloaded: every hook set but the one
+ * the probe chose (socket tracepoints, fexit, or the sys_exit fallback),
+ * and its parts this kernel or configuration has no use for.  Returns how
+ * many were written. */
+size_t enav_net_hook_skips(const struct enav_net_hooks *h, const char *skip[ENAV_NET_MAX_SKIPS]);
 
 /* Bit per enum enav_l7_protocol enabled by sources.network.l7 (0: none). */
 uint32_t enav_net_l7_protocols(const struct enav_config *cfg);
