@@ -112,7 +112,8 @@ static bool is_stackguard(const cs_x86_op *op)
 	       op->mem.index == X86_REG_INVALID && op->mem.disp == 0x10;
 }
 
-int enav_go_tls_find_body(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t *out)
+int enav_go_tls_find_body(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t *out,
+			  uint64_t *check)
 {
 	csh h;
 	cs_insn *insn;
@@ -141,6 +142,7 @@ int enav_go_tls_find_body(const uint8_t *code, size_t len, uint64_t vaddr, uint6
 		    x->operands[0].type == X86_OP_IMM && (uint64_t)x->operands[0].imm > vaddr &&
 		    (uint64_t)x->operands[0].imm < vaddr + len) {
 			*out = insn->address + insn->size;
+			*check = insn->address;
 			rc = 0;
 		}
 		break;
@@ -316,7 +318,8 @@ static int plan_func(int fd, Elf *elf, const GElf_Sym *sym, struct enav_go_tls_f
 	}
 	ssize_t got = pread(fd, code, sym->st_size, (off_t)f->file_offset);
 	if (got != (ssize_t)sym->st_size ||
-	    enav_go_tls_find_body(code, sym->st_size, sym->st_value, &f->body_vaddr) != 0) {
+	    enav_go_tls_find_body(code, sym->st_size, sym->st_value, &f->body_vaddr,
+				  &f->check_vaddr) != 0) {
 		free(code);
 		snprintf(err, errlen,
 			 "%s: no stack-bound check at its entry (a probe there could see a call "
@@ -325,6 +328,7 @@ static int plan_func(int fd, Elf *elf, const GElf_Sym *sym, struct enav_go_tls_f
 		return -1;
 	}
 	f->body_offset = f->body_vaddr - f->vaddr + f->file_offset;
+	f->check_offset = f->check_vaddr - f->vaddr + f->file_offset;
 	if (!returns) {
 		free(code);
 		return 0;
