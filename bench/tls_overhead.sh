@@ -17,12 +17,15 @@
 # and nanoseconds per hit.
 #
 # usage (root, after `make`): bench/tls_overhead.sh [PAIRS] [SECONDS]   (default 3, 10)
+# ENAV=BINARY measures another build of the agent (an older commit's) with
+# this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 PAIRS=${1:-3}
 SECS=${2:-10}
 BUILD=${BUILD:-build}
+ENAV=${ENAV:-$BUILD/enav}
 PORT=${PORT:-18493}
 APORT=${APORT:-19496}
 WORK=$(mktemp -d /tmp/enav-tlsb.XXXXXX)
@@ -62,7 +65,7 @@ clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -I"$BUILD/bpf" -c bench/bpf/empty_u
 cc -O2 -o "$WORK/uprobe_floor" bench/uprobe_floor.c -l:libssl.so.3 -lbpf
 floor() { # floor none|probed: microseconds per SSL_free(NULL)
 	if [ "$1" = probed ]; then
-		"$BUILD/enav" run --config "$WORK/cfg-on.yaml" 2>>"$WORK/agent.log" &
+		"$ENAV" run --config "$WORK/cfg-on.yaml" 2>>"$WORK/agent.log" &
 		AGENT=$!
 		for _ in $(seq 100); do
 			curl -fs "http://127.0.0.1:$APORT/metrics" 2>/dev/null | grep -q '^enav_tls_probed_binary{library="openssl"' && break
@@ -100,7 +103,7 @@ workload() { # prints requests/s, requests completed, nginx, wrk and agent CPU s
 arm() { # arm none|tls-on|tls-off
 	if [ "$1" != none ]; then
 		: >"$WORK/signals.ndjson"
-		"$BUILD/enav" run --config "$WORK/cfg-${1#tls-}.yaml" 2>>"$WORK/agent.log" &
+		"$ENAV" run --config "$WORK/cfg-${1#tls-}.yaml" 2>>"$WORK/agent.log" &
 		AGENT=$!
 		for _ in $(seq 100); do curl -fs "http://127.0.0.1:$APORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
 		# Until the library is probed (the startup scan finds nginx).
@@ -170,7 +173,7 @@ done
 "$WORK/uprobe_floor" stats >"$WORK/stats.out" &
 STATS=$!
 for _ in $(seq 50); do grep -qs enabled "$WORK/stats.out" && break; sleep 0.1; done
-"$BUILD/enav" run --config "$WORK/cfg-on.yaml" 2>>"$WORK/agent.log" &
+"$ENAV" run --config "$WORK/cfg-on.yaml" 2>>"$WORK/agent.log" &
 AGENT=$!
 for _ in $(seq 100); do
 	curl -fs "http://127.0.0.1:$APORT/metrics" 2>/dev/null | grep -q '^enav_tls_probed_binary{library="openssl"' && break

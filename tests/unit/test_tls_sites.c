@@ -53,6 +53,13 @@ static void test_emulated(void **st)
 	assert_false(enav_tls_insn_emulated(sub, sizeof(sub)));
 	assert_false(enav_tls_insn_emulated(jmp16, sizeof(jmp16))); /* prefixed: stepped */
 	assert_false(enav_tls_insn_emulated(test, sizeof(test)));
+	/* At the start of longer code: go1.19's JBE (rel32) and SUBQ. */
+	static const uint8_t jbe_then[] = {0x0f, 0x86, 0xc2, 0x03, 0x00, 0x00, 0x48, 0x83},
+			     sub_then[] = {0x48, 0x83, 0xec, 0x68, 0x53, 0x53, 0x53, 0x53};
+	assert_true(enav_tls_starts_emulated(jbe_then, sizeof(jbe_then)));
+	assert_false(enav_tls_starts_emulated(jbe_then, 5)); /* cut */
+	assert_false(enav_tls_starts_emulated(sub_then, sizeof(sub_then)));
+	assert_true(enav_tls_starts_emulated(push_rbx, sizeof(push_rbx)));
 }
 
 static void test_wrapper_sites(void **st)

@@ -420,10 +420,20 @@ enum enav_go_tls_status enav_go_tls_analyze(const char *path, struct enav_go_tls
 	if (plan_func(fd, elf, &s.read, &out->read, SYM_READ, true, err, errlen) ||
 	    plan_func(fd, elf, &s.write, &out->write, SYM_WRITE, false, err, errlen))
 		goto out;
-	if (s.has_client_hs)
+	struct enav_go_tls_func hs;
+	char hs_err[128];
+	if (s.has_client_hs) {
 		vaddr_to_offset(elf, s.client_hs.st_value, &out->client_handshake);
-	if (s.has_server_hs)
+		if (plan_func(fd, elf, &s.client_hs, &hs, SYM_CLIENT_HS, false, hs_err,
+			      sizeof(hs_err)) == 0)
+			out->client_handshake_check = hs.check_offset;
+	}
+	if (s.has_server_hs) {
 		vaddr_to_offset(elf, s.server_hs.st_value, &out->server_handshake);
+		if (plan_func(fd, elf, &s.server_hs, &hs, SYM_SERVER_HS, false, hs_err,
+			      sizeof(hs_err)) == 0)
+			out->server_handshake_check = hs.check_offset;
+	}
 	if (dwarf_offsets(elf, out)) {
 		out->offsets_source = "dwarf";
 	} else if (enav_go_tls_table_offsets(out->go_version, &out->conn_iface, &out->tcpconn_fd,

@@ -34,7 +34,9 @@ struct enav_go_tls_plan {
 	char go_version[32];
 	struct enav_go_tls_func read, write;
 	uint64_t client_handshake, server_handshake; /* file offsets, 0 = absent */
-	uint64_t itab_tcpconn;			     /* link-time address */
+	/* Their stack checks' JBE (file offsets), 0 = not found: see check_vaddr. */
+	uint64_t client_handshake_check, server_handshake_check;
+	uint64_t itab_tcpconn; /* link-time address */
 	uint32_t conn_iface, tcpconn_fd, netfd_sysfd;
 	const char *offsets_source; /* "dwarf" or "version table" */
 };

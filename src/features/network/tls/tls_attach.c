@@ -211,9 +211,7 @@ static int attach_func(struct enav_tls_attach *t, struct target *tg, const char 
 		       uint64_t cookie, uint32_t *stepped)
 {
 	uint64_t entry = 0, ret = 0;
-	bool first_emulated = fc->code && enav_tls_insn_emulated(fc->code, 1);
-	if (fc->code && !first_emulated && fc->len >= 2)
-		first_emulated = enav_tls_insn_emulated(fc->code, 2);
+	bool first_emulated = fc->code && enav_tls_starts_emulated(fc->code, fc->len);
 	bool have_entry = fc->code && !first_emulated &&
 			  enav_tls_entry_site(fc->code, fc->len, fc->vaddr, lf->args, &entry) == 0;
 	bool have_ret = lf->returns && have_entry &&
@@ -227,10 +225,9 @@ static int attach_func(struct enav_tls_attach *t, struct target *tg, const char 
 				   : 0;
 	}
 	/* The first byte: an emulated instruction there costs as little. */
-	uint32_t traps = first_emulated ? 0 : 1;
 	if (add_link(tg, lf->enter, t->obj, path, lf->func, 0, false, cookie))
 		return -1;
-	*stepped += traps;
+	*stepped += first_emulated ? 0 : lf->returns ? 2 : 1;
 	if (!lf->returns)
 		return 0;
 	return add_link(tg, "enav_tls_return", t->obj, path, lf->func, 0, true, cookie);
@@ -340,13 +337,12 @@ static void attach_library(struct enav_tls_attach *t, int library, const char *o
  * single-steps (every RET; an entry unless it is emulated). */
 static bool stepped_at(const char *path, uint64_t offset)
 {
-	uint8_t b[2] = {0};
+	uint8_t b[6] = {0}; /* the longest emulated form */
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t got = fd >= 0 ? pread(fd, b, sizeof(b), (off_t)offset) : -1;
 	if (fd >= 0)
 		close(fd);
-	return got != (ssize_t)sizeof(b) ||
-	       !(enav_tls_insn_emulated(b, 1) || enav_tls_insn_emulated(b, 2));
+	return got <= 0 || !enav_tls_starts_emulated(b, (size_t)got);
 }
 
 /* enum tls_op in bpf/network/net_tls.bpf.h */
@@ -421,13 +417,20 @@ static void attach_go(struct enav_tls_attach *t, const char *open_path, const ch
 			attach_failed(t, tg, "a return instruction");
 			return;
 		}
+	/* A handshake at its JBE when found (a restarted handshake would only
+	 * reset the new session twice, but the first byte is single-stepped). */
 	uint64_t hs[] = {plan.client_handshake, plan.server_handshake};
-	for (int i = 0; i < 2; i++)
+	uint64_t hs_check[] = {plan.client_handshake_check, plan.server_handshake_check};
+	for (int i = 0; i < 2; i++) {
+		uint64_t flags = hs[i] && hs_check[i] ? GO_AT_CHECK : 0;
+		if (flags)
+			hs[i] = hs_check[i];
 		if (hs[i] && add_link(tg, "enav_go_tls_enter", t->obj, open_path, NULL, hs[i],
-				      false, base | GO_OP_HANDSHAKE)) {
+				      false, base | flags | GO_OP_HANDSHAKE)) {
 			attach_failed(t, tg, "a handshake function");
 			return;
 		}
+	}
 	tg->stepped = plan.read.n_returns;
 	uint64_t entries[] = {read_off, write_off, hs[0], hs[1]};
 	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
@@ -437,8 +440,9 @@ static void attach_go(struct enav_tls_attach *t, const char *open_path, const ch
 	t->n_stepped += tg->stepped;
 	t->attached_total[ENAV_TLS_LIB_GO]++;
 	enav_info("tls: probing Go binary %s (%s, %u return instructions in (*Conn).Read, offsets "
-		  "from %s)",
-		  shown, plan.go_version, plan.read.n_returns, plan.offsets_source);
+		  "from %s, %u of %u uprobes on an instruction the kernel single-steps)",
+		  shown, plan.go_version, plan.read.n_returns, plan.offsets_source, tg->stepped,
+		  tg->n_links);
 }
 
 /* A file some process maps or runs: attach if it is new and probeable. */

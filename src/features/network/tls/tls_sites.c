@@ -48,6 +48,15 @@ bool enav_tls_insn_emulated(const uint8_t *b, size_t len)
 	return len == 2 && b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57; /* push r8..r15 */
 }
 
+bool enav_tls_starts_emulated(const uint8_t *code, size_t len)
+{
+	static const size_t forms[] = {1, 2, 5, 6};
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
+		if (forms[i] <= len && enav_tls_insn_emulated(code, forms[i]))
+			return true;
+	return false;
+}
+
 static unsigned reg_bit(x86_reg r)
 {
 	switch (r) {

@@ -38,6 +38,10 @@
 /* Does the kernel emulate this instruction (no out-of-line single-step)? */
 bool enav_tls_insn_emulated(const uint8_t *bytes, size_t len);
 
+/* The same for the instruction that starts at code, whatever its length
+ * (each emulated form is told apart by its opcode). */
+bool enav_tls_starts_emulated(const uint8_t *code, size_t len);
+
 /* Entry site of the function whose code (x86-64, loaded at vaddr) is given:
  * 0 and *out its address, -1 when none is proven. */
 int enav_tls_entry_site(const uint8_t *code, size_t len, uint64_t vaddr, unsigned args,
