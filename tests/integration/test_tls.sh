@@ -433,7 +433,7 @@ case_go() {
 		"$(jq -r "select(($cl) or ($sv)) | .span.tls_library + \" \" + .span.protocol + \" \" + (.span.status_code | tostring)" "$WORK/signals.ndjson" | sort -u)" "go http1 200" || return 1
 	expect_eq "server routes" "$(jq -r "select($sv) | .span.target" "$WORK/signals.ndjson" | sort -u)" "/items/{id}" || return 1
 	pairs "$cl" "$sv" 3000 || return 1
-	grep -q "tls: probing Go binary $WORK/go_tls (go1\.[0-9.]*, [0-9]* return instructions in (\*Conn).Read, offsets from dwarf)" "$WORK/stderr" ||
+	grep -q "tls: probing Go binary $WORK/go_tls (go1\.[0-9.]*, [0-9]* return instructions in (\*Conn).Read, offsets from dwarf, [0-9]* of [0-9]* uprobes on an instruction the kernel single-steps)" "$WORK/stderr" ||
 		{ fail "no probing line for the Go binary: $(grep 'tls:' "$WORK/stderr" | head -3)"; return 1; }
 	expect_eq "nothing dropped" "$(metric 'enav_tls_dropped_total{reason="not_tcp_conn"}') $(metric 'enav_tls_dropped_total{reason="read_fault"}') $(metric 'enav_tls_dropped_total{reason="no_socket"}')" "0 0 0" || return 1
 
