@@ -8,7 +8,11 @@
  *
  * Libraries (OpenSSL SSL_read/_ex, SSL_write/_ex; GnuTLS gnutls_record_recv
  * and _send): an entry uprobe remembers the call's object and buffer per
- * thread, a return probe emits the bytes the call returned.  The library
+ * thread, a return probe emits the bytes the call returned.  Both usually sit
+ * inside the function, on instructions the kernel emulates rather than
+ * single-steps (src/features/network/tls/tls_sites.h): the "return probe" is
+ * then a plain uprobe just before the ret, where RAX already holds the
+ * result, running the same program.  The library
  * object is tied to its socket by the read or write syscalls the library
  * makes inside the call (or inside its handshake): the sys_exit program
  * sees a TLS call open on the thread and records the socket in it.  A call
@@ -378,7 +382,7 @@ int enav_go_tls_enter(struct pt_regs *ctx)
 	/*
 	 * A probe on the JBE (the kernel emulates a conditional jump; the
 	 * body's first instruction, go1.19's SUBQ, it must single-step at about
-	 * 40 times the cost): the call begins only when the JBE falls through.
+	 * 35 times the cost): the call begins only when the JBE falls through.
 	 * When it jumps (below or equal: CF or ZF), the stack must grow or the
 	 * scheduler wants the goroutine, and the runtime restarts the call from
 	 * its first byte, which comes back here.
