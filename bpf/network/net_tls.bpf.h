@@ -8,7 +8,11 @@
  *
  * Libraries (OpenSSL SSL_read/_ex, SSL_write/_ex; GnuTLS gnutls_record_recv
  * and _send): an entry uprobe remembers the call's object and buffer per
- * thread, a return probe emits the bytes the call returned.  The library
+ * thread, a return probe emits the bytes the call returned.  Both usually sit
+ * inside the function, on instructions the kernel emulates rather than
+ * single-steps (src/features/network/tls/tls_sites.h): the "return probe" is
+ * then a plain uprobe just before the ret, where RAX already holds the
+ * result, running the same program.  The library
  * object is tied to its socket by the read or write syscalls the library
  * makes inside the call (or inside its handshake): the sys_exit program
  * sees a TLS call open on the thread and records the socket in it.  A call
@@ -298,7 +302,8 @@ int enav_tls_free_enter(struct pt_regs *ctx)
 /* Per probed Go binary, written by the agent (src/features/network/tls/go_tls.c). */
 struct go_tls_binary {
 	__u64 itab_tcpconn; /* go:itab.*net.TCPConn,net.Conn, link-time address */
-	__u64 read_entry;   /* (*Conn).Read's probe (past its stack check), link-time address */
+	__u64 read_entry;   /* (*Conn).Read's entry probe (at or past its stack check), link-time
+			       address */
 	__u64 write_entry;  /* (*Conn).Write's */
 	__u32 conn_iface;   /* offset of tls.Conn.conn (a net.Conn interface) */
 	__u32 tcpconn_fd;   /* offset of net.TCPConn's conn.fd (*netFD) */
@@ -362,13 +367,28 @@ static __always_inline void go_emit(void *ctx, struct go_tls_binary *b, __u64 co
 	tls_emit(ctx, s, sk, sent, buf, n, ENAV_TLS_LIB_GO);
 }
 
-/* Cookie: binary index << 8 | enum tls_op. */
+/* On the stack-bound check's JBE rather than past it (the cookie says). */
+#define GO_AT_CHECK 0x10
+#define X86_CF	    0x01
+#define X86_ZF	    0x40
+
+/* Cookie: binary index << 8 | GO_AT_CHECK? | enum tls_op. */
 SEC("uprobe")
 int enav_go_tls_enter(struct pt_regs *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u8 op = cookie & 0xff;
+	__u8 op = cookie & 0x0f;
 	__u32 idx = cookie >> 8;
+	/*
+	 * A probe on the JBE (the kernel emulates a conditional jump; the
+	 * body's first instruction, go1.19's SUBQ, it must single-step at about
+	 * 35 times the cost): the call begins only when the JBE falls through.
+	 * When it jumps (below or equal: CF or ZF), the stack must grow or the
+	 * scheduler wants the goroutine, and the runtime restarts the call from
+	 * its first byte, which comes back here.
+	 */
+	if ((cookie & GO_AT_CHECK) && (ctx->flags & (X86_CF | X86_ZF)))
+		return 0;
 	struct tls_key k = {.tgid = bpf_get_current_pid_tgid() >> 32};
 	if (op == TLS_OP_HANDSHAKE) {
 		/* clientHandshake/serverHandshake run once per session: a new

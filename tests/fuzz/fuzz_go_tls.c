@@ -38,9 +38,11 @@ static void returns(const uint8_t *code, size_t len)
 		CHECK(i == 0 || a[i] > a[i - 1]);
 	}
 	/* The body starts inside the code, past at least a CMP and a JBE. */
-	uint64_t body;
-	if (enav_go_tls_find_body(code, len, 0x400000, &body) == 0)
+	uint64_t body, check;
+	if (enav_go_tls_find_body(code, len, 0x400000, &body, &check) == 0) {
 		CHECK(body >= 0x400000 + 4 && body <= 0x400000 + len);
+		CHECK(check >= 0x400000 + 4 && check < body);
+	}
 }
 
 static void analyze(const uint8_t *data, size_t len)

@@ -57,26 +57,30 @@ static void test_find_body(void **st)
 	/* (*Conn).Read: CMPQ 0x10(R14), SP; JBE; SUBQ $0x68, SP */
 	static const uint8_t small[] = {0x49, 0x3b, 0x66, 0x10, 0x0f, 0x86, 0xc2,	   0x03,
 					0x00, 0x00, 0x48, 0x83, 0xec, 0x68, [0x3cc] = 0xc3};
-	uint64_t body = 0;
-	assert_int_equal(enav_go_tls_find_body(small, sizeof(small), 0x5a2d20, &body), 0);
+	uint64_t body = 0, check = 0;
+	assert_int_equal(enav_go_tls_find_body(small, sizeof(small), 0x5a2d20, &body, &check), 0);
 	assert_int_equal(body, 0x5a2d2a);
+	assert_int_equal(check, 0x5a2d24);
 	/* (*Conn).Write: LEAQ -0x68(SP), R12; CMPQ 0x10(R14), R12; JBE; SUBQ */
 	static const uint8_t large[] = {0x4c, 0x8d, 0x64, 0x24, 0x98, 0x4d, 0x3b,	   0x66,
 					0x10, 0x0f, 0x86, 0x64, 0x07, 0x00, 0x00,	   0x48,
 					0x81, 0xec, 0xe8, 0x00, 0x00, 0x00, [0x780] = 0xc3};
-	assert_int_equal(enav_go_tls_find_body(large, sizeof(large), 0x5a1860, &body), 0);
+	assert_int_equal(enav_go_tls_find_body(large, sizeof(large), 0x5a1860, &body, &check), 0);
 	assert_int_equal(body, 0x5a186f);
+	assert_int_equal(check, 0x5a1869);
 	/* No check (a NOSPLIT function), a check on another field, or a JBE
 	 * leaving the function: refused, never guessed. */
 	static const uint8_t nosplit[] = {0x48, 0x83, 0xec, 0x68, 0xc3};
-	assert_int_equal(enav_go_tls_find_body(nosplit, sizeof(nosplit), 0x1000, &body), -1);
+	assert_int_equal(enav_go_tls_find_body(nosplit, sizeof(nosplit), 0x1000, &body, &check),
+			 -1);
 	static const uint8_t other[] = {0x49, 0x3b, 0x66, 0x18, 0x0f, 0x86,
 					0x10, 0x00, 0x00, 0x00, 0x90, [0x20] = 0xc3};
-	assert_int_equal(enav_go_tls_find_body(other, sizeof(other), 0x1000, &body), -1);
+	assert_int_equal(enav_go_tls_find_body(other, sizeof(other), 0x1000, &body, &check), -1);
 	static const uint8_t away[] = {0x49, 0x3b, 0x66, 0x10, 0x0f, 0x86,
 				       0x00, 0x10, 0x00, 0x00, 0xc3};
-	assert_int_equal(enav_go_tls_find_body(away, sizeof(away), 0x1000, &body), -1);
-	assert_int_equal(enav_go_tls_find_body(small, 6, 0x5a2d20, &body), -1); /* cut JBE */
+	assert_int_equal(enav_go_tls_find_body(away, sizeof(away), 0x1000, &body, &check), -1);
+	assert_int_equal(enav_go_tls_find_body(small, 6, 0x5a2d20, &body, &check),
+			 -1); /* cut JBE */
 }
 
 static void test_versions(void **st)

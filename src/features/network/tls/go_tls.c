@@ -112,7 +112,8 @@ static bool is_stackguard(const cs_x86_op *op)
 	       op->mem.index == X86_REG_INVALID && op->mem.disp == 0x10;
 }
 
-int enav_go_tls_find_body(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t *out)
+int enav_go_tls_find_body(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t *out,
+			  uint64_t *check)
 {
 	csh h;
 	cs_insn *insn;
@@ -141,6 +142,7 @@ int enav_go_tls_find_body(const uint8_t *code, size_t len, uint64_t vaddr, uint6
 		    x->operands[0].type == X86_OP_IMM && (uint64_t)x->operands[0].imm > vaddr &&
 		    (uint64_t)x->operands[0].imm < vaddr + len) {
 			*out = insn->address + insn->size;
+			*check = insn->address;
 			rc = 0;
 		}
 		break;
@@ -316,7 +318,8 @@ static int plan_func(int fd, Elf *elf, const GElf_Sym *sym, struct enav_go_tls_f
 	}
 	ssize_t got = pread(fd, code, sym->st_size, (off_t)f->file_offset);
 	if (got != (ssize_t)sym->st_size ||
-	    enav_go_tls_find_body(code, sym->st_size, sym->st_value, &f->body_vaddr) != 0) {
+	    enav_go_tls_find_body(code, sym->st_size, sym->st_value, &f->body_vaddr,
+				  &f->check_vaddr) != 0) {
 		free(code);
 		snprintf(err, errlen,
 			 "%s: no stack-bound check at its entry (a probe there could see a call "
@@ -325,6 +328,7 @@ static int plan_func(int fd, Elf *elf, const GElf_Sym *sym, struct enav_go_tls_f
 		return -1;
 	}
 	f->body_offset = f->body_vaddr - f->vaddr + f->file_offset;
+	f->check_offset = f->check_vaddr - f->vaddr + f->file_offset;
 	if (!returns) {
 		free(code);
 		return 0;
@@ -416,10 +420,20 @@ enum enav_go_tls_status enav_go_tls_analyze(const char *path, struct enav_go_tls
 	if (plan_func(fd, elf, &s.read, &out->read, SYM_READ, true, err, errlen) ||
 	    plan_func(fd, elf, &s.write, &out->write, SYM_WRITE, false, err, errlen))
 		goto out;
-	if (s.has_client_hs)
+	struct enav_go_tls_func hs;
+	char hs_err[128];
+	if (s.has_client_hs) {
 		vaddr_to_offset(elf, s.client_hs.st_value, &out->client_handshake);
-	if (s.has_server_hs)
+		if (plan_func(fd, elf, &s.client_hs, &hs, SYM_CLIENT_HS, false, hs_err,
+			      sizeof(hs_err)) == 0)
+			out->client_handshake_check = hs.check_offset;
+	}
+	if (s.has_server_hs) {
 		vaddr_to_offset(elf, s.server_hs.st_value, &out->server_handshake);
+		if (plan_func(fd, elf, &s.server_hs, &hs, SYM_SERVER_HS, false, hs_err,
+			      sizeof(hs_err)) == 0)
+			out->server_handshake_check = hs.check_offset;
+	}
 	if (dwarf_offsets(elf, out)) {
 		out->offsets_source = "dwarf";
 	} else if (enav_go_tls_table_offsets(out->go_version, &out->conn_iface, &out->tcpconn_fd,

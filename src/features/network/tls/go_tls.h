@@ -23,6 +23,9 @@ struct enav_go_tls_func {
 	/* The first instruction after the stack-bound check (the probe's
 	 * place): see enav_go_tls_find_body. */
 	uint64_t body_vaddr, body_offset;
+	/* The check's JBE: a probe there is emulated by the kernel, where the
+	 * body's first instruction (go1.19's SUBQ) is single-stepped. */
+	uint64_t check_vaddr, check_offset;
 	uint32_t n_returns;				  /* Read only */
 	uint64_t return_offsets[ENAV_GO_TLS_MAX_RETURNS]; /* file offsets */
 };
@@ -31,7 +34,9 @@ struct enav_go_tls_plan {
 	char go_version[32];
 	struct enav_go_tls_func read, write;
 	uint64_t client_handshake, server_handshake; /* file offsets, 0 = absent */
-	uint64_t itab_tcpconn;			     /* link-time address */
+	/* Their stack checks' JBE (file offsets), 0 = not found: see check_vaddr. */
+	uint64_t client_handshake_check, server_handshake_check;
+	uint64_t itab_tcpconn; /* link-time address */
 	uint32_t conn_iface, tcpconn_fd, netfd_sysfd;
 	const char *offsets_source; /* "dwarf" or "version table" */
 };
@@ -64,10 +69,12 @@ bool enav_go_version_parse(const char *v, int *major, int *minor);
  * runtime then restarts the function from its first byte, and a write
  * counted at the entry would be counted twice (its bytes duplicated, every
  * later offset of the connection shifted).  Past the check each call is
- * seen once, with the arguments still in their registers.  -1 when the code
- * does not start with that check.
+ * seen once, with the arguments still in their registers.  *check is the
+ * JBE's own address (a probe there sees each call once when it counts only
+ * the JBE's fall-through).  -1 when the code does not start with that check.
  */
-int enav_go_tls_find_body(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t *out);
+int enav_go_tls_find_body(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t *out,
+			  uint64_t *check);
 
 /* Offsets of RET instructions in code (x86-64, loaded at vaddr), up to cap:
  * returns the count found, or -1 when the code does not decode to its end. */

@@ -24,6 +24,7 @@
 #include "platform/proc_lines.h"
 #include "runtime/bpf_source.h"
 #include "features/network/tls/go_tls.h"
+#include "features/network/tls/tls_sites.h"
 
 #define EXEC_QUEUE     256	     /* exec'd pids awaiting a look */
 #define EXEC_DELAY_NS  100000000ull  /* let the dynamic loader map the libraries */
@@ -31,7 +32,6 @@
 #define MAPS_MAX_BYTES (8ull << 20)  /* of one /proc/PID/maps */
 #define REJECTED_MAX   4096	     /* files known not to need probes */
 #define PATH_CAP       512
-#define LINKS_PER_LIB  11
 
 /* Kernel counters (enum tls_counter in bpf/network/net_tls.bpf.h). */
 static const char *const kernel_reasons[] = {"calls",	   "no_socket",	    "not_tcp_conn",
@@ -48,6 +48,7 @@ struct target {
 	const char *offsets; /* Go: where the struct offsets came from */
 	struct bpf_link **links;
 	uint32_t n_links;
+	uint32_t stepped; /* probes on an instruction the kernel single-steps */
 };
 
 struct pending_exec {
@@ -67,7 +68,7 @@ struct enav_tls_attach {
 	pthread_cond_t wake;
 	bool stopping;
 	struct target *targets;
-	uint32_t n_probes;
+	uint32_t n_probes, n_stepped;
 	struct pending_exec queue[EXEC_QUEUE];
 	uint32_t queue_len;
 	struct enav_u64map rejected; /* hash(dev, ino) of files with nothing to probe */
@@ -129,6 +130,7 @@ static void detach(struct enav_tls_attach *t, struct target *tg)
 	for (uint32_t i = 0; i < tg->n_links; i++)
 		bpf_link__destroy(tg->links[i]);
 	t->n_probes -= tg->n_links;
+	t->n_stepped -= tg->stepped;
 	if (tg->library == ENAV_TLS_LIB_GO) {
 		uint32_t idx = (uint32_t)(tg - t->targets);
 		struct {
@@ -161,34 +163,75 @@ static int add_link(struct target *tg, const char *prog_name, struct bpf_object 
 	return 0;
 }
 
-struct lib_probe {
-	const char *func, *prog;
-	bool ret;
+/*
+ * One probed function of a library: its entry program (which reads the
+ * argument registers in args) and whether its return value is needed.
+ * Where the function's code allows, both probes sit on instructions the
+ * kernel emulates (src/features/network/tls/tls_sites.h): the return then
+ * is a plain uprobe running the same return program, which reads RAX.
+ * Otherwise the entry probe is on the first byte with a return probe (two
+ * links either way), or alone on the first byte when no return is needed.
+ *
+ * OpenSSL 3's SSL_read and SSL_read_ex (and the _write pair) each call the
+ * library's internal function directly, neither through the other
+ * (disassembly of Debian 12's libssl3 3.0.19): one call is one hit of one
+ * pair, so both are probed.
+ */
+struct lib_func {
+	const char *func, *enter;
+	unsigned args;
+	bool returns;
 };
 
-static const struct lib_probe openssl_probes[] = {
-    {"SSL_read", "enav_tls_read_enter", false},
-    {"SSL_read", "enav_tls_return", true},
-    {"SSL_read_ex", "enav_tls_read_ex_enter", false},
-    {"SSL_read_ex", "enav_tls_return", true},
-    {"SSL_write", "enav_tls_write_enter", false},
-    {"SSL_write", "enav_tls_return", true},
-    {"SSL_write_ex", "enav_tls_write_ex_enter", false},
-    {"SSL_write_ex", "enav_tls_return", true},
-    {"SSL_do_handshake", "enav_tls_handshake_enter", false},
-    {"SSL_do_handshake", "enav_tls_return", true},
-    {"SSL_free", "enav_tls_free_enter", false},
+#define ARGS_CALL (ENAV_TLS_ARG_RDI | ENAV_TLS_ARG_RSI)
+#define ARGS_EX	  (ARGS_CALL | ENAV_TLS_ARG_RCX)
+
+static const struct lib_func openssl_funcs[] = {
+    {"SSL_read", "enav_tls_read_enter", ARGS_CALL, true},
+    {"SSL_read_ex", "enav_tls_read_ex_enter", ARGS_EX, true},
+    {"SSL_write", "enav_tls_write_enter", ARGS_CALL, true},
+    {"SSL_write_ex", "enav_tls_write_ex_enter", ARGS_EX, true},
+    {"SSL_do_handshake", "enav_tls_handshake_enter", ENAV_TLS_ARG_RDI, true},
+    {"SSL_free", "enav_tls_free_enter", ENAV_TLS_ARG_RDI, false},
 };
 
-static const struct lib_probe gnutls_probes[] = {
-    {"gnutls_record_recv", "enav_tls_read_enter", false},
-    {"gnutls_record_recv", "enav_tls_return", true},
-    {"gnutls_record_send", "enav_tls_write_enter", false},
-    {"gnutls_record_send", "enav_tls_return", true},
-    {"gnutls_handshake", "enav_tls_handshake_enter", false},
-    {"gnutls_handshake", "enav_tls_return", true},
-    {"gnutls_deinit", "enav_tls_free_enter", false},
+static const struct lib_func gnutls_funcs[] = {
+    {"gnutls_record_recv", "enav_tls_read_enter", ARGS_CALL, true},
+    {"gnutls_record_send", "enav_tls_write_enter", ARGS_CALL, true},
+    {"gnutls_handshake", "enav_tls_handshake_enter", ENAV_TLS_ARG_RDI, true},
+    {"gnutls_deinit", "enav_tls_free_enter", ENAV_TLS_ARG_RDI, false},
 };
+
+#define MAX_LIB_FUNCS 6
+
+/* Attach one function's probes; *stepped counts those on an instruction
+ * the kernel must single-step. */
+static int attach_func(struct enav_tls_attach *t, struct target *tg, const char *path,
+		       const struct lib_func *lf, const struct enav_tls_func_code *fc,
+		       uint64_t cookie, uint32_t *stepped)
+{
+	uint64_t entry = 0, ret = 0;
+	bool first_emulated = fc->code && enav_tls_starts_emulated(fc->code, fc->len);
+	bool have_entry = fc->code && !first_emulated &&
+			  enav_tls_entry_site(fc->code, fc->len, fc->vaddr, lf->args, &entry) == 0;
+	bool have_ret = lf->returns && have_entry &&
+			enav_tls_return_site(fc->code, fc->len, fc->vaddr, &ret) == 0;
+	if (have_entry && (have_ret || !lf->returns)) {
+		uint64_t base = fc->file_offset - fc->vaddr;
+		if (add_link(tg, lf->enter, t->obj, path, NULL, entry + base, false, cookie))
+			return -1;
+		return lf->returns ? add_link(tg, "enav_tls_return", t->obj, path, NULL, ret + base,
+					      false, cookie)
+				   : 0;
+	}
+	/* The first byte: an emulated instruction there costs as little. */
+	if (add_link(tg, lf->enter, t->obj, path, lf->func, 0, false, cookie))
+		return -1;
+	*stepped += first_emulated ? 0 : lf->returns ? 2 : 1;
+	if (!lf->returns)
+		return 0;
+	return add_link(tg, "enav_tls_return", t->obj, path, lf->func, 0, true, cookie);
+}
 
 /* The first refusal of a file by a cap is logged and counted; it is tried
  * again at every scan, so it is probed once room is made. */
@@ -254,30 +297,72 @@ static void attach_failed(struct enav_tls_attach *t, struct target *tg, const ch
 static void attach_library(struct enav_tls_attach *t, int library, const char *open_path,
 			   const char *shown, dev_t dev, ino_t ino)
 {
-	const struct lib_probe *probes =
-	    library == ENAV_TLS_LIB_OPENSSL ? openssl_probes : gnutls_probes;
-	size_t n = library == ENAV_TLS_LIB_OPENSSL
-		       ? sizeof(openssl_probes) / sizeof(openssl_probes[0])
-		       : sizeof(gnutls_probes) / sizeof(gnutls_probes[0]);
-	struct target *tg = new_target(t, library, shown, dev, ino, (uint32_t)n);
+	bool openssl = library == ENAV_TLS_LIB_OPENSSL;
+	const struct lib_func *funcs = openssl ? openssl_funcs : gnutls_funcs;
+	size_t n = openssl ? sizeof(openssl_funcs) / sizeof(openssl_funcs[0])
+			   : sizeof(gnutls_funcs) / sizeof(gnutls_funcs[0]);
+	uint32_t links = 0;
+	const char *names[MAX_LIB_FUNCS];
+	for (size_t i = 0; i < n; i++) {
+		names[i] = funcs[i].func;
+		links += funcs[i].returns ? 2 : 1;
+	}
+	struct target *tg = new_target(t, library, shown, dev, ino, links);
 	if (!tg)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		if (add_link(tg, probes[i].prog, t->obj, open_path, probes[i].func, 0,
-			     probes[i].ret, (uint64_t)library)) {
-			attach_failed(t, tg, probes[i].func);
-			return;
-		}
+	/* Unreadable code only costs the cheap sites: the classic probes
+	 * attach by name as before. */
+	struct enav_tls_func_code code[MAX_LIB_FUNCS];
+	enav_tls_read_functions(open_path, names, n, code);
+	uint32_t stepped = 0;
+	size_t failed = n;
+	for (size_t i = 0; i < n && failed == n; i++)
+		if (attach_func(t, tg, open_path, &funcs[i], &code[i], (uint64_t)library, &stepped))
+			failed = i;
+	for (size_t i = 0; i < n; i++)
+		free(code[i].code);
+	if (failed < n) {
+		attach_failed(t, tg, funcs[failed].func);
+		return;
 	}
+	tg->stepped = stepped;
 	t->n_probes += tg->n_links;
+	t->n_stepped += stepped;
 	t->attached_total[library]++;
-	enav_info("tls: probing %s (%s, %u uprobes)", shown, lib_name(library), tg->n_links);
+	enav_info("tls: probing %s (%s, %u uprobes, %u on an instruction the kernel single-steps)",
+		  shown, lib_name(library), tg->n_links, stepped);
+}
+
+/* Go's probes sit where Go's code dictates: count the ones the kernel
+ * single-steps (every RET; an entry unless it is emulated). */
+static bool stepped_at(const char *path, uint64_t offset)
+{
+	uint8_t b[6] = {0}; /* the longest emulated form */
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got = fd >= 0 ? pread(fd, b, sizeof(b), (off_t)offset) : -1;
+	if (fd >= 0)
+		close(fd);
+	return got <= 0 || !enav_tls_starts_emulated(b, (size_t)got);
 }
 
 /* enum tls_op in bpf/network/net_tls.bpf.h */
 #define GO_OP_READ	1
 #define GO_OP_WRITE	2
 #define GO_OP_HANDSHAKE 3
+/* The probe is on the stack-bound check's JBE (GO_AT_CHECK in net_tls.bpf.h). */
+#define GO_AT_CHECK 0x10
+
+/* Where (*Conn).Read's or Write's entry probe goes: the body's first
+ * instruction when the kernel emulates it, else the JBE before it, which it
+ * always emulates (the program then counts only the fall-through). */
+static void go_entry_site(const char *path, const struct enav_go_tls_func *f, uint64_t *vaddr,
+			  uint64_t *offset, uint64_t *flags)
+{
+	bool at_check = stepped_at(path, f->body_offset);
+	*vaddr = at_check ? f->check_vaddr : f->body_vaddr;
+	*offset = at_check ? f->check_offset : f->body_offset;
+	*flags = at_check ? GO_AT_CHECK : 0;
+}
 
 static void attach_go(struct enav_tls_attach *t, const char *open_path, const char *shown,
 		      dev_t dev, ino_t ino)
@@ -302,28 +387,26 @@ static void attach_go(struct enav_tls_attach *t, const char *open_path, const ch
 		return;
 	tg->offsets = plan.offsets_source;
 	uint32_t idx = (uint32_t)(tg - t->targets);
+	uint64_t read_at, read_off, read_flags, write_at, write_off, write_flags;
+	go_entry_site(open_path, &plan.read, &read_at, &read_off, &read_flags);
+	go_entry_site(open_path, &plan.write, &write_at, &write_off, &write_flags);
 	/* Layout of struct go_tls_binary (bpf/network/net_tls.bpf.h). */
 	struct {
 		uint64_t itab, read_entry, write_entry;
 		uint32_t conn_iface, tcpconn_fd, netfd_sysfd, pad;
-	} bin = {plan.itab_tcpconn,
-		 plan.read.body_vaddr,
-		 plan.write.body_vaddr,
-		 plan.conn_iface,
-		 plan.tcpconn_fd,
-		 plan.netfd_sysfd,
-		 0};
+	} bin = {plan.itab_tcpconn, read_at,	      write_at, plan.conn_iface,
+		 plan.tcpconn_fd,   plan.netfd_sysfd, 0};
 	if (bpf_map_update_elem(t->go_map_fd, &idx, &bin, BPF_ANY)) {
 		attach_failed(t, tg, "the binary table");
 		return;
 	}
 	uint64_t base = (uint64_t)idx << 8;
-	/* Past the stack-bound check: an entry probe sees a call again each time
-	 * the runtime restarts it (enav_go_tls_find_body). */
-	if (add_link(tg, "enav_go_tls_enter", t->obj, open_path, NULL, plan.read.body_offset, false,
-		     base | GO_OP_READ) ||
-	    add_link(tg, "enav_go_tls_enter", t->obj, open_path, NULL, plan.write.body_offset,
-		     false, base | GO_OP_WRITE)) {
+	/* At or past the stack-bound check: an entry probe sees a call again
+	 * each time the runtime restarts it (enav_go_tls_find_body). */
+	if (add_link(tg, "enav_go_tls_enter", t->obj, open_path, NULL, read_off, false,
+		     base | read_flags | GO_OP_READ) ||
+	    add_link(tg, "enav_go_tls_enter", t->obj, open_path, NULL, write_off, false,
+		     base | write_flags | GO_OP_WRITE)) {
 		attach_failed(t, tg, "(*Conn).Read/Write");
 		return;
 	}
@@ -334,18 +417,32 @@ static void attach_go(struct enav_tls_attach *t, const char *open_path, const ch
 			attach_failed(t, tg, "a return instruction");
 			return;
 		}
+	/* A handshake at its JBE when found (a restarted handshake would only
+	 * reset the new session twice, but the first byte is single-stepped). */
 	uint64_t hs[] = {plan.client_handshake, plan.server_handshake};
-	for (int i = 0; i < 2; i++)
+	uint64_t hs_check[] = {plan.client_handshake_check, plan.server_handshake_check};
+	for (int i = 0; i < 2; i++) {
+		uint64_t flags = hs[i] && hs_check[i] ? GO_AT_CHECK : 0;
+		if (flags)
+			hs[i] = hs_check[i];
 		if (hs[i] && add_link(tg, "enav_go_tls_enter", t->obj, open_path, NULL, hs[i],
-				      false, base | GO_OP_HANDSHAKE)) {
+				      false, base | flags | GO_OP_HANDSHAKE)) {
 			attach_failed(t, tg, "a handshake function");
 			return;
 		}
+	}
+	tg->stepped = plan.read.n_returns;
+	uint64_t entries[] = {read_off, write_off, hs[0], hs[1]};
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
+		if (entries[i] && stepped_at(open_path, entries[i]))
+			tg->stepped++;
 	t->n_probes += tg->n_links;
+	t->n_stepped += tg->stepped;
 	t->attached_total[ENAV_TLS_LIB_GO]++;
 	enav_info("tls: probing Go binary %s (%s, %u return instructions in (*Conn).Read, offsets "
-		  "from %s)",
-		  shown, plan.go_version, plan.read.n_returns, plan.offsets_source);
+		  "from %s, %u of %u uprobes on an instruction the kernel single-steps)",
+		  shown, plan.go_version, plan.read.n_returns, plan.offsets_source, tg->stepped,
+		  tg->n_links);
 }
 
 /* A file some process maps or runs: attach if it is new and probeable. */
@@ -615,6 +712,12 @@ void enav_tls_attach_metrics(struct enav_tls_attach *t, struct enav_promtext *p)
 	}
 	enav_promtext_single_u64(p, "enav_tls_uprobes", "gauge", "Uprobes attached now.",
 				 t->n_probes);
+	enav_promtext_single_u64(
+	    p, "enav_tls_uprobes_single_stepped", "gauge",
+	    "Uprobes attached now on an instruction the kernel must single-step "
+	    "(a second trap per hit, the expensive kind; the others sit on "
+	    "instructions it emulates).",
+	    t->n_stepped);
 	enav_promtext_single_u64(p, "enav_tls_cap_refusals_total", "counter",
 				 "Files not probed because max_binaries or max_probes was reached.",
 				 t->cap_refusals);
