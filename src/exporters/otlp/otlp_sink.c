@@ -129,6 +129,17 @@ static int encode_traces(void *ctx, void *const *items, size_t n, struct enav_pb
 	return enav_otlp_encode_signal_spans(w, o->res.kv, o->res.n, items, n);
 }
 
+/* parts[0..n) one after the other into out, cut at cap - 1 bytes as
+ * snprintf would. */
+static void concat(char *out, size_t cap, const char *const *parts, size_t n)
+{
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++)
+		for (const char *p = parts[i]; *p && len + 1 < cap; p++)
+			out[len++] = *p;
+	out[len] = '\0';
+}
+
 static int encode_logs(void *ctx, void *const *items, size_t n, struct enav_pb_writer *w)
 {
 	struct otlp_sink *o = ctx;
@@ -190,8 +201,9 @@ static int encode_logs(void *ctx, void *const *items, size_t n, struct enav_pb_w
 		}
 		for (uint32_t k = 0; k < s->n_warnings && k < ENAV_SIGNAL_MAX_WARNINGS; k++) {
 			const struct enav_field_warning *fw = &s->warnings[k];
-			snprintf(bodies[k], sizeof(bodies[k]), "%s: %s is absent: %s",
-				 enav_signal_kind_name(s->kind), fw->field, fw->reason);
+			const char *parts[] = {enav_signal_kind_name(s->kind), ": ", fw->field,
+					       " is absent: ", fw->reason};
+			concat(bodies[k], sizeof(bodies[k]), parts, 5);
 			attrs[k][0] = (struct enav_otlp_kv){.key = "enav.signal.kind",
 							    .type = ENAV_OTLP_STR,
 							    .s = enav_signal_kind_name(s->kind)};

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "exporters/otlp/otlp_spans.h"
 
-#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 #include <sys/random.h>
 
+#include "platform/numfmt.h"
 #include "discovery/k8s.h"
 
 size_t enav_otlp_workload_resource(const struct enav_otlp_kv *node, size_t n_node,
@@ -53,6 +52,22 @@ static void random_bytes(uint8_t *b, size_t n)
 #define KV_STR(k, v) ((struct enav_otlp_kv){.key = (k), .type = ENAV_OTLP_STR, .s = (v)})
 #define KV_INT(k, v) ((struct enav_otlp_kv){.key = (k), .type = ENAV_OTLP_INT, .i = (int64_t)(v)})
 
+/* "first second" (or first alone when second is NULL) into out, cut at
+ * cap - 1 bytes; what snprintf would write, without its cost. */
+static void span_name(char *out, size_t cap, const char *first, const char *second)
+{
+	size_t n = 0;
+	for (const char *p = first; *p && n + 1 < cap; p++)
+		out[n++] = *p;
+	if (second) {
+		if (n + 1 < cap)
+			out[n++] = ' ';
+		for (const char *p = second; *p && n + 1 < cap; p++)
+			out[n++] = *p;
+	}
+	out[n] = '\0';
+}
+
 /* One application operation as an OpenTelemetry span, with the semantic
  * conventions' attributes for its protocol family. */
 static int encode_request_span(const struct enav_otlp_kv *node, size_t n_node,
@@ -63,8 +78,8 @@ static int encode_request_span(const struct enav_otlp_kv *node, size_t n_node,
 	const struct enav_net_signal *net = &s->net;
 	struct enav_otlp_workload_res wr;
 	size_t nr = enav_otlp_workload_resource(node, n_node, s, &wr);
-	char peer[INET6_ADDRSTRLEN] = "", name[ENAV_L7_OPERATION_MAX + ENAV_L7_TARGET_MAX + 2];
-	inet_ntop(net->family == 6 ? AF_INET6 : AF_INET, net->remote_addr, peer, sizeof(peer));
+	char peer[ENAV_ADDR_TEXT_MAX], name[ENAV_L7_OPERATION_MAX + ENAV_L7_TARGET_MAX + 2];
+	enav_fmt_addr(peer, net->family, net->remote_addr);
 	bool server = net->role == ENAV_ROLE_SERVER;
 	const char *proto = enav_l7_protocol_name(op->protocol);
 	struct enav_otlp_kv a[20];
@@ -79,14 +94,14 @@ static int encode_request_span(const struct enav_otlp_kv *node, size_t n_node,
 	switch (enav_protocol(op->protocol)->family) {
 	case ENAV_SPAN_FAMILY_HTTP:
 		if (op->rpc) {
-			snprintf(name, sizeof(name), "%s", op->target);
+			span_name(name, sizeof(name), op->target, NULL);
 			a[na++] = KV_STR("rpc.system", "grpc");
 			a[na++] = KV_STR("rpc.method", op->target);
 			if (op->status_code >= 0)
 				a[na++] = KV_INT("rpc.grpc.status_code", op->status_code);
 			break;
 		}
-		snprintf(name, sizeof(name), "%s %s", op->operation, op->target);
+		span_name(name, sizeof(name), op->operation, op->target);
 		a[na++] = KV_STR("http.request.method", op->operation);
 		a[na++] = KV_STR("http.route", op->target);
 		a[na++] = KV_STR("url.path", op->path);
@@ -97,7 +112,7 @@ static int encode_request_span(const struct enav_otlp_kv *node, size_t n_node,
 			a[na++] = KV_INT("http.response.status_code", op->status_code);
 		break;
 	case ENAV_SPAN_FAMILY_MESSAGING:
-		snprintf(name, sizeof(name), "%s %s", op->operation, op->target);
+		span_name(name, sizeof(name), op->operation, op->target);
 		a[na++] = KV_STR("messaging.system", proto);
 		a[na++] = KV_STR("messaging.operation.name", op->operation);
 		a[na++] = KV_STR("messaging.destination.name", op->target);
@@ -106,16 +121,16 @@ static int encode_request_span(const struct enav_otlp_kv *node, size_t n_node,
 						     : ENAV_OTLP_SPAN_PRODUCER;
 		break;
 	case ENAV_SPAN_FAMILY_WEBSOCKET:
-		snprintf(name, sizeof(name), "websocket %s", op->operation);
+		span_name(name, sizeof(name), "websocket", op->operation);
 		a[na++] = KV_STR("http.route", op->target);
 		break;
 	case ENAV_SPAN_FAMILY_DB:
 	case ENAV_SPAN_FAMILY_NONE:
 	default:
 		if (op->target[0])
-			snprintf(name, sizeof(name), "%s %s", op->operation, op->target);
+			span_name(name, sizeof(name), op->operation, op->target);
 		else
-			snprintf(name, sizeof(name), "%s", op->operation);
+			span_name(name, sizeof(name), op->operation, NULL);
 		a[na++] = KV_STR("db.system.name", proto);
 		a[na++] = KV_STR("db.operation.name", op->operation);
 		if (op->target[0])
@@ -160,9 +175,8 @@ int enav_otlp_encode_signal_spans(struct enav_pb_writer *w, const struct enav_ot
 		const struct enav_net_signal *net = &s->net;
 		struct enav_otlp_workload_res wr;
 		size_t nr = enav_otlp_workload_resource(node, n_node, s, &wr);
-		char peer[INET6_ADDRSTRLEN] = "";
-		inet_ntop(net->family == 6 ? AF_INET6 : AF_INET, net->remote_addr, peer,
-			  sizeof(peer));
+		char peer[ENAV_ADDR_TEXT_MAX];
+		enav_fmt_addr(peer, net->family, net->remote_addr);
 		struct enav_otlp_kv attrs[] = {
 		    {.key = "network.transport", .type = ENAV_OTLP_STR, .s = "tcp"},
 		    {.key = "network.type",
