@@ -471,6 +471,9 @@ void enav_ndjson_out_flush(struct enav_ndjson_out *o)
 /* Signals taken from the queue at once: few, so the signals held stay about
  * the queue's capacity. */
 #define NDJSON_BATCH_MAX 64u
+/* A line waits at most this long for others to share its wake-up and its
+ * write(2): under load the writer then wakes once per batch, not per line. */
+#define NDJSON_LINGER_MS 1u
 /* Under a steady stream the queue never runs dry: flush at least this often. */
 #define NDJSON_FLUSH_LINES 1024u
 
@@ -610,6 +613,7 @@ static int ndjson_init(struct enav_host *a, void **state, char *err, size_t errl
 	    .name = "ndjson",
 	    .queue_capacity = cap,
 	    .batch_max_items = cap < NDJSON_BATCH_MAX ? cap : NDJSON_BATCH_MAX,
+	    .batch_max_delay_ms = NDJSON_LINGER_MS,
 	    .backoff_initial_ms = 1, /* never retried: a file has no retryable answer */
 	    .limit_retries = true,
 	    .cancel_at_deadline = true,
