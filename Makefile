@@ -7,6 +7,7 @@
 #   make test-kernels  integration tests in QEMU guests on Debian's kernels
 #                   and on this one -> docs/kernels.md (ARGS=--kernels 6.1 ...)
 #   make bench      the proof harness's quick campaign -> docs/proof/DATE-quick.md
+#   make microbench  span-path microbenchmarks: ns per op (bench/micro/)
 #   make asan       the agent and unit tests with ASan + UBSan -> build/asan/
 #   make fuzz       libFuzzer targets                         -> build/fuzz/
 #   make fuzz-long  every fuzz target FUZZ_LONG_SECONDS (600) each, FUZZ_LONG_JOBS (2)
@@ -62,14 +63,14 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 HELPER_SRCS := $(wildcard tests/integration/helpers/*.c)
 
-.PHONY: all run test test-kernels bench asan fuzz fuzz-long format format-check clean unit helpers k8s-tests \
+.PHONY: all microbench run test test-kernels bench asan fuzz fuzz-long format format-check clean unit helpers k8s-tests \
 	deb FORCE
 .DELETE_ON_ERROR:
 # Keep generated skeletons and objects: deleting them as intermediates would
 # force every object to rebuild on the next make.
 .SECONDARY:
 
-all: $(BUILD)/enav
+all: $(BUILD)/enav $(BUILD)/microbench
 
 # ---- kernel side -----------------------------------------------------------
 $(BUILD)/bpf/vmlinux.h: /sys/kernel/btf/vmlinux
@@ -115,6 +116,15 @@ $(BUILD)/version.h: FORCE
 	@echo '#define ENAV_GIT_REV "$(GIT_REV)"' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 FORCE:
+
+# Microbenchmarks of the span path (bench/micro/microbench.c): built by
+# `all` so they keep compiling, run only by `make microbench`.
+$(BUILD)/microbench: $(call objs,$(BUILD),bench/micro/microbench.c $(LIB_SRCS))
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(PKG_LIBS) -o $@
+
+microbench: $(BUILD)/microbench
+	$(BUILD)/microbench
 
 # Sanitizer variant: same sources, separate object tree.
 $(BUILD)/asan/obj/%.o: %.c $(SKELS) $(BUILD)/version.h

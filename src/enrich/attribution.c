@@ -2,6 +2,7 @@
 #include "enrich/attribution.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -396,13 +397,32 @@ const struct enav_processor_ops enav_attribution_ops = {
     .metrics = attribution_metrics,
 };
 
+/* At most max bytes of s after out[0..n), within cap - 1; returns the new length. */
+static size_t append(char *out, size_t cap, size_t n, const char *s, size_t max)
+{
+	for (size_t i = 0; s[i] && i < max && n + 1 < cap; i++)
+		out[n++] = s[i];
+	return n;
+}
+
 void enav_workload_key(const struct enav_signal *s, char *out, size_t len)
 {
+	/* Once per span (RED metrics): written by hand, as snprintf would. */
 	const struct enav_process_signal *p = &s->process;
-	if (p->pod)
-		snprintf(out, len, "pod:%s/%s", p->pod->namespace_, p->pod->name);
-	else if (p->identity->container_id[0])
-		snprintf(out, len, "container:%.12s", p->identity->container_id);
-	else
-		snprintf(out, len, "process:%s", p->comm[0] ? p->comm : "unknown");
+	if (len == 0)
+		return;
+	size_t n = 0;
+	if (p->pod) {
+		n = append(out, len, n, "pod:", SIZE_MAX);
+		n = append(out, len, n, p->pod->namespace_, SIZE_MAX);
+		n = append(out, len, n, "/", SIZE_MAX);
+		n = append(out, len, n, p->pod->name, SIZE_MAX);
+	} else if (p->identity->container_id[0]) {
+		n = append(out, len, n, "container:", SIZE_MAX);
+		n = append(out, len, n, p->identity->container_id, 12);
+	} else {
+		n = append(out, len, n, "process:", SIZE_MAX);
+		n = append(out, len, n, p->comm[0] ? p->comm : "unknown", SIZE_MAX);
+	}
+	out[n] = '\0';
 }

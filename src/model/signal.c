@@ -1,8 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "model/signal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n)   ASAN_POISON_MEMORY_REGION(p, n)
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#endif
+#endif
+#ifndef POISON
+#define POISON(p, n)   ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
 #include "model/cgroup_path.h"
 
@@ -54,15 +67,121 @@ size_t enav_signal_size(enum enav_signal_kind kind, uint32_t tail_len)
 	return tail_offset(kind) + tail_len;
 }
 
+/*
+ * Free blocks kept for reuse, one LIFO list per size class: a signal is
+ * allocated on the capture thread and freed on whichever exporter thread
+ * drops the last reference, so without them every span is a malloc and a
+ * cross-thread free.  Each list holds at most POOL_CAP blocks; past it a
+ * block goes back to the C library.  Class 0 is "not pooled" (malloc).
+ * Under ASan a pooled block is poisoned while free (but for its link) and
+ * unpoisoned only up to the size asked for, so use after free and reads
+ * past a kind's payload are still reported.
+ */
+#define POOL_CLASSES 2
+#define POOL_CAP     1024
+static const size_t class_bytes[POOL_CLASSES + 1] = {0, 512, 1280};
+_Static_assert(END_OF(span) <= 1280, "a span signal no longer fits its pool class");
+
+struct free_block {
+	struct free_block *next;
+};
+
+static struct pool {
+	pthread_mutex_t lock;
+	struct free_block *head;
+	uint32_t n;
+} pools[POOL_CLASSES + 1] = {
+    {PTHREAD_MUTEX_INITIALIZER, NULL, 0},
+    {PTHREAD_MUTEX_INITIALIZER, NULL, 0},
+    {PTHREAD_MUTEX_INITIALIZER, NULL, 0},
+};
+
+static _Atomic uint64_t pool_reused, pool_allocated, pool_released;
+
+static uint8_t class_of(size_t bytes)
+{
+	for (uint8_t c = 1; c <= POOL_CLASSES; c++)
+		if (bytes <= class_bytes[c])
+			return c;
+	return 0;
+}
+
+static void *block_get(uint8_t c, size_t bytes)
+{
+	if (c) {
+		struct pool *pl = &pools[c];
+		pthread_mutex_lock(&pl->lock);
+		struct free_block *b = pl->head;
+		if (b) {
+			pl->head = b->next;
+			pl->n--;
+		}
+		pthread_mutex_unlock(&pl->lock);
+		if (b) {
+			UNPOISON(b, bytes);
+			atomic_fetch_add_explicit(&pool_reused, 1, memory_order_relaxed);
+			return b;
+		}
+	}
+	/* A pooled block is the class's size, so any signal of the class can
+	 * reuse it; what lies past this signal's size stays off limits. */
+	size_t block = c ? class_bytes[c] : bytes;
+	unsigned char *mem = malloc(block);
+	if (mem) {
+		POISON(mem + bytes, block - bytes);
+		atomic_fetch_add_explicit(&pool_allocated, 1, memory_order_relaxed);
+	}
+	return mem;
+}
+
+static void block_put(uint8_t c, void *mem)
+{
+	if (c) {
+		struct pool *pl = &pools[c];
+		pthread_mutex_lock(&pl->lock);
+		if (pl->n < POOL_CAP) {
+			struct free_block *b = mem;
+			b->next = pl->head;
+			pl->head = b;
+			pl->n++;
+			/* The link stays readable, so LeakSanitizer follows the list. */
+			POISON(b + 1, class_bytes[c] - sizeof(*b));
+			pthread_mutex_unlock(&pl->lock);
+			return;
+		}
+		pthread_mutex_unlock(&pl->lock);
+	}
+	atomic_fetch_add_explicit(&pool_released, 1, memory_order_relaxed);
+	free(mem);
+}
+
+void enav_signal_pool_stats(struct enav_signal_pool_stats *st)
+{
+	st->reused = atomic_load(&pool_reused);
+	st->allocated = atomic_load(&pool_allocated);
+	st->released = atomic_load(&pool_released);
+	st->free_blocks = 0;
+	st->free_bytes = 0;
+	for (uint8_t c = 1; c <= POOL_CLASSES; c++) {
+		pthread_mutex_lock(&pools[c].lock);
+		st->free_blocks += pools[c].n;
+		st->free_bytes += (uint64_t)pools[c].n * class_bytes[c];
+		pthread_mutex_unlock(&pools[c].lock);
+	}
+}
+
 struct enav_signal *enav_signal_new(enum enav_signal_kind kind, uint32_t tail_len)
 {
-	unsigned char *mem = malloc(enav_signal_size(kind, tail_len));
+	size_t bytes = enav_signal_size(kind, tail_len);
+	uint8_t c = class_of(bytes);
+	unsigned char *mem = block_get(c, bytes);
 	if (!mem)
 		return NULL;
 	memset(mem, 0, payload_end(kind));
 	struct enav_signal *s = (struct enav_signal *)mem;
 	atomic_init(&s->refs, 1);
 	s->kind = kind;
+	s->pool_class = c;
 	s->process.filename = "";
 	s->process.exe = "";
 	s->process.cgroup_path = "";
@@ -133,7 +252,7 @@ void enav_signal_unref(struct enav_signal *s)
 		if (s->attr_release)
 			s->attr_release(s->attr_ref);
 		atomic_fetch_sub(&live_signals, 1);
-		free(s);
+		block_put(s->pool_class, s);
 	}
 }
 void enav_signal_warn(struct enav_signal *s, const char *field, const char *reason)

@@ -202,6 +202,7 @@ struct enav_signal {
 	enum enav_signal_kind kind;
 	uint64_t time_unix_ns;
 	uint32_t n_warnings;
+	uint8_t pool_class; /* which free list the block returns to (signal.c) */
 	struct enav_field_warning warnings[ENAV_SIGNAL_MAX_WARNINGS];
 	struct enav_process_signal process; /* for network kinds: the owning process */
 	/* What attribution pinned for this signal (released with the signal):
@@ -253,5 +254,15 @@ const char *enav_signal_kind_name(enum enav_signal_kind kind);
 
 /* Live count of allocated signals (self-accounting for /metrics). */
 uint64_t enav_signal_live_count(void);
+
+/* The free lists signals are allocated from (self-accounting for /metrics). */
+struct enav_signal_pool_stats {
+	uint64_t reused;      /* signals that took a free block */
+	uint64_t allocated;   /* blocks taken from the C library */
+	uint64_t released;    /* blocks given back: a list at its cap, or too large to keep */
+	uint64_t free_blocks; /* blocks on the lists now */
+	uint64_t free_bytes;
+};
+void enav_signal_pool_stats(struct enav_signal_pool_stats *st);
 
 #endif

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "platform/numfmt.h"
+
 /* One bit per open container in j->arrays. */
 _Static_assert(ENAV_JSON_MAX_DEPTH <= 32, "arrays bitset is 32 bits");
 
@@ -15,7 +17,7 @@ static void fail(struct enav_json *j)
  * Append n bytes, or nothing and set overflow.  One byte of cap is always
  * kept free for the NUL written by finish, so len <= cap - 1 holds throughout.
  */
-static bool put(struct enav_json *j, const void *p, size_t n)
+static inline bool put(struct enav_json *j, const void *p, size_t n)
 {
 	if (j->overflow)
 		return false;
@@ -28,9 +30,14 @@ static bool put(struct enav_json *j, const void *p, size_t n)
 	return true;
 }
 
-static bool put_c(struct enav_json *j, char c)
+static inline bool put_c(struct enav_json *j, char c)
 {
-	return put(j, &c, 1);
+	if (j->overflow || j->cap == 0 || j->len + 1 > j->cap - 1) {
+		fail(j);
+		return false;
+	}
+	j->buf[j->len++] = c;
+	return true;
 }
 
 /*
@@ -71,78 +78,124 @@ static size_t utf8_seq_len(const unsigned char *s, size_t n)
 	return need;
 }
 
-/* Bytes that can be copied verbatim inside a JSON string. */
-static bool plain_ascii(unsigned char c)
+/* Bytes that can be copied verbatim inside a JSON string: printable ASCII
+ * but the quote (0x22) and the backslash (0x5c). */
+static const bool plain[256] = {
+    [0x20 ... 0x21] = true,
+    [0x23 ... 0x5b] = true,
+    [0x5d ... 0x7e] = true,
+};
+
+/* One byte that is not plain at s[0]: its escape, or a whole UTF-8
+ * sequence, or U+FFFD for a bad byte, at out (room for 6).  Returns bytes
+ * written; *used is how many input bytes it took. */
+static size_t escape_one(char *out, const unsigned char *s, size_t avail, size_t *used)
 {
-	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+	static const char hex[] = "0123456789abcdef";
+	unsigned char c = s[0];
+	*used = 1;
+	if (c >= 0x80) {
+		size_t n = utf8_seq_len(s, avail);
+		if (n) {
+			memcpy(out, s, n);
+			*used = n;
+			return n;
+		}
+		/* One U+FFFD per bad byte; the next byte is re-examined. */
+		memcpy(out, "\xef\xbf\xbd", 3);
+		return 3;
+	}
+	out[0] = '\\';
+	switch (c) {
+	case '"':
+		out[1] = '"';
+		return 2;
+	case '\\':
+		out[1] = '\\';
+		return 2;
+	case '\b':
+		out[1] = 'b';
+		return 2;
+	case '\f':
+		out[1] = 'f';
+		return 2;
+	case '\n':
+		out[1] = 'n';
+		return 2;
+	case '\r':
+		out[1] = 'r';
+		return 2;
+	case '\t':
+		out[1] = 't';
+		return 2;
+	default: /* other control bytes, NUL and DEL */
+		memcpy(out + 1, "u00", 3);
+		out[4] = hex[c >> 4];
+		out[5] = hex[c & 0xf];
+		return 6;
+	}
+}
+
+/* Worst case: every input byte becomes a six-byte escape. */
+#define ESCAPE_WORST 6
+
+/* Does any of the 8 bytes in x need an escape or a UTF-8 check: a control
+ * byte, '"', '\\', DEL or >= 0x80?  Never a false "no". */
+static inline bool word_special(uint64_t x)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+	uint64_t below_space = (x - ones * 0x20) & ~x;
+	uint64_t is_quote = (q - ones) & ~q;
+	uint64_t is_backslash = (b - ones) & ~b;
+	uint64_t del_or_high = (x + ones) | x; /* 0x7f carries into its high bit */
+	return ((below_space | is_quote | is_backslash | del_or_high) & highs) != 0;
 }
 
 static void escape_into(struct enav_json *j, const unsigned char *s, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t i = 0;
-
-	while (i < len && !j->overflow) {
+	if (j->overflow)
+		return;
+	size_t room = j->cap ? j->cap - 1 - j->len : 0;
+	if (len <= room / ESCAPE_WORST) {
+		/* Room for anything: no check per byte, and plain text by words. */
+		char *out = j->buf + j->len;
+		for (size_t i = 0; i < len;) {
+			if (len - i >= 8) {
+				uint64_t x;
+				memcpy(&x, s + i, 8);
+				if (!word_special(x)) {
+					memcpy(out, &x, 8);
+					out += 8;
+					i += 8;
+					continue;
+				}
+			}
+			if (plain[s[i]]) {
+				*out++ = (char)s[i++];
+				continue;
+			}
+			size_t used;
+			out += escape_one(out, s + i, len - i, &used);
+			i += used;
+		}
+		j->len = (size_t)(out - j->buf);
+		return;
+	}
+	for (size_t i = 0; i < len && !j->overflow;) {
 		size_t run = i;
-
-		while (run < len && plain_ascii(s[run]))
+		while (run < len && plain[s[run]])
 			run++;
 		if (run > i) {
 			put(j, s + i, run - i);
 			i = run;
 			continue;
 		}
-
-		unsigned char c = s[i];
-
-		if (c >= 0x80) {
-			size_t n = utf8_seq_len(s + i, len - i);
-
-			if (n) {
-				put(j, s + i, n);
-				i += n;
-			} else {
-				/* One U+FFFD per bad byte; the next byte is re-examined. */
-				put(j, "\xef\xbf\xbd", 3);
-				i++;
-			}
-			continue;
-		}
-
-		char esc[6] = {'\\', 0, '0', '0', 0, 0};
-		size_t n = 2;
-
-		switch (c) {
-		case '"':
-			esc[1] = '"';
-			break;
-		case '\\':
-			esc[1] = '\\';
-			break;
-		case '\b':
-			esc[1] = 'b';
-			break;
-		case '\f':
-			esc[1] = 'f';
-			break;
-		case '\n':
-			esc[1] = 'n';
-			break;
-		case '\r':
-			esc[1] = 'r';
-			break;
-		case '\t':
-			esc[1] = 't';
-			break;
-		default: /* other control bytes, NUL and DEL */
-			esc[1] = 'u';
-			esc[4] = hex[c >> 4];
-			esc[5] = hex[c & 0xf];
-			n = 6;
-			break;
-		}
+		char esc[ESCAPE_WORST];
+		size_t used;
+		size_t n = escape_one(esc, s + i, len - i, &used);
 		put(j, esc, n);
-		i++;
+		i += used;
 	}
 }
 
@@ -241,7 +294,7 @@ void enav_json_array_end(struct enav_json *j)
 	container_end(j, true);
 }
 
-void enav_json_key(struct enav_json *j, const char *key)
+void enav_json_key_n(struct enav_json *j, const char *key, size_t len)
 {
 	if (j->overflow)
 		return;
@@ -251,7 +304,7 @@ void enav_json_key(struct enav_json *j, const char *key)
 	}
 	if (j->need_comma && !put_c(j, ','))
 		return;
-	quoted(j, key, strlen(key));
+	quoted(j, key, len);
 	put_c(j, ':');
 	j->need_comma = true;
 	j->after_key = true;
@@ -263,23 +316,6 @@ void enav_json_string_n(struct enav_json *j, const char *s, size_t len)
 		quoted(j, s, len);
 }
 
-void enav_json_string(struct enav_json *j, const char *s)
-{
-	enav_json_string_n(j, s, strlen(s));
-}
-
-/* Digits of v written backwards into the end of tmp; returns the first. */
-static char *u64_digits(char tmp[20], uint64_t v)
-{
-	char *p = tmp + 20;
-
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return p;
-}
-
 /* A value the caller formatted as a JSON number (e.g. "%.2f"). */
 void enav_json_raw(struct enav_json *j, const char *number)
 {
@@ -288,36 +324,18 @@ void enav_json_raw(struct enav_json *j, const char *number)
 	put(j, number, strlen(number));
 }
 
-void enav_json_kv_raw(struct enav_json *j, const char *key, const char *number)
-{
-	enav_json_key(j, key);
-	enav_json_raw(j, number);
-}
-
 void enav_json_u64(struct enav_json *j, uint64_t v)
 {
-	char tmp[20];
-	char *p;
-
-	if (!value_begin(j))
-		return;
-	p = u64_digits(tmp, v);
-	put(j, p, (size_t)(tmp + 20 - p));
+	char tmp[ENAV_U64_TEXT_MAX];
+	if (value_begin(j))
+		put(j, tmp, enav_fmt_u64(tmp, v));
 }
 
 void enav_json_i64(struct enav_json *j, int64_t v)
 {
-	char tmp[21];
-	char *p;
-	/* Negate in unsigned arithmetic so INT64_MIN does not overflow. */
-	uint64_t mag = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-
-	if (!value_begin(j))
-		return;
-	p = u64_digits(tmp + 1, mag);
-	if (v < 0)
-		*--p = '-';
-	put(j, p, (size_t)(tmp + 21 - p));
+	char tmp[ENAV_U64_TEXT_MAX + 1];
+	if (value_begin(j))
+		put(j, tmp, enav_fmt_i64(tmp, v));
 }
 
 void enav_json_bool(struct enav_json *j, bool v)
@@ -330,36 +348,6 @@ void enav_json_null(struct enav_json *j)
 {
 	if (value_begin(j))
 		put(j, "null", 4);
-}
-
-void enav_json_kv_string(struct enav_json *j, const char *key, const char *s)
-{
-	enav_json_key(j, key);
-	enav_json_string(j, s);
-}
-
-void enav_json_kv_string_n(struct enav_json *j, const char *key, const char *s, size_t len)
-{
-	enav_json_key(j, key);
-	enav_json_string_n(j, s, len);
-}
-
-void enav_json_kv_u64(struct enav_json *j, const char *key, uint64_t v)
-{
-	enav_json_key(j, key);
-	enav_json_u64(j, v);
-}
-
-void enav_json_kv_i64(struct enav_json *j, const char *key, int64_t v)
-{
-	enav_json_key(j, key);
-	enav_json_i64(j, v);
-}
-
-void enav_json_kv_bool(struct enav_json *j, const char *key, bool v)
-{
-	enav_json_key(j, key);
-	enav_json_bool(j, v);
 }
 
 long enav_json_finish(struct enav_json *j)

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct enav_json {
 	char *buf;
@@ -32,24 +33,65 @@ void enav_json_object_begin(struct enav_json *j);
 void enav_json_object_end(struct enav_json *j);
 void enav_json_array_begin(struct enav_json *j);
 void enav_json_array_end(struct enav_json *j);
-/* Key inside an object; must be followed by exactly one value. */
-void enav_json_key(struct enav_json *j, const char *key);
+/* Key of len bytes inside an object; must be followed by exactly one value. */
+void enav_json_key_n(struct enav_json *j, const char *key, size_t len);
 /* String value of exactly len bytes (may contain NULs and invalid UTF-8). */
 void enav_json_string_n(struct enav_json *j, const char *s, size_t len);
-void enav_json_string(struct enav_json *j, const char *s);
 void enav_json_u64(struct enav_json *j, uint64_t v);
 /* A number the caller formatted (e.g. "%.2f"); not validated. */
 void enav_json_raw(struct enav_json *j, const char *number);
-void enav_json_kv_raw(struct enav_json *j, const char *key, const char *number);
 void enav_json_i64(struct enav_json *j, int64_t v);
 void enav_json_bool(struct enav_json *j, bool v);
 void enav_json_null(struct enav_json *j);
+
+/* Inline so that the length of a literal key is known when compiling. */
+static inline void enav_json_key(struct enav_json *j, const char *key)
+{
+	enav_json_key_n(j, key, strlen(key));
+}
+
+static inline void enav_json_string(struct enav_json *j, const char *s)
+{
+	enav_json_string_n(j, s, strlen(s));
+}
+
 /* Convenience: key + value. */
-void enav_json_kv_string(struct enav_json *j, const char *key, const char *s);
-void enav_json_kv_string_n(struct enav_json *j, const char *key, const char *s, size_t len);
-void enav_json_kv_u64(struct enav_json *j, const char *key, uint64_t v);
-void enav_json_kv_i64(struct enav_json *j, const char *key, int64_t v);
-void enav_json_kv_bool(struct enav_json *j, const char *key, bool v);
+static inline void enav_json_kv_string(struct enav_json *j, const char *key, const char *s)
+{
+	enav_json_key(j, key);
+	enav_json_string(j, s);
+}
+
+static inline void enav_json_kv_string_n(struct enav_json *j, const char *key, const char *s,
+					 size_t len)
+{
+	enav_json_key(j, key);
+	enav_json_string_n(j, s, len);
+}
+
+static inline void enav_json_kv_u64(struct enav_json *j, const char *key, uint64_t v)
+{
+	enav_json_key(j, key);
+	enav_json_u64(j, v);
+}
+
+static inline void enav_json_kv_i64(struct enav_json *j, const char *key, int64_t v)
+{
+	enav_json_key(j, key);
+	enav_json_i64(j, v);
+}
+
+static inline void enav_json_kv_bool(struct enav_json *j, const char *key, bool v)
+{
+	enav_json_key(j, key);
+	enav_json_bool(j, v);
+}
+
+static inline void enav_json_kv_raw(struct enav_json *j, const char *key, const char *number)
+{
+	enav_json_key(j, key);
+	enav_json_raw(j, number);
+}
 /*
  * NUL-terminate; returns the length, or -1 when the line overflowed.  Misuse
  * (unbalanced containers, a value without a key inside an object, a key

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "platform/promtext.h"
 
-#include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "platform/numfmt.h"
 
 void enav_promtext_init(struct enav_promtext *p, char *buf, size_t cap)
 {
@@ -17,46 +17,64 @@ void enav_promtext_init(struct enav_promtext *p, char *buf, size_t cap)
 		buf[0] = '\0';
 }
 
-static void put(struct enav_promtext *p, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void put(struct enav_promtext *p, const char *fmt, ...)
+/*
+ * Append n bytes, or set overflow.  As the vsnprintf this replaced: the
+ * text must fit with its NUL, which is always written after it.
+ */
+static void put_n(struct enav_promtext *p, const char *s, size_t n)
 {
-	if (p->overflow || p->len >= p->cap) {
-		p->overflow = true;
-		return;
-	}
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(p->buf + p->len, p->cap - p->len, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= p->cap - p->len) {
+	if (p->overflow || p->len >= p->cap || n >= p->cap - p->len) {
 		p->overflow = true;
 		if (p->len < p->cap)
 			p->buf[p->len] = '\0';
 		return;
 	}
-	p->len += (size_t)n;
+	memcpy(p->buf + p->len, s, n);
+	p->len += n;
+	p->buf[p->len] = '\0';
+}
+
+static void put_s(struct enav_promtext *p, const char *s)
+{
+	put_n(p, s, strlen(s));
+}
+
+/* parts[0..n), n <= 5, as one write: all of them fit, or none is written. */
+static void put_parts(struct enav_promtext *p, const char *const *parts, size_t n)
+{
+	size_t len[5], total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += len[i] = strlen(parts[i]);
+	if (p->overflow || p->len >= p->cap || total >= p->cap - p->len) {
+		put_n(p, "", SIZE_MAX); /* overflow, NUL-terminated */
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		memcpy(p->buf + p->len, parts[i], len[i]);
+		p->len += len[i];
+	}
+	p->buf[p->len] = '\0';
+}
+
+/* Runs of text with the escapes of escaped[] (a NUL ends s). */
+static void put_escaped(struct enav_promtext *p, const char *s, bool quotes)
+{
+	while (*s && !p->overflow) {
+		size_t run = strcspn(s, quotes ? "\\\"\n" : "\\\n");
+		if (run) {
+			put_n(p, s, run);
+			s += run;
+			continue;
+		}
+		put_n(p, *s == '\\' ? "\\\\" : *s == '"' ? "\\\"" : "\\n", 2);
+		s++;
+	}
 }
 
 /* Label values: backslash, double quote and newline are the escapes 0.0.4 defines. */
 static void put_label_value(struct enav_promtext *p, const char *v)
 {
-	for (; *v && !p->overflow; v++) {
-		switch (*v) {
-		case '\\':
-			put(p, "\\\\");
-			break;
-		case '"':
-			put(p, "\\\"");
-			break;
-		case '\n':
-			put(p, "\\n");
-			break;
-		default:
-			put(p, "%c", *v);
-		}
-	}
+	put_escaped(p, v, true);
 }
 
 void enav_promtext_single(struct enav_promtext *p, const char *name, const char *type,
@@ -87,49 +105,61 @@ void enav_promtext_raw(struct enav_promtext *p, const char *text, size_t len)
 void enav_promtext_family(struct enav_promtext *p, const char *name, const char *type,
 			  const char *help)
 {
+	/* Cut, on overflow, where the printf-based writer cut. */
+	const char *head[] = {"# HELP ", name, " "};
+	put_parts(p, head, 3);
 	/* HELP text escapes backslash and newline (quotes are literal there). */
-	put(p, "# HELP %s ", name);
-	for (; *help && !p->overflow; help++) {
-		if (*help == '\\')
-			put(p, "\\\\");
-		else if (*help == '\n')
-			put(p, "\\n");
-		else
-			put(p, "%c", *help);
-	}
-	put(p, "\n# TYPE %s %s\n", name, type);
+	put_escaped(p, help, false);
+	const char *tail[] = {"\n# TYPE ", name, " ", type, "\n"};
+	put_parts(p, tail, 5);
 }
 
 static void put_labels(struct enav_promtext *p, const char *const *labels, size_t n_pairs)
 {
 	if (n_pairs == 0)
 		return;
-	put(p, "{");
+	put_n(p, "{", 1);
 	for (size_t i = 0; i < n_pairs; i++) {
-		put(p, "%s%s=\"", i ? "," : "", labels[2 * i]);
+		const char *name[] = {i ? "," : "", labels[2 * i], "=\""};
+		put_parts(p, name, 3);
 		put_label_value(p, labels[2 * i + 1]);
-		put(p, "\"");
+		put_n(p, "\"", 1);
 	}
-	put(p, "}");
+	put_n(p, "}", 1);
 }
 
 void enav_promtext_sample(struct enav_promtext *p, const char *name, const char *const *labels,
 			  size_t n_pairs, double value)
 {
-	put(p, "%s", name);
+	put_s(p, name);
 	put_labels(p, labels, n_pairs);
-	if (isnan(value))
-		put(p, " NaN\n");
-	else if (isinf(value))
-		put(p, " %s\n", value > 0 ? "+Inf" : "-Inf");
-	else
-		put(p, " %.17g\n", value);
+	if (isnan(value)) {
+		put_s(p, " NaN\n");
+	} else if (isinf(value)) {
+		put_s(p, value > 0 ? " +Inf\n" : " -Inf\n");
+	} else if (fabs(value) < 0x1p53 && value == (double)(int64_t)value &&
+		   !(value == 0 && signbit(value))) {
+		/* A whole number below 2^53 is what %.17g prints: its digits. */
+		char tmp[ENAV_U64_TEXT_MAX + 3];
+		tmp[0] = ' ';
+		size_t n = 1 + enav_fmt_i64(tmp + 1, (int64_t)value);
+		tmp[n++] = '\n';
+		put_n(p, tmp, n);
+	} else {
+		char tmp[40];
+		int n = snprintf(tmp, sizeof(tmp), " %.17g\n", value);
+		put_n(p, tmp, (size_t)n);
+	}
 }
 
 void enav_promtext_sample_u64(struct enav_promtext *p, const char *name, const char *const *labels,
 			      size_t n_pairs, uint64_t value)
 {
-	put(p, "%s", name);
+	put_s(p, name);
 	put_labels(p, labels, n_pairs);
-	put(p, " %" PRIu64 "\n", value);
+	char tmp[ENAV_U64_TEXT_MAX + 2];
+	tmp[0] = ' ';
+	size_t n = 1 + enav_fmt_u64(tmp + 1, value);
+	tmp[n++] = '\n';
+	put_n(p, tmp, n);
 }

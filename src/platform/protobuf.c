@@ -22,7 +22,16 @@ void enav_pb_writer_free(struct enav_pb_writer *w)
 }
 
 /* Room for n more bytes, within the limit; false (and failed) otherwise. */
-static bool reserve(struct enav_pb_writer *w, size_t n)
+static bool grow(struct enav_pb_writer *w, size_t n);
+
+static inline bool reserve(struct enav_pb_writer *w, size_t n)
+{
+	if (!w->failed && n <= w->cap - w->len && w->len + n <= w->limit)
+		return true; /* the common case: room already there */
+	return grow(w, n);
+}
+
+static bool grow(struct enav_pb_writer *w, size_t n)
 {
 	if (w->failed)
 		return false;
@@ -50,7 +59,7 @@ static bool reserve(struct enav_pb_writer *w, size_t n)
 	return true;
 }
 
-static size_t varint_encode(uint8_t *out, uint64_t v)
+static inline size_t varint_encode(uint8_t *out, uint64_t v)
 {
 	size_t n = 0;
 
@@ -62,7 +71,7 @@ static size_t varint_encode(uint8_t *out, uint64_t v)
 	return n;
 }
 
-static size_t varint_size(uint64_t v)
+size_t enav_pb_varint_size(uint64_t v)
 {
 	size_t n = 1;
 
@@ -73,7 +82,7 @@ static size_t varint_size(uint64_t v)
 	return n;
 }
 
-static void put(struct enav_pb_writer *w, const void *p, size_t n)
+static inline void put(struct enav_pb_writer *w, const void *p, size_t n)
 {
 	if (!reserve(w, n))
 		return;
@@ -82,14 +91,24 @@ static void put(struct enav_pb_writer *w, const void *p, size_t n)
 	w->len += n;
 }
 
-static void put_varint(struct enav_pb_writer *w, uint64_t v)
+__attribute__((always_inline)) static inline void put_varint(struct enav_pb_writer *w, uint64_t v)
 {
+	/* Tags and most lengths: one byte. */
+	if (v < 0x80 && !w->failed && w->len < w->cap && w->len < w->limit) {
+		w->buf[w->len++] = (uint8_t)v;
+		return;
+	}
+	if (!w->failed && PB_VARINT_MAX <= w->cap - w->len && w->len + PB_VARINT_MAX <= w->limit) {
+		w->len += varint_encode(w->buf + w->len, v);
+		return;
+	}
+	/* Growing, or near the limit where only the bytes it needs must fit. */
 	uint8_t tmp[PB_VARINT_MAX];
-
 	put(w, tmp, varint_encode(tmp, v));
 }
 
-static void put_tag(struct enav_pb_writer *w, uint32_t field, enum enav_pb_wire wire)
+__attribute__((always_inline)) static inline void put_tag(struct enav_pb_writer *w, uint32_t field,
+							  enum enav_pb_wire wire)
 {
 	if (field == 0 || field > PB_MAX_FIELD) {
 		w->failed = true;
@@ -153,13 +172,19 @@ void enav_pb_packed_varints(struct enav_pb_writer *w, uint32_t field, const uint
 	if (n == 0)
 		return; /* an empty packed field is simply absent */
 	for (size_t i = 0; i < n; i++)
-		total += varint_size(v[i]);
+		total += enav_pb_varint_size(v[i]);
 	put_tag(w, field, ENAV_PB_LEN);
 	put_varint(w, total);
 	if (!reserve(w, total))
 		return;
 	for (size_t i = 0; i < n; i++)
 		w->len += varint_encode(w->buf + w->len, v[i]);
+}
+
+void enav_pb_len_prefix(struct enav_pb_writer *w, uint32_t field, size_t len)
+{
+	put_tag(w, field, ENAV_PB_LEN);
+	put_varint(w, len);
 }
 
 /*
@@ -190,7 +215,7 @@ void enav_pb_end(struct enav_pb_writer *w)
 	if (w->failed)
 		return;
 	size_t n = w->len - start - 1;
-	size_t k = varint_size(n);
+	size_t k = enav_pb_varint_size(n);
 
 	if (k > 1) {
 		if (!reserve(w, k - 1))

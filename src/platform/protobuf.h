@@ -32,6 +32,11 @@ void enav_pb_bytes(struct enav_pb_writer *w, uint32_t field, const void *p, size
 void enav_pb_string(struct enav_pb_writer *w, uint32_t field, const char *s);
 /* Packed repeated varints (e.g. Sample.location_id, Sample.value). */
 void enav_pb_packed_varints(struct enav_pb_writer *w, uint32_t field, const uint64_t *v, size_t n);
+/* A length-delimited field whose len payload bytes the caller writes next:
+ * the same bytes as begin ... end, without moving the payload. */
+void enav_pb_len_prefix(struct enav_pb_writer *w, uint32_t field, size_t len);
+/* Bytes of v as a varint (1..10). */
+size_t enav_pb_varint_size(uint64_t v);
 /* Submessage: begin ... end; lengths are patched on end. */
 void enav_pb_begin(struct enav_pb_writer *w, uint32_t field);
 void enav_pb_end(struct enav_pb_writer *w);

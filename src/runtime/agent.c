@@ -372,6 +372,19 @@ bool enav_host_render_metrics(struct enav_host *a, struct enav_promtext *p)
 	enav_promtext_single_u64(p, "enav_signals_in_flight", "gauge",
 				 "Signals allocated and not yet released by every sink.",
 				 enav_signal_live_count());
+	struct enav_signal_pool_stats ps;
+	enav_signal_pool_stats(&ps);
+	enav_promtext_single_u64(p, "enav_signal_pool_reused_total", "counter",
+				 "Signals allocated from a free block of the signal pool.",
+				 ps.reused);
+	enav_promtext_single_u64(p, "enav_signal_pool_allocated_total", "counter",
+				 "Signal blocks the pool took from the C library.", ps.allocated);
+	enav_promtext_single_u64(
+	    p, "enav_signal_pool_released_total", "counter",
+	    "Signal blocks given back to the C library (a free list at its cap, or too large).",
+	    ps.released);
+	enav_promtext_single_u64(p, "enav_signal_pool_free_bytes", "gauge",
+				 "Bytes of free signal blocks the pool holds.", ps.free_bytes);
 	enav_promtext_single_u64(p, "enav_signal_alloc_failures_total", "counter",
 				 "Signals lost because memory could not be allocated.",
 				 atomic_load(&a->signals_alloc_failed));

@@ -13,10 +13,10 @@
 
 #include "platform/clock.h"
 #include "platform/log.h"
+#include "platform/numfmt.h"
 #include "runtime/export_worker.h"
 #include "discovery/k8s.h"
 #include "features/network/dns.h"
-#include <arpa/inet.h>
 
 static void encode_argv(struct enav_json *j, const struct enav_signal *s)
 {
@@ -35,6 +35,21 @@ static void encode_argv(struct enav_json *j, const struct enav_signal *s)
 		enav_json_string_n(j, p->argv + start, p->argv_len - start);
 	enav_json_array_end(j);
 	enav_json_kv_bool(j, "argv_truncated", p->argv_truncated);
+}
+
+/* "namespace/name" into out, cut at cap - 1 bytes as snprintf would;
+ * returns the length. */
+static size_t join_ref(char *out, size_t cap, const char *ns, const char *name)
+{
+	size_t n = 0;
+	for (; *ns && n + 1 < cap; ns++)
+		out[n++] = *ns;
+	if (n + 1 < cap)
+		out[n++] = '/';
+	for (; *name && n + 1 < cap; name++)
+		out[n++] = *name;
+	out[n] = '\0';
+	return n;
 }
 
 /* What the Kubernetes controller knows of the pod (docs/signals.md). */
@@ -60,9 +75,9 @@ static void encode_pod(struct enav_json *j, const struct enav_k8s_pod *pod)
 		enav_json_array_begin(j);
 		for (uint32_t i = 0; i < pod->n_services && i < ENAV_K8S_MAX_SERVICES; i++) {
 			char ref[ENAV_K8S_NAMESPACE_MAX + ENAV_K8S_NAME_MAX + 2];
-			snprintf(ref, sizeof(ref), "%s/%s", pod->services[i].namespace_,
-				 pod->services[i].name);
-			enav_json_string(j, ref);
+			enav_json_string_n(j, ref,
+					   join_ref(ref, sizeof(ref), pod->services[i].namespace_,
+						    pod->services[i].name));
 		}
 		enav_json_array_end(j);
 	}
@@ -70,10 +85,9 @@ static void encode_pod(struct enav_json *j, const struct enav_k8s_pod *pod)
 
 static void encode_addr(struct enav_json *j, const char *key, int family, const uint8_t *addr)
 {
-	char text[INET6_ADDRSTRLEN];
-	if (!inet_ntop(family == 6 ? AF_INET6 : AF_INET, addr, text, sizeof(text)))
-		text[0] = '\0';
-	enav_json_kv_string(j, key, text);
+	char text[ENAV_ADDR_TEXT_MAX];
+	size_t n = enav_fmt_addr(text, family, addr);
+	enav_json_kv_string_n(j, key, text, n);
 }
 
 static const char *const role_names[] = {"unknown", "client", "server"};
@@ -154,8 +168,9 @@ static void encode_network(struct enav_json *j, const struct enav_signal *s)
 /* network.edge: inferred from observed connections (docs/signals.md). */
 static void encode_edge(struct enav_json *j, const struct enav_edge_signal *e)
 {
-	char conf[16];
-	snprintf(conf, sizeof(conf), "%.2f", e->confidence);
+	/* Confidence is in [0, 1] (net_edges.c): within enav_fmt_fixed2's range. */
+	char conf[ENAV_U64_TEXT_MAX + 4];
+	conf[enav_fmt_fixed2(conf, e->confidence)] = '\0';
 	enav_json_key(j, "edge");
 	enav_json_object_begin(j);
 	enav_json_kv_string(j, "client", e->client);
@@ -346,8 +361,11 @@ process_done:;
 		encode_bpf_access(&j, &s->bpf);
 	if (s->kind == ENAV_SIGNAL_CRED_CHANGE) {
 		const struct enav_cred_signal *c = &s->cred;
-		char caps[20];
-		snprintf(caps, sizeof(caps), "%016llx", (unsigned long long)c->cap_effective);
+		static const char digits[] = "0123456789abcdef";
+		char caps[17];
+		for (int i = 0; i < 16; i++)
+			caps[i] = digits[(c->cap_effective >> (60 - 4 * i)) & 15];
+		caps[16] = '\0';
 		enav_json_key(&j, "credentials");
 		enav_json_object_begin(&j);
 		enav_json_kv_string(&j, "syscall", c->syscall);
@@ -454,6 +472,9 @@ void enav_ndjson_out_flush(struct enav_ndjson_out *o)
 /* Signals taken from the queue at once: few, so the signals held stay about
  * the queue's capacity. */
 #define NDJSON_BATCH_MAX 64u
+/* A line waits at most this long for others to share its wake-up and its
+ * write(2): under load the writer then wakes once per batch, not per line. */
+#define NDJSON_LINGER_MS 1u
 /* Under a steady stream the queue never runs dry: flush at least this often. */
 #define NDJSON_FLUSH_LINES 1024u
 
@@ -595,6 +616,7 @@ static int ndjson_init(struct enav_host *a, void **state, char *err, size_t errl
 	    .name = "ndjson",
 	    .queue_capacity = cap,
 	    .batch_max_items = cap < NDJSON_BATCH_MAX ? cap : NDJSON_BATCH_MAX,
+	    .batch_max_delay_ms = NDJSON_LINGER_MS,
 	    .backoff_initial_ms = 1, /* never retried: a file has no retryable answer */
 	    .limit_retries = true,
 	    .cancel_at_deadline = true,

@@ -127,18 +127,48 @@ void enav_otlp_put_anyvalue(struct enav_pb_writer *w, const struct enav_otlp_kv 
 	}
 }
 
+/* Bytes of a length-delimited field of payload bytes. */
+static size_t len_field_size(uint32_t field, size_t payload)
+{
+	return enav_pb_varint_size((uint64_t)field << 3) + enav_pb_varint_size(payload) + payload;
+}
+
+/* Bytes of kv's AnyValue; *slen is its string's length (STR). */
+static size_t anyvalue_size(const struct enav_otlp_kv *kv, size_t *slen)
+{
+	switch (kv->type) {
+	case ENAV_OTLP_STR:
+		*slen = kv->s ? strlen(kv->s) : 0;
+		return len_field_size(ANYVALUE_STRING, *slen);
+	case ENAV_OTLP_INT:
+		return 1 + enav_pb_varint_size((uint64_t)kv->i);
+	case ENAV_OTLP_DOUBLE:
+		return 1 + 8;
+	case ENAV_OTLP_BOOL:
+		break;
+	}
+	return 2;
+}
+
 void enav_otlp_put_kvs(struct enav_pb_writer *w, uint32_t field, const struct enav_otlp_kv *kv,
 		       size_t n)
 {
+	/* A KeyValue's size is known before it is written: prefixed, not
+	 * begun and ended, so no payload is moved once its length is known. */
 	for (size_t i = 0; i < n; i++) {
-		enav_pb_begin(w, field);
-		enav_pb_string(w, KEYVALUE_KEY, kv[i].key);
+		size_t klen = strlen(kv[i].key), slen = 0;
+		size_t value = anyvalue_size(&kv[i], &slen);
+		enav_pb_len_prefix(w, field,
+				   len_field_size(KEYVALUE_KEY, klen) +
+				       len_field_size(KEYVALUE_VALUE, value));
+		enav_pb_bytes(w, KEYVALUE_KEY, kv[i].key, klen);
 		/* Always present: a oneof member set to its default value
 		 * (false, 0, "") is still set and must be on the wire. */
-		enav_pb_begin(w, KEYVALUE_VALUE);
-		enav_otlp_put_anyvalue(w, &kv[i]);
-		enav_pb_end(w);
-		enav_pb_end(w);
+		enav_pb_len_prefix(w, KEYVALUE_VALUE, value);
+		if (kv[i].type == ENAV_OTLP_STR)
+			enav_pb_bytes(w, ANYVALUE_STRING, kv[i].s ? kv[i].s : "", slen);
+		else
+			enav_otlp_put_anyvalue(w, &kv[i]);
 	}
 }
 

@@ -30,11 +30,11 @@
 #include "features/profiling/profile_store.h"
 #include "exporters/otlp/otlp_encode.h"
 #include "exporters/otlp/otlp_env.h"
+#include "exporters/otlp/otlp_spans.h"
 #include "exporters/otlp/otlp_worker.h"
 #include "exporters/otlp/prom_to_otlp.h"
 
 #define METRICS_BUFFER_BYTES (1u << 20)
-#define SCOPE_NAME	     "e-navigator"
 
 enum { W_METRICS, W_TRACES, W_LOGS, W_PROFILES, W__N };
 static const char *const signal_names[W__N] = {"metrics", "traces", "logs", "profiles"};
@@ -100,7 +100,7 @@ static int encode_metrics(void *ctx, void *const *items, size_t n, struct enav_p
 {
 	struct otlp_sink *o = ctx;
 	struct enav_otlp_resource r = {o->res.kv, o->res.n};
-	struct enav_otlp_scope scope = {SCOPE_NAME, ENAV_VERSION};
+	struct enav_otlp_scope scope = {ENAV_OTLP_SCOPE_NAME, ENAV_VERSION};
 	for (size_t i = 0; i < n; i++) {
 		const struct metrics_item *m = items[i];
 		struct enav_prom_snapshot *snap = enav_prom_parse(m->text, m->len);
@@ -123,210 +123,21 @@ static void free_metrics_item(void *p)
 	free(m);
 }
 
-/* The workload a signal belongs to, as OpenTelemetry resource attributes. */
-struct workload_res {
-	struct enav_otlp_kv kv[ENAV_OTLP_RES_MAX + 8];
-	char pid[16];
-};
-
-static size_t workload_resource(const struct otlp_sink *o, const struct enav_signal *s,
-				struct workload_res *wr)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < o->res.n; i++)
-		wr->kv[n++] = o->res.kv[i];
-	const struct enav_process_signal *p = &s->process;
-	if (p->pid) {
-		wr->kv[n++] =
-		    (struct enav_otlp_kv){.key = "process.pid", .type = ENAV_OTLP_INT, .i = p->pid};
-	}
-	if (p->comm[0])
-		wr->kv[n++] = (struct enav_otlp_kv){
-		    .key = "process.executable.name", .type = ENAV_OTLP_STR, .s = p->comm};
-	if (p->identity->container_id[0])
-		wr->kv[n++] = (struct enav_otlp_kv){
-		    .key = "container.id", .type = ENAV_OTLP_STR, .s = p->identity->container_id};
-	if (p->identity->pod_uid[0])
-		wr->kv[n++] = (struct enav_otlp_kv){
-		    .key = "k8s.pod.uid", .type = ENAV_OTLP_STR, .s = p->identity->pod_uid};
-	if (p->pod) {
-		wr->kv[n++] = (struct enav_otlp_kv){
-		    .key = "k8s.pod.name", .type = ENAV_OTLP_STR, .s = p->pod->name};
-		wr->kv[n++] = (struct enav_otlp_kv){
-		    .key = "k8s.namespace.name", .type = ENAV_OTLP_STR, .s = p->pod->namespace_};
-	}
-	return n;
-}
-
-static void random_bytes(uint8_t *b, size_t n)
-{
-	if (getrandom(b, n, 0) != (ssize_t)n)
-		for (size_t i = 0; i < n; i++)
-			b[i] = (uint8_t)rand();
-	bool zero = true;
-	for (size_t i = 0; i < n; i++)
-		zero &= b[i] == 0;
-	if (zero)
-		b[0] = 1; /* an all-zero id is invalid */
-}
-
-#define KV_STR(k, v) ((struct enav_otlp_kv){.key = (k), .type = ENAV_OTLP_STR, .s = (v)})
-#define KV_INT(k, v) ((struct enav_otlp_kv){.key = (k), .type = ENAV_OTLP_INT, .i = (int64_t)(v)})
-
-/* One application operation as an OpenTelemetry span, with the semantic
- * conventions' attributes for its protocol family. */
-static int encode_request_span(struct otlp_sink *o, const struct enav_signal *s,
-			       struct enav_pb_writer *w)
-{
-	const struct enav_span_signal *sp = &s->span;
-	const struct enav_l7_op *op = &sp->op;
-	const struct enav_net_signal *net = &s->net;
-	struct workload_res wr;
-	size_t nr = workload_resource(o, s, &wr);
-	char peer[INET6_ADDRSTRLEN] = "", name[ENAV_L7_OPERATION_MAX + ENAV_L7_TARGET_MAX + 2];
-	inet_ntop(net->family == 6 ? AF_INET6 : AF_INET, net->remote_addr, peer, sizeof(peer));
-	bool server = net->role == ENAV_ROLE_SERVER;
-	const char *proto = enav_l7_protocol_name(op->protocol);
-	struct enav_otlp_kv a[20];
-	size_t na = 0;
-	a[na++] = KV_STR("network.peer.address", peer);
-	if (sp->tls_library)
-		a[na++] = KV_STR("enav.tls.library", sp->tls_library);
-	a[na++] = KV_INT("network.peer.port", net->remote_port);
-	a[na++] = KV_STR("enav.l7.protocol", proto);
-	a[na++] = KV_STR("enav.span.id_source", sp->id_source ? sp->id_source : "random");
-	enum enav_otlp_span_kind kind = server ? ENAV_OTLP_SPAN_SERVER : ENAV_OTLP_SPAN_CLIENT;
-	switch (enav_protocol(op->protocol)->family) {
-	case ENAV_SPAN_FAMILY_HTTP:
-		if (op->rpc) {
-			snprintf(name, sizeof(name), "%s", op->target);
-			a[na++] = KV_STR("rpc.system", "grpc");
-			a[na++] = KV_STR("rpc.method", op->target);
-			if (op->status_code >= 0)
-				a[na++] = KV_INT("rpc.grpc.status_code", op->status_code);
-			break;
-		}
-		snprintf(name, sizeof(name), "%s %s", op->operation, op->target);
-		a[na++] = KV_STR("http.request.method", op->operation);
-		a[na++] = KV_STR("http.route", op->target);
-		a[na++] = KV_STR("url.path", op->path);
-		a[na++] = KV_STR("network.protocol.name", "http");
-		a[na++] =
-		    KV_STR("network.protocol.version", op->protocol == ENAV_L7_HTTP2 ? "2" : "1.1");
-		if (op->status_code >= 0)
-			a[na++] = KV_INT("http.response.status_code", op->status_code);
-		break;
-	case ENAV_SPAN_FAMILY_MESSAGING:
-		snprintf(name, sizeof(name), "%s %s", op->operation, op->target);
-		a[na++] = KV_STR("messaging.system", proto);
-		a[na++] = KV_STR("messaging.operation.name", op->operation);
-		a[na++] = KV_STR("messaging.destination.name", op->target);
-		if (op->kind == ENAV_L7_OP_MESSAGE && !server)
-			kind = op->messaging_receive ? ENAV_OTLP_SPAN_CONSUMER
-						     : ENAV_OTLP_SPAN_PRODUCER;
-		break;
-	case ENAV_SPAN_FAMILY_WEBSOCKET:
-		snprintf(name, sizeof(name), "websocket %s", op->operation);
-		a[na++] = KV_STR("http.route", op->target);
-		break;
-	case ENAV_SPAN_FAMILY_DB:
-	case ENAV_SPAN_FAMILY_NONE:
-	default:
-		if (op->target[0])
-			snprintf(name, sizeof(name), "%s %s", op->operation, op->target);
-		else
-			snprintf(name, sizeof(name), "%s", op->operation);
-		a[na++] = KV_STR("db.system.name", proto);
-		a[na++] = KV_STR("db.operation.name", op->operation);
-		if (op->target[0])
-			a[na++] = KV_STR("db.collection.name", op->target);
-		if (op->status[0])
-			a[na++] = KV_STR("db.response.status_code", op->status);
-		if (op->statement[0])
-			a[na++] = KV_STR("db.query.text", op->statement);
-		break;
-	}
-	struct enav_otlp_span span = {
-	    .name = name,
-	    .kind = kind,
-	    .start_unix_ns = sp->start_time_unix_ns,
-	    .end_unix_ns = sp->end_time_unix_ns,
-	    .attrs = a,
-	    .n_attrs = na,
-	    .status = op->error ? ENAV_OTLP_STATUS_ERROR : ENAV_OTLP_STATUS_UNSET,
-	    .status_message = op->error && op->status[0] ? op->status : NULL,
-	};
-	memcpy(span.trace_id, sp->trace_id, 16);
-	memcpy(span.span_id, sp->span_id, 8);
-	memcpy(span.parent_span_id, sp->parent_span_id, 8);
-	struct enav_otlp_resource_spans rs = {.resource = {wr.kv, nr},
-					      .scope = {SCOPE_NAME, ENAV_VERSION},
-					      .spans = &span,
-					      .n_spans = 1};
-	return enav_otlp_encode_traces(w, &rs, 1);
-}
-
 static int encode_traces(void *ctx, void *const *items, size_t n, struct enav_pb_writer *w)
 {
 	struct otlp_sink *o = ctx;
-	for (size_t i = 0; i < n; i++) {
-		const struct enav_signal *s = items[i];
-		if (s->kind == ENAV_SIGNAL_SPAN) {
-			int rc = encode_request_span(o, s, w);
-			if (rc)
-				return rc;
-			continue;
-		}
-		const struct enav_net_signal *net = &s->net;
-		struct workload_res wr;
-		size_t nr = workload_resource(o, s, &wr);
-		char peer[INET6_ADDRSTRLEN] = "";
-		inet_ntop(net->family == 6 ? AF_INET6 : AF_INET, net->remote_addr, peer,
-			  sizeof(peer));
-		struct enav_otlp_kv attrs[] = {
-		    {.key = "network.transport", .type = ENAV_OTLP_STR, .s = "tcp"},
-		    {.key = "network.type",
-		     .type = ENAV_OTLP_STR,
-		     .s = net->family == 6 ? "ipv6" : "ipv4"},
-		    {.key = "network.peer.address", .type = ENAV_OTLP_STR, .s = peer},
-		    {.key = "network.peer.port", .type = ENAV_OTLP_INT, .i = net->remote_port},
-		    {.key = "network.local.port", .type = ENAV_OTLP_INT, .i = net->local_port},
-		    {.key = "enav.tcp.bytes_sent",
-		     .type = ENAV_OTLP_INT,
-		     .i = (int64_t)net->bytes_sent},
-		    {.key = "enav.tcp.bytes_received",
-		     .type = ENAV_OTLP_INT,
-		     .i = (int64_t)net->bytes_received},
-		    {.key = "enav.tcp.retransmits", .type = ENAV_OTLP_INT, .i = net->retransmits},
-		};
-		bool server = net->role == ENAV_ROLE_SERVER;
-		bool failed = s->kind == ENAV_SIGNAL_TCP_FAILED;
-		bool reset = net->flags & ENAV_TCP_RESET;
-		struct enav_otlp_span span = {
-		    .name = server ? "tcp accept" : "tcp connect",
-		    .kind = server ? ENAV_OTLP_SPAN_SERVER : ENAV_OTLP_SPAN_CLIENT,
-		    .start_unix_ns = s->time_unix_ns > net->duration_ns
-					 ? s->time_unix_ns - net->duration_ns
-					 : s->time_unix_ns,
-		    .end_unix_ns = s->time_unix_ns,
-		    .attrs = attrs,
-		    .n_attrs = sizeof(attrs) / sizeof(attrs[0]),
-		    .status = failed || reset ? ENAV_OTLP_STATUS_ERROR : ENAV_OTLP_STATUS_UNSET,
-		    .status_message = failed  ? "connection failed"
-				      : reset ? "connection reset"
-					      : NULL,
-		};
-		random_bytes(span.trace_id, sizeof(span.trace_id));
-		random_bytes(span.span_id, sizeof(span.span_id));
-		struct enav_otlp_resource_spans rs = {.resource = {wr.kv, nr},
-						      .scope = {SCOPE_NAME, ENAV_VERSION},
-						      .spans = &span,
-						      .n_spans = 1};
-		int rc = enav_otlp_encode_traces(w, &rs, 1);
-		if (rc)
-			return rc;
-	}
-	return 0;
+	return enav_otlp_encode_signal_spans(w, o->res.kv, o->res.n, items, n);
+}
+
+/* parts[0..n) one after the other into out, cut at cap - 1 bytes as
+ * snprintf would. */
+static void concat(char *out, size_t cap, const char *const *parts, size_t n)
+{
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++)
+		for (const char *p = parts[i]; *p && len + 1 < cap; p++)
+			out[len++] = *p;
+	out[len] = '\0';
 }
 
 static int encode_logs(void *ctx, void *const *items, size_t n, struct enav_pb_writer *w)
@@ -334,8 +145,8 @@ static int encode_logs(void *ctx, void *const *items, size_t n, struct enav_pb_w
 	struct otlp_sink *o = ctx;
 	for (size_t i = 0; i < n; i++) {
 		const struct enav_signal *s = items[i];
-		struct workload_res wr;
-		size_t nr = workload_resource(o, s, &wr);
+		struct enav_otlp_workload_res wr;
+		size_t nr = enav_otlp_workload_resource(o->res.kv, o->res.n, s, &wr);
 		struct enav_otlp_log logs[ENAV_SIGNAL_MAX_WARNINGS + 1];
 		struct enav_otlp_kv attrs[ENAV_SIGNAL_MAX_WARNINGS][3];
 		char bodies[ENAV_SIGNAL_MAX_WARNINGS][160];
@@ -390,8 +201,9 @@ static int encode_logs(void *ctx, void *const *items, size_t n, struct enav_pb_w
 		}
 		for (uint32_t k = 0; k < s->n_warnings && k < ENAV_SIGNAL_MAX_WARNINGS; k++) {
 			const struct enav_field_warning *fw = &s->warnings[k];
-			snprintf(bodies[k], sizeof(bodies[k]), "%s: %s is absent: %s",
-				 enav_signal_kind_name(s->kind), fw->field, fw->reason);
+			const char *parts[] = {enav_signal_kind_name(s->kind), ": ", fw->field,
+					       " is absent: ", fw->reason};
+			concat(bodies[k], sizeof(bodies[k]), parts, 5);
 			attrs[k][0] = (struct enav_otlp_kv){.key = "enav.signal.kind",
 							    .type = ENAV_OTLP_STR,
 							    .s = enav_signal_kind_name(s->kind)};
@@ -410,7 +222,7 @@ static int encode_logs(void *ctx, void *const *items, size_t n, struct enav_pb_w
 			nl++;
 		}
 		struct enav_otlp_resource_logs rl = {.resource = {wr.kv, nr},
-						     .scope = {SCOPE_NAME, ENAV_VERSION},
+						     .scope = {ENAV_OTLP_SCOPE_NAME, ENAV_VERSION},
 						     .logs = logs,
 						     .n_logs = nl};
 		int rc = enav_otlp_encode_logs(w, &rl, 1);
@@ -435,8 +247,9 @@ static int encode_profiles(void *ctx, void *const *items, size_t n, struct enav_
 		    .resource = {o->res.kv, o->res.n}, .pprof = p->pprof, .pprof_len = p->len};
 	}
 	char err[160];
-	return enav_otlp_encode_profiles(w, (struct enav_otlp_scope){SCOPE_NAME, ENAV_VERSION}, in,
-					 n, err, sizeof(err));
+	return enav_otlp_encode_profiles(
+	    w, (struct enav_otlp_scope){ENAV_OTLP_SCOPE_NAME, ENAV_VERSION}, in, n, err,
+	    sizeof(err));
 }
 
 static void free_profile_item(void *p)

@@ -57,7 +57,8 @@ static void sip_block(struct sip *s, uint64_t m)
 	s->v0 ^= m;
 }
 
-uint64_t enav_ipname_siphash24(uint64_t k0, uint64_t k1, const uint8_t *msg, size_t len)
+void enav_siphash24_begin(struct enav_siphash_state *st, uint64_t k0, uint64_t k1,
+			  const uint8_t *msg, size_t len)
 {
 	struct sip s = {
 	    .v0 = k0 ^ 0x736f6d6570736575ull,
@@ -65,19 +66,31 @@ uint64_t enav_ipname_siphash24(uint64_t k0, uint64_t k1, const uint8_t *msg, siz
 	    .v2 = k0 ^ 0x6c7967656e657261ull,
 	    .v3 = k1 ^ 0x7465646279746573ull,
 	};
-	size_t i = 0;
-
-	for (; i + 8 <= len; i += 8)
+	for (size_t i = 0; i + 8 <= len; i += 8)
 		sip_block(&s, le64(msg + i));
-	uint64_t last = (uint64_t)(len & 0xff) << 56;
+	*st = (struct enav_siphash_state){s.v0, s.v1, s.v2, s.v3, len & ~(size_t)7};
+}
 
-	for (unsigned j = 0; i + j < len; j++)
-		last |= (uint64_t)msg[i + j] << (8 * j);
+uint64_t enav_siphash24_end(const struct enav_siphash_state *st, const uint8_t *tail,
+			    size_t tail_len)
+{
+	struct sip s = {st->v0, st->v1, st->v2, st->v3};
+	size_t len = st->len + tail_len;
+	uint64_t last = (uint64_t)(len & 0xff) << 56;
+	for (size_t j = 0; j < tail_len; j++)
+		last |= (uint64_t)tail[j] << (8 * j);
 	sip_block(&s, last);
 	s.v2 ^= 0xff;
 	for (int r = 0; r < 4; r++)
 		sip_round(&s);
 	return s.v0 ^ s.v1 ^ s.v2 ^ s.v3;
+}
+
+uint64_t enav_ipname_siphash24(uint64_t k0, uint64_t k1, const uint8_t *msg, size_t len)
+{
+	struct enav_siphash_state st;
+	enav_siphash24_begin(&st, k0, k1, msg, len);
+	return enav_siphash24_end(&st, msg + st.len, len - st.len);
 }
 
 /* ---- keys ----------------------------------------------------------------- */

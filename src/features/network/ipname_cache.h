@@ -122,4 +122,16 @@ void enav_ipname_cache_stats(const struct enav_ipname_cache *c, struct enav_ipna
  * exposed so the unit test can check it against the reference vectors. */
 uint64_t enav_ipname_siphash24(uint64_t k0, uint64_t k1, const uint8_t *msg, size_t len);
 
+/* The same hash in two steps, for messages that share a prefix: begin takes
+ * the whole 8-byte blocks of msg[0..len) (st.len of them), end the rest of
+ * a message (tail_len < 8 bytes) and finishes.  Begin once, end per tail. */
+struct enav_siphash_state {
+	uint64_t v0, v1, v2, v3;
+	size_t len;
+};
+void enav_siphash24_begin(struct enav_siphash_state *st, uint64_t k0, uint64_t k1,
+			  const uint8_t *msg, size_t len);
+uint64_t enav_siphash24_end(const struct enav_siphash_state *st, const uint8_t *tail,
+			    size_t tail_len);
+
 #endif

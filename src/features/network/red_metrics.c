@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform/numfmt.h"
 #include "platform/u64map.h"
 #include "enrich/attribution.h"
 #include "features/network/ipname_cache.h"
@@ -22,6 +23,10 @@
 /* OpenTelemetry's advice for HTTP and RPC duration histograms (seconds). */
 static const double bounds[N_BOUNDS] = {0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25,
 					0.5,   0.75, 1,	    2.5,  5,	 7.5, 10};
+/* The same bounds as the "le" label: printf's "%g" of each, then "+Inf". */
+static const char *const bound_text[N_BOUNDS + 1] = {"0.005", "0.01", "0.025", "0.05", "0.075",
+						     "0.1",   "0.25", "0.5",   "0.75", "1",
+						     "2.5",   "5",    "7.5",   "10",   "+Inf"};
 
 enum family {
 	F_HTTP_SERVER,
@@ -130,6 +135,14 @@ struct red_metrics {
 	uint64_t spans;
 };
 
+/* s into a label, cut at LABEL_MAX - 1 bytes as snprintf would. */
+static void label(char out[LABEL_MAX], const char *s)
+{
+	size_t n = strnlen(s, LABEL_MAX - 1);
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
 static enum family family_of(const struct enav_signal *s, char labels[N_LABELS][LABEL_MAX])
 {
 	const struct enav_l7_op *op = &s->span.op;
@@ -140,32 +153,30 @@ static enum family family_of(const struct enav_signal *s, char labels[N_LABELS][
 	switch (enav_protocol(op->protocol)->family) {
 	case ENAV_SPAN_FAMILY_HTTP:
 		if (op->rpc) {
-			snprintf(labels[0], LABEL_MAX, "grpc");
-			snprintf(labels[1], LABEL_MAX, "%s", op->target);
+			label(labels[0], "grpc");
+			label(labels[1], op->target);
 			if (op->status_code >= 0)
-				snprintf(labels[2], LABEL_MAX, "%d", op->status_code);
-			snprintf(labels[3], LABEL_MAX, "%s", error);
+				labels[2][enav_fmt_i64(labels[2], op->status_code)] = '\0';
+			label(labels[3], error);
 			return server ? F_RPC_SERVER : F_RPC_CLIENT;
 		}
-		snprintf(labels[0], LABEL_MAX, "%s", op->operation);
-		snprintf(labels[1], LABEL_MAX, "%s", op->target);
+		label(labels[0], op->operation);
+		label(labels[1], op->target);
 		if (op->status_code >= 0)
-			snprintf(labels[2], LABEL_MAX, "%d", op->status_code);
-		snprintf(labels[3], LABEL_MAX, "%s",
-			 op->protocol == ENAV_L7_HTTP2 ? "http2" : "http");
+			labels[2][enav_fmt_i64(labels[2], op->status_code)] = '\0';
+		label(labels[3], op->protocol == ENAV_L7_HTTP2 ? "http2" : "http");
 		return server ? F_HTTP_SERVER : F_HTTP_CLIENT;
 	case ENAV_SPAN_FAMILY_WEBSOCKET:
-		snprintf(labels[0], LABEL_MAX, "%s", op->operation);
-		snprintf(labels[1], LABEL_MAX, "%s",
-			 op->messaging_receive ? "receive" : "transmit");
-		snprintf(labels[2], LABEL_MAX, "%s", op->target);
-		snprintf(labels[3], LABEL_MAX, "%s", server ? "server" : "client");
+		label(labels[0], op->operation);
+		label(labels[1], op->messaging_receive ? "receive" : "transmit");
+		label(labels[2], op->target);
+		label(labels[3], server ? "server" : "client");
 		return F_WS_FRAMES;
 	case ENAV_SPAN_FAMILY_MESSAGING:
-		snprintf(labels[0], LABEL_MAX, "%s", proto);
-		snprintf(labels[1], LABEL_MAX, "%s", op->operation);
-		snprintf(labels[2], LABEL_MAX, "%s", op->target);
-		snprintf(labels[3], LABEL_MAX, "%s", error);
+		label(labels[0], proto);
+		label(labels[1], op->operation);
+		label(labels[2], op->target);
+		label(labels[3], error);
 		if (op->kind == ENAV_L7_OP_REQUEST)
 			return server ? F_MSG_SERVER_OP : F_MSG_CLIENT_OP;
 		if (server)
@@ -174,10 +185,10 @@ static enum family family_of(const struct enav_signal *s, char labels[N_LABELS][
 	case ENAV_SPAN_FAMILY_DB:
 	case ENAV_SPAN_FAMILY_NONE:
 	default:
-		snprintf(labels[0], LABEL_MAX, "%s", proto);
-		snprintf(labels[1], LABEL_MAX, "%s", op->operation);
-		snprintf(labels[2], LABEL_MAX, "%s", op->target);
-		snprintf(labels[3], LABEL_MAX, "%s", error);
+		label(labels[0], proto);
+		label(labels[1], op->operation);
+		label(labels[2], op->target);
+		label(labels[3], error);
 		return server ? F_DB_SERVER : F_DB_CLIENT;
 	}
 }
@@ -225,7 +236,7 @@ static struct series *find_series(struct red_metrics *g, enum family f,
 	if (g->overflow_index[f] == UINT32_MAX) {
 		char ol[N_LABELS][LABEL_MAX];
 		for (int i = 0; i < N_LABELS; i++)
-			snprintf(ol[i], LABEL_MAX, OVERFLOW);
+			label(ol[i], OVERFLOW);
 		g->overflow_index[f] = g->n_series;
 		new_series(g, f, 0, ol);
 	}
@@ -274,6 +285,17 @@ static size_t red_observe(void *state, const struct enav_signal *s, struct enav_
 	return 0;
 }
 
+/* name then suffix into out, cut at cap - 1 bytes as snprintf would. */
+static void suffixed(char *out, size_t cap, const char *name, const char *suffix)
+{
+	size_t n = 0;
+	for (; *name && n + 1 < cap; name++)
+		out[n++] = *name;
+	for (; *suffix && n + 1 < cap; suffix++)
+		out[n++] = *suffix;
+	out[n] = '\0';
+}
+
 static void red_metrics_out(void *state, struct enav_promtext *p)
 {
 	struct red_metrics *g = state;
@@ -304,22 +326,18 @@ static void red_metrics_out(void *state, struct enav_promtext *p)
 				enav_promtext_sample_u64(p, families[f].name, l, np, x->count);
 				continue;
 			}
-			char name[128], le[32];
-			snprintf(name, sizeof(name), "%s_bucket", families[f].name);
+			char name[128];
+			suffixed(name, sizeof(name), families[f].name, "_bucket");
 			uint64_t cum = 0;
 			l[2 * np] = "le";
 			for (int b = 0; b <= N_BOUNDS; b++) {
 				cum += x->buckets[b];
-				if (b < N_BOUNDS)
-					snprintf(le, sizeof(le), "%g", bounds[b]);
-				else
-					snprintf(le, sizeof(le), "+Inf");
-				l[2 * np + 1] = le;
+				l[2 * np + 1] = bound_text[b];
 				enav_promtext_sample_u64(p, name, l, np + 1, cum);
 			}
-			snprintf(name, sizeof(name), "%s_sum", families[f].name);
+			suffixed(name, sizeof(name), families[f].name, "_sum");
 			enav_promtext_sample(p, name, l, np, x->sum);
-			snprintf(name, sizeof(name), "%s_count", families[f].name);
+			suffixed(name, sizeof(name), families[f].name, "_count");
 			enav_promtext_sample_u64(p, name, l, np, x->count);
 		}
 	}

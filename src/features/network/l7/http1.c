@@ -357,7 +357,7 @@ static void emit_http(const struct h1_req *req, const struct h1_msg *resp, uint6
 	if (resp) {
 		op.response_seen = true;
 		op.status_code = resp->status;
-		snprintf(op.status, sizeof(op.status), "%d", resp->status);
+		enav_l7_put_number(op.status, sizeof(op.status), "", resp->status);
 		op.error = resp->status >= 500;
 		op.response_bytes = resp->bytes;
 	}

@@ -268,7 +268,7 @@ static void emit(struct h2_state *st, struct h2_stream *s, uint64_t ts, enum end
 		op.status_code = -1;
 	}
 	if (op.status_code >= 0)
-		snprintf(op.status, sizeof(op.status), "%d", (int)op.status_code);
+		enav_l7_put_number(op.status, sizeof(op.status), "", (int)op.status_code);
 
 	switch (how) {
 	case END_NORMAL:
@@ -277,12 +277,12 @@ static void emit(struct h2_state *st, struct h2_stream *s, uint64_t ts, enum end
 	case END_RST:
 		op.response_seen = from_server || s->response_headers;
 		op.error = true;
-		snprintf(op.status, sizeof(op.status), "RST_STREAM %u", code);
+		enav_l7_put_number(op.status, sizeof(op.status), "RST_STREAM ", code);
 		break;
 	case END_GOAWAY:
 		op.response_seen = false;
 		op.error = true;
-		snprintf(op.status, sizeof(op.status), "GOAWAY %u", code);
+		enav_l7_put_number(op.status, sizeof(op.status), "GOAWAY ", code);
 		break;
 	case END_CLOSE:
 		op.response_seen = false;

@@ -289,9 +289,9 @@ static bool api_flexible(int key, int ver)
 static void api_name(int key, char *out, size_t cap)
 {
 	if (key >= 0 && key < KAFKA_N_APIS)
-		snprintf(out, cap, "%s", kafka_apis[key].name);
+		enav_l7_put_text(out, cap, kafka_apis[key].name);
 	else
-		snprintf(out, cap, "api_%d", key);
+		enav_l7_put_number(out, cap, "api_", key);
 }
 
 enum { ERR_NONE, ERR_FIRST, ERR_AFTER_THROTTLE };
@@ -492,7 +492,7 @@ static void emit(const struct enav_l7_sink *out, const struct kafka_pending *p, 
 	if (has_code) {
 		op.status_code = code;
 		op.error = code != 0;
-		snprintf(op.status, sizeof(op.status), "%d", (int)code);
+		enav_l7_put_number(op.status, sizeof(op.status), "", (int)code);
 	}
 	op.start_ns = p->start_ns;
 	op.end_ns = end_ns < p->start_ns ? p->start_ns : end_ns;

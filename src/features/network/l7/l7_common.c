@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "enav/abi.h"
+#include "platform/numfmt.h"
 
 const char *enav_tls_library_name(int library)
 {
@@ -46,4 +47,28 @@ struct enav_l7_sql_options enav_l7_sql_options(const struct enav_l7_options *opt
 	    .max_pending = enav_l7_max_pending(opt),
 	    .sanitized = opt && opt->sanitized_statement,
 	};
+}
+
+size_t enav_l7_put_number(char *out, size_t cap, const char *prefix, int64_t v)
+{
+	char tmp[64];
+	size_t n = strnlen(prefix, sizeof(tmp) - ENAV_U64_TEXT_MAX - 1);
+	memcpy(tmp, prefix, n);
+	n += enav_fmt_i64(tmp + n, v);
+	if (cap == 0)
+		return 0;
+	if (n > cap - 1)
+		n = cap - 1;
+	memcpy(out, tmp, n);
+	out[n] = '\0';
+	return n;
+}
+
+void enav_l7_put_text(char *out, size_t cap, const char *s)
+{
+	if (cap == 0)
+		return;
+	size_t n = strnlen(s, cap - 1);
+	memcpy(out, s, n);
+	out[n] = '\0';
 }

@@ -8,6 +8,7 @@
 #define ENAV_FEATURES_NETWORK_L7_L7_COMMON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "features/network/l7/l7.h"
@@ -34,6 +35,13 @@ static inline void enav_l7_fifo_drop(uint32_t *head, uint32_t *count)
 	*head = enav_l7_fifo_slot(*head, 1);
 	(*count)--;
 }
+
+/* prefix then v in decimal into out, cut at cap - 1 bytes: snprintf's
+ * "%s%lld" without its cost, once per operation.  Returns the length. */
+size_t enav_l7_put_number(char *out, size_t cap, const char *prefix, int64_t v);
+
+/* s into out, cut at cap - 1 bytes (snprintf's "%s"). */
+void enav_l7_put_text(char *out, size_t cap, const char *s);
 
 /* What PostgreSQL and MySQL keep of the options. */
 struct enav_l7_sql_options {

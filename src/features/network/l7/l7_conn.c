@@ -85,16 +85,26 @@ void enav_l7_span_ids(struct enav_span_signal *span, const struct enav_net_signa
 		memcpy(msg + 34, &sport, 2);
 		memcpy(msg + 36, &op->request_seq, 4);
 		memcpy(msg + 40, &op->stream_id, 4);
-		uint64_t h[4];
+		/* The four messages differ in the tag, in the last block: hash
+		 * the blocks before it once, and only the ids this span uses. */
+		struct enav_siphash_state st;
+		enav_siphash24_begin(&st, IDS_K0, IDS_K1, msg, sizeof(msg));
+		uint64_t h;
 		for (uint8_t tag = 0; tag < 4; tag++) {
+			bool parent = server && client_local && !op->has_traceparent;
+			if ((tag == 2 && server && !parent) || (tag == 3 && !server))
+				continue;
 			msg[44] = tag;
-			h[tag] = enav_ipname_siphash24(IDS_K0, IDS_K1, msg, sizeof(msg));
+			h = enav_siphash24_end(&st, msg + st.len, sizeof(msg) - st.len);
+			if (tag < 2)
+				memcpy(span->trace_id + 8 * tag, &h, 8);
+			else if (tag == 2 && !server)
+				memcpy(span->span_id, &h, 8);
+			else if (tag == 2)
+				memcpy(span->parent_span_id, &h, 8);
+			else
+				memcpy(span->span_id, &h, 8);
 		}
-		memcpy(span->trace_id, &h[0], 8);
-		memcpy(span->trace_id + 8, &h[1], 8);
-		memcpy(span->span_id, server ? &h[3] : &h[2], 8);
-		if (server && client_local && !op->has_traceparent)
-			memcpy(span->parent_span_id, &h[2], 8);
 		span->id_source = "connection";
 	} else {
 		if (getrandom(span->trace_id, sizeof(span->trace_id), 0) !=

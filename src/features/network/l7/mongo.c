@@ -706,7 +706,7 @@ static void req_commit(struct mongo_state *s, const struct enav_l7_sink *out)
 		break;
 	}
 	if (name) {
-		snprintf(p.operation, sizeof(p.operation), "%s", name);
+		enav_l7_put_text(p.operation, sizeof(p.operation), name);
 		if (!req_known(d)) /* the command name was not captured */
 			out->stats->truncated_fields++;
 	} else {

@@ -543,9 +543,9 @@ static void err_status(struct my_op *o, const uint8_t *b, size_t n, const struct
 		set_status(o->status, (const char *)b + 4, 5, out);
 	} else if (n >= 3) {
 		char num[8];
-		int l = snprintf(num, sizeof(num), "%u", (unsigned)le16(b + 1));
+		size_t l = enav_l7_put_number(num, sizeof(num), "", le16(b + 1));
 
-		set_status(o->status, num, (size_t)l, out);
+		set_status(o->status, num, l, out);
 	} else {
 		o->status[0] = '\0';
 	}

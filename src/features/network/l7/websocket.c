@@ -8,6 +8,7 @@
  * RSV1 is allowed (permessage-deflate), RSV2/RSV3 are not; control frames
  * (close, ping, pong) are final and carry at most 125 bytes.
  */
+#include "features/network/l7/l7_common.h"
 #include "features/network/l7/websocket.h"
 
 #include <stdio.h>
@@ -129,7 +130,7 @@ static void emit(struct enav_l7_ws *ws, const struct enav_l7_fragment *f, unsign
 		enav_l7_copy_text(op.path, sizeof(op.path), route->path, strlen(route->path));
 	if (opcode == 0x8 && ws->close_have == 2) {
 		op.status_code = ws->close[0] << 8 | ws->close[1];
-		snprintf(op.status, sizeof(op.status), "%d", (int)op.status_code);
+		enav_l7_put_number(op.status, sizeof(op.status), "", (int)op.status_code);
 	}
 	op.start_ns = op.end_ns = f->ts_ns;
 	if (f->stream == ENAV_L7_REQUEST) {

@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Microbenchmarks of the user-side span path, apart from the tests
+ * (`make microbench`; built by `make all` so it does not rot).
+ *
+ * Each case warms up, then runs timed batches; a batch is sized to take
+ * about BATCH_NS.  It reports ns per operation: the median of the batches,
+ * the fastest and the 90th percentile.  Inputs are fixed and shaped like
+ * what the agent captures under wrk -> nginx: a keep-alive GET of a 4 KiB
+ * file, the response headers written by nginx and the body sent with
+ * sendfile (moved, not captured).  The server side of the connection is
+ * measured (the client side costs the same path).
+ *
+ *   build/microbench [FILTER]   cases whose name contains FILTER
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config/config.h"
+#include "model/signal.h"
+#include "platform/promtext.h"
+#include "platform/protobuf.h"
+#include "runtime/runner.h"
+#include "exporters/ndjson/ndjson.h"
+#include "exporters/otlp/otlp_spans.h"
+#include "features/network/l7/l7.h"
+#include "features/network/l7/l7_conn.h"
+#include "features/network/net_decode.h"
+#include "features/network/red_metrics.h"
+
+#define WARMUP_NS 50000000ull /* 50 ms */
+#define BATCH_NS  2000000ull  /* 2 ms */
+#define BATCHES	  101
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Keeps the compiler from dropping a result. */
+static volatile uint64_t sink;
+
+/* ---- inputs ---------------------------------------------------------------- */
+
+static const char request_text[] = "GET /4k.bin HTTP/1.1\r\n"
+				   "Host: 127.0.0.1:27100\r\n"
+				   "\r\n";
+static const char response_text[] = "HTTP/1.1 200 OK\r\n"
+				    "Server: nginx/1.22.1\r\n"
+				    "Date: Wed, 02 Dec 2026 08:30:00 GMT\r\n"
+				    "Content-Type: application/octet-stream\r\n"
+				    "Content-Length: 4096\r\n"
+				    "Last-Modified: Wed, 02 Dec 2026 08:29:58 GMT\r\n"
+				    "Connection: keep-alive\r\n"
+				    "ETag: \"692ea326-1000\"\r\n"
+				    "Accept-Ranges: bytes\r\n"
+				    "\r\n";
+#define BODY_LEN 4096u
+
+/* Raw events as the kernel emits them: header, fixed part, captured bytes. */
+struct raw_event {
+	union {
+		struct enav_l7_event e;
+		uint8_t bytes[sizeof(struct enav_l7_event)];
+	};
+	size_t size;
+};
+
+static struct raw_event ev_request, ev_headers, ev_body;
+static uint32_t seq_in = 1000, seq_out = 5000000;
+static uint64_t clock_boot = 1000000000000ull;
+
+static void make_event(struct raw_event *r, uint8_t direction, const void *payload,
+		       uint32_t captured, uint32_t len)
+{
+	memset(r, 0, sizeof(*r));
+	struct enav_l7_event *e = &r->e;
+	size_t fixed = ENAV_OFFSETOF(struct enav_l7_event, payload);
+	e->hdr.type = ENAV_EVENT_L7_DATA;
+	e->hdr.abi_version = ENAV_ABI_VERSION;
+	e->hdr.size = (uint32_t)(fixed + captured);
+	e->hdr.cgroup_id = 4242;
+	e->hdr.pid = e->hdr.tid = 31337;
+	e->sock_id = 0xffff8881234567c0ull;
+	e->len = len;
+	e->captured = captured;
+	e->direction = direction;
+	e->protocol = ENAV_L7_HTTP1;
+	e->role = ENAV_ROLE_SERVER;
+	e->flags = ENAV_L7_SEQ_VALID;
+	e->family = 2;
+	e->sport = 27100;
+	e->dport = 51234;
+	uint8_t lo[4] = {127, 0, 0, 1};
+	memcpy(e->saddr, lo, 4);
+	memcpy(e->daddr, lo, 4);
+	memcpy(e->comm, "nginx", 5);
+	memcpy(e->payload, payload, captured);
+	r->size = e->hdr.size;
+}
+
+static void make_inputs(void)
+{
+	make_event(&ev_request, ENAV_L7_RECEIVED, request_text, sizeof(request_text) - 1,
+		   sizeof(request_text) - 1);
+	make_event(&ev_headers, ENAV_L7_SENT, response_text, sizeof(response_text) - 1,
+		   sizeof(response_text) - 1);
+	make_event(&ev_body, ENAV_L7_SENT, "", 0, BODY_LEN);
+}
+
+/* Advance one request/response exchange: sequence numbers and clock. */
+static void next_exchange(void)
+{
+	clock_boot += 50000;
+	ev_request.e.seq = seq_in;
+	ev_request.e.hdr.boot_time_ns = clock_boot;
+	seq_in += ev_request.e.len;
+	ev_headers.e.seq = seq_out;
+	ev_headers.e.hdr.boot_time_ns = clock_boot + 20000;
+	seq_out += ev_headers.e.len;
+	ev_body.e.seq = seq_out;
+	ev_body.e.hdr.boot_time_ns = clock_boot + 30000;
+	seq_out += ev_body.e.len;
+}
+
+/* ---- cases ----------------------------------------------------------------- */
+
+static void bench_decode(uint64_t iters)
+{
+	struct enav_net_decoded d;
+	for (uint64_t i = 0; i < iters; i++) {
+		const struct raw_event *r = i & 1 ? &ev_headers : &ev_request;
+		sink += enav_net_decode(r->bytes, r->size, &d);
+		sink += d.l7.head.len;
+	}
+}
+
+/* The HTTP/1 parser alone: one request and its response per operation. */
+static void *h1_state;
+static struct enav_l7_parser_stats h1_stats;
+static void count_op(void *ctx, const struct enav_l7_op *op)
+{
+	sink += op->status_code;
+}
+static const struct enav_l7_sink h1_sink = {count_op, NULL, &h1_stats};
+
+static void feed_h1(const struct raw_event *r, enum enav_l7_stream stream)
+{
+	struct enav_l7_fragment f = {
+	    .stream = stream,
+	    .data = r->e.payload,
+	    .captured = r->e.captured,
+	    .len = r->e.len,
+	    .ts_ns = r->e.hdr.boot_time_ns,
+	    .has_seq = true,
+	    .seq = r->e.seq,
+	};
+	enav_l7_http1_ops.feed(h1_state, &f, &h1_sink);
+}
+
+static void bench_http1(uint64_t iters)
+{
+	for (uint64_t i = 0; i < iters; i++) {
+		next_exchange();
+		feed_h1(&ev_request, ENAV_L7_REQUEST);
+		feed_h1(&ev_headers, ENAV_L7_RESPONSE);
+		feed_h1(&ev_body, ENAV_L7_RESPONSE);
+	}
+}
+
+/* The tracker: three fragments in, one span signal out (then released). */
+static struct enav_l7_tracker *tracker;
+static struct enav_signal *kept_span;
+static void drop_span(void *ctx, struct enav_signal *s)
+{
+	if (!kept_span) {
+		kept_span = s;
+		return;
+	}
+	enav_signal_unref(s);
+}
+
+static void exchange_through_tracker(void)
+{
+	next_exchange();
+	enav_l7_tracker_data(tracker, &ev_request.e, ev_request.e.payload);
+	enav_l7_tracker_data(tracker, &ev_headers.e, ev_headers.e.payload);
+	enav_l7_tracker_data(tracker, &ev_body.e, ev_body.e.payload);
+}
+
+static void bench_span_build(uint64_t iters)
+{
+	for (uint64_t i = 0; i < iters; i++)
+		exchange_through_tracker();
+}
+
+static char line[16384];
+static void bench_ndjson(uint64_t iters)
+{
+	for (uint64_t i = 0; i < iters; i++)
+		sink += (uint64_t)enav_ndjson_encode(kept_span, line, sizeof(line) - 1);
+}
+
+/* OTLP: spans as the traces worker batches them, 64 to a request body. */
+#define OTLP_BATCH 64
+static struct enav_pb_writer otlp_w;
+static const struct enav_otlp_kv node_res[] = {
+    {.key = "host.name", .type = ENAV_OTLP_STR, .s = "bench-node"},
+    {.key = "service.name", .type = ENAV_OTLP_STR, .s = "e-navigator"},
+};
+static void bench_otlp(uint64_t iters)
+{
+	void *items[OTLP_BATCH];
+	for (size_t k = 0; k < OTLP_BATCH; k++)
+		items[k] = kept_span;
+	for (uint64_t i = 0; i < iters; i += OTLP_BATCH) {
+		otlp_w.len = 0;
+		sink += (uint64_t)enav_otlp_encode_signal_spans(&otlp_w, node_res, 2, items,
+								OTLP_BATCH);
+	}
+}
+
+/* RED metrics: one span observed into its histogram series. */
+static struct enav_host *host;
+static void *red_state;
+static void bench_red_observe(uint64_t iters)
+{
+	struct enav_signal *out[ENAV_GENERATOR_MAX_OUTPUT];
+	for (uint64_t i = 0; i < iters; i++)
+		sink += enav_red_metrics_ops.observe(red_state, kept_span, out, 8);
+}
+
+/* Prometheus text of the RED histograms: one render of every series. */
+static char *prom_buf;
+#define PROM_CAP (1u << 20)
+static void bench_red_render(uint64_t iters)
+{
+	struct enav_promtext p;
+	for (uint64_t i = 0; i < iters; i++) {
+		enav_promtext_init(&p, prom_buf, PROM_CAP);
+		enav_red_metrics_ops.metrics(red_state, &p);
+		sink += p.len;
+	}
+}
+
+/* The whole user-side path of one span, decode to encoded bytes: the
+ * decoder on its three events, the tracker, the RED metrics, an encoder. */
+static struct enav_signal *latest;
+static void keep_latest(void *ctx, struct enav_signal *s)
+{
+	if (latest)
+		enav_signal_unref(latest);
+	latest = s;
+}
+static void decode_and_track(const struct raw_event *r)
+{
+	struct enav_net_decoded d;
+	if (enav_net_decode(r->bytes, r->size, &d) == ENAV_DECODE_OK)
+		enav_l7_tracker_data(tracker, &d.l7.head, d.l7.payload);
+}
+static void one_span_path(void)
+{
+	next_exchange();
+	decode_and_track(&ev_request);
+	decode_and_track(&ev_headers);
+	decode_and_track(&ev_body);
+	struct enav_signal *out[ENAV_GENERATOR_MAX_OUTPUT];
+	sink += enav_red_metrics_ops.observe(red_state, latest, out, 8);
+}
+static void bench_path_ndjson(uint64_t iters)
+{
+	for (uint64_t i = 0; i < iters; i++) {
+		one_span_path();
+		sink += (uint64_t)enav_ndjson_encode(latest, line, sizeof(line) - 1);
+	}
+}
+static void bench_path_otlp(uint64_t iters)
+{
+	for (uint64_t i = 0; i < iters; i++) {
+		one_span_path();
+		if (otlp_w.len > 256 * 1024)
+			otlp_w.len = 0;
+		void *item = latest;
+		sink += (uint64_t)enav_otlp_encode_signal_spans(&otlp_w, node_res, 2, &item, 1);
+	}
+}
+
+static void setup(void)
+{
+	make_inputs();
+	struct enav_l7_options opt = {.max_pending = 32};
+	h1_state = calloc(1, enav_l7_http1_ops.state_size);
+	if (!h1_state || enav_l7_http1_ops.init(h1_state, &opt)) {
+		fprintf(stderr, "microbench: http1 init failed\n");
+		exit(1);
+	}
+	struct enav_l7_tracker_config tc = {
+	    .max_connections = 1024,
+	    .idle_timeout_ms = 60000,
+	    .protocols = 1u << ENAV_L7_HTTP1,
+	    .options = opt,
+	};
+	tracker = enav_l7_tracker_new(&tc, drop_span, NULL);
+	if (!tracker) {
+		fprintf(stderr, "microbench: tracker failed\n");
+		exit(1);
+	}
+	exchange_through_tracker(); /* the span the encoders encode */
+	if (!kept_span) {
+		fprintf(stderr, "microbench: the tracker made no span\n");
+		exit(1);
+	}
+	/* What attribution adds on a systemd host. */
+	kept_span->process.has_cgroup_path = true;
+	kept_span->process.cgroup_path = "/system.slice/nginx.service";
+	enav_pb_writer_init(&otlp_w, 0);
+
+	struct enav_config cfg;
+	enav_config_defaults(&cfg);
+	host = enav_host_new(&cfg);
+	char err[256] = "";
+	if (!host || enav_red_metrics_ops.init(host, &red_state, err, sizeof(err))) {
+		fprintf(stderr, "microbench: red metrics init failed: %s\n", err);
+		exit(1);
+	}
+	/* A few routes, both roles, as a small service would have. */
+	static const char *routes[] = {"/4k.bin", "/", "/api/users", "/api/orders", "/health"};
+	for (size_t r = 0; r < 5; r++) {
+		for (uint8_t role = ENAV_ROLE_CLIENT; role <= ENAV_ROLE_SERVER; role++) {
+			struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_SPAN, 0);
+			memcpy(s, kept_span, enav_signal_size(ENAV_SIGNAL_SPAN, 0));
+			atomic_init(&s->refs, 1);
+			s->attr_release = NULL;
+			s->net.role = role;
+			snprintf(s->span.op.target, sizeof(s->span.op.target), "%s", routes[r]);
+			struct enav_signal *out[ENAV_GENERATOR_MAX_OUTPUT];
+			enav_red_metrics_ops.observe(red_state, s, out, 8);
+			enav_signal_unref(s);
+		}
+	}
+	prom_buf = malloc(PROM_CAP);
+	if (!prom_buf)
+		exit(1);
+}
+
+struct bench_case {
+	const char *name;
+	const char *per; /* what one operation is */
+	void (*run)(uint64_t iters);
+	void (*before)(void);
+};
+
+static void use_latest(void)
+{
+	enav_l7_tracker_free(tracker);
+	struct enav_l7_tracker_config tc = {
+	    .max_connections = 1024,
+	    .idle_timeout_ms = 60000,
+	    .protocols = 1u << ENAV_L7_HTTP1,
+	    .options = {.max_pending = 32},
+	};
+	tracker = enav_l7_tracker_new(&tc, keep_latest, NULL);
+	if (!tracker)
+		exit(1);
+	one_span_path();
+}
+
+static const struct bench_case cases[] = {
+    {"decode", "event", bench_decode, NULL},
+    {"http1_parse", "request+response", bench_http1, NULL},
+    {"span_build", "span", bench_span_build, NULL},
+    {"ndjson_encode", "span", bench_ndjson, NULL},
+    {"otlp_encode", "span", bench_otlp, NULL},
+    {"red_observe", "span", bench_red_observe, NULL},
+    {"red_render", "render (10 series)", bench_red_render, NULL},
+    {"path_ndjson", "span", bench_path_ndjson, use_latest},
+    {"path_otlp", "span", bench_path_otlp, use_latest},
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void run_case(const struct bench_case *c)
+{
+	if (c->before)
+		c->before();
+	/* Warm up, and size a batch from the warm-up's rate. */
+	uint64_t iters = 1, t0 = now_ns(), done = 0;
+	while (now_ns() - t0 < WARMUP_NS) {
+		c->run(iters);
+		done += iters;
+		iters *= 2;
+	}
+	double ns_per = (double)(now_ns() - t0) / (double)done;
+	uint64_t batch = (uint64_t)((double)BATCH_NS / ns_per);
+	if (batch < OTLP_BATCH)
+		batch = OTLP_BATCH;
+	batch -= batch % OTLP_BATCH; /* whole OTLP batches */
+	double per_op[BATCHES];
+	for (int b = 0; b < BATCHES; b++) {
+		uint64_t a = now_ns();
+		c->run(batch);
+		per_op[b] = (double)(now_ns() - a) / (double)batch;
+	}
+	qsort(per_op, BATCHES, sizeof(per_op[0]), cmp_double);
+	printf("%-14s %10.1f %10.1f %10.1f %9llu  %s\n", c->name, per_op[BATCHES / 2], per_op[0],
+	       per_op[BATCHES * 9 / 10], (unsigned long long)batch, c->per);
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	const char *filter = argc > 1 ? argv[1] : "";
+	setup();
+	printf("%-14s %10s %10s %10s %9s  %s\n", "case", "median_ns", "min_ns", "p90_ns", "batch",
+	       "per");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (strstr(cases[i].name, filter))
+			run_case(&cases[i]);
+	printf("%d timed batches per case after %llu ms of warm-up; one process, one thread\n",
+	       BATCHES, WARMUP_NS / 1000000ull);
+	return (int)(sink & 0);
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Signals as OTLP spans: an application operation (span signal) with the
+ * semantic conventions' attributes of its protocol family, a closed or
+ * failed TCP connection as a "tcp accept"/"tcp connect" span.  Each signal is
+ * its own ResourceSpans, whose resource is the node's attributes plus the
+ * signal's workload.  Runs on the traces worker's thread.
+ */
+#ifndef ENAV_EXPORTERS_OTLP_OTLP_SPANS_H
+#define ENAV_EXPORTERS_OTLP_OTLP_SPANS_H
+
+#include <stddef.h>
+
+#include "model/signal.h"
+#include "exporters/otlp/otlp_encode.h"
+#include "exporters/otlp/otlp_env.h"
+
+#define ENAV_OTLP_SCOPE_NAME "e-navigator"
+
+/* The workload a signal belongs to, as OpenTelemetry resource attributes. */
+struct enav_otlp_workload_res {
+	struct enav_otlp_kv kv[ENAV_OTLP_RES_MAX + 8];
+};
+
+/* The node's attributes (node[0..n_node), at most ENAV_OTLP_RES_MAX) then
+ * the workload's, into wr; returns how many. */
+size_t enav_otlp_workload_resource(const struct enav_otlp_kv *node, size_t n_node,
+				   const struct enav_signal *s, struct enav_otlp_workload_res *wr);
+
+/* Append items[0..n) (span, tcp.close and tcp.failed signals) to w. */
+int enav_otlp_encode_signal_spans(struct enav_pb_writer *w, const struct enav_otlp_kv *node,
+				  size_t n_node, void *const *items, size_t n);
+
+#endif
