@@ -174,15 +174,27 @@ for c in exec network l7 profiling all soak; do
 	"$ENAV" check-config "$WORK/$c.yaml" >/dev/null || { echo "campaign: $c.yaml rejected" >&2; exit 1; }
 done
 
+# An agent that exits before it is ready is started once more, and the
+# report counts each such start with its reason: a finding, not a harness
+# error.  A second failure in a row stops the campaign.
+START_FAILURES=$WORK/start-failures
+: >"$START_FAILURES"
 start_agent() { # stdout to a file: its size is the NDJSON the arm exported
-	"$ENAV" run --config "$WORK/$1.yaml" >"$WORK/stdout" 2>>"$WORK/agent-$1.log" &
-	AGENT=$!
-	local i
-	for ((i = 0; i < 150; i++)); do
-		curl -fs "http://127.0.0.1:$APORT/readyz" >/dev/null 2>&1 && return 0
-		sleep 0.1
+	local i try
+	for try in 1 2; do
+		"$ENAV" run --config "$WORK/$1.yaml" >"$WORK/stdout" 2>>"$WORK/agent-$1.log" &
+		AGENT=$!
+		for ((i = 0; i < 150; i++)); do
+			curl -fs "http://127.0.0.1:$APORT/readyz" >/dev/null 2>&1 && return 0
+			kill -0 "$AGENT" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill "$AGENT" 2>/dev/null || true
+		wait "$AGENT" 2>/dev/null || true
+		AGENT=
+		echo "$1: $(tail -1 "$WORK/agent-$1.log")" >>"$START_FAILURES"
+		echo "campaign: agent ($1) not ready (try $try): $(tail -2 "$WORK/agent-$1.log")" >&2
 	done
-	echo "campaign: agent ($1) not ready: $(tail -2 "$WORK/agent-$1.log")" >&2
 	exit 1
 }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
@@ -209,7 +221,7 @@ workload() {
 			awk -F'"' -v n="$n" '/SET/ { printf "%s %s %.0f %.0f\n", $4, n, $10 * 1000, $14 * 1000 }'
 		;;
 	pg)
-		"$PGB" -h 127.0.0.1 -p "$PGPORT" -U postgres -S -M simple -c 4 -j 1 -T "$SECS" postgres 2>/dev/null |
+		"$PGB" -h 127.0.0.1 -p "$PGPORT" -U postgres -S -M simple -c 4 -j 1 -T "$SECS" postgres 2>>"$WORK/pgbench.log" |
 			awk '/number of transactions actually processed/ { split($0, a, ": "); split(a[2], b, "/"); n = b[1] }
 			     /latency average/ { lat = $4 * 1000 } /^tps = / { t = $3 }
 			     END { printf "%s %s - -\n", t, n }'
@@ -218,6 +230,25 @@ workload() {
 		"$WORK/busy" "$SECS" | awk '{ printf "%s %s - -\n", $1, $2 }'
 		;;
 	esac
+}
+
+# A workload whose client reported no throughput (pgbench once did, on a
+# loaded machine) runs once more; the report counts each such run with the
+# client's last error.  A second failure in a row stops the campaign.
+WORKLOAD_FAILURES=$WORK/workload-failures
+: >"$WORKLOAD_FAILURES"
+measured_workload() { # measured_workload W: workload's line, checked
+	local out try
+	for try in 1 2; do
+		out=$(workload "$1")
+		if [[ $out =~ ^[0-9.]+\ [0-9.]+\ [^\ ]+\ [^\ ]+$ ]]; then
+			echo "$out"
+			return 0
+		fi
+		echo "$1: '$out' $(tail -1 "$WORK/pgbench.log" 2>/dev/null)" >>"$WORKLOAD_FAILURES"
+		echo "campaign: $1 reported no throughput (try $try): '$out'" >&2
+	done
+	exit 1
 }
 
 # Client spans the agent made of the workload's counted operation (its RED
@@ -250,7 +281,7 @@ echo "workload config round program hook runs run_time_ns" >"$BPF"
 arm() { # arm WORKLOAD CONFIG ROUND POSITION
 	local w=$1 c=$2 out
 	if [ "$c" = none ]; then
-		out=$(workload "$w")
+		out=$(measured_workload "$w")
 		echo "$w none $3 $4 $out - - - - - - - - - - - - - - -" >>"$ARMS"
 		echo "  $w/none round $3: ${out%% *} ops/s" >&2
 		return
@@ -261,7 +292,7 @@ arm() { # arm WORKLOAD CONFIG ROUND POSITION
 	bpf_progs "$AGENT" >"$WORK/bpf0"
 	read -r u0 s0 < <(user_sys_ticks "$AGENT")
 	k0=$(cpu_ticks "$SINK") b0=$(sink_bytes)
-	out=$(workload "$w")
+	out=$(measured_workload "$w")
 	# BPF programs run on the workload's syscalls: read them at once, before
 	# the rest of the node adds to them.
 	bpf_progs "$AGENT" >"$WORK/bpf1"
@@ -417,6 +448,10 @@ META=$WORK/meta.tsv
 		$(curl -fs "http://127.0.0.1:$SPORT/stats" | awk '{ print $2, $4 }')
 	printf 'bpf stats\tkernel.bpf_stats_enabled=1 during the run (was %s); floor programs refused: %s\n' "$STATS_WAS" \
 		"$(awk '$5 == "-" { print $4 }' "$HOOKS" | sort -u | paste -sd' ' - | sed 's/^$/none/')"
+	printf 'workload runs without a result (run again)\t%s\n' \
+		"$(if [ -s "$WORKLOAD_FAILURES" ]; then wc -l <"$WORKLOAD_FAILURES"; sed 's/^/; /' "$WORKLOAD_FAILURES" | tr -d '\n'; else echo 0; fi)"
+	printf 'agent starts that failed (started again)\t%s\n' \
+		"$(if [ -s "$START_FAILURES" ]; then wc -l <"$START_FAILURES"; sed 's/^/; /' "$START_FAILURES" | tr -d '\n'; else echo 0; fi)"
 	printf 'workloads\twrk -t1 -c32 -> nginx 4 KiB keep-alive; redis-benchmark -c 8 -t set (no pipelining); pgbench -S -M simple -c 4; busy loop\n'
 	printf 'soak caps hit\t%s\n' "$(awk '$1 ~ /^enav_[a-z0-9_]*(dropped|overflow|overflows|evicted|evictions|full|capped|refusals)[a-z_]*_total/ && $2 > 0 { printf "%s=%s ", $1, $2 }' "$WORK/soak-metrics")"
 } >"$META"

@@ -56,21 +56,22 @@ bpf_progs() {
 		   (.run_cnt // 0), (.run_time_ns // 0)] | @tsv' | bpf_name_btf_targets
 }
 
-# fentry/fexit hooks name their function by BTF id: look the name up (once
-# per id; the dump of the kernel's BTF takes a moment).
+# fentry/fexit hooks name their function by BTF id: look the name up in a
+# dump of that BTF object's functions, made once per boot and object.
 bpf_name_btf_targets() {
-	local id name hook cnt ns target
+	local id name hook cnt ns target obj names
 	while IFS=$'\t' read -r id name hook cnt ns; do
 		if [[ $hook == */btf#* ]]; then
-			target=${hook#*/btf#}
-			BPF_BTF_NAMES[$target]=${BPF_BTF_NAMES[$target]:-$(bpftool btf dump id "${target%%:*}" format raw 2>/dev/null |
-				awk -v want="[${target#*:}]" '$1 == want { gsub("\047", "", $3); print $3; exit }')}
-			hook=${hook%%/*}/${BPF_BTF_NAMES[$target]:-btf#$target}
+			target=${hook#*/btf#} obj=${target%%:*}
+			names=/tmp/enav-btf-funcs.$(cat /proc/sys/kernel/random/boot_id).$obj
+			[ -s "$names" ] || bpftool btf dump id "$obj" format raw 2>/dev/null |
+				awk '$2 == "FUNC" { gsub("\047", "", $3); print $1, $3 }' >"$names"
+			hook=${hook%%/*}/$(awk -v want="[${target#*:}]" '$1 == want { print $2; exit }' "$names")
+			[[ $hook != */ ]] || hook+=btf#$target
 		fi
 		printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$name" "$hook" "$cnt" "$ns"
 	done
 }
-declare -gA BPF_BTF_NAMES=()
 
 # bpf_delta BEFORE AFTER: per program name and hook, what ran between two
 # bpf_progs snapshots: "NAME HOOK RUNS RUN_TIME_NS" (programs of one name are

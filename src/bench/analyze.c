@@ -1081,8 +1081,11 @@ static void report_hooks(FILE *f, const struct enav_bench_floor *floor)
 	      "| arm | hook | programs | ns per run | empty program (ns per run) | ratio |\n"
 	      "|---|---|---|---|---|---|\n",
 	      f);
-	for (size_t i = 0; i < floor->n_hooks; i++) {
-		const struct enav_bench_hook_cost *h = &floor->hooks[i];
+	/* The hooks measured against an empty program first, then the others. */
+	for (size_t i = 0; i < 2 * floor->n_hooks; i++) {
+		const struct enav_bench_hook_cost *h = &floor->hooks[i % floor->n_hooks];
+		if (isnan(h->ratio) != (i >= floor->n_hooks))
+			continue;
 		fprintf(f, "| %s | %s | %s |", h->arm, h->hook, h->programs[0] ? h->programs : "-");
 		cell(f, "%.1f", h->ns_per_run);
 		if (h->empty_refused)
