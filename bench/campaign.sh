@@ -448,9 +448,9 @@ META=$WORK/meta.tsv
 		$(curl -fs "http://127.0.0.1:$SPORT/stats" | awk '{ print $2, $4 }')
 	printf 'bpf stats\tkernel.bpf_stats_enabled=1 during the run (was %s); floor programs refused: %s\n' "$STATS_WAS" \
 		"$(awk '$5 == "-" { print $4 }' "$HOOKS" | sort -u | paste -sd' ' - | sed 's/^$/none/')"
-	printf 'workload runs without a result (run again)\t%s\n' \
+	printf 'workload reruns\t%s\n' \
 		"$(if [ -s "$WORKLOAD_FAILURES" ]; then wc -l <"$WORKLOAD_FAILURES"; sed 's/^/; /' "$WORKLOAD_FAILURES" | tr -d '\n'; else echo 0; fi)"
-	printf 'agent starts that failed (started again)\t%s\n' \
+	printf 'agent restarts\t%s\n' \
 		"$(if [ -s "$START_FAILURES" ]; then wc -l <"$START_FAILURES"; sed 's/^/; /' "$START_FAILURES" | tr -d '\n'; else echo 0; fi)"
 	printf 'workloads\twrk -t1 -c32 -> nginx 4 KiB keep-alive; redis-benchmark -c 8 -t set (no pipelining); pgbench -S -M simple -c 4; busy loop\n'
 	printf 'soak caps hit\t%s\n' "$(awk '$1 ~ /^enav_[a-z0-9_]*(dropped|overflow|overflows|evicted|evictions|full|capped|refusals)[a-z_]*_total/ && $2 > 0 { printf "%s=%s ", $1, $2 }' "$WORK/soak-metrics")"
