@@ -4,19 +4,28 @@
 # by gates declared before the run (bench/gates.conf) and written up as a
 # dated report in docs/proof/.
 #
-#   bench/campaign.sh --quick    `make bench`: 5 rounds of 3 s, 10M-event soak (< 10 min)
+#   bench/campaign.sh --quick    `make bench`: 7 rounds of 2 s, 10M-event soak (< 15 min)
 #   bench/campaign.sh --full     7 rounds of 10 s, every configuration, 10M-event soak
 #   bench/campaign.sh --test     2 rounds of 1 s, tiny soak, report in a temporary
 #                                directory (the test suite runs this; figures not gated)
+#   BENCH_ROUNDS=N BENCH_SECS=S  override a mode's rounds and seconds per arm
 #
 # Workloads (real servers on loopback): wrk -> nginx (HTTP/1.1 keep-alive, 4 KiB
 # file), redis-benchmark -> redis-server (SET, no pipelining), pgbench -> postgres
-# (select-only, simple protocol), and a CPU busy loop.  Each round runs the
-# baseline and every agent configuration once, in an order rotated per round.
-# An agent arm records the agent's CPU time during the workload, its peak RSS,
-# every loss and drop counter, and the signals of the workload's protocol
-# (client spans counted by the RED histograms) against the operations the
-# workload itself reports; the analyzer rejects an arm that falls short.
+# (select-only, simple protocol), and a CPU busy loop.  Each round runs every
+# agent configuration once, each next to a no-agent baseline of its own (the
+# pair's order alternates, the configurations' order rotates every round and
+# reverses every other), so a ratio compares arms seconds apart.
+# Configurations: exec (exec source only), network (L7 off), l7 (L7 with RED
+# metrics and OTLP traces to a local receiver, bench/otlp_sink.c, whose own CPU
+# is measured apart), profiling, all (the agent's defaults, stdout to a file).
+# An agent arm records what it cost over the workload's window: its CPU (user
+# and sys), the run time of each BPF program it loaded (kernel.bpf_stats_enabled
+# is 1 for the campaign, restored after), the signals and spans it made, the
+# bytes it exported, its peak RSS and every loss and drop counter; and the
+# signals of the workload's protocol (client spans counted by the RED
+# histograms) against the operations the workload itself reports: the analyzer
+# rejects an arm that falls short.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -31,14 +40,17 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case $MODE in
-quick) ROUNDS=5 SECS=3 SOAK_EVENTS=10000000 SOAK_MIN_S=30 FLOOR_ROUNDS=3 FLOOR_SECS=3
+quick) ROUNDS=7 SECS=2 SOAK_EVENTS=10000000 SOAK_MIN_S=30 FLOOR_ROUNDS=3 FLOOR_SECS=3
 	CONFIGS_http="exec network l7 all" CONFIGS_redis="l7" CONFIGS_pg="l7" CONFIGS_cpu="profiling" ;;
 full) ROUNDS=7 SECS=10 SOAK_EVENTS=10000000 SOAK_MIN_S=120 FLOOR_ROUNDS=5 FLOOR_SECS=8
 	CONFIGS_http="exec network l7 profiling all" CONFIGS_redis="network l7 all"
 	CONFIGS_pg="network l7 all" CONFIGS_cpu="exec profiling all" ;;
 test) ROUNDS=2 SECS=1 SOAK_EVENTS=20000 SOAK_MIN_S=6 FLOOR_ROUNDS=1 FLOOR_SECS=1
-	CONFIGS_http="exec l7" CONFIGS_redis="l7" CONFIGS_pg="l7" CONFIGS_cpu="profiling" ;;
+	CONFIGS_http="exec l7 all" CONFIGS_redis="l7" CONFIGS_pg="l7" CONFIGS_cpu="profiling" ;;
 esac
+# A shorter check of the harness itself: BENCH_ROUNDS, BENCH_SECS (the report
+# names what ran).
+ROUNDS=${BENCH_ROUNDS:-$ROUNDS} SECS=${BENCH_SECS:-$SECS}
 BUILD=${BUILD:-build}
 ENAV=$BUILD/enav
 PORT=${PORT:-18097}
@@ -63,7 +75,7 @@ done
 GATES=bench/gates.conf
 [ "$MODE" = full ] && GATES=bench/gates-full.conf
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)
-for c in wrk nginx redis-server redis-benchmark curl; do
+for c in wrk nginx redis-server redis-benchmark curl bpftool jq; do
 	command -v $c >/dev/null || { echo "campaign: $c missing (scripts/deps.sh test)" >&2; exit 1; }
 done
 [ -x "$PG_BIN/pgbench" ] || command -v pgbench >/dev/null ||
@@ -71,16 +83,21 @@ done
 make --no-print-directory -s all >/dev/null
 
 # ---- servers ---------------------------------------------------------------
-NGINX= REDIS= AGENT= PG_UP= STORM=
+NGINX= REDIS= AGENT= PG_UP= STORM= SINK=
+STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled)
 cleanup() {
 	touch "$WORK/stop"
-	kill ${NGINX:-} ${REDIS:-} ${AGENT:-} ${STORM:-} 2>/dev/null || true
+	kill ${NGINX:-} ${REDIS:-} ${AGENT:-} ${STORM:-} ${SINK:-} 2>/dev/null || true
 	wait 2>/dev/null || true
+	sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"
 	[ -n "$PG_UP" ] && runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$WORK/pg" -m fast -w stop >/dev/null 2>&1
 	[ -d /sys/fs/cgroup/unified/enav-soak ] && find /sys/fs/cgroup/unified/enav-soak -depth -type d -exec rmdir {} \; 2>/dev/null
 	[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
 }
 trap cleanup EXIT
+# Every BPF program's run count and run time, for the cost breakdown.  Each
+# run then also pays for two clock reads (tens of ns), agent and floor alike.
+sysctl -qw kernel.bpf_stats_enabled=1
 # The soak's server (second line): a new connection every 100 requests, any path.
 bench_nginx_site "$WORK" "sendfile on;" "server { listen 127.0.0.1:$PORT; root $WORK/www; }" \
 	"server { listen 127.0.0.1:$((PORT + 1)); keepalive_requests 100; location / { return 200 \"soak\\n\"; } }"
@@ -115,15 +132,26 @@ int main(int argc, char **argv) {
 	}
 }
 C
+# The OTLP receiver of the l7 arms: accepts and discards.
+cc -O2 -o "$WORK/otlp_sink" bench/otlp_sink.c
+"$WORK/otlp_sink" 0 >"$WORK/sink.out" &
+SINK=$!
+for _ in $(seq 50); do grep -qs '^ready' "$WORK/sink.out" && break; sleep 0.1; done
+SPORT=$(awk '/^ready/ { print $2 }' "$WORK/sink.out")
+[ -n "$SPORT" ] || { echo "campaign: the OTLP receiver did not start" >&2; exit 1; }
 sleep 0.5
 
 # ---- agent configurations ----------------------------------------------------
-base() { printf 'http:\n  listen: 127.0.0.1:%s\nexporters:\n  ndjson:\n    enabled: false\n' "$APORT"; }
+listen() { printf 'http:\n  listen: 127.0.0.1:%s\n' "$APORT"; }
+base() { listen; printf 'exporters:\n  ndjson:\n    enabled: false\n'; }
 { base; printf 'profiling:\n  enabled: false\nhost:\n  enabled: false\nsources:\n  network:\n    enabled: false\n'; } >"$WORK/exec.yaml"
 { base; printf 'profiling:\n  enabled: false\nsources:\n  network:\n    l7:\n      enabled: false\n'; } >"$WORK/network.yaml"
-{ base; printf 'profiling:\n  enabled: false\n'; } >"$WORK/l7.yaml"
+# L7 with RED metrics (the /metrics histograms) and every span over OTLP.
+{ base; printf '  otlp:\n    endpoint: http://127.0.0.1:%s\n' "$SPORT"
+	printf '    %s:\n      enabled: false\n' metrics logs profiles
+	printf 'profiling:\n  enabled: false\n'; } >"$WORK/l7.yaml"
 { base; printf 'host:\n  enabled: false\nsources:\n  network:\n    enabled: false\n'; } >"$WORK/profiling.yaml"
-base >"$WORK/all.yaml"
+listen >"$WORK/all.yaml" # the defaults: whatever the agent writes to stdout by default
 # The soak: every cap small, so the rotation goes far past each.
 { base; cat <<YAML
 profiling:
@@ -146,18 +174,32 @@ for c in exec network l7 profiling all soak; do
 	"$ENAV" check-config "$WORK/$c.yaml" >/dev/null || { echo "campaign: $c.yaml rejected" >&2; exit 1; }
 done
 
-start_agent() {
-	"$ENAV" run --config "$WORK/$1.yaml" >/dev/null 2>>"$WORK/agent-$1.log" &
-	AGENT=$!
-	local i
-	for ((i = 0; i < 150; i++)); do
-		curl -fs "http://127.0.0.1:$APORT/readyz" >/dev/null 2>&1 && return 0
-		sleep 0.1
+# An agent that exits before it is ready is started once more, and the
+# report counts each such start with its reason: a finding, not a harness
+# error.  A second failure in a row stops the campaign.
+START_FAILURES=$WORK/start-failures
+: >"$START_FAILURES"
+start_agent() { # stdout to a file: its size is the NDJSON the arm exported
+	local i try
+	for try in 1 2; do
+		"$ENAV" run --config "$WORK/$1.yaml" >"$WORK/stdout" 2>>"$WORK/agent-$1.log" &
+		AGENT=$!
+		for ((i = 0; i < 150; i++)); do
+			curl -fs "http://127.0.0.1:$APORT/readyz" >/dev/null 2>&1 && return 0
+			kill -0 "$AGENT" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill "$AGENT" 2>/dev/null || true
+		wait "$AGENT" 2>/dev/null || true
+		AGENT=
+		echo "$1: $(tail -1 "$WORK/agent-$1.log")" >>"$START_FAILURES"
+		echo "campaign: agent ($1) not ready (try $try): $(tail -2 "$WORK/agent-$1.log")" >&2
 	done
-	echo "campaign: agent ($1) not ready: $(tail -2 "$WORK/agent-$1.log")" >&2
 	exit 1
 }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+user_sys_ticks() { awk '{ print $14, $15 }' "/proc/$1/stat"; }
+sink_bytes() { curl -fs "http://127.0.0.1:$SPORT/stats" | awk '{ print $4 }'; }
 stop_agent() { kill -TERM "$AGENT"; wait "$AGENT" || true; AGENT=; }
 # Sum of /metrics samples whose name and labels match an awk regex.
 msum() { awk -v re="$1" '$1 ~ re { s += $2 } END { printf "%.0f", s }' "$WORK/metrics"; }
@@ -179,7 +221,7 @@ workload() {
 			awk -F'"' -v n="$n" '/SET/ { printf "%s %s %.0f %.0f\n", $4, n, $10 * 1000, $14 * 1000 }'
 		;;
 	pg)
-		"$PGB" -h 127.0.0.1 -p "$PGPORT" -U postgres -S -M simple -c 4 -j 1 -T "$SECS" postgres 2>/dev/null |
+		"$PGB" -h 127.0.0.1 -p "$PGPORT" -U postgres -S -M simple -c 4 -j 1 -T "$SECS" postgres 2>>"$WORK/pgbench.log" |
 			awk '/number of transactions actually processed/ { split($0, a, ": "); split(a[2], b, "/"); n = b[1] }
 			     /latency average/ { lat = $4 * 1000 } /^tps = / { t = $3 }
 			     END { printf "%s %s - -\n", t, n }'
@@ -188,6 +230,25 @@ workload() {
 		"$WORK/busy" "$SECS" | awk '{ printf "%s %s - -\n", $1, $2 }'
 		;;
 	esac
+}
+
+# A workload whose client reported no throughput (pgbench once did, on a
+# loaded machine) runs once more; the report counts each such run with the
+# client's last error.  A second failure in a row stops the campaign.
+WORKLOAD_FAILURES=$WORK/workload-failures
+: >"$WORKLOAD_FAILURES"
+measured_workload() { # measured_workload W: workload's line, checked
+	local out try
+	for try in 1 2; do
+		out=$(workload "$1")
+		if [[ $out =~ ^[0-9.]+\ [0-9.]+\ [^\ ]+\ [^\ ]+$ ]]; then
+			echo "$out"
+			return 0
+		fi
+		echo "$1: '$out' $(tail -1 "$WORK/pgbench.log" 2>/dev/null)" >>"$WORKLOAD_FAILURES"
+		echo "campaign: $1 reported no throughput (try $try): '$out'" >&2
+	done
+	exit 1
 }
 
 # Client spans the agent made of the workload's counted operation (its RED
@@ -214,55 +275,105 @@ surplus() { # surplus WORKLOAD
 }
 
 ARMS=$WORK/arms.tsv
-echo "workload config round position throughput ops p50_us p99_us agent_cpu_s agent_rss_kib hard_loss soft_drops signals surplus_max" >"$ARMS"
+BPF=$WORK/bpf.tsv
+echo "workload config round position throughput ops p50_us p99_us agent_cpu_s agent_rss_kib hard_loss soft_drops signals surplus_max agent_user_s agent_sys_s bpf_ns bpf_runs emitted spans spans_exported export_bytes sink_cpu_s" >"$ARMS"
+echo "workload config round program hook runs run_time_ns" >"$BPF"
 arm() { # arm WORKLOAD CONFIG ROUND POSITION
-	local w=$1 c=$2 t0=0 t1=0 out
-	if [ "$c" != none ]; then
-		start_agent "$c"
-		sleep 0.3
-		t0=$(cpu_ticks "$AGENT")
-	fi
-	out=$(workload "$w")
+	local w=$1 c=$2 out
 	if [ "$c" = none ]; then
-		echo "$w none $3 $4 $out - - - - - -" >>"$ARMS"
-	else
-		t1=$(cpu_ticks "$AGENT")
-		sleep 1 # the last fragments drained, the last spans counted
-		curl -fs "http://127.0.0.1:$APORT/metrics" >"$WORK/metrics"
-		local rss hard soft sig=- sur=-
-		rss=$(awk '/^VmHWM:/ { print $2 }' "/proc/$AGENT/status")
-		stop_agent
-		hard=$(msum '^enav_kernel_events_total[{].*category="transport_full"|^enav_transport_lost_samples_total')
-		soft=$(msum '^enav_[a-z0-9_]*(dropped|overflow|overflows|evicted|evictions|full|capped|refusals|refused)[a-z_]*_total')
-		case "$c:$w" in
-		l7:http | all:http | l7:redis | all:redis | l7:pg | all:pg) sig=$(signals "$w") sur=$(surplus "$w") ;;
-		esac
-		local cpu
-		cpu=$(awk -v a="$t0" -v b="$t1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", (b - a) / hz }')
-		echo "$w $c $3 $4 $out $cpu $rss $hard $soft $sig $sur" >>"$ARMS"
+		out=$(measured_workload "$w")
+		echo "$w none $3 $4 $out - - - - - - - - - - - - - - -" >>"$ARMS"
+		echo "  $w/none round $3: ${out%% *} ops/s" >&2
+		return
 	fi
+	start_agent "$c"
+	sleep 0.3
+	local u0 s0 u1 s1 k0 k1 b0 b1 prev now i
+	bpf_progs "$AGENT" >"$WORK/bpf0"
+	read -r u0 s0 < <(user_sys_ticks "$AGENT")
+	k0=$(cpu_ticks "$SINK") b0=$(sink_bytes)
+	out=$(measured_workload "$w")
+	# BPF programs run on the workload's syscalls: read them at once, before
+	# the rest of the node adds to them.
+	bpf_progs "$AGENT" >"$WORK/bpf1"
+	# The agent drains what the kernel handed it: its CPU is read once it has
+	# been idle for a tick (on a busy node it never is: other processes'
+	# events), after at least a second (the last fragments drained, the last
+	# spans counted), at most two.
+	sleep 1
+	prev=$(cpu_ticks "$AGENT")
+	for ((i = 0; i < 4; i++)); do
+		sleep 0.25
+		now=$(cpu_ticks "$AGENT")
+		[ "$now" = "$prev" ] && break
+		prev=$now
+	done
+	read -r u1 s1 < <(user_sys_ticks "$AGENT")
+	k1=$(cpu_ticks "$SINK") b1=$(sink_bytes)
+	curl -fs "http://127.0.0.1:$APORT/metrics" >"$WORK/metrics"
+	local rss hard soft sig=- sur=-
+	rss=$(awk '/^VmHWM:/ { print $2 }' "/proc/$AGENT/status")
+	stop_agent
+	hard=$(msum '^enav_kernel_events_total[{].*category="transport_full"|^enav_transport_lost_samples_total')
+	soft=$(msum '^enav_[a-z0-9_]*(dropped|overflow|overflows|evicted|evictions|full|capped|refusals|refused)[a-z_]*_total')
+	case "$c:$w" in
+	l7:http | all:http | l7:redis | all:redis | l7:pg | all:pg) sig=$(signals "$w") sur=$(surplus "$w") ;;
+	esac
+	local emitted spans sent bytes
+	emitted=$(msum '^enav_signals_total[{]')
+	spans=$(msum '^enav_signals_total[{]kind="span"')
+	sent=$(msum '^enav_otlp_items_sent_total[{]signal="traces"')
+	bytes=$((b1 - b0 + $(stat -c %s "$WORK/stdout")))
+	rm -f "$WORK/stdout"
+	# Programs that did not run (hooks the workload never reached) are left out.
+	bpf_delta "$WORK/bpf0" "$WORK/bpf1" | awk -F'\t' -v w="$w" -v c="$c" -v r="$3" \
+		'$3 > 0 { print w, c, r, $1, $2, $3, $4 }' >>"$BPF"
+	local bpf
+	bpf=$(bpf_delta "$WORK/bpf0" "$WORK/bpf1" | awk -F'\t' '{ n += $4; r += $3 } END { printf "%.0f %.0f", n, r }')
+	echo "$w $c $3 $4 $out" \
+		"$(awk -v u0="$u0" -v s0="$s0" -v u1="$u1" -v s1="$s1" -v hz="$(getconf CLK_TCK)" \
+			'BEGIN { printf "%.2f", (u1 - u0 + s1 - s0) / hz }')" \
+		"$rss $hard $soft $sig $sur" \
+		"$(awk -v u0="$u0" -v s0="$s0" -v u1="$u1" -v s1="$s1" -v hz="$(getconf CLK_TCK)" \
+			'BEGIN { printf "%.2f %.2f", (u1 - u0) / hz, (s1 - s0) / hz }')" \
+		"$bpf $emitted $spans $sent $bytes" \
+		"$(awk -v k0="$k0" -v k1="$k1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", (k1 - k0) / hz }')" >>"$ARMS"
 	echo "  $w/$c round $3: ${out%% *} ops/s" >&2
 }
 
 echo "campaign $MODE: $ROUNDS rounds of $SECS s; work in $WORK" >&2
 for w in http redis pg cpu; do
 	var=CONFIGS_$w
-	read -ra cfgs <<<"none ${!var}"
+	read -ra cfgs <<<"${!var}"
 	workload "$w" >/dev/null # warm-up
 	n=${#cfgs[@]}
 	for ((r = 0; r < ROUNDS; r++)); do
-		# Rotate the order every round, reversed on odd rounds (ABBA-like).
+		# Each configuration next to a baseline of its own: pairs alternate
+		# "none, agent" and "agent, none", so the nearest baseline of every
+		# arm is its pair's (the analyzer's rule) and each configuration runs
+		# both before and after a baseline across rounds.  The configurations
+		# rotate every round, reversed on odd rounds.
+		pos=0
 		for ((k = 0; k < n; k++)); do
 			if ((r % 2 == 0)); then idx=$(((k + r) % n)); else idx=$(((n - 1 - k + r) % n)); fi
-			arm "$w" "${cfgs[idx]}" "$r" "$k"
+			if (((k + r) % 2 == 0)); then
+				arm "$w" none "$r" $((pos++))
+				arm "$w" "${cfgs[idx]}" "$r" $((pos++))
+			else
+				arm "$w" "${cfgs[idx]}" "$r" $((pos++))
+				arm "$w" none "$r" $((pos++))
+			fi
 		done
 	done
 done
 
 # ---- handler cost against the physical floor ------------------------------------
 FLOOR=$WORK/floor.tsv
+HOOKS=$WORK/hooks.tsv
 echo "arm round requests_per_s" >"$FLOOR"
-FLOOR_OUT=$FLOOR bench/hook_floor.sh "$FLOOR_ROUNDS" "$FLOOR_SECS" >"$WORK/floor.log" 2>&1 ||
+echo "arm round program hook runs run_time_ns" >"$HOOKS"
+# Its own ports: the campaign's servers still hold theirs.
+PORT=$((PORT + 2)) APORT=$((APORT + 2)) FLOOR_OUT=$FLOOR FLOOR_HOOKS_OUT=$HOOKS bench/hook_floor.sh "$FLOOR_ROUNDS" "$FLOOR_SECS" >"$WORK/floor.log" 2>&1 ||
 	{ echo "campaign: hook floor failed: $(tail -3 "$WORK/floor.log")" >&2; exit 1; }
 
 # ---- soak ------------------------------------------------------------------------
@@ -333,19 +444,31 @@ META=$WORK/meta.tsv
 	printf 'agent\t%s\n' "$("$ENAV" version)"
 	printf 'command\tbench/campaign.sh --%s\n' "$MODE"
 	printf 'gates\t%s (sha256 %s)\n' "$GATES" "$(sha256sum "$GATES" | cut -c1-16)"
+	printf 'otlp receiver\tbench/otlp_sink.c (accepts, discards): %s requests, %s body bytes over the campaign\n' \
+		$(curl -fs "http://127.0.0.1:$SPORT/stats" | awk '{ print $2, $4 }')
+	printf 'bpf stats\tkernel.bpf_stats_enabled=1 during the run (was %s); floor programs refused: %s\n' "$STATS_WAS" \
+		"$(awk '$5 == "-" { print $4 }' "$HOOKS" | sort -u | paste -sd' ' - | sed 's/^$/none/')"
+	printf 'workload reruns\t%s\n' \
+		"$(if [ -s "$WORKLOAD_FAILURES" ]; then wc -l <"$WORKLOAD_FAILURES"; sed 's/^/; /' "$WORKLOAD_FAILURES" | tr -d '\n'; else echo 0; fi)"
+	printf 'agent restarts\t%s\n' \
+		"$(if [ -s "$START_FAILURES" ]; then wc -l <"$START_FAILURES"; sed 's/^/; /' "$START_FAILURES" | tr -d '\n'; else echo 0; fi)"
 	printf 'workloads\twrk -t1 -c32 -> nginx 4 KiB keep-alive; redis-benchmark -c 8 -t set (no pipelining); pgbench -S -M simple -c 4; busy loop\n'
 	printf 'soak caps hit\t%s\n' "$(awk '$1 ~ /^enav_[a-z0-9_]*(dropped|overflow|overflows|evicted|evictions|full|capped|refusals)[a-z_]*_total/ && $2 > 0 { printf "%s=%s ", $1, $2 }' "$WORK/soak-metrics")"
 } >"$META"
 set +e
 "$ENAV" bench-analyze --arms "$ARMS" --gates "$GATES" --floor "$FLOOR" --cores "$(nproc)" \
-	--soak "$SOAK" --meta "$META" --out "$REPORT"
+	--bpf "$BPF" --hooks "$HOOKS" --soak "$SOAK" --meta "$META" --out "$REPORT"
 rc=$?
 set -e
 {
 	printf '\n## Raw records\n\nArms (`%s`):\n\n```\n' "arms.tsv"
 	cat "$ARMS"
+	printf '```\n\nBPF programs of the agent arms (`bpf.tsv`):\n\n```\n'
+	cat "$BPF"
 	printf '```\n\nFloor (`bench/hook_floor.sh`):\n\n```\n'
 	cat "$FLOOR"
+	printf '```\n\nFloor, per program and hook:\n\n```\n'
+	cat "$HOOKS"
 	printf '```\n\nSoak samples: %s lines (first and last five):\n\n```\n' "$(($(wc -l <"$SOAK") - 1))"
 	head -n 6 "$SOAK"
 	echo ...

@@ -5,14 +5,18 @@
  * samples, evaluates the gates declared before the run, and writes the
  * Markdown report for docs/proof/.
  *
- * Arms are grouped by workload into rounds: each round runs the no-agent
- * baseline ("none") and every agent configuration once, in an order the
- * campaign counterbalances.  A configuration's throughput ratio is the
- * median over rounds of agent / none of the same round; the spread (lowest
- * and highest round) and the baseline's coefficient of variation are always
- * reported.  An agent arm whose signal count is below the workload's own
- * operation count rejects its configuration: a workload that bypassed
- * capture must never pass.
+ * Arms are grouped by workload into rounds: each round runs every agent
+ * configuration once, each next to a no-agent baseline ("none"), in an order
+ * the campaign counterbalances.  An arm's baseline is the none arm of the
+ * same round nearest to it in position (the earlier on a tie).  A
+ * configuration's throughput ratio is the median over rounds of agent /
+ * baseline; the spread (lowest and highest round) and the baseline's
+ * coefficient of variation are always reported.  Where the arms carry them,
+ * per-request costs (agent CPU user and sys, BPF run time, receiver CPU),
+ * spans per request, agent CPU per span and bytes exported per span are
+ * medians over rounds of each round's figure.  An agent arm whose signal count is below the
+ * workload's own operation count rejects its configuration: a workload that bypassed capture must
+ * never pass.
  */
 #ifndef ENAV_BENCH_ANALYZE_H
 #define ENAV_BENCH_ANALYZE_H
@@ -27,6 +31,9 @@
 #define ENAV_BENCH_MAX_RESULTS 64
 #define ENAV_BENCH_MAX_SAMPLES 100000
 #define ENAV_BENCH_NOISY_CV    0.05 /* baseline CV above this is flagged noisy */
+#define ENAV_BENCH_HOOK_MAX    64   /* a hook's name: tp_btf/sock_send_length */
+#define ENAV_BENCH_MAX_PROGS   512  /* per-program cost rows (workload, config, program) */
+#define ENAV_BENCH_MAX_HOOKS   64   /* floor rows (arm, hook) */
 
 /* A value a tool did not report is NAN ("-" in the TSV). */
 struct enav_bench_arm {
@@ -43,6 +50,15 @@ struct enav_bench_arm {
 	 * when the client stopped counting, its setup commands); more is a
 	 * duplicate and rejects the row.  NAN where signals is. */
 	double surplus_max;
+	/* The cost breakdown (NAN when the arms file has no such column, as in
+	 * reports before it existed): agent CPU split, BPF run time and runs of
+	 * every program the agent loaded, signals of every kind, spans, spans the
+	 * OTLP receiver accepted, bytes exported (OTLP bodies and stdout) and the
+	 * receiver's own CPU, all over the workload's window. */
+	double agent_user_s, agent_sys_s;
+	double bpf_ns, bpf_runs;
+	double emitted, spans, spans_exported, export_bytes;
+	double sink_cpu_s;
 };
 
 enum enav_bench_op { ENAV_BENCH_GE, ENAV_BENCH_LE, ENAV_BENCH_EQ, ENAV_BENCH_GT, ENAV_BENCH_LT };
@@ -64,9 +80,27 @@ struct enav_bench_result {
 	double cpu_s, rss_kib;	    /* median CPU, peak RSS */
 	double hard_loss, soft_drops;
 	double signals, ops; /* sums over agent arms (NAN when not applicable) */
+	/* Medians over rounds of each round's figure; NAN when not recorded. */
+	double user_us_per_req, sys_us_per_req, cpu_us_per_req;
+	double bpf_us_per_req, bpf_runs_per_req;
+	double spans_per_req, emitted_per_req;
+	double cpu_us_per_span, bytes_per_span;
+	double sink_us_per_req;
 	bool rejected;
 	char reject_reason[160];
 	bool noisy;
+};
+
+/* One hook of one floor arm: what the arm's programs on it cost per run
+ * (summed over its programs there), against the empty program on the same
+ * hook, from the kernel's bpf_stats. */
+struct enav_bench_hook_cost {
+	char arm[ENAV_BENCH_NAME_MAX], hook[ENAV_BENCH_HOOK_MAX];
+	char programs[128];	 /* the arm's programs on the hook, space-separated */
+	double ns_per_run;	 /* median over rounds */
+	double empty_ns_per_run; /* NAN: no empty program measured on the hook */
+	bool empty_refused;	 /* the kernel refused the empty program there */
+	double ratio;		 /* ns_per_run / empty_ns_per_run */
 };
 
 /* Handler floor: arms "none", "empty" and agent configurations, by round. */
@@ -76,6 +110,20 @@ struct enav_bench_floor {
 	double median[16];  /* requests/s */
 	double cost_us[16]; /* per request above none, in CPU-us of the cores */
 	double ratio_to_empty[16];
+	size_t n_hooks; /* enav_bench_hooks_parse: agent arms' hooks, then refused empties */
+	struct enav_bench_hook_cost hooks[ENAV_BENCH_MAX_HOOKS];
+};
+
+/* What each BPF program of an agent arm cost, medians over rounds. */
+struct enav_bench_prog_cost {
+	char workload[ENAV_BENCH_NAME_MAX], config[ENAV_BENCH_NAME_MAX];
+	char program[ENAV_BENCH_NAME_MAX], hook[ENAV_BENCH_HOOK_MAX];
+	size_t rounds;
+	double runs_per_req, ns_per_run, us_per_req;
+};
+struct enav_bench_prog_costs {
+	size_t n;
+	struct enav_bench_prog_cost p[ENAV_BENCH_MAX_PROGS];
 };
 
 struct enav_bench_soak {
@@ -107,6 +155,14 @@ size_t enav_bench_analyze(const struct enav_bench_arm *arms, size_t n,
  * workload used) and ratios to the empty program's cost. */
 int enav_bench_floor_parse(const char *text, size_t len, double cores, struct enav_bench_floor *out,
 			   char *err, size_t errlen);
+/* "arm round program hook runs run_time_ns" TSV (bench/hook_floor.sh; runs
+ * "-" for an empty program the kernel refused) into floor->hooks. */
+int enav_bench_hooks_parse(const char *text, size_t len, struct enav_bench_floor *floor, char *err,
+			   size_t errlen);
+/* "workload config round program hook runs run_time_ns" TSV, each line
+ * divided by the operations of its arm (workload, config, round). */
+int enav_bench_prog_parse(const char *text, size_t len, const struct enav_bench_arm *arms,
+			  size_t na, struct enav_bench_prog_costs *out, char *err, size_t errlen);
 /* "t_s rss_kib events" TSV; slope computed.  Caller frees with _soak_free. */
 int enav_bench_soak_parse(const char *text, size_t len, struct enav_bench_soak *out, char *err,
 			  size_t errlen);
@@ -123,11 +179,13 @@ void enav_bench_eval_gate(const struct enav_bench_gate *g, const struct enav_ben
 			  size_t nr, const struct enav_bench_floor *floor,
 			  const struct enav_bench_soak *soak, struct enav_bench_gate_outcome *out);
 
-/* The whole Markdown report; returns the number of failed gates. */
+/* The whole Markdown report (floor, soak, progs may be NULL); returns the
+ * number of failed gates. */
 int enav_bench_report(FILE *f, const struct enav_bench_meta *meta,
 		      const struct enav_bench_gate *gates, size_t ng,
 		      const struct enav_bench_result *r, size_t nr,
-		      const struct enav_bench_floor *floor, const struct enav_bench_soak *soak);
+		      const struct enav_bench_floor *floor, const struct enav_bench_soak *soak,
+		      const struct enav_bench_prog_costs *progs);
 
 double enav_bench_median(double *v, size_t n); /* sorts v; NAN when n == 0 */
 

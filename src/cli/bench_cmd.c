@@ -73,7 +73,8 @@ static int parse_meta(const char *text, size_t len, struct enav_bench_meta *m)
 static void usage(FILE *f)
 {
 	fputs("usage: enav bench-analyze --arms FILE --gates FILE [--floor FILE --cores N]\n"
-	      "                          [--soak FILE] [--meta FILE] [--out REPORT.md]\n"
+	      "                          [--hooks FILE] [--bpf FILE] [--soak FILE] [--meta FILE]\n"
+	      "                          [--out REPORT.md]\n"
 	      "Reads a campaign's records (bench/campaign.sh), evaluates the gates and writes\n"
 	      "the Markdown report (stdout without --out).  Exit 0 when every gate passes,\n"
 	      "3 when one fails, 2 on bad input.\n",
@@ -83,7 +84,7 @@ static void usage(FILE *f)
 int enav_bench_analyze_command(int argc, char **argv)
 {
 	const char *arms_p = NULL, *gates_p = NULL, *floor_p = NULL, *soak_p = NULL, *meta_p = NULL,
-		   *out_p = NULL;
+		   *out_p = NULL, *hooks_p = NULL, *bpf_p = NULL;
 	double cores = 1;
 	for (int i = 0; i < argc; i++) {
 		const char **slot = NULL;
@@ -93,6 +94,10 @@ int enav_bench_analyze_command(int argc, char **argv)
 			slot = &gates_p;
 		else if (!strcmp(argv[i], "--floor"))
 			slot = &floor_p;
+		else if (!strcmp(argv[i], "--hooks"))
+			slot = &hooks_p;
+		else if (!strcmp(argv[i], "--bpf"))
+			slot = &bpf_p;
 		else if (!strcmp(argv[i], "--soak"))
 			slot = &soak_p;
 		else if (!strcmp(argv[i], "--meta"))
@@ -119,15 +124,17 @@ int enav_bench_analyze_command(int argc, char **argv)
 	int rc = 2;
 	char err[256];
 	size_t len, na = 0, ng = 0;
-	char *arms_t = NULL, *gates_t = NULL, *floor_t = NULL, *soak_t = NULL, *meta_t = NULL;
+	char *arms_t = NULL, *gates_t = NULL, *floor_t = NULL, *soak_t = NULL, *meta_t = NULL,
+	     *hooks_t = NULL, *bpf_t = NULL;
+	struct enav_bench_prog_costs *progs = calloc(1, sizeof(*progs));
 	struct enav_bench_arm *arms = calloc(ENAV_BENCH_MAX_ARMS, sizeof(*arms));
 	struct enav_bench_gate gates[ENAV_BENCH_MAX_GATES];
 	struct enav_bench_result results[ENAV_BENCH_MAX_RESULTS];
-	struct enav_bench_floor floor;
+	static struct enav_bench_floor floor;
 	struct enav_bench_soak soak = {0};
 	struct enav_bench_meta meta = {0};
 	bool have_floor = false, have_soak = false;
-	if (!arms || !(arms_t = slurp(arms_p, &len)))
+	if (!arms || !progs || !(arms_t = slurp(arms_p, &len)))
 		goto out;
 	if (enav_bench_parse_arms(arms_t, len, arms, ENAV_BENCH_MAX_ARMS, &na, err, sizeof(err))) {
 		fprintf(stderr, "enav: %s: %s\n", arms_p, err);
@@ -148,6 +155,22 @@ int enav_bench_analyze_command(int argc, char **argv)
 			goto out;
 		}
 		have_floor = true;
+		if (hooks_p) {
+			if (!(hooks_t = slurp(hooks_p, &len)))
+				goto out;
+			if (enav_bench_hooks_parse(hooks_t, len, &floor, err, sizeof(err))) {
+				fprintf(stderr, "enav: %s: %s\n", hooks_p, err);
+				goto out;
+			}
+		}
+	}
+	if (bpf_p) {
+		if (!(bpf_t = slurp(bpf_p, &len)))
+			goto out;
+		if (enav_bench_prog_parse(bpf_t, len, arms, na, progs, err, sizeof(err))) {
+			fprintf(stderr, "enav: %s: %s\n", bpf_p, err);
+			goto out;
+		}
 	}
 	if (soak_p) {
 		if (!(soak_t = slurp(soak_p, &len)))
@@ -170,7 +193,7 @@ int enav_bench_analyze_command(int argc, char **argv)
 		goto out;
 	}
 	int failed = enav_bench_report(f, &meta, gates, ng, results, nr, have_floor ? &floor : NULL,
-				       have_soak ? &soak : NULL);
+				       have_soak ? &soak : NULL, progs);
 	if (out_p && fclose(f) != 0) {
 		fprintf(stderr, "enav: %s: %s\n", out_p, strerror(errno));
 		goto out;
@@ -193,5 +216,8 @@ out:
 	free(floor_t);
 	free(soak_t);
 	free(meta_t);
+	free(hooks_t);
+	free(bpf_t);
+	free(progs);
 	return rc;
 }

@@ -5,7 +5,10 @@
  * workload's operations rejects its configuration (and fails every gate on
  * it); a noisy baseline is flagged with its spread; gates by glob, floor
  * costs against the empty program, the soak slope, and malformed input
- * refused with the line named.
+ * refused with the line named.  The cost breakdown: columns found by the
+ * header's names, each arm against the baseline next to it, per-request and
+ * per-span medians, each BPF program's share, and each hook's ns per run
+ * against the empty program on the same hook.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -169,7 +172,7 @@ static void test_noisy_spread(void **st)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	struct enav_bench_gate g = {"cpu/profiling", "hard_loss", ENAV_BENCH_EQ, 0};
-	assert_int_equal(enav_bench_report(f, NULL, &g, 1, r, nr, NULL, NULL), 1);
+	assert_int_equal(enav_bench_report(f, NULL, &g, 1, r, nr, NULL, NULL, NULL), 1);
 	fclose(f);
 	assert_non_null(strstr(buf, "0.9333..1.0909"));
 	assert_non_null(strstr(buf, "(noisy baseline)"));
@@ -255,6 +258,169 @@ static void test_malformed(void **st)
 			 -1);
 }
 
+/* Two rounds of pairs in the campaign's order (round 0: none l7 network
+ * none; round 1: network none none l7): each arm's baseline is its pair's. */
+static const char cost_tsv[] =
+    "workload config round position throughput ops agent_cpu_s agent_user_s agent_sys_s "
+    "bpf_ns bpf_runs emitted spans spans_exported export_bytes sink_cpu_s signals surplus_max\n"
+    "http none 0 0 60000 120000 - - - - - - - - - - - -\n"
+    "http l7 0 1 30000 60000 0.6 0.4 0.2 600000000 900000 121000 120000 119000 60000000 0.03 "
+    "60010 32\n"
+    "http network 0 2 45000 90000 0.01 0.01 0 90000000 400000 100 0 0 0 0 - -\n"
+    "http none 0 3 50000 100000 - - - - - - - - - - - -\n"
+    "http network 1 0 48000 96000 0.02 0.01 0.01 96000000 400000 100 0 0 0 0 - -\n"
+    "http none 1 1 60000 120000 - - - - - - - - - - - -\n"
+    "http none 1 2 40000 80000 - - - - - - - - - - - -\n"
+    "http l7 1 3 32000 64000 0.64 0.44 0.2 704000000 960000 129000 128000 127000 64000000 "
+    "0.03 64000 32\n";
+
+static void test_cost_breakdown(void **st)
+{
+	(void)st;
+	struct enav_bench_arm arms[64];
+	struct enav_bench_result r[8];
+	size_t nr = load(cost_tsv, arms, r);
+	assert_int_equal(nr, 2);
+	const struct enav_bench_result *l7 = find(r, nr, "http", "l7");
+	/* Round 0: 30000 / 60000 (position 0, not 3); round 1: 32000 / 40000. */
+	assert_true(fabs(l7->ratio_min - 0.5) < 1e-9);
+	assert_true(fabs(l7->ratio_max - 0.8) < 1e-9);
+	const struct enav_bench_result *net = find(r, nr, "http", "network");
+	assert_true(fabs(net->ratio_min - 0.8) < 1e-9); /* 48000 / 60000 (position 1) */
+	assert_true(fabs(net->ratio_max - 0.9) < 1e-9); /* 45000 / 50000 (position 3) */
+	/* Per request: CPU 10 us (0.6 s / 60000), BPF 10 / 11 us, 2 spans. */
+	assert_true(fabs(l7->cpu_us_per_req - 10) < 1e-9);
+	assert_true(fabs(l7->user_us_per_req - (400000.0 / 60000 + 440000.0 / 64000) / 2) < 1e-9);
+	assert_true(fabs(l7->bpf_us_per_req - 10.5) < 1e-9);
+	assert_true(fabs(l7->spans_per_req - 2) < 1e-9);
+	assert_true(fabs(l7->cpu_us_per_span - 5) < 1e-9);
+	assert_true(fabs(l7->bytes_per_span - 500) < 1e-9);
+	assert_true(fabs(l7->sink_us_per_req - (0.5 + 0.46875) / 2) < 1e-9);
+	assert_true(isnan(net->cpu_us_per_span)); /* no span made */
+	struct enav_bench_gate g = {"*/l7", "agent_cpu_us_per_span", ENAV_BENCH_LE, 1};
+	struct enav_bench_gate_outcome o;
+	enav_bench_eval_gate(&g, r, nr, NULL, NULL, &o);
+	assert_int_equal(o.verdict, ENAV_BENCH_FAIL);
+	assert_string_equal(o.detail, "http/l7 5");
+	struct enav_bench_gate g2 = {"*", "bpf_us_per_request", ENAV_BENCH_LE, 2};
+	enav_bench_eval_gate(&g2, r, nr, NULL, NULL, &o);
+	assert_int_equal(o.matched, 2);
+	/* Each program's share: runs and time divided by its arm's operations. */
+	static const char bpf_tsv[] =
+	    "workload config round program hook runs run_time_ns\n"
+	    "http l7 0 enav_sys_exit tp_btf/sys_exit 720000 360000000\n"
+	    "http l7 0 enav_sock_send tp_btf/sock_send_length 180000 18000000\n"
+	    "http l7 1 enav_sys_exit tp_btf/sys_exit 768000 460800000\n"
+	    "http l7 1 enav_sock_send tp_btf/sock_send_length 192000 19200000\n"
+	    "http l7 1 enav_futex tracepoint 0 0\n";
+	static struct enav_bench_prog_costs pc;
+	char err[256];
+	assert_int_equal(
+	    enav_bench_prog_parse(bpf_tsv, strlen(bpf_tsv), arms, 8, &pc, err, sizeof(err)), 0);
+	assert_int_equal(pc.n, 3);
+	assert_string_equal(pc.p[0].program, "enav_sys_exit");
+	assert_true(fabs(pc.p[0].runs_per_req - 12) < 1e-9);
+	assert_true(fabs(pc.p[0].ns_per_run - 550) < 1e-9); /* 500 and 600 */
+	assert_true(fabs(pc.p[0].us_per_req - 6.6) < 1e-9); /* 6 and 7.2 */
+	/* The report: largest first, a program that did not run left out. */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	enav_bench_report(f, NULL, &g, 1, r, nr, NULL, NULL, &pc);
+	fclose(f);
+	char *sys =
+	    strstr(buf, "| http | l7 | enav_sys_exit | tp_btf/sys_exit | 12.00 | 550 | 6.600 |");
+	char *send = strstr(buf, "| http | l7 | enav_sock_send | tp_btf/sock_send_length |");
+	if (!sys || !send || send < sys || strstr(buf, "enav_futex") ||
+	    !strstr(buf, "| http | l7 | 6.77 / 3.23 | 10.50 | 15.0 | 20.50 | 2.00 / 2.02 | 5.00 | "
+			 "500 | 0.48 |"))
+		fail_msg("%s", buf);
+	free(buf);
+	assert_int_equal(enav_bench_prog_parse("x y\n", 4, arms, 8, &pc, err, sizeof(err)), -1);
+}
+
+static void test_hooks_against_empty(void **st)
+{
+	(void)st;
+	static const char floor_tsv[] = "arm round requests_per_s\nnone 0 100\nempty 0 99\n"
+					"l7 0 80\n";
+	static const char hooks_tsv[] = "arm round program hook runs run_time_ns\n"
+					"empty 0 enav_floor_sys_exit tp_btf/sys_exit 1000 30000\n"
+					"empty 0 enav_floor_fx_send fexit/tcp_sendmsg - -\n"
+					"empty 1 enav_floor_sys_exit tp_btf/sys_exit 1000 32000\n"
+					"l7 0 enav_sys_exit tp_btf/sys_exit 1000 300000\n"
+					"l7 0 enav_dns tp_btf/sys_exit 1000 20000\n"
+					"l7 1 enav_sys_exit tp_btf/sys_exit 2000 640000\n"
+					"l7 1 enav_dns tp_btf/sys_exit 2000 40000\n"
+					"l7 0 enav_guard tracepoint 10 10000\n"
+					"l7 0 enav_cred tracepoint 10 50000\n"
+					"l7 0 enav_idle tp_btf/sched_switch 0 0\n";
+	static struct enav_bench_floor fl;
+	char err[256];
+	assert_int_equal(
+	    enav_bench_floor_parse(floor_tsv, strlen(floor_tsv), 2, &fl, err, sizeof(err)), 0);
+	assert_int_equal(
+	    enav_bench_hooks_parse(hooks_tsv, strlen(hooks_tsv), &fl, err, sizeof(err)), 0);
+	/* sys_exit: (300 + 20) and (320 + 20) ns per event, median 330, against
+	 * the empty program's 30 and 32 (31): 10.6x.  The two tracepoint
+	 * programs are rows of their own; fexit was refused; sched_switch never ran. */
+	assert_int_equal(fl.n_hooks, 4);
+	assert_string_equal(fl.hooks[0].hook, "tp_btf/sys_exit");
+	assert_string_equal(fl.hooks[0].programs, "enav_sys_exit enav_dns");
+	assert_true(fabs(fl.hooks[0].ns_per_run - 330) < 1e-9);
+	assert_true(fabs(fl.hooks[0].empty_ns_per_run - 31) < 1e-9);
+	assert_string_equal(fl.hooks[1].hook, "tracepoint (enav_guard)");
+	assert_true(fabs(fl.hooks[2].ns_per_run - 5000) < 1e-9);
+	assert_true(isnan(fl.hooks[2].ratio));
+	assert_string_equal(fl.hooks[3].hook, "fexit/tcp_sendmsg");
+	assert_true(fl.hooks[3].empty_refused);
+	struct enav_bench_gate g = {"floor/*", "hook_ns_ratio", ENAV_BENCH_LE, 1.5};
+	struct enav_bench_gate_outcome o;
+	enav_bench_eval_gate(&g, NULL, 0, &fl, NULL, &o);
+	assert_int_equal(o.matched, 1); /* only the hook an empty program measured */
+	assert_int_equal(o.verdict, ENAV_BENCH_FAIL);
+	assert_string_equal(o.detail, "l7:tp_btf/sys_exit 10.65");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	enav_bench_report(f, NULL, &g, 1, NULL, 0, &fl, NULL, NULL);
+	fclose(f);
+	if (!strstr(buf,
+		    "| l7 | tp_btf/sys_exit | enav_sys_exit enav_dns | 330.0 | 31.0 | 10.65 |") ||
+	    !strstr(buf, "| empty | fexit/tcp_sendmsg | - | - | refused by the kernel: not "
+			 "measured | - |") ||
+	    !strstr(buf, "| l7 | tracepoint (enav_cred) | enav_cred | 5000.0 | no empty program on "
+			 "this hook | - |"))
+		fail_msg("%s", buf);
+	free(buf);
+	const char *bad = "arm round program hook runs run_time_ns\nl7 0 p tp_btf/x 5 -\n";
+	assert_int_equal(enav_bench_hooks_parse(bad, strlen(bad), &fl, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "line 2"));
+}
+
+/* An arms file names its columns: an older one (fewer) still reads, a
+ * column the analyzer does not know is refused. */
+static void test_arm_columns(void **st)
+{
+	(void)st;
+	struct enav_bench_arm arms[4];
+	size_t n;
+	char err[256];
+	const char *old = "workload config round position throughput\nhttp none 0 0 5\n";
+	assert_int_equal(enav_bench_parse_arms(old, strlen(old), arms, 4, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 1);
+	assert_true(isnan(arms[0].ops) && isnan(arms[0].bpf_ns));
+	const char *unknown =
+	    "workload config round position throughput bogus\nhttp none 0 0 5 1\n";
+	assert_int_equal(
+	    enav_bench_parse_arms(unknown, strlen(unknown), arms, 4, &n, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "bogus"));
+	const char *no_round = "workload config position throughput\nhttp none 0 5\n";
+	assert_int_equal(
+	    enav_bench_parse_arms(no_round, strlen(no_round), arms, 4, &n, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "round"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +429,9 @@ int main(void)
 	    cmocka_unit_test(test_noisy_spread),
 	    cmocka_unit_test(test_floor_and_soak),
 	    cmocka_unit_test(test_malformed),
+	    cmocka_unit_test(test_cost_breakdown),
+	    cmocka_unit_test(test_hooks_against_empty),
+	    cmocka_unit_test(test_arm_columns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
