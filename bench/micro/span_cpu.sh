@@ -12,6 +12,7 @@
 set -euo pipefail
 BIN=$1 ARM=$2 PORT=${3:-27100} SECS=${4:-10}
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../lib.sh"
 WORK=$(mktemp -d /tmp/enav-span-cpu.XXXXXX)
 NGINX= AGENT= RECV=
 cleanup() {
@@ -21,18 +22,7 @@ cleanup() {
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
-mkdir -p "$WORK/www"
-head -c 4096 /dev/urandom >"$WORK/www/4k.bin"
-cat >"$WORK/nginx.conf" <<CONF
-daemon off;
-master_process off;
-user root;
-pid $WORK/nginx.pid;
-error_log $WORK/nginx-error.log;
-events { worker_connections 1024; }
-http { access_log off; keepalive_requests 100000; sendfile on;
-  server { listen 127.0.0.1:$PORT; root $WORK/www; } }
-CONF
+bench_nginx_site "$WORK" "sendfile on;" "server { listen 127.0.0.1:$PORT; root $WORK/www; }"
 nginx -c "$WORK/nginx.conf" &
 NGINX=$!
 {

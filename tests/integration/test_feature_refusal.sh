@@ -25,6 +25,20 @@ expect_start_fails() {
 	[ $rc -ne 0 ] && [ $rc -ne 124 ] || { fail "enav run: exit $rc, want a refusal to start"; return 1; }
 }
 
+# curl_healthz_counted: curl the agent's own /healthz; the client's tcp.close
+# must count more bytes received than the body.  Sets CURL_PID.
+CURL_PID=
+curl_healthz_counted() {
+	curl -s -o "$WORK/healthz" "http://127.0.0.1:$TEST_PORT/healthz" &
+	CURL_PID=$!
+	wait $CURL_PID
+	local cl
+	cl=$(wait_for_line ".kind == \"tcp.close\" and .connection.role == \"client\" and .process.pid == $CURL_PID") ||
+		{ fail "no tcp.close for curl $CURL_PID"; return 1; }
+	[ "$(jq -r .connection.bytes_received <<<"$cl")" -gt "$(stat -c %s "$WORK/healthz")" ] ||
+		{ fail "client bytes_received: $(jq -c .connection <<<"$cl")"; return 1; }
+}
+
 # A Go TLS program refused: go_tls off, OpenSSL/GnuTLS probes and TCP on.
 case_feature_off() {
 	require_root || return
@@ -40,14 +54,7 @@ case_feature_off() {
 	expect_eq "tls state" "$(metric 'enav_feature_enabled{source="network",feature="tls",state="on"}')" 1 || return 1
 	expect_eq "payload state" "$(metric 'enav_feature_enabled{source="network",feature="payload_capture",state="on"}')" 1 || return 1
 	# The rest of the source captures: a connection with exact bytes.
-	curl -s -o "$WORK/healthz" "http://127.0.0.1:$TEST_PORT/healthz" &
-	local cpid=$!
-	wait $cpid
-	local cl
-	cl=$(wait_for_line ".kind == \"tcp.close\" and .connection.role == \"client\" and .process.pid == $cpid") ||
-		{ fail "no tcp.close for curl $cpid"; return 1; }
-	[ "$(jq -r .connection.bytes_received <<<"$cl")" -gt "$(stat -c %s "$WORK/healthz")" ] ||
-		{ fail "client bytes_received: $(jq -c .connection <<<"$cl")"; return 1; }
+	curl_healthz_counted || return 1
 	stop_agent
 	expect_eq "exit status" "$STOP_RC" 0 || return 1
 	# The probe loads the same programs and says the same.
@@ -135,14 +142,8 @@ case_payload_refused() {
 	expect_eq "warning lines" \
 		"$(grep -c "network: feature payload_capture is off: the kernel refused program $prog" "$WORK/stderr")" 1 || return 1
 	expect_eq "payload state" "$(metric 'enav_feature_enabled{source="network",feature="payload_capture",state="verifier_refused"}')" 0 || return 1
-	curl -s -o "$WORK/healthz" "http://127.0.0.1:$TEST_PORT/healthz" &
-	local cpid=$!
-	wait $cpid
-	local cl
-	cl=$(wait_for_line ".kind == \"tcp.close\" and .connection.role == \"client\" and .process.pid == $cpid") ||
-		{ fail "no tcp.close for curl $cpid"; return 1; }
-	[ "$(jq -r .connection.bytes_received <<<"$cl")" -gt "$(stat -c %s "$WORK/healthz")" ] ||
-		{ fail "client bytes_received: $(jq -c .connection <<<"$cl")"; return 1; }
+	curl_healthz_counted || return 1
+	local cpid=$CURL_PID
 	expect_eq "spans without payloads" "$(count_lines ".kind == \"span\" and .process.pid == $cpid")" 0 || return 1
 	stop_agent
 	# Control: the same request with the payload code loaded makes a span.
