@@ -4,7 +4,7 @@
 # binary and one arm:
 #   ndjson  defaults, spans to NDJSON in a file
 #   otlp    defaults, NDJSON off, OTLP (traces, metrics, logs) to a local
-#           endpoint that decodes nothing (sink_receiver.js)
+#           endpoint that decodes nothing (bench/otlp_sink.c, the campaign's)
 # Profiling is off in both, as in issue 22's table.  Prints one line: arm,
 # requests, agent user and sys microseconds per request (from
 # /proc/PID/stat over the wrk run), spans exported.  Needs root.
@@ -30,8 +30,10 @@ NGINX=$!
 	case $ARM in
 	ndjson) printf 'exporters:\n  ndjson:\n    path: %s\n' "$WORK/out.ndjson" ;;
 	otlp)
-		node "$HERE/sink_receiver.js" $((PORT + 2)) >"$WORK/recv.out" &
+		cc -O2 -o "$WORK/otlp_sink" "$HERE/../otlp_sink.c"
+		"$WORK/otlp_sink" $((PORT + 2)) >"$WORK/recv.out" &
 		RECV=$!
+		for _ in $(seq 50); do grep -qs ready "$WORK/recv.out" && break; sleep 0.1; done
 		printf 'exporters:\n  ndjson:\n    enabled: false\n  otlp:\n    endpoint: http://127.0.0.1:%s\n' $((PORT + 2))
 		;;
 	*) echo "arm: ndjson or otlp" >&2; exit 2 ;;
