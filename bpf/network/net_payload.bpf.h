@@ -188,7 +188,7 @@ int BPF_PROG(enav_sys_exit_raw, struct pt_regs *regs, long ret)
 
 /*
  * Which message of a sendmmsg/recvmmsg call a socket hook sees: the hook
- * fires once per message, and nothing in it says which.  A cursor per task
+ * fires once per message, and nothing in it says which.  A cursor per thread
  * counts them: the same vector and number continue it, anything else
  * starts at 0, and a failed message (the kernel's loop ends) or any other
  * call on a DNS socket resets it.  docs/boundaries.md says where it cannot
@@ -200,10 +200,16 @@ struct mmsg_cursor {
 	__u32 next;
 };
 
+/* Per thread (pid_tgid).  A hash, not task storage: every map of the agent
+ * can be dumped and checked for what it holds (test_kubernetes.sh), and
+ * task storage cannot be iterated.  LRU: a thread that exits mid-call
+ * leaves an entry the table reclaims. */
+#define MMSG_CURSORS 1024
+
 struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, MMSG_CURSORS);
+	__type(key, __u64);
 	__type(value, struct mmsg_cursor);
 } enav_mmsg_cursors SEC(".maps");
 
@@ -215,10 +221,15 @@ static __always_inline bool is_mmsg(__u64 nr)
 /* The index of this hook's message in the call p, advancing the cursor. */
 static __always_inline __u32 mmsg_advance(struct pending *p, long ret)
 {
-	struct mmsg_cursor *cur = bpf_task_storage_get(
-	    &enav_mmsg_cursors, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!cur)
-		return 0;
+	__u64 id = bpf_get_current_pid_tgid();
+	struct mmsg_cursor *cur = bpf_map_lookup_elem(&enav_mmsg_cursors, &id);
+	if (!cur) {
+		struct mmsg_cursor fresh = {};
+		bpf_map_update_elem(&enav_mmsg_cursors, &id, &fresh, BPF_NOEXIST);
+		cur = bpf_map_lookup_elem(&enav_mmsg_cursors, &id);
+		if (!cur)
+			return 0;
+	}
 	__u32 vlen = p->arg3;
 	__u32 k = cur->vec == p->buf && cur->nr == p->nr && cur->next < vlen ? cur->next : 0;
 	if (ret <= 0 || k + 1 >= vlen) {
@@ -233,8 +244,8 @@ static __always_inline __u32 mmsg_advance(struct pending *p, long ret)
 
 static __always_inline void mmsg_reset(void)
 {
-	struct mmsg_cursor *cur =
-	    bpf_task_storage_get(&enav_mmsg_cursors, bpf_get_current_task_btf(), 0, 0);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct mmsg_cursor *cur = bpf_map_lookup_elem(&enav_mmsg_cursors, &id);
 	if (cur)
 		cur->vec = 0;
 }
