@@ -77,6 +77,15 @@ static __always_inline void enav_count_in(void *counters, __u32 key)
 		*v += 1; /* per-CPU slot: no atomics needed */
 }
 
+/* n more in slot key (frames of one walk counted at once). */
+static __always_inline void enav_count_add_in(void *counters, __u32 key, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(counters, &key);
+
+	if (v)
+		*v += n;
+}
+
 static __always_inline void enav_count(enum enav_kernel_counter c)
 {
 	enav_count_in(&enav_counters, c);

@@ -9,7 +9,9 @@
  *  - Futex: the futex wait syscalls (futex, futex_wait, futex_waitv) add the
  *    nanoseconds waited to the stack that waited.
  *
- * Stacks are frame-pointer walks (bpf_get_stack) stored by content hash.  The
+ * User stacks are unwound from .eh_frame tables (unwind.bpf.h, ADR 0017),
+ * else walked by frame pointer (bpf_get_stack); kernel stacks are the
+ * kernel's own walks.  Stacks are stored by content hash.  The
  * aggregation map is drained by user space; every failure to capture a stack
  * or to count a sample is counted in enav_prof_counters.  Nothing here holds
  * a name: comm travels only in the new-process notification event.
@@ -114,26 +116,11 @@ static __always_inline void prof_count(enum enav_profile_counter c)
 	enav_count_in(&enav_prof_counters, c);
 }
 
-/* Walk one stack of the current task into the scratch slot and store it
- * under its hash; returns the hash, 0 when there is no stack. */
-static __always_inline __u64 store_stack(void *ctx, bool user)
+#include "unwind.bpf.h"
+
+/* Store the n frames in st under their hash; returns the hash (0 = none). */
+static __always_inline __u64 store_frames(struct enav_profile_stack *st, __u32 n)
 {
-	__u32 zero = 0;
-	struct enav_profile_stack *st = bpf_map_lookup_elem(&enav_prof_scratch, &zero);
-	if (!st) {
-		prof_count(ENAV_PC_STACK_OTHER);
-		return 0;
-	}
-	prof_count(ENAV_PC_STACK_CAPTURES);
-	__u32 size = enav_stack_bytes;
-	if (size > sizeof(st->ips))
-		size = sizeof(st->ips);
-	long got = bpf_get_stack(ctx, st->ips, size, user ? BPF_F_USER_STACK : 0);
-	if (got < 0) {
-		prof_count(user ? ENAV_PC_STACK_USER_FAULT : ENAV_PC_STACK_KERNEL_FAULT);
-		return 0;
-	}
-	__u32 n = (__u32)got / sizeof(__u64);
 	if (n == 0)
 		return 0;
 	/* FNV-1a over the frames, with a final avalanche; 0 is reserved. */
@@ -159,15 +146,43 @@ static __always_inline __u64 store_stack(void *ctx, bool user)
 	return h;
 }
 
+/* Walk one stack of the current task into the scratch slot and store it
+ * under its hash; returns the hash, 0 when there is no stack.  User stacks
+ * go through the .eh_frame unwinder when it is on. */
+static __always_inline __u64 store_stack(void *ctx, bool user, __u32 tgid, __u16 gen)
+{
+	__u32 zero = 0;
+	struct enav_profile_stack *st = bpf_map_lookup_elem(&enav_prof_scratch, &zero);
+	if (!st) {
+		prof_count(ENAV_PC_STACK_OTHER);
+		return 0;
+	}
+	prof_count(ENAV_PC_STACK_CAPTURES);
+	__u32 size = enav_stack_bytes;
+	if (size > sizeof(st->ips))
+		size = sizeof(st->ips);
+	if (user) {
+		int n = unwind_user(st, size / 8, tgid, gen);
+		if (n >= 0)
+			return store_frames(st, (__u32)n);
+	}
+	long got = bpf_get_stack(ctx, st->ips, size, user ? BPF_F_USER_STACK : 0);
+	if (got < 0) {
+		prof_count(user ? ENAV_PC_STACK_USER_FAULT : ENAV_PC_STACK_KERNEL_FAULT);
+		return 0;
+	}
+	return store_frames(st, (__u32)got / sizeof(__u64));
+}
+
 /* Both stacks of the current task.  A user stack only exists when the task
  * has a user address space; a kernel stack only when asked for. */
-static __always_inline void capture_stacks(void *ctx, bool want_kernel, __u64 *ustack,
-					   __u64 *kstack)
+static __always_inline void capture_stacks(void *ctx, bool want_kernel, __u32 tgid, __u16 gen,
+					   __u64 *ustack, __u64 *kstack)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 
-	*kstack = want_kernel ? store_stack(ctx, false) : 0;
-	*ustack = task->mm ? store_stack(ctx, true) : 0;
+	*kstack = want_kernel ? store_stack(ctx, false, tgid, gen) : 0;
+	*ustack = task->mm ? store_stack(ctx, true, tgid, gen) : 0;
 }
 
 /* Announce a process image the first time one of its stacks is counted. */
@@ -234,7 +249,7 @@ int enav_cpu_sample(struct bpf_perf_event_data *ctx)
 	/* The context only allows whole 8-byte loads of the saved registers. */
 	__u64 cs = ((__u64 *)&ctx->regs)[__builtin_offsetof(struct pt_regs, cs) / 8];
 	bool in_kernel = (cs & 3) == 0;
-	capture_stacks(ctx, in_kernel, &key.user_stack, &key.kernel_stack);
+	capture_stacks(ctx, in_kernel, tgid, key.exec_gen, &key.user_stack, &key.kernel_stack);
 	announce_task(ctx, tgid, key.exec_gen, cgroup_id);
 	add_count(&key, 0);
 	return 0;
@@ -268,7 +283,7 @@ static __always_inline void wait_begin(void *ctx, void *start_map, __u32 every, 
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
 	struct wait_start w = {.cgroup_id = cgroup_id, .tgid = id >> 32, .exec_gen = exec_gen()};
-	capture_stacks(ctx, want_kernel, &w.user_stack, &w.kernel_stack);
+	capture_stacks(ctx, want_kernel, w.tgid, w.exec_gen, &w.user_stack, &w.kernel_stack);
 	/* Announce here, where the waiting task is current (its comm is ours). */
 	announce_task(ctx, w.tgid, w.exec_gen, cgroup_id);
 	w.start_ns = bpf_ktime_get_ns();

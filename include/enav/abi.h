@@ -16,7 +16,7 @@
 #include <stddef.h>
 #endif
 
-#define ENAV_ABI_VERSION 6
+#define ENAV_ABI_VERSION 7
 
 /* libbpf's offsetof is not a constant expression; the builtin is, on both sides. */
 #define ENAV_OFFSETOF(type, member) __builtin_offsetof(type, member)
@@ -344,6 +344,16 @@ enum enav_profile_counter {
 	ENAV_PC_STACK_OTHER,	    /* stack not stored (scratch or map update failed) */
 	ENAV_PC_COUNTS_FULL,	    /* aggregation map full: sample lost */
 	ENAV_PC_PENDING_FULL,	    /* start-of-wait table insert failed */
+	/* How each user stack walked by the .eh_frame unwinder ended (ADR 0017). */
+	ENAV_PC_UNWIND_COMPLETE,    /* reached the outermost frame */
+	ENAV_PC_UNWIND_NO_TABLES,   /* process not loaded yet: its leaf frame only */
+	ENAV_PC_UNWIND_NOT_EXEC,    /* next frame outside every executable mapping */
+	ENAV_PC_UNWIND_NO_INFO,	    /* no rule and no frame pointer to follow */
+	ENAV_PC_UNWIND_DEPTH,	    /* profiling.max_stack_depth reached */
+	ENAV_PC_UNWIND_READ_FAULT,  /* stack memory unreadable */
+	ENAV_PC_UNWIND_BAD_FRAME,   /* the caller's frame is not above this one */
+	ENAV_PC_UNWIND_FP_FRAMES,   /* frames stepped by frame pointer (no rule for the address) */
+	ENAV_PC_UNWIND_TABLE_FRAMES, /* frames stepped by an .eh_frame rule */
 	ENAV_PC__COUNT,
 };
 
@@ -352,6 +362,50 @@ struct enav_profile_task_event {
 	char comm[ENAV_COMM_LEN];
 	__u16 exec_gen; /* as in enav_profile_key: a new exec announces again */
 	__u16 pad[3];
+};
+
+/*
+ * Unwind tables (ADR 0017), written by user space, read by the profile
+ * programs.  enav_unwind_rows is one array of rows for every loaded binary;
+ * a binary's rows are [first, first + count), sorted by pc (its link-time
+ * address).  A row holds from its pc to the next row's:
+ *   CFA = (RSP ? rsp : rbp) + cfa_off8 * 8; PLT: rsp + 8, + 8 when the
+ *   address's offset in its 16-byte entry is at least cfa_off8 (past the push)
+ *   return address at CFA - 8; caller's rbp at CFA + rbp_off8 * 8 when
+ *   rbp_off8 != 0 (it cannot be saved at the CFA itself), else unchanged.
+ */
+#define ENAV_UNWIND_MAX_MAPPINGS 64 /* executable mappings of one process */
+
+enum enav_unwind_kind {
+	ENAV_UNWIND_UNDEFINED = 0, /* no rule: step by frame pointer */
+	ENAV_UNWIND_RSP = 1,
+	ENAV_UNWIND_RBP = 2,
+	ENAV_UNWIND_PLT = 3,
+	ENAV_UNWIND_END = 4, /* the outermost frame */
+};
+
+struct enav_unwind_entry {
+	__u32 pc;
+	__u16 cfa;	/* kind << 13 | (cfa offset / 8), offset < 65536 */
+	__s8 rbp_off8;	/* caller's rbp at CFA + rbp_off8 * 8; 0 = unchanged */
+	__u8 pad;
+};
+
+#define ENAV_UNWIND_KIND_SHIFT 13
+#define ENAV_UNWIND_OFF_MASK   ((1u << ENAV_UNWIND_KIND_SHIFT) - 1)
+
+struct enav_unwind_mapping {
+	__u64 start, end; /* runtime addresses [start, end) */
+	__u64 bias;	  /* runtime address - bias = the binary's link-time address */
+	__u32 first;	  /* into enav_unwind_rows */
+	__u32 count;	  /* 0: no table (frame pointers only) */
+};
+
+/* Value of enav_unwind_procs, key (exec_gen << 32 | tgid). */
+struct enav_unwind_proc {
+	__u32 n; /* mappings, sorted by start, non-overlapping */
+	__u32 pad;
+	struct enav_unwind_mapping m[ENAV_UNWIND_MAX_MAPPINGS];
 };
 
 #define ENAV_EXEC_EVENT_FIXED_SIZE ENAV_OFFSETOF(struct enav_exec_event, argv)
@@ -414,5 +468,13 @@ _Static_assert(sizeof(struct enav_profile_stack) == 8 + 8 * ENAV_PROFILE_MAX_DEP
 _Static_assert(sizeof(struct enav_profile_value) == 16, "profile ABI");
 _Static_assert(sizeof(struct enav_profile_task_event) == 56, "profile ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_profile_key, exec_gen) == 6, "profile ABI");
+_Static_assert(sizeof(struct enav_unwind_entry) == 8, "unwind ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_unwind_entry, cfa) == 4, "unwind ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_unwind_entry, rbp_off8) == 6, "unwind ABI");
+_Static_assert(sizeof(struct enav_unwind_mapping) == 32, "unwind ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_unwind_mapping, bias) == 16, "unwind ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_unwind_mapping, first) == 24, "unwind ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_unwind_proc, m) == 8, "unwind ABI");
+_Static_assert(sizeof(struct enav_unwind_proc) == 8 + 32 * ENAV_UNWIND_MAX_MAPPINGS, "unwind ABI");
 
 #endif

@@ -239,6 +239,12 @@ struct enav_config {
 		uint32_t
 		    max_store_mb; /* profiling.max_store_mb: 1..65536 (64) kept stacks' memory */
 		uint32_t max_stack_depth; /* profiling.max_stack_depth: 8..127 (127) */
+		bool unwind_eh_frame; /* profiling.unwind.eh_frame (true): .eh_frame unwinding */
+		uint32_t unwind_max_rows; /* profiling.unwind.max_rows: 4096..16777216 (1048576) */
+		uint32_t unwind_max_binary_rows; /* profiling.unwind.max_binary_rows:
+						    1024..16777216 (524288) */
+		uint32_t unwind_max_processes; /* profiling.unwind.max_processes: 16..65536 (1024) */
+		uint32_t unwind_max_binaries;  /* profiling.unwind.max_binaries: 4..65536 (512) */
 		bool offcpu;		  /* profiling.offcpu.enabled (true) */
 		uint32_t offcpu_min_us;	  /* profiling.offcpu.min_block_us: 0..10000000 (1000) */
 		uint32_t offcpu_sample_every; /* profiling.offcpu.sample_every: 1..1000000 (1) */

@@ -373,6 +373,12 @@ static void load_segments(struct enav_elf *e, struct enav_elf_symtab *t)
 	}
 }
 
+void enav_elf_segments(struct enav_elf *e, struct enav_elf_symtab *t)
+{
+	t->n_segs = 0;
+	load_segments(e, t);
+}
+
 static Elf_Scn *find_symtab(struct enav_elf *e, Elf64_Word type, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;

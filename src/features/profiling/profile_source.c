@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -32,11 +33,15 @@
 #include "runtime/bpf_source.h"
 #include "platform/tracefs.h"
 #include "features/profiling/pprof_pull.h"
+#include "features/profiling/unwind_tables.h"
 
 ENAV_SKEL_OPS(profile_ringbuf);
 ENAV_SKEL_OPS(profile_perf);
 
 #define TASK_RING 1024
+/* How often the unwinder re-reads the mappings of the processes it knows:
+ * exits are forgotten, dlopen'd libraries picked up. */
+#define UNWIND_REFRESH_NS (10ull * 1000000000ull)
 
 struct pending_task {
 	uint32_t tgid;
@@ -56,6 +61,13 @@ struct profile_source {
 	uint32_t depth;
 	uint32_t count_cap;
 	bool offcpu, futex;
+	/* .eh_frame unwinding (ADR 0017): tables under unwind_lock, which
+	 * metrics take too; unwind_refused when the kernel refused the code. */
+	bool unwind_refused;
+	struct enav_unwind_tables *unwind;
+	void *unwind_rows;
+	size_t unwind_rows_len;
+	pthread_mutex_t unwind_lock;
 	/* profiler thread */
 	pthread_t thread;
 	bool thread_started;
@@ -199,6 +211,7 @@ static void *profiler_thread(void *arg)
 	    (uint64_t)enav_host_config(src->agent)->profiling.drain_ms * 1000000ull;
 	uint64_t next = enav_clock_mono_ns() + interval;
 	uint64_t next_drain = enav_clock_mono_ns() + drain_every;
+	uint64_t next_unwind_refresh = enav_clock_mono_ns() + UNWIND_REFRESH_NS;
 	pthread_mutex_lock(&src->lock);
 	while (!src->stop) {
 		while (src->ring_len) {
@@ -206,10 +219,24 @@ static void *profiler_thread(void *arg)
 			src->ring_head = (src->ring_head + 1) % TASK_RING;
 			src->ring_len--;
 			pthread_mutex_unlock(&src->lock);
+			if (src->unwind) {
+				pthread_mutex_lock(&src->unwind_lock);
+				enav_unwind_tables_add(src->unwind, t.tgid, t.exec_gen);
+				pthread_mutex_unlock(&src->unwind_lock);
+			}
 			enav_profile_store_task(src->store, t.tgid, t.exec_gen, t.comm);
 			pthread_mutex_lock(&src->lock);
 		}
 		uint64_t now = enav_clock_mono_ns();
+		if (src->unwind && now >= next_unwind_refresh) {
+			pthread_mutex_unlock(&src->lock);
+			pthread_mutex_lock(&src->unwind_lock);
+			enav_unwind_tables_refresh(src->unwind);
+			pthread_mutex_unlock(&src->unwind_lock);
+			pthread_mutex_lock(&src->lock);
+			next_unwind_refresh = now + UNWIND_REFRESH_NS;
+			continue;
+		}
 		if (now >= next) {
 			pthread_mutex_unlock(&src->lock);
 			export_interval(src);
@@ -309,6 +336,12 @@ static void configure(void *ctx)
 				 cfg->profiling.max_pending_waits);
 	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_prof_tasks"),
 				 cfg->profiling.max_processes);
+	/* Without the unwinder its maps keep one entry: no memory for nothing. */
+	bool unwind = cfg->profiling.unwind_eh_frame && !src->unwind_refused;
+	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_unwind_rows"),
+				 unwind ? cfg->profiling.unwind_max_rows : 1);
+	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_unwind_procs"),
+				 unwind ? cfg->profiling.unwind_max_processes : 1);
 #define SET_RODATA(K)                                                                              \
 	do {                                                                                       \
 		K->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;                           \
@@ -317,6 +350,7 @@ static void configure(void *ctx)
 		K->rodata->enav_futex_min_ns = (uint64_t)cfg->profiling.futex_min_us * 1000;       \
 		K->rodata->enav_futex_sample_every = cfg->profiling.futex_sample_every;            \
 		K->rodata->enav_stack_bytes = cfg->profiling.max_stack_depth * 8;                  \
+		K->rodata->enav_unwind_enabled = unwind;                                           \
 	} while (0)
 	if (ringbuf) {
 		struct profile_ringbuf *k = src->bpf.skel;
@@ -328,9 +362,44 @@ static void configure(void *ctx)
 #undef SET_RODATA
 }
 
+/* The kernel refused the unwinder: the same programs load without it. */
+static void unwind_refused(void *ctx, const char *feature)
+{
+	struct profile_source *src = ctx;
+	(void)feature;
+	src->unwind_refused = true;
+}
+
 static int map_fd(struct profile_source *src, const char *name)
 {
 	return bpf_map__fd(bpf_object__find_map_by_name(src->bpf.obj, name));
+}
+
+/* The rows map is written in place through its mapping. */
+static int start_unwinder(struct profile_source *src, char *err, size_t errlen)
+{
+	const struct enav_config *cfg = enav_host_config(src->agent);
+	src->unwind_rows_len = (size_t)cfg->profiling.unwind_max_rows * sizeof(struct enav_unwind_entry);
+	void *rows = mmap(NULL, src->unwind_rows_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			  map_fd(src, "enav_unwind_rows"), 0);
+	if (rows == MAP_FAILED) {
+		snprintf(err, errlen, "profiling: cannot map the unwind rows: %s", strerror(errno));
+		return -errno;
+	}
+	src->unwind_rows = rows;
+	struct enav_unwind_tables_config uc = {
+	    .proc_root = "/proc",
+	    .max_rows = cfg->profiling.unwind_max_rows,
+	    .max_binary_rows = cfg->profiling.unwind_max_binary_rows,
+	    .max_processes = cfg->profiling.unwind_max_processes,
+	    .max_binaries = cfg->profiling.unwind_max_binaries,
+	};
+	src->unwind = enav_unwind_tables_new(&uc, rows, map_fd(src, "enav_unwind_procs"));
+	if (!src->unwind) {
+		snprintf(err, errlen, "profiling: cannot allocate the unwind tables");
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static int profile_start(struct enav_host *a, void **state, char *err, size_t errlen)
@@ -342,6 +411,7 @@ static int profile_start(struct enav_host *a, void **state, char *err, size_t er
 	src->agent = a;
 	pthread_mutex_init(&src->lock, NULL);
 	pthread_cond_init(&src->cv, NULL);
+	pthread_mutex_init(&src->unwind_lock, NULL);
 	const struct enav_config *cfg = enav_host_config(a);
 	src->depth = cfg->profiling.max_stack_depth;
 	src->count_cap = cfg->profiling.count_map_entries;
@@ -388,6 +458,11 @@ static int profile_start(struct enav_host *a, void **state, char *err, size_t er
 	src->bpf.configure = configure;
 	src->bpf.configure_ctx = src;
 	configure(src);
+	/* The unwinder is inlined in every stack-taking program; the CPU
+	 * sampler loads first, so its refusal is the unwinder's. */
+	enav_bpf_source_feature_in_core(&src->bpf, "unwind_eh_frame", "enav_cpu_sample", NULL,
+					"profiling.unwind.eh_frame", cfg->profiling.unwind_eh_frame,
+					unwind_refused, src);
 	enav_bpf_source_feature(&src->bpf, "offcpu", "enav_offcpu", NULL,
 				"profiling.offcpu.enabled", cfg->profiling.offcpu);
 	enav_bpf_source_feature(&src->bpf, "futex", "enav_futex", NULL, "profiling.futex.enabled",
@@ -402,6 +477,11 @@ static int profile_start(struct enav_host *a, void **state, char *err, size_t er
 	src->counts_fd = map_fd(src, "enav_prof_counts");
 	src->stacks_fd = map_fd(src, "enav_prof_stacks");
 	src->counters_fd = map_fd(src, "enav_prof_counters");
+	if (enav_bpf_source_feature_on(&src->bpf, "unwind_eh_frame")) {
+		rc = start_unwinder(src, err, errlen);
+		if (rc)
+			return rc;
+	}
 	rc = open_perf_events(src, err, errlen);
 	if (rc)
 		return rc;
@@ -444,9 +524,10 @@ static int profile_start(struct enav_host *a, void **state, char *err, size_t er
 		return -EAGAIN;
 	}
 	src->thread_started = true;
-	enav_info("profiling: %s at %u Hz on %d CPUs, off-CPU %s, futex %s", src->event_name,
-		  cfg->profiling.frequency_hz, src->n_perf, src->offcpu ? "on" : "off",
-		  src->futex ? "on" : "off");
+	enav_info("profiling: %s at %u Hz on %d CPUs, off-CPU %s, futex %s, user stacks by %s",
+		  src->event_name, cfg->profiling.frequency_hz, src->n_perf,
+		  src->offcpu ? "on" : "off", src->futex ? "on" : "off",
+		  src->unwind ? ".eh_frame and frame pointers" : "frame pointers only");
 	return 0;
 }
 
@@ -474,6 +555,9 @@ static void profile_stop(void *state)
 		bpf_link__destroy(src->perf_links[i]);
 		close(src->perf_fds[i]);
 	}
+	enav_unwind_tables_free(src->unwind);
+	if (src->unwind_rows)
+		munmap(src->unwind_rows, src->unwind_rows_len);
 	enav_bpf_source_close(&src->bpf);
 	free(src->perf_fds);
 	free(src->perf_links);
@@ -483,6 +567,7 @@ static void profile_stop(void *state)
 	free(src->stack);
 	pthread_mutex_destroy(&src->lock);
 	pthread_cond_destroy(&src->cv);
+	pthread_mutex_destroy(&src->unwind_lock);
 	/* src->store stays: the agent owns it from here. */
 	free(src);
 }
@@ -500,6 +585,15 @@ static const char *const counter_names[ENAV_PC__COUNT] = {
     [ENAV_PC_STACK_OTHER] = "stack_not_stored",
     [ENAV_PC_COUNTS_FULL] = "count_map_full",
     [ENAV_PC_PENDING_FULL] = "pending_waits_full",
+    [ENAV_PC_UNWIND_COMPLETE] = "unwind_complete",
+    [ENAV_PC_UNWIND_NO_TABLES] = "unwind_no_tables_yet",
+    [ENAV_PC_UNWIND_NOT_EXEC] = "unwind_not_executable",
+    [ENAV_PC_UNWIND_NO_INFO] = "unwind_no_info",
+    [ENAV_PC_UNWIND_DEPTH] = "unwind_depth_limit",
+    [ENAV_PC_UNWIND_READ_FAULT] = "unwind_unreadable_stack",
+    [ENAV_PC_UNWIND_BAD_FRAME] = "unwind_bad_frame",
+    [ENAV_PC_UNWIND_FP_FRAMES] = "unwind_frame_pointer_frames",
+    [ENAV_PC_UNWIND_TABLE_FRAMES] = "unwind_table_frames",
 };
 
 static void profile_metrics(void *state, struct enav_promtext *p)
@@ -541,6 +635,9 @@ static void profile_metrics(void *state, struct enav_promtext *p)
 	enav_promtext_family(p, "enav_profile_sampling_info", "gauge",
 			     "The perf event the CPU profile samples.");
 	enav_promtext_sample(p, "enav_profile_sampling_info", l, 1, 1);
+	pthread_mutex_lock(&src->unwind_lock);
+	enav_unwind_tables_metrics(src->unwind, p);
+	pthread_mutex_unlock(&src->unwind_lock);
 	enav_profile_store_metrics(src->store, p);
 	enav_profile_spool_metrics(src->spool, p);
 	enav_pyroscope_metrics(src->pyroscope, p);

@@ -62,7 +62,7 @@ struct enav_profile_store {
 	void *drain_ctx;
 	/* self-accounting */
 	uint64_t batches_added, batches_evicted, records_evicted, builds, build_errors;
-	uint64_t tasks_announced, snapshot_failures, frames_other_image;
+	uint64_t tasks_announced, snapshot_failures, frames_other_image, frames_implausible;
 };
 
 static const char *const kind_names[ENAV_PROFILE__COUNT] = {
@@ -701,6 +701,28 @@ static uint16_t tracing_frames(struct build *b, const uint64_t *ips, uint16_t n)
 	return skip;
 }
 
+/*
+ * How many user frames (leaf first) are plausible: the first one outside
+ * every executable mapping of the process ends the stack, so a frame
+ * pointer chain through code built without one never puts stack bytes in a
+ * profile.  Without a snapshot of this image only the leaf, read from the
+ * registers, is kept.
+ */
+static uint16_t plausible_user_frames(struct build *b, const struct enav_profile_record *r,
+				      const uint64_t *uips)
+{
+	if (!snapshot_matches(b->s, r->tgid, r->exec_gen))
+		return r->n_user ? 1 : 0;
+	for (uint16_t i = 0; i < r->n_user; i++) {
+		uint64_t at = i == 0 || uips[i] == 0 ? uips[i] : uips[i] - 1;
+		if (enav_symbolizer_executable(b->s->sym, r->tgid, at) != 1) {
+			b->s->frames_implausible += r->n_user - i;
+			return i;
+		}
+	}
+	return r->n_user;
+}
+
 static int add_pprof_sample(struct build *b, const struct enav_profile_batch *bt,
 			    const struct enav_profile_record *r, const struct workload *w)
 {
@@ -714,7 +736,8 @@ static int add_pprof_sample(struct build *b, const struct enav_profile_batch *bt
 		if (id)
 			ids[n++] = id;
 	}
-	for (uint16_t i = 0; i < r->n_user && n < MAX_FRAMES; i++) {
+	uint16_t n_user = plausible_user_frames(b, r, ips + r->n_kernel);
+	for (uint16_t i = 0; i < n_user && n < MAX_FRAMES; i++) {
 		uint64_t id = location_of(b, r, ips[r->n_kernel + i], false, n == 0, &red);
 		/* A run of redacted frames is one placeholder: the shape stays. */
 		if (id && !(red && prev_red))
@@ -756,7 +779,8 @@ static int add_folded_stack(struct build *b, const struct enav_profile_batch *bt
 	/* Root first: the process name, then user frames outermost first, then kernel. */
 	struct task_info *t = enav_bcache_get(&b->s->tasks, task_key(r->tgid, r->exec_gen));
 	frames[n++] = t && t->comm[0] ? t->comm : "[unknown process]";
-	for (int i = (int)r->n_user - 1; i >= 0 && n < MAX_FRAMES; i--) {
+	for (int i = (int)plausible_user_frames(b, r, ips + r->n_kernel) - 1; i >= 0 && n < MAX_FRAMES;
+	     i--) {
 		const char *name =
 		    frame_name(b, r, ips[r->n_kernel + i], false, i == 0 && r->n_kernel == 0);
 		/* A run of redacted frames is one placeholder. */
@@ -976,7 +1000,7 @@ void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promte
 	uint64_t batches = s->n_batches, recs = s->n_recs, added = s->batches_added,
 		 evicted = s->batches_evicted, revicted = s->records_evicted, builds = s->builds,
 		 berr = s->build_errors, tasks = s->tasks_announced, other = s->frames_other_image,
-		 snapfail = s->snapshot_failures;
+		 snapfail = s->snapshot_failures, implausible = s->frames_implausible;
 	pthread_mutex_unlock(&s->lock);
 	enav_promtext_single_u64(p, "enav_profile_stored_batches", "gauge",
 				 "Drained profile batches kept for queries.", batches);
@@ -1004,6 +1028,10 @@ void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promte
 				 "User frames left unsymbolized because no mapping snapshot of "
 				 "their process image (pid and exec) was taken.",
 				 other);
+	enav_promtext_single_u64(p, "enav_profile_frames_implausible_total", "counter",
+				 "User frames left out of built profiles because they lie outside "
+				 "every executable mapping of their process (counted per build).",
+				 implausible);
 	enav_promtext_single_u64(p, "enav_profile_snapshot_failures_total", "counter",
 				 "Mapping snapshots that failed (process already gone).", snapfail);
 	enav_promtext_family(p, "enav_symbolizer_events_total", "counter",

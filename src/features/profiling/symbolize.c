@@ -474,22 +474,21 @@ static int open_regular(int root, const char *path, int flags, struct stat *st)
 }
 
 /* Opens the file behind a mapping; -1 when none of the ways works. */
-static int open_map_file(struct enav_symbolizer *s, uint32_t pid, const struct proc *p,
-			 const struct umap *m)
+int enav_open_map_file(const char *proc_root, uint32_t pid, uint64_t start, uint64_t end,
+		       const char *path, uint64_t inode)
 {
-	const char *path = p->paths + m->path;
 	char buf[PATH_MAX + 128];
 	struct stat st;
 	int fd, n;
 
-	n = snprintf(buf, sizeof(buf), "%s/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64,
-		     s->proc_root, pid, m->start, m->end);
+	n = snprintf(buf, sizeof(buf), "%s/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64, proc_root,
+		     pid, start, end);
 	if (n > 0 && (size_t)n < sizeof(buf) && (fd = open_regular(-1, buf, 0, &st)) >= 0)
 		return fd;
 	if (path[0] != '/')
 		return -1;
 	/* The path inside the process's root. */
-	n = snprintf(buf, sizeof(buf), "%s/%" PRIu32 "/root", s->proc_root, pid);
+	n = snprintf(buf, sizeof(buf), "%s/%" PRIu32 "/root", proc_root, pid);
 	int root =
 	    n > 0 && (size_t)n < sizeof(buf) ? open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (root >= 0) {
@@ -500,7 +499,7 @@ static int open_map_file(struct enav_symbolizer *s, uint32_t pid, const struct p
 	}
 	/* Our own view of the path: only when it is the mapped inode. */
 	fd = open_regular(-1, path, 0, &st);
-	if (fd >= 0 && (uint64_t)st.st_ino != m->inode) {
+	if (fd >= 0 && (uint64_t)st.st_ino != inode) {
 		close(fd);
 		fd = -1;
 	}
@@ -650,7 +649,8 @@ static struct elf_entry *map_elf(struct enav_symbolizer *s, uint32_t pid, const 
 		s->st.elf_hits++;
 		return e;
 	}
-	int fd = open_map_file(s, pid, p, m);
+	int fd = enav_open_map_file(s->proc_root, pid, m->start, m->end, p->paths + m->path,
+				    m->inode);
 	struct enav_elf *h = fd >= 0 ? enav_elf_open_fd(fd) : NULL;
 	struct stat st;
 	if (!h || fstat(fd, &st) != 0) {
@@ -997,6 +997,23 @@ int enav_symbolizer_snapshot(struct enav_symbolizer *s, uint32_t pid)
 	for (uint32_t i = 0; i < p->n_maps; i++)
 		map_elf(s, pid, p, &p->maps[i]);
 	return 0;
+}
+
+int enav_symbolizer_executable(struct enav_symbolizer *s, uint32_t pid, uint64_t addr)
+{
+	struct proc *p = get_proc(s, pid);
+
+	if (!p) {
+		enav_symbolizer_snapshot(s, pid);
+		p = get_proc(s, pid);
+	}
+	if (p && !find_map(p, addr) && enav_clock_mono_ns() - p->snap_ns >= REFRESH_NS) {
+		enav_symbolizer_snapshot(s, pid);
+		p = get_proc(s, pid);
+	}
+	if (!p || p->n_maps == 0)
+		return -1;
+	return find_map(p, addr) != NULL;
 }
 
 bool enav_symbolizer_user(struct enav_symbolizer *s, uint32_t pid, uint64_t addr,

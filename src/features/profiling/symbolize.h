@@ -61,6 +61,9 @@ int enav_symbolizer_snapshot(struct enav_symbolizer *s, uint32_t pid);
  * out (address at least); returns true when a function name was found. */
 bool enav_symbolizer_user(struct enav_symbolizer *s, uint32_t pid, uint64_t addr,
 			  struct enav_frame *out);
+/* Whether addr lies in an executable mapping of pid: 1 yes, 0 no, -1 when
+ * there is no snapshot to judge by (same refresh rule as a lookup). */
+int enav_symbolizer_executable(struct enav_symbolizer *s, uint32_t pid, uint64_t addr);
 bool enav_symbolizer_kernel(struct enav_symbolizer *s, uint64_t addr, struct enav_frame *out);
 void enav_symbolizer_get_stats(struct enav_symbolizer *s, struct enav_symbolizer_stats *st);
 

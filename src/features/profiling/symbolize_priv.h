@@ -18,6 +18,12 @@
 
 #include "platform/proc_lines.h"
 
+/* The file behind an executable mapping of pid, opened read-only (through
+ * /proc/PID/map_files, else the path inside the process's root, else our own
+ * path when it is the same inode); -1 when none works.  (symbolize.c) */
+int enav_open_map_file(const char *proc_root, uint32_t pid, uint64_t start, uint64_t end,
+		       const char *path, uint64_t inode);
+
 /* ---- ELF symbol tables (elf_symtab.c) ------------------------------------ */
 
 #define ENAV_ELF_BUILD_ID_MAX 64 /* bytes of an NT_GNU_BUILD_ID descriptor kept */
@@ -75,6 +81,12 @@ int enav_elf_load_debug(struct enav_elf *dbg, const uint8_t *bid, size_t bid_len
  * file; false when there is none or it is malformed. */
 bool enav_elf_debuglink(struct enav_elf *e, char *name, size_t cap, uint32_t *crc);
 void enav_elf_symtab_free(struct enav_elf_symtab *t);
+/* A malloc'd copy of the .eh_frame section (caller frees) and its sh_addr:
+ * 0, -ENOENT (none, or NOBITS), -E2BIG (over max_bytes), -EINVAL. */
+int enav_elf_eh_frame(struct enav_elf *e, size_t max_bytes, uint8_t **buf, size_t *len,
+		      uint64_t *sec_vaddr);
+/* Only the PT_LOAD segments of e into t->segs (nothing else of t is touched). */
+void enav_elf_segments(struct enav_elf *e, struct enav_elf_symtab *t);
 /* File offset -> link-time virtual address through the PT_LOAD segments. */
 bool enav_elf_offset_to_vaddr(const struct enav_elf_symtab *t, uint64_t off, uint64_t *vaddr);
 /* Function containing vaddr (see elf_symtab.c for the rules); NULL when none. */

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * User stacks unwound from .eh_frame tables in the kernel (ADR 0017).
+ *
+ * User space turns each binary's .eh_frame into sorted rows (struct
+ * enav_unwind_entry) in enav_unwind_rows and lists every executable mapping
+ * of a process in enav_unwind_procs.  Here, starting from the registers the
+ * task entered the kernel with, each step finds the mapping of the return
+ * address, the row covering it, computes the caller's frame and reads the
+ * return address (and rbp where saved) from the stack.  A mapping without a
+ * table, or an address no row covers, steps by frame pointer instead.
+ *
+ * Only plausible frames are kept: the first return address outside every
+ * executable mapping of the process ends the stack, as does a caller frame
+ * not above the current one.  Every stack's end is counted by reason.
+ */
+#ifndef ENAV_PROFILING_UNWIND_BPF_H
+#define ENAV_PROFILING_UNWIND_BPF_H
+
+/* Set from profiling.unwind before load; off when the kernel refuses the
+ * unwinder (feature "unwind_eh_frame"): stacks are then frame-pointer walks. */
+const volatile bool enav_unwind_enabled = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE); /* user space writes rows in place */
+	__uint(max_entries, 1);		   /* profiling.unwind.max_rows, set before load */
+	__type(key, __u32);
+	__type(value, struct enav_unwind_entry);
+} enav_unwind_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* 2 KiB each: only what is used */
+	__uint(max_entries, 1);		      /* profiling.unwind.max_processes */
+	__type(key, __u64);		      /* exec_gen << 32 | tgid */
+	__type(value, struct enav_unwind_proc);
+} enav_unwind_procs SEC(".maps");
+
+/*
+ * The walk's registers and counts live in a per-CPU map value, not on the
+ * stack: the verifier explores bpf_loop's callback until its states repeat,
+ * and values it reads back from a map are unknown to it, so the second
+ * iteration already matches the first.  Counters on the stack would be
+ * distinct constants in every iteration and every frame would be verified.
+ */
+struct enav_unwind_regs {
+	__u64 ip, sp, bp;
+	__u32 n, max;
+	__u32 end; /* enum enav_profile_counter of how it ended; 0 while going */
+	__u32 fp_frames, table_frames;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct enav_unwind_regs);
+} enav_unwind_scratch SEC(".maps");
+
+struct enav_unwind_walk {
+	struct enav_unwind_proc *proc;
+	struct enav_profile_stack *st;
+	struct enav_unwind_regs *r;
+};
+
+/*
+ * The verifier must be able to prune these loops: the mapping search is a
+ * linear scan (its index is the only value used as an offset), and the row
+ * search's bounds only ever feed a map key, so its branches merge.
+ */
+
+/* Copy out the executable mapping holding pc; false when none does.  A copy,
+ * not a pointer: paths leaving the scan at different indexes then reach the
+ * rest of the step in one state. */
+static __always_inline bool unwind_mapping(struct enav_unwind_proc *p, __u64 pc,
+					   struct enav_unwind_mapping *out)
+{
+	__u32 n = p->n;
+
+	for (__u32 i = 0; i < ENAV_UNWIND_MAX_MAPPINGS; i++) {
+		if (i >= n)
+			break;
+		const struct enav_unwind_mapping *m = &p->m[i];
+		if (pc < m->start)
+			break; /* sorted: no later mapping holds it */
+		if (pc < m->end) {
+			*out = *m;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The rule of the mapping's table covering rel (its cfa and rbp fields);
+ * false when rel precedes the table. */
+static __always_inline bool unwind_row(const struct enav_unwind_mapping *m, __u32 rel,
+				       struct enav_unwind_entry *out)
+{
+	__u32 first = m->first, lo = m->first, hi = m->first + m->count;
+
+	/* Tables hold fewer than 2^24 rows (profiling.unwind.max_rows). */
+	for (int i = 0; i < 25; i++) {
+		if (lo >= hi)
+			break;
+		__u32 mid = lo + (hi - lo) / 2;
+		const struct enav_unwind_entry *r = bpf_map_lookup_elem(&enav_unwind_rows, &mid);
+		if (!r)
+			return false;
+		if (r->pc <= rel)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == first)
+		return false;
+	__u32 idx = lo - 1;
+	const struct enav_unwind_entry *r = bpf_map_lookup_elem(&enav_unwind_rows, &idx);
+	if (!r)
+		return false;
+	*out = *r;
+	return true;
+}
+
+static long unwind_step(__u32 i, void *arg)
+{
+	struct enav_unwind_walk *u = arg;
+	struct enav_unwind_regs *r = u->r;
+	__u64 pc = r->ip;
+	/* A return address points after its call: look up the call itself. */
+	__u64 at = i ? pc - 1 : pc;
+	struct enav_unwind_mapping map;
+	const struct enav_unwind_mapping *m = &map;
+
+	if (!unwind_mapping(u->proc, at, &map)) {
+		r->end = ENAV_PC_UNWIND_NOT_EXEC;
+		return 1;
+	}
+	__u32 n = r->n;
+	if (n >= ENAV_PROFILE_MAX_DEPTH || n >= r->max) {
+		r->end = ENAV_PC_UNWIND_DEPTH;
+		return 1;
+	}
+	u->st->ips[n] = pc;
+	r->n = n + 1;
+
+	__u32 kind = ENAV_UNWIND_UNDEFINED, off = 0;
+	__s32 rbp_off8 = 0;
+	struct enav_unwind_entry row;
+	if (m->count && at - m->bias <= 0xffffffffull && unwind_row(m, (__u32)(at - m->bias), &row)) {
+		kind = row.cfa >> ENAV_UNWIND_KIND_SHIFT;
+		off = (__u32)(row.cfa & ENAV_UNWIND_OFF_MASK) * 8;
+		rbp_off8 = row.rbp_off8;
+	}
+	__u64 cfa;
+	switch (kind) {
+	case ENAV_UNWIND_END:
+		r->end = ENAV_PC_UNWIND_COMPLETE;
+		return 1;
+	case ENAV_UNWIND_RSP:
+		cfa = r->sp + off;
+		break;
+	case ENAV_UNWIND_RBP:
+		cfa = r->bp + off;
+		break;
+	case ENAV_UNWIND_PLT:
+		/* In a 16-byte PLT entry: 8 more once past its push, at the
+		 * entry offset the row carries (11, or 10 with IBT). */
+		cfa = r->sp + 8 + ((pc & 15) >= (off >> 3) ? 8 : 0);
+		break;
+	default:
+		/* No rule: the frame-pointer convention (rbp -> saved rbp, ra). */
+		if (!r->bp) {
+			/* rbp 0 is where a chain ends (_start clears it); in a binary
+			 * with a table it means the address had no rule. */
+			r->end = m->count ? ENAV_PC_UNWIND_NO_INFO : ENAV_PC_UNWIND_COMPLETE;
+			return 1;
+		}
+		cfa = r->bp + 16;
+		rbp_off8 = -2;
+		r->fp_frames++;
+		break;
+	}
+	if (kind != ENAV_UNWIND_UNDEFINED)
+		r->table_frames++;
+	/* The caller's frame lies above this one, or the walk is lost. */
+	if (cfa <= r->sp) {
+		r->end = ENAV_PC_UNWIND_BAD_FRAME;
+		return 1;
+	}
+	__u64 ra = 0, bp = r->bp;
+	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)) ||
+	    (rbp_off8 && bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + rbp_off8 * 8)))) {
+		r->end = ENAV_PC_UNWIND_READ_FAULT;
+		return 1;
+	}
+	if (!ra) {
+		r->end = ENAV_PC_UNWIND_COMPLETE;
+		return 1;
+	}
+	r->ip = ra;
+	r->sp = cfa;
+	r->bp = bp;
+	return 0;
+}
+
+/*
+ * Unwind the current task's user stack into st (leaf first).  Returns the
+ * frame count; -1 when the unwinder does not apply (off, or no task regs),
+ * so the caller walks frame pointers instead.
+ */
+static __always_inline int unwind_user(struct enav_profile_stack *st, __u32 max, __u32 tgid,
+				       __u16 gen)
+{
+	if (!enav_unwind_enabled)
+		return -1;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!regs)
+		return -1;
+	__u64 key = (__u64)gen << 32 | tgid;
+	struct enav_unwind_proc *p = bpf_map_lookup_elem(&enav_unwind_procs, &key);
+	if (!p) {
+		/* Not loaded yet: only the leaf frame is certain. */
+		st->ips[0] = regs->ip;
+		prof_count(ENAV_PC_UNWIND_NO_TABLES);
+		return 1;
+	}
+	__u32 zero = 0;
+	struct enav_unwind_regs *r = bpf_map_lookup_elem(&enav_unwind_scratch, &zero);
+	if (!r)
+		return -1;
+	*r = (struct enav_unwind_regs){.ip = regs->ip, .sp = regs->sp, .bp = regs->bp, .max = max};
+	struct enav_unwind_walk u = {.proc = p, .st = st, .r = r};
+	bpf_loop(ENAV_PROFILE_MAX_DEPTH, unwind_step, &u, 0);
+	prof_count(r->end ? r->end : ENAV_PC_UNWIND_DEPTH);
+	if (r->fp_frames)
+		enav_count_add_in(&enav_prof_counters, ENAV_PC_UNWIND_FP_FRAMES, r->fp_frames);
+	if (r->table_frames)
+		enav_count_add_in(&enav_prof_counters, ENAV_PC_UNWIND_TABLE_FRAMES, r->table_frames);
+	return (int)r->n;
+}
+
+#endif
