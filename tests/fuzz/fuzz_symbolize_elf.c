@@ -8,7 +8,8 @@
  * sized symbol found at its own address, the symbol cap respected, the build
  * id lowercase hex.  The same input is also read as a separate debug file of
  * itself (its .symtab replacing the table's symbols, under the same
- * invariants) and for its .gnu_debuglink (a bounded file name without '/').
+ * invariants), for its .gnu_debuglink (a bounded file name without '/') and
+ * for its .eh_frame (a copy no larger than the file, turned into a table).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "features/profiling/eh_frame.h"
 #include "features/profiling/symbolize_priv.h"
 
 #define CHECK(c)                                                                                   \
@@ -107,6 +109,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			enav_elf_symtab_free(t);
 		} else {
 			CHECK(t == NULL);
+		}
+		uint8_t *eh = NULL;
+		size_t eh_len = 1;
+		uint64_t eh_vaddr;
+		int erc = enav_elf_eh_frame(e, 1u << 20, &eh, &eh_len, &eh_vaddr);
+		CHECK(erc == 0 || erc == -ENOENT || erc == -E2BIG || erc == -EINVAL ||
+		      erc == -ENOMEM);
+		if (erc == 0) {
+			struct enav_eh_table et;
+			CHECK(eh != NULL && eh_len > 0 && eh_len <= size);
+			if (enav_eh_frame_build(eh, eh_len, eh_vaddr, 64, &et) == 0) {
+				CHECK(et.n <= 64);
+				enav_eh_table_free(&et);
+			}
+			free(eh);
+		} else {
+			CHECK(eh == NULL && eh_len == 0);
 		}
 		char name[NAME_MAX + 1];
 		uint32_t crc;

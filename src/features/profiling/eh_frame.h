@@ -14,7 +14,9 @@
  *   caller's rbp: at CFA + rbp_off when rbp_saved, else unchanged
  *
  * PLT entries (DW_CFA_def_cfa_expression of the form gcc/binutils emit for
- * .plt) become ENAV_CFA_PLT: CFA = rsp + 8 + ((rip & 15) >= 11 ? 8 : 0).
+ * .plt) become ENAV_CFA_PLT: CFA = rsp + 8 + ((rip & 15) >= cfa_off ? 8 : 0),
+ * cfa_off being the expression's threshold: 11 for the classic lazy PLT
+ * entry, 10 for the IBT one (binutils' two forms; no other is accepted).
  * Any other expression, or a register the unwinder does not track as the
  * CFA base, makes the row UNDEFINED (the unwinder then falls back to frame
  * pointers for that frame, counted).  DW_CFA_undefined of the return address
@@ -47,9 +49,12 @@ struct enav_unwind_row {
 
 struct enav_eh_stats {
 	uint32_t cies, fdes;
-	uint32_t bad_records;	   /* malformed CIE/FDE skipped (length, pointer, augmentation) */
-	uint32_t unsupported_rows; /* rows made UNDEFINED: expressions, other CFA registers */
-	uint32_t truncated;	   /* 1 when max_rows was reached */
+	uint32_t bad_records; /* malformed CIE/FDE skipped (length, pointer, augmentation) */
+	/* rows made UNDEFINED (expressions, other CFA registers, a return address
+	 * not at CFA-8) or whose rbp rule was given up (rbp in another register or
+	 * an expression: taken as unchanged), counted before rows merge */
+	uint32_t unsupported_rows;
+	uint32_t truncated; /* 1 when max_rows was reached */
 };
 
 struct enav_eh_table {
@@ -61,7 +66,9 @@ struct enav_eh_table {
 /*
  * Build the table of one .eh_frame section: sec/len are its bytes,
  * sec_vaddr its sh_addr (pc-relative pointers are relative to it).  At most
- * max_rows rows are kept (stats.truncated is set beyond).  0 on success
+ * max_rows rows are kept: the rows of FDEs in section order, each FDE whole or
+ * not at all, until the next would not fit (stats.truncated is set then; the
+ * cap counts rows before rows of adjacent FDEs merge).  0 on success
  * (possibly an empty table), -ENOMEM, or -EINVAL when the section is not
  * .eh_frame at all (first record unreadable).
  */

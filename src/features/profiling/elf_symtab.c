@@ -575,23 +575,40 @@ int enav_elf_load_debug(struct enav_elf *dbg, const uint8_t *bid, size_t bid_len
 	return 1;
 }
 
-bool enav_elf_debuglink(struct enav_elf *e, char *name, size_t cap, uint32_t *crc)
+/* The section header string table, checked; NULL when there is none or it is malformed. */
+static Elf_Data *section_names(struct enav_elf *e)
 {
-	static const char want[] = ".gnu_debuglink";
 	size_t shstrndx = 0;
-	GElf_Shdr sh, strsh;
-	Elf_Scn *scn = NULL, *strscn;
-	Elf_Data *strd;
+	GElf_Shdr strsh;
+	Elf_Scn *strscn;
 
 	if (elf_getshdrstrndx(e->elf, &shstrndx) != 0 || shstrndx == SHN_UNDEF ||
 	    shstrndx >= e->shnum || !(strscn = elf_getscn(e->elf, shstrndx)) ||
 	    !gelf_getshdr(strscn, &strsh) || strsh.sh_type != SHT_STRTAB ||
-	    strsh.sh_size > MAX_SHSTR_BYTES || !(strd = section_data(e, strscn, &strsh)))
+	    strsh.sh_size > MAX_SHSTR_BYTES)
+		return NULL;
+	return section_data(e, strscn, &strsh);
+}
+
+/* Whether the section of header sh is called want (NUL included in want_size). */
+static bool section_named(Elf_Data *names, const GElf_Shdr *sh, const char *want, size_t want_size)
+{
+	return sh->sh_name < names->d_size && names->d_size - sh->sh_name >= want_size &&
+	       memcmp((const char *)names->d_buf + sh->sh_name, want, want_size) == 0;
+}
+
+bool enav_elf_debuglink(struct enav_elf *e, char *name, size_t cap, uint32_t *crc)
+{
+	static const char want[] = ".gnu_debuglink";
+	GElf_Shdr sh;
+	Elf_Scn *scn = NULL;
+	Elf_Data *strd = section_names(e);
+
+	if (!strd)
 		return false;
 	for (size_t i = 0; i < e->shnum && (scn = elf_nextscn(e->elf, scn)) != NULL; i++) {
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    sh.sh_name >= strd->d_size || strd->d_size - sh.sh_name < sizeof(want) ||
-		    memcmp((const char *)strd->d_buf + sh.sh_name, want, sizeof(want)) != 0)
+		    !section_named(strd, &sh, want, sizeof(want)))
 			continue;
 		Elf_Data *d = sh.sh_size <= MAX_DEBUGLINK ? section_data(e, scn, &sh) : NULL;
 		if (!d)
@@ -613,6 +630,43 @@ bool enav_elf_debuglink(struct enav_elf *e, char *name, size_t cap, uint32_t *cr
 		return true;
 	}
 	return false;
+}
+
+int enav_elf_eh_frame(struct enav_elf *e, size_t max_bytes, uint8_t **buf, size_t *len,
+		      uint64_t *sec_vaddr)
+{
+	static const char want[] = ".eh_frame";
+	GElf_Shdr sh;
+	Elf_Scn *scn = NULL;
+	Elf_Data *strd = section_names(e), *d;
+
+	*buf = NULL;
+	*len = 0;
+	*sec_vaddr = 0;
+	if (!strd)
+		return -EINVAL;
+	for (size_t i = 0; i < e->shnum && (scn = elf_nextscn(e->elf, scn)) != NULL; i++) {
+		if (!gelf_getshdr(scn, &sh))
+			return -EINVAL;
+		if (!section_named(strd, &sh, want, sizeof(want)))
+			continue;
+		/* A debug file keeps the header of a section whose bytes it dropped. */
+		if (sh.sh_type == SHT_NOBITS || sh.sh_size == 0)
+			return -ENOENT;
+		if (sh.sh_size > max_bytes)
+			return -E2BIG;
+		if (!range_ok(sh.sh_offset, sh.sh_size, e->file_size) ||
+		    !(d = section_data(e, scn, &sh)) || d->d_size != sh.sh_size)
+			return -EINVAL;
+		*buf = malloc(d->d_size);
+		if (!*buf)
+			return -ENOMEM;
+		memcpy(*buf, d->d_buf, d->d_size);
+		*len = d->d_size;
+		*sec_vaddr = sh.sh_addr;
+		return 0;
+	}
+	return -ENOENT;
 }
 
 void enav_elf_symtab_free(struct enav_elf_symtab *t)

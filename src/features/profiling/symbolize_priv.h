@@ -3,7 +3,7 @@
  * Internals of the symbolizer (src/features/profiling/symbolize.c), exposed for the
  * unit tests and the fuzz targets: the line parsers of /proc/PID/maps,
  * /proc/kallsyms and JIT perf maps (platform/proc_lines.c), a bounded line reader, and
- * the ELF symbol table loader (elf_symtab.c).
+ * the ELF symbol table loader (elf_symtab.c), which also hands out .eh_frame.
  *
  * Parsers take exactly len bytes (not NUL-terminated; a trailing '\n' is
  * accepted and ignored) and return 0, or -1 for a malformed line.  Returned
@@ -80,6 +80,14 @@ int enav_elf_load_debug(struct enav_elf *dbg, const uint8_t *bid, size_t bid_len
  * or "..") copied NUL-terminated into name (cap bytes) and the CRC32 of that
  * file; false when there is none or it is malformed. */
 bool enav_elf_debuglink(struct enav_elf *e, char *name, size_t cap, uint32_t *crc);
+/*
+ * A malloc'd copy of the .eh_frame section's bytes (caller frees) and its
+ * sh_addr: 0, -ENOENT when there is none (or its bytes are not in the file:
+ * NOBITS, empty), -E2BIG when it is larger than max_bytes, -EINVAL when the
+ * section headers are malformed, -ENOMEM.
+ */
+int enav_elf_eh_frame(struct enav_elf *e, size_t max_bytes, uint8_t **buf, size_t *len,
+		      uint64_t *sec_vaddr);
 void enav_elf_symtab_free(struct enav_elf_symtab *t);
 /* A malloc'd copy of the .eh_frame section (caller frees) and its sh_addr:
  * 0, -ENOENT (none, or NOBITS), -E2BIG (over max_bytes), -EINVAL. */
