@@ -89,10 +89,6 @@ bool enav_elf_debuglink(struct enav_elf *e, char *name, size_t cap, uint32_t *cr
 int enav_elf_eh_frame(struct enav_elf *e, size_t max_bytes, uint8_t **buf, size_t *len,
 		      uint64_t *sec_vaddr);
 void enav_elf_symtab_free(struct enav_elf_symtab *t);
-/* A malloc'd copy of the .eh_frame section (caller frees) and its sh_addr:
- * 0, -ENOENT (none, or NOBITS), -E2BIG (over max_bytes), -EINVAL. */
-int enav_elf_eh_frame(struct enav_elf *e, size_t max_bytes, uint8_t **buf, size_t *len,
-		      uint64_t *sec_vaddr);
 /* Only the PT_LOAD segments of e into t->segs (nothing else of t is touched). */
 void enav_elf_segments(struct enav_elf *e, struct enav_elf_symtab *t);
 /* File offset -> link-time virtual address through the PT_LOAD segments. */
