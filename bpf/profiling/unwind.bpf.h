@@ -148,7 +148,8 @@ static long unwind_step(__u32 i, void *arg)
 	__u32 kind = ENAV_UNWIND_UNDEFINED, off = 0;
 	__s32 rbp_off8 = 0;
 	struct enav_unwind_entry row;
-	if (m->count && at - m->bias <= 0xffffffffull && unwind_row(m, (__u32)(at - m->bias), &row)) {
+	if (m->count && at - m->bias <= 0xffffffffull &&
+	    unwind_row(m, (__u32)(at - m->bias), &row)) {
 		kind = row.cfa >> ENAV_UNWIND_KIND_SHIFT;
 		off = (__u32)(row.cfa & ENAV_UNWIND_OFF_MASK) * 8;
 		rbp_off8 = row.rbp_off8;
@@ -238,7 +239,8 @@ static __always_inline int unwind_user(struct enav_profile_stack *st, __u32 max,
 	if (r->fp_frames)
 		enav_count_add_in(&enav_prof_counters, ENAV_PC_UNWIND_FP_FRAMES, r->fp_frames);
 	if (r->table_frames)
-		enav_count_add_in(&enav_prof_counters, ENAV_PC_UNWIND_TABLE_FRAMES, r->table_frames);
+		enav_count_add_in(&enav_prof_counters, ENAV_PC_UNWIND_TABLE_FRAMES,
+				  r->table_frames);
 	return (int)r->n;
 }
 

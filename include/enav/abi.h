@@ -345,14 +345,14 @@ enum enav_profile_counter {
 	ENAV_PC_COUNTS_FULL,	    /* aggregation map full: sample lost */
 	ENAV_PC_PENDING_FULL,	    /* start-of-wait table insert failed */
 	/* How each user stack walked by the .eh_frame unwinder ended (ADR 0017). */
-	ENAV_PC_UNWIND_COMPLETE,    /* reached the outermost frame */
-	ENAV_PC_UNWIND_NO_TABLES,   /* process not loaded yet: its leaf frame only */
-	ENAV_PC_UNWIND_NOT_EXEC,    /* next frame outside every executable mapping */
-	ENAV_PC_UNWIND_NO_INFO,	    /* no rule and no frame pointer to follow */
-	ENAV_PC_UNWIND_DEPTH,	    /* profiling.max_stack_depth reached */
-	ENAV_PC_UNWIND_READ_FAULT,  /* stack memory unreadable */
-	ENAV_PC_UNWIND_BAD_FRAME,   /* the caller's frame is not above this one */
-	ENAV_PC_UNWIND_FP_FRAMES,   /* frames stepped by frame pointer (no rule for the address) */
+	ENAV_PC_UNWIND_COMPLETE,     /* reached the outermost frame */
+	ENAV_PC_UNWIND_NO_TABLES,    /* process not loaded yet: its leaf frame only */
+	ENAV_PC_UNWIND_NOT_EXEC,     /* next frame outside every executable mapping */
+	ENAV_PC_UNWIND_NO_INFO,	     /* no rule and no frame pointer to follow */
+	ENAV_PC_UNWIND_DEPTH,	     /* profiling.max_stack_depth reached */
+	ENAV_PC_UNWIND_READ_FAULT,   /* stack memory unreadable */
+	ENAV_PC_UNWIND_BAD_FRAME,    /* the caller's frame is not above this one */
+	ENAV_PC_UNWIND_FP_FRAMES,    /* frames stepped by frame pointer (no rule for the address) */
 	ENAV_PC_UNWIND_TABLE_FRAMES, /* frames stepped by an .eh_frame rule */
 	ENAV_PC__COUNT,
 };
@@ -386,8 +386,8 @@ enum enav_unwind_kind {
 
 struct enav_unwind_entry {
 	__u32 pc;
-	__u16 cfa;	/* kind << 13 | (cfa offset / 8), offset < 65536 */
-	__s8 rbp_off8;	/* caller's rbp at CFA + rbp_off8 * 8; 0 = unchanged */
+	__u16 cfa;     /* kind << 13 | (cfa offset / 8), offset < 65536 */
+	__s8 rbp_off8; /* caller's rbp at CFA + rbp_off8 * 8; 0 = unchanged */
 	__u8 pad;
 };
 

@@ -243,10 +243,11 @@ struct enav_config {
 		uint32_t unwind_max_rows; /* profiling.unwind.max_rows: 4096..16777216 (1048576) */
 		uint32_t unwind_max_binary_rows; /* profiling.unwind.max_binary_rows:
 						    1024..16777216 (524288) */
-		uint32_t unwind_max_processes; /* profiling.unwind.max_processes: 16..65536 (1024) */
-		uint32_t unwind_max_binaries;  /* profiling.unwind.max_binaries: 4..65536 (512) */
-		bool offcpu;		  /* profiling.offcpu.enabled (true) */
-		uint32_t offcpu_min_us;	  /* profiling.offcpu.min_block_us: 0..10000000 (1000) */
+		uint32_t
+		    unwind_max_processes;     /* profiling.unwind.max_processes: 16..65536 (1024) */
+		uint32_t unwind_max_binaries; /* profiling.unwind.max_binaries: 4..65536 (512) */
+		bool offcpu;		      /* profiling.offcpu.enabled (true) */
+		uint32_t offcpu_min_us; /* profiling.offcpu.min_block_us: 0..10000000 (1000) */
 		uint32_t offcpu_sample_every; /* profiling.offcpu.sample_every: 1..1000000 (1) */
 		bool futex;		      /* profiling.futex.enabled (true) */
 		uint32_t futex_min_us;	      /* profiling.futex.min_wait_us: 0..10000000 (10) */

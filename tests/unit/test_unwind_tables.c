@@ -40,8 +40,7 @@ static void test_encode_rules(void **state)
 	    row(0x1000, ENAV_CFA_RSP, 8, 0, 0),	   /* entry */
 	    row(0x1001, ENAV_CFA_RSP, 16, -16, 1), /* after push rbp */
 	    row(0x1004, ENAV_CFA_RBP, 16, -16, 1), /* after mov rbp, rsp */
-	    row(0x1040, ENAV_CFA_UNDEFINED, 0, 0, 0),
-	    row(0x2000, ENAV_CFA_PLT, 11, 0, 0),
+	    row(0x1040, ENAV_CFA_UNDEFINED, 0, 0, 0), row(0x2000, ENAV_CFA_PLT, 11, 0, 0),
 	    row(0x3000, ENAV_CFA_END, 0, 0, 0),
 	};
 	struct enav_eh_table t = {.rows = in, .n = 6};

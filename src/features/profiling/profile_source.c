@@ -379,7 +379,8 @@ static int map_fd(struct profile_source *src, const char *name)
 static int start_unwinder(struct profile_source *src, char *err, size_t errlen)
 {
 	const struct enav_config *cfg = enav_host_config(src->agent);
-	src->unwind_rows_len = (size_t)cfg->profiling.unwind_max_rows * sizeof(struct enav_unwind_entry);
+	src->unwind_rows_len =
+	    (size_t)cfg->profiling.unwind_max_rows * sizeof(struct enav_unwind_entry);
 	void *rows = mmap(NULL, src->unwind_rows_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 			  map_fd(src, "enav_unwind_rows"), 0);
 	if (rows == MAP_FAILED) {

@@ -779,8 +779,8 @@ static int add_folded_stack(struct build *b, const struct enav_profile_batch *bt
 	/* Root first: the process name, then user frames outermost first, then kernel. */
 	struct task_info *t = enav_bcache_get(&b->s->tasks, task_key(r->tgid, r->exec_gen));
 	frames[n++] = t && t->comm[0] ? t->comm : "[unknown process]";
-	for (int i = (int)plausible_user_frames(b, r, ips + r->n_kernel) - 1; i >= 0 && n < MAX_FRAMES;
-	     i--) {
+	for (int i = (int)plausible_user_frames(b, r, ips + r->n_kernel) - 1;
+	     i >= 0 && n < MAX_FRAMES; i--) {
 		const char *name =
 		    frame_name(b, r, ips[r->n_kernel + i], false, i == 0 && r->n_kernel == 0);
 		/* A run of redacted frames is one placeholder. */

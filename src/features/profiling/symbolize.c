@@ -649,8 +649,8 @@ static struct elf_entry *map_elf(struct enav_symbolizer *s, uint32_t pid, const 
 		s->st.elf_hits++;
 		return e;
 	}
-	int fd = enav_open_map_file(s->proc_root, pid, m->start, m->end, p->paths + m->path,
-				    m->inode);
+	int fd =
+	    enav_open_map_file(s->proc_root, pid, m->start, m->end, p->paths + m->path, m->inode);
 	struct enav_elf *h = fd >= 0 ? enav_elf_open_fd(fd) : NULL;
 	struct stat st;
 	if (!h || fstat(fd, &st) != 0) {

@@ -43,17 +43,17 @@ enum refusal {
 };
 
 static const char *const refusal_names[REFUSED__COUNT] = {
-    [REFUSED_NO_EH_FRAME] = "no_eh_frame",   [REFUSED_TOO_LARGE] = "over_binary_budget",
-    [REFUSED_TABLE_FULL] = "rows_full",	     [REFUSED_UNREADABLE] = "unreadable",
-    [REFUSED_HIGH_ADDRESS] = "above_4gib",   [REFUSED_BINARIES_CAP] = "binaries_cap",
+    [REFUSED_NO_EH_FRAME] = "no_eh_frame", [REFUSED_TOO_LARGE] = "over_binary_budget",
+    [REFUSED_TABLE_FULL] = "rows_full",	   [REFUSED_UNREADABLE] = "unreadable",
+    [REFUSED_HIGH_ADDRESS] = "above_4gib", [REFUSED_BINARIES_CAP] = "binaries_cap",
 };
 
 struct binary {
 	bool used, vdso, loaded;
 	uint32_t dev_major, dev_minor;
 	uint64_t inode;
-	uint32_t first, count; /* rows extent when loaded */
-	uint32_t refs;	       /* tracked processes mapping it */
+	uint32_t first, count;	     /* rows extent when loaded */
+	uint32_t refs;		     /* tracked processes mapping it */
 	struct enav_elf_symtab segs; /* only segs/n_segs are used */
 	char path[PATH_KEPT];
 };
@@ -120,7 +120,8 @@ static void extent_give(struct enav_unwind_tables *t, uint32_t first, uint32_t n
 	t->rows_used -= n;
 	if (joins_prev && joins_next) {
 		t->holes[i - 1].count += n + t->holes[i].count;
-		memmove(&t->holes[i], &t->holes[i + 1], (t->n_holes - i - 1) * sizeof(struct extent));
+		memmove(&t->holes[i], &t->holes[i + 1],
+			(t->n_holes - i - 1) * sizeof(struct extent));
 		t->n_holes--;
 	} else if (joins_prev) {
 		t->holes[i - 1].count += n;
@@ -383,8 +384,8 @@ static int read_maps_line(void *ctx, const char *line, size_t len)
 
 	if (enav_maps_parse_line(line, len, &ml) != 0 || !ml.exec)
 		return 0;
-	r->sig = (r->sig ^ ml.start ^ (ml.end << 1) ^ (ml.offset << 2) ^ ml.inode) *
-		 0x100000001b3ull;
+	r->sig =
+	    (r->sig ^ ml.start ^ (ml.end << 1) ^ (ml.offset << 2) ^ ml.inode) * 0x100000001b3ull;
 	struct binary *b = NULL;
 	if (ml.path && ml.path[0] == '/' && ml.inode)
 		b = binary_for(t, r->pid, &ml);
@@ -526,7 +527,8 @@ struct enav_unwind_tables *enav_unwind_tables_new(const struct enav_unwind_table
 	if (!t)
 		return NULL;
 	t->cfg = *cfg;
-	snprintf(t->proc_root, sizeof(t->proc_root), "%s", cfg->proc_root ? cfg->proc_root : "/proc");
+	snprintf(t->proc_root, sizeof(t->proc_root), "%s",
+		 cfg->proc_root ? cfg->proc_root : "/proc");
 	t->rows = rows;
 	t->procs_fd = procs_fd;
 	t->max_holes = cfg->max_binaries + 1;
@@ -587,8 +589,7 @@ void enav_unwind_tables_metrics(struct enav_unwind_tables *t, struct enav_promte
 				 "kernel entry holds (64); frames there end the stack.",
 				 t->mappings_over_cap);
 	enav_promtext_single_u64(p, "enav_profile_unwind_map_update_failures_total", "counter",
-				 "Process entries the kernel map refused.",
-				 t->map_update_failures);
+				 "Process entries the kernel map refused.", t->map_update_failures);
 	enav_promtext_single(p, "enav_profile_unwind_load_seconds_total", "counter",
 			     "Time spent reading and encoding binaries' .eh_frame.",
 			     (double)t->load_ns / 1e9);
