@@ -17,6 +17,7 @@
 
 #include "platform/clock.h"
 #include "platform/log.h"
+#include "runtime/bpf_refusal.h"
 #include "runtime/runner.h"
 #include "features/profiling/profile_store.h"
 #include "features/profiling/profile_source.h"
@@ -29,11 +30,6 @@ static void usage(FILE *out)
 		"                    [--svg FILE] [--folded FILE] [--pprof FILE] [--config FILE]\n"
 		"Profiles the whole node for N seconds (10) and writes what was asked\n"
 		"(a flame graph to flame.svg when no output is named).\n");
-}
-
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
 }
 
 static int write_file(const char *path, const uint8_t *data, size_t len)
@@ -148,7 +144,9 @@ int enav_profile_command(struct enav_config *cfg, int argc, char **argv)
 	}
 
 	enav_log_set_level(cfg->log_level);
-	libbpf_set_print(libbpf_quiet);
+	/* Through the agent's log: a refused program is then recognised and
+	 * its feature switched off, as in the agent. */
+	enav_bpf_log_install();
 	enav_clock_refresh();
 	struct enav_host *a = enav_host_new(cfg);
 	if (!a) {
