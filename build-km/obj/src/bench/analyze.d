@@ -1,0 +1,3 @@
+build-km/obj/src/bench/analyze.o: src/bench/analyze.c src/bench/analyze.h
+
+src/bench/analyze.h:

@@ -1,0 +1,12 @@
+build-km/obj/src/features/network/l7/nats.o: \
+  src/features/network/l7/nats.c src/features/network/l7/l7.h \
+  src/model/l7_op.h src/model/protocols.h \
+  src/features/network/l7/l7_text.h
+
+src/features/network/l7/l7.h:
+
+src/model/l7_op.h:
+
+src/model/protocols.h:
+
+src/features/network/l7/l7_text.h:
