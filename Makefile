@@ -178,11 +178,14 @@ fuzz-long: fuzz
 $(BUILD)/helpers/%: tests/integration/helpers/%.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$<)
-	$(Q)$(CC) $(CSTD) $(WARN) $(DEFS) -O2 -g -fno-omit-frame-pointer $< -o $@ -lpthread \
-		$(HELPER_LIBS_$*)
+	$(Q)$(CC) $(CSTD) $(WARN) $(DEFS) -O2 -g -fno-omit-frame-pointer $(HELPER_CFLAGS_$*) $< \
+		-o $@ -lpthread $(HELPER_LIBS_$*)
 # Helpers that drive a real client library link it (libmariadb-dev: binary
 # prepared statements for tests/integration/test_l7_sql.sh).
 HELPER_LIBS_mariadb_stmt := -lmariadb
+# The native-unwinding workload is built like a distribution binary, without
+# frame pointers (the later flag wins): tests/integration/test_unwind.sh.
+HELPER_CFLAGS_unwind_nofp := -fomit-frame-pointer
 HELPER_BINS := $(patsubst tests/integration/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRCS))
 helpers: $(HELPER_BINS)
 

@@ -23,8 +23,14 @@ test_pkgs=(libcmocka-dev libclang-rt-14-dev prometheus jq util-linux libcap2-bin
 	procps python3 prometheus-node-exporter nginx-light dnsmasq-base bind9-dnsutils
 	golang-go
 	# protoc decodes the OTLP request bodies against tests/otlp/proto/
-	# (tests/unit/test_otlp_encode.c).
-	protobuf-compiler
+	# (tests/unit/test_otlp_encode.c), and every pprof file of
+	# tests/integration/test_unwind.sh against pprof's own profile.proto,
+	# which golang-github-google-pprof-dev ships.
+	protobuf-compiler golang-github-google-pprof-dev
+	# libc's separate debug symbols: the names .dynsym lacks
+	# (__libc_start_call_main, start_thread, clone3, msort_with_tmp), found
+	# by build id as on any node that installs them (test_unwind.sh).
+	libc6-dbg
 	# lintian checks the .deb, python3-yaml and yamllint the Kubernetes
 	# manifest, man-db renders the man page and systemd-analyze (systemd)
 	# verifies the unit (tests/integration/test_packaging.sh).

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SQL spans against real servers on loopback, TCP only, no TLS:
-#  - PostgreSQL 15 (a private cluster, scram-sha-256 over TCP): psql's
-#    simple-protocol script with a syntax error, the same script with
-#    sanitized statements, and pgbench in extended-protocol mode;
+#  - PostgreSQL 15 (a private cluster, scram-sha-256 over TCP: start_pg of
+#    lib.sh): psql's simple-protocol script with a syntax error, the same
+#    script with sanitized statements, and pgbench in extended-protocol mode;
 #  - MariaDB 10.11 (a private datadir, a password user over TCP): the mariadb
 #    client's batch with a syntax error and a duplicate key, and binary
 #    prepared statements from tests/integration/helpers/mariadb_stmt.c.
@@ -11,61 +11,13 @@
 # literal value.
 . "$(dirname "$0")/lib.sh"
 
-PG_PORT=${PG_PORT:-15432}
 MY_PORT=${MY_PORT:-13306}
-PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)}
-PG_PASS=enav-pg-pw
 MY_USER=enav
 MY_PASS=enav-my-pw
 MY_DB=enavdb
-PG_UP=
 MY_PID=
 # A literal no span may carry: every value the workloads insert contains it.
 SECRET=zebra_secret
-
-# ---- PostgreSQL ----------------------------------------------------------
-
-pg_conninfo() {
-	echo "host=127.0.0.1 port=$PG_PORT user=postgres dbname=postgres sslmode=disable connect_timeout=5"
-}
-
-# pg_ctl as the cluster's owner.
-pg_ctl_() { runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$WORK/pg/data" "$@"; }
-
-# One private cluster for the whole file (initdb once), started per case.
-# $WORK is root's and 0700: postgres needs to traverse it to its own
-# directory, nothing more.
-start_pg() {
-	[ -x "$PG_BIN/initdb" ] || { fail "PostgreSQL server binaries missing (scripts/deps.sh: postgresql)"; return 1; }
-	id postgres >/dev/null 2>&1 || { fail "no postgres user (the postgresql package creates it)"; return 1; }
-	if [ ! -d "$WORK/pg/data" ]; then
-		chmod 711 "$WORK"
-		mkdir -p "$WORK/pg"
-		chmod 700 "$WORK/pg"
-		echo "$PG_PASS" >"$WORK/pg/pwfile"
-		chown -R postgres: "$WORK/pg"
-		# Local (socket) connections trusted for pg_ctl's readiness probe;
-		# TCP needs the password.
-		runuser -u postgres -- "$PG_BIN/initdb" -D "$WORK/pg/data" -U postgres \
-			--auth-local=trust --auth-host=scram-sha-256 --pwfile="$WORK/pg/pwfile" \
-			--no-sync >"$WORK/pg/initdb.log" 2>&1 ||
-			{ fail "initdb failed: $(tail -3 "$WORK/pg/initdb.log")"; return 1; }
-	fi
-	PG_UP=1 # stop_pg is harmless on a cluster that did not start
-	pg_ctl_ -l "$WORK/pg/server.log" -w -t "$(scaled 30)" \
-		-o "-p $PG_PORT -k $WORK/pg -c listen_addresses=127.0.0.1 -c ssl=off -c fsync=off" \
-		start >"$WORK/pg/pg_ctl.out" 2>&1 ||
-		{ fail "postgres did not start: $(tail -3 "$WORK/pg/server.log")"; return 1; }
-	PGPASSWORD=$PG_PASS psql -X -q -At "$(pg_conninfo)" -c 'SELECT 1' >/dev/null 2>&1 ||
-		{ fail "postgres does not answer on 127.0.0.1:$PG_PORT"; return 1; }
-}
-
-pg_postmaster_pid() { head -n1 "$WORK/pg/data/postmaster.pid"; }
-
-stop_pg() {
-	[ -n "$PG_UP" ] && pg_ctl_ -m fast -w -t 30 stop >/dev/null 2>&1
-	PG_UP=
-}
 
 # ---- MariaDB -------------------------------------------------------------
 
