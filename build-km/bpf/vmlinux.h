@@ -2,7 +2,7 @@
 #define __VMLINUX_H__
 
 #ifndef BPF_NO_PRESERVE_ACCESS_INDEX
-#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
+#pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
 #endif
 
 typedef signed char __s8;
@@ -277,7 +277,7 @@ struct hrtimer {
 
 struct sched_dl_entity;
 
-typedef struct task_struct * (*dl_server_pick_f)(struct sched_dl_entity *);
+typedef struct task_struct *(*dl_server_pick_f)(struct sched_dl_entity *);
 
 struct rq;
 
@@ -291,15 +291,15 @@ struct sched_dl_entity {
 	s64 runtime;
 	u64 deadline;
 	unsigned int flags;
-	unsigned int dl_throttled: 1;
-	unsigned int dl_yielded: 1;
-	unsigned int dl_non_contending: 1;
-	unsigned int dl_overrun: 1;
-	unsigned int dl_server: 1;
-	unsigned int dl_server_active: 1;
-	unsigned int dl_defer: 1;
-	unsigned int dl_defer_armed: 1;
-	unsigned int dl_defer_running: 1;
+	unsigned int dl_throttled : 1;
+	unsigned int dl_yielded : 1;
+	unsigned int dl_non_contending : 1;
+	unsigned int dl_overrun : 1;
+	unsigned int dl_server : 1;
+	unsigned int dl_server_active : 1;
+	unsigned int dl_defer : 1;
+	unsigned int dl_defer_armed : 1;
+	unsigned int dl_defer_running : 1;
 	struct hrtimer dl_timer;
 	struct hrtimer inactive_timer;
 	struct rq *rq;
@@ -307,7 +307,8 @@ struct sched_dl_entity {
 	struct sched_dl_entity *pi_se;
 };
 
-struct sched_statistics {};
+struct sched_statistics {
+};
 
 struct cpumask {
 	long unsigned int bits[4];
@@ -549,7 +550,8 @@ struct page_frag {
 	__u32 size;
 };
 
-struct kmap_ctrl {};
+struct kmap_ctrl {
+};
 
 struct timer_list {
 	struct hlist_node entry;
@@ -578,17 +580,17 @@ struct unwind_task_info {
 struct desc_struct {
 	u16 limit0;
 	u16 base0;
-	u16 base1: 8;
-	u16 type: 4;
-	u16 s: 1;
-	u16 dpl: 2;
-	u16 p: 1;
-	u16 limit1: 4;
-	u16 avl: 1;
-	u16 l: 1;
-	u16 d: 1;
-	u16 g: 1;
-	u16 base2: 8;
+	u16 base1 : 8;
+	u16 type : 4;
+	u16 s : 1;
+	u16 dpl : 2;
+	u16 p : 1;
+	u16 limit1 : 4;
+	u16 avl : 1;
+	u16 l : 1;
+	u16 d : 1;
+	u16 g : 1;
+	u16 base2 : 8;
 };
 
 struct perf_event;
@@ -612,7 +614,7 @@ struct thread_struct {
 	long unsigned int error_code;
 	struct io_bitmap *io_bitmap;
 	long unsigned int iopl_emul;
-	unsigned int iopl_warn: 1;
+	unsigned int iopl_warn : 1;
 	u32 pkru;
 };
 
@@ -733,7 +735,7 @@ struct task_struct {
 	struct callback_head sched_throttle_work;
 	struct list_head throttle_node;
 	bool throttled;
-	long: 64;
+	long : 64;
 	struct sched_statistics stats;
 	struct hlist_head preempt_notifiers;
 	unsigned int btrace_seq;
@@ -776,27 +778,27 @@ struct task_struct {
 	int pdeath_signal;
 	long unsigned int jobctl;
 	unsigned int personality;
-	unsigned int sched_reset_on_fork: 1;
-	unsigned int sched_contributes_to_load: 1;
-	unsigned int sched_migrated: 1;
-	unsigned int sched_task_hot: 1;
-	long: 28;
-	unsigned int sched_remote_wakeup: 1;
-	unsigned int sched_rt_mutex: 1;
-	unsigned int user_dumpable: 1;
-	unsigned int in_execve: 1;
-	unsigned int init_private_fork_class: 4;
-	unsigned int in_iowait: 1;
-	unsigned int restore_sigmask: 1;
-	unsigned int in_user_fault: 1;
-	unsigned int no_cgroup_migration: 1;
-	unsigned int frozen: 1;
-	unsigned int use_memdelay: 1;
-	unsigned int in_memstall: 1;
-	unsigned int in_eventfd: 1;
-	unsigned int reported_split_lock: 1;
-	unsigned int in_thrashing: 1;
-	unsigned int in_nf_duplicate: 1;
+	unsigned int sched_reset_on_fork : 1;
+	unsigned int sched_contributes_to_load : 1;
+	unsigned int sched_migrated : 1;
+	unsigned int sched_task_hot : 1;
+	long : 28;
+	unsigned int sched_remote_wakeup : 1;
+	unsigned int sched_rt_mutex : 1;
+	unsigned int user_dumpable : 1;
+	unsigned int in_execve : 1;
+	unsigned int init_private_fork_class : 4;
+	unsigned int in_iowait : 1;
+	unsigned int restore_sigmask : 1;
+	unsigned int in_user_fault : 1;
+	unsigned int no_cgroup_migration : 1;
+	unsigned int frozen : 1;
+	unsigned int use_memdelay : 1;
+	unsigned int in_memstall : 1;
+	unsigned int in_eventfd : 1;
+	unsigned int reported_split_lock : 1;
+	unsigned int in_thrashing : 1;
+	unsigned int in_nf_duplicate : 1;
 	long unsigned int atomic_flags;
 	struct restart_block restart_block;
 	pid_t pid;
@@ -955,16 +957,17 @@ struct task_struct {
 	struct callback_head l1d_flush_kill;
 	struct unwind_task_info unwind_info;
 	struct thread_struct thread;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 typedef int (*initcall_t)(void);
 
 typedef int initcall_entry_t;
 
-struct lock_class_key {};
+struct lock_class_key {
+};
 
 struct fs_context;
 
@@ -981,7 +984,7 @@ struct file_system_type {
 	int fs_flags;
 	int (*init_fs_context)(struct fs_context *);
 	const struct fs_parameter_spec *parameters;
-	struct dentry * (*mount)(struct file_system_type *, int, const char *, void *);
+	struct dentry *(*mount)(struct file_system_type *, int, const char *, void *);
 	void (*kill_sb)(struct super_block *);
 	struct module *owner;
 	struct file_system_type *next;
@@ -1015,7 +1018,8 @@ struct qrwlock {
 
 typedef struct qrwlock arch_rwlock_t;
 
-struct lockdep_map {};
+struct lockdep_map {
+};
 
 struct ratelimit_state {
 	raw_spinlock_t lock;
@@ -1077,17 +1081,22 @@ struct file_operations {
 	int (*fsync)(struct file *, loff_t, loff_t, int);
 	int (*fasync)(int, struct file *, int);
 	int (*lock)(struct file *, int, struct file_lock *);
-	long unsigned int (*get_unmapped_area)(struct file *, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+	long unsigned int (*get_unmapped_area)(struct file *, long unsigned int, long unsigned int,
+					       long unsigned int, long unsigned int);
 	int (*check_flags)(int);
 	int (*flock)(struct file *, int, struct file_lock *);
-	ssize_t (*splice_write)(struct pipe_inode_info *, struct file *, loff_t *, size_t, unsigned int);
-	ssize_t (*splice_read)(struct file *, loff_t *, struct pipe_inode_info *, size_t, unsigned int);
+	ssize_t (*splice_write)(struct pipe_inode_info *, struct file *, loff_t *, size_t,
+				unsigned int);
+	ssize_t (*splice_read)(struct file *, loff_t *, struct pipe_inode_info *, size_t,
+			       unsigned int);
 	void (*splice_eof)(struct file *);
 	int (*setlease)(struct file *, int, struct file_lease **, void **);
 	long int (*fallocate)(struct file *, int, loff_t, loff_t);
 	void (*show_fdinfo)(struct seq_file *, struct file *);
-	ssize_t (*copy_file_range)(struct file *, loff_t, struct file *, loff_t, size_t, unsigned int);
-	loff_t (*remap_file_range)(struct file *, loff_t, struct file *, loff_t, loff_t, unsigned int);
+	ssize_t (*copy_file_range)(struct file *, loff_t, struct file *, loff_t, size_t,
+				   unsigned int);
+	loff_t (*remap_file_range)(struct file *, loff_t, struct file *, loff_t, loff_t,
+				   unsigned int);
 	int (*fadvise)(struct file *, loff_t, loff_t, int);
 	int (*uring_cmd)(struct io_uring_cmd *, unsigned int);
 	int (*uring_cmd_iopoll)(struct io_uring_cmd *, struct io_comp_batch *, unsigned int);
@@ -1118,26 +1127,26 @@ struct timespec64 {
 };
 
 struct fred_cs {
-	u64 cs: 16;
-	u64 sl: 2;
-	u64 wfe: 1;
+	u64 cs : 16;
+	u64 sl : 2;
+	u64 wfe : 1;
 };
 
 struct fred_ss {
-	u64 ss: 16;
-	u64 sti: 1;
-	u64 swevent: 1;
-	u64 nmi: 1;
-	int: 13;
-	u64 vector: 8;
-	short: 8;
-	u64 type: 4;
-	char: 4;
-	u64 enclave: 1;
-	u64 lm: 1;
-	u64 nested: 1;
-	char: 1;
-	u64 insnlen: 4;
+	u64 ss : 16;
+	u64 sti : 1;
+	u64 swevent : 1;
+	u64 nmi : 1;
+	int : 13;
+	u64 vector : 8;
+	short : 8;
+	u64 type : 4;
+	char : 4;
+	u64 enclave : 1;
+	u64 lm : 1;
+	u64 nested : 1;
+	char : 1;
+	u64 insnlen : 4;
 };
 
 struct pt_regs {
@@ -1173,11 +1182,11 @@ struct pt_regs {
 };
 
 struct idt_bits {
-	u16 ist: 3;
-	u16 zero: 5;
-	u16 type: 5;
-	u16 dpl: 2;
-	u16 p: 1;
+	u16 ist : 3;
+	u16 zero : 5;
+	u16 type : 5;
+	u16 dpl : 2;
+	u16 p : 1;
 };
 
 struct gate_struct {
@@ -1312,10 +1321,10 @@ struct static_key_false {
 struct orc_entry {
 	s16 sp_offset;
 	s16 bp_offset;
-	unsigned int sp_reg: 4;
-	unsigned int bp_reg: 4;
-	unsigned int type: 3;
-	unsigned int signal: 1;
+	unsigned int sp_reg : 4;
+	unsigned int bp_reg : 4;
+	unsigned int type : 3;
+	unsigned int signal : 1;
 } __attribute__((packed));
 
 struct paravirt_callee_save {
@@ -1507,13 +1516,13 @@ struct mm_struct {
 	struct {
 		struct {
 			atomic_t mm_count;
-			long: 64;
-			long: 64;
-			long: 64;
-			long: 64;
-			long: 64;
-			long: 64;
-			long: 64;
+			long : 64;
+			long : 64;
+			long : 64;
+			long : 64;
+			long : 64;
+			long : 64;
+			long : 64;
 		};
 		struct maple_tree mm_mt;
 		long unsigned int mmap_base;
@@ -1589,8 +1598,8 @@ struct mm_struct {
 		long unsigned int ksm_rmap_items;
 		atomic_long_t ksm_zero_pages;
 		mm_id_t mm_id;
-		long: 64;
-		long: 64;
+		long : 64;
+		long : 64;
 	};
 	long unsigned int cpu_bitmap[0];
 };
@@ -1644,7 +1653,7 @@ struct vm_area_struct {
 	} shared;
 	struct vm_userfaultfd_ctx vm_userfaultfd_ctx;
 	struct pfnmap_track_ctx *pfnmap_track_ctx;
-	long: 64;
+	long : 64;
 };
 
 struct pv_lock_ops {
@@ -1802,17 +1811,17 @@ struct zone {
 	u16 *block_stuck;
 	long unsigned int block_free_base;
 	long unsigned int block_free_nr;
-	long: 64;
+	long : 64;
 	struct cacheline_padding _pad1_;
 	struct free_area free_area[11];
 	long unsigned int flags;
 	spinlock_t lock;
 	struct llist_head trylock_free_pages;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct cacheline_padding _pad2_;
 	long unsigned int percpu_drift_mark;
 	long unsigned int compact_cached_free_pfn;
@@ -1824,17 +1833,17 @@ struct zone {
 	int compact_order_failed;
 	bool compact_blockskip_flush;
 	bool contiguous;
-	long: 0;
+	long : 0;
 	struct cacheline_padding _pad3_;
 	atomic_long_t vm_stat[11];
 	atomic_long_t vm_numa_event[6];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct zoneref {
@@ -1915,9 +1924,9 @@ struct pglist_data {
 	long unsigned int totalreserve_pages;
 	long unsigned int min_unmapped_pages;
 	long unsigned int min_slab_pages;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct cacheline_padding _pad1_;
 	long unsigned int first_deferred_pfn;
 	long unsigned int nr_deferred_pages;
@@ -1929,15 +1938,15 @@ struct pglist_data {
 	long unsigned int nbp_th_nr_cand;
 	struct lruvec __lruvec;
 	long unsigned int flags;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	struct cacheline_padding _pad2_;
 	struct per_cpu_nodestat *per_cpu_nodestats;
 	atomic_long_t vm_stat[51];
 	struct memory_tier *memtier;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct range {
@@ -1946,9 +1955,9 @@ struct range {
 };
 
 struct seq_operations {
-	void * (*start)(struct seq_file *, loff_t *);
+	void *(*start)(struct seq_file *, loff_t *);
 	void (*stop)(struct seq_file *, void *);
-	void * (*next)(struct seq_file *, void *, loff_t *);
+	void *(*next)(struct seq_file *, void *, loff_t *);
 	int (*show)(struct seq_file *, void *);
 };
 
@@ -1980,44 +1989,44 @@ struct perf_event_attr {
 	};
 	__u64 sample_type;
 	__u64 read_format;
-	__u64 disabled: 1;
-	__u64 inherit: 1;
-	__u64 pinned: 1;
-	__u64 exclusive: 1;
-	__u64 exclude_user: 1;
-	__u64 exclude_kernel: 1;
-	__u64 exclude_hv: 1;
-	__u64 exclude_idle: 1;
-	__u64 mmap: 1;
-	__u64 comm: 1;
-	__u64 freq: 1;
-	__u64 inherit_stat: 1;
-	__u64 enable_on_exec: 1;
-	__u64 task: 1;
-	__u64 watermark: 1;
-	__u64 precise_ip: 2;
-	__u64 mmap_data: 1;
-	__u64 sample_id_all: 1;
-	__u64 exclude_host: 1;
-	__u64 exclude_guest: 1;
-	__u64 exclude_callchain_kernel: 1;
-	__u64 exclude_callchain_user: 1;
-	__u64 mmap2: 1;
-	__u64 comm_exec: 1;
-	__u64 use_clockid: 1;
-	__u64 context_switch: 1;
-	__u64 write_backward: 1;
-	__u64 namespaces: 1;
-	__u64 ksymbol: 1;
-	__u64 bpf_event: 1;
-	__u64 aux_output: 1;
-	__u64 cgroup: 1;
-	__u64 text_poke: 1;
-	__u64 build_id: 1;
-	__u64 inherit_thread: 1;
-	__u64 remove_on_exec: 1;
-	__u64 sigtrap: 1;
-	__u64 __reserved_1: 26;
+	__u64 disabled : 1;
+	__u64 inherit : 1;
+	__u64 pinned : 1;
+	__u64 exclusive : 1;
+	__u64 exclude_user : 1;
+	__u64 exclude_kernel : 1;
+	__u64 exclude_hv : 1;
+	__u64 exclude_idle : 1;
+	__u64 mmap : 1;
+	__u64 comm : 1;
+	__u64 freq : 1;
+	__u64 inherit_stat : 1;
+	__u64 enable_on_exec : 1;
+	__u64 task : 1;
+	__u64 watermark : 1;
+	__u64 precise_ip : 2;
+	__u64 mmap_data : 1;
+	__u64 sample_id_all : 1;
+	__u64 exclude_host : 1;
+	__u64 exclude_guest : 1;
+	__u64 exclude_callchain_kernel : 1;
+	__u64 exclude_callchain_user : 1;
+	__u64 mmap2 : 1;
+	__u64 comm_exec : 1;
+	__u64 use_clockid : 1;
+	__u64 context_switch : 1;
+	__u64 write_backward : 1;
+	__u64 namespaces : 1;
+	__u64 ksymbol : 1;
+	__u64 bpf_event : 1;
+	__u64 aux_output : 1;
+	__u64 cgroup : 1;
+	__u64 text_poke : 1;
+	__u64 build_id : 1;
+	__u64 inherit_thread : 1;
+	__u64 remove_on_exec : 1;
+	__u64 sigtrap : 1;
+	__u64 __reserved_1 : 26;
 	union {
 		__u32 wakeup_events;
 		__u32 wakeup_watermark;
@@ -2047,10 +2056,10 @@ struct perf_event_attr {
 	union {
 		__u32 aux_action;
 		struct {
-			__u32 aux_start_paused: 1;
-			__u32 aux_pause: 1;
-			__u32 aux_resume: 1;
-			__u32 __reserved_3: 29;
+			__u32 aux_start_paused : 1;
+			__u32 aux_pause : 1;
+			__u32 aux_resume : 1;
+			__u32 __reserved_3 : 29;
 		};
 	};
 	__u64 sig_data;
@@ -2158,13 +2167,15 @@ struct perf_addr_filters_head {
 
 struct perf_sample_data;
 
-typedef void (*perf_overflow_handler_t)(struct perf_event *, struct perf_sample_data *, struct pt_regs *);
+typedef void (*perf_overflow_handler_t)(struct perf_event *, struct perf_sample_data *,
+					struct pt_regs *);
 
 struct ftrace_ops;
 
 struct ftrace_regs;
 
-typedef void (*ftrace_func_t)(long unsigned int, long unsigned int, struct ftrace_ops *, struct ftrace_regs *);
+typedef void (*ftrace_func_t)(long unsigned int, long unsigned int, struct ftrace_ops *,
+			      struct ftrace_regs *);
 
 struct ftrace_hash;
 
@@ -2335,11 +2346,11 @@ struct kobject {
 	const struct kobj_type *ktype;
 	struct kernfs_node *sd;
 	struct kref kref;
-	unsigned int state_initialized: 1;
-	unsigned int state_in_sysfs: 1;
-	unsigned int state_add_uevent_sent: 1;
-	unsigned int state_remove_uevent_sent: 1;
-	unsigned int uevent_suppress: 1;
+	unsigned int state_initialized : 1;
+	unsigned int state_in_sysfs : 1;
+	unsigned int state_add_uevent_sent : 1;
+	unsigned int state_remove_uevent_sent : 1;
+	unsigned int uevent_suppress : 1;
 };
 
 struct module_param_attrs;
@@ -2457,11 +2468,11 @@ struct module {
 	long unsigned int *ftrace_callsites;
 	int num_static_call_sites;
 	struct static_call_site *static_call_sites;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 typedef struct {
@@ -2647,7 +2658,7 @@ struct hrtimer_clock_base {
 	struct hrtimer *running;
 	struct timerqueue_head active;
 	ktime_t offset;
-	long: 64;
+	long : 64;
 };
 
 struct rlimit {
@@ -2789,7 +2800,7 @@ struct tracepoint_func {
 struct tracepoint_ext {
 	int (*regfunc)(void);
 	void (*unregfunc)(void);
-	unsigned int faultable: 1;
+	unsigned int faultable : 1;
 };
 
 struct tracepoint {
@@ -2808,7 +2819,7 @@ struct bpf_raw_event_map {
 	void *bpf_func;
 	u32 num_args;
 	u32 writable_size;
-	long: 64;
+	long : 64;
 };
 
 struct unwind_cache {
@@ -2828,8 +2839,8 @@ struct sched_class {
 	bool (*yield_to_task)(struct rq *, struct task_struct *);
 	void (*wakeup_preempt)(struct rq *, struct task_struct *, int);
 	int (*balance)(struct rq *, struct task_struct *, struct rq_flags *);
-	struct task_struct * (*pick_task)(struct rq *);
-	struct task_struct * (*pick_next_task)(struct rq *, struct task_struct *);
+	struct task_struct *(*pick_task)(struct rq *);
+	struct task_struct *(*pick_next_task)(struct rq *, struct task_struct *);
 	void (*put_prev_task)(struct rq *, struct task_struct *, struct task_struct *);
 	void (*set_next_task)(struct rq *, struct task_struct *, bool);
 	int (*select_task_rq)(struct task_struct *, int, int);
@@ -2838,7 +2849,7 @@ struct sched_class {
 	void (*set_cpus_allowed)(struct task_struct *, struct affinity_context *);
 	void (*rq_online)(struct rq *);
 	void (*rq_offline)(struct rq *);
-	struct rq * (*find_lock_rq)(struct task_struct *, struct rq *);
+	struct rq *(*find_lock_rq)(struct task_struct *, struct rq *);
 	void (*task_tick)(struct rq *, struct task_struct *, int);
 	void (*task_fork)(struct task_struct *);
 	void (*task_dead)(struct task_struct *);
@@ -3103,9 +3114,9 @@ struct signal_struct {
 	int group_stop_count;
 	unsigned int flags;
 	struct core_state *core_state;
-	unsigned int is_child_subreaper: 1;
-	unsigned int has_child_subreaper: 1;
-	unsigned int timer_create_restore_ids: 1;
+	unsigned int is_child_subreaper : 1;
+	unsigned int has_child_subreaper : 1;
+	unsigned int timer_create_restore_ids : 1;
 	atomic_t next_posix_timer_id;
 	struct hlist_head posix_timers;
 	struct hlist_head ignored_posix_timers;
@@ -3379,12 +3390,12 @@ struct mem_cgroup_id {
 struct page_counter {
 	atomic_long_t usage;
 	long unsigned int failcnt;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct cacheline_padding _pad1_;
 	long unsigned int emin;
 	atomic_long_t min_usage;
@@ -3402,8 +3413,8 @@ struct page_counter {
 	long unsigned int high;
 	long unsigned int max;
 	struct page_counter *parent;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct vmpressure {
@@ -3468,11 +3479,11 @@ struct mem_cgroup_per_node;
 struct mem_cgroup {
 	struct cgroup_subsys_state css;
 	struct mem_cgroup_id id;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct page_counter memory;
 	union {
 		struct page_counter swap;
@@ -3503,11 +3514,11 @@ struct mem_cgroup {
 	struct wb_domain cgwb_domain;
 	struct memcg_cgwb_frn cgwb_frn[4];
 	struct deferred_split deferred_split_queue;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct page_counter kmem;
 	struct page_counter tcpmem;
 	struct memcg1_events_percpu *events_percpu;
@@ -3525,11 +3536,11 @@ struct mem_cgroup {
 	struct list_head event_list;
 	spinlock_t event_list_lock;
 	struct mem_cgroup_per_node *nodeinfo[0];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct obj_cgroup {
@@ -3679,7 +3690,8 @@ struct vm_struct {
 	long unsigned int requested_size;
 };
 
-struct bpf_run_ctx {};
+struct bpf_run_ctx {
+};
 
 struct uid_gid_extent {
 	u32 first;
@@ -3803,9 +3815,9 @@ struct srcu_node;
 struct srcu_data {
 	struct srcu_ctr srcu_ctrs[2];
 	int srcu_reader_flavor;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	spinlock_t lock;
 	struct rcu_segcblist srcu_cblist;
 	long unsigned int srcu_gp_seq_needed;
@@ -3818,12 +3830,12 @@ struct srcu_data {
 	long unsigned int grpmask;
 	int cpu;
 	struct srcu_struct *ssp;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct srcu_node {
@@ -3952,10 +3964,10 @@ struct return_instance {
 	struct callback_head rcu;
 	struct return_consumer consumer;
 	struct return_consumer *extra_consumers;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct ldt_struct {
@@ -4019,7 +4031,8 @@ struct dev_pagemap {
 	union {
 		struct range range;
 		struct {
-			struct {} __empty_ranges;
+			struct {
+			} __empty_ranges;
 			struct range ranges[0];
 		};
 	};
@@ -4183,8 +4196,8 @@ struct pfnmap_track_ctx {
 };
 
 struct vm_area_desc {
-	const struct mm_struct * const mm;
-	struct file * const file;
+	const struct mm_struct *const mm;
+	struct file *const file;
 	long unsigned int start;
 	long unsigned int end;
 	long unsigned int pgoff;
@@ -4204,7 +4217,8 @@ struct vm_operations_struct {
 	void (*close)(struct vm_area_struct *);
 	int (*may_split)(struct vm_area_struct *, long unsigned int);
 	int (*mremap)(struct vm_area_struct *);
-	int (*mprotect)(struct vm_area_struct *, long unsigned int, long unsigned int, long unsigned int);
+	int (*mprotect)(struct vm_area_struct *, long unsigned int, long unsigned int,
+			long unsigned int);
 	vm_fault_t (*fault)(struct vm_fault *);
 	vm_fault_t (*huge_fault)(struct vm_fault *, unsigned int);
 	vm_fault_t (*map_pages)(struct vm_fault *, long unsigned int, long unsigned int);
@@ -4212,9 +4226,10 @@ struct vm_operations_struct {
 	vm_fault_t (*page_mkwrite)(struct vm_fault *);
 	vm_fault_t (*pfn_mkwrite)(struct vm_fault *);
 	int (*access)(struct vm_area_struct *, long unsigned int, void *, int, int);
-	const char * (*name)(struct vm_area_struct *);
+	const char *(*name)(struct vm_area_struct *);
 	int (*set_policy)(struct vm_area_struct *, struct mempolicy *);
-	struct mempolicy * (*get_policy)(struct vm_area_struct *, long unsigned int, long unsigned int *);
+	struct mempolicy *(*get_policy)(struct vm_area_struct *, long unsigned int,
+					long unsigned int *);
 };
 
 struct anon_vma {
@@ -4335,7 +4350,7 @@ struct ctl_node {
 
 struct ctl_table_root {
 	struct ctl_table_set default_set;
-	struct ctl_table_set * (*lookup)(struct ctl_table_root *);
+	struct ctl_table_set *(*lookup)(struct ctl_table_root *);
 	void (*set_ownership)(struct ctl_table_header *, kuid_t *, kgid_t *);
 	int (*permissions)(struct ctl_table_header *, const struct ctl_table *);
 };
@@ -4483,42 +4498,42 @@ struct sk_buff {
 	__u16 hdr_len;
 	__u16 queue_mapping;
 	__u8 __cloned_offset[0];
-	__u8 cloned: 1;
-	__u8 nohdr: 1;
-	__u8 fclone: 2;
-	__u8 peeked: 1;
-	__u8 head_frag: 1;
-	__u8 pfmemalloc: 1;
-	__u8 pp_recycle: 1;
+	__u8 cloned : 1;
+	__u8 nohdr : 1;
+	__u8 fclone : 2;
+	__u8 peeked : 1;
+	__u8 head_frag : 1;
+	__u8 pfmemalloc : 1;
+	__u8 pp_recycle : 1;
 	__u8 active_extensions;
 	union {
 		struct {
 			__u8 __pkt_type_offset[0];
-			__u8 pkt_type: 3;
-			__u8 ignore_df: 1;
-			__u8 dst_pending_confirm: 1;
-			__u8 ip_summed: 2;
-			__u8 ooo_okay: 1;
+			__u8 pkt_type : 3;
+			__u8 ignore_df : 1;
+			__u8 dst_pending_confirm : 1;
+			__u8 ip_summed : 2;
+			__u8 ooo_okay : 1;
 			__u8 __mono_tc_offset[0];
-			__u8 tstamp_type: 2;
-			__u8 tc_at_ingress: 1;
-			__u8 tc_skip_classify: 1;
-			__u8 remcsum_offload: 1;
-			__u8 csum_complete_sw: 1;
-			__u8 csum_level: 2;
-			__u8 inner_protocol_type: 1;
-			__u8 l4_hash: 1;
-			__u8 sw_hash: 1;
-			__u8 no_fcs: 1;
-			__u8 encapsulation: 1;
-			__u8 encap_hdr_csum: 1;
-			__u8 csum_valid: 1;
-			__u8 nf_trace: 1;
-			__u8 redirected: 1;
-			__u8 from_ingress: 1;
-			__u8 nf_skip_egress: 1;
-			__u8 slow_gro: 1;
-			__u8 unreadable: 1;
+			__u8 tstamp_type : 2;
+			__u8 tc_at_ingress : 1;
+			__u8 tc_skip_classify : 1;
+			__u8 remcsum_offload : 1;
+			__u8 csum_complete_sw : 1;
+			__u8 csum_level : 2;
+			__u8 inner_protocol_type : 1;
+			__u8 l4_hash : 1;
+			__u8 sw_hash : 1;
+			__u8 no_fcs : 1;
+			__u8 encapsulation : 1;
+			__u8 encap_hdr_csum : 1;
+			__u8 csum_valid : 1;
+			__u8 nf_trace : 1;
+			__u8 redirected : 1;
+			__u8 from_ingress : 1;
+			__u8 nf_skip_egress : 1;
+			__u8 slow_gro : 1;
+			__u8 unreadable : 1;
 			__u16 tc_index;
 			u16 alloc_cpu;
 			union {
@@ -4561,31 +4576,31 @@ struct sk_buff {
 		};
 		struct {
 			__u8 __pkt_type_offset[0];
-			__u8 pkt_type: 3;
-			__u8 ignore_df: 1;
-			__u8 dst_pending_confirm: 1;
-			__u8 ip_summed: 2;
-			__u8 ooo_okay: 1;
+			__u8 pkt_type : 3;
+			__u8 ignore_df : 1;
+			__u8 dst_pending_confirm : 1;
+			__u8 ip_summed : 2;
+			__u8 ooo_okay : 1;
 			__u8 __mono_tc_offset[0];
-			__u8 tstamp_type: 2;
-			__u8 tc_at_ingress: 1;
-			__u8 tc_skip_classify: 1;
-			__u8 remcsum_offload: 1;
-			__u8 csum_complete_sw: 1;
-			__u8 csum_level: 2;
-			__u8 inner_protocol_type: 1;
-			__u8 l4_hash: 1;
-			__u8 sw_hash: 1;
-			__u8 no_fcs: 1;
-			__u8 encapsulation: 1;
-			__u8 encap_hdr_csum: 1;
-			__u8 csum_valid: 1;
-			__u8 nf_trace: 1;
-			__u8 redirected: 1;
-			__u8 from_ingress: 1;
-			__u8 nf_skip_egress: 1;
-			__u8 slow_gro: 1;
-			__u8 unreadable: 1;
+			__u8 tstamp_type : 2;
+			__u8 tc_at_ingress : 1;
+			__u8 tc_skip_classify : 1;
+			__u8 remcsum_offload : 1;
+			__u8 csum_complete_sw : 1;
+			__u8 csum_level : 2;
+			__u8 inner_protocol_type : 1;
+			__u8 l4_hash : 1;
+			__u8 sw_hash : 1;
+			__u8 no_fcs : 1;
+			__u8 encapsulation : 1;
+			__u8 encap_hdr_csum : 1;
+			__u8 csum_valid : 1;
+			__u8 nf_trace : 1;
+			__u8 redirected : 1;
+			__u8 from_ingress : 1;
+			__u8 nf_skip_egress : 1;
+			__u8 slow_gro : 1;
+			__u8 unreadable : 1;
 			__u16 tc_index;
 			u16 alloc_cpu;
 			union {
@@ -4838,13 +4853,13 @@ struct dentry_operations {
 	void (*d_release)(struct dentry *);
 	void (*d_prune)(struct dentry *);
 	void (*d_iput)(struct dentry *, struct inode *);
-	char * (*d_dname)(struct dentry *, char *, int);
-	struct vfsmount * (*d_automount)(struct path *);
+	char *(*d_dname)(struct dentry *, char *, int);
+	struct vfsmount *(*d_automount)(struct path *);
 	int (*d_manage)(const struct path *, bool);
-	struct dentry * (*d_real)(struct dentry *, enum d_real_type);
+	struct dentry *(*d_real)(struct dentry *, enum d_real_type);
 	bool (*d_unalias_trylock)(const struct dentry *);
 	void (*d_unalias_unlock)(const struct dentry *);
-	long: 64;
+	long : 64;
 };
 
 struct mtd_info;
@@ -4951,7 +4966,7 @@ struct super_block {
 	int s_count;
 	atomic_t s_active;
 	void *s_security;
-	const struct xattr_handler * const *s_xattr;
+	const struct xattr_handler *const *s_xattr;
 	const struct fscrypt_operations *s_cop;
 	struct fscrypt_keyring *s_master_keys;
 	struct hlist_bl_head s_roots;
@@ -4992,21 +5007,21 @@ struct super_block {
 	struct work_struct destroy_work;
 	struct mutex s_sync_lock;
 	int s_stack_depth;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	spinlock_t s_inode_list_lock;
 	struct list_head s_inodes;
 	spinlock_t s_inode_wblist_lock;
 	struct list_head s_inodes_wb;
 	struct llist_head s_kept_inodes;
 	struct work_struct s_kept_work;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct mnt_idmap;
@@ -5061,9 +5076,9 @@ struct list_lru_one {
 struct list_lru_node {
 	struct list_lru_one lru;
 	atomic_long_t nr_items;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum migrate_mode {
@@ -5141,9 +5156,9 @@ struct cgroup {
 	struct cgroup *dom_cgrp;
 	struct cgroup *old_dom_cgrp;
 	struct cgroup_rstat_base_cpu *rstat_base_cpu;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct cacheline_padding _pad_;
 	struct cgroup_base_stat last_bstat;
 	struct cgroup_base_stat bstat;
@@ -5157,8 +5172,8 @@ struct cgroup {
 	struct cgroup_freezer_state freezer;
 	struct bpf_local_storage *bpf_cgrp_storage;
 	struct cgroup *ancestors[0];
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct key_tag {
@@ -5193,7 +5208,7 @@ struct key_type {
 	void (*describe)(const struct key *, struct seq_file *);
 	long int (*read)(const struct key *, char *, size_t);
 	request_key_actor_t request_key;
-	struct key_restriction * (*lookup_restriction)(const char *);
+	struct key_restriction *(*lookup_restriction)(const char *);
 	int (*asym_query)(const struct kernel_pkey_params *, struct kernel_pkey_query *);
 	int (*asym_eds_op)(struct kernel_pkey_params *, const void *, void *);
 	int (*asym_verify_signature)(struct kernel_pkey_params *, const void *, const void *);
@@ -5201,7 +5216,8 @@ struct key_type {
 	struct lock_class_key lock_class;
 };
 
-typedef int (*key_restrict_link_func_t)(struct key *, const struct key_type *, const union key_payload *, struct key *);
+typedef int (*key_restrict_link_func_t)(struct key *, const struct key_type *,
+					const union key_payload *, struct key *);
 
 struct key_restriction {
 	key_restrict_link_func_t check;
@@ -5231,11 +5247,11 @@ struct hrtimer_cpu_base {
 	unsigned int cpu;
 	unsigned int active_bases;
 	unsigned int clock_was_set_seq;
-	unsigned int hres_active: 1;
-	unsigned int in_hrtirq: 1;
-	unsigned int hang_detected: 1;
-	unsigned int softirq_activated: 1;
-	unsigned int online: 1;
+	unsigned int hres_active : 1;
+	unsigned int in_hrtirq : 1;
+	unsigned int hang_detected : 1;
+	unsigned int softirq_activated : 1;
+	unsigned int online : 1;
 	unsigned int nr_events;
 	short unsigned int nr_retries;
 	short unsigned int nr_hangs;
@@ -5246,10 +5262,10 @@ struct hrtimer_cpu_base {
 	struct hrtimer *softirq_next_timer;
 	struct hrtimer_clock_base clock_base[8];
 	call_single_data_t csd;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct core_thread {
@@ -5279,7 +5295,7 @@ struct taskstats {
 	char ac_comm[32];
 	__u8 ac_sched;
 	__u8 ac_pad[3];
-	long: 0;
+	long : 0;
 	__u32 ac_uid;
 	__u32 ac_gid;
 	__u32 ac_pid;
@@ -5526,8 +5542,8 @@ struct percpu_ref_data {
 	atomic_long_t count;
 	percpu_ref_func_t *release;
 	percpu_ref_func_t *confirm_switch;
-	bool force_atomic: 1;
-	bool allow_reinit: 1;
+	bool force_atomic : 1;
+	bool allow_reinit : 1;
 	struct callback_head rcu;
 	struct percpu_ref *ref;
 };
@@ -5645,13 +5661,13 @@ struct quota_format_ops {
 
 struct dquot_operations {
 	int (*write_dquot)(struct dquot *);
-	struct dquot * (*alloc_dquot)(struct super_block *, int);
+	struct dquot *(*alloc_dquot)(struct super_block *, int);
 	void (*destroy_dquot)(struct dquot *);
 	int (*acquire_dquot)(struct dquot *);
 	int (*release_dquot)(struct dquot *);
 	int (*mark_dirty)(struct dquot *);
 	int (*write_info)(struct super_block *, int);
-	qsize_t * (*get_reserved_space)(struct inode *);
+	qsize_t *(*get_reserved_space)(struct inode *);
 	int (*get_projid)(struct inode *, kprojid_t *);
 	int (*get_inode_usage)(struct inode *, qsize_t *);
 	int (*get_next_id)(struct super_block *, struct kqid *);
@@ -5736,14 +5752,17 @@ struct address_space_operations {
 	int (*writepages)(struct address_space *, struct writeback_control *);
 	bool (*dirty_folio)(struct address_space *, struct folio *);
 	void (*readahead)(struct readahead_control *);
-	int (*write_begin)(const struct kiocb *, struct address_space *, loff_t, unsigned int, struct folio **, void **);
-	int (*write_end)(const struct kiocb *, struct address_space *, loff_t, unsigned int, unsigned int, struct folio *, void *);
+	int (*write_begin)(const struct kiocb *, struct address_space *, loff_t, unsigned int,
+			   struct folio **, void **);
+	int (*write_end)(const struct kiocb *, struct address_space *, loff_t, unsigned int,
+			 unsigned int, struct folio *, void *);
 	sector_t (*bmap)(struct address_space *, sector_t);
 	void (*invalidate_folio)(struct folio *, size_t, size_t);
 	bool (*release_folio)(struct folio *, gfp_t);
 	void (*free_folio)(struct folio *);
 	ssize_t (*direct_IO)(struct kiocb *, struct iov_iter *);
-	int (*migrate_folio)(struct address_space *, struct folio *, struct folio *, enum migrate_mode);
+	int (*migrate_folio)(struct address_space *, struct folio *, struct folio *,
+			     enum migrate_mode);
 	int (*launder_folio)(struct folio *);
 	bool (*is_partially_uptodate)(struct folio *, size_t, size_t);
 	void (*is_dirty_writeback)(struct folio *, bool *, bool *);
@@ -5764,13 +5783,13 @@ struct writeback_control {
 	loff_t range_start;
 	loff_t range_end;
 	enum writeback_sync_modes sync_mode;
-	unsigned int for_kupdate: 1;
-	unsigned int for_background: 1;
-	unsigned int tagged_writepages: 1;
-	unsigned int range_cyclic: 1;
-	unsigned int for_sync: 1;
-	unsigned int unpinned_netfs_wb: 1;
-	unsigned int no_cgroup_owner: 1;
+	unsigned int for_kupdate : 1;
+	unsigned int for_background : 1;
+	unsigned int tagged_writepages : 1;
+	unsigned int range_cyclic : 1;
+	unsigned int for_sync : 1;
+	unsigned int unpinned_netfs_wb : 1;
+	unsigned int no_cgroup_owner : 1;
 	struct folio_batch fbatch;
 	long unsigned int index;
 	int saved_err;
@@ -5837,19 +5856,20 @@ struct file_kattr;
 struct offset_ctx;
 
 struct inode_operations {
-	struct dentry * (*lookup)(struct inode *, struct dentry *, unsigned int);
-	const char * (*get_link)(struct dentry *, struct inode *, struct delayed_call *);
+	struct dentry *(*lookup)(struct inode *, struct dentry *, unsigned int);
+	const char *(*get_link)(struct dentry *, struct inode *, struct delayed_call *);
 	int (*permission)(struct mnt_idmap *, struct inode *, int);
-	struct posix_acl * (*get_inode_acl)(struct inode *, int, bool);
+	struct posix_acl *(*get_inode_acl)(struct inode *, int, bool);
 	int (*readlink)(struct dentry *, char *, int);
 	int (*create)(struct mnt_idmap *, struct inode *, struct dentry *, umode_t, bool);
 	int (*link)(struct dentry *, struct inode *, struct dentry *);
 	int (*unlink)(struct inode *, struct dentry *);
 	int (*symlink)(struct mnt_idmap *, struct inode *, struct dentry *, const char *);
-	struct dentry * (*mkdir)(struct mnt_idmap *, struct inode *, struct dentry *, umode_t);
+	struct dentry *(*mkdir)(struct mnt_idmap *, struct inode *, struct dentry *, umode_t);
 	int (*rmdir)(struct inode *, struct dentry *);
 	int (*mknod)(struct mnt_idmap *, struct inode *, struct dentry *, umode_t, dev_t);
-	int (*rename)(struct mnt_idmap *, struct inode *, struct dentry *, struct inode *, struct dentry *, unsigned int);
+	int (*rename)(struct mnt_idmap *, struct inode *, struct dentry *, struct inode *,
+		      struct dentry *, unsigned int);
 	int (*setattr)(struct mnt_idmap *, struct dentry *, struct iattr *);
 	int (*getattr)(struct mnt_idmap *, const struct path *, struct kstat *, u32, unsigned int);
 	ssize_t (*listxattr)(struct dentry *, char *, size_t);
@@ -5857,18 +5877,18 @@ struct inode_operations {
 	int (*update_time)(struct inode *, int);
 	int (*atomic_open)(struct inode *, struct dentry *, struct file *, unsigned int, umode_t);
 	int (*tmpfile)(struct mnt_idmap *, struct inode *, struct file *, umode_t);
-	struct posix_acl * (*get_acl)(struct mnt_idmap *, struct dentry *, int);
+	struct posix_acl *(*get_acl)(struct mnt_idmap *, struct dentry *, int);
 	int (*set_acl)(struct mnt_idmap *, struct dentry *, struct posix_acl *, int);
 	int (*fileattr_set)(struct mnt_idmap *, struct dentry *, struct file_kattr *);
 	int (*fileattr_get)(struct dentry *, struct file_kattr *);
-	struct offset_ctx * (*get_offset_ctx)(struct inode *);
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	struct offset_ctx *(*get_offset_ctx)(struct inode *);
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct fprop_local_percpu {
@@ -5960,7 +5980,7 @@ enum freeze_holder {
 struct kstatfs;
 
 struct super_operations {
-	struct inode * (*alloc_inode)(struct super_block *);
+	struct inode *(*alloc_inode)(struct super_block *);
 	void (*destroy_inode)(struct inode *);
 	void (*free_inode)(struct inode *);
 	void (*dirty_inode)(struct inode *, int);
@@ -5982,7 +6002,7 @@ struct super_operations {
 	int (*show_stats)(struct seq_file *, struct dentry *);
 	ssize_t (*quota_read)(struct super_block *, int, char *, size_t, loff_t);
 	ssize_t (*quota_write)(struct super_block *, int, const char *, size_t, loff_t);
-	struct dquot ** (*get_dquots)(struct inode *);
+	struct dquot **(*get_dquots)(struct inode *);
 	long int (*nr_cached_objects)(struct super_block *, struct shrink_control *);
 	long int (*free_cached_objects)(struct super_block *, struct shrink_control *);
 	int (*remove_bdev)(struct super_block *, struct block_device *);
@@ -5997,16 +6017,16 @@ struct handle_to_path_ctx;
 
 struct export_operations {
 	int (*encode_fh)(struct inode *, __u32 *, int *, struct inode *);
-	struct dentry * (*fh_to_dentry)(struct super_block *, struct fid *, int, int);
-	struct dentry * (*fh_to_parent)(struct super_block *, struct fid *, int, int);
+	struct dentry *(*fh_to_dentry)(struct super_block *, struct fid *, int, int);
+	struct dentry *(*fh_to_parent)(struct super_block *, struct fid *, int, int);
 	int (*get_name)(struct dentry *, char *, struct dentry *);
-	struct dentry * (*get_parent)(struct dentry *);
+	struct dentry *(*get_parent)(struct dentry *);
 	int (*commit_metadata)(struct inode *);
 	int (*get_uuid)(struct super_block *, u8 *, u32 *, u64 *);
 	int (*map_blocks)(struct inode *, loff_t, u64, struct iomap *, bool, u32 *);
 	int (*commit_blocks)(struct inode *, struct iomap *, int, struct iattr *);
 	int (*permission)(struct handle_to_path_ctx *, unsigned int);
-	struct file * (*open)(const struct path *, unsigned int);
+	struct file *(*open)(const struct path *, unsigned int);
 	long unsigned int flags;
 };
 
@@ -6015,8 +6035,10 @@ struct xattr_handler {
 	const char *prefix;
 	int flags;
 	bool (*list)(struct dentry *);
-	int (*get)(const struct xattr_handler *, struct dentry *, struct inode *, const char *, void *, size_t);
-	int (*set)(const struct xattr_handler *, struct mnt_idmap *, struct dentry *, struct inode *, const char *, const void *, size_t, int);
+	int (*get)(const struct xattr_handler *, struct dentry *, struct inode *, const char *,
+		   void *, size_t);
+	int (*set)(const struct xattr_handler *, struct mnt_idmap *, struct dentry *,
+		   struct inode *, const char *, const void *, size_t, int);
 };
 
 typedef __kernel_long_t __kernel_ptrdiff_t;
@@ -6027,13 +6049,13 @@ union fscrypt_policy;
 
 struct fscrypt_operations {
 	ptrdiff_t inode_info_offs;
-	unsigned int needs_bounce_pages: 1;
-	unsigned int has_32bit_inodes: 1;
-	unsigned int supports_subblock_data_units: 1;
+	unsigned int needs_bounce_pages : 1;
+	unsigned int has_32bit_inodes : 1;
+	unsigned int supports_subblock_data_units : 1;
 	const char *legacy_key_prefix;
 	int (*get_context)(struct inode *, void *, size_t);
 	int (*set_context)(struct inode *, const void *, size_t, void *);
-	const union fscrypt_policy * (*get_dummy_policy)(struct super_block *);
+	const union fscrypt_policy *(*get_dummy_policy)(struct super_block *);
 	bool (*empty_dir)(struct inode *);
 	bool (*has_stable_inodes)(struct super_block *);
 	unsigned int (*get_devices)(struct super_block *, struct block_device **);
@@ -6075,19 +6097,19 @@ struct dev_pm_qos;
 
 struct dev_pm_info {
 	pm_message_t power_state;
-	bool can_wakeup: 1;
-	bool async_suspend: 1;
-	bool in_dpm_list: 1;
-	bool is_prepared: 1;
-	bool is_suspended: 1;
-	bool is_noirq_suspended: 1;
-	bool is_late_suspended: 1;
-	bool no_pm: 1;
-	bool early_init: 1;
-	bool direct_complete: 1;
+	bool can_wakeup : 1;
+	bool async_suspend : 1;
+	bool in_dpm_list : 1;
+	bool is_prepared : 1;
+	bool is_suspended : 1;
+	bool is_noirq_suspended : 1;
+	bool is_late_suspended : 1;
+	bool no_pm : 1;
+	bool early_init : 1;
+	bool direct_complete : 1;
 	u32 driver_flags;
 	spinlock_t lock;
-	bool should_wakeup: 1;
+	bool should_wakeup : 1;
 	struct hrtimer suspend_timer;
 	u64 timer_expires;
 	struct work_struct work;
@@ -6095,18 +6117,18 @@ struct dev_pm_info {
 	struct wake_irq *wakeirq;
 	atomic_t usage_count;
 	atomic_t child_count;
-	unsigned int disable_depth: 3;
-	bool idle_notification: 1;
-	bool request_pending: 1;
-	bool deferred_resume: 1;
-	bool needs_force_resume: 1;
-	bool runtime_auto: 1;
-	bool ignore_children: 1;
-	bool no_callbacks: 1;
-	bool irq_safe: 1;
-	bool use_autosuspend: 1;
-	bool timer_autosuspends: 1;
-	bool memalloc_noio: 1;
+	unsigned int disable_depth : 3;
+	bool idle_notification : 1;
+	bool request_pending : 1;
+	bool deferred_resume : 1;
+	bool needs_force_resume : 1;
+	bool runtime_auto : 1;
+	bool ignore_children : 1;
+	bool no_callbacks : 1;
+	bool irq_safe : 1;
+	bool use_autosuspend : 1;
+	bool timer_autosuspends : 1;
+	bool memalloc_noio : 1;
 	unsigned int links_count;
 	enum rpm_request request;
 	enum rpm_status runtime_status;
@@ -6120,7 +6142,7 @@ struct dev_pm_info {
 	struct pm_subsys_data *subsys_data;
 	void (*set_latency_tolerance)(struct device *, s32);
 	struct dev_pm_qos *qos;
-	bool detach_power_off: 1;
+	bool detach_power_off : 1;
 };
 
 struct irq_domain;
@@ -6132,7 +6154,8 @@ struct dev_msi_info {
 	struct msi_device_data *data;
 };
 
-struct dev_archdata {};
+struct dev_archdata {
+};
 
 enum device_removable {
 	DEVICE_REMOVABLE_NOT_SUPPORTED = 0,
@@ -6212,13 +6235,13 @@ struct device {
 	struct dev_iommu *iommu;
 	struct device_physical_location *physical_location;
 	enum device_removable removable;
-	bool offline_disabled: 1;
-	bool offline: 1;
-	bool of_node_reused: 1;
-	bool state_synced: 1;
-	bool can_match: 1;
-	bool dma_skip_sync: 1;
-	bool dma_iommu: 1;
+	bool offline_disabled : 1;
+	bool offline : 1;
+	bool of_node_reused : 1;
+	bool state_synced : 1;
+	bool can_match : 1;
+	bool dma_skip_sync : 1;
+	bool dma_iommu : 1;
 	long unsigned int flags[1];
 };
 
@@ -6364,19 +6387,20 @@ struct fs_context {
 	unsigned int sb_flags;
 	unsigned int sb_flags_mask;
 	unsigned int s_iflags;
-	enum fs_context_purpose purpose: 8;
-	enum fs_context_phase phase: 8;
-	bool need_free: 1;
-	bool global: 1;
-	bool oldapi: 1;
-	bool exclusive: 1;
+	enum fs_context_purpose purpose : 8;
+	enum fs_context_phase phase : 8;
+	bool need_free : 1;
+	bool global : 1;
+	bool oldapi : 1;
+	bool exclusive : 1;
 };
 
 struct fs_parameter;
 
 struct fs_parse_result;
 
-typedef int fs_param_type(struct p_log *, const struct fs_parameter_spec *, struct fs_parameter *, struct fs_parse_result *);
+typedef int fs_param_type(struct p_log *, const struct fs_parameter_spec *, struct fs_parameter *,
+			  struct fs_parse_result *);
 
 struct fs_parameter_spec {
 	const char *name;
@@ -6508,8 +6532,8 @@ struct kernfs_ops {
 	int (*open)(struct kernfs_open_file *);
 	void (*release)(struct kernfs_open_file *);
 	int (*seq_show)(struct seq_file *, void *);
-	void * (*seq_start)(struct seq_file *, loff_t *);
-	void * (*seq_next)(struct seq_file *, void *, loff_t *);
+	void *(*seq_start)(struct seq_file *, loff_t *);
+	void *(*seq_next)(struct seq_file *, void *, loff_t *);
 	void (*seq_stop)(struct seq_file *, void *);
 	ssize_t (*read)(struct kernfs_open_file *, char *, size_t, loff_t);
 	size_t atomic_write_len;
@@ -6531,8 +6555,8 @@ struct kernfs_open_file {
 	struct list_head list;
 	char *prealloc_buf;
 	size_t atomic_write_len;
-	bool mmapped: 1;
-	bool released: 1;
+	bool mmapped : 1;
+	bool released : 1;
 	const struct vm_operations_struct *vm_ops;
 };
 
@@ -6545,9 +6569,9 @@ enum kobj_ns_type {
 struct kobj_ns_type_operations {
 	enum kobj_ns_type type;
 	bool (*current_may_mount)(void);
-	void * (*grab_current_ns)(void);
-	const void * (*netlink_ns)(struct sock *);
-	const void * (*initial_ns)(void);
+	void *(*grab_current_ns)(void);
+	const void *(*netlink_ns)(struct sock *);
+	const void *(*initial_ns)(void);
 	void (*drop_ns)(void *);
 };
 
@@ -6564,18 +6588,22 @@ struct attribute_group {
 	umode_t (*is_bin_visible)(struct kobject *, const struct bin_attribute *, int);
 	size_t (*bin_size)(struct kobject *, const struct bin_attribute *, int);
 	struct attribute **attrs;
-	const struct bin_attribute * const *bin_attrs;
+	const struct bin_attribute *const *bin_attrs;
 };
 
 struct bin_attribute {
 	struct attribute attr;
 	size_t size;
 	void *private;
-	struct address_space * (*f_mapping)(void);
-	ssize_t (*read)(struct file *, struct kobject *, const struct bin_attribute *, char *, loff_t, size_t);
-	ssize_t (*write)(struct file *, struct kobject *, const struct bin_attribute *, char *, loff_t, size_t);
-	loff_t (*llseek)(struct file *, struct kobject *, const struct bin_attribute *, loff_t, int);
-	int (*mmap)(struct file *, struct kobject *, const struct bin_attribute *, struct vm_area_struct *);
+	struct address_space *(*f_mapping)(void);
+	ssize_t (*read)(struct file *, struct kobject *, const struct bin_attribute *, char *,
+			loff_t, size_t);
+	ssize_t (*write)(struct file *, struct kobject *, const struct bin_attribute *, char *,
+			 loff_t, size_t);
+	loff_t (*llseek)(struct file *, struct kobject *, const struct bin_attribute *, loff_t,
+			 int);
+	int (*mmap)(struct file *, struct kobject *, const struct bin_attribute *,
+		    struct vm_area_struct *);
 };
 
 struct sysfs_ops {
@@ -6596,8 +6624,8 @@ struct kobj_type {
 	void (*release)(struct kobject *);
 	const struct sysfs_ops *sysfs_ops;
 	const struct attribute_group **default_groups;
-	const struct kobj_ns_type_operations * (*child_ns_type)(const struct kobject *);
-	const void * (*namespace)(const struct kobject *);
+	const struct kobj_ns_type_operations *(*child_ns_type)(const struct kobject *);
+	const void *(*namespace)(const struct kobject *);
 	void (*get_ownership)(const struct kobject *, kuid_t *, kgid_t *);
 };
 
@@ -6610,9 +6638,9 @@ struct kobj_uevent_env {
 };
 
 struct kset_uevent_ops {
-	int (* const filter)(const struct kobject *);
-	const char * (* const name)(const struct kobject *);
-	int (* const uevent)(const struct kobject *, struct kobj_uevent_env *);
+	int (*const filter)(const struct kobject *);
+	const char *(*const name)(const struct kobject *);
+	int (*const uevent)(const struct kobject *, struct kobj_uevent_env *);
 };
 
 struct kernel_param_ops {
@@ -6662,7 +6690,8 @@ struct latch_tree_node {
 struct module_attribute {
 	struct attribute attr;
 	ssize_t (*show)(const struct module_attribute *, struct module_kobject *, char *);
-	ssize_t (*store)(const struct module_attribute *, struct module_kobject *, const char *, size_t);
+	ssize_t (*store)(const struct module_attribute *, struct module_kobject *, const char *,
+			 size_t);
 	void (*setup)(struct module *, const char *);
 	int (*test)(struct module *);
 	void (*free)(struct module *);
@@ -6711,12 +6740,12 @@ struct linux_binprm {
 	long unsigned int argmin;
 	struct mm_struct *mm;
 	long unsigned int p;
-	unsigned int have_execfd: 1;
-	unsigned int execfd_creds: 1;
-	unsigned int secureexec: 1;
-	unsigned int point_of_no_return: 1;
-	unsigned int comm_from_dentry: 1;
-	unsigned int is_check: 1;
+	unsigned int have_execfd : 1;
+	unsigned int execfd_creds : 1;
+	unsigned int secureexec : 1;
+	unsigned int point_of_no_return : 1;
+	unsigned int comm_from_dentry : 1;
+	unsigned int is_check : 1;
 	struct file *executable;
 	struct file *interpreter;
 	struct file *file;
@@ -6797,7 +6826,7 @@ struct bus_type {
 	void (*sync_state)(struct device *);
 	void (*remove)(struct device *);
 	void (*shutdown)(struct device *);
-	const struct cpumask * (*irq_get_affinity)(struct device *, unsigned int);
+	const struct cpumask *(*irq_get_affinity)(struct device *, unsigned int);
 	int (*online)(struct device *);
 	int (*offline)(struct device *);
 	int (*suspend)(struct device *, pm_message_t);
@@ -6844,17 +6873,18 @@ struct device_driver {
 	struct driver_private *p;
 };
 
-struct class {
+struct class
+{
 	const char *name;
 	const struct attribute_group **class_groups;
 	const struct attribute_group **dev_groups;
 	int (*dev_uevent)(const struct device *, struct kobj_uevent_env *);
-	char * (*devnode)(const struct device *, umode_t *);
+	char *(*devnode)(const struct device *, umode_t *);
 	void (*class_release)(const struct class *);
 	void (*dev_release)(struct device *);
 	int (*shutdown_pre)(struct device *);
 	const struct kobj_ns_type_operations *ns_type;
-	const void * (*namespace)(const struct device *);
+	const void *(*namespace)(const struct device *);
 	void (*get_ownership)(const struct device *, kuid_t *, kgid_t *);
 	const struct dev_pm_ops *pm;
 };
@@ -6863,7 +6893,7 @@ struct device_type {
 	const char *name;
 	const struct attribute_group **groups;
 	int (*uevent)(const struct device *, struct kobj_uevent_env *);
-	char * (*devnode)(const struct device *, umode_t *, kuid_t *, kgid_t *);
+	char *(*devnode)(const struct device *, umode_t *, kuid_t *, kgid_t *);
 	void (*release)(struct device *);
 	const struct dev_pm_ops *pm;
 };
@@ -7147,8 +7177,8 @@ struct dev_pagemap_ops {
 };
 
 struct ring_buffer_event {
-	u32 type_len: 5;
-	u32 time_delta: 27;
+	u32 type_len : 5;
+	u32 time_delta : 27;
 	u32 array[0];
 };
 
@@ -7168,33 +7198,33 @@ struct trace_seq {
 union perf_mem_data_src {
 	__u64 val;
 	struct {
-		__u64 mem_op: 5;
-		__u64 mem_lvl: 14;
-		__u64 mem_snoop: 5;
-		__u64 mem_lock: 2;
-		__u64 mem_dtlb: 7;
-		__u64 mem_lvl_num: 4;
-		__u64 mem_remote: 1;
-		__u64 mem_snoopx: 2;
-		__u64 mem_blk: 3;
-		__u64 mem_hops: 3;
-		__u64 mem_rsvd: 18;
+		__u64 mem_op : 5;
+		__u64 mem_lvl : 14;
+		__u64 mem_snoop : 5;
+		__u64 mem_lock : 2;
+		__u64 mem_dtlb : 7;
+		__u64 mem_lvl_num : 4;
+		__u64 mem_remote : 1;
+		__u64 mem_snoopx : 2;
+		__u64 mem_blk : 3;
+		__u64 mem_hops : 3;
+		__u64 mem_rsvd : 18;
 	};
 };
 
 struct perf_branch_entry {
 	__u64 from;
 	__u64 to;
-	__u64 mispred: 1;
-	__u64 predicted: 1;
-	__u64 in_tx: 1;
-	__u64 abort: 1;
-	__u64 cycles: 16;
-	__u64 type: 4;
-	__u64 spec: 2;
-	__u64 new_type: 4;
-	__u64 priv: 3;
-	__u64 reserved: 31;
+	__u64 mispred : 1;
+	__u64 predicted : 1;
+	__u64 in_tx : 1;
+	__u64 abort : 1;
+	__u64 cycles : 16;
+	__u64 type : 4;
+	__u64 spec : 2;
+	__u64 new_type : 4;
+	__u64 priv : 3;
+	__u64 reserved : 31;
 };
 
 union perf_sample_weight {
@@ -7222,7 +7252,8 @@ struct uts_namespace {
 	struct ns_common ns;
 };
 
-struct ref_tracker_dir {};
+struct ref_tracker_dir {
+};
 
 struct prot_inuse;
 
@@ -7304,21 +7335,21 @@ struct inet_hashinfo;
 
 struct inet_timewait_death_row {
 	refcount_t tw_refcount;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct inet_hashinfo *hashinfo;
 	int sysctl_max_tw_buckets;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct udp_tunnel_gro {
@@ -7388,19 +7419,20 @@ struct netns_ipv4 {
 	int sysctl_tcp_reordering;
 	int sysctl_tcp_rmem[3];
 	__u8 __cacheline_group_end__netns_ipv4_read_rx[0];
-	long: 64;
+	long : 64;
 	__u8 __cacheline_group_begin__icmp[0];
 	atomic_t icmp_global_credit;
 	u32 icmp_global_stamp;
 	__u8 __cacheline_group_end__icmp[0];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	struct {} __cacheline_group_pad__icmp;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	struct {
+	} __cacheline_group_pad__icmp;
 	struct inet_timewait_death_row tcp_death_row;
 	struct udp_table *udp_table;
 	struct udp_tunnel_gro udp_tunnel_gro[2];
@@ -7560,10 +7592,10 @@ struct dst_ops {
 	short unsigned int family;
 	unsigned int gc_thresh;
 	void (*gc)(struct dst_ops *);
-	struct dst_entry * (*check)(struct dst_entry *, __u32);
+	struct dst_entry *(*check)(struct dst_entry *, __u32);
 	unsigned int (*default_advmss)(const struct dst_entry *);
 	unsigned int (*mtu)(const struct dst_entry *);
-	u32 * (*cow_metrics)(struct dst_entry *, long unsigned int);
+	u32 *(*cow_metrics)(struct dst_entry *, long unsigned int);
 	void (*destroy)(struct dst_entry *);
 	void (*ifdown)(struct dst_entry *, struct net_device *);
 	void (*negative_advice)(struct sock *, struct dst_entry *);
@@ -7571,13 +7603,13 @@ struct dst_ops {
 	void (*update_pmtu)(struct dst_entry *, struct sock *, struct sk_buff *, u32, bool);
 	void (*redirect)(struct dst_entry *, struct sock *, struct sk_buff *);
 	int (*local_out)(struct net *, struct sock *, struct sk_buff *);
-	struct neighbour * (*neigh_lookup)(const struct dst_entry *, struct sk_buff *, const void *);
+	struct neighbour *(*neigh_lookup)(const struct dst_entry *, struct sk_buff *, const void *);
 	void (*confirm_neigh)(const struct dst_entry *, const void *);
 	struct kmem_cache *kmem_cachep;
 	struct percpu_counter pcpuc_entries;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct netns_sysctl_ipv6 {
@@ -7684,12 +7716,12 @@ struct netns_ipv6 {
 		u32 seq;
 	} ip6addrlbl_table;
 	struct ioam6_pernet_data *ioam6_data;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct nf_logger;
@@ -7821,11 +7853,11 @@ struct netns_xfrm {
 	u32 sysctl_acq_expires;
 	u8 policy_default[3];
 	struct ctl_table_header *sysctl_hdr;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct dst_ops xfrm4_dst_ops;
 	struct dst_ops xfrm6_dst_ops;
 	spinlock_t xfrm_state_lock;
@@ -7834,13 +7866,13 @@ struct netns_xfrm {
 	spinlock_t xfrm_policy_lock;
 	struct mutex xfrm_cfg_mutex;
 	struct delayed_work nat_keepalive_work;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct mpls_route;
@@ -7908,23 +7940,23 @@ struct net {
 	struct netns_nftables nft;
 	struct net_generic *gen;
 	struct netns_bpf bpf;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct netns_xfrm xfrm;
 	u64 net_cookie;
 	struct netns_mpls mpls;
 	struct netns_xdp xdp;
 	struct sock *diag_nlsk;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct timens_offsets {
@@ -7958,11 +7990,11 @@ struct nsset {
 struct proc_ns_operations {
 	const char *name;
 	const char *real_ns_name;
-	struct ns_common * (*get)(struct task_struct *);
+	struct ns_common *(*get)(struct task_struct *);
 	void (*put)(struct ns_common *);
 	int (*install)(struct nsset *, struct ns_common *);
-	struct user_namespace * (*owner)(struct ns_common *);
-	struct ns_common * (*get_parent)(struct ns_common *);
+	struct user_namespace *(*owner)(struct ns_common *);
+	struct ns_common *(*get_parent)(struct ns_common *);
 };
 
 struct perf_cpu_pmu_context;
@@ -8003,9 +8035,10 @@ struct pmu {
 	int (*event_idx)(struct perf_event *);
 	void (*sched_task)(struct perf_event_pmu_context *, struct task_struct *, bool);
 	struct kmem_cache *task_ctx_cache;
-	void * (*setup_aux)(struct perf_event *, void **, int, bool);
+	void *(*setup_aux)(struct perf_event *, void **, int, bool);
 	void (*free_aux)(void *);
-	long int (*snapshot_aux)(struct perf_event *, struct perf_output_handle *, long unsigned int);
+	long int (*snapshot_aux)(struct perf_event *, struct perf_output_handle *,
+				 long unsigned int);
 	int (*addr_filters_validate)(struct list_head *);
 	void (*addr_filters_sync)(struct perf_event *);
 	int (*aux_output_match)(struct perf_event *);
@@ -8013,14 +8046,16 @@ struct pmu {
 	int (*check_period)(struct perf_event *, u64);
 };
 
-struct ftrace_regs {};
+struct ftrace_regs {
+};
 
 struct perf_regs {
 	__u64 abi;
 	struct pt_regs *regs;
 };
 
-struct u64_stats_sync {};
+struct u64_stats_sync {
+};
 
 struct bpf_cgroup_storage;
 
@@ -8042,9 +8077,9 @@ struct psi_group_cpu {
 	u32 state_mask;
 	u32 times[7];
 	u64 state_start;
-	long: 64;
+	long : 64;
 	u32 times_prev[14];
-	long: 64;
+	long : 64;
 };
 
 struct psi_group {
@@ -8080,7 +8115,7 @@ struct cgroup_taskset;
 struct cftype;
 
 struct cgroup_subsys {
-	struct cgroup_subsys_state * (*css_alloc)(struct cgroup_subsys_state *);
+	struct cgroup_subsys_state *(*css_alloc)(struct cgroup_subsys_state *);
 	int (*css_online)(struct cgroup_subsys_state *);
 	void (*css_offline)(struct cgroup_subsys_state *);
 	void (*css_released)(struct cgroup_subsys_state *);
@@ -8099,9 +8134,9 @@ struct cgroup_subsys {
 	void (*exit)(struct task_struct *);
 	void (*release)(struct task_struct *);
 	void (*bind)(struct cgroup_subsys_state *);
-	bool early_init: 1;
-	bool implicit_on_dfl: 1;
-	bool threaded: 1;
+	bool early_init : 1;
+	bool implicit_on_dfl : 1;
+	bool threaded : 1;
 	int id;
 	const char *name;
 	const char *legacy_name;
@@ -8136,20 +8171,20 @@ struct cgroup_root {
 	int hierarchy_id;
 	struct list_head root_list;
 	struct callback_head rcu;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	struct cgroup cgrp;
 	struct cgroup *cgrp_ancestor_storage;
 	atomic_t nr_cgrps;
 	unsigned int flags;
 	char release_agent_path[4096];
 	char name[64];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct cftype {
@@ -8166,8 +8201,8 @@ struct cftype {
 	u64 (*read_u64)(struct cgroup_subsys_state *, struct cftype *);
 	s64 (*read_s64)(struct cgroup_subsys_state *, struct cftype *);
 	int (*seq_show)(struct seq_file *, void *);
-	void * (*seq_start)(struct seq_file *, loff_t *);
-	void * (*seq_next)(struct seq_file *, void *, loff_t *);
+	void *(*seq_start)(struct seq_file *, loff_t *);
+	void *(*seq_next)(struct seq_file *, void *, loff_t *);
 	void (*seq_stop)(struct seq_file *, void *);
 	int (*write_u64)(struct cgroup_subsys_state *, struct cftype *, u64);
 	int (*write_s64)(struct cgroup_subsys_state *, struct cftype *, s64);
@@ -8178,8 +8213,8 @@ struct cftype {
 
 struct bpf_insn {
 	__u8 code;
-	__u8 dst_reg: 4;
-	__u8 src_reg: 4;
+	__u8 dst_reg : 4;
+	__u8 src_reg : 4;
 	__s16 off;
 	__s32 imm;
 };
@@ -9008,21 +9043,21 @@ struct sock_fprog_kern;
 
 struct bpf_prog {
 	u16 pages;
-	u16 jited: 1;
-	u16 jit_requested: 1;
-	u16 gpl_compatible: 1;
-	u16 cb_access: 1;
-	u16 dst_needed: 1;
-	u16 blinding_requested: 1;
-	u16 blinded: 1;
-	u16 is_func: 1;
-	u16 kprobe_override: 1;
-	u16 has_callchain_buf: 1;
-	u16 enforce_expected_attach_type: 1;
-	u16 call_get_stack: 1;
-	u16 call_get_func_ip: 1;
-	u16 tstamp_type_access: 1;
-	u16 sleepable: 1;
+	u16 jited : 1;
+	u16 jit_requested : 1;
+	u16 gpl_compatible : 1;
+	u16 cb_access : 1;
+	u16 dst_needed : 1;
+	u16 blinding_requested : 1;
+	u16 blinded : 1;
+	u16 is_func : 1;
+	u16 kprobe_override : 1;
+	u16 has_callchain_buf : 1;
+	u16 enforce_expected_attach_type : 1;
+	u16 call_get_stack : 1;
+	u16 call_get_func_ip : 1;
+	u16 tstamp_type_access : 1;
+	u16 sleepable : 1;
 	enum bpf_prog_type type;
 	enum bpf_attach_type expected_attach_type;
 	u32 len;
@@ -9038,11 +9073,13 @@ struct bpf_prog {
 	struct sock_fprog_kern *orig_prog;
 	union {
 		struct {
-			struct {} __empty_insns;
+			struct {
+			} __empty_insns;
 			struct sock_filter insns[0];
 		};
 		struct {
-			struct {} __empty_insnsi;
+			struct {
+			} __empty_insnsi;
 			struct bpf_insn insnsi[0];
 		};
 	};
@@ -9140,18 +9177,18 @@ struct mem_cgroup_per_node {
 	long unsigned int usage_in_excess;
 	bool on_tree;
 	struct lruvec lruvec;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct cacheline_padding _pad2_;
 	long unsigned int lru_zone_size[25];
 	struct mem_cgroup_reclaim_iter iter;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct eventfd_ctx;
@@ -9210,31 +9247,34 @@ struct bpf_func_state;
 
 struct bpf_map_ops {
 	int (*map_alloc_check)(union bpf_attr *);
-	struct bpf_map * (*map_alloc)(union bpf_attr *);
+	struct bpf_map *(*map_alloc)(union bpf_attr *);
 	void (*map_release)(struct bpf_map *, struct file *);
 	void (*map_free)(struct bpf_map *);
 	int (*map_get_next_key)(struct bpf_map *, void *, void *);
 	void (*map_release_uref)(struct bpf_map *);
-	void * (*map_lookup_elem_sys_only)(struct bpf_map *, void *);
+	void *(*map_lookup_elem_sys_only)(struct bpf_map *, void *);
 	int (*map_lookup_batch)(struct bpf_map *, const union bpf_attr *, union bpf_attr *);
 	int (*map_lookup_and_delete_elem)(struct bpf_map *, void *, void *, u64);
-	int (*map_lookup_and_delete_batch)(struct bpf_map *, const union bpf_attr *, union bpf_attr *);
-	int (*map_update_batch)(struct bpf_map *, struct file *, const union bpf_attr *, union bpf_attr *);
+	int (*map_lookup_and_delete_batch)(struct bpf_map *, const union bpf_attr *,
+					   union bpf_attr *);
+	int (*map_update_batch)(struct bpf_map *, struct file *, const union bpf_attr *,
+				union bpf_attr *);
 	int (*map_delete_batch)(struct bpf_map *, const union bpf_attr *, union bpf_attr *);
-	void * (*map_lookup_elem)(struct bpf_map *, void *);
+	void *(*map_lookup_elem)(struct bpf_map *, void *);
 	long int (*map_update_elem)(struct bpf_map *, void *, void *, u64);
 	long int (*map_delete_elem)(struct bpf_map *, void *);
 	long int (*map_push_elem)(struct bpf_map *, void *, u64);
 	long int (*map_pop_elem)(struct bpf_map *, void *);
 	long int (*map_peek_elem)(struct bpf_map *, void *);
-	void * (*map_lookup_percpu_elem)(struct bpf_map *, void *, u32);
+	void *(*map_lookup_percpu_elem)(struct bpf_map *, void *, u32);
 	int (*map_get_hash)(struct bpf_map *, u32, void *);
-	void * (*map_fd_get_ptr)(struct bpf_map *, struct file *, int);
+	void *(*map_fd_get_ptr)(struct bpf_map *, struct file *, int);
 	void (*map_fd_put_ptr)(struct bpf_map *, void *, bool);
 	int (*map_gen_lookup)(struct bpf_map *, struct bpf_insn *);
 	u32 (*map_fd_sys_lookup_elem)(void *);
 	void (*map_seq_show_elem)(struct bpf_map *, void *, struct seq_file *);
-	int (*map_check_btf)(const struct bpf_map *, const struct btf *, const struct btf_type *, const struct btf_type *);
+	int (*map_check_btf)(const struct bpf_map *, const struct btf *, const struct btf_type *,
+			     const struct btf_type *);
 	int (*map_poke_track)(struct bpf_map *, struct bpf_prog_aux *);
 	void (*map_poke_untrack)(struct bpf_map *, struct bpf_prog_aux *);
 	void (*map_poke_run)(struct bpf_map *, u32, struct bpf_prog *, struct bpf_prog *);
@@ -9242,13 +9282,16 @@ struct bpf_map_ops {
 	int (*map_direct_value_meta)(const struct bpf_map *, u64, u32 *);
 	int (*map_mmap)(struct bpf_map *, struct vm_area_struct *);
 	__poll_t (*map_poll)(struct bpf_map *, struct file *, struct poll_table_struct *);
-	long unsigned int (*map_get_unmapped_area)(struct file *, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+	long unsigned int (*map_get_unmapped_area)(struct file *, long unsigned int,
+						   long unsigned int, long unsigned int,
+						   long unsigned int);
 	int (*map_local_storage_charge)(struct bpf_local_storage_map *, void *, u32);
 	void (*map_local_storage_uncharge)(struct bpf_local_storage_map *, void *, u32);
-	struct bpf_local_storage ** (*map_owner_storage_ptr)(void *);
+	struct bpf_local_storage **(*map_owner_storage_ptr)(void *);
 	long int (*map_redirect)(struct bpf_map *, u64, u64);
 	bool (*map_meta_equal)(const struct bpf_map *, const struct bpf_map *);
-	int (*map_set_for_each_callback_args)(struct bpf_verifier_env *, struct bpf_func_state *, struct bpf_func_state *);
+	int (*map_set_for_each_callback_args)(struct bpf_verifier_env *, struct bpf_func_state *,
+					      struct bpf_func_state *);
 	long int (*map_for_each_callback)(struct bpf_map *, bpf_callback_t, void *, u64);
 	u64 (*map_mem_usage)(const struct bpf_map *);
 	int *map_btf_id;
@@ -9506,8 +9549,10 @@ struct bpf_link;
 struct bpf_struct_ops {
 	const struct bpf_verifier_ops *verifier_ops;
 	int (*init)(struct btf *);
-	int (*check_member)(const struct btf_type *, const struct btf_member *, const struct bpf_prog *);
-	int (*init_member)(const struct btf_type *, const struct btf_member *, void *, const void *);
+	int (*check_member)(const struct btf_type *, const struct btf_member *,
+			    const struct bpf_prog *);
+	int (*init_member)(const struct btf_type *, const struct btf_member *, void *,
+			   const void *);
 	int (*reg)(void *, struct bpf_link *);
 	void (*unreg)(void *, struct bpf_link *);
 	int (*update)(void *, void *, struct bpf_link *);
@@ -9677,12 +9722,14 @@ struct bpf_prog_ops {
 struct bpf_reg_state;
 
 struct bpf_verifier_ops {
-	const struct bpf_func_proto * (*get_func_proto)(enum bpf_func_id, const struct bpf_prog *);
-	bool (*is_valid_access)(int, int, enum bpf_access_type, const struct bpf_prog *, struct bpf_insn_access_aux *);
+	const struct bpf_func_proto *(*get_func_proto)(enum bpf_func_id, const struct bpf_prog *);
+	bool (*is_valid_access)(int, int, enum bpf_access_type, const struct bpf_prog *,
+				struct bpf_insn_access_aux *);
 	int (*gen_prologue)(struct bpf_insn *, bool, const struct bpf_prog *);
 	int (*gen_epilogue)(struct bpf_insn *, const struct bpf_prog *, s16);
 	int (*gen_ld_abs)(const struct bpf_insn *, struct bpf_insn *);
-	u32 (*convert_ctx_access)(enum bpf_access_type, const struct bpf_insn *, struct bpf_insn *, struct bpf_prog *, u32 *);
+	u32 (*convert_ctx_access)(enum bpf_access_type, const struct bpf_insn *, struct bpf_insn *,
+				  struct bpf_prog *, u32 *);
 	int (*btf_struct_access)(struct bpf_verifier_log *, const struct bpf_reg_state *, int, int);
 };
 
@@ -9737,8 +9784,8 @@ struct bpf_reg_state {
 		struct {
 			struct btf *btf;
 			u32 btf_id;
-			enum bpf_iter_state state: 2;
-			int depth: 30;
+			enum bpf_iter_state state : 2;
+			int depth : 30;
 		} iter;
 		struct {
 			enum {
@@ -9817,8 +9864,8 @@ struct bpf_trampoline {
 struct bpf_func_info_aux {
 	u16 linkage;
 	bool unreliable;
-	bool called: 1;
-	bool verified: 1;
+	bool called : 1;
+	bool verified : 1;
 };
 
 struct bpf_jit_poke_descriptor {
@@ -9904,7 +9951,8 @@ struct perf_callchain_entry {
 	u64 ip[0];
 };
 
-typedef long unsigned int (*perf_copy_f)(void *, const void *, long unsigned int, long unsigned int);
+typedef long unsigned int (*perf_copy_f)(void *, const void *, long unsigned int,
+					 long unsigned int);
 
 struct perf_raw_frag {
 	union {
@@ -9933,7 +9981,7 @@ struct perf_event_pmu_context {
 	struct list_head pmu_ctx_entry;
 	struct list_head pinned_active;
 	struct list_head flexible_active;
-	unsigned int embedded: 1;
+	unsigned int embedded : 1;
 	unsigned int nr_events;
 	unsigned int nr_cgroups;
 	unsigned int nr_freq;
@@ -9965,7 +10013,7 @@ struct perf_output_handle {
 		u64 flags;
 		u64 aux_flags;
 		struct {
-			u64 skip_read: 1;
+			u64 skip_read : 1;
 		};
 	};
 	union {
@@ -10013,10 +10061,10 @@ struct perf_sample_data {
 	u64 data_page_size;
 	u64 code_page_size;
 	u64 aux_size;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct perf_cgroup_info;
@@ -10111,8 +10159,8 @@ struct trace_event_fields {
 			const char *name;
 			const int size;
 			const int align;
-			const unsigned int is_signed: 1;
-			unsigned int needs_test: 1;
+			const unsigned int is_signed : 1;
+			unsigned int needs_test : 1;
 			const int filter_type;
 			const int len;
 		};
@@ -10126,7 +10174,7 @@ struct trace_event_class {
 	void *perf_probe;
 	int (*reg)(struct trace_event_call *, enum trace_reg, void *);
 	struct trace_event_fields *fields_array;
-	struct list_head * (*get_fields)(struct trace_event_call *);
+	struct list_head *(*get_fields)(struct trace_event_call *);
 	struct list_head fields;
 	int (*raw_init)(struct trace_event_call *);
 };
@@ -10214,27 +10262,32 @@ struct fwnode_reference_args;
 struct fwnode_endpoint;
 
 struct fwnode_operations {
-	struct fwnode_handle * (*get)(struct fwnode_handle *);
+	struct fwnode_handle *(*get)(struct fwnode_handle *);
 	void (*put)(struct fwnode_handle *);
 	bool (*device_is_available)(const struct fwnode_handle *);
-	const void * (*device_get_match_data)(const struct fwnode_handle *, const struct device *);
+	const void *(*device_get_match_data)(const struct fwnode_handle *, const struct device *);
 	bool (*device_dma_supported)(const struct fwnode_handle *);
 	enum dev_dma_attr (*device_get_dma_attr)(const struct fwnode_handle *);
 	bool (*property_present)(const struct fwnode_handle *, const char *);
 	bool (*property_read_bool)(const struct fwnode_handle *, const char *);
-	int (*property_read_int_array)(const struct fwnode_handle *, const char *, unsigned int, void *, size_t);
-	int (*property_read_string_array)(const struct fwnode_handle *, const char *, const char **, size_t);
-	const char * (*get_name)(const struct fwnode_handle *);
-	const char * (*get_name_prefix)(const struct fwnode_handle *);
-	struct fwnode_handle * (*get_parent)(const struct fwnode_handle *);
-	struct fwnode_handle * (*get_next_child_node)(const struct fwnode_handle *, struct fwnode_handle *);
-	struct fwnode_handle * (*get_named_child_node)(const struct fwnode_handle *, const char *);
-	int (*get_reference_args)(const struct fwnode_handle *, const char *, const char *, unsigned int, unsigned int, struct fwnode_reference_args *);
-	struct fwnode_handle * (*graph_get_next_endpoint)(const struct fwnode_handle *, struct fwnode_handle *);
-	struct fwnode_handle * (*graph_get_remote_endpoint)(const struct fwnode_handle *);
-	struct fwnode_handle * (*graph_get_port_parent)(struct fwnode_handle *);
+	int (*property_read_int_array)(const struct fwnode_handle *, const char *, unsigned int,
+				       void *, size_t);
+	int (*property_read_string_array)(const struct fwnode_handle *, const char *, const char **,
+					  size_t);
+	const char *(*get_name)(const struct fwnode_handle *);
+	const char *(*get_name_prefix)(const struct fwnode_handle *);
+	struct fwnode_handle *(*get_parent)(const struct fwnode_handle *);
+	struct fwnode_handle *(*get_next_child_node)(const struct fwnode_handle *,
+						     struct fwnode_handle *);
+	struct fwnode_handle *(*get_named_child_node)(const struct fwnode_handle *, const char *);
+	int (*get_reference_args)(const struct fwnode_handle *, const char *, const char *,
+				  unsigned int, unsigned int, struct fwnode_reference_args *);
+	struct fwnode_handle *(*graph_get_next_endpoint)(const struct fwnode_handle *,
+							 struct fwnode_handle *);
+	struct fwnode_handle *(*graph_get_remote_endpoint)(const struct fwnode_handle *);
+	struct fwnode_handle *(*graph_get_port_parent)(struct fwnode_handle *);
 	int (*graph_parse_endpoint)(const struct fwnode_handle *, struct fwnode_endpoint *);
-	void * (*iomap)(struct fwnode_handle *, int);
+	void *(*iomap)(struct fwnode_handle *, int);
 	int (*irq_get)(const struct fwnode_handle *, unsigned int);
 	int (*add_links)(struct fwnode_handle *);
 };
@@ -10273,7 +10326,7 @@ enum fs_value_type {
 
 struct fs_parameter {
 	const char *key;
-	enum fs_value_type type: 8;
+	enum fs_value_type type : 8;
 	union {
 		char *string;
 		void *blob;
@@ -10353,7 +10406,7 @@ struct block_device_operations {
 	void (*free_disk)(struct gendisk *);
 	void (*swap_slot_free_notify)(struct block_device *, long unsigned int);
 	int (*report_zones)(struct gendisk *, sector_t, unsigned int, report_zones_cb, void *);
-	char * (*devnode)(struct gendisk *, umode_t *);
+	char *(*devnode)(struct gendisk *, umode_t *);
 	int (*get_unique_id)(struct gendisk *, u8 *, enum blk_unique_id);
 	struct module *owner;
 	const struct pr_ops *pr_ops;
@@ -10812,21 +10865,21 @@ struct fqdir {
 	struct inet_frags *f;
 	struct net *net;
 	bool dead;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	struct rhashtable rhashtable;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	atomic_long_t mem;
 	struct work_struct destroy_work;
 	struct llist_node free_list;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct inet_frag_queue;
@@ -10917,14 +10970,15 @@ struct tcp_congestion_ops {
 	u32 flags;
 	void (*init)(struct sock *);
 	void (*release)(struct sock *);
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
-typedef struct {} netdevice_tracker;
+typedef struct {
+} netdevice_tracker;
 
 struct xfrm_state;
 
@@ -10991,7 +11045,9 @@ typedef u8 u_int8_t;
 
 struct nf_loginfo;
 
-typedef void nf_logfn(struct net *, u_int8_t, unsigned int, const struct sk_buff *, const struct net_device *, const struct net_device *, const struct nf_loginfo *, const char *);
+typedef void nf_logfn(struct net *, u_int8_t, unsigned int, const struct sk_buff *,
+		      const struct net_device *, const struct net_device *,
+		      const struct nf_loginfo *, const char *);
 
 struct nf_logger {
 	char *name;
@@ -11166,9 +11222,11 @@ struct trace_event_data_offsets_initcall_level {
 	const void *level_ptr_;
 };
 
-struct trace_event_data_offsets_initcall_start {};
+struct trace_event_data_offsets_initcall_start {
+};
 
-struct trace_event_data_offsets_initcall_finish {};
+struct trace_event_data_offsets_initcall_finish {
+};
 
 typedef void (*btf_trace_initcall_level)(void *, const char *);
 
@@ -11537,7 +11595,8 @@ struct sockaddr {
 	union {
 		char sa_data_min[14];
 		struct {
-			struct {} __empty_sa_data;
+			struct {
+			} __empty_sa_data;
 			char sa_data[0];
 		};
 	};
@@ -11554,8 +11613,8 @@ struct msghdr {
 		void *msg_control;
 		void *msg_control_user;
 	};
-	bool msg_control_is_user: 1;
-	bool msg_get_inq: 1;
+	bool msg_control_is_user : 1;
+	bool msg_get_inq : 1;
 	unsigned int msg_flags;
 	__kernel_size_t msg_controllen;
 	struct ubuf_info *msg_ubuf;
@@ -11823,10 +11882,10 @@ struct sock_common {
 	};
 	short unsigned int skc_family;
 	volatile unsigned char skc_state;
-	unsigned char skc_reuse: 4;
-	unsigned char skc_reuseport: 1;
-	unsigned char skc_ipv6only: 1;
-	unsigned char skc_net_refcnt: 1;
+	unsigned char skc_reuse : 4;
+	unsigned char skc_reuseport : 1;
+	unsigned char skc_ipv6only : 1;
+	unsigned char skc_net_refcnt : 1;
 	int skc_bound_dev_if;
 	union {
 		struct hlist_node skc_bind_node;
@@ -11894,7 +11953,8 @@ struct sock_cgroup_data {
 	u16 prioidx;
 };
 
-typedef struct {} netns_tracker;
+typedef struct {
+} netns_tracker;
 
 struct sk_filter;
 
@@ -11992,10 +12052,10 @@ struct sock {
 	u8 sk_pacing_shift;
 	bool sk_use_task_frag;
 	__u8 __cacheline_group_end__sock_read_tx[0];
-	u8 sk_gso_disabled: 1;
-	u8 sk_kern_sock: 1;
-	u8 sk_no_check_tx: 1;
-	u8 sk_no_check_rx: 1;
+	u8 sk_gso_disabled : 1;
+	u8 sk_kern_sock : 1;
+	u8 sk_no_check_tx : 1;
+	u8 sk_no_check_rx : 1;
 	u8 sk_shutdown;
 	long unsigned int sk_lingertime;
 	struct proto *sk_prot_creator;
@@ -12013,17 +12073,17 @@ struct sock {
 		u8 sk_txrehash;
 		u8 sk_scm_recv_flags;
 		struct {
-			u8 sk_scm_credentials: 1;
-			u8 sk_scm_security: 1;
-			u8 sk_scm_pidfd: 1;
-			u8 sk_scm_rights: 1;
-			u8 sk_scm_unused: 4;
+			u8 sk_scm_credentials : 1;
+			u8 sk_scm_security : 1;
+			u8 sk_scm_pidfd : 1;
+			u8 sk_scm_rights : 1;
+			u8 sk_scm_unused : 4;
 		};
 	};
 	u8 sk_clockid;
-	u8 sk_txtime_deadline_mode: 1;
-	u8 sk_txtime_report_errors: 1;
-	u8 sk_txtime_unused: 6;
+	u8 sk_txtime_deadline_mode : 1;
+	u8 sk_txtime_report_errors : 1;
+	u8 sk_txtime_unused : 6;
 	u8 sk_bpf_cb_flags;
 	void *sk_user_data;
 	void *sk_security;
@@ -12065,7 +12125,7 @@ struct serial_icounter_struct;
 struct serial_struct;
 
 struct tty_operations {
-	struct tty_struct * (*lookup)(struct tty_driver *, struct file *, int);
+	struct tty_struct *(*lookup)(struct tty_driver *, struct file *, int);
 	int (*install)(struct tty_driver *, struct tty_struct *);
 	void (*remove)(struct tty_driver *, struct tty_struct *);
 	int (*open)(struct tty_struct *, struct file *);
@@ -12136,7 +12196,7 @@ struct tty_buffer {
 	unsigned int lookahead;
 	unsigned int read;
 	bool flags;
-	long: 0;
+	long : 0;
 	u8 data[0];
 };
 
@@ -12177,7 +12237,7 @@ struct tty_port {
 	wait_queue_head_t delta_msr_wait;
 	long unsigned int flags;
 	long unsigned int iflags;
-	unsigned char console: 1;
+	unsigned char console : 1;
 	struct mutex mutex;
 	struct mutex buf_mutex;
 	u8 *xmit_buf;
@@ -12205,7 +12265,8 @@ struct tty_ldisc_ops {
 	int (*open)(struct tty_struct *);
 	void (*close)(struct tty_struct *);
 	void (*flush_buffer)(struct tty_struct *);
-	ssize_t (*read)(struct tty_struct *, struct file *, u8 *, size_t, void **, long unsigned int);
+	ssize_t (*read)(struct tty_struct *, struct file *, u8 *, size_t, void **,
+			long unsigned int);
 	ssize_t (*write)(struct tty_struct *, struct file *, const u8 *, size_t);
 	int (*ioctl)(struct tty_struct *, unsigned int, long unsigned int);
 	int (*compat_ioctl)(struct tty_struct *, unsigned int, long unsigned int);
@@ -12263,7 +12324,7 @@ typedef struct {
 		void *kernel;
 		void *user;
 	};
-	bool is_kernel: 1;
+	bool is_kernel : 1;
 } sockptr_t;
 
 struct bpf_offloaded_map;
@@ -12503,14 +12564,14 @@ struct net_device {
 	__u8 __cacheline_group_begin__net_device_read_tx[0];
 	union {
 		struct {
-			long unsigned int priv_flags: 32;
-			long unsigned int lltx: 1;
-			long unsigned int netmem_tx: 1;
+			long unsigned int priv_flags : 32;
+			long unsigned int lltx : 1;
+			long unsigned int netmem_tx : 1;
 		};
 		struct {
-			long unsigned int priv_flags: 32;
-			long unsigned int lltx: 1;
-			long unsigned int netmem_tx: 1;
+			long unsigned int priv_flags : 32;
+			long unsigned int lltx : 1;
+			long unsigned int netmem_tx : 1;
 		} priv_flags_fast;
 	};
 	const struct net_device_ops *netdev_ops;
@@ -12649,7 +12710,7 @@ struct net_device {
 	void (*priv_destructor)(struct net_device *);
 	void *ml_priv;
 	enum netdev_ml_priv_type ml_priv_type;
-	enum netdev_stat_type pcpu_stat_type: 8;
+	enum netdev_stat_type pcpu_stat_type : 8;
 	struct device dev;
 	const struct attribute_group *sysfs_groups[5];
 	const struct attribute_group *sysfs_rx_queue_group;
@@ -12668,10 +12729,10 @@ struct net_device {
 	bool proto_down;
 	bool irq_affinity_auto;
 	bool rx_cpu_rmap_auto;
-	long unsigned int see_all_hwtstamp_requests: 1;
-	long unsigned int change_proto_down: 1;
-	long unsigned int netns_immutable: 1;
-	long unsigned int fcoe_mtu: 1;
+	long unsigned int see_all_hwtstamp_requests : 1;
+	long unsigned int change_proto_down : 1;
+	long unsigned int netns_immutable : 1;
+	long unsigned int fcoe_mtu : 1;
 	struct list_head net_notifier_list;
 	const struct udp_tunnel_nic_info *udp_tunnel_nic_info;
 	struct udp_tunnel_nic *udp_tunnel_nic;
@@ -12697,11 +12758,11 @@ struct net_device {
 	struct mutex lock;
 	struct hlist_head neighbours[2];
 	struct hwtstamp_provider *hwprov;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	u8 priv[0];
 };
 
@@ -12799,7 +12860,8 @@ struct fib_rules_ops {
 	int (*action)(struct fib_rule *, struct flowi *, int, struct fib_lookup_arg *);
 	bool (*suppress)(struct fib_rule *, int, struct fib_lookup_arg *);
 	int (*match)(struct fib_rule *, struct flowi *, int);
-	int (*configure)(struct fib_rule *, struct sk_buff *, struct fib_rule_hdr *, struct nlattr **, struct netlink_ext_ack *);
+	int (*configure)(struct fib_rule *, struct sk_buff *, struct fib_rule_hdr *,
+			 struct nlattr **, struct netlink_ext_ack *);
 	int (*delete)(struct fib_rule *);
 	int (*compare)(struct fib_rule *, struct fib_rule_hdr *, struct nlattr **);
 	int (*fill)(struct fib_rule *, struct sk_buff *, struct fib_rule_hdr *);
@@ -12853,7 +12915,7 @@ struct neighbour {
 	u8 protocol;
 	u32 flags;
 	seqlock_t ha_lock;
-	long: 0;
+	long : 0;
 	unsigned char ha[32];
 	struct hh_cache hh;
 	int (*output)(struct neighbour *, struct sk_buff *);
@@ -12957,7 +13019,7 @@ struct dql {
 	short unsigned int stall_thrs;
 	long unsigned int history_head;
 	long unsigned int history[4];
-	long: 64;
+	long : 64;
 	unsigned int limit;
 	unsigned int num_completed;
 	unsigned int prev_ovlimit;
@@ -13127,7 +13189,7 @@ struct socket_wq {
 	struct fasync_struct *fasync_list;
 	long unsigned int flags;
 	struct callback_head rcu;
-	long: 64;
+	long : 64;
 };
 
 struct proto_ops;
@@ -13139,9 +13201,9 @@ struct socket {
 	struct file *file;
 	struct sock *sk;
 	const struct proto_ops *ops;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct socket_wq wq;
 };
 
@@ -13182,7 +13244,8 @@ struct proto_ops {
 	int (*sendmsg)(struct socket *, struct msghdr *, size_t);
 	int (*recvmsg)(struct socket *, struct msghdr *, size_t, int);
 	int (*mmap)(struct file *, struct socket *, struct vm_area_struct *);
-	ssize_t (*splice_read)(struct socket *, loff_t *, struct pipe_inode_info *, size_t, unsigned int);
+	ssize_t (*splice_read)(struct socket *, loff_t *, struct pipe_inode_info *, size_t,
+			       unsigned int);
 	void (*splice_eof)(struct socket *);
 	int (*set_peek_off)(struct sock *, int);
 	int (*peek_len)(struct socket *);
@@ -13366,7 +13429,8 @@ struct net_device_core_stats {
 };
 
 struct header_ops {
-	int (*create)(struct sk_buff *, struct net_device *, short unsigned int, const void *, const void *, unsigned int);
+	int (*create)(struct sk_buff *, struct net_device *, short unsigned int, const void *,
+		      const void *, unsigned int);
 	int (*parse)(const struct sk_buff *, const struct net_device *, unsigned char *);
 	int (*cache)(const struct neighbour *, struct hh_cache *, __be16);
 	void (*cache_update)(struct hh_cache *, const struct net_device *, const unsigned char *);
@@ -13441,9 +13505,9 @@ struct netdev_queue {
 	long unsigned int state;
 	struct napi_struct *napi;
 	int numa_node;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct xps_map {
@@ -13586,7 +13650,8 @@ struct net_device_ops {
 	int (*ndo_open)(struct net_device *);
 	int (*ndo_stop)(struct net_device *);
 	netdev_tx_t (*ndo_start_xmit)(struct sk_buff *, struct net_device *);
-	netdev_features_t (*ndo_features_check)(struct sk_buff *, struct net_device *, netdev_features_t);
+	netdev_features_t (*ndo_features_check)(struct sk_buff *, struct net_device *,
+						netdev_features_t);
 	u16 (*ndo_select_queue)(struct net_device *, struct sk_buff *, struct net_device *);
 	void (*ndo_change_rx_flags)(struct net_device *, int);
 	void (*ndo_set_rx_mode)(struct net_device *);
@@ -13604,7 +13669,7 @@ struct net_device_ops {
 	void (*ndo_get_stats64)(struct net_device *, struct rtnl_link_stats64 *);
 	bool (*ndo_has_offload_stats)(const struct net_device *, int);
 	int (*ndo_get_offload_stats)(int, const struct net_device *, void *);
-	struct net_device_stats * (*ndo_get_stats)(struct net_device *);
+	struct net_device_stats *(*ndo_get_stats)(struct net_device *);
 	int (*ndo_vlan_rx_add_vid)(struct net_device *, __be16, u16);
 	int (*ndo_vlan_rx_kill_vid)(struct net_device *, __be16, u16);
 	int (*ndo_set_vf_mac)(struct net_device *, int, u8 *);
@@ -13617,37 +13682,44 @@ struct net_device_ops {
 	int (*ndo_get_vf_stats)(struct net_device *, int, struct ifla_vf_stats *);
 	int (*ndo_set_vf_port)(struct net_device *, int, struct nlattr **);
 	int (*ndo_get_vf_port)(struct net_device *, int, struct sk_buff *);
-	int (*ndo_get_vf_guid)(struct net_device *, int, struct ifla_vf_guid *, struct ifla_vf_guid *);
+	int (*ndo_get_vf_guid)(struct net_device *, int, struct ifla_vf_guid *,
+			       struct ifla_vf_guid *);
 	int (*ndo_set_vf_guid)(struct net_device *, int, u64, int);
 	int (*ndo_set_vf_rss_query_en)(struct net_device *, int, bool);
 	int (*ndo_setup_tc)(struct net_device *, enum tc_setup_type, void *);
 	int (*ndo_rx_flow_steer)(struct net_device *, const struct sk_buff *, u16, u32);
 	int (*ndo_add_slave)(struct net_device *, struct net_device *, struct netlink_ext_ack *);
 	int (*ndo_del_slave)(struct net_device *, struct net_device *);
-	struct net_device * (*ndo_get_xmit_slave)(struct net_device *, struct sk_buff *, bool);
-	struct net_device * (*ndo_sk_get_lower_dev)(struct net_device *, struct sock *);
+	struct net_device *(*ndo_get_xmit_slave)(struct net_device *, struct sk_buff *, bool);
+	struct net_device *(*ndo_sk_get_lower_dev)(struct net_device *, struct sock *);
 	netdev_features_t (*ndo_fix_features)(struct net_device *, netdev_features_t);
 	int (*ndo_set_features)(struct net_device *, netdev_features_t);
 	int (*ndo_neigh_construct)(struct net_device *, struct neighbour *);
 	void (*ndo_neigh_destroy)(struct net_device *, struct neighbour *);
-	int (*ndo_fdb_add)(struct ndmsg *, struct nlattr **, struct net_device *, const unsigned char *, u16, u16, bool *, struct netlink_ext_ack *);
-	int (*ndo_fdb_del)(struct ndmsg *, struct nlattr **, struct net_device *, const unsigned char *, u16, bool *, struct netlink_ext_ack *);
+	int (*ndo_fdb_add)(struct ndmsg *, struct nlattr **, struct net_device *,
+			   const unsigned char *, u16, u16, bool *, struct netlink_ext_ack *);
+	int (*ndo_fdb_del)(struct ndmsg *, struct nlattr **, struct net_device *,
+			   const unsigned char *, u16, bool *, struct netlink_ext_ack *);
 	int (*ndo_fdb_del_bulk)(struct nlmsghdr *, struct net_device *, struct netlink_ext_ack *);
-	int (*ndo_fdb_dump)(struct sk_buff *, struct netlink_callback *, struct net_device *, struct net_device *, int *);
-	int (*ndo_fdb_get)(struct sk_buff *, struct nlattr **, struct net_device *, const unsigned char *, u16, u32, u32, struct netlink_ext_ack *);
+	int (*ndo_fdb_dump)(struct sk_buff *, struct netlink_callback *, struct net_device *,
+			    struct net_device *, int *);
+	int (*ndo_fdb_get)(struct sk_buff *, struct nlattr **, struct net_device *,
+			   const unsigned char *, u16, u32, u32, struct netlink_ext_ack *);
 	int (*ndo_mdb_add)(struct net_device *, struct nlattr **, u16, struct netlink_ext_ack *);
 	int (*ndo_mdb_del)(struct net_device *, struct nlattr **, struct netlink_ext_ack *);
 	int (*ndo_mdb_del_bulk)(struct net_device *, struct nlattr **, struct netlink_ext_ack *);
 	int (*ndo_mdb_dump)(struct net_device *, struct sk_buff *, struct netlink_callback *);
-	int (*ndo_mdb_get)(struct net_device *, struct nlattr **, u32, u32, struct netlink_ext_ack *);
-	int (*ndo_bridge_setlink)(struct net_device *, struct nlmsghdr *, u16, struct netlink_ext_ack *);
+	int (*ndo_mdb_get)(struct net_device *, struct nlattr **, u32, u32,
+			   struct netlink_ext_ack *);
+	int (*ndo_bridge_setlink)(struct net_device *, struct nlmsghdr *, u16,
+				  struct netlink_ext_ack *);
 	int (*ndo_bridge_getlink)(struct sk_buff *, u32, u32, struct net_device *, u32, int);
 	int (*ndo_bridge_dellink)(struct net_device *, struct nlmsghdr *, u16);
 	int (*ndo_change_carrier)(struct net_device *, bool);
 	int (*ndo_get_phys_port_id)(struct net_device *, struct netdev_phys_item_id *);
 	int (*ndo_get_port_parent_id)(struct net_device *, struct netdev_phys_item_id *);
 	int (*ndo_get_phys_port_name)(struct net_device *, char *, size_t);
-	void * (*ndo_dfwd_add_station)(struct net_device *, struct net_device *);
+	void *(*ndo_dfwd_add_station)(struct net_device *, struct net_device *);
 	void (*ndo_dfwd_del_station)(struct net_device *, void *);
 	int (*ndo_set_tx_maxrate)(struct net_device *, int, u32);
 	int (*ndo_get_iflink)(const struct net_device *);
@@ -13655,14 +13727,15 @@ struct net_device_ops {
 	void (*ndo_set_rx_headroom)(struct net_device *, int);
 	int (*ndo_bpf)(struct net_device *, struct netdev_bpf *);
 	int (*ndo_xdp_xmit)(struct net_device *, int, struct xdp_frame **, u32);
-	struct net_device * (*ndo_xdp_get_xmit_slave)(struct net_device *, struct xdp_buff *);
+	struct net_device *(*ndo_xdp_get_xmit_slave)(struct net_device *, struct xdp_buff *);
 	int (*ndo_xsk_wakeup)(struct net_device *, u32, u32);
 	int (*ndo_tunnel_ctl)(struct net_device *, struct ip_tunnel_parm_kern *, int);
-	struct net_device * (*ndo_get_peer_dev)(struct net_device *);
+	struct net_device *(*ndo_get_peer_dev)(struct net_device *);
 	int (*ndo_fill_forward_path)(struct net_device_path_ctx *, struct net_device_path *);
 	ktime_t (*ndo_get_tstamp)(struct net_device *, const struct skb_shared_hwtstamps *, bool);
 	int (*ndo_hwtstamp_get)(struct net_device *, struct kernel_hwtstamp_config *);
-	int (*ndo_hwtstamp_set)(struct net_device *, struct kernel_hwtstamp_config *, struct netlink_ext_ack *);
+	int (*ndo_hwtstamp_set)(struct net_device *, struct kernel_hwtstamp_config *,
+				struct netlink_ext_ack *);
 };
 
 struct neigh_parms {
@@ -13725,8 +13798,8 @@ struct pcpu_dstats {
 	u64_stats_t rx_drops;
 	u64_stats_t tx_drops;
 	struct u64_stats_sync syncp;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct ipv6_devstat {
@@ -13918,11 +13991,11 @@ struct ethtool_mm_cfg;
 struct ethtool_mm_stats;
 
 struct ethtool_ops {
-	u32 supported_input_xfrm: 8;
-	u32 cap_link_lanes_supported: 1;
-	u32 rxfh_per_ctx_fields: 1;
-	u32 rxfh_per_ctx_key: 1;
-	u32 cap_rss_rxnfc_adds: 1;
+	u32 supported_input_xfrm : 8;
+	u32 cap_link_lanes_supported : 1;
+	u32 rxfh_per_ctx_fields : 1;
+	u32 rxfh_per_ctx_key : 1;
+	u32 cap_rss_rxnfc_adds : 1;
 	u32 rxfh_indir_space;
 	u16 rxfh_key_space;
 	u16 rxfh_priv_size;
@@ -13944,10 +14017,14 @@ struct ethtool_ops {
 	int (*get_eeprom_len)(struct net_device *);
 	int (*get_eeprom)(struct net_device *, struct ethtool_eeprom *, u8 *);
 	int (*set_eeprom)(struct net_device *, struct ethtool_eeprom *, u8 *);
-	int (*get_coalesce)(struct net_device *, struct ethtool_coalesce *, struct kernel_ethtool_coalesce *, struct netlink_ext_ack *);
-	int (*set_coalesce)(struct net_device *, struct ethtool_coalesce *, struct kernel_ethtool_coalesce *, struct netlink_ext_ack *);
-	void (*get_ringparam)(struct net_device *, struct ethtool_ringparam *, struct kernel_ethtool_ringparam *, struct netlink_ext_ack *);
-	int (*set_ringparam)(struct net_device *, struct ethtool_ringparam *, struct kernel_ethtool_ringparam *, struct netlink_ext_ack *);
+	int (*get_coalesce)(struct net_device *, struct ethtool_coalesce *,
+			    struct kernel_ethtool_coalesce *, struct netlink_ext_ack *);
+	int (*set_coalesce)(struct net_device *, struct ethtool_coalesce *,
+			    struct kernel_ethtool_coalesce *, struct netlink_ext_ack *);
+	void (*get_ringparam)(struct net_device *, struct ethtool_ringparam *,
+			      struct kernel_ethtool_ringparam *, struct netlink_ext_ack *);
+	int (*set_ringparam)(struct net_device *, struct ethtool_ringparam *,
+			     struct kernel_ethtool_ringparam *, struct netlink_ext_ack *);
 	void (*get_pause_stats)(struct net_device *, struct ethtool_pause_stats *);
 	void (*get_pauseparam)(struct net_device *, struct ethtool_pauseparam *);
 	int (*set_pauseparam)(struct net_device *, struct ethtool_pauseparam *);
@@ -13970,10 +14047,14 @@ struct ethtool_ops {
 	int (*get_rxfh)(struct net_device *, struct ethtool_rxfh_param *);
 	int (*set_rxfh)(struct net_device *, struct ethtool_rxfh_param *, struct netlink_ext_ack *);
 	int (*get_rxfh_fields)(struct net_device *, struct ethtool_rxfh_fields *);
-	int (*set_rxfh_fields)(struct net_device *, const struct ethtool_rxfh_fields *, struct netlink_ext_ack *);
-	int (*create_rxfh_context)(struct net_device *, struct ethtool_rxfh_context *, const struct ethtool_rxfh_param *, struct netlink_ext_ack *);
-	int (*modify_rxfh_context)(struct net_device *, struct ethtool_rxfh_context *, const struct ethtool_rxfh_param *, struct netlink_ext_ack *);
-	int (*remove_rxfh_context)(struct net_device *, struct ethtool_rxfh_context *, u32, struct netlink_ext_ack *);
+	int (*set_rxfh_fields)(struct net_device *, const struct ethtool_rxfh_fields *,
+			       struct netlink_ext_ack *);
+	int (*create_rxfh_context)(struct net_device *, struct ethtool_rxfh_context *,
+				   const struct ethtool_rxfh_param *, struct netlink_ext_ack *);
+	int (*modify_rxfh_context)(struct net_device *, struct ethtool_rxfh_context *,
+				   const struct ethtool_rxfh_param *, struct netlink_ext_ack *);
+	int (*remove_rxfh_context)(struct net_device *, struct ethtool_rxfh_context *, u32,
+				   struct netlink_ext_ack *);
 	void (*get_channels)(struct net_device *, struct ethtool_channels *);
 	int (*set_channels)(struct net_device *, struct ethtool_channels *);
 	int (*get_dump_flag)(struct net_device *, struct ethtool_dump *);
@@ -13991,20 +14072,27 @@ struct ethtool_ops {
 	int (*set_per_queue_coalesce)(struct net_device *, u32, struct ethtool_coalesce *);
 	int (*get_link_ksettings)(struct net_device *, struct ethtool_link_ksettings *);
 	int (*set_link_ksettings)(struct net_device *, const struct ethtool_link_ksettings *);
-	void (*get_fec_stats)(struct net_device *, struct ethtool_fec_stats *, struct ethtool_fec_hist *);
+	void (*get_fec_stats)(struct net_device *, struct ethtool_fec_stats *,
+			      struct ethtool_fec_hist *);
 	int (*get_fecparam)(struct net_device *, struct ethtool_fecparam *);
 	int (*set_fecparam)(struct net_device *, struct ethtool_fecparam *);
 	void (*get_ethtool_phy_stats)(struct net_device *, struct ethtool_stats *, u64 *);
 	int (*get_phy_tunable)(struct net_device *, const struct ethtool_tunable *, void *);
 	int (*set_phy_tunable)(struct net_device *, const struct ethtool_tunable *, const void *);
-	int (*get_module_eeprom_by_page)(struct net_device *, const struct ethtool_module_eeprom *, struct netlink_ext_ack *);
-	int (*set_module_eeprom_by_page)(struct net_device *, const struct ethtool_module_eeprom *, struct netlink_ext_ack *);
+	int (*get_module_eeprom_by_page)(struct net_device *, const struct ethtool_module_eeprom *,
+					 struct netlink_ext_ack *);
+	int (*set_module_eeprom_by_page)(struct net_device *, const struct ethtool_module_eeprom *,
+					 struct netlink_ext_ack *);
 	void (*get_eth_phy_stats)(struct net_device *, struct ethtool_eth_phy_stats *);
 	void (*get_eth_mac_stats)(struct net_device *, struct ethtool_eth_mac_stats *);
 	void (*get_eth_ctrl_stats)(struct net_device *, struct ethtool_eth_ctrl_stats *);
-	void (*get_rmon_stats)(struct net_device *, struct ethtool_rmon_stats *, const struct ethtool_rmon_hist_range **);
-	int (*get_module_power_mode)(struct net_device *, struct ethtool_module_power_mode_params *, struct netlink_ext_ack *);
-	int (*set_module_power_mode)(struct net_device *, const struct ethtool_module_power_mode_params *, struct netlink_ext_ack *);
+	void (*get_rmon_stats)(struct net_device *, struct ethtool_rmon_stats *,
+			       const struct ethtool_rmon_hist_range **);
+	int (*get_module_power_mode)(struct net_device *, struct ethtool_module_power_mode_params *,
+				     struct netlink_ext_ack *);
+	int (*set_module_power_mode)(struct net_device *,
+				     const struct ethtool_module_power_mode_params *,
+				     struct netlink_ext_ack *);
 	int (*get_mm)(struct net_device *, struct ethtool_mm_state *);
 	int (*set_mm)(struct net_device *, struct ethtool_mm_cfg *, struct netlink_ext_ack *);
 	void (*get_mm_stats)(struct net_device *, struct ethtool_mm_stats *);
@@ -14012,9 +14100,9 @@ struct ethtool_ops {
 
 struct l3mdev_ops {
 	u32 (*l3mdev_fib_table)(const struct net_device *);
-	struct sk_buff * (*l3mdev_l3_rcv)(struct net_device *, struct sk_buff *, u16);
-	struct sk_buff * (*l3mdev_l3_out)(struct net_device *, struct sock *, struct sk_buff *, u16);
-	struct dst_entry * (*l3mdev_link_scope_lookup)(const struct net_device *, struct flowi6 *);
+	struct sk_buff *(*l3mdev_l3_rcv)(struct net_device *, struct sk_buff *, u16);
+	struct sk_buff *(*l3mdev_l3_out)(struct net_device *, struct sock *, struct sk_buff *, u16);
+	struct dst_entry *(*l3mdev_link_scope_lookup)(const struct net_device *, struct flowi6 *);
 };
 
 struct nd_opt_hdr;
@@ -14024,11 +14112,15 @@ struct ndisc_options;
 struct prefix_info;
 
 struct ndisc_ops {
-	int (*parse_options)(const struct net_device *, struct nd_opt_hdr *, struct ndisc_options *);
-	void (*update)(const struct net_device *, struct neighbour *, u32, u8, const struct ndisc_options *);
+	int (*parse_options)(const struct net_device *, struct nd_opt_hdr *,
+			     struct ndisc_options *);
+	void (*update)(const struct net_device *, struct neighbour *, u32, u8,
+		       const struct ndisc_options *);
 	int (*opt_addr_space)(const struct net_device *, u8, struct neighbour *, u8 *, u8 **);
 	void (*fill_addr_option)(const struct net_device *, struct sk_buff *, u8, const u8 *);
-	void (*prefix_rcv_add_addr)(struct net *, struct net_device *, const struct prefix_info *, struct inet6_dev *, struct in6_addr *, int, u32, bool, bool, __u32, u32, bool);
+	void (*prefix_rcv_add_addr)(struct net *, struct net_device *, const struct prefix_info *,
+				    struct inet6_dev *, struct in6_addr *, int, u32, bool, bool,
+				    __u32, u32, bool);
 };
 
 struct rtnl_newlink_params;
@@ -14038,7 +14130,8 @@ struct rtnl_link_ops {
 	struct srcu_struct srcu;
 	const char *kind;
 	size_t priv_size;
-	struct net_device * (*alloc)(struct nlattr **, const char *, unsigned char, unsigned int, unsigned int);
+	struct net_device *(*alloc)(struct nlattr **, const char *, unsigned char, unsigned int,
+				    unsigned int);
 	void (*setup)(struct net_device *);
 	bool netns_refund;
 	const u16 peer_type;
@@ -14046,7 +14139,8 @@ struct rtnl_link_ops {
 	const struct nla_policy *policy;
 	int (*validate)(struct nlattr **, struct nlattr **, struct netlink_ext_ack *);
 	int (*newlink)(struct net_device *, struct rtnl_newlink_params *, struct netlink_ext_ack *);
-	int (*changelink)(struct net_device *, struct nlattr **, struct nlattr **, struct netlink_ext_ack *);
+	int (*changelink)(struct net_device *, struct nlattr **, struct nlattr **,
+			  struct netlink_ext_ack *);
 	void (*dellink)(struct net_device *, struct list_head *);
 	size_t (*get_size)(const struct net_device *);
 	int (*fill_info)(struct sk_buff *, const struct net_device *);
@@ -14056,10 +14150,12 @@ struct rtnl_link_ops {
 	unsigned int (*get_num_rx_queues)(void);
 	unsigned int slave_maxtype;
 	const struct nla_policy *slave_policy;
-	int (*slave_changelink)(struct net_device *, struct net_device *, struct nlattr **, struct nlattr **, struct netlink_ext_ack *);
+	int (*slave_changelink)(struct net_device *, struct net_device *, struct nlattr **,
+				struct nlattr **, struct netlink_ext_ack *);
 	size_t (*get_slave_size)(const struct net_device *, const struct net_device *);
-	int (*fill_slave_info)(struct sk_buff *, const struct net_device *, const struct net_device *);
-	struct net * (*get_link_net)(const struct net_device *);
+	int (*fill_slave_info)(struct sk_buff *, const struct net_device *,
+			       const struct net_device *);
+	struct net *(*get_link_net)(const struct net_device *);
 	size_t (*get_linkxstats_size)(const struct net_device *, int);
 	int (*fill_linkxstats)(struct sk_buff *, const struct net_device *, int *, int);
 };
@@ -14071,7 +14167,8 @@ struct netdev_queue_stats_tx;
 struct netdev_stat_ops {
 	void (*get_queue_stats_rx)(struct net_device *, int, struct netdev_queue_stats_rx *);
 	void (*get_queue_stats_tx)(struct net_device *, int, struct netdev_queue_stats_tx *);
-	void (*get_base_stats)(struct net_device *, struct netdev_queue_stats_rx *, struct netdev_queue_stats_tx *);
+	void (*get_base_stats)(struct net_device *, struct netdev_queue_stats_rx *,
+			       struct netdev_queue_stats_tx *);
 };
 
 struct netdev_queue_mgmt_ops {
@@ -14080,7 +14177,7 @@ struct netdev_queue_mgmt_ops {
 	void (*ndo_queue_mem_free)(struct net_device *, void *);
 	int (*ndo_queue_start)(struct net_device *, void *, int);
 	int (*ndo_queue_stop)(struct net_device *, void *, int);
-	struct device * (*ndo_queue_get_dma_dev)(struct net_device *, int);
+	struct device *(*ndo_queue_get_dma_dev)(struct net_device *, int);
 };
 
 struct udp_tunnel_nic_table_info {
@@ -14094,7 +14191,8 @@ struct udp_tunnel_nic_shared;
 
 struct udp_tunnel_nic_info {
 	int (*set_port)(struct net_device *, unsigned int, unsigned int, struct udp_tunnel_info *);
-	int (*unset_port)(struct net_device *, unsigned int, unsigned int, struct udp_tunnel_info *);
+	int (*unset_port)(struct net_device *, unsigned int, unsigned int,
+			  struct udp_tunnel_info *);
 	int (*sync_table)(struct net_device *, unsigned int);
 	struct udp_tunnel_nic_shared *shared;
 	unsigned int flags;
@@ -14115,21 +14213,21 @@ struct hwtstamp_provider {
 
 struct numa_drop_counters {
 	atomic_t drops0;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	atomic_t drops1;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct netlink_range_validation {
@@ -14316,7 +14414,7 @@ struct proto {
 	int (*pre_connect)(struct sock *, struct sockaddr *, int);
 	int (*connect)(struct sock *, struct sockaddr *, int);
 	int (*disconnect)(struct sock *, int);
-	struct sock * (*accept)(struct sock *, struct proto_accept_arg *);
+	struct sock *(*accept)(struct sock *, struct proto_accept_arg *);
 	int (*ioctl)(struct sock *, int, int *);
 	int (*init)(struct sock *);
 	void (*destroy)(struct sock *);
@@ -14430,8 +14528,8 @@ struct request_sock {
 	struct request_sock *dl_next;
 	u16 mss;
 	u8 num_retrans;
-	u8 syncookie: 1;
-	u8 num_timeout: 7;
+	u8 syncookie : 1;
+	u8 num_timeout : 7;
 	u32 ts_recent;
 	struct timer_list rsk_timer;
 	const struct request_sock_ops *rsk_ops;
@@ -14592,7 +14690,7 @@ typedef void (*async_func_t)(void *, async_cookie_t);
 
 struct async_domain {
 	struct list_head pending;
-	unsigned int registered: 1;
+	unsigned int registered : 1;
 };
 
 enum memblock_flags {
@@ -14632,7 +14730,9 @@ enum state {
 	Reset = 7,
 };
 
-typedef int (*decompress_fn)(unsigned char *, long int, long int (*)(void *, long unsigned int), long int (*)(void *, long unsigned int), unsigned char *, long int *, void (*)(char *));
+typedef int (*decompress_fn)(unsigned char *, long int, long int (*)(void *, long unsigned int),
+			     long int (*)(void *, long unsigned int), unsigned char *, long int *,
+			     void (*)(char *));
 
 enum audit_ntp_type {
 	AUDIT_NTP_OFFSET = 0,
@@ -14668,502 +14768,502 @@ enum {
 
 struct gdt_page {
 	struct desc_struct gdt[16];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum intercept_words {
@@ -15192,14 +15292,14 @@ struct cpuinfo_topology {
 	union {
 		u32 cpu_type;
 		struct {
-			u32 intel_native_model_id: 24;
-			u32 intel_type: 8;
+			u32 intel_native_model_id : 24;
+			u32 intel_type : 8;
 		};
 		struct {
-			u32 amd_num_processors: 16;
-			u32 amd_power_eff_ranking: 8;
-			u32 amd_native_model_id: 4;
-			u32 amd_type: 4;
+			u32 amd_num_processors : 16;
+			u32 amd_power_eff_ranking : 8;
+			u32 amd_native_model_id : 4;
+			u32 amd_type : 4;
 		};
 	};
 };
@@ -15242,7 +15342,7 @@ struct cpuinfo_x86 {
 	bool smt_active;
 	u32 microcode;
 	u8 x86_cache_bits;
-	unsigned int initialized: 1;
+	unsigned int initialized : 1;
 };
 
 struct boot_e820_entry {
@@ -15577,8 +15677,8 @@ struct alt_instr {
 	s32 repl_offset;
 	union {
 		struct {
-			u32 cpuid: 16;
-			u32 flags: 16;
+			u32 cpuid : 16;
+			u32 flags : 16;
 		};
 		u32 ft_flags;
 	};
@@ -15718,7 +15818,8 @@ enum vm_fault_reason {
 struct vm_special_mapping {
 	const char *name;
 	struct page **pages;
-	vm_fault_t (*fault)(const struct vm_special_mapping *, struct vm_area_struct *, struct vm_fault *);
+	vm_fault_t (*fault)(const struct vm_special_mapping *, struct vm_area_struct *,
+			    struct vm_fault *);
 	int (*mremap)(const struct vm_special_mapping *, struct vm_area_struct *);
 	void (*close)(const struct vm_special_mapping *, struct vm_area_struct *);
 };
@@ -15745,10 +15846,10 @@ struct pvclock_vcpu_time_info {
 
 struct pvclock_vsyscall_time_info {
 	struct pvclock_vcpu_time_info pvti;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum vdso_clock_mode {
@@ -15944,7 +16045,8 @@ struct trace_event_raw_emulate_vsyscall {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_emulate_vsyscall {};
+struct trace_event_data_offsets_emulate_vsyscall {
+};
 
 typedef void (*btf_trace_emulate_vsyscall)(void *, int);
 
@@ -16075,13 +16177,13 @@ struct perf_event_mmap_page {
 	union {
 		__u64 capabilities;
 		struct {
-			__u64 cap_bit0: 1;
-			__u64 cap_bit0_is_deprecated: 1;
-			__u64 cap_user_rdpmc: 1;
-			__u64 cap_user_time: 1;
-			__u64 cap_user_time_zero: 1;
-			__u64 cap_user_time_short: 1;
-			__u64 cap_____res: 58;
+			__u64 cap_bit0 : 1;
+			__u64 cap_bit0_is_deprecated : 1;
+			__u64 cap_user_rdpmc : 1;
+			__u64 cap_user_time : 1;
+			__u64 cap_user_time_zero : 1;
+			__u64 cap_user_time_short : 1;
+			__u64 cap_____res : 58;
 		};
 	};
 	__u16 pmc_width;
@@ -16132,7 +16234,7 @@ struct x86_pmu_capability {
 	int bit_width_fixed;
 	unsigned int events_mask;
 	int events_mask_len;
-	unsigned int pebs_ept: 1;
+	unsigned int pebs_ept : 1;
 };
 
 struct debug_store {
@@ -16145,462 +16247,462 @@ struct debug_store {
 	u64 pebs_absolute_maximum;
 	u64 pebs_interrupt_threshold;
 	u64 pebs_event_reset[48];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum stack_type {
@@ -16652,7 +16754,7 @@ typedef struct {
 	unsigned int irq_tlb_count;
 	unsigned int irq_thermal_count;
 	unsigned int irq_hv_callback_count;
-	long: 0;
+	long : 0;
 } irq_cpustat_t;
 
 enum perf_event_x86_regs {
@@ -16942,18 +17044,18 @@ struct extra_reg {
 
 union perf_capabilities {
 	struct {
-		u64 lbr_format: 6;
-		u64 pebs_trap: 1;
-		u64 pebs_arch_reg: 1;
-		u64 pebs_format: 4;
-		u64 smm_freeze: 1;
-		u64 full_width_write: 1;
-		u64 pebs_baseline: 1;
-		u64 perf_metrics: 1;
-		u64 pebs_output_pt_available: 1;
-		u64 pebs_timing_info: 1;
-		u64 anythread_deprecated: 1;
-		u64 rdpmc_metrics_clear: 1;
+		u64 lbr_format : 6;
+		u64 pebs_trap : 1;
+		u64 pebs_arch_reg : 1;
+		u64 pebs_format : 4;
+		u64 smm_freeze : 1;
+		u64 full_width_write : 1;
+		u64 pebs_baseline : 1;
+		u64 perf_metrics : 1;
+		u64 pebs_output_pt_available : 1;
+		u64 pebs_timing_info : 1;
+		u64 anythread_deprecated : 1;
+		u64 rdpmc_metrics_clear : 1;
 	};
 	u64 capabilities;
 };
@@ -17011,9 +17113,9 @@ struct x86_hybrid_pmu {
 	struct event_constraint *event_constraints;
 	struct event_constraint *pebs_constraints;
 	struct extra_reg *extra_regs;
-	unsigned int late_ack: 1;
-	unsigned int mid_ack: 1;
-	unsigned int enabled_ack: 1;
+	unsigned int late_ack : 1;
+	unsigned int mid_ack : 1;
+	unsigned int enabled_ack : 1;
 	u64 pebs_data_source[256];
 };
 
@@ -17077,7 +17179,8 @@ struct x86_pmu {
 	int events_mask_len;
 	int apic;
 	u64 max_period;
-	struct event_constraint * (*get_event_constraints)(struct cpu_hw_events *, int, struct perf_event *);
+	struct event_constraint *(*get_event_constraints)(struct cpu_hw_events *, int,
+							  struct perf_event *);
 	void (*put_event_constraints)(struct cpu_hw_events *, struct perf_event *);
 	void (*start_scheduling)(struct cpu_hw_events *);
 	void (*commit_scheduling)(struct cpu_hw_events *, int, int);
@@ -17085,9 +17188,9 @@ struct x86_pmu {
 	struct event_constraint *event_constraints;
 	struct x86_pmu_quirk *quirks;
 	void (*limit_period)(struct perf_event *, s64 *);
-	unsigned int late_ack: 1;
-	unsigned int mid_ack: 1;
-	unsigned int enabled_ack: 1;
+	unsigned int late_ack : 1;
+	unsigned int mid_ack : 1;
+	unsigned int enabled_ack : 1;
 	int attr_rdpmc_broken;
 	int attr_rdpmc;
 	struct attribute **format_attrs;
@@ -17102,16 +17205,16 @@ struct x86_pmu {
 	void (*sched_task)(struct perf_event_pmu_context *, struct task_struct *, bool);
 	u64 intel_ctrl;
 	union perf_capabilities intel_cap;
-	unsigned int bts: 1;
-	unsigned int bts_active: 1;
-	unsigned int ds_pebs: 1;
-	unsigned int pebs_active: 1;
-	unsigned int pebs_broken: 1;
-	unsigned int pebs_prec_dist: 1;
-	unsigned int pebs_no_tlb: 1;
-	unsigned int pebs_no_isolation: 1;
-	unsigned int pebs_block: 1;
-	unsigned int pebs_ept: 1;
+	unsigned int bts : 1;
+	unsigned int bts_active : 1;
+	unsigned int ds_pebs : 1;
+	unsigned int pebs_active : 1;
+	unsigned int pebs_broken : 1;
+	unsigned int pebs_prec_dist : 1;
+	unsigned int pebs_no_tlb : 1;
+	unsigned int pebs_no_isolation : 1;
+	unsigned int pebs_block : 1;
+	unsigned int pebs_ept : 1;
 	int pebs_record_size;
 	int pebs_buffer_size;
 	u64 pebs_events_mask;
@@ -17138,31 +17241,31 @@ struct x86_pmu {
 	u64 lbr_callstack_users;
 	bool lbr_double_abort;
 	bool lbr_pt_coexist;
-	unsigned int lbr_has_info: 1;
-	unsigned int lbr_has_tsx: 1;
-	unsigned int lbr_from_flags: 1;
-	unsigned int lbr_to_cycles: 1;
-	unsigned int lbr_depth_mask: 8;
-	unsigned int lbr_deep_c_reset: 1;
-	unsigned int lbr_lip: 1;
-	unsigned int lbr_cpl: 1;
-	unsigned int lbr_filter: 1;
-	unsigned int lbr_call_stack: 1;
-	unsigned int lbr_mispred: 1;
-	unsigned int lbr_timed_lbr: 1;
-	unsigned int lbr_br_type: 1;
-	unsigned int lbr_counters: 4;
+	unsigned int lbr_has_info : 1;
+	unsigned int lbr_has_tsx : 1;
+	unsigned int lbr_from_flags : 1;
+	unsigned int lbr_to_cycles : 1;
+	unsigned int lbr_depth_mask : 8;
+	unsigned int lbr_deep_c_reset : 1;
+	unsigned int lbr_lip : 1;
+	unsigned int lbr_cpl : 1;
+	unsigned int lbr_filter : 1;
+	unsigned int lbr_call_stack : 1;
+	unsigned int lbr_mispred : 1;
+	unsigned int lbr_timed_lbr : 1;
+	unsigned int lbr_br_type : 1;
+	unsigned int lbr_counters : 4;
 	void (*lbr_reset)(void);
 	void (*lbr_read)(struct cpu_hw_events *);
 	void (*lbr_save)(void *);
 	void (*lbr_restore)(void *);
 	atomic_t lbr_exclusive[3];
 	int num_topdown_events;
-	unsigned int amd_nb_constraints: 1;
+	unsigned int amd_nb_constraints : 1;
 	u64 perf_ctr_pair_en;
 	struct extra_reg *extra_regs;
 	unsigned int flags;
-	struct perf_guest_switch_msr * (*guest_get_msrs)(int *, void *);
+	struct perf_guest_switch_msr *(*guest_get_msrs)(int *, void *);
 	int (*check_period)(struct perf_event *, u64);
 	int (*aux_output_match)(struct perf_event *);
 	void (*filter)(struct pmu *, int, bool *);
@@ -17425,10 +17528,10 @@ typedef struct kmem_cache *kmem_buckets[14];
 
 union cpuid_0x80000022_ebx {
 	struct {
-		unsigned int num_core_pmc: 4;
-		unsigned int lbr_v2_stack_sz: 6;
-		unsigned int num_df_pmc: 6;
-		unsigned int num_umc_pmc: 6;
+		unsigned int num_core_pmc : 4;
+		unsigned int lbr_v2_stack_sz : 6;
+		unsigned int num_df_pmc : 6;
+		unsigned int num_umc_pmc : 6;
 	} split;
 	unsigned int full;
 };
@@ -17448,19 +17551,19 @@ enum {
 struct branch_entry {
 	union {
 		struct {
-			u64 ip: 58;
-			u64 ip_sign_ext: 5;
-			u64 mispredict: 1;
+			u64 ip : 58;
+			u64 ip_sign_ext : 5;
+			u64 mispredict : 1;
 		} split;
 		u64 full;
 	} from;
 	union {
 		struct {
-			u64 ip: 58;
-			u64 ip_sign_ext: 3;
-			u64 reserved: 1;
-			u64 spec: 1;
-			u64 valid: 1;
+			u64 ip : 58;
+			u64 ip_sign_ext : 3;
+			u64 reserved : 1;
+			u64 spec : 1;
+			u64 valid : 1;
 		} split;
 		u64 full;
 	} to;
@@ -17532,9 +17635,9 @@ struct pci_bus {
 	struct device dev;
 	struct bin_attribute *legacy_io;
 	struct bin_attribute *legacy_mem;
-	unsigned int is_added: 1;
-	unsigned int unsafe_warn: 1;
-	unsigned int flit_mode: 1;
+	unsigned int is_added : 1;
+	unsigned int unsafe_warn : 1;
+	unsigned int flit_mode : 1;
 };
 
 typedef int pci_power_t;
@@ -17575,7 +17678,7 @@ struct pci_dev {
 	u8 pcie_cap;
 	u8 msi_cap;
 	u8 msix_cap;
-	u8 pcie_mpss: 3;
+	u8 pcie_mpss : 3;
 	u8 rom_base_reg;
 	u8 pin;
 	u16 pcie_flags_reg;
@@ -17585,80 +17688,80 @@ struct pci_dev {
 	struct device_dma_parameters dma_parms;
 	pci_power_t current_state;
 	u8 pm_cap;
-	unsigned int pme_support: 5;
-	unsigned int pme_poll: 1;
-	unsigned int pinned: 1;
-	unsigned int config_rrs_sv: 1;
-	unsigned int imm_ready: 1;
-	unsigned int d1_support: 1;
-	unsigned int d2_support: 1;
-	unsigned int no_d1d2: 1;
-	unsigned int no_d3cold: 1;
-	unsigned int bridge_d3: 1;
-	unsigned int d3cold_allowed: 1;
-	unsigned int mmio_always_on: 1;
-	unsigned int wakeup_prepared: 1;
-	unsigned int skip_bus_pm: 1;
-	unsigned int ignore_hotplug: 1;
-	unsigned int hotplug_user_indicators: 1;
-	unsigned int clear_retrain_link: 1;
-	unsigned int no_bw_notif: 1;
+	unsigned int pme_support : 5;
+	unsigned int pme_poll : 1;
+	unsigned int pinned : 1;
+	unsigned int config_rrs_sv : 1;
+	unsigned int imm_ready : 1;
+	unsigned int d1_support : 1;
+	unsigned int d2_support : 1;
+	unsigned int no_d1d2 : 1;
+	unsigned int no_d3cold : 1;
+	unsigned int bridge_d3 : 1;
+	unsigned int d3cold_allowed : 1;
+	unsigned int mmio_always_on : 1;
+	unsigned int wakeup_prepared : 1;
+	unsigned int skip_bus_pm : 1;
+	unsigned int ignore_hotplug : 1;
+	unsigned int hotplug_user_indicators : 1;
+	unsigned int clear_retrain_link : 1;
+	unsigned int no_bw_notif : 1;
 	unsigned int d3hot_delay;
 	unsigned int d3cold_delay;
 	u16 l1ss;
 	struct pcie_link_state *link_state;
-	unsigned int aspm_l0s_support: 1;
-	unsigned int aspm_l1_support: 1;
-	unsigned int ltr_path: 1;
-	unsigned int pasid_no_tlp: 1;
-	unsigned int eetlp_prefix_max: 3;
+	unsigned int aspm_l0s_support : 1;
+	unsigned int aspm_l1_support : 1;
+	unsigned int ltr_path : 1;
+	unsigned int pasid_no_tlp : 1;
+	unsigned int eetlp_prefix_max : 3;
 	pci_channel_state_t error_state;
 	struct device dev;
 	int cfg_size;
 	unsigned int irq;
 	struct resource resource[11];
 	struct resource driver_exclusive_resource;
-	unsigned int transparent: 1;
-	unsigned int io_window: 1;
-	unsigned int pref_window: 1;
-	unsigned int pref_64_window: 1;
-	unsigned int multifunction: 1;
-	unsigned int is_busmaster: 1;
-	unsigned int no_msi: 1;
-	unsigned int no_64bit_msi: 1;
-	unsigned int block_cfg_access: 1;
-	unsigned int broken_parity_status: 1;
-	unsigned int irq_reroute_variant: 2;
-	unsigned int msi_enabled: 1;
-	unsigned int msix_enabled: 1;
-	unsigned int ari_enabled: 1;
-	unsigned int ats_enabled: 1;
-	unsigned int pasid_enabled: 1;
-	unsigned int pri_enabled: 1;
-	unsigned int tph_enabled: 1;
-	unsigned int is_managed: 1;
-	unsigned int is_msi_managed: 1;
-	unsigned int needs_freset: 1;
-	unsigned int state_saved: 1;
-	unsigned int is_physfn: 1;
-	unsigned int is_virtfn: 1;
-	unsigned int is_hotplug_bridge: 1;
-	unsigned int is_pciehp: 1;
-	unsigned int shpc_managed: 1;
-	unsigned int is_thunderbolt: 1;
-	unsigned int untrusted: 1;
-	unsigned int external_facing: 1;
-	unsigned int broken_intx_masking: 1;
-	unsigned int io_window_1k: 1;
-	unsigned int irq_managed: 1;
-	unsigned int non_compliant_bars: 1;
-	unsigned int is_probed: 1;
-	unsigned int link_active_reporting: 1;
-	unsigned int no_vf_scan: 1;
-	unsigned int no_command_memory: 1;
-	unsigned int rom_bar_overlap: 1;
-	unsigned int rom_attr_enabled: 1;
-	unsigned int non_mappable_bars: 1;
+	unsigned int transparent : 1;
+	unsigned int io_window : 1;
+	unsigned int pref_window : 1;
+	unsigned int pref_64_window : 1;
+	unsigned int multifunction : 1;
+	unsigned int is_busmaster : 1;
+	unsigned int no_msi : 1;
+	unsigned int no_64bit_msi : 1;
+	unsigned int block_cfg_access : 1;
+	unsigned int broken_parity_status : 1;
+	unsigned int irq_reroute_variant : 2;
+	unsigned int msi_enabled : 1;
+	unsigned int msix_enabled : 1;
+	unsigned int ari_enabled : 1;
+	unsigned int ats_enabled : 1;
+	unsigned int pasid_enabled : 1;
+	unsigned int pri_enabled : 1;
+	unsigned int tph_enabled : 1;
+	unsigned int is_managed : 1;
+	unsigned int is_msi_managed : 1;
+	unsigned int needs_freset : 1;
+	unsigned int state_saved : 1;
+	unsigned int is_physfn : 1;
+	unsigned int is_virtfn : 1;
+	unsigned int is_hotplug_bridge : 1;
+	unsigned int is_pciehp : 1;
+	unsigned int shpc_managed : 1;
+	unsigned int is_thunderbolt : 1;
+	unsigned int untrusted : 1;
+	unsigned int external_facing : 1;
+	unsigned int broken_intx_masking : 1;
+	unsigned int io_window_1k : 1;
+	unsigned int irq_managed : 1;
+	unsigned int non_compliant_bars : 1;
+	unsigned int is_probed : 1;
+	unsigned int link_active_reporting : 1;
+	unsigned int no_vf_scan : 1;
+	unsigned int no_command_memory : 1;
+	unsigned int rom_bar_overlap : 1;
+	unsigned int rom_attr_enabled : 1;
+	unsigned int non_mappable_bars : 1;
 	pci_dev_flags_t dev_flags;
 	atomic_t enable_cnt;
 	spinlock_t pcie_cap_lock;
@@ -17707,7 +17810,7 @@ struct pci_driver {
 struct pci_ops {
 	int (*add_bus)(struct pci_bus *);
 	void (*remove_bus)(struct pci_bus *);
-	void * (*map_bus)(struct pci_bus *, unsigned int, int);
+	void *(*map_bus)(struct pci_bus *, unsigned int, int);
 	int (*read)(struct pci_bus *, unsigned int, int, int, u32 *);
 	int (*write)(struct pci_bus *, unsigned int, int, int, u32);
 };
@@ -17734,97 +17837,97 @@ struct syscore_ops {
 union ibs_fetch_ctl {
 	__u64 val;
 	struct {
-		__u64 fetch_maxcnt: 16;
-		__u64 fetch_cnt: 16;
-		__u64 fetch_lat: 16;
-		__u64 fetch_en: 1;
-		__u64 fetch_val: 1;
-		__u64 fetch_comp: 1;
-		__u64 ic_miss: 1;
-		__u64 phy_addr_valid: 1;
-		__u64 l1tlb_pgsz: 2;
-		__u64 l1tlb_miss: 1;
-		__u64 l2tlb_miss: 1;
-		__u64 rand_en: 1;
-		__u64 fetch_l2_miss: 1;
-		__u64 l3_miss_only: 1;
-		__u64 fetch_oc_miss: 1;
-		__u64 fetch_l3_miss: 1;
-		__u64 reserved: 2;
+		__u64 fetch_maxcnt : 16;
+		__u64 fetch_cnt : 16;
+		__u64 fetch_lat : 16;
+		__u64 fetch_en : 1;
+		__u64 fetch_val : 1;
+		__u64 fetch_comp : 1;
+		__u64 ic_miss : 1;
+		__u64 phy_addr_valid : 1;
+		__u64 l1tlb_pgsz : 2;
+		__u64 l1tlb_miss : 1;
+		__u64 l2tlb_miss : 1;
+		__u64 rand_en : 1;
+		__u64 fetch_l2_miss : 1;
+		__u64 l3_miss_only : 1;
+		__u64 fetch_oc_miss : 1;
+		__u64 fetch_l3_miss : 1;
+		__u64 reserved : 2;
 	};
 };
 
 union ibs_op_ctl {
 	__u64 val;
 	struct {
-		__u64 opmaxcnt: 16;
-		__u64 l3_miss_only: 1;
-		__u64 op_en: 1;
-		__u64 op_val: 1;
-		__u64 cnt_ctl: 1;
-		__u64 opmaxcnt_ext: 7;
-		__u64 reserved0: 5;
-		__u64 opcurcnt: 27;
-		__u64 ldlat_thrsh: 4;
-		__u64 ldlat_en: 1;
+		__u64 opmaxcnt : 16;
+		__u64 l3_miss_only : 1;
+		__u64 op_en : 1;
+		__u64 op_val : 1;
+		__u64 cnt_ctl : 1;
+		__u64 opmaxcnt_ext : 7;
+		__u64 reserved0 : 5;
+		__u64 opcurcnt : 27;
+		__u64 ldlat_thrsh : 4;
+		__u64 ldlat_en : 1;
 	};
 };
 
 union ibs_op_data {
 	__u64 val;
 	struct {
-		__u64 comp_to_ret_ctr: 16;
-		__u64 tag_to_ret_ctr: 16;
-		__u64 reserved1: 2;
-		__u64 op_return: 1;
-		__u64 op_brn_taken: 1;
-		__u64 op_brn_misp: 1;
-		__u64 op_brn_ret: 1;
-		__u64 op_rip_invalid: 1;
-		__u64 op_brn_fuse: 1;
-		__u64 op_microcode: 1;
-		__u64 reserved2: 23;
+		__u64 comp_to_ret_ctr : 16;
+		__u64 tag_to_ret_ctr : 16;
+		__u64 reserved1 : 2;
+		__u64 op_return : 1;
+		__u64 op_brn_taken : 1;
+		__u64 op_brn_misp : 1;
+		__u64 op_brn_ret : 1;
+		__u64 op_rip_invalid : 1;
+		__u64 op_brn_fuse : 1;
+		__u64 op_microcode : 1;
+		__u64 reserved2 : 23;
 	};
 };
 
 union ibs_op_data2 {
 	__u64 val;
 	struct {
-		__u64 data_src_lo: 3;
-		__u64 reserved0: 1;
-		__u64 rmt_node: 1;
-		__u64 cache_hit_st: 1;
-		__u64 data_src_hi: 2;
-		__u64 reserved1: 56;
+		__u64 data_src_lo : 3;
+		__u64 reserved0 : 1;
+		__u64 rmt_node : 1;
+		__u64 cache_hit_st : 1;
+		__u64 data_src_hi : 2;
+		__u64 reserved1 : 56;
 	};
 };
 
 union ibs_op_data3 {
 	__u64 val;
 	struct {
-		__u64 ld_op: 1;
-		__u64 st_op: 1;
-		__u64 dc_l1tlb_miss: 1;
-		__u64 dc_l2tlb_miss: 1;
-		__u64 dc_l1tlb_hit_2m: 1;
-		__u64 dc_l1tlb_hit_1g: 1;
-		__u64 dc_l2tlb_hit_2m: 1;
-		__u64 dc_miss: 1;
-		__u64 dc_mis_acc: 1;
-		__u64 reserved: 4;
-		__u64 dc_wc_mem_acc: 1;
-		__u64 dc_uc_mem_acc: 1;
-		__u64 dc_locked_op: 1;
-		__u64 dc_miss_no_mab_alloc: 1;
-		__u64 dc_lin_addr_valid: 1;
-		__u64 dc_phy_addr_valid: 1;
-		__u64 dc_l2_tlb_hit_1g: 1;
-		__u64 l2_miss: 1;
-		__u64 sw_pf: 1;
-		__u64 op_mem_width: 4;
-		__u64 op_dc_miss_open_mem_reqs: 6;
-		__u64 dc_miss_lat: 16;
-		__u64 tlb_refill_lat: 16;
+		__u64 ld_op : 1;
+		__u64 st_op : 1;
+		__u64 dc_l1tlb_miss : 1;
+		__u64 dc_l2tlb_miss : 1;
+		__u64 dc_l1tlb_hit_2m : 1;
+		__u64 dc_l1tlb_hit_1g : 1;
+		__u64 dc_l2tlb_hit_2m : 1;
+		__u64 dc_miss : 1;
+		__u64 dc_mis_acc : 1;
+		__u64 reserved : 4;
+		__u64 dc_wc_mem_acc : 1;
+		__u64 dc_uc_mem_acc : 1;
+		__u64 dc_locked_op : 1;
+		__u64 dc_miss_no_mab_alloc : 1;
+		__u64 dc_lin_addr_valid : 1;
+		__u64 dc_phy_addr_valid : 1;
+		__u64 dc_l2_tlb_hit_1g : 1;
+		__u64 l2_miss : 1;
+		__u64 sw_pf : 1;
+		__u64 op_mem_width : 4;
+		__u64 op_dc_miss_open_mem_reqs : 6;
+		__u64 dc_miss_lat : 16;
+		__u64 tlb_refill_lat : 16;
 	};
 };
 
@@ -17861,8 +17964,8 @@ struct perf_ibs {
 	u64 max_period;
 	long unsigned int offset_mask[1];
 	int offset_max;
-	unsigned int fetch_count_reset_broken: 1;
-	unsigned int fetch_ignore_if_zero_rip: 1;
+	unsigned int fetch_count_reset_broken : 1;
+	unsigned int fetch_ignore_if_zero_rip : 1;
 	struct cpu_perf_ibs *pcpu;
 	u64 (*get_count)(u64);
 };
@@ -17897,10 +18000,10 @@ enum {
 
 union amd_uncore_info {
 	struct {
-		u64 aux_data: 32;
-		u64 num_pmcs: 8;
-		u64 gid: 8;
-		u64 cid: 8;
+		u64 aux_data : 32;
+		u64 num_pmcs : 8;
+		u64 gid : 8;
+		u64 cid : 8;
 	} split;
 	u64 full;
 };
@@ -18046,13 +18149,13 @@ struct fpstate {
 	u64 xfeatures;
 	u64 user_xfeatures;
 	u64 xfd;
-	unsigned int is_valloc: 1;
-	unsigned int is_guest: 1;
-	unsigned int is_confidential: 1;
-	unsigned int in_use: 1;
-	long: 64;
-	long: 64;
-	long: 64;
+	unsigned int is_valloc : 1;
+	unsigned int is_guest : 1;
+	unsigned int is_confidential : 1;
+	unsigned int in_use : 1;
+	long : 64;
+	long : 64;
+	long : 64;
 	union fpregs_state regs;
 };
 
@@ -18138,13 +18241,16 @@ struct mmu_notifier_range;
 
 struct mmu_notifier_ops {
 	void (*release)(struct mmu_notifier *, struct mm_struct *);
-	int (*clear_flush_young)(struct mmu_notifier *, struct mm_struct *, long unsigned int, long unsigned int);
-	int (*clear_young)(struct mmu_notifier *, struct mm_struct *, long unsigned int, long unsigned int);
+	int (*clear_flush_young)(struct mmu_notifier *, struct mm_struct *, long unsigned int,
+				 long unsigned int);
+	int (*clear_young)(struct mmu_notifier *, struct mm_struct *, long unsigned int,
+			   long unsigned int);
 	int (*test_young)(struct mmu_notifier *, struct mm_struct *, long unsigned int);
 	int (*invalidate_range_start)(struct mmu_notifier *, const struct mmu_notifier_range *);
 	void (*invalidate_range_end)(struct mmu_notifier *, const struct mmu_notifier_range *);
-	void (*arch_invalidate_secondary_tlbs)(struct mmu_notifier *, struct mm_struct *, long unsigned int, long unsigned int);
-	struct mmu_notifier * (*alloc_notifier)(struct mm_struct *);
+	void (*arch_invalidate_secondary_tlbs)(struct mmu_notifier *, struct mm_struct *,
+					       long unsigned int, long unsigned int);
+	struct mmu_notifier *(*alloc_notifier)(struct mm_struct *);
 	void (*free_notifier)(struct mmu_notifier *);
 };
 
@@ -18189,15 +18295,15 @@ struct irqaction {
 	long unsigned int thread_mask;
 	const char *name;
 	struct proc_dir_entry *dir;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct irq_affinity_desc {
 	struct cpumask mask;
-	unsigned int is_managed: 1;
+	unsigned int is_managed : 1;
 };
 
 enum irqchip_irq_state {
@@ -18214,54 +18320,54 @@ struct dev_ext_attribute {
 
 union cpuid10_eax {
 	struct {
-		unsigned int version_id: 8;
-		unsigned int num_counters: 8;
-		unsigned int bit_width: 8;
-		unsigned int mask_length: 8;
+		unsigned int version_id : 8;
+		unsigned int num_counters : 8;
+		unsigned int bit_width : 8;
+		unsigned int mask_length : 8;
 	} split;
 	unsigned int full;
 };
 
 union cpuid10_ebx {
 	struct {
-		unsigned int no_unhalted_core_cycles: 1;
-		unsigned int no_instructions_retired: 1;
-		unsigned int no_unhalted_reference_cycles: 1;
-		unsigned int no_llc_reference: 1;
-		unsigned int no_llc_misses: 1;
-		unsigned int no_branch_instruction_retired: 1;
-		unsigned int no_branch_misses_retired: 1;
+		unsigned int no_unhalted_core_cycles : 1;
+		unsigned int no_instructions_retired : 1;
+		unsigned int no_unhalted_reference_cycles : 1;
+		unsigned int no_llc_reference : 1;
+		unsigned int no_llc_misses : 1;
+		unsigned int no_branch_instruction_retired : 1;
+		unsigned int no_branch_misses_retired : 1;
 	} split;
 	unsigned int full;
 };
 
 union cpuid10_edx {
 	struct {
-		unsigned int num_counters_fixed: 5;
-		unsigned int bit_width_fixed: 8;
-		unsigned int reserved1: 2;
-		unsigned int anythread_deprecated: 1;
-		unsigned int reserved2: 16;
+		unsigned int num_counters_fixed : 5;
+		unsigned int bit_width_fixed : 8;
+		unsigned int reserved1 : 2;
+		unsigned int anythread_deprecated : 1;
+		unsigned int reserved2 : 16;
 	} split;
 	unsigned int full;
 };
 
 union cpuid35_eax {
 	struct {
-		unsigned int leaf0: 1;
-		unsigned int cntr_subleaf: 1;
-		unsigned int acr_subleaf: 1;
-		unsigned int events_subleaf: 1;
-		unsigned int reserved: 28;
+		unsigned int leaf0 : 1;
+		unsigned int cntr_subleaf : 1;
+		unsigned int acr_subleaf : 1;
+		unsigned int events_subleaf : 1;
+		unsigned int reserved : 28;
 	} split;
 	unsigned int full;
 };
 
 union cpuid35_ebx {
 	struct {
-		unsigned int umask2: 1;
-		unsigned int eq: 1;
-		unsigned int reserved: 30;
+		unsigned int umask2 : 1;
+		unsigned int eq : 1;
+		unsigned int reserved : 30;
 	} split;
 	unsigned int full;
 };
@@ -18339,30 +18445,30 @@ struct irq_desc {
 	struct module *owner;
 	const char *name;
 	struct hlist_node resend_node;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct x86_msi_addr_lo {
 	union {
 		struct {
-			u32 reserved_0: 2;
-			u32 dest_mode_logical: 1;
-			u32 redirect_hint: 1;
-			u32 reserved_1: 1;
-			u32 virt_destid_8_14: 7;
-			u32 destid_0_7: 8;
-			u32 base_address: 12;
+			u32 reserved_0 : 2;
+			u32 dest_mode_logical : 1;
+			u32 redirect_hint : 1;
+			u32 reserved_1 : 1;
+			u32 virt_destid_8_14 : 7;
+			u32 destid_0_7 : 8;
+			u32 base_address : 12;
 		};
 		struct {
-			u32 dmar_reserved_0: 2;
-			u32 dmar_index_15: 1;
-			u32 dmar_subhandle_valid: 1;
-			u32 dmar_format: 1;
-			u32 dmar_index_0_14: 15;
-			u32 dmar_base_address: 12;
+			u32 dmar_reserved_0 : 2;
+			u32 dmar_index_15 : 1;
+			u32 dmar_subhandle_valid : 1;
+			u32 dmar_format : 1;
+			u32 dmar_index_0_14 : 15;
+			u32 dmar_base_address : 12;
 		};
 	};
 };
@@ -18370,8 +18476,8 @@ struct x86_msi_addr_lo {
 typedef struct x86_msi_addr_lo arch_msi_msg_addr_lo_t;
 
 struct x86_msi_addr_hi {
-	u32 reserved: 8;
-	u32 destid_8_31: 24;
+	u32 reserved : 8;
+	u32 destid_8_31 : 24;
 };
 
 typedef struct x86_msi_addr_hi arch_msi_msg_addr_hi_t;
@@ -18379,12 +18485,12 @@ typedef struct x86_msi_addr_hi arch_msi_msg_addr_hi_t;
 struct x86_msi_data {
 	union {
 		struct {
-			u32 vector: 8;
-			u32 delivery_mode: 3;
-			u32 dest_mode_logical: 1;
-			u32 reserved: 2;
-			u32 active_low: 1;
-			u32 is_level: 1;
+			u32 vector : 8;
+			u32 delivery_mode : 3;
+			u32 dest_mode_logical : 1;
+			u32 reserved : 2;
+			u32 active_low : 1;
+			u32 is_level : 1;
 		};
 		u32 dmar_subhandle;
 	};
@@ -18413,12 +18519,12 @@ struct pci_msi_desc {
 		u32 msix_ctrl;
 	};
 	struct {
-		u8 is_msix: 1;
-		u8 multiple: 3;
-		u8 multi_cap: 3;
-		u8 can_mask: 1;
-		u8 is_64: 1;
-		u8 is_virtual: 1;
+		u8 is_msix : 1;
+		u8 multiple : 3;
+		u8 multi_cap : 3;
+		u8 can_mask : 1;
+		u8 is_64 : 1;
+		u8 is_virtual : 1;
 		unsigned int default_irq;
 	} msi_attrib;
 	union {
@@ -18508,9 +18614,9 @@ enum irq_alloc_type {
 struct ioapic_alloc_info {
 	int pin;
 	int node;
-	u32 is_level: 1;
-	u32 active_low: 1;
-	u32 valid: 1;
+	u32 is_level : 1;
+	u32 active_low : 1;
+	u32 valid : 1;
 };
 
 struct uv_alloc_info {
@@ -18602,12 +18708,14 @@ struct irq_domain_ops {
 	int (*select)(struct irq_domain *, struct irq_fwspec *, enum irq_domain_bus_token);
 	int (*map)(struct irq_domain *, unsigned int, irq_hw_number_t);
 	void (*unmap)(struct irq_domain *, unsigned int);
-	int (*xlate)(struct irq_domain *, struct device_node *, const u32 *, unsigned int, long unsigned int *, unsigned int *);
+	int (*xlate)(struct irq_domain *, struct device_node *, const u32 *, unsigned int,
+		     long unsigned int *, unsigned int *);
 	int (*alloc)(struct irq_domain *, unsigned int, unsigned int, void *);
 	void (*free)(struct irq_domain *, unsigned int, unsigned int);
 	int (*activate)(struct irq_domain *, struct irq_data *, bool);
 	void (*deactivate)(struct irq_domain *, struct irq_data *);
-	int (*translate)(struct irq_domain *, struct irq_fwspec *, long unsigned int *, unsigned int *);
+	int (*translate)(struct irq_domain *, struct irq_fwspec *, long unsigned int *,
+			 unsigned int *);
 };
 
 struct msi_domain_info;
@@ -18619,14 +18727,16 @@ struct msi_parent_ops {
 	u32 bus_select_token;
 	u32 bus_select_mask;
 	const char *prefix;
-	bool (*init_dev_msi_info)(struct device *, struct irq_domain *, struct irq_domain *, struct msi_domain_info *);
+	bool (*init_dev_msi_info)(struct device *, struct irq_domain *, struct irq_domain *,
+				  struct msi_domain_info *);
 };
 
 typedef struct irq_alloc_info msi_alloc_info_t;
 
 struct msi_domain_ops {
 	irq_hw_number_t (*get_hwirq)(struct msi_domain_info *, msi_alloc_info_t *);
-	int (*msi_init)(struct irq_domain *, struct msi_domain_info *, unsigned int, irq_hw_number_t, msi_alloc_info_t *);
+	int (*msi_init)(struct irq_domain *, struct msi_domain_info *, unsigned int,
+			irq_hw_number_t, msi_alloc_info_t *);
 	void (*msi_free)(struct irq_domain *, struct msi_domain_info *, unsigned int);
 	int (*msi_prepare)(struct irq_domain *, struct device *, int, msi_alloc_info_t *);
 	void (*msi_teardown)(struct irq_domain *, msi_alloc_info_t *);
@@ -18634,7 +18744,8 @@ struct msi_domain_ops {
 	void (*set_desc)(msi_alloc_info_t *, struct msi_desc *);
 	int (*domain_alloc_irqs)(struct irq_domain *, struct device *, int);
 	void (*domain_free_irqs)(struct irq_domain *, struct device *);
-	int (*msi_translate)(struct irq_domain *, struct irq_fwspec *, irq_hw_number_t *, unsigned int *);
+	int (*msi_translate)(struct irq_domain *, struct irq_fwspec *, irq_hw_number_t *,
+			     unsigned int *);
 };
 
 struct msi_domain_info {
@@ -18812,11 +18923,13 @@ struct kvm_nested_state {
 	} hdr;
 	union {
 		struct {
-			struct {} __empty_vmx;
+			struct {
+			} __empty_vmx;
 			struct kvm_vmx_nested_state_data vmx[0];
 		};
 		struct {
-			struct {} __empty_svm;
+			struct {
+			} __empty_svm;
 			struct kvm_svm_nested_state_data svm[0];
 		};
 	} data;
@@ -18933,9 +19046,9 @@ struct kvm_mmu_gate {
 	u64 last_wake;
 	spinlock_t lock;
 	struct list_head parked;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum kvm_irqchip_mode {
@@ -18994,7 +19107,7 @@ struct kvm_arch {
 	struct list_head active_mmu_pages;
 	struct kvm_possible_nx_huge_pages possible_nx_huge_pages[2];
 	spinlock_t mmu_unsync_pages_lock;
-	long: 64;
+	long : 64;
 	struct kvm_mmu_gate mmu_gate;
 	u64 shadow_mmio_value;
 	atomic_t noncoherent_dma_count;
@@ -19069,13 +19182,13 @@ struct kvm_arch {
 	struct kvm_mmu_memory_cache split_desc_cache;
 	gfn_t gfn_direct_bits;
 	int cpu_dirty_log_size;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct kvm_io_bus;
@@ -19144,9 +19257,9 @@ struct kvm {
 	bool vm_dead;
 	struct notifier_block pm_notifier;
 	char stats_id[48];
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct kvm_vcpu_stat_generic {
@@ -19413,7 +19526,8 @@ struct kvm_coalesced_mmio_ring {
 	__u32 first;
 	__u32 last;
 	struct {
-		struct {} __empty_coalesced_mmio;
+		struct {
+		} __empty_coalesced_mmio;
 		struct kvm_coalesced_mmio coalesced_mmio[0];
 	};
 };
@@ -19479,36 +19593,36 @@ enum exit_fastpath_completion {
 union kvm_mmu_page_role {
 	u32 word;
 	struct {
-		unsigned int level: 4;
-		unsigned int has_4_byte_gpte: 1;
-		unsigned int quadrant: 2;
-		unsigned int direct: 1;
-		unsigned int access: 3;
-		unsigned int invalid: 1;
-		unsigned int efer_nx: 1;
-		unsigned int cr0_wp: 1;
-		unsigned int smep_andnot_wp: 1;
-		unsigned int smap_andnot_wp: 1;
-		unsigned int ad_disabled: 1;
-		unsigned int guest_mode: 1;
-		unsigned int passthrough: 1;
-		unsigned int is_mirror: 1;
-		char: 4;
-		unsigned int smm: 8;
+		unsigned int level : 4;
+		unsigned int has_4_byte_gpte : 1;
+		unsigned int quadrant : 2;
+		unsigned int direct : 1;
+		unsigned int access : 3;
+		unsigned int invalid : 1;
+		unsigned int efer_nx : 1;
+		unsigned int cr0_wp : 1;
+		unsigned int smep_andnot_wp : 1;
+		unsigned int smap_andnot_wp : 1;
+		unsigned int ad_disabled : 1;
+		unsigned int guest_mode : 1;
+		unsigned int passthrough : 1;
+		unsigned int is_mirror : 1;
+		char : 4;
+		unsigned int smm : 8;
 	};
 };
 
 union kvm_mmu_extended_role {
 	u32 word;
 	struct {
-		unsigned int valid: 1;
-		unsigned int execonly: 1;
-		unsigned int cr4_pse: 1;
-		unsigned int cr4_pke: 1;
-		unsigned int cr4_smap: 1;
-		unsigned int cr4_smep: 1;
-		unsigned int cr4_la57: 1;
-		unsigned int efer_lma: 1;
+		unsigned int valid : 1;
+		unsigned int execonly : 1;
+		unsigned int cr4_pse : 1;
+		unsigned int cr4_pke : 1;
+		unsigned int cr4_smap : 1;
+		unsigned int cr4_smep : 1;
+		unsigned int cr4_la57 : 1;
+		unsigned int efer_lma : 1;
 	};
 };
 
@@ -19554,7 +19668,8 @@ struct kvm_mmu {
 	u64 (*get_pdptr)(struct kvm_vcpu *, int);
 	int (*page_fault)(struct kvm_vcpu *, struct kvm_page_fault *);
 	void (*inject_page_fault)(struct kvm_vcpu *, struct x86_exception *);
-	gpa_t (*gva_to_gpa)(struct kvm_vcpu *, struct kvm_mmu *, gpa_t, u64, struct x86_exception *);
+	gpa_t (*gva_to_gpa)(struct kvm_vcpu *, struct kvm_mmu *, gpa_t, u64,
+			    struct x86_exception *);
 	int (*sync_spte)(struct kvm_vcpu *, struct kvm_mmu_page *, int);
 	struct kvm_mmu_root_info root;
 	hpa_t mirror_root_hpa;
@@ -19976,7 +20091,7 @@ struct msr_bitmap_range {
 
 struct kvm_x86_msr_filter {
 	u8 count;
-	bool default_allow: 1;
+	bool default_allow : 1;
 	struct msr_bitmap_range ranges[16];
 };
 
@@ -20113,13 +20228,15 @@ struct kvm_x86_ops {
 	void (*write_tsc_multiplier)(struct kvm_vcpu *);
 	void (*get_exit_info)(struct kvm_vcpu *, u32 *, u64 *, u64 *, u32 *, u32 *);
 	void (*get_entry_info)(struct kvm_vcpu *, u32 *, u32 *);
-	int (*check_intercept)(struct kvm_vcpu *, struct x86_instruction_info *, enum x86_intercept_stage, struct x86_exception *);
+	int (*check_intercept)(struct kvm_vcpu *, struct x86_instruction_info *,
+			       enum x86_intercept_stage, struct x86_exception *);
 	void (*handle_exit_irqoff)(struct kvm_vcpu *);
 	void (*update_cpu_dirty_logging)(struct kvm_vcpu *);
 	const struct kvm_x86_nested_ops *nested_ops;
 	void (*vcpu_blocking)(struct kvm_vcpu *);
 	void (*vcpu_unblocking)(struct kvm_vcpu *);
-	int (*pi_update_irte)(struct kvm_kernel_irqfd *, struct kvm *, unsigned int, uint32_t, struct kvm_vcpu *, u32);
+	int (*pi_update_irte)(struct kvm_kernel_irqfd *, struct kvm *, unsigned int, uint32_t,
+			      struct kvm_vcpu *, u32);
 	void (*pi_start_bypass)(struct kvm *);
 	void (*apicv_pre_state_restore)(struct kvm_vcpu *);
 	void (*apicv_post_state_restore)(struct kvm_vcpu *);
@@ -20146,7 +20263,7 @@ struct kvm_x86_ops {
 	void (*vcpu_deliver_sipi_vector)(struct kvm_vcpu *, u8);
 	long unsigned int (*vcpu_get_apicv_inhibit_reasons)(struct kvm_vcpu *);
 	gva_t (*get_untagged_addr)(struct kvm_vcpu *, gva_t, unsigned int);
-	void * (*alloc_apic_backing_page)(struct kvm_vcpu *);
+	void *(*alloc_apic_backing_page)(struct kvm_vcpu *);
 	int (*gmem_prepare)(struct kvm *, kvm_pfn_t, gfn_t, int);
 	void (*gmem_invalidate)(kvm_pfn_t, kvm_pfn_t);
 	int (*gmem_max_mapping_level)(struct kvm *, kvm_pfn_t, bool);
@@ -20227,1045 +20344,1045 @@ enum {
 
 union x86_pmu_config {
 	struct {
-		u64 event: 8;
-		u64 umask: 8;
-		u64 usr: 1;
-		u64 os: 1;
-		u64 edge: 1;
-		u64 pc: 1;
-		u64 interrupt: 1;
-		u64 __reserved1: 1;
-		u64 en: 1;
-		u64 inv: 1;
-		u64 cmask: 8;
-		u64 event2: 4;
-		u64 __reserved2: 4;
-		u64 go: 1;
-		u64 ho: 1;
+		u64 event : 8;
+		u64 umask : 8;
+		u64 usr : 1;
+		u64 os : 1;
+		u64 edge : 1;
+		u64 pc : 1;
+		u64 interrupt : 1;
+		u64 __reserved1 : 1;
+		u64 en : 1;
+		u64 inv : 1;
+		u64 cmask : 8;
+		u64 event2 : 4;
+		u64 __reserved2 : 4;
+		u64 go : 1;
+		u64 ho : 1;
 	} bits;
 	u64 value;
 };
 
 struct bts_ctx {
 	struct perf_output_handle handle;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct debug_store ds_back;
 	int state;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum {
@@ -21331,501 +21448,501 @@ struct x86_io_bitmap {
 struct tss_struct {
 	struct x86_hw_tss x86_tss;
 	struct x86_io_bitmap io_bitmap;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct debug_store_buffers {
@@ -21859,9 +21976,9 @@ struct cpu_entry_area {
 };
 
 struct pebs_basic {
-	u64 format_group: 32;
-	u64 retire_latency: 16;
-	u64 format_size: 16;
+	u64 format_group : 32;
+	u64 retire_latency : 16;
+	u64 format_size : 16;
 	u64 ip;
 	u64 applicable_counters;
 	u64 tsc;
@@ -21873,10 +21990,10 @@ struct pebs_meminfo {
 	union {
 		u64 mem_latency;
 		struct {
-			u64 instr_latency: 16;
-			u64 pad2: 16;
-			u64 cache_latency: 16;
-			u64 pad3: 16;
+			u64 instr_latency : 16;
+			u64 pad2 : 16;
+			u64 cache_latency : 16;
+			u64 pad3 : 16;
 		};
 	};
 	u64 tsx_tuning;
@@ -21942,41 +22059,41 @@ struct perf_event_header {
 union intel_x86_pebs_dse {
 	u64 val;
 	struct {
-		unsigned int ld_dse: 4;
-		unsigned int ld_stlb_miss: 1;
-		unsigned int ld_locked: 1;
-		unsigned int ld_data_blk: 1;
-		unsigned int ld_addr_blk: 1;
-		unsigned int ld_reserved: 24;
+		unsigned int ld_dse : 4;
+		unsigned int ld_stlb_miss : 1;
+		unsigned int ld_locked : 1;
+		unsigned int ld_data_blk : 1;
+		unsigned int ld_addr_blk : 1;
+		unsigned int ld_reserved : 24;
 	};
 	struct {
-		unsigned int st_l1d_hit: 1;
-		unsigned int st_reserved1: 3;
-		unsigned int st_stlb_miss: 1;
-		unsigned int st_locked: 1;
-		unsigned int st_reserved2: 26;
+		unsigned int st_l1d_hit : 1;
+		unsigned int st_reserved1 : 3;
+		unsigned int st_stlb_miss : 1;
+		unsigned int st_locked : 1;
+		unsigned int st_reserved2 : 26;
 	};
 	struct {
-		unsigned int st_lat_dse: 4;
-		unsigned int st_lat_stlb_miss: 1;
-		unsigned int st_lat_locked: 1;
-		unsigned int ld_reserved3: 26;
+		unsigned int st_lat_dse : 4;
+		unsigned int st_lat_stlb_miss : 1;
+		unsigned int st_lat_locked : 1;
+		unsigned int ld_reserved3 : 26;
 	};
 	struct {
-		unsigned int mtl_dse: 5;
-		unsigned int mtl_locked: 1;
-		unsigned int mtl_stlb_miss: 1;
-		unsigned int mtl_fwd_blk: 1;
-		unsigned int ld_reserved4: 24;
+		unsigned int mtl_dse : 5;
+		unsigned int mtl_locked : 1;
+		unsigned int mtl_stlb_miss : 1;
+		unsigned int mtl_fwd_blk : 1;
+		unsigned int ld_reserved4 : 24;
 	};
 	struct {
-		unsigned int lnc_dse: 8;
-		unsigned int ld_reserved5: 2;
-		unsigned int lnc_stlb_miss: 1;
-		unsigned int lnc_locked: 1;
-		unsigned int lnc_data_blk: 1;
-		unsigned int lnc_addr_blk: 1;
-		unsigned int ld_reserved6: 18;
+		unsigned int lnc_dse : 8;
+		unsigned int ld_reserved5 : 2;
+		unsigned int lnc_stlb_miss : 1;
+		unsigned int lnc_locked : 1;
+		unsigned int lnc_data_blk : 1;
+		unsigned int lnc_addr_blk : 1;
+		unsigned int ld_reserved6 : 18;
 	};
 };
 
@@ -22028,15 +22145,15 @@ struct pebs_record_nhm {
 
 union hsw_tsx_tuning {
 	struct {
-		u32 cycles_last_block: 32;
-		u32 hle_abort: 1;
-		u32 rtm_abort: 1;
-		u32 instruction_abort: 1;
-		u32 non_instruction_abort: 1;
-		u32 retry: 1;
-		u32 data_conflict: 1;
-		u32 capacity_writes: 1;
-		u32 capacity_reads: 1;
+		u32 cycles_last_block : 32;
+		u32 hle_abort : 1;
+		u32 rtm_abort : 1;
+		u32 instruction_abort : 1;
+		u32 non_instruction_abort : 1;
+		u32 retry : 1;
+		u32 data_conflict : 1;
+		u32 capacity_writes : 1;
+		u32 capacity_reads : 1;
 	};
 	u64 value;
 };
@@ -22069,7 +22186,8 @@ struct pebs_record_skl {
 	u64 tsc;
 };
 
-typedef void (*setup_fn)(struct perf_event *, struct pt_regs *, void *, struct perf_sample_data *, struct pt_regs *);
+typedef void (*setup_fn)(struct perf_event *, struct pt_regs *, void *, struct perf_sample_data *,
+			 struct pt_regs *);
 
 struct bts_record {
 	u64 from;
@@ -22122,30 +22240,30 @@ struct kmem_cache_args {
 
 union cpuid28_eax {
 	struct {
-		unsigned int lbr_depth_mask: 8;
-		unsigned int reserved: 22;
-		unsigned int lbr_deep_c_reset: 1;
-		unsigned int lbr_lip: 1;
+		unsigned int lbr_depth_mask : 8;
+		unsigned int reserved : 22;
+		unsigned int lbr_deep_c_reset : 1;
+		unsigned int lbr_lip : 1;
 	} split;
 	unsigned int full;
 };
 
 union cpuid28_ebx {
 	struct {
-		unsigned int lbr_cpl: 1;
-		unsigned int lbr_filter: 1;
-		unsigned int lbr_call_stack: 1;
+		unsigned int lbr_cpl : 1;
+		unsigned int lbr_filter : 1;
+		unsigned int lbr_call_stack : 1;
 	} split;
 	unsigned int full;
 };
 
 union cpuid28_ecx {
 	struct {
-		unsigned int lbr_mispred: 1;
-		unsigned int lbr_timed_lbr: 1;
-		unsigned int lbr_br_type: 1;
-		unsigned int reserved: 13;
-		unsigned int lbr_counters: 4;
+		unsigned int lbr_mispred : 1;
+		unsigned int lbr_timed_lbr : 1;
+		unsigned int lbr_br_type : 1;
+		unsigned int reserved : 13;
+		unsigned int lbr_counters : 4;
 	} split;
 	unsigned int full;
 };
@@ -22179,21 +22297,21 @@ struct x86_perf_task_context_arch_lbr {
 
 struct x86_perf_task_context_arch_lbr_xsave {
 	struct x86_perf_task_context_opt opt;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	union {
 		struct xregs_state xsave;
 		struct {
 			struct fxregs_state i387;
 			struct xstate_header header;
 			struct arch_lbr_state lbr;
-			long: 64;
-			long: 64;
-			long: 64;
+			long : 64;
+			long : 64;
+			long : 64;
 		};
 	};
 };
@@ -22536,16 +22654,16 @@ struct perf_addr_filter {
 };
 
 struct topa_entry {
-	u64 end: 1;
-	u64 rsvd0: 1;
-	u64 intr: 1;
-	u64 rsvd1: 1;
-	u64 stop: 1;
-	u64 rsvd2: 1;
-	u64 size: 4;
-	u64 rsvd3: 2;
-	u64 base: 40;
-	u64 rsvd4: 12;
+	u64 end : 1;
+	u64 rsvd0 : 1;
+	u64 intr : 1;
+	u64 rsvd1 : 1;
+	u64 stop : 1;
+	u64 rsvd2 : 1;
+	u64 size : 4;
+	u64 rsvd3 : 2;
+	u64 base : 40;
+	u64 rsvd4 : 12;
 };
 
 struct pt_pmu {
@@ -22683,9 +22801,9 @@ struct intel_uncore_type {
 		unsigned int mmio_offset;
 	};
 	unsigned int mmio_map_size;
-	unsigned int num_shared_regs: 8;
-	unsigned int single_fixed: 1;
-	unsigned int pair_ctr_ctl: 1;
+	unsigned int num_shared_regs : 8;
+	unsigned int single_fixed : 1;
+	unsigned int pair_ctr_ctl : 1;
 	union {
 		u64 *msr_offsets;
 		u64 *pci_offsets;
@@ -22730,7 +22848,7 @@ struct intel_uncore_ops {
 	void (*enable_event)(struct intel_uncore_box *, struct perf_event *);
 	u64 (*read_counter)(struct intel_uncore_box *, struct perf_event *);
 	int (*hw_config)(struct intel_uncore_box *, struct perf_event *);
-	struct event_constraint * (*get_constraint)(struct intel_uncore_box *, struct perf_event *);
+	struct event_constraint *(*get_constraint)(struct intel_uncore_box *, struct perf_event *);
 	void (*put_constraint)(struct intel_uncore_box *, struct perf_event *);
 };
 
@@ -23020,20 +23138,20 @@ struct uncore_global_discovery {
 	union {
 		u64 table1;
 		struct {
-			u64 type: 8;
-			u64 stride: 8;
-			u64 max_units: 10;
-			u64 __reserved_1: 36;
-			u64 access_type: 2;
+			u64 type : 8;
+			u64 stride : 8;
+			u64 max_units : 10;
+			u64 __reserved_1 : 36;
+			u64 access_type : 2;
 		};
 	};
 	u64 ctl;
 	union {
 		u64 table3;
 		struct {
-			u64 status_offset: 8;
-			u64 num_status: 16;
-			u64 __reserved_2: 40;
+			u64 status_offset : 8;
+			u64 num_status : 16;
+			u64 __reserved_2 : 40;
 		};
 	};
 };
@@ -23042,22 +23160,22 @@ struct uncore_unit_discovery {
 	union {
 		u64 table1;
 		struct {
-			u64 num_regs: 8;
-			u64 ctl_offset: 8;
-			u64 bit_width: 8;
-			u64 ctr_offset: 8;
-			u64 status_offset: 8;
-			u64 __reserved_1: 22;
-			u64 access_type: 2;
+			u64 num_regs : 8;
+			u64 ctl_offset : 8;
+			u64 bit_width : 8;
+			u64 ctr_offset : 8;
+			u64 status_offset : 8;
+			u64 __reserved_1 : 22;
+			u64 access_type : 2;
 		};
 	};
 	u64 ctl;
 	union {
 		u64 table3;
 		struct {
-			u64 box_type: 16;
-			u64 box_id: 16;
-			u64 __reserved_2: 32;
+			u64 box_type : 16;
+			u64 box_id : 16;
+			u64 __reserved_2 : 32;
 		};
 	};
 };
@@ -23315,7 +23433,8 @@ struct kvm_clear_dirty_log {
 struct kvm_signal_mask {
 	__u32 len;
 	struct {
-		struct {} __empty_sigset;
+		struct {
+		} __empty_sigset;
 		__u8 sigset[0];
 	};
 };
@@ -23399,7 +23518,8 @@ struct kvm_irq_routing {
 	__u32 nr;
 	__u32 flags;
 	struct {
-		struct {} __empty_entries;
+		struct {
+		} __empty_entries;
 		struct kvm_irq_routing_entry entries[0];
 	};
 };
@@ -23684,37 +23804,53 @@ struct trace_event_raw_kvm_test_age_hva {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_kvm_userspace_exit {};
+struct trace_event_data_offsets_kvm_userspace_exit {
+};
 
-struct trace_event_data_offsets_kvm_vcpu_wakeup {};
+struct trace_event_data_offsets_kvm_vcpu_wakeup {
+};
 
-struct trace_event_data_offsets_kvm_set_irq {};
+struct trace_event_data_offsets_kvm_set_irq {
+};
 
-struct trace_event_data_offsets_kvm_ack_irq {};
+struct trace_event_data_offsets_kvm_ack_irq {
+};
 
-struct trace_event_data_offsets_kvm_mmio {};
+struct trace_event_data_offsets_kvm_mmio {
+};
 
-struct trace_event_data_offsets_kvm_fpu {};
+struct trace_event_data_offsets_kvm_fpu {
+};
 
-struct trace_event_data_offsets_kvm_async_get_page_class {};
+struct trace_event_data_offsets_kvm_async_get_page_class {
+};
 
-struct trace_event_data_offsets_kvm_async_pf_nopresent_ready {};
+struct trace_event_data_offsets_kvm_async_pf_nopresent_ready {
+};
 
-struct trace_event_data_offsets_kvm_async_pf_completed {};
+struct trace_event_data_offsets_kvm_async_pf_completed {
+};
 
-struct trace_event_data_offsets_kvm_halt_poll_ns {};
+struct trace_event_data_offsets_kvm_halt_poll_ns {
+};
 
-struct trace_event_data_offsets_kvm_dirty_ring_push {};
+struct trace_event_data_offsets_kvm_dirty_ring_push {
+};
 
-struct trace_event_data_offsets_kvm_dirty_ring_reset {};
+struct trace_event_data_offsets_kvm_dirty_ring_reset {
+};
 
-struct trace_event_data_offsets_kvm_dirty_ring_exit {};
+struct trace_event_data_offsets_kvm_dirty_ring_exit {
+};
 
-struct trace_event_data_offsets_kvm_unmap_hva_range {};
+struct trace_event_data_offsets_kvm_unmap_hva_range {
+};
 
-struct trace_event_data_offsets_kvm_age_hva {};
+struct trace_event_data_offsets_kvm_age_hva {
+};
 
-struct trace_event_data_offsets_kvm_test_age_hva {};
+struct trace_event_data_offsets_kvm_test_age_hva {
+};
 
 typedef void (*btf_trace_kvm_userspace_exit)(void *, __u32, int);
 
@@ -23968,10 +24104,10 @@ struct dev_iommu {
 	struct iommu_device *iommu_dev;
 	void *priv;
 	u32 max_pasids;
-	u32 attach_deferred: 1;
-	u32 pci_32bit_workaround: 1;
-	u32 require_direct: 1;
-	u32 shadow_on_flush: 1;
+	u32 attach_deferred : 1;
+	u32 pci_32bit_workaround : 1;
+	u32 require_direct : 1;
+	u32 shadow_on_flush : 1;
 };
 
 struct of_phandle_args {
@@ -24060,7 +24196,8 @@ struct iopf_queue {
 	struct mutex lock;
 };
 
-typedef int (*iommu_fault_handler_t)(struct iommu_domain *, struct device *, long unsigned int, int, void *);
+typedef int (*iommu_fault_handler_t)(struct iommu_domain *, struct device *, long unsigned int, int,
+				     void *);
 
 enum iommu_domain_cookie_type {
 	IOMMU_COOKIE_NONE = 0,
@@ -24122,9 +24259,12 @@ struct iommu_user_data_array;
 
 struct iommu_domain_ops {
 	int (*attach_dev)(struct iommu_domain *, struct device *);
-	int (*set_dev_pasid)(struct iommu_domain *, struct device *, ioasid_t, struct iommu_domain *);
-	int (*map_pages)(struct iommu_domain *, long unsigned int, phys_addr_t, size_t, size_t, int, gfp_t, size_t *);
-	size_t (*unmap_pages)(struct iommu_domain *, long unsigned int, size_t, size_t, struct iommu_iotlb_gather *);
+	int (*set_dev_pasid)(struct iommu_domain *, struct device *, ioasid_t,
+			     struct iommu_domain *);
+	int (*map_pages)(struct iommu_domain *, long unsigned int, phys_addr_t, size_t, size_t, int,
+			 gfp_t, size_t *);
+	size_t (*unmap_pages)(struct iommu_domain *, long unsigned int, size_t, size_t,
+			      struct iommu_iotlb_gather *);
 	void (*flush_iotlb_all)(struct iommu_domain *);
 	int (*iotlb_sync_map)(struct iommu_domain *, long unsigned int, size_t);
 	void (*iotlb_sync)(struct iommu_domain *, struct iommu_iotlb_gather *);
@@ -24139,7 +24279,8 @@ struct iommu_dirty_bitmap;
 
 struct iommu_dirty_ops {
 	int (*set_dirty_tracking)(struct iommu_domain *, bool);
-	int (*read_and_clear_dirty)(struct iommu_domain *, long unsigned int, size_t, long unsigned int, struct iommu_dirty_bitmap *);
+	int (*read_and_clear_dirty)(struct iommu_domain *, long unsigned int, size_t,
+				    long unsigned int, struct iommu_dirty_bitmap *);
 };
 
 enum iommu_cap {
@@ -24157,30 +24298,33 @@ struct iommufd_viommu;
 
 struct iommu_ops {
 	bool (*capable)(struct device *, enum iommu_cap);
-	void * (*hw_info)(struct device *, u32 *, enum iommu_hw_info_type *);
-	struct iommu_domain * (*domain_alloc_identity)(struct device *);
-	struct iommu_domain * (*domain_alloc_paging_flags)(struct device *, u32, const struct iommu_user_data *);
-	struct iommu_domain * (*domain_alloc_paging)(struct device *);
-	struct iommu_domain * (*domain_alloc_sva)(struct device *, struct mm_struct *);
-	struct iommu_domain * (*domain_alloc_nested)(struct device *, struct iommu_domain *, u32, const struct iommu_user_data *);
-	struct iommu_device * (*probe_device)(struct device *);
+	void *(*hw_info)(struct device *, u32 *, enum iommu_hw_info_type *);
+	struct iommu_domain *(*domain_alloc_identity)(struct device *);
+	struct iommu_domain *(*domain_alloc_paging_flags)(struct device *, u32,
+							  const struct iommu_user_data *);
+	struct iommu_domain *(*domain_alloc_paging)(struct device *);
+	struct iommu_domain *(*domain_alloc_sva)(struct device *, struct mm_struct *);
+	struct iommu_domain *(*domain_alloc_nested)(struct device *, struct iommu_domain *, u32,
+						    const struct iommu_user_data *);
+	struct iommu_device *(*probe_device)(struct device *);
 	void (*release_device)(struct device *);
 	void (*probe_finalize)(struct device *);
-	struct iommu_group * (*device_group)(struct device *);
+	struct iommu_group *(*device_group)(struct device *);
 	void (*get_resv_regions)(struct device *, struct list_head *);
 	int (*of_xlate)(struct device *, const struct of_phandle_args *);
 	bool (*is_attach_deferred)(struct device *);
 	void (*page_response)(struct device *, struct iopf_fault *, struct iommu_page_response *);
 	int (*def_domain_type)(struct device *);
 	size_t (*get_viommu_size)(struct device *, enum iommu_viommu_type);
-	int (*viommu_init)(struct iommufd_viommu *, struct iommu_domain *, const struct iommu_user_data *);
+	int (*viommu_init)(struct iommufd_viommu *, struct iommu_domain *,
+			   const struct iommu_user_data *);
 	const struct iommu_domain_ops *default_domain_ops;
 	struct module *owner;
 	struct iommu_domain *identity_domain;
 	struct iommu_domain *blocked_domain;
 	struct iommu_domain *release_domain;
 	struct iommu_domain *default_domain;
-	u8 user_pasid_table: 1;
+	u8 user_pasid_table : 1;
 };
 
 struct iommu_pages_list {
@@ -24520,14 +24664,14 @@ struct kvm_ioapic_state {
 		__u64 bits;
 		struct {
 			__u8 vector;
-			__u8 delivery_mode: 3;
-			__u8 dest_mode: 1;
-			__u8 delivery_status: 1;
-			__u8 polarity: 1;
-			__u8 remote_irr: 1;
-			__u8 trig_mode: 1;
-			__u8 mask: 1;
-			__u8 reserve: 7;
+			__u8 delivery_mode : 3;
+			__u8 dest_mode : 1;
+			__u8 delivery_status : 1;
+			__u8 polarity : 1;
+			__u8 remote_irr : 1;
+			__u8 trig_mode : 1;
+			__u8 mask : 1;
+			__u8 reserve : 7;
 			__u8 reserved[4];
 			__u8 dest_id;
 		} fields;
@@ -24570,7 +24714,8 @@ struct kvm_msrs {
 	__u32 nmsrs;
 	__u32 pad;
 	struct {
-		struct {} __empty_entries;
+		struct {
+		} __empty_entries;
 		struct kvm_msr_entry entries[0];
 	};
 };
@@ -24578,7 +24723,8 @@ struct kvm_msrs {
 struct kvm_msr_list {
 	__u32 nmsrs;
 	struct {
-		struct {} __empty_indices;
+		struct {
+		} __empty_indices;
 		__u32 indices[0];
 	};
 };
@@ -24608,7 +24754,8 @@ struct kvm_cpuid {
 	__u32 nent;
 	__u32 padding;
 	struct {
-		struct {} __empty_entries;
+		struct {
+		} __empty_entries;
 		struct kvm_cpuid_entry entries[0];
 	};
 };
@@ -24617,7 +24764,8 @@ struct kvm_cpuid2 {
 	__u32 nent;
 	__u32 padding;
 	struct {
-		struct {} __empty_entries;
+		struct {
+		} __empty_entries;
 		struct kvm_cpuid_entry2 entries[0];
 	};
 };
@@ -24664,7 +24812,8 @@ struct kvm_debugregs {
 struct kvm_xsave {
 	__u32 region[1024];
 	struct {
-		struct {} __empty_extra;
+		struct {
+		} __empty_extra;
 		__u32 extra[0];
 	};
 };
@@ -24733,7 +24882,8 @@ struct kvm_clock_data {
 struct kvm_reg_list {
 	__u64 n;
 	struct {
-		struct {} __empty_reg;
+		struct {
+		} __empty_reg;
 		__u64 reg[0];
 	};
 };
@@ -24881,7 +25031,7 @@ struct operand {
 		unsigned int xmm;
 		unsigned int mm;
 	} addr;
-	long: 64;
+	long : 64;
 	union {
 		long unsigned int val;
 		u64 val64;
@@ -24943,7 +25093,7 @@ struct x86_emulate_ctxt {
 	u8 seg_override;
 	u64 d;
 	long unsigned int _eip;
-	long: 64;
+	long : 64;
 	struct operand src;
 	struct operand src2;
 	struct operand dst;
@@ -25011,14 +25161,14 @@ union kvm_ioapic_redirect_entry {
 	u64 bits;
 	struct {
 		u8 vector;
-		u8 delivery_mode: 3;
-		u8 dest_mode: 1;
-		u8 delivery_status: 1;
-		u8 polarity: 1;
-		u8 remote_irr: 1;
-		u8 trig_mode: 1;
-		u8 mask: 1;
-		u8 reserve: 7;
+		u8 delivery_mode : 3;
+		u8 dest_mode : 1;
+		u8 delivery_status : 1;
+		u8 polarity : 1;
+		u8 remote_irr : 1;
+		u8 trig_mode : 1;
+		u8 mask : 1;
+		u8 reserve : 7;
 		u8 reserved[4];
 		u8 dest_id;
 	} fields;
@@ -25141,8 +25291,8 @@ struct kvm_x86_init_ops {
 };
 
 struct kvm_pmu_ops {
-	struct kvm_pmc * (*rdpmc_ecx_to_pmc)(struct kvm_vcpu *, unsigned int, u64 *);
-	struct kvm_pmc * (*msr_idx_to_pmc)(struct kvm_vcpu *, u32);
+	struct kvm_pmc *(*rdpmc_ecx_to_pmc)(struct kvm_vcpu *, unsigned int, u64 *);
+	struct kvm_pmc *(*msr_idx_to_pmc)(struct kvm_vcpu *, u32);
 	int (*check_rdpmc_early)(struct kvm_vcpu *, unsigned int);
 	bool (*is_valid_msr)(struct kvm_vcpu *, u32);
 	int (*get_msr)(struct kvm_vcpu *, struct msr_data *);
@@ -25161,15 +25311,23 @@ struct x86_emulate_ops {
 	void (*vm_bugged)(struct x86_emulate_ctxt *);
 	ulong (*read_gpr)(struct x86_emulate_ctxt *, unsigned int);
 	void (*write_gpr)(struct x86_emulate_ctxt *, unsigned int, ulong);
-	int (*read_std)(struct x86_emulate_ctxt *, long unsigned int, void *, unsigned int, struct x86_exception *, bool);
-	int (*write_std)(struct x86_emulate_ctxt *, long unsigned int, void *, unsigned int, struct x86_exception *, bool);
-	int (*fetch)(struct x86_emulate_ctxt *, long unsigned int, void *, unsigned int, struct x86_exception *);
-	int (*read_emulated)(struct x86_emulate_ctxt *, long unsigned int, void *, unsigned int, struct x86_exception *);
-	int (*write_emulated)(struct x86_emulate_ctxt *, long unsigned int, const void *, unsigned int, struct x86_exception *);
-	int (*cmpxchg_emulated)(struct x86_emulate_ctxt *, long unsigned int, const void *, const void *, unsigned int, struct x86_exception *);
+	int (*read_std)(struct x86_emulate_ctxt *, long unsigned int, void *, unsigned int,
+			struct x86_exception *, bool);
+	int (*write_std)(struct x86_emulate_ctxt *, long unsigned int, void *, unsigned int,
+			 struct x86_exception *, bool);
+	int (*fetch)(struct x86_emulate_ctxt *, long unsigned int, void *, unsigned int,
+		     struct x86_exception *);
+	int (*read_emulated)(struct x86_emulate_ctxt *, long unsigned int, void *, unsigned int,
+			     struct x86_exception *);
+	int (*write_emulated)(struct x86_emulate_ctxt *, long unsigned int, const void *,
+			      unsigned int, struct x86_exception *);
+	int (*cmpxchg_emulated)(struct x86_emulate_ctxt *, long unsigned int, const void *,
+				const void *, unsigned int, struct x86_exception *);
 	void (*invlpg)(struct x86_emulate_ctxt *, ulong);
-	int (*pio_in_emulated)(struct x86_emulate_ctxt *, int, short unsigned int, void *, unsigned int);
-	int (*pio_out_emulated)(struct x86_emulate_ctxt *, int, short unsigned int, const void *, unsigned int);
+	int (*pio_in_emulated)(struct x86_emulate_ctxt *, int, short unsigned int, void *,
+			       unsigned int);
+	int (*pio_out_emulated)(struct x86_emulate_ctxt *, int, short unsigned int, const void *,
+				unsigned int);
 	bool (*get_segment)(struct x86_emulate_ctxt *, u16 *, struct desc_struct *, u32 *, int);
 	void (*set_segment)(struct x86_emulate_ctxt *, u16, struct desc_struct *, u32, int);
 	long unsigned int (*get_cached_segment_base)(struct x86_emulate_ctxt *, int);
@@ -25190,7 +25348,8 @@ struct x86_emulate_ops {
 	void (*halt)(struct x86_emulate_ctxt *);
 	void (*wbinvd)(struct x86_emulate_ctxt *);
 	int (*fix_hypercall)(struct x86_emulate_ctxt *);
-	int (*intercept)(struct x86_emulate_ctxt *, struct x86_instruction_info *, enum x86_intercept_stage);
+	int (*intercept)(struct x86_emulate_ctxt *, struct x86_instruction_info *,
+			 enum x86_intercept_stage);
 	bool (*get_cpuid)(struct x86_emulate_ctxt *, u32 *, u32 *, u32 *, u32 *, bool);
 	bool (*guest_has_movbe)(struct x86_emulate_ctxt *);
 	bool (*guest_has_fxsr)(struct x86_emulate_ctxt *);
@@ -26149,170 +26308,248 @@ struct trace_event_raw_kvm_rmp_fault {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_kvm_entry {};
+struct trace_event_data_offsets_kvm_entry {
+};
 
-struct trace_event_data_offsets_kvm_hypercall {};
+struct trace_event_data_offsets_kvm_hypercall {
+};
 
-struct trace_event_data_offsets_kvm_hv_hypercall {};
+struct trace_event_data_offsets_kvm_hv_hypercall {
+};
 
-struct trace_event_data_offsets_kvm_hv_hypercall_done {};
+struct trace_event_data_offsets_kvm_hv_hypercall_done {
+};
 
-struct trace_event_data_offsets_kvm_xen_hypercall {};
+struct trace_event_data_offsets_kvm_xen_hypercall {
+};
 
-struct trace_event_data_offsets_kvm_pio {};
+struct trace_event_data_offsets_kvm_pio {
+};
 
-struct trace_event_data_offsets_kvm_fast_mmio {};
+struct trace_event_data_offsets_kvm_fast_mmio {
+};
 
-struct trace_event_data_offsets_kvm_cpuid {};
+struct trace_event_data_offsets_kvm_cpuid {
+};
 
-struct trace_event_data_offsets_kvm_ioapic_set_irq {};
+struct trace_event_data_offsets_kvm_ioapic_set_irq {
+};
 
-struct trace_event_data_offsets_kvm_ioapic_delayed_eoi_inj {};
+struct trace_event_data_offsets_kvm_ioapic_delayed_eoi_inj {
+};
 
-struct trace_event_data_offsets_kvm_msi_set_irq {};
+struct trace_event_data_offsets_kvm_msi_set_irq {
+};
 
-struct trace_event_data_offsets_kvm_apic {};
+struct trace_event_data_offsets_kvm_apic {
+};
 
-struct trace_event_data_offsets_kvm_exit {};
+struct trace_event_data_offsets_kvm_exit {
+};
 
-struct trace_event_data_offsets_kvm_inj_virq {};
+struct trace_event_data_offsets_kvm_inj_virq {
+};
 
-struct trace_event_data_offsets_kvm_inj_exception {};
+struct trace_event_data_offsets_kvm_inj_exception {
+};
 
-struct trace_event_data_offsets_kvm_page_fault {};
+struct trace_event_data_offsets_kvm_page_fault {
+};
 
-struct trace_event_data_offsets_kvm_msr {};
+struct trace_event_data_offsets_kvm_msr {
+};
 
-struct trace_event_data_offsets_kvm_cr {};
+struct trace_event_data_offsets_kvm_cr {
+};
 
-struct trace_event_data_offsets_kvm_pic_set_irq {};
+struct trace_event_data_offsets_kvm_pic_set_irq {
+};
 
-struct trace_event_data_offsets_kvm_apic_ipi {};
+struct trace_event_data_offsets_kvm_apic_ipi {
+};
 
-struct trace_event_data_offsets_kvm_apic_accept_irq {};
+struct trace_event_data_offsets_kvm_apic_accept_irq {
+};
 
-struct trace_event_data_offsets_kvm_eoi {};
+struct trace_event_data_offsets_kvm_eoi {
+};
 
-struct trace_event_data_offsets_kvm_pv_eoi {};
+struct trace_event_data_offsets_kvm_pv_eoi {
+};
 
-struct trace_event_data_offsets_kvm_nested_vmenter {};
+struct trace_event_data_offsets_kvm_nested_vmenter {
+};
 
-struct trace_event_data_offsets_kvm_nested_intercepts {};
+struct trace_event_data_offsets_kvm_nested_intercepts {
+};
 
-struct trace_event_data_offsets_kvm_nested_vmexit {};
+struct trace_event_data_offsets_kvm_nested_vmexit {
+};
 
-struct trace_event_data_offsets_kvm_nested_vmexit_inject {};
+struct trace_event_data_offsets_kvm_nested_vmexit_inject {
+};
 
-struct trace_event_data_offsets_kvm_nested_intr_vmexit {};
+struct trace_event_data_offsets_kvm_nested_intr_vmexit {
+};
 
-struct trace_event_data_offsets_kvm_invlpga {};
+struct trace_event_data_offsets_kvm_invlpga {
+};
 
-struct trace_event_data_offsets_kvm_skinit {};
+struct trace_event_data_offsets_kvm_skinit {
+};
 
-struct trace_event_data_offsets_kvm_emulate_insn {};
+struct trace_event_data_offsets_kvm_emulate_insn {
+};
 
-struct trace_event_data_offsets_vcpu_match_mmio {};
+struct trace_event_data_offsets_vcpu_match_mmio {
+};
 
-struct trace_event_data_offsets_kvm_write_tsc_offset {};
+struct trace_event_data_offsets_kvm_write_tsc_offset {
+};
 
-struct trace_event_data_offsets_kvm_update_master_clock {};
+struct trace_event_data_offsets_kvm_update_master_clock {
+};
 
-struct trace_event_data_offsets_kvm_track_tsc {};
+struct trace_event_data_offsets_kvm_track_tsc {
+};
 
-struct trace_event_data_offsets_kvm_pml_full {};
+struct trace_event_data_offsets_kvm_pml_full {
+};
 
-struct trace_event_data_offsets_kvm_ple_window_update {};
+struct trace_event_data_offsets_kvm_ple_window_update {
+};
 
-struct trace_event_data_offsets_kvm_pvclock_update {};
+struct trace_event_data_offsets_kvm_pvclock_update {
+};
 
-struct trace_event_data_offsets_kvm_wait_lapic_expire {};
+struct trace_event_data_offsets_kvm_wait_lapic_expire {
+};
 
-struct trace_event_data_offsets_kvm_smm_transition {};
+struct trace_event_data_offsets_kvm_smm_transition {
+};
 
-struct trace_event_data_offsets_kvm_pi_irte_update {};
+struct trace_event_data_offsets_kvm_pi_irte_update {
+};
 
-struct trace_event_data_offsets_kvm_hv_notify_acked_sint {};
+struct trace_event_data_offsets_kvm_hv_notify_acked_sint {
+};
 
-struct trace_event_data_offsets_kvm_hv_synic_set_irq {};
+struct trace_event_data_offsets_kvm_hv_synic_set_irq {
+};
 
-struct trace_event_data_offsets_kvm_hv_synic_send_eoi {};
+struct trace_event_data_offsets_kvm_hv_synic_send_eoi {
+};
 
-struct trace_event_data_offsets_kvm_hv_synic_set_msr {};
+struct trace_event_data_offsets_kvm_hv_synic_set_msr {
+};
 
-struct trace_event_data_offsets_kvm_hv_stimer_set_config {};
+struct trace_event_data_offsets_kvm_hv_stimer_set_config {
+};
 
-struct trace_event_data_offsets_kvm_hv_stimer_set_count {};
+struct trace_event_data_offsets_kvm_hv_stimer_set_count {
+};
 
-struct trace_event_data_offsets_kvm_hv_stimer_start_periodic {};
+struct trace_event_data_offsets_kvm_hv_stimer_start_periodic {
+};
 
-struct trace_event_data_offsets_kvm_hv_stimer_start_one_shot {};
+struct trace_event_data_offsets_kvm_hv_stimer_start_one_shot {
+};
 
-struct trace_event_data_offsets_kvm_hv_stimer_callback {};
+struct trace_event_data_offsets_kvm_hv_stimer_callback {
+};
 
-struct trace_event_data_offsets_kvm_hv_stimer_expiration {};
+struct trace_event_data_offsets_kvm_hv_stimer_expiration {
+};
 
-struct trace_event_data_offsets_kvm_hv_stimer_cleanup {};
+struct trace_event_data_offsets_kvm_hv_stimer_cleanup {
+};
 
-struct trace_event_data_offsets_kvm_apicv_inhibit_changed {};
+struct trace_event_data_offsets_kvm_apicv_inhibit_changed {
+};
 
-struct trace_event_data_offsets_kvm_apicv_accept_irq {};
+struct trace_event_data_offsets_kvm_apicv_accept_irq {
+};
 
-struct trace_event_data_offsets_kvm_avic_incomplete_ipi {};
+struct trace_event_data_offsets_kvm_avic_incomplete_ipi {
+};
 
-struct trace_event_data_offsets_kvm_avic_unaccelerated_access {};
+struct trace_event_data_offsets_kvm_avic_unaccelerated_access {
+};
 
-struct trace_event_data_offsets_kvm_avic_ga_log {};
+struct trace_event_data_offsets_kvm_avic_ga_log {
+};
 
-struct trace_event_data_offsets_kvm_avic_kick_vcpu_slowpath {};
+struct trace_event_data_offsets_kvm_avic_kick_vcpu_slowpath {
+};
 
-struct trace_event_data_offsets_kvm_avic_doorbell {};
+struct trace_event_data_offsets_kvm_avic_doorbell {
+};
 
-struct trace_event_data_offsets_kvm_hv_timer_state {};
+struct trace_event_data_offsets_kvm_hv_timer_state {
+};
 
-struct trace_event_data_offsets_kvm_hv_flush_tlb {};
+struct trace_event_data_offsets_kvm_hv_flush_tlb {
+};
 
-struct trace_event_data_offsets_kvm_hv_flush_tlb_ex {};
+struct trace_event_data_offsets_kvm_hv_flush_tlb_ex {
+};
 
-struct trace_event_data_offsets_kvm_hv_send_ipi {};
+struct trace_event_data_offsets_kvm_hv_send_ipi {
+};
 
-struct trace_event_data_offsets_kvm_hv_send_ipi_ex {};
+struct trace_event_data_offsets_kvm_hv_send_ipi_ex {
+};
 
-struct trace_event_data_offsets_kvm_pv_tlb_flush {};
+struct trace_event_data_offsets_kvm_pv_tlb_flush {
+};
 
 struct trace_event_data_offsets_kvm_nested_vmenter_failed {
 	u32 msg;
 	const void *msg_ptr_;
 };
 
-struct trace_event_data_offsets_kvm_hv_syndbg_set_msr {};
+struct trace_event_data_offsets_kvm_hv_syndbg_set_msr {
+};
 
-struct trace_event_data_offsets_kvm_hv_syndbg_get_msr {};
+struct trace_event_data_offsets_kvm_hv_syndbg_get_msr {
+};
 
-struct trace_event_data_offsets_kvm_vmgexit_enter {};
+struct trace_event_data_offsets_kvm_vmgexit_enter {
+};
 
-struct trace_event_data_offsets_kvm_vmgexit_exit {};
+struct trace_event_data_offsets_kvm_vmgexit_exit {
+};
 
-struct trace_event_data_offsets_kvm_vmgexit_msr_protocol_enter {};
+struct trace_event_data_offsets_kvm_vmgexit_msr_protocol_enter {
+};
 
-struct trace_event_data_offsets_kvm_vmgexit_msr_protocol_exit {};
+struct trace_event_data_offsets_kvm_vmgexit_msr_protocol_exit {
+};
 
-struct trace_event_data_offsets_kvm_rmp_fault {};
+struct trace_event_data_offsets_kvm_rmp_fault {
+};
 
 typedef void (*btf_trace_kvm_entry)(void *, struct kvm_vcpu *, bool);
 
-typedef void (*btf_trace_kvm_hypercall)(void *, long unsigned int, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_kvm_hypercall)(void *, long unsigned int, long unsigned int,
+					long unsigned int, long unsigned int, long unsigned int);
 
 typedef void (*btf_trace_kvm_hv_hypercall)(void *, __u16, bool, __u16, __u16, __u16, __u64, __u64);
 
 typedef void (*btf_trace_kvm_hv_hypercall_done)(void *, u64);
 
-typedef void (*btf_trace_kvm_xen_hypercall)(void *, u8, long unsigned int, long unsigned int, long unsigned int, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_kvm_xen_hypercall)(void *, u8, long unsigned int, long unsigned int,
+					    long unsigned int, long unsigned int, long unsigned int,
+					    long unsigned int, long unsigned int);
 
-typedef void (*btf_trace_kvm_pio)(void *, unsigned int, unsigned int, unsigned int, unsigned int, const void *);
+typedef void (*btf_trace_kvm_pio)(void *, unsigned int, unsigned int, unsigned int, unsigned int,
+				  const void *);
 
 typedef void (*btf_trace_kvm_fast_mmio)(void *, u64);
 
-typedef void (*btf_trace_kvm_cpuid)(void *, unsigned int, unsigned int, long unsigned int, long unsigned int, long unsigned int, long unsigned int, bool, bool);
+typedef void (*btf_trace_kvm_cpuid)(void *, unsigned int, unsigned int, long unsigned int,
+				    long unsigned int, long unsigned int, long unsigned int, bool,
+				    bool);
 
 typedef void (*btf_trace_kvm_ioapic_set_irq)(void *, __u64, int, bool);
 
@@ -26344,13 +26581,15 @@ typedef void (*btf_trace_kvm_eoi)(void *, struct kvm_lapic *, int);
 
 typedef void (*btf_trace_kvm_pv_eoi)(void *, struct kvm_lapic *, int);
 
-typedef void (*btf_trace_kvm_nested_vmenter)(void *, __u64, __u64, __u64, __u32, __u32, bool, __u64, __u64, __u32);
+typedef void (*btf_trace_kvm_nested_vmenter)(void *, __u64, __u64, __u64, __u32, __u32, bool, __u64,
+					     __u64, __u32);
 
 typedef void (*btf_trace_kvm_nested_intercepts)(void *, __u16, __u16, __u32, __u32, __u32, __u32);
 
 typedef void (*btf_trace_kvm_nested_vmexit)(void *, struct kvm_vcpu *, u32);
 
-typedef void (*btf_trace_kvm_nested_vmexit_inject)(void *, __u32, __u64, __u64, __u32, __u32, __u32);
+typedef void (*btf_trace_kvm_nested_vmexit_inject)(void *, __u32, __u64, __u64, __u32, __u32,
+						   __u32);
 
 typedef void (*btf_trace_kvm_nested_intr_vmexit)(void *, __u64);
 
@@ -26366,7 +26605,8 @@ typedef void (*btf_trace_kvm_write_tsc_offset)(void *, unsigned int, __u64, __u6
 
 typedef void (*btf_trace_kvm_update_master_clock)(void *, bool, unsigned int, bool);
 
-typedef void (*btf_trace_kvm_track_tsc)(void *, unsigned int, unsigned int, unsigned int, bool, unsigned int);
+typedef void (*btf_trace_kvm_track_tsc)(void *, unsigned int, unsigned int, unsigned int, bool,
+					unsigned int);
 
 typedef void (*btf_trace_kvm_pml_full)(void *, unsigned int);
 
@@ -26378,7 +26618,8 @@ typedef void (*btf_trace_kvm_wait_lapic_expire)(void *, unsigned int, s64);
 
 typedef void (*btf_trace_kvm_smm_transition)(void *, unsigned int, u64, bool);
 
-typedef void (*btf_trace_kvm_pi_irte_update)(void *, unsigned int, struct kvm_vcpu *, unsigned int, unsigned int, bool);
+typedef void (*btf_trace_kvm_pi_irte_update)(void *, unsigned int, struct kvm_vcpu *, unsigned int,
+					     unsigned int, bool);
 
 typedef void (*btf_trace_kvm_hv_notify_acked_sint)(void *, int, u32);
 
@@ -26479,8 +26720,8 @@ struct kvm_x86_reg_id {
 	__u32 index;
 	__u8 type;
 	__u8 rsvd1;
-	__u8 rsvd2: 4;
-	__u8 size: 4;
+	__u8 rsvd2 : 4;
+	__u8 size : 4;
 	__u8 x86;
 };
 
@@ -26736,7 +26977,8 @@ struct kvm_pmu_event_filter {
 	__u32 flags;
 	__u32 pad[4];
 	struct {
-		struct {} __empty_events;
+		struct {
+		} __empty_events;
 		__u64 events[0];
 	};
 };
@@ -26979,43 +27221,60 @@ struct trace_event_raw_kvm_mmu_split_huge_page {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_kvm_mmu_pagetable_walk {};
+struct trace_event_data_offsets_kvm_mmu_pagetable_walk {
+};
 
-struct trace_event_data_offsets_kvm_mmu_paging_element {};
+struct trace_event_data_offsets_kvm_mmu_paging_element {
+};
 
-struct trace_event_data_offsets_kvm_mmu_set_bit_class {};
+struct trace_event_data_offsets_kvm_mmu_set_bit_class {
+};
 
-struct trace_event_data_offsets_kvm_mmu_walker_error {};
+struct trace_event_data_offsets_kvm_mmu_walker_error {
+};
 
-struct trace_event_data_offsets_kvm_mmu_get_page {};
+struct trace_event_data_offsets_kvm_mmu_get_page {
+};
 
-struct trace_event_data_offsets_kvm_mmu_page_class {};
+struct trace_event_data_offsets_kvm_mmu_page_class {
+};
 
-struct trace_event_data_offsets_mark_mmio_spte {};
+struct trace_event_data_offsets_mark_mmio_spte {
+};
 
-struct trace_event_data_offsets_handle_mmio_page_fault {};
+struct trace_event_data_offsets_handle_mmio_page_fault {
+};
 
-struct trace_event_data_offsets_fast_page_fault {};
+struct trace_event_data_offsets_fast_page_fault {
+};
 
-struct trace_event_data_offsets_kvm_mmu_zap_all_fast {};
+struct trace_event_data_offsets_kvm_mmu_zap_all_fast {
+};
 
-struct trace_event_data_offsets_check_mmio_spte {};
+struct trace_event_data_offsets_check_mmio_spte {
+};
 
-struct trace_event_data_offsets_kvm_mmu_set_spte {};
+struct trace_event_data_offsets_kvm_mmu_set_spte {
+};
 
-struct trace_event_data_offsets_kvm_mmu_spte_requested {};
+struct trace_event_data_offsets_kvm_mmu_spte_requested {
+};
 
-struct trace_event_data_offsets_kvm_tdp_mmu_spte_changed {};
+struct trace_event_data_offsets_kvm_tdp_mmu_spte_changed {
+};
 
-struct trace_event_data_offsets_kvm_mmu_split_huge_page {};
+struct trace_event_data_offsets_kvm_mmu_split_huge_page {
+};
 
 typedef void (*btf_trace_kvm_mmu_pagetable_walk)(void *, u64, u32);
 
 typedef void (*btf_trace_kvm_mmu_paging_element)(void *, u64, int);
 
-typedef void (*btf_trace_kvm_mmu_set_accessed_bit)(void *, long unsigned int, unsigned int, unsigned int);
+typedef void (*btf_trace_kvm_mmu_set_accessed_bit)(void *, long unsigned int, unsigned int,
+						   unsigned int);
 
-typedef void (*btf_trace_kvm_mmu_set_dirty_bit)(void *, long unsigned int, unsigned int, unsigned int);
+typedef void (*btf_trace_kvm_mmu_set_dirty_bit)(void *, long unsigned int, unsigned int,
+						unsigned int);
 
 typedef void (*btf_trace_kvm_mmu_walker_error)(void *, u32);
 
@@ -27031,7 +27290,8 @@ typedef void (*btf_trace_mark_mmio_spte)(void *, u64 *, gfn_t, u64);
 
 typedef void (*btf_trace_handle_mmio_page_fault)(void *, u64, gfn_t, unsigned int);
 
-typedef void (*btf_trace_fast_page_fault)(void *, struct kvm_vcpu *, struct kvm_page_fault *, u64 *, u64, int);
+typedef void (*btf_trace_fast_page_fault)(void *, struct kvm_vcpu *, struct kvm_page_fault *, u64 *,
+					  u64, int);
 
 typedef void (*btf_trace_kvm_mmu_zap_all_fast)(void *, struct kvm *);
 
@@ -27065,7 +27325,8 @@ struct slot_rmap_walk_iterator {
 	struct kvm_rmap_head *end_rmap;
 };
 
-typedef bool (*slot_rmaps_handler)(struct kvm *, struct kvm_rmap_head *, const struct kvm_memory_slot *);
+typedef bool (*slot_rmaps_handler)(struct kvm *, struct kvm_rmap_head *,
+				   const struct kvm_memory_slot *);
 
 struct mmu_page_and_offset {
 	struct kvm_mmu_page *sp;
@@ -27428,7 +27689,7 @@ struct vcpu_pvm {
 		u64 key;
 		u32 cnt;
 	} xtop[64];
-	long: 64;
+	long : 64;
 	struct pvm_native n;
 	long unsigned int insn_emulated;
 	long unsigned int emul_ibpbs;
@@ -27440,7 +27701,7 @@ struct vcpu_pvm {
 	long unsigned int iw_nent;
 	u64 iw_t0;
 	long unsigned int inval_waits;
-	long: 64;
+	long : 64;
 };
 
 struct kvm_pvm {
@@ -27448,13 +27709,13 @@ struct kvm_pvm {
 	bool native_ok;
 	bool syscall_msrs_reported;
 	bool xstate_fault_reported;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct pvm_db_verdict {
@@ -27493,18 +27754,18 @@ struct pvm_tramp_ro {
 		u64 base;
 	} __attribute__((packed)) tramp_idtr;
 	u8 __pad_i[6];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct x86_hw_tss tss;
 	u64 host_cr3;
 	struct pvm_entry_stage entry;
@@ -27523,21 +27784,21 @@ struct pvm_tramp_ro {
 		u64 tramp_mask;
 		u64 tramp_base;
 	} ds;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct pvm_tramp_ctl {
@@ -27545,7 +27806,7 @@ struct pvm_tramp_ctl {
 	u8 df_pending;
 	u8 mce_pending;
 	u8 __pp[5];
-	long: 64;
+	long : 64;
 	u8 __align_exit[0];
 	u64 guest_rdi;
 	u64 vector;
@@ -27587,7 +27848,7 @@ struct pvm_tramp_ctl {
 		u64 er_rdi;
 		u64 er_rsi;
 	} ds;
-	long: 64;
+	long : 64;
 };
 
 struct pvm_trampoline {
@@ -27653,7 +27914,7 @@ struct x86_init_mpparse {
 struct x86_init_resources {
 	void (*probe_roms)(void);
 	void (*reserve_resources)(void);
-	char * (*memory_setup)(void);
+	char *(*memory_setup)(void);
 	void (*dmi_setup)(void);
 };
 
@@ -27662,7 +27923,7 @@ struct x86_init_irqs {
 	void (*intr_init)(void);
 	void (*intr_mode_select)(void);
 	void (*intr_mode_init)(void);
-	struct irq_domain * (*create_pci_msi_domain)(void);
+	struct irq_domain *(*create_pci_msi_domain)(void);
 };
 
 struct x86_init_oem {
@@ -28143,25 +28404,35 @@ struct trace_event_raw_vector_free_moved {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_x86_irq_vector {};
+struct trace_event_data_offsets_x86_irq_vector {
+};
 
-struct trace_event_data_offsets_vector_config {};
+struct trace_event_data_offsets_vector_config {
+};
 
-struct trace_event_data_offsets_vector_mod {};
+struct trace_event_data_offsets_vector_mod {
+};
 
-struct trace_event_data_offsets_vector_reserve {};
+struct trace_event_data_offsets_vector_reserve {
+};
 
-struct trace_event_data_offsets_vector_alloc {};
+struct trace_event_data_offsets_vector_alloc {
+};
 
-struct trace_event_data_offsets_vector_alloc_managed {};
+struct trace_event_data_offsets_vector_alloc_managed {
+};
 
-struct trace_event_data_offsets_vector_activate {};
+struct trace_event_data_offsets_vector_activate {
+};
 
-struct trace_event_data_offsets_vector_teardown {};
+struct trace_event_data_offsets_vector_teardown {
+};
 
-struct trace_event_data_offsets_vector_setup {};
+struct trace_event_data_offsets_vector_setup {
+};
 
-struct trace_event_data_offsets_vector_free_moved {};
+struct trace_event_data_offsets_vector_free_moved {
+};
 
 typedef void (*btf_trace_local_timer_entry)(void *, int);
 
@@ -28199,11 +28470,14 @@ typedef void (*btf_trace_thermal_apic_entry)(void *, int);
 
 typedef void (*btf_trace_thermal_apic_exit)(void *, int);
 
-typedef void (*btf_trace_vector_config)(void *, unsigned int, unsigned int, unsigned int, unsigned int);
+typedef void (*btf_trace_vector_config)(void *, unsigned int, unsigned int, unsigned int,
+					unsigned int);
 
-typedef void (*btf_trace_vector_update)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int);
+typedef void (*btf_trace_vector_update)(void *, unsigned int, unsigned int, unsigned int,
+					unsigned int, unsigned int);
 
-typedef void (*btf_trace_vector_clear)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int);
+typedef void (*btf_trace_vector_clear)(void *, unsigned int, unsigned int, unsigned int,
+				       unsigned int, unsigned int);
 
 typedef void (*btf_trace_vector_reserve_managed)(void *, unsigned int, int);
 
@@ -28266,12 +28540,12 @@ struct clock_event_device {
 	const struct cpumask *cpumask;
 	struct list_head list;
 	struct module *owner;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum lockdep_ok {
@@ -28287,7 +28561,8 @@ struct trace_event_raw_nmi_handler {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_nmi_handler {};
+struct trace_event_data_offsets_nmi_handler {
+};
 
 typedef void (*btf_trace_nmi_handler)(void *, void *, s64, int);
 
@@ -28323,13 +28598,13 @@ struct user_desc {
 	unsigned int entry_number;
 	unsigned int base_addr;
 	unsigned int limit;
-	unsigned int seg_32bit: 1;
-	unsigned int contents: 2;
-	unsigned int read_exec_only: 1;
-	unsigned int limit_in_pages: 1;
-	unsigned int seg_not_present: 1;
-	unsigned int useable: 1;
-	unsigned int lm: 1;
+	unsigned int seg_32bit : 1;
+	unsigned int contents : 2;
+	unsigned int read_exec_only : 1;
+	unsigned int limit_in_pages : 1;
+	unsigned int seg_not_present : 1;
+	unsigned int useable : 1;
+	unsigned int lm : 1;
 };
 
 struct encoded_page;
@@ -28352,19 +28627,19 @@ struct mmu_gather {
 	struct mmu_table_batch *batch;
 	long unsigned int start;
 	long unsigned int end;
-	unsigned int fullmm: 1;
-	unsigned int need_flush_all: 1;
-	unsigned int freed_tables: 1;
-	unsigned int delayed_rmap: 1;
-	unsigned int cleared_ptes: 1;
-	unsigned int cleared_pmds: 1;
-	unsigned int cleared_puds: 1;
-	unsigned int cleared_p4ds: 1;
-	unsigned int vma_exec: 1;
-	unsigned int vma_huge: 1;
-	unsigned int vma_pfn: 1;
-	unsigned int unshared_tables: 1;
-	unsigned int fully_unshared_tables: 1;
+	unsigned int fullmm : 1;
+	unsigned int need_flush_all : 1;
+	unsigned int freed_tables : 1;
+	unsigned int delayed_rmap : 1;
+	unsigned int cleared_ptes : 1;
+	unsigned int cleared_pmds : 1;
+	unsigned int cleared_puds : 1;
+	unsigned int cleared_p4ds : 1;
+	unsigned int vma_exec : 1;
+	unsigned int vma_huge : 1;
+	unsigned int vma_pfn : 1;
+	unsigned int unshared_tables : 1;
+	unsigned int fully_unshared_tables : 1;
 	unsigned int batch_count;
 	struct mmu_gather_batch *active;
 	struct mmu_gather_batch local;
@@ -28503,10 +28778,10 @@ struct kernel_clone_args {
 	int *parent_tid;
 	const char *name;
 	int exit_signal;
-	u32 kthread: 1;
-	u32 io_thread: 1;
-	u32 user_worker: 1;
-	u32 no_files: 1;
+	u32 kthread : 1;
+	u32 io_thread : 1;
+	u32 user_worker : 1;
+	u32 no_files : 1;
 	long unsigned int stack;
 	long unsigned int stack_size;
 	long unsigned int tls;
@@ -28774,11 +29049,11 @@ struct va_alignment {
 	int flags;
 	long unsigned int mask;
 	long unsigned int bits;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct vm_unmapped_area_info {
@@ -28961,22 +29236,35 @@ struct sg_table {
 };
 
 struct dma_map_ops {
-	void * (*alloc)(struct device *, size_t, dma_addr_t *, gfp_t, long unsigned int);
+	void *(*alloc)(struct device *, size_t, dma_addr_t *, gfp_t, long unsigned int);
 	void (*free)(struct device *, size_t, void *, dma_addr_t, long unsigned int);
-	struct page * (*alloc_pages_op)(struct device *, size_t, dma_addr_t *, enum dma_data_direction, gfp_t);
-	void (*free_pages)(struct device *, size_t, struct page *, dma_addr_t, enum dma_data_direction);
-	int (*mmap)(struct device *, struct vm_area_struct *, void *, dma_addr_t, size_t, long unsigned int);
-	int (*get_sgtable)(struct device *, struct sg_table *, void *, dma_addr_t, size_t, long unsigned int);
-	dma_addr_t (*map_page)(struct device *, struct page *, long unsigned int, size_t, enum dma_data_direction, long unsigned int);
-	void (*unmap_page)(struct device *, dma_addr_t, size_t, enum dma_data_direction, long unsigned int);
-	int (*map_sg)(struct device *, struct scatterlist *, int, enum dma_data_direction, long unsigned int);
-	void (*unmap_sg)(struct device *, struct scatterlist *, int, enum dma_data_direction, long unsigned int);
-	dma_addr_t (*map_resource)(struct device *, phys_addr_t, size_t, enum dma_data_direction, long unsigned int);
-	void (*unmap_resource)(struct device *, dma_addr_t, size_t, enum dma_data_direction, long unsigned int);
+	struct page *(*alloc_pages_op)(struct device *, size_t, dma_addr_t *,
+				       enum dma_data_direction, gfp_t);
+	void (*free_pages)(struct device *, size_t, struct page *, dma_addr_t,
+			   enum dma_data_direction);
+	int (*mmap)(struct device *, struct vm_area_struct *, void *, dma_addr_t, size_t,
+		    long unsigned int);
+	int (*get_sgtable)(struct device *, struct sg_table *, void *, dma_addr_t, size_t,
+			   long unsigned int);
+	dma_addr_t (*map_page)(struct device *, struct page *, long unsigned int, size_t,
+			       enum dma_data_direction, long unsigned int);
+	void (*unmap_page)(struct device *, dma_addr_t, size_t, enum dma_data_direction,
+			   long unsigned int);
+	int (*map_sg)(struct device *, struct scatterlist *, int, enum dma_data_direction,
+		      long unsigned int);
+	void (*unmap_sg)(struct device *, struct scatterlist *, int, enum dma_data_direction,
+			 long unsigned int);
+	dma_addr_t (*map_resource)(struct device *, phys_addr_t, size_t, enum dma_data_direction,
+				   long unsigned int);
+	void (*unmap_resource)(struct device *, dma_addr_t, size_t, enum dma_data_direction,
+			       long unsigned int);
 	void (*sync_single_for_cpu)(struct device *, dma_addr_t, size_t, enum dma_data_direction);
-	void (*sync_single_for_device)(struct device *, dma_addr_t, size_t, enum dma_data_direction);
-	void (*sync_sg_for_cpu)(struct device *, struct scatterlist *, int, enum dma_data_direction);
-	void (*sync_sg_for_device)(struct device *, struct scatterlist *, int, enum dma_data_direction);
+	void (*sync_single_for_device)(struct device *, dma_addr_t, size_t,
+				       enum dma_data_direction);
+	void (*sync_sg_for_cpu)(struct device *, struct scatterlist *, int,
+				enum dma_data_direction);
+	void (*sync_sg_for_device)(struct device *, struct scatterlist *, int,
+				   enum dma_data_direction);
 	void (*cache_sync)(struct device *, void *, size_t, enum dma_data_direction);
 	int (*dma_supported)(struct device *, u64);
 	u64 (*get_required_mask)(struct device *);
@@ -29121,8 +29409,8 @@ struct freq_desc {
 };
 
 struct dmi_strmatch {
-	unsigned char slot: 7;
-	unsigned char exact_match: 1;
+	unsigned char slot : 7;
+	unsigned char exact_match : 1;
 	char substr[79];
 };
 
@@ -29133,7 +29421,8 @@ struct dmi_system_id {
 	void *driver_data;
 };
 
-struct pdev_archdata {};
+struct pdev_archdata {
+};
 
 struct mfd_cell;
 
@@ -29360,7 +29649,8 @@ struct trace_event_raw_x86_fpu {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_x86_fpu {};
+struct trace_event_data_offsets_x86_fpu {
+};
 
 typedef void (*btf_trace_x86_fpu_before_save)(void *, struct fpu *);
 
@@ -29393,7 +29683,8 @@ typedef int user_regset_active_fn(struct task_struct *, const struct user_regset
 
 typedef int user_regset_get2_fn(struct task_struct *, const struct user_regset *, struct membuf);
 
-typedef int user_regset_set_fn(struct task_struct *, const struct user_regset *, unsigned int, unsigned int, const void *, const void *);
+typedef int user_regset_set_fn(struct task_struct *, const struct user_regset *, unsigned int,
+			       unsigned int, const void *, const void *);
 
 typedef int user_regset_writeback_fn(struct task_struct *, const struct user_regset *, int);
 
@@ -29491,8 +29782,8 @@ struct stack_frame_user {
 };
 
 struct leaf_0x2_reg {
-	int: 31;
-	u32 invalid: 1;
+	int : 31;
+	u32 invalid : 1;
 };
 
 union leaf_0x2_regs {
@@ -29592,29 +29883,29 @@ enum _cache_type {
 
 union _cpuid4_leaf_eax {
 	struct {
-		enum _cache_type type: 5;
-		unsigned int level: 3;
-		unsigned int is_self_initializing: 1;
-		unsigned int is_fully_associative: 1;
-		unsigned int reserved: 4;
-		unsigned int num_threads_sharing: 12;
-		unsigned int num_cores_on_die: 6;
+		enum _cache_type type : 5;
+		unsigned int level : 3;
+		unsigned int is_self_initializing : 1;
+		unsigned int is_fully_associative : 1;
+		unsigned int reserved : 4;
+		unsigned int num_threads_sharing : 12;
+		unsigned int num_cores_on_die : 6;
 	} split;
 	u32 full;
 };
 
 union _cpuid4_leaf_ebx {
 	struct {
-		unsigned int coherency_line_size: 12;
-		unsigned int physical_line_partition: 10;
-		unsigned int ways_of_associativity: 10;
+		unsigned int coherency_line_size : 12;
+		unsigned int physical_line_partition : 10;
+		unsigned int ways_of_associativity : 10;
 	} split;
 	u32 full;
 };
 
 union _cpuid4_leaf_ecx {
 	struct {
-		unsigned int number_of_sets: 32;
+		unsigned int number_of_sets : 32;
 	} split;
 	u32 full;
 };
@@ -29629,31 +29920,31 @@ struct _cpuid4_info {
 
 union l1_cache {
 	struct {
-		unsigned int line_size: 8;
-		unsigned int lines_per_tag: 8;
-		unsigned int assoc: 8;
-		unsigned int size_in_kb: 8;
+		unsigned int line_size : 8;
+		unsigned int lines_per_tag : 8;
+		unsigned int assoc : 8;
+		unsigned int size_in_kb : 8;
 	};
 	unsigned int val;
 };
 
 union l2_cache {
 	struct {
-		unsigned int line_size: 8;
-		unsigned int lines_per_tag: 4;
-		unsigned int assoc: 4;
-		unsigned int size_in_kb: 16;
+		unsigned int line_size : 8;
+		unsigned int lines_per_tag : 4;
+		unsigned int assoc : 4;
+		unsigned int size_in_kb : 16;
 	};
 	unsigned int val;
 };
 
 union l3_cache {
 	struct {
-		unsigned int line_size: 8;
-		unsigned int lines_per_tag: 4;
-		unsigned int assoc: 4;
-		unsigned int res: 2;
-		unsigned int size_encoded: 14;
+		unsigned int line_size : 8;
+		unsigned int lines_per_tag : 4;
+		unsigned int assoc : 4;
+		unsigned int res : 2;
+		unsigned int size_encoded : 14;
 	};
 	unsigned int val;
 };
@@ -29685,10 +29976,10 @@ struct apic {
 	void (*send_IPI_allbutself)(int);
 	void (*send_IPI_all)(int);
 	void (*send_IPI_self)(int);
-	u32 disable_esr: 1;
-	u32 dest_mode_logical: 1;
-	u32 x2apic_set_max_apicid: 1;
-	u32 nmi_to_offline_cpu: 1;
+	u32 disable_esr : 1;
+	u32 dest_mode_logical : 1;
+	u32 x2apic_set_max_apicid : 1;
+	u32 nmi_to_offline_cpu : 1;
 	u32 (*calc_dest_apicid)(unsigned int);
 	u64 (*icr_read)(void);
 	void (*icr_write)(u32, u32);
@@ -29739,14 +30030,14 @@ enum {
 struct ldttss_desc {
 	u16 limit0;
 	u16 base0;
-	u16 base1: 8;
-	u16 type: 5;
-	u16 dpl: 2;
-	u16 p: 1;
-	u16 limit1: 4;
-	u16 zero0: 3;
-	u16 g: 1;
-	u16 base2: 8;
+	u16 base1 : 8;
+	u16 type : 5;
+	u16 dpl : 2;
+	u16 p : 1;
+	u16 limit1 : 4;
+	u16 zero0 : 3;
+	u16 g : 1;
+	u16 base2 : 8;
 	u32 base3;
 	u32 zero1;
 };
@@ -29868,7 +30159,7 @@ struct bpf_prog_stats {
 	u64_stats_t nsecs;
 	u64_stats_t misses;
 	struct u64_stats_sync syncp;
-	long: 64;
+	long : 64;
 };
 
 struct sock_fprog_kern {
@@ -29927,7 +30218,7 @@ struct net_rate_estimator;
 
 struct Qdisc {
 	int (*enqueue)(struct sk_buff *, struct Qdisc *, struct sk_buff **);
-	struct sk_buff * (*dequeue)(struct Qdisc *);
+	struct sk_buff *(*dequeue)(struct Qdisc *);
 	unsigned int flags;
 	u32 limit;
 	const struct Qdisc_ops *ops;
@@ -29941,9 +30232,9 @@ struct Qdisc {
 	struct gnet_stats_queue *cpu_qstats;
 	int pad;
 	refcount_t refcnt;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct sk_buff_head gso_skb;
 	struct qdisc_skb_head q;
 	struct gnet_stats_basic_sync bstats;
@@ -29953,23 +30244,23 @@ struct Qdisc {
 	long unsigned int state2;
 	struct Qdisc *next_sched;
 	struct sk_buff_head skb_bad_txq;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	spinlock_t busylock;
 	spinlock_t seqlock;
 	struct callback_head rcu;
 	netdevice_tracker dev_tracker;
 	struct lock_class_key root_lock_key;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	long int privdata[0];
 };
 
@@ -30025,8 +30316,8 @@ struct Qdisc_ops {
 	int priv_size;
 	unsigned int static_flags;
 	int (*enqueue)(struct sk_buff *, struct Qdisc *, struct sk_buff **);
-	struct sk_buff * (*dequeue)(struct Qdisc *);
-	struct sk_buff * (*peek)(struct Qdisc *);
+	struct sk_buff *(*dequeue)(struct Qdisc *);
+	struct sk_buff *(*peek)(struct Qdisc *);
 	int (*init)(struct Qdisc *, struct nlattr *, struct netlink_ext_ack *);
 	void (*reset)(struct Qdisc *);
 	void (*destroy)(struct Qdisc *);
@@ -30049,15 +30340,17 @@ struct tcf_block;
 
 struct Qdisc_class_ops {
 	unsigned int flags;
-	struct netdev_queue * (*select_queue)(struct Qdisc *, struct tcmsg *);
-	int (*graft)(struct Qdisc *, long unsigned int, struct Qdisc *, struct Qdisc **, struct netlink_ext_ack *);
-	struct Qdisc * (*leaf)(struct Qdisc *, long unsigned int);
+	struct netdev_queue *(*select_queue)(struct Qdisc *, struct tcmsg *);
+	int (*graft)(struct Qdisc *, long unsigned int, struct Qdisc *, struct Qdisc **,
+		     struct netlink_ext_ack *);
+	struct Qdisc *(*leaf)(struct Qdisc *, long unsigned int);
 	void (*qlen_notify)(struct Qdisc *, long unsigned int);
 	long unsigned int (*find)(struct Qdisc *, u32);
-	int (*change)(struct Qdisc *, u32, u32, struct nlattr **, long unsigned int *, struct netlink_ext_ack *);
+	int (*change)(struct Qdisc *, u32, u32, struct nlattr **, long unsigned int *,
+		      struct netlink_ext_ack *);
 	int (*delete)(struct Qdisc *, long unsigned int, struct netlink_ext_ack *);
 	void (*walk)(struct Qdisc *, struct qdisc_walker *);
-	struct tcf_block * (*tcf_block)(struct Qdisc *, long unsigned int, struct netlink_ext_ack *);
+	struct tcf_block *(*tcf_block)(struct Qdisc *, long unsigned int, struct netlink_ext_ack *);
 	long unsigned int (*bind_tcf)(struct Qdisc *, long unsigned int, u32);
 	void (*unbind_tcf)(struct Qdisc *, long unsigned int);
 	int (*dump)(struct Qdisc *, long unsigned int, struct sk_buff *, struct tcmsg *);
@@ -30134,22 +30427,27 @@ struct tcf_proto_ops {
 	int (*classify)(struct sk_buff *, const struct tcf_proto *, struct tcf_result *);
 	int (*init)(struct tcf_proto *);
 	void (*destroy)(struct tcf_proto *, bool, struct netlink_ext_ack *);
-	void * (*get)(struct tcf_proto *, u32);
+	void *(*get)(struct tcf_proto *, u32);
 	void (*put)(struct tcf_proto *, void *);
-	int (*change)(struct net *, struct sk_buff *, struct tcf_proto *, long unsigned int, u32, struct nlattr **, void **, u32, struct netlink_ext_ack *);
+	int (*change)(struct net *, struct sk_buff *, struct tcf_proto *, long unsigned int, u32,
+		      struct nlattr **, void **, u32, struct netlink_ext_ack *);
 	int (*delete)(struct tcf_proto *, void *, bool *, bool, struct netlink_ext_ack *);
 	bool (*delete_empty)(struct tcf_proto *);
 	void (*walk)(struct tcf_proto *, struct tcf_walker *, bool);
-	int (*reoffload)(struct tcf_proto *, bool, flow_setup_cb_t *, void *, struct netlink_ext_ack *);
+	int (*reoffload)(struct tcf_proto *, bool, flow_setup_cb_t *, void *,
+			 struct netlink_ext_ack *);
 	void (*hw_add)(struct tcf_proto *, void *);
 	void (*hw_del)(struct tcf_proto *, void *);
 	void (*bind_class)(void *, u32, long unsigned int, void *, long unsigned int);
-	void * (*tmplt_create)(struct net *, struct tcf_chain *, struct nlattr **, struct netlink_ext_ack *);
+	void *(*tmplt_create)(struct net *, struct tcf_chain *, struct nlattr **,
+			      struct netlink_ext_ack *);
 	void (*tmplt_destroy)(void *);
 	void (*tmplt_reoffload)(struct tcf_chain *, bool, flow_setup_cb_t *, void *);
-	struct tcf_exts * (*get_exts)(const struct tcf_proto *, u32);
-	int (*dump)(struct net *, struct tcf_proto *, void *, struct sk_buff *, struct tcmsg *, bool);
-	int (*terse_dump)(struct net *, struct tcf_proto *, void *, struct sk_buff *, struct tcmsg *, bool);
+	struct tcf_exts *(*get_exts)(const struct tcf_proto *, u32);
+	int (*dump)(struct net *, struct tcf_proto *, void *, struct sk_buff *, struct tcmsg *,
+		    bool);
+	int (*terse_dump)(struct net *, struct tcf_proto *, void *, struct sk_buff *,
+			  struct tcmsg *, bool);
 	int (*tmplt_dump)(struct sk_buff *, struct net *, void *);
 	struct module *owner;
 	int flags;
@@ -30408,7 +30706,9 @@ struct proc_ops {
 	long int (*proc_ioctl)(struct file *, unsigned int, long unsigned int);
 	long int (*proc_compat_ioctl)(struct file *, unsigned int, long unsigned int);
 	int (*proc_mmap)(struct file *, struct vm_area_struct *);
-	long unsigned int (*proc_get_unmapped_area)(struct file *, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+	long unsigned int (*proc_get_unmapped_area)(struct file *, long unsigned int,
+						    long unsigned int, long unsigned int,
+						    long unsigned int);
 };
 
 struct mtrr_sentry {
@@ -30449,8 +30749,8 @@ struct cache_map {
 	u64 start;
 	u64 end;
 	u64 flags;
-	u64 type: 8;
-	u64 fixed: 1;
+	u64 type : 8;
+	u64 fixed : 1;
 };
 
 struct var_mtrr_range_state {
@@ -30518,8 +30818,8 @@ struct microcode_ops {
 	enum ucode_state (*apply_microcode)(int);
 	int (*collect_cpu_info)(int, struct cpu_signature *);
 	void (*finalize_late_load)(int);
-	unsigned int nmi_safe: 1;
-	unsigned int use_nmi: 1;
+	unsigned int nmi_safe : 1;
+	unsigned int use_nmi : 1;
 };
 
 struct early_load_data {
@@ -30642,25 +30942,25 @@ struct equiv_cpu_table {
 
 union zen_patch_rev {
 	struct {
-		__u32 rev: 8;
-		__u32 stepping: 4;
-		__u32 model: 4;
-		__u32 __reserved: 4;
-		__u32 ext_model: 4;
-		__u32 ext_fam: 8;
+		__u32 rev : 8;
+		__u32 stepping : 4;
+		__u32 model : 4;
+		__u32 __reserved : 4;
+		__u32 ext_model : 4;
+		__u32 ext_fam : 8;
 	};
 	__u32 ucode_rev;
 };
 
 union cpuid_1_eax {
 	struct {
-		__u32 stepping: 4;
-		__u32 model: 4;
-		__u32 family: 4;
-		__u32 __reserved0: 4;
-		__u32 ext_model: 4;
-		__u32 ext_fam: 8;
-		__u32 __reserved1: 4;
+		__u32 stepping : 4;
+		__u32 model : 4;
+		__u32 family : 4;
+		__u32 __reserved0 : 4;
+		__u32 ext_model : 4;
+		__u32 ext_fam : 8;
+		__u32 __reserved1 : 4;
 	};
 	__u32 full;
 };
@@ -30700,11 +31000,11 @@ struct vmware_steal_time {
 union hv_hypervisor_version_info {
 	struct {
 		u32 build_number;
-		u32 minor_version: 16;
-		u32 major_version: 16;
+		u32 minor_version : 16;
+		u32 major_version : 16;
 		u32 service_pack;
-		u32 service_number: 24;
-		u32 service_branch: 8;
+		u32 service_number : 24;
+		u32 service_branch : 8;
 	};
 	struct {
 		u32 eax;
@@ -30734,18 +31034,18 @@ struct ms_hyperv_info {
 	union {
 		u32 isolation_config_a;
 		struct {
-			u32 paravisor_present: 1;
-			u32 reserved_a1: 31;
+			u32 paravisor_present : 1;
+			u32 reserved_a1 : 31;
 		};
 	};
 	union {
 		u32 isolation_config_b;
 		struct {
-			u32 cvm_type: 4;
-			u32 reserved_b1: 1;
-			u32 shared_gpa_boundary_active: 1;
-			u32 shared_gpa_boundary_bits: 6;
-			u32 reserved_b2: 20;
+			u32 cvm_type : 4;
+			u32 reserved_b1 : 1;
+			u32 shared_gpa_boundary_active : 1;
+			u32 shared_gpa_boundary_bits : 6;
+			u32 reserved_b2 : 20;
 		};
 	};
 	u64 shared_gpa_boundary;
@@ -31084,7 +31384,8 @@ union acpi_subtable_headers {
 	struct acpi_cdat_header cdat;
 };
 
-typedef int (*acpi_tbl_entry_handler_arg)(union acpi_subtable_headers *, void *, const long unsigned int);
+typedef int (*acpi_tbl_entry_handler_arg)(union acpi_subtable_headers *, void *,
+					  const long unsigned int);
 
 struct acpi_subtable_proc {
 	int id;
@@ -31227,7 +31528,7 @@ struct apic_override {
 };
 
 struct x86_mapping_info {
-	void * (*alloc_pgt_page)(void *);
+	void *(*alloc_pgt_page)(void *);
 	void (*free_pgt_page)(void *, void *);
 	void *context;
 	long unsigned int page_flag;
@@ -31258,17 +31559,17 @@ struct acpi_processor_cx {
 };
 
 struct acpi_processor_flags {
-	u8 power: 1;
-	u8 performance: 1;
-	u8 throttling: 1;
-	u8 limit: 1;
-	u8 bm_control: 1;
-	u8 bm_check: 1;
-	u8 has_cst: 1;
-	u8 has_lpi: 1;
-	u8 power_setup_done: 1;
-	u8 bm_rld_set: 1;
-	u8 previously_online: 1;
+	u8 power : 1;
+	u8 performance : 1;
+	u8 throttling : 1;
+	u8 limit : 1;
+	u8 bm_control : 1;
+	u8 bm_check : 1;
+	u8 has_cst : 1;
+	u8 has_lpi : 1;
+	u8 power_setup_done : 1;
+	u8 bm_rld_set : 1;
+	u8 previously_online : 1;
 };
 
 struct cstate_entry {
@@ -31400,7 +31701,7 @@ struct sched_domain {
 
 struct sched_domain_topology_level;
 
-typedef const struct cpumask * (*sched_domain_mask_f)(struct sched_domain_topology_level *, int);
+typedef const struct cpumask *(*sched_domain_mask_f)(struct sched_domain_topology_level *, int);
 
 typedef int (*sched_domain_flags_f)(void);
 
@@ -31581,10 +31882,10 @@ struct apic_chip_data {
 	unsigned int prev_cpu;
 	unsigned int irq;
 	struct hlist_node clist;
-	unsigned int move_in_progress: 1;
-	unsigned int is_managed: 1;
-	unsigned int can_reserve: 1;
-	unsigned int has_reserved: 1;
+	unsigned int move_in_progress : 1;
+	unsigned int is_managed : 1;
+	unsigned int can_reserve : 1;
+	unsigned int has_reserved : 1;
 };
 
 struct vector_cleanup {
@@ -31624,70 +31925,70 @@ enum {
 union IO_APIC_reg_00 {
 	u32 raw;
 	struct {
-		u32 __reserved_2: 14;
-		u32 LTS: 1;
-		u32 delivery_type: 1;
-		u32 __reserved_1: 8;
-		u32 ID: 8;
+		u32 __reserved_2 : 14;
+		u32 LTS : 1;
+		u32 delivery_type : 1;
+		u32 __reserved_1 : 8;
+		u32 ID : 8;
 	} bits;
 };
 
 union IO_APIC_reg_01 {
 	u32 raw;
 	struct {
-		u32 version: 8;
-		u32 __reserved_2: 7;
-		u32 PRQ: 1;
-		u32 entries: 8;
-		u32 __reserved_1: 8;
+		u32 version : 8;
+		u32 __reserved_2 : 7;
+		u32 PRQ : 1;
+		u32 entries : 8;
+		u32 __reserved_1 : 8;
 	} bits;
 };
 
 union IO_APIC_reg_02 {
 	u32 raw;
 	struct {
-		u32 __reserved_2: 24;
-		u32 arbitration: 4;
-		u32 __reserved_1: 4;
+		u32 __reserved_2 : 24;
+		u32 arbitration : 4;
+		u32 __reserved_1 : 4;
 	} bits;
 };
 
 union IO_APIC_reg_03 {
 	u32 raw;
 	struct {
-		u32 boot_DT: 1;
-		u32 __reserved_1: 31;
+		u32 boot_DT : 1;
+		u32 __reserved_1 : 31;
 	} bits;
 };
 
 struct IO_APIC_route_entry {
 	union {
 		struct {
-			u64 vector: 8;
-			u64 delivery_mode: 3;
-			u64 dest_mode_logical: 1;
-			u64 delivery_status: 1;
-			u64 active_low: 1;
-			u64 irr: 1;
-			u64 is_level: 1;
-			u64 masked: 1;
-			u64 reserved_0: 15;
-			u64 reserved_1: 17;
-			u64 virt_destid_8_14: 7;
-			u64 destid_0_7: 8;
+			u64 vector : 8;
+			u64 delivery_mode : 3;
+			u64 dest_mode_logical : 1;
+			u64 delivery_status : 1;
+			u64 active_low : 1;
+			u64 irr : 1;
+			u64 is_level : 1;
+			u64 masked : 1;
+			u64 reserved_0 : 15;
+			u64 reserved_1 : 17;
+			u64 virt_destid_8_14 : 7;
+			u64 destid_0_7 : 8;
 		};
 		struct {
-			u64 ir_shared_0: 8;
-			u64 ir_zero: 3;
-			u64 ir_index_15: 1;
-			u64 ir_shared_1: 5;
-			u64 ir_reserved_0: 31;
-			u64 ir_format: 1;
-			u64 ir_index_0_14: 15;
+			u64 ir_shared_0 : 8;
+			u64 ir_zero : 3;
+			u64 ir_index_15 : 1;
+			u64 ir_shared_1 : 5;
+			u64 ir_reserved_0 : 31;
+			u64 ir_format : 1;
+			u64 ir_index_0_14 : 15;
 		};
 		struct {
-			u64 w1: 32;
-			u64 w2: 32;
+			u64 w1 : 32;
+			u64 w2 : 32;
 		};
 	};
 };
@@ -31769,7 +32070,8 @@ enum {
 	MSI_FLAG_NO_MASK = 4194304,
 };
 
-struct dyn_arch_ftrace {};
+struct dyn_arch_ftrace {
+};
 
 enum {
 	FTRACE_OPS_FL_ENABLED = 1,
@@ -31859,8 +32161,8 @@ struct nbcon_context {
 	struct console *console;
 	unsigned int spinwait_max_us;
 	enum nbcon_prio prio;
-	unsigned int allow_unsafe_takeover: 1;
-	unsigned int backlog: 1;
+	unsigned int allow_unsafe_takeover : 1;
+	unsigned int backlog : 1;
 	struct printk_buffers *pbufs;
 	u64 seq;
 };
@@ -31871,7 +32173,7 @@ struct console {
 	char name[16];
 	void (*write)(struct console *, const char *, unsigned int);
 	int (*read)(struct console *, char *, unsigned int);
-	struct tty_driver * (*device)(struct console *, int *);
+	struct tty_driver *(*device)(struct console *, int *);
 	void (*unblank)(void);
 	int (*setup)(struct console *, char *);
 	int (*exit)(struct console *);
@@ -31922,9 +32224,9 @@ struct hpet_channel {
 	enum hpet_mode mode;
 	unsigned int boot_cfg;
 	char name[10];
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct hpet_base {
@@ -32053,11 +32355,13 @@ typedef efi_status_t efi_get_wakeup_time_t(efi_bool_t *, efi_bool_t *, efi_time_
 
 typedef efi_status_t efi_set_wakeup_time_t(efi_bool_t, efi_time_t *);
 
-typedef efi_status_t efi_get_variable_t(efi_char16_t *, efi_guid_t *, u32 *, long unsigned int *, void *);
+typedef efi_status_t efi_get_variable_t(efi_char16_t *, efi_guid_t *, u32 *, long unsigned int *,
+					void *);
 
 typedef efi_status_t efi_get_next_variable_t(long unsigned int *, efi_char16_t *, efi_guid_t *);
 
-typedef efi_status_t efi_set_variable_t(efi_char16_t *, efi_guid_t *, u32, long unsigned int, void *);
+typedef efi_status_t efi_set_variable_t(efi_char16_t *, efi_guid_t *, u32, long unsigned int,
+					void *);
 
 typedef efi_status_t efi_get_next_high_mono_count_t(u32 *);
 
@@ -32065,9 +32369,11 @@ typedef void efi_reset_system_t(int, efi_status_t, long unsigned int, efi_char16
 
 typedef efi_status_t efi_query_variable_info_t(u32, u64 *, u64 *, u64 *);
 
-typedef efi_status_t efi_update_capsule_t(efi_capsule_header_t **, long unsigned int, long unsigned int);
+typedef efi_status_t efi_update_capsule_t(efi_capsule_header_t **, long unsigned int,
+					  long unsigned int);
 
-typedef efi_status_t efi_query_capsule_caps_t(efi_capsule_header_t **, long unsigned int, u64 *, int *);
+typedef efi_status_t efi_query_capsule_caps_t(efi_capsule_header_t **, long unsigned int, u64 *,
+					      int *);
 
 typedef union {
 	struct {
@@ -32076,15 +32382,21 @@ typedef union {
 		efi_status_t (*set_time)(efi_time_t *);
 		efi_status_t (*get_wakeup_time)(efi_bool_t *, efi_bool_t *, efi_time_t *);
 		efi_status_t (*set_wakeup_time)(efi_bool_t, efi_time_t *);
-		efi_status_t (*set_virtual_address_map)(long unsigned int, long unsigned int, u32, efi_memory_desc_t *);
+		efi_status_t (*set_virtual_address_map)(long unsigned int, long unsigned int, u32,
+							efi_memory_desc_t *);
 		void *convert_pointer;
-		efi_status_t (*get_variable)(efi_char16_t *, efi_guid_t *, u32 *, long unsigned int *, void *);
-		efi_status_t (*get_next_variable)(long unsigned int *, efi_char16_t *, efi_guid_t *);
-		efi_status_t (*set_variable)(efi_char16_t *, efi_guid_t *, u32, long unsigned int, void *);
+		efi_status_t (*get_variable)(efi_char16_t *, efi_guid_t *, u32 *,
+					     long unsigned int *, void *);
+		efi_status_t (*get_next_variable)(long unsigned int *, efi_char16_t *,
+						  efi_guid_t *);
+		efi_status_t (*set_variable)(efi_char16_t *, efi_guid_t *, u32, long unsigned int,
+					     void *);
 		efi_status_t (*get_next_high_mono_count)(u32 *);
 		void (*reset_system)(int, efi_status_t, long unsigned int, efi_char16_t *);
-		efi_status_t (*update_capsule)(efi_capsule_header_t **, long unsigned int, long unsigned int);
-		efi_status_t (*query_capsule_caps)(efi_capsule_header_t **, long unsigned int, u64 *, int *);
+		efi_status_t (*update_capsule)(efi_capsule_header_t **, long unsigned int,
+					       long unsigned int);
+		efi_status_t (*query_capsule_caps)(efi_capsule_header_t **, long unsigned int,
+						   u64 *, int *);
 		efi_status_t (*query_variable_info)(u32, u64 *, u64 *, u64 *);
 	};
 	efi_runtime_services_32_t mixed_mode;
@@ -32218,7 +32530,8 @@ enum rp_check {
 	RP_CHECK_RET = 2,
 };
 
-typedef int (*uprobe_write_verify_t)(struct page *, long unsigned int, uprobe_opcode_t *, int, void *);
+typedef int (*uprobe_write_verify_t)(struct page *, long unsigned int, uprobe_opcode_t *, int,
+				     void *);
 
 struct uretprobe_syscall_args {
 	long unsigned int r11;
@@ -32346,7 +32659,8 @@ struct trace_event_raw_tlb_flush {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_tlb_flush {};
+struct trace_event_data_offsets_tlb_flush {
+};
 
 typedef void (*btf_trace_tlb_flush)(void *, int, long unsigned int);
 
@@ -32424,11 +32738,14 @@ struct trace_event_raw_exceptions {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_exceptions {};
+struct trace_event_data_offsets_exceptions {
+};
 
-typedef void (*btf_trace_page_fault_user)(void *, long unsigned int, struct pt_regs *, long unsigned int);
+typedef void (*btf_trace_page_fault_user)(void *, long unsigned int, struct pt_regs *,
+					  long unsigned int);
 
-typedef void (*btf_trace_page_fault_kernel)(void *, long unsigned int, struct pt_regs *, long unsigned int);
+typedef void (*btf_trace_page_fault_kernel)(void *, long unsigned int, struct pt_regs *,
+					    long unsigned int);
 
 enum {
 	IORES_MAP_SYSTEM_RAM = 1,
@@ -32461,8 +32778,8 @@ enum addr_stride {
 };
 
 struct new_asid {
-	unsigned int asid: 16;
-	unsigned int need_flush: 1;
+	unsigned int asid : 16;
+	unsigned int need_flush : 1;
 };
 
 struct exception_stacks {
@@ -32494,9 +32811,9 @@ struct cpa_data {
 	long unsigned int curpage;
 	long unsigned int pfn;
 	unsigned int flags;
-	unsigned int force_split: 1;
-	unsigned int force_static_prot: 1;
-	unsigned int force_flush_all: 1;
+	unsigned int force_split : 1;
+	unsigned int force_static_prot : 1;
+	unsigned int force_flush_all : 1;
 	struct page **pages;
 };
 
@@ -32652,15 +32969,18 @@ struct bpf_array {
 	struct bpf_array_aux *aux;
 	union {
 		struct {
-			struct {} __empty_value;
+			struct {
+			} __empty_value;
 			char value[0];
 		};
 		struct {
-			struct {} __empty_ptrs;
+			struct {
+			} __empty_ptrs;
 			void *ptrs[0];
 		};
 		struct {
-			struct {} __empty_pptrs;
+			struct {
+			} __empty_pptrs;
 			void *pptrs[0];
 		};
 	};
@@ -32673,7 +32993,7 @@ enum bpf_text_poke_type {
 
 struct bpf_binary_header {
 	u32 size;
-	long: 0;
+	long : 0;
 	u8 image[0];
 };
 
@@ -32695,10 +33015,10 @@ struct x64_jit_data {
 };
 
 struct sev_config {
-	__u64 debug: 1;
-	__u64 ghcbs_initialized: 1;
-	__u64 use_cas: 1;
-	__u64 __reserved: 61;
+	__u64 debug : 1;
+	__u64 ghcbs_initialized : 1;
+	__u64 use_cas : 1;
+	__u64 __reserved : 61;
 };
 
 typedef struct {
@@ -32738,20 +33058,20 @@ struct files_struct {
 	wait_queue_head_t resize_wait;
 	struct fdtable *fdt;
 	struct fdtable fdtab;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	spinlock_t file_lock;
 	unsigned int next_fd;
 	long unsigned int close_on_exec_init[1];
 	long unsigned int open_fds_init[1];
 	long unsigned int full_fds_bits_init[1];
 	struct file *fd_array[64];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct compact_control;
@@ -32863,17 +33183,21 @@ struct trace_event_raw_task_prctl_unknown {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_task_newtask {};
+struct trace_event_data_offsets_task_newtask {
+};
 
-struct trace_event_data_offsets_task_rename {};
+struct trace_event_data_offsets_task_rename {
+};
 
-struct trace_event_data_offsets_task_prctl_unknown {};
+struct trace_event_data_offsets_task_prctl_unknown {
+};
 
 typedef void (*btf_trace_task_newtask)(void *, struct task_struct *, u64);
 
 typedef void (*btf_trace_task_rename)(void *, struct task_struct *, const char *);
 
-typedef void (*btf_trace_task_prctl_unknown)(void *, int, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_task_prctl_unknown)(void *, int, long unsigned int, long unsigned int,
+					     long unsigned int, long unsigned int);
 
 struct vm_stack {
 	struct callback_head rcu;
@@ -32978,15 +33302,20 @@ struct trace_event_raw_cpuhp_exit {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_cpuhp_enter {};
+struct trace_event_data_offsets_cpuhp_enter {
+};
 
-struct trace_event_data_offsets_cpuhp_multi_enter {};
+struct trace_event_data_offsets_cpuhp_multi_enter {
+};
 
-struct trace_event_data_offsets_cpuhp_exit {};
+struct trace_event_data_offsets_cpuhp_exit {
+};
 
 typedef void (*btf_trace_cpuhp_enter)(void *, unsigned int, int, int, int (*)(unsigned int));
 
-typedef void (*btf_trace_cpuhp_multi_enter)(void *, unsigned int, int, int, int (*)(unsigned int, struct hlist_node *), struct hlist_node *);
+typedef void (*btf_trace_cpuhp_multi_enter)(void *, unsigned int, int, int,
+					    int (*)(unsigned int, struct hlist_node *),
+					    struct hlist_node *);
 
 typedef void (*btf_trace_cpuhp_exit)(void *, unsigned int, int, int, int);
 
@@ -33240,11 +33569,14 @@ struct trace_event_data_offsets_irq_handler_entry {
 	const void *name_ptr_;
 };
 
-struct trace_event_data_offsets_irq_handler_exit {};
+struct trace_event_data_offsets_irq_handler_exit {
+};
 
-struct trace_event_data_offsets_softirq {};
+struct trace_event_data_offsets_softirq {
+};
 
-struct trace_event_data_offsets_tasklet {};
+struct trace_event_data_offsets_tasklet {
+};
 
 typedef void (*btf_trace_irq_handler_entry)(void *, int, struct irqaction *);
 
@@ -33265,7 +33597,8 @@ struct tasklet_head {
 	struct tasklet_struct **tail;
 };
 
-typedef resource_size_t (*resource_alignf)(void *, const struct resource *, resource_size_t, resource_size_t);
+typedef resource_size_t (*resource_alignf)(void *, const struct resource *, resource_size_t,
+					   resource_size_t);
 
 struct resource_constraint {
 	resource_size_t min;
@@ -33282,7 +33615,7 @@ typedef int (*dr_match_t)(struct device *, void *, void *);
 struct pseudo_fs_context {
 	const struct super_operations *ops;
 	const struct export_operations *eops;
-	const struct xattr_handler * const *xattr;
+	const struct xattr_handler *const *xattr;
 	const struct dentry_operations *dops;
 	long unsigned int magic;
 };
@@ -33440,11 +33773,11 @@ struct __kernel_timex {
 	long long int errcnt;
 	long long int stbcnt;
 	int tai;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum siginfo_layout {
@@ -33525,9 +33858,9 @@ struct k_itimer {
 		} alarm;
 	} it;
 	struct callback_head rcu;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct k_clock {
@@ -33595,13 +33928,17 @@ struct trace_event_raw_signal_deliver {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_signal_generate {};
+struct trace_event_data_offsets_signal_generate {
+};
 
-struct trace_event_data_offsets_signal_deliver {};
+struct trace_event_data_offsets_signal_deliver {
+};
 
-typedef void (*btf_trace_signal_generate)(void *, int, struct kernel_siginfo *, struct task_struct *, int, int);
+typedef void (*btf_trace_signal_generate)(void *, int, struct kernel_siginfo *,
+					  struct task_struct *, int, int);
 
-typedef void (*btf_trace_signal_deliver)(void *, int, struct kernel_siginfo *, struct k_sigaction *);
+typedef void (*btf_trace_signal_deliver)(void *, int, struct kernel_siginfo *,
+					 struct k_sigaction *);
 
 enum posix_timer_state {
 	POSIX_TIMER_DISARMED = 0,
@@ -33779,17 +34116,17 @@ struct workqueue_struct {
 	struct wq_device *wq_dev;
 	char name[32];
 	struct callback_head rcu;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	unsigned int flags;
 	struct pool_workqueue **cpu_pwq;
 	struct wq_node_nr_active *node_nr_active[0];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum wq_affn_scope {
@@ -33881,30 +34218,30 @@ struct pool_workqueue {
 	u64 stats[8];
 	struct kthread_work release_work;
 	struct callback_head rcu;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct worker_pool {
@@ -34050,13 +34387,17 @@ struct trace_event_data_offsets_workqueue_queue_work {
 	const void *workqueue_ptr_;
 };
 
-struct trace_event_data_offsets_workqueue_activate_work {};
+struct trace_event_data_offsets_workqueue_activate_work {
+};
 
-struct trace_event_data_offsets_workqueue_execute_start {};
+struct trace_event_data_offsets_workqueue_execute_start {
+};
 
-struct trace_event_data_offsets_workqueue_execute_end {};
+struct trace_event_data_offsets_workqueue_execute_end {
+};
 
-typedef void (*btf_trace_workqueue_queue_work)(void *, int, struct pool_workqueue *, struct work_struct *);
+typedef void (*btf_trace_workqueue_queue_work)(void *, int, struct pool_workqueue *,
+					       struct work_struct *);
 
 typedef void (*btf_trace_workqueue_activate_work)(void *, struct work_struct *);
 
@@ -34097,7 +34438,8 @@ struct work_for_cpu {
 	long int ret;
 };
 
-typedef struct {} local_lock_t;
+typedef struct {
+} local_lock_t;
 
 typedef struct {
 	u8 acquired;
@@ -34437,21 +34779,21 @@ struct pcpu_gen_cookie {
 
 struct gen_cookie {
 	struct pcpu_gen_cookie *local;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	atomic64_t forward_last;
 	atomic64_t reverse_last;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct ns_tree {
@@ -34474,7 +34816,8 @@ struct trace_event_raw_notifier_info {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_notifier_info {};
+struct trace_event_data_offsets_notifier_info {
+};
 
 typedef void (*btf_trace_notifier_register)(void *, void *);
 
@@ -34567,13 +34910,15 @@ struct vhost_task {
 	struct mutex exit_mutex;
 };
 
-struct pin_cookie {};
+struct pin_cookie {
+};
 
 typedef struct {
 	raw_spinlock_t *lock;
 } class_raw_spinlock_irq_t;
 
-struct scx_task_group {};
+struct scx_task_group {
+};
 
 struct dl_bw {
 	raw_spinlock_t lock;
@@ -34638,11 +34983,11 @@ struct cfs_rq {
 	struct rb_root_cached tasks_timeline;
 	struct sched_entity *curr;
 	struct sched_entity *next;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct sched_avg avg;
 	struct {
 		raw_spinlock_t lock;
@@ -34650,10 +34995,10 @@ struct cfs_rq {
 		long unsigned int load_avg;
 		long unsigned int util_avg;
 		long unsigned int runnable_avg;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
 	} removed;
 	u64 last_update_tg_load_avg;
 	long unsigned int tg_load_avg_contrib;
@@ -34675,17 +35020,17 @@ struct cfs_rq {
 	u64 throttled_clock_pelt_time;
 	u64 throttled_clock_self;
 	u64 throttled_clock_self_time;
-	bool throttled: 1;
-	bool pelt_clock_throttled: 1;
+	bool throttled : 1;
+	bool pelt_clock_throttled : 1;
 	int throttle_count;
 	struct list_head throttled_list;
 	struct list_head throttled_csd_list;
 	struct list_head throttled_limbo_list;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct rt_prio_array {
@@ -34751,15 +35096,15 @@ struct rq {
 	unsigned int numa_migrate_on;
 	long unsigned int last_blocked_load_update_tick;
 	unsigned int has_blocked_load;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	call_single_data_t nohz_csd;
 	unsigned int nohz_tick_stopped;
 	atomic_t nohz_flags;
 	unsigned int ttwu_pending;
 	u64 nr_switches;
-	long: 64;
+	long : 64;
 	struct cfs_rq cfs;
 	struct rt_rq rt;
 	struct dl_rq dl;
@@ -34778,10 +35123,10 @@ struct rq {
 	struct mm_struct *prev_mm;
 	unsigned int clock_update_flags;
 	u64 clock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	u64 clock_task;
 	u64 clock_pelt;
 	long unsigned int lost_idle_time;
@@ -34823,17 +35168,17 @@ struct rq {
 	unsigned int push_busy;
 	struct cpu_stop_work push_work;
 	cpumask_var_t scratch_mask;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	call_single_data_t cfsb_csd;
 	struct list_head cfsb_csd_list;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct rt_bandwidth {
@@ -34871,8 +35216,8 @@ struct task_group {
 	struct sched_entity **se;
 	struct cfs_rq **cfs_rq;
 	long unsigned int shares;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	atomic_long_t load_avg;
 	struct sched_rt_entity **rt_se;
 	struct rt_rq **rt_rq;
@@ -34885,7 +35230,7 @@ struct task_group {
 	struct list_head children;
 	struct autogroup *autogroup;
 	struct cfs_bandwidth cfs_bandwidth;
-	long: 64;
+	long : 64;
 };
 
 struct io_ring_ctx;
@@ -34903,15 +35248,15 @@ struct io_uring_task {
 	atomic_t in_cancel;
 	atomic_t inflight_tracked;
 	struct percpu_counter inflight;
-	long: 64;
+	long : 64;
 	struct {
 		struct llist_head task_list;
 		struct callback_head task_work;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
 	};
 };
 
@@ -35215,17 +35560,23 @@ struct trace_event_data_offsets_sched_kthread_stop {
 	const void *comm_ptr_;
 };
 
-struct trace_event_data_offsets_sched_kthread_stop_ret {};
+struct trace_event_data_offsets_sched_kthread_stop_ret {
+};
 
-struct trace_event_data_offsets_sched_kthread_work_queue_work {};
+struct trace_event_data_offsets_sched_kthread_work_queue_work {
+};
 
-struct trace_event_data_offsets_sched_kthread_work_execute_start {};
+struct trace_event_data_offsets_sched_kthread_work_execute_start {
+};
 
-struct trace_event_data_offsets_sched_kthread_work_execute_end {};
+struct trace_event_data_offsets_sched_kthread_work_execute_end {
+};
 
-struct trace_event_data_offsets_sched_wakeup_template {};
+struct trace_event_data_offsets_sched_wakeup_template {
+};
 
-struct trace_event_data_offsets_sched_switch {};
+struct trace_event_data_offsets_sched_switch {
+};
 
 struct trace_event_data_offsets_sched_migrate_task {
 	u32 comm;
@@ -35237,7 +35588,8 @@ struct trace_event_data_offsets_sched_process_template {
 	const void *comm_ptr_;
 };
 
-struct trace_event_data_offsets_sched_process_exit {};
+struct trace_event_data_offsets_sched_process_exit {
+};
 
 struct trace_event_data_offsets_sched_process_wait {
 	u32 comm;
@@ -35280,25 +35632,32 @@ struct trace_event_data_offsets_sched_process_hang {
 	const void *comm_ptr_;
 };
 
-struct trace_event_data_offsets_sched_move_numa {};
+struct trace_event_data_offsets_sched_move_numa {
+};
 
-struct trace_event_data_offsets_sched_numa_pair_template {};
+struct trace_event_data_offsets_sched_numa_pair_template {
+};
 
-struct trace_event_data_offsets_sched_skip_vma_numa {};
+struct trace_event_data_offsets_sched_skip_vma_numa {
+};
 
-struct trace_event_data_offsets_sched_skip_cpuset_numa {};
+struct trace_event_data_offsets_sched_skip_cpuset_numa {
+};
 
-struct trace_event_data_offsets_sched_wake_idle_without_ipi {};
+struct trace_event_data_offsets_sched_wake_idle_without_ipi {
+};
 
 typedef void (*btf_trace_sched_kthread_stop)(void *, struct task_struct *);
 
 typedef void (*btf_trace_sched_kthread_stop_ret)(void *, int);
 
-typedef void (*btf_trace_sched_kthread_work_queue_work)(void *, struct kthread_worker *, struct kthread_work *);
+typedef void (*btf_trace_sched_kthread_work_queue_work)(void *, struct kthread_worker *,
+							struct kthread_work *);
 
 typedef void (*btf_trace_sched_kthread_work_execute_start)(void *, struct kthread_work *);
 
-typedef void (*btf_trace_sched_kthread_work_execute_end)(void *, struct kthread_work *, kthread_work_func_t);
+typedef void (*btf_trace_sched_kthread_work_execute_end)(void *, struct kthread_work *,
+							 kthread_work_func_t);
 
 typedef void (*btf_trace_sched_waking)(void *, struct task_struct *);
 
@@ -35306,7 +35665,8 @@ typedef void (*btf_trace_sched_wakeup)(void *, struct task_struct *);
 
 typedef void (*btf_trace_sched_wakeup_new)(void *, struct task_struct *);
 
-typedef void (*btf_trace_sched_switch)(void *, bool, struct task_struct *, struct task_struct *, unsigned int);
+typedef void (*btf_trace_sched_switch)(void *, bool, struct task_struct *, struct task_struct *,
+				       unsigned int);
 
 typedef void (*btf_trace_sched_migrate_task)(void *, struct task_struct *, int);
 
@@ -35320,7 +35680,8 @@ typedef void (*btf_trace_sched_process_wait)(void *, struct pid *);
 
 typedef void (*btf_trace_sched_process_fork)(void *, struct task_struct *, struct task_struct *);
 
-typedef void (*btf_trace_sched_process_exec)(void *, struct task_struct *, pid_t, struct linux_binprm *);
+typedef void (*btf_trace_sched_process_exec)(void *, struct task_struct *, pid_t,
+					     struct linux_binprm *);
 
 typedef void (*btf_trace_sched_prepare_exec)(void *, struct task_struct *, struct linux_binprm *);
 
@@ -35332,11 +35693,14 @@ typedef void (*btf_trace_sched_process_hang)(void *, struct task_struct *);
 
 typedef void (*btf_trace_sched_move_numa)(void *, struct task_struct *, int, int);
 
-typedef void (*btf_trace_sched_stick_numa)(void *, struct task_struct *, int, struct task_struct *, int);
+typedef void (*btf_trace_sched_stick_numa)(void *, struct task_struct *, int, struct task_struct *,
+					   int);
 
-typedef void (*btf_trace_sched_swap_numa)(void *, struct task_struct *, int, struct task_struct *, int);
+typedef void (*btf_trace_sched_swap_numa)(void *, struct task_struct *, int, struct task_struct *,
+					  int);
 
-typedef void (*btf_trace_sched_skip_vma_numa)(void *, struct mm_struct *, struct vm_area_struct *, enum numa_vmaskip_reason);
+typedef void (*btf_trace_sched_skip_vma_numa)(void *, struct mm_struct *, struct vm_area_struct *,
+					      enum numa_vmaskip_reason);
 
 typedef void (*btf_trace_sched_skip_cpuset_numa)(void *, struct task_struct *, nodemask_t *);
 
@@ -35364,7 +35728,9 @@ typedef void (*btf_trace_sched_util_est_se_tp)(void *, struct sched_entity *);
 
 typedef void (*btf_trace_sched_update_nr_running_tp)(void *, struct rq *, int);
 
-typedef void (*btf_trace_sched_compute_energy_tp)(void *, struct task_struct *, int, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_sched_compute_energy_tp)(void *, struct task_struct *, int,
+						  long unsigned int, long unsigned int,
+						  long unsigned int);
 
 typedef void (*btf_trace_sched_entry_tp)(void *, bool);
 
@@ -35388,7 +35754,8 @@ struct trace_event_raw_ipi_send_cpumask {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_ipi_send_cpu {};
+struct trace_event_data_offsets_ipi_send_cpu {
+};
 
 struct trace_event_data_offsets_ipi_send_cpumask {
 	u32 cpumask;
@@ -35397,7 +35764,8 @@ struct trace_event_data_offsets_ipi_send_cpumask {
 
 typedef void (*btf_trace_ipi_send_cpu)(void *, const unsigned int, long unsigned int, void *);
 
-typedef void (*btf_trace_ipi_send_cpumask)(void *, const struct cpumask *, long unsigned int, void *);
+typedef void (*btf_trace_ipi_send_cpumask)(void *, const struct cpumask *, long unsigned int,
+					   void *);
 
 struct cpudl_item {
 	u64 dl;
@@ -35734,13 +36102,13 @@ struct io_file_table {
 
 struct io_hash_bucket {
 	struct hlist_head list;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct io_hash_table {
@@ -35800,18 +36168,18 @@ struct io_wq_hash;
 struct io_ring_ctx {
 	struct {
 		unsigned int flags;
-		unsigned int drain_next: 1;
-		unsigned int restricted: 1;
-		unsigned int off_timeout_used: 1;
-		unsigned int drain_active: 1;
-		unsigned int has_evfd: 1;
-		unsigned int task_complete: 1;
-		unsigned int lockless_cq: 1;
-		unsigned int syscall_iopoll: 1;
-		unsigned int poll_activated: 1;
-		unsigned int drain_disabled: 1;
-		unsigned int compat: 1;
-		unsigned int iowq_limits_set: 1;
+		unsigned int drain_next : 1;
+		unsigned int restricted : 1;
+		unsigned int off_timeout_used : 1;
+		unsigned int drain_active : 1;
+		unsigned int has_evfd : 1;
+		unsigned int task_complete : 1;
+		unsigned int lockless_cq : 1;
+		unsigned int syscall_iopoll : 1;
+		unsigned int poll_activated : 1;
+		unsigned int drain_disabled : 1;
+		unsigned int compat : 1;
+		unsigned int iowq_limits_set : 1;
 		struct task_struct *submitter_task;
 		struct io_rings *rings;
 		struct percpu_ref refs;
@@ -35819,7 +36187,7 @@ struct io_ring_ctx {
 		enum tk_offsets clock_offset;
 		enum task_work_notify_mode notify_method;
 		unsigned int sq_thread_idle;
-		long: 64;
+		long : 64;
 	};
 	struct {
 		struct mutex uring_lock;
@@ -35843,8 +36211,8 @@ struct io_ring_ctx {
 		struct io_alloc_cache cmd_cache;
 		struct hlist_head cancelable_uring_cmd;
 		u64 hybrid_poll_time;
-		long: 64;
-		long: 64;
+		long : 64;
+		long : 64;
 	};
 	struct {
 		struct io_uring_cqe *cqe_cached;
@@ -35854,8 +36222,8 @@ struct io_ring_ctx {
 		struct io_ev_fd *io_ev_fd;
 		void *cq_wait_arg;
 		size_t cq_wait_size;
-		long: 64;
-		long: 64;
+		long : 64;
+		long : 64;
 	};
 	struct {
 		struct io_rings *rings_rcu;
@@ -35871,8 +36239,8 @@ struct io_ring_ctx {
 		struct list_head timeout_list;
 		struct list_head ltimeout_list;
 		unsigned int cq_last_tm_flush;
-		long: 64;
-		long: 64;
+		long : 64;
+		long : 64;
 	};
 	spinlock_t completion_lock;
 	struct list_head cq_overflow_list;
@@ -35913,10 +36281,10 @@ struct io_ring_ctx {
 	struct io_mapped_region sq_region;
 	struct io_mapped_region ring_region;
 	struct io_mapped_region param_region;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct io_uring {
@@ -35935,8 +36303,8 @@ struct io_rings {
 	atomic_t sq_flags;
 	u32 cq_flags;
 	u32 cq_overflow;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	struct io_uring_cqe cqes[0];
 };
 
@@ -36021,7 +36389,8 @@ struct io_wq_hash {
 	struct wait_queue_head wait;
 };
 
-struct io_tw_state {};
+struct io_tw_state {
+};
 
 enum {
 	REQ_F_FIXED_FILE_BIT = 0,
@@ -36178,9 +36547,9 @@ struct cpuidle_state_kobj;
 struct cpuidle_device_kobj;
 
 struct cpuidle_device {
-	unsigned int registered: 1;
-	unsigned int enabled: 1;
-	unsigned int poll_time_limit: 1;
+	unsigned int registered : 1;
+	unsigned int enabled : 1;
+	unsigned int poll_time_limit : 1;
 	unsigned int cpu;
 	ktime_t next_hrtimer;
 	int last_state_idx;
@@ -36197,7 +36566,7 @@ struct cpuidle_device {
 struct cpuidle_driver {
 	const char *name;
 	struct module *owner;
-	unsigned int bctimer: 1;
+	unsigned int bctimer : 1;
 	struct cpuidle_state states[10];
 	int state_count;
 	int safe_state_index;
@@ -36630,9 +36999,11 @@ struct trace_event_raw_contention_end {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_contention_begin {};
+struct trace_event_data_offsets_contention_begin {
+};
 
-struct trace_event_data_offsets_contention_end {};
+struct trace_event_data_offsets_contention_end {
+};
 
 typedef void (*btf_trace_contention_begin)(void *, void *, unsigned int);
 
@@ -36811,8 +37182,8 @@ struct printk_info {
 	u64 ts_nsec;
 	u16 text_len;
 	u8 facility;
-	u8 flags: 5;
-	u8 level: 3;
+	u8 flags : 5;
+	u8 level : 3;
 	u32 caller_id;
 	struct dev_printk_info dev_info;
 };
@@ -36931,11 +37302,11 @@ struct nbcon_state {
 	union {
 		unsigned int atom;
 		struct {
-			unsigned int prio: 2;
-			unsigned int req_prio: 2;
-			unsigned int unsafe: 1;
-			unsigned int unsafe_takeover: 1;
-			unsigned int cpu: 24;
+			unsigned int prio : 2;
+			unsigned int req_prio : 2;
+			unsigned int unsafe : 1;
+			unsigned int unsafe_takeover : 1;
+			unsigned int cpu : 24;
 		};
 	};
 };
@@ -37147,11 +37518,14 @@ struct trace_event_raw_irq_matrix_cpu {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_irq_matrix_global {};
+struct trace_event_data_offsets_irq_matrix_global {
+};
 
-struct trace_event_data_offsets_irq_matrix_global_update {};
+struct trace_event_data_offsets_irq_matrix_global_update {
+};
 
-struct trace_event_data_offsets_irq_matrix_cpu {};
+struct trace_event_data_offsets_irq_matrix_cpu {
+};
 
 typedef void (*btf_trace_irq_matrix_online)(void *, struct irq_matrix *);
 
@@ -37163,17 +37537,23 @@ typedef void (*btf_trace_irq_matrix_remove_reserved)(void *, struct irq_matrix *
 
 typedef void (*btf_trace_irq_matrix_assign_system)(void *, int, struct irq_matrix *);
 
-typedef void (*btf_trace_irq_matrix_reserve_managed)(void *, int, unsigned int, struct irq_matrix *, struct cpumap *);
+typedef void (*btf_trace_irq_matrix_reserve_managed)(void *, int, unsigned int, struct irq_matrix *,
+						     struct cpumap *);
 
-typedef void (*btf_trace_irq_matrix_remove_managed)(void *, int, unsigned int, struct irq_matrix *, struct cpumap *);
+typedef void (*btf_trace_irq_matrix_remove_managed)(void *, int, unsigned int, struct irq_matrix *,
+						    struct cpumap *);
 
-typedef void (*btf_trace_irq_matrix_alloc_managed)(void *, int, unsigned int, struct irq_matrix *, struct cpumap *);
+typedef void (*btf_trace_irq_matrix_alloc_managed)(void *, int, unsigned int, struct irq_matrix *,
+						   struct cpumap *);
 
-typedef void (*btf_trace_irq_matrix_assign)(void *, int, unsigned int, struct irq_matrix *, struct cpumap *);
+typedef void (*btf_trace_irq_matrix_assign)(void *, int, unsigned int, struct irq_matrix *,
+					    struct cpumap *);
 
-typedef void (*btf_trace_irq_matrix_alloc)(void *, int, unsigned int, struct irq_matrix *, struct cpumap *);
+typedef void (*btf_trace_irq_matrix_alloc)(void *, int, unsigned int, struct irq_matrix *,
+					   struct cpumap *);
 
-typedef void (*btf_trace_irq_matrix_free)(void *, int, unsigned int, struct irq_matrix *, struct cpumap *);
+typedef void (*btf_trace_irq_matrix_free)(void *, int, unsigned int, struct irq_matrix *,
+					  struct cpumap *);
 
 typedef void (*call_rcu_func_t)(struct callback_head *, rcu_callback_t);
 
@@ -37207,9 +37587,11 @@ struct trace_event_raw_rcu_stall_warning {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_rcu_utilization {};
+struct trace_event_data_offsets_rcu_utilization {
+};
 
-struct trace_event_data_offsets_rcu_stall_warning {};
+struct trace_event_data_offsets_rcu_stall_warning {
+};
 
 typedef void (*btf_trace_rcu_utilization)(void *, const char *);
 
@@ -37299,7 +37681,8 @@ enum {
 	GP_REPLAY = 4,
 };
 
-struct kcsan_scoped_access {};
+struct kcsan_scoped_access {
+};
 
 enum ftrace_dump_mode {
 	DUMP_NONE = 0,
@@ -37346,21 +37729,21 @@ struct rcu_node {
 	unsigned int boost_kthread_status;
 	long unsigned int n_boosts;
 	struct swait_queue_head nocb_gp_wq[2];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	raw_spinlock_t fqslock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	spinlock_t exp_lock;
 	long unsigned int exp_seq_rq;
 	wait_queue_head_t exp_wq[4];
@@ -37369,18 +37752,18 @@ struct rcu_node {
 	raw_spinlock_t exp_poll_lock;
 	long unsigned int exp_seq_poll_rq;
 	struct work_struct exp_poll_wq;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct sysrq_key_op {
-	void (* const handler)(u8);
-	const char * const help_msg;
-	const char * const action_msg;
+	void (*const handler)(u8);
+	const char *const help_msg;
+	const char *const action_msg;
 	const int enable_mask;
 };
 
@@ -37439,18 +37822,18 @@ struct rcu_data {
 	struct timer_list nocb_timer;
 	long unsigned int nocb_gp_adv_time;
 	struct mutex nocb_gp_kthread_mutex;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	raw_spinlock_t nocb_bypass_lock;
 	struct rcu_cblist nocb_bypass;
 	long unsigned int nocb_bypass_first;
 	long unsigned int nocb_nobypass_last;
 	int nocb_nobypass_count;
-	long: 64;
+	long : 64;
 	raw_spinlock_t nocb_gp_lock;
 	u8 nocb_gp_sleep;
 	u8 nocb_gp_bypass;
@@ -37463,9 +37846,9 @@ struct rcu_data {
 	struct list_head nocb_head_rdp;
 	struct list_head nocb_entry_rdp;
 	struct rcu_data *nocb_toggling_rdp;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct rcu_data *nocb_gp_rdp;
 	struct task_struct *rcu_cpu_kthread_task;
 	unsigned int rcu_cpu_kthread_status;
@@ -37484,11 +37867,11 @@ struct rcu_data {
 	struct rcu_snap_record snap_record;
 	long int lazy_len;
 	int cpu;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct sr_wait_node {
@@ -37501,10 +37884,10 @@ struct rcu_state {
 	struct rcu_node *level[3];
 	int ncpus;
 	int n_online_cpus;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	long unsigned int gp_seq;
 	long unsigned int gp_max;
 	struct task_struct *gp_kthread;
@@ -37542,12 +37925,12 @@ struct rcu_state {
 	long unsigned int n_force_qs_gpstart;
 	const char *name;
 	char abbr;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	arch_spinlock_t ofl_lock;
 	struct llist_head srs_next;
 	struct llist_node *srs_wait_tail;
@@ -37777,37 +38160,53 @@ struct trace_event_data_offsets_dma_sync_sg {
 	const void *lengths_ptr_;
 };
 
-typedef void (*btf_trace_dma_map_phys)(void *, struct device *, phys_addr_t, dma_addr_t, size_t, enum dma_data_direction, long unsigned int);
+typedef void (*btf_trace_dma_map_phys)(void *, struct device *, phys_addr_t, dma_addr_t, size_t,
+				       enum dma_data_direction, long unsigned int);
 
-typedef void (*btf_trace_dma_unmap_phys)(void *, struct device *, dma_addr_t, size_t, enum dma_data_direction, long unsigned int);
+typedef void (*btf_trace_dma_unmap_phys)(void *, struct device *, dma_addr_t, size_t,
+					 enum dma_data_direction, long unsigned int);
 
-typedef void (*btf_trace_dma_alloc)(void *, struct device *, void *, dma_addr_t, size_t, enum dma_data_direction, gfp_t, long unsigned int);
+typedef void (*btf_trace_dma_alloc)(void *, struct device *, void *, dma_addr_t, size_t,
+				    enum dma_data_direction, gfp_t, long unsigned int);
 
-typedef void (*btf_trace_dma_alloc_pages)(void *, struct device *, void *, dma_addr_t, size_t, enum dma_data_direction, gfp_t, long unsigned int);
+typedef void (*btf_trace_dma_alloc_pages)(void *, struct device *, void *, dma_addr_t, size_t,
+					  enum dma_data_direction, gfp_t, long unsigned int);
 
-typedef void (*btf_trace_dma_alloc_sgt_err)(void *, struct device *, void *, dma_addr_t, size_t, enum dma_data_direction, gfp_t, long unsigned int);
+typedef void (*btf_trace_dma_alloc_sgt_err)(void *, struct device *, void *, dma_addr_t, size_t,
+					    enum dma_data_direction, gfp_t, long unsigned int);
 
-typedef void (*btf_trace_dma_alloc_sgt)(void *, struct device *, struct sg_table *, size_t, enum dma_data_direction, gfp_t, long unsigned int);
+typedef void (*btf_trace_dma_alloc_sgt)(void *, struct device *, struct sg_table *, size_t,
+					enum dma_data_direction, gfp_t, long unsigned int);
 
-typedef void (*btf_trace_dma_free)(void *, struct device *, void *, dma_addr_t, size_t, enum dma_data_direction, long unsigned int);
+typedef void (*btf_trace_dma_free)(void *, struct device *, void *, dma_addr_t, size_t,
+				   enum dma_data_direction, long unsigned int);
 
-typedef void (*btf_trace_dma_free_pages)(void *, struct device *, void *, dma_addr_t, size_t, enum dma_data_direction, long unsigned int);
+typedef void (*btf_trace_dma_free_pages)(void *, struct device *, void *, dma_addr_t, size_t,
+					 enum dma_data_direction, long unsigned int);
 
-typedef void (*btf_trace_dma_free_sgt)(void *, struct device *, struct sg_table *, size_t, enum dma_data_direction);
+typedef void (*btf_trace_dma_free_sgt)(void *, struct device *, struct sg_table *, size_t,
+				       enum dma_data_direction);
 
-typedef void (*btf_trace_dma_map_sg)(void *, struct device *, struct scatterlist *, int, int, enum dma_data_direction, long unsigned int);
+typedef void (*btf_trace_dma_map_sg)(void *, struct device *, struct scatterlist *, int, int,
+				     enum dma_data_direction, long unsigned int);
 
-typedef void (*btf_trace_dma_map_sg_err)(void *, struct device *, struct scatterlist *, int, int, enum dma_data_direction, long unsigned int);
+typedef void (*btf_trace_dma_map_sg_err)(void *, struct device *, struct scatterlist *, int, int,
+					 enum dma_data_direction, long unsigned int);
 
-typedef void (*btf_trace_dma_unmap_sg)(void *, struct device *, struct scatterlist *, int, enum dma_data_direction, long unsigned int);
+typedef void (*btf_trace_dma_unmap_sg)(void *, struct device *, struct scatterlist *, int,
+				       enum dma_data_direction, long unsigned int);
 
-typedef void (*btf_trace_dma_sync_single_for_cpu)(void *, struct device *, dma_addr_t, size_t, enum dma_data_direction);
+typedef void (*btf_trace_dma_sync_single_for_cpu)(void *, struct device *, dma_addr_t, size_t,
+						  enum dma_data_direction);
 
-typedef void (*btf_trace_dma_sync_single_for_device)(void *, struct device *, dma_addr_t, size_t, enum dma_data_direction);
+typedef void (*btf_trace_dma_sync_single_for_device)(void *, struct device *, dma_addr_t, size_t,
+						     enum dma_data_direction);
 
-typedef void (*btf_trace_dma_sync_sg_for_cpu)(void *, struct device *, struct scatterlist *, int, enum dma_data_direction);
+typedef void (*btf_trace_dma_sync_sg_for_cpu)(void *, struct device *, struct scatterlist *, int,
+					      enum dma_data_direction);
 
-typedef void (*btf_trace_dma_sync_sg_for_device)(void *, struct device *, struct scatterlist *, int, enum dma_data_direction);
+typedef void (*btf_trace_dma_sync_sg_for_device)(void *, struct device *, struct scatterlist *, int,
+						 enum dma_data_direction);
 
 struct dma_devres {
 	size_t size;
@@ -37878,9 +38277,11 @@ struct trace_event_raw_sys_exit {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_sys_enter {};
+struct trace_event_data_offsets_sys_enter {
+};
 
-struct trace_event_data_offsets_sys_exit {};
+struct trace_event_data_offsets_sys_exit {
+};
 
 typedef void (*btf_trace_sys_enter)(void *, struct pt_regs *, long int);
 
@@ -38000,11 +38401,11 @@ struct old_timex32 {
 	s32 errcnt;
 	s32 stbcnt;
 	s32 tai;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct timer_events {
@@ -38104,27 +38505,38 @@ struct trace_event_raw_tick_stop {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_timer_class {};
+struct trace_event_data_offsets_timer_class {
+};
 
-struct trace_event_data_offsets_timer_start {};
+struct trace_event_data_offsets_timer_start {
+};
 
-struct trace_event_data_offsets_timer_expire_entry {};
+struct trace_event_data_offsets_timer_expire_entry {
+};
 
-struct trace_event_data_offsets_timer_base_idle {};
+struct trace_event_data_offsets_timer_base_idle {
+};
 
-struct trace_event_data_offsets_hrtimer_setup {};
+struct trace_event_data_offsets_hrtimer_setup {
+};
 
-struct trace_event_data_offsets_hrtimer_start {};
+struct trace_event_data_offsets_hrtimer_start {
+};
 
-struct trace_event_data_offsets_hrtimer_expire_entry {};
+struct trace_event_data_offsets_hrtimer_expire_entry {
+};
 
-struct trace_event_data_offsets_hrtimer_class {};
+struct trace_event_data_offsets_hrtimer_class {
+};
 
-struct trace_event_data_offsets_itimer_state {};
+struct trace_event_data_offsets_itimer_state {
+};
 
-struct trace_event_data_offsets_itimer_expire {};
+struct trace_event_data_offsets_itimer_expire {
+};
 
-struct trace_event_data_offsets_tick_stop {};
+struct trace_event_data_offsets_tick_stop {
+};
 
 typedef void (*btf_trace_timer_init)(void *, struct timer_list *);
 
@@ -38148,7 +38560,8 @@ typedef void (*btf_trace_hrtimer_expire_exit)(void *, struct hrtimer *);
 
 typedef void (*btf_trace_hrtimer_cancel)(void *, struct hrtimer *);
 
-typedef void (*btf_trace_itimer_state)(void *, int, const struct itimerspec64 * const, long long unsigned int);
+typedef void (*btf_trace_itimer_state)(void *, int, const struct itimerspec64 *const,
+				       long long unsigned int);
 
 typedef void (*btf_trace_itimer_expire)(void *, int, struct pid *, long long unsigned int);
 
@@ -38165,8 +38578,8 @@ struct timer_base {
 	bool timers_pending;
 	long unsigned int pending_map[9];
 	struct hlist_head vectors[576];
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct process_timer {
@@ -38413,7 +38826,8 @@ struct trace_event_raw_alarm_class {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_alarm_class {};
+struct trace_event_data_offsets_alarm_class {
+};
 
 typedef void (*btf_trace_alarmtimer_fired)(void *, struct alarm *, ktime_t);
 
@@ -38637,21 +39051,29 @@ struct trace_event_raw_tmigr_handle_remote {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_tmigr_group_set {};
+struct trace_event_data_offsets_tmigr_group_set {
+};
 
-struct trace_event_data_offsets_tmigr_connect_child_parent {};
+struct trace_event_data_offsets_tmigr_connect_child_parent {
+};
 
-struct trace_event_data_offsets_tmigr_connect_cpu_parent {};
+struct trace_event_data_offsets_tmigr_connect_cpu_parent {
+};
 
-struct trace_event_data_offsets_tmigr_group_and_cpu {};
+struct trace_event_data_offsets_tmigr_group_and_cpu {
+};
 
-struct trace_event_data_offsets_tmigr_cpugroup {};
+struct trace_event_data_offsets_tmigr_cpugroup {
+};
 
-struct trace_event_data_offsets_tmigr_idle {};
+struct trace_event_data_offsets_tmigr_idle {
+};
 
-struct trace_event_data_offsets_tmigr_update_events {};
+struct trace_event_data_offsets_tmigr_update_events {
+};
 
-struct trace_event_data_offsets_tmigr_handle_remote {};
+struct trace_event_data_offsets_tmigr_handle_remote {
+};
 
 typedef void (*btf_trace_tmigr_group_set)(void *, struct tmigr_group *);
 
@@ -38659,9 +39081,11 @@ typedef void (*btf_trace_tmigr_connect_child_parent)(void *, struct tmigr_group 
 
 typedef void (*btf_trace_tmigr_connect_cpu_parent)(void *, struct tmigr_cpu *);
 
-typedef void (*btf_trace_tmigr_group_set_cpu_inactive)(void *, struct tmigr_group *, union tmigr_state, u32);
+typedef void (*btf_trace_tmigr_group_set_cpu_inactive)(void *, struct tmigr_group *,
+						       union tmigr_state, u32);
 
-typedef void (*btf_trace_tmigr_group_set_cpu_active)(void *, struct tmigr_group *, union tmigr_state, u32);
+typedef void (*btf_trace_tmigr_group_set_cpu_active)(void *, struct tmigr_group *,
+						     union tmigr_state, u32);
 
 typedef void (*btf_trace_tmigr_cpu_new_timer)(void *, struct tmigr_cpu *);
 
@@ -38677,7 +39101,8 @@ typedef void (*btf_trace_tmigr_cpu_idle)(void *, struct tmigr_cpu *, u64);
 
 typedef void (*btf_trace_tmigr_cpu_new_timer_idle)(void *, struct tmigr_cpu *, u64);
 
-typedef void (*btf_trace_tmigr_update_events)(void *, struct tmigr_group *, struct tmigr_group *, union tmigr_state, union tmigr_state, u64);
+typedef void (*btf_trace_tmigr_update_events)(void *, struct tmigr_group *, struct tmigr_group *,
+					      union tmigr_state, union tmigr_state, u64);
 
 typedef void (*btf_trace_tmigr_handle_remote)(void *, struct tmigr_group *);
 
@@ -38700,7 +39125,8 @@ struct timens_offset {
 	u64 nsec;
 };
 
-struct arch_vdso_time_data {};
+struct arch_vdso_time_data {
+};
 
 struct vdso_timestamp {
 	u64 sec;
@@ -38729,10 +39155,10 @@ struct vdso_time_data {
 	s32 tz_dsttime;
 	u32 hrtimer_res;
 	u32 __unused;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct proc_timens_offset {
@@ -38774,11 +39200,11 @@ struct futex_hash_bucket {
 	atomic_t waiters;
 	spinlock_t lock;
 	struct plist_head chain;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct futex_private_hash {
@@ -38787,9 +39213,9 @@ struct futex_private_hash {
 	struct callback_head rcu;
 	void *mm;
 	bool custom;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct futex_hash_bucket queues[0];
 };
 
@@ -38886,11 +39312,14 @@ struct trace_event_raw_csd_function {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_csd_queue_cpu {};
+struct trace_event_data_offsets_csd_queue_cpu {
+};
 
-struct trace_event_data_offsets_csd_function {};
+struct trace_event_data_offsets_csd_function {
+};
 
-typedef void (*btf_trace_csd_queue_cpu)(void *, const unsigned int, long unsigned int, smp_call_func_t, call_single_data_t *);
+typedef void (*btf_trace_csd_queue_cpu)(void *, const unsigned int, long unsigned int,
+					smp_call_func_t, call_single_data_t *);
 
 typedef void (*btf_trace_csd_function_entry)(void *, smp_call_func_t, call_single_data_t *);
 
@@ -38927,7 +39356,8 @@ union bpf_iter_link_info {
 	} task;
 };
 
-typedef int (*bpf_iter_attach_target_t)(struct bpf_prog *, union bpf_iter_link_info *, struct bpf_iter_aux_info *);
+typedef int (*bpf_iter_attach_target_t)(struct bpf_prog *, union bpf_iter_link_info *,
+					struct bpf_iter_aux_info *);
 
 typedef void (*bpf_iter_detach_target_t)(struct bpf_iter_aux_info *);
 
@@ -38935,7 +39365,8 @@ typedef void (*bpf_iter_show_fdinfo_t)(const struct bpf_iter_aux_info *, struct 
 
 typedef int (*bpf_iter_fill_link_info_t)(const struct bpf_iter_aux_info *, struct bpf_link_info *);
 
-typedef const struct bpf_func_proto * (*bpf_iter_get_func_proto_t)(enum bpf_func_id, const struct bpf_prog *);
+typedef const struct bpf_func_proto *(*bpf_iter_get_func_proto_t)(enum bpf_func_id,
+								  const struct bpf_prog *);
 
 enum bpf_iter_feature {
 	BPF_ITER_RESCHED = 1,
@@ -39279,7 +39710,8 @@ struct trace_event_data_offsets_cgroup_event {
 	const void *path_ptr_;
 };
 
-struct trace_event_data_offsets_cgroup_rstat {};
+struct trace_event_data_offsets_cgroup_rstat {
+};
 
 typedef void (*btf_trace_cgroup_setup_root)(void *, struct cgroup_root *);
 
@@ -39299,9 +39731,11 @@ typedef void (*btf_trace_cgroup_freeze)(void *, struct cgroup *, const char *);
 
 typedef void (*btf_trace_cgroup_unfreeze)(void *, struct cgroup *, const char *);
 
-typedef void (*btf_trace_cgroup_attach_task)(void *, struct cgroup *, const char *, struct task_struct *, bool);
+typedef void (*btf_trace_cgroup_attach_task)(void *, struct cgroup *, const char *,
+					     struct task_struct *, bool);
 
-typedef void (*btf_trace_cgroup_transfer_tasks)(void *, struct cgroup *, const char *, struct task_struct *, bool);
+typedef void (*btf_trace_cgroup_transfer_tasks)(void *, struct cgroup *, const char *,
+						struct task_struct *, bool);
 
 typedef void (*btf_trace_cgroup_notify_populated)(void *, struct cgroup *, const char *, int);
 
@@ -39551,7 +39985,7 @@ struct kernel_pkey_params {
 		__u32 out_len;
 		__u32 in2_len;
 	};
-	enum kernel_pkey_operation op: 8;
+	enum kernel_pkey_operation op : 8;
 };
 
 struct key_preparsed_payload {
@@ -39629,9 +40063,11 @@ struct lsm_prop_selinux {
 	u32 secid;
 };
 
-struct lsm_prop_smack {};
+struct lsm_prop_smack {
+};
 
-struct lsm_prop_apparmor {};
+struct lsm_prop_apparmor {
+};
 
 struct lsm_prop_bpf {
 	u32 secid;
@@ -40008,7 +40444,8 @@ struct net_generic {
 			struct callback_head rcu;
 		} s;
 		struct {
-			struct {} __empty_ptr;
+			struct {
+			} __empty_ptr;
 			void *ptr[0];
 		};
 	};
@@ -40021,7 +40458,7 @@ struct pernet_operations {
 	void (*exit)(struct net *);
 	void (*exit_batch)(struct list_head *);
 	void (*exit_rtnl)(struct net *, struct list_head *);
-	unsigned int * const id;
+	unsigned int *const id;
 	const size_t size;
 };
 
@@ -40246,11 +40683,11 @@ struct kern_ipc_perm {
 	struct rhash_head khtnode;
 	struct callback_head rcu;
 	refcount_t refcount;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct audit_aux_data {
@@ -40345,8 +40782,10 @@ struct fsnotify_mark;
 struct fsnotify_event;
 
 struct fsnotify_ops {
-	int (*handle_event)(struct fsnotify_group *, u32, const void *, int, struct inode *, const struct qstr *, u32, struct fsnotify_iter_info *);
-	int (*handle_inode_event)(struct fsnotify_mark *, u32, struct inode *, struct inode *, const struct qstr *, u32);
+	int (*handle_event)(struct fsnotify_group *, u32, const void *, int, struct inode *,
+			    const struct qstr *, u32, struct fsnotify_iter_info *);
+	int (*handle_inode_event)(struct fsnotify_mark *, u32, struct inode *, struct inode *,
+				  const struct qstr *, u32);
 	void (*free_group_priv)(struct fsnotify_group *);
 	void (*freeing_mark)(struct fsnotify_mark *, struct fsnotify_group *);
 	void (*free_event)(struct fsnotify_group *, struct fsnotify_event *);
@@ -40569,7 +41008,8 @@ struct compat_sock_fprog {
 	compat_uptr_t filter;
 };
 
-typedef unsigned int (*bpf_dispatcher_fn)(const void *, const struct bpf_insn *, unsigned int (*)(const void *, const struct bpf_insn *));
+typedef unsigned int (*bpf_dispatcher_fn)(const void *, const struct bpf_insn *,
+					  unsigned int (*)(const void *, const struct bpf_insn *));
 
 typedef int (*bpf_aux_classic_check_t)(struct sock_filter *, unsigned int);
 
@@ -40649,8 +41089,8 @@ struct rchan_buf {
 	size_t bytes_consumed;
 	size_t early_bytes;
 	unsigned int cpu;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct rchan_callbacks;
@@ -40673,7 +41113,8 @@ struct rchan {
 
 struct rchan_callbacks {
 	int (*subbuf_start)(struct rchan_buf *, void *, void *);
-	struct dentry * (*create_buf_file)(const char *, struct dentry *, umode_t, struct rchan_buf *, int *);
+	struct dentry *(*create_buf_file)(const char *, struct dentry *, umode_t,
+					  struct rchan_buf *, int *);
 	int (*remove_buf_file)(struct dentry *);
 };
 
@@ -40766,8 +41207,8 @@ struct genl_family {
 	char name[16];
 	unsigned int version;
 	unsigned int maxattr;
-	u8 netnsok: 1;
-	u8 parallel_ops: 1;
+	u8 netnsok : 1;
+	u8 parallel_ops : 1;
 	u8 n_ops;
 	u8 n_small_ops;
 	u8 n_split_ops;
@@ -40794,9 +41235,11 @@ struct genl_family {
 struct genl_split_ops {
 	union {
 		struct {
-			int (*pre_doit)(const struct genl_split_ops *, struct sk_buff *, struct genl_info *);
+			int (*pre_doit)(const struct genl_split_ops *, struct sk_buff *,
+					struct genl_info *);
 			int (*doit)(struct sk_buff *, struct genl_info *);
-			void (*post_doit)(const struct genl_split_ops *, struct sk_buff *, struct genl_info *);
+			void (*post_doit)(const struct genl_split_ops *, struct sk_buff *,
+					  struct genl_info *);
 		};
 		struct {
 			int (*start)(struct netlink_callback *);
@@ -41077,7 +41520,8 @@ struct tracer {
 	void (*close)(struct trace_iterator *);
 	void (*pipe_close)(struct trace_iterator *);
 	ssize_t (*read)(struct trace_iterator *, struct file *, char *, size_t, loff_t *);
-	ssize_t (*splice_read)(struct trace_iterator *, struct file *, loff_t *, struct pipe_inode_info *, size_t, unsigned int);
+	ssize_t (*splice_read)(struct trace_iterator *, struct file *, loff_t *,
+			       struct pipe_inode_info *, size_t, unsigned int);
 	void (*print_header)(struct seq_file *);
 	enum print_line_t (*print_line)(struct trace_iterator *);
 	int (*set_flag)(struct trace_array *, u32, u32, int);
@@ -41211,8 +41655,10 @@ struct ftrace_func_command {
 };
 
 struct ftrace_probe_ops {
-	void (*func)(long unsigned int, long unsigned int, struct trace_array *, struct ftrace_probe_ops *, void *);
-	int (*init)(struct ftrace_probe_ops *, struct trace_array *, long unsigned int, void *, void **);
+	void (*func)(long unsigned int, long unsigned int, struct trace_array *,
+		     struct ftrace_probe_ops *, void *);
+	int (*init)(struct ftrace_probe_ops *, struct trace_array *, long unsigned int, void *,
+		    void **);
 	void (*free)(struct ftrace_probe_ops *, struct trace_array *, long unsigned int, void *);
 	int (*print)(struct seq_file *, long unsigned int, struct ftrace_probe_ops *, void *);
 };
@@ -41481,8 +41927,8 @@ struct buffer_page {
 	local_t entries;
 	long unsigned int real_end;
 	unsigned int order;
-	u32 id: 30;
-	u32 range: 1;
+	u32 id : 30;
+	u32 range : 1;
 	struct buffer_data_page *page;
 };
 
@@ -41581,7 +42027,7 @@ typedef int (*cmp_r_func_t)(const void *, const void *, const void *);
 
 typedef struct trace_buffer *class_ring_buffer_nest_t;
 
-typedef struct vfsmount * (*debugfs_automount_t)(struct dentry *, void *);
+typedef struct vfsmount *(*debugfs_automount_t)(struct dentry *, void *);
 
 struct partial_page {
 	unsigned int offset;
@@ -41752,8 +42198,8 @@ struct ftrace_event_field {
 	int filter_type;
 	int offset;
 	int size;
-	unsigned int is_signed: 1;
-	unsigned int needs_test: 1;
+	unsigned int is_signed : 1;
+	unsigned int needs_test : 1;
 	int len;
 };
 
@@ -41880,8 +42326,8 @@ struct trace_mark {
 
 struct tracer_stat {
 	const char *name;
-	void * (*stat_start)(struct tracer_stat *);
-	void * (*stat_next)(void *, int);
+	void *(*stat_start)(struct tracer_stat *);
+	void *(*stat_next)(void *, int);
 	cmp_func_t stat_cmp;
 	int (*stat_show)(struct seq_file *, void *);
 	void (*stat_release)(void *);
@@ -41984,21 +42430,21 @@ enum req_flag_bits {
 
 struct sbitmap_word {
 	long unsigned int word;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	long unsigned int cleared;
 	raw_spinlock_t swap_lock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct sbitmap {
@@ -42012,11 +42458,11 @@ struct sbitmap {
 
 struct sbq_wait_state {
 	wait_queue_head_t wait;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct sbitmap_queue {
@@ -42124,8 +42570,8 @@ struct blk_trace {
 
 struct blk_flush_queue {
 	spinlock_t mq_flush_lock;
-	unsigned int flush_pending_idx: 1;
-	unsigned int flush_running_idx: 1;
+	unsigned int flush_pending_idx : 1;
+	unsigned int flush_running_idx : 1;
 	blk_status_t rq_status;
 	long unsigned int flush_pending_since;
 	struct list_head flush_queue[2];
@@ -42166,10 +42612,10 @@ struct blk_mq_hw_ctx {
 		spinlock_t lock;
 		struct list_head dispatch;
 		long unsigned int state;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
 	};
 	struct delayed_work run_work;
 	cpumask_var_t cpumask;
@@ -42198,9 +42644,9 @@ struct blk_mq_hw_ctx {
 	struct hlist_node cpuhp_dead;
 	struct kobject kobj;
 	struct list_head hctx_list;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct blk_mq_queue_data {
@@ -42296,7 +42742,7 @@ struct blk_user_trace_setup {
 struct compat_blk_user_trace_setup {
 	char name[32];
 	u16 act_mask;
-	int: 0;
+	int : 0;
 	u32 buf_size;
 	u32 buf_nr;
 	compat_u64 start_lba;
@@ -42454,7 +42900,7 @@ struct filter_pred {
 	u64 val2;
 	enum filter_pred_fn fn_num;
 	int offset;
-	int not;
+	int not ;
 	int op;
 };
 
@@ -42488,7 +42934,8 @@ struct filter_parse_error {
 	int lasterr_pos;
 };
 
-typedef int (*parse_pred_fn)(const char *, void *, int, struct filter_parse_error *, struct filter_pred **);
+typedef int (*parse_pred_fn)(const char *, void *, int, struct filter_parse_error *,
+			     struct filter_pred **);
 
 enum {
 	INVERT = 1,
@@ -42551,7 +42998,8 @@ struct event_trigger_data {
 };
 
 struct event_trigger_ops {
-	void (*trigger)(struct event_trigger_data *, struct trace_buffer *, void *, struct ring_buffer_event *);
+	void (*trigger)(struct event_trigger_data *, struct trace_buffer *, void *,
+			struct ring_buffer_event *);
 	int (*init)(struct event_trigger_data *);
 	void (*free)(struct event_trigger_data *);
 	int (*print)(struct seq_file *, struct event_trigger_data *);
@@ -42567,7 +43015,7 @@ struct event_command {
 	void (*unreg)(char *, struct event_trigger_data *, struct trace_event_file *);
 	void (*unreg_all)(struct trace_event_file *);
 	int (*set_filter)(char *, struct event_trigger_data *, struct trace_event_file *);
-	const struct event_trigger_ops * (*get_trigger_ops)(char *, char *);
+	const struct event_trigger_ops *(*get_trigger_ops)(char *, char *);
 };
 
 struct enable_trigger_data {
@@ -42660,7 +43108,7 @@ struct bucket_table {
 	struct callback_head rcu;
 	struct bucket_table *future_tbl;
 	struct lockdep_map dep_map;
-	long: 64;
+	long : 64;
 	struct rhash_lock_head *buckets[0];
 };
 
@@ -42741,17 +43189,17 @@ struct bpf_subprog_info {
 	u16 stack_depth;
 	u16 stack_extra;
 	s16 fastcall_stack_off;
-	bool has_tail_call: 1;
-	bool might_throw: 1;
-	bool tail_call_reachable: 1;
-	bool has_ld_abs: 1;
-	bool is_cb: 1;
-	bool is_async_cb: 1;
-	bool is_exception_cb: 1;
-	bool args_cached: 1;
-	bool keep_fastcall_stack: 1;
-	bool changes_pkt_data: 1;
-	bool might_sleep: 1;
+	bool has_tail_call : 1;
+	bool might_throw : 1;
+	bool tail_call_reachable : 1;
+	bool has_ld_abs : 1;
+	bool is_cb : 1;
+	bool is_async_cb : 1;
+	bool is_exception_cb : 1;
+	bool args_cached : 1;
+	bool keep_fastcall_stack : 1;
+	bool changes_pkt_data : 1;
+	bool might_sleep : 1;
 	enum priv_stack_mode priv_stack_mode;
 	u8 arg_cnt;
 	struct bpf_subprog_arg_info args[5];
@@ -42939,7 +43387,8 @@ struct bpf_event_entry {
 	struct callback_head rcu;
 };
 
-typedef long unsigned int (*bpf_ctx_copy_t)(void *, const void *, long unsigned int, long unsigned int);
+typedef long unsigned int (*bpf_ctx_copy_t)(void *, const void *, long unsigned int,
+					    long unsigned int);
 
 struct bpf_trace_run_ctx {
 	struct bpf_run_ctx run_ctx;
@@ -42994,8 +43443,8 @@ struct bpf_reference_state {
 
 struct bpf_jmp_history_entry {
 	u32 idx;
-	u32 prev_idx: 20;
-	u32 flags: 12;
+	u32 prev_idx : 20;
+	u32 flags : 12;
 	u64 linked_regs;
 };
 
@@ -43027,8 +43476,8 @@ struct bpf_verifier_state {
 };
 
 struct bpf_loop_inline_state {
-	unsigned int initialized: 1;
-	unsigned int fit_for_inline: 1;
+	unsigned int initialized : 1;
+	unsigned int fit_for_inline : 1;
 	u32 callback_subprogno;
 };
 
@@ -43078,9 +43527,9 @@ struct bpf_insn_aux_data {
 	bool is_iter_next;
 	bool call_recorded;
 	u8 alu_state;
-	u8 fastcall_pattern: 1;
-	u8 fastcall_spills_num: 3;
-	u8 arg_prog: 4;
+	u8 fastcall_pattern : 1;
+	u8 fastcall_spills_num : 3;
+	u8 arg_prog : 4;
 	unsigned int orig_idx;
 	bool jmp_point;
 	bool prune_point;
@@ -43128,7 +43577,8 @@ struct bpf_perf_event_data_kern {
 	struct perf_event *event;
 };
 
-struct rhash_lock_head {};
+struct rhash_lock_head {
+};
 
 struct bpf_local_storage_map_bucket {
 	struct hlist_head list;
@@ -43186,7 +43636,8 @@ typedef u64 (*btf_bpf_seq_printf_btf)(struct seq_file *, struct btf_ptr *, u32, 
 
 typedef u64 (*btf_bpf_perf_event_read)(struct bpf_map *, u64);
 
-typedef u64 (*btf_bpf_perf_event_read_value)(struct bpf_map *, u64, struct bpf_perf_event_value *, u32);
+typedef u64 (*btf_bpf_perf_event_read_value)(struct bpf_map *, u64, struct bpf_perf_event_value *,
+					     u32);
 
 struct bpf_trace_sample_data {
 	struct perf_sample_data sds[3];
@@ -43253,7 +43704,8 @@ typedef u64 (*btf_bpf_get_stackid_tp)(void *, struct bpf_map *, u64);
 
 typedef u64 (*btf_bpf_get_stack_tp)(void *, void *, u32, u64);
 
-typedef u64 (*btf_bpf_perf_prog_read_value)(struct bpf_perf_event_data_kern *, struct bpf_perf_event_value *, u32);
+typedef u64 (*btf_bpf_perf_prog_read_value)(struct bpf_perf_event_data_kern *,
+					    struct bpf_perf_event_value *, u32);
 
 typedef u64 (*btf_bpf_read_branch_records)(struct bpf_perf_event_data_kern *, void *, u32, u64);
 
@@ -43261,7 +43713,8 @@ struct bpf_raw_tp_regs {
 	struct pt_regs regs[3];
 };
 
-typedef u64 (*btf_bpf_perf_event_output_raw_tp)(struct bpf_raw_tracepoint_args *, struct bpf_map *, u64, void *, u64);
+typedef u64 (*btf_bpf_perf_event_output_raw_tp)(struct bpf_raw_tracepoint_args *, struct bpf_map *,
+						u64, void *, u64);
 
 typedef u64 (*btf_bpf_get_stackid_raw_tp)(struct bpf_raw_tracepoint_args *, struct bpf_map *, u64);
 
@@ -43308,7 +43761,8 @@ struct trace_event_raw_error_report_template {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_error_report_template {};
+struct trace_event_data_offsets_error_report_template {
+};
 
 typedef void (*btf_trace_error_report_end)(void *, enum error_detector, long unsigned int);
 
@@ -43394,31 +43848,39 @@ struct trace_event_raw_guest_halt_poll_ns {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_cpu {};
+struct trace_event_data_offsets_cpu {
+};
 
-struct trace_event_data_offsets_cpu_idle_miss {};
+struct trace_event_data_offsets_cpu_idle_miss {
+};
 
-struct trace_event_data_offsets_pstate_sample {};
+struct trace_event_data_offsets_pstate_sample {
+};
 
-struct trace_event_data_offsets_cpu_frequency_limits {};
+struct trace_event_data_offsets_cpu_frequency_limits {
+};
 
-struct trace_event_data_offsets_suspend_resume {};
+struct trace_event_data_offsets_suspend_resume {
+};
 
 struct trace_event_data_offsets_wakeup_source {
 	u32 name;
 	const void *name_ptr_;
 };
 
-struct trace_event_data_offsets_cpu_latency_qos_request {};
+struct trace_event_data_offsets_cpu_latency_qos_request {
+};
 
-struct trace_event_data_offsets_pm_qos_update {};
+struct trace_event_data_offsets_pm_qos_update {
+};
 
 struct trace_event_data_offsets_dev_pm_qos_request {
 	u32 name;
 	const void *name_ptr_;
 };
 
-struct trace_event_data_offsets_guest_halt_poll_ns {};
+struct trace_event_data_offsets_guest_halt_poll_ns {
+};
 
 typedef void (*btf_trace_cpu_idle)(void *, unsigned int, unsigned int);
 
@@ -43446,11 +43908,14 @@ typedef void (*btf_trace_pm_qos_update_target)(void *, enum pm_qos_req_action, i
 
 typedef void (*btf_trace_pm_qos_update_flags)(void *, enum pm_qos_req_action, int, int);
 
-typedef void (*btf_trace_dev_pm_qos_add_request)(void *, const char *, enum dev_pm_qos_req_type, s32);
+typedef void (*btf_trace_dev_pm_qos_add_request)(void *, const char *, enum dev_pm_qos_req_type,
+						 s32);
 
-typedef void (*btf_trace_dev_pm_qos_update_request)(void *, const char *, enum dev_pm_qos_req_type, s32);
+typedef void (*btf_trace_dev_pm_qos_update_request)(void *, const char *, enum dev_pm_qos_req_type,
+						    s32);
 
-typedef void (*btf_trace_dev_pm_qos_remove_request)(void *, const char *, enum dev_pm_qos_req_type, s32);
+typedef void (*btf_trace_dev_pm_qos_remove_request)(void *, const char *, enum dev_pm_qos_req_type,
+						    s32);
 
 typedef void (*btf_trace_guest_halt_poll_ns)(void *, bool, unsigned int, unsigned int);
 
@@ -43856,31 +44321,31 @@ struct pp_alloc_cache {
 struct ptr_ring {
 	int producer;
 	spinlock_t producer_lock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	int consumer_head;
 	int consumer_tail;
 	spinlock_t consumer_lock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	int size;
 	int batch;
 	void **queue;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct page_pool_params_slow {
@@ -43897,37 +44362,38 @@ struct page_pool {
 	struct page_pool_params_fast p;
 	int cpuid;
 	u32 pages_state_hold_cnt;
-	bool has_init_callback: 1;
-	bool dma_map: 1;
-	bool dma_sync: 1;
-	bool dma_sync_for_cpu: 1;
-	long: 0;
+	bool has_init_callback : 1;
+	bool dma_map : 1;
+	bool dma_sync : 1;
+	bool dma_sync_for_cpu : 1;
+	long : 0;
 	__u8 __cacheline_group_begin__frag[0];
 	long int frag_users;
 	netmem_ref frag_page;
 	unsigned int frag_offset;
-	long: 0;
+	long : 0;
 	__u8 __cacheline_group_end__frag[0];
-	long: 64;
-	struct {} __cacheline_group_pad__frag;
+	long : 64;
+	struct {
+	} __cacheline_group_pad__frag;
 	struct delayed_work release_dw;
 	void (*disconnect)(void *);
 	long unsigned int defer_start;
 	long unsigned int defer_warn;
 	u32 xdp_mem_id;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct pp_alloc_cache alloc;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct ptr_ring ring;
 	void *mp_priv;
 	const struct memory_provider_ops *mp_ops;
@@ -43941,8 +44407,8 @@ struct page_pool {
 		ktime_t detach_time;
 		u32 id;
 	} user;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 enum bpf_stream_id {
@@ -43978,7 +44444,7 @@ struct xdp_frame {
 	u32 len;
 	u32 headroom;
 	u32 metasize;
-	enum xdp_mem_type mem_type: 32;
+	enum xdp_mem_type mem_type : 32;
 	struct net_device *dev_rx;
 	u32 frame_sz;
 	u32 flags;
@@ -44067,10 +44533,10 @@ struct xdp_rxq_info {
 	u32 reg_state;
 	struct xdp_mem_info mem;
 	u32 frag_size;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct xdp_txq_info {
@@ -44189,44 +44655,59 @@ struct trace_event_raw_bpf_xdp_link_attach_failed {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_xdp_exception {};
+struct trace_event_data_offsets_xdp_exception {
+};
 
-struct trace_event_data_offsets_xdp_bulk_tx {};
+struct trace_event_data_offsets_xdp_bulk_tx {
+};
 
-struct trace_event_data_offsets_xdp_redirect_template {};
+struct trace_event_data_offsets_xdp_redirect_template {
+};
 
-struct trace_event_data_offsets_xdp_cpumap_kthread {};
+struct trace_event_data_offsets_xdp_cpumap_kthread {
+};
 
-struct trace_event_data_offsets_xdp_cpumap_enqueue {};
+struct trace_event_data_offsets_xdp_cpumap_enqueue {
+};
 
-struct trace_event_data_offsets_xdp_devmap_xmit {};
+struct trace_event_data_offsets_xdp_devmap_xmit {
+};
 
-struct trace_event_data_offsets_mem_disconnect {};
+struct trace_event_data_offsets_mem_disconnect {
+};
 
-struct trace_event_data_offsets_mem_connect {};
+struct trace_event_data_offsets_mem_connect {
+};
 
 struct trace_event_data_offsets_bpf_xdp_link_attach_failed {
 	u32 msg;
 	const void *msg_ptr_;
 };
 
-typedef void (*btf_trace_xdp_exception)(void *, const struct net_device *, const struct bpf_prog *, u32);
+typedef void (*btf_trace_xdp_exception)(void *, const struct net_device *, const struct bpf_prog *,
+					u32);
 
 typedef void (*btf_trace_xdp_bulk_tx)(void *, const struct net_device *, int, int, int);
 
-typedef void (*btf_trace_xdp_redirect)(void *, const struct net_device *, const struct bpf_prog *, const void *, int, enum bpf_map_type, u32, u32);
+typedef void (*btf_trace_xdp_redirect)(void *, const struct net_device *, const struct bpf_prog *,
+				       const void *, int, enum bpf_map_type, u32, u32);
 
-typedef void (*btf_trace_xdp_redirect_err)(void *, const struct net_device *, const struct bpf_prog *, const void *, int, enum bpf_map_type, u32, u32);
+typedef void (*btf_trace_xdp_redirect_err)(void *, const struct net_device *,
+					   const struct bpf_prog *, const void *, int,
+					   enum bpf_map_type, u32, u32);
 
-typedef void (*btf_trace_xdp_cpumap_kthread)(void *, int, unsigned int, unsigned int, int, struct xdp_cpumap_stats *);
+typedef void (*btf_trace_xdp_cpumap_kthread)(void *, int, unsigned int, unsigned int, int,
+					     struct xdp_cpumap_stats *);
 
 typedef void (*btf_trace_xdp_cpumap_enqueue)(void *, int, unsigned int, unsigned int, int);
 
-typedef void (*btf_trace_xdp_devmap_xmit)(void *, const struct net_device *, const struct net_device *, int, int, int);
+typedef void (*btf_trace_xdp_devmap_xmit)(void *, const struct net_device *,
+					  const struct net_device *, int, int, int);
 
 typedef void (*btf_trace_mem_disconnect)(void *, const struct xdp_mem_allocator *);
 
-typedef void (*btf_trace_mem_connect)(void *, const struct xdp_mem_allocator *, const struct xdp_rxq_info *);
+typedef void (*btf_trace_mem_connect)(void *, const struct xdp_mem_allocator *,
+				      const struct xdp_rxq_info *);
 
 typedef void (*btf_trace_bpf_xdp_link_attach_failed)(void *, const char *);
 
@@ -44338,7 +44819,7 @@ struct bpf_prog_info {
 	__u64 map_ids;
 	char name[16];
 	__u32 ifindex;
-	__u32 gpl_compatible: 1;
+	__u32 gpl_compatible : 1;
 	__u64 netns_dev;
 	__u64 netns_ino;
 	__u32 nr_jited_ksyms;
@@ -44702,7 +45183,8 @@ struct bpf_struct_ops_desc {
 	struct bpf_struct_ops_arg_info *arg_info;
 };
 
-typedef u32 (*bpf_convert_ctx_access_t)(enum bpf_access_type, const struct bpf_insn *, struct bpf_insn *, struct bpf_prog *, u32 *);
+typedef u32 (*bpf_convert_ctx_access_t)(enum bpf_access_type, const struct bpf_insn *,
+					struct bpf_insn *, struct bpf_prog *, u32 *);
 
 struct bpf_core_ctx {
 	struct bpf_verifier_log *log;
@@ -44723,8 +45205,8 @@ struct bpf_verifier_state_list {
 	struct bpf_verifier_state state;
 	struct list_head node;
 	u32 miss_cnt;
-	u32 hit_cnt: 31;
-	u32 in_free_list: 1;
+	u32 hit_cnt : 31;
+	u32 in_free_list : 1;
 };
 
 struct bpf_verifier_stack_elem {
@@ -44737,9 +45219,9 @@ struct bpf_verifier_stack_elem {
 
 typedef void (*bpf_insn_print_t)(void *, const char *, ...);
 
-typedef const char * (*bpf_insn_revmap_call_t)(void *, const struct bpf_insn *);
+typedef const char *(*bpf_insn_revmap_call_t)(void *, const struct bpf_insn *);
 
-typedef const char * (*bpf_insn_print_imm_t)(void *, const struct bpf_insn *, __u64);
+typedef const char *(*bpf_insn_print_imm_t)(void *, const struct bpf_insn *, __u64);
 
 struct bpf_insn_cbs {
 	bpf_insn_print_t cb_print;
@@ -44918,7 +45400,8 @@ enum {
 	BEYOND_PKT_END = -2,
 };
 
-typedef int (*set_callee_state_fn)(struct bpf_verifier_env *, struct bpf_func_state *, struct bpf_func_state *, int);
+typedef int (*set_callee_state_fn)(struct bpf_verifier_env *, struct bpf_func_state *,
+				   struct bpf_func_state *, int);
 
 enum {
 	KF_ARG_DYNPTR_ID = 0,
@@ -45447,7 +45930,7 @@ struct bpf_iter_priv_data {
 	u64 session_id;
 	u64 seq_num;
 	bool done_stop;
-	long: 0;
+	long : 0;
 	u8 target_private[0];
 };
 
@@ -45552,21 +46035,21 @@ typedef u64 (*btf_bpf_find_vma)(struct task_struct *, u64, bpf_callback_t, void 
 struct bpf_iter_task_vma_kern_data {
 	struct task_struct *task;
 	struct mm_struct *mm;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct vm_area_struct snapshot;
 	u64 next_addr;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct bpf_iter_task_vma {
@@ -45680,13 +46163,13 @@ struct bpf_lru_list {
 	unsigned int counts[2];
 	struct list_head *next_inactive_rotation;
 	rqspinlock_t lock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct bpf_lru_locallist {
@@ -45699,13 +46182,13 @@ struct bpf_lru_locallist {
 struct bpf_common_lru {
 	struct bpf_lru_list lru_list;
 	struct bpf_lru_locallist *local_list;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 typedef bool (*del_from_htab_func)(void *, struct bpf_lru_node *);
@@ -45721,10 +46204,10 @@ struct bpf_lru {
 	unsigned int target_free;
 	unsigned int nr_scans;
 	bool percpu;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct bucket {
@@ -45740,11 +46223,11 @@ struct bpf_htab {
 	struct bpf_mem_alloc pcpu_ma;
 	struct bucket *buckets;
 	void *elems;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	union {
 		struct pcpu_freelist freelist;
 		struct bpf_lru lru;
@@ -45755,10 +46238,10 @@ struct bpf_htab {
 	u32 n_buckets;
 	u32 elem_size;
 	u32 hashrnd;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct htab_elem {
@@ -45777,7 +46260,7 @@ struct htab_elem {
 		struct bpf_lru_node lru_node;
 	};
 	u32 hash;
-	long: 0;
+	long : 0;
 	char key[0];
 };
 
@@ -45905,1532 +46388,1532 @@ struct bpf_ringbuf {
 	u64 mask;
 	struct page **pages;
 	int nr_pages;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	rqspinlock_t spinlock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	atomic_t busy;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	long unsigned int consumer_pos;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	long unsigned int producer_pos;
 	long unsigned int pending_pos;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	char data[0];
 };
 
@@ -47470,15 +47953,15 @@ struct bpf_local_storage_elem {
 		struct callback_head rcu;
 		struct hlist_node free_node;
 	};
-	long: 64;
+	long : 64;
 	struct bpf_local_storage_data sdata;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct bpf_local_storage_cache {
@@ -47491,7 +47974,8 @@ enum {
 	BPF_SK_STORAGE_GET_F_CREATE = 1,
 };
 
-typedef u64 (*btf_bpf_task_storage_get_recur)(struct bpf_map *, struct task_struct *, void *, u64, gfp_t);
+typedef u64 (*btf_bpf_task_storage_get_recur)(struct bpf_map *, struct task_struct *, void *, u64,
+					      gfp_t);
 
 typedef u64 (*btf_bpf_task_storage_get)(struct bpf_map *, struct task_struct *, void *, u64, gfp_t);
 
@@ -47758,12 +48242,12 @@ struct inet_hashinfo {
 	unsigned int lhash2_mask;
 	struct inet_listen_hashbucket *lhash2;
 	bool pernet;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct ip_ra_chain {
@@ -47864,11 +48348,11 @@ struct fib6_info {
 	u8 offload;
 	u8 trap;
 	u8 offload_failed;
-	u8 should_flush: 1;
-	u8 dst_nocount: 1;
-	u8 dst_nopolicy: 1;
-	u8 fib6_destroying: 1;
-	u8 unused: 4;
+	u8 should_flush : 1;
+	u8 dst_nocount : 1;
+	u8 dst_nopolicy : 1;
+	u8 fib6_destroying : 1;
+	u8 unused : 4;
 	struct list_head purge_link;
 	struct callback_head rcu;
 	struct nexthop *nh;
@@ -48205,9 +48689,9 @@ struct xfrm_dev_offload {
 	netdevice_tracker dev_tracker;
 	struct net_device *real_dev;
 	long unsigned int offload_handle;
-	u8 dir: 2;
-	u8 type: 2;
-	u8 flags: 2;
+	u8 dir : 2;
+	u8 type : 2;
+	u8 flags : 2;
 };
 
 struct xfrm_mode {
@@ -48385,8 +48869,8 @@ struct sock_reuseport {
 	u16 incoming_cpu;
 	unsigned int synq_overflow_ts;
 	unsigned int reuseport_id;
-	unsigned int bind_inany: 1;
-	unsigned int has_conns: 1;
+	unsigned int bind_inany : 1;
+	unsigned int has_conns : 1;
 	struct bpf_prog *prog;
 	struct sock *socks[0];
 };
@@ -48508,8 +48992,8 @@ struct rtable {
 		__be32 rt_gw4;
 		struct in6_addr rt_gw6;
 	};
-	u32 rt_mtu_locked: 1;
-	u32 rt_pmtu: 31;
+	u32 rt_mtu_locked : 1;
+	u32 rt_pmtu : 31;
 };
 
 struct fnhe_hash_bucket {
@@ -48554,11 +49038,11 @@ struct prefix_info {
 	union {
 		__u8 flags;
 		struct {
-			__u8 reserved: 4;
-			__u8 preferpd: 1;
-			__u8 routeraddr: 1;
-			__u8 autoconf: 1;
-			__u8 onlink: 1;
+			__u8 reserved : 4;
+			__u8 preferpd : 1;
+			__u8 routeraddr : 1;
+			__u8 autoconf : 1;
+			__u8 onlink : 1;
 		};
 	};
 	__be32 valid;
@@ -48610,7 +49094,8 @@ struct xfrm_mode_cbs {
 	int (*init_state)(struct xfrm_state *);
 	int (*clone_state)(struct xfrm_state *, struct xfrm_state *);
 	void (*destroy_state)(struct xfrm_state *);
-	int (*user_init)(struct net *, struct xfrm_state *, struct nlattr **, struct netlink_ext_ack *);
+	int (*user_init)(struct net *, struct xfrm_state *, struct nlattr **,
+			 struct netlink_ext_ack *);
 	int (*copy_to_user)(struct xfrm_state *, struct sk_buff *);
 	unsigned int (*sa_len)(const struct xfrm_state *);
 	u32 (*get_inner_mtu)(struct xfrm_state *, int);
@@ -48816,8 +49301,8 @@ struct btf_show {
 		u8 depth;
 		u8 depth_to_show;
 		u8 depth_check;
-		u8 array_member: 1;
-		u8 array_terminated: 1;
+		u8 array_member : 1;
+		u8 array_terminated : 1;
 		u16 array_encoding;
 		u32 type_id;
 		int status;
@@ -48836,10 +49321,13 @@ struct btf_show {
 struct btf_kind_operations {
 	s32 (*check_meta)(struct btf_verifier_env *, const struct btf_type *, u32);
 	int (*resolve)(struct btf_verifier_env *, const struct resolve_vertex *);
-	int (*check_member)(struct btf_verifier_env *, const struct btf_type *, const struct btf_member *, const struct btf_type *);
-	int (*check_kflag_member)(struct btf_verifier_env *, const struct btf_type *, const struct btf_member *, const struct btf_type *);
+	int (*check_member)(struct btf_verifier_env *, const struct btf_type *,
+			    const struct btf_member *, const struct btf_type *);
+	int (*check_kflag_member)(struct btf_verifier_env *, const struct btf_type *,
+				  const struct btf_member *, const struct btf_type *);
 	void (*log_details)(struct btf_verifier_env *, const struct btf_type *);
-	void (*show)(const struct btf *, const struct btf_type *, u32, void *, u8, struct btf_show *);
+	void (*show)(const struct btf *, const struct btf_type *, u32, void *, u8,
+		     struct btf_show *);
 };
 
 enum {
@@ -49370,7 +49858,7 @@ struct udp_hslot {
 struct udp_hslot_main {
 	struct udp_hslot hslot;
 	u32 hash4_cnt;
-	long: 64;
+	long : 64;
 };
 
 struct bpf_cpu_map_entry;
@@ -49728,13 +50216,13 @@ struct bpf_struct_ops_common_value {
 
 struct bpf_struct_ops_value {
 	struct bpf_struct_ops_common_value common;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	char data[0];
 };
 
@@ -49749,7 +50237,7 @@ struct bpf_struct_ops_map {
 	void *image_pages[8];
 	struct btf *btf;
 	struct bpf_struct_ops_value *uvalue;
-	long: 64;
+	long : 64;
 	struct bpf_struct_ops_value kvalue;
 };
 
@@ -49865,7 +50353,7 @@ typedef u64 (*btf_bpf_ima_file_hash)(struct file *, void *, u32);
 typedef u64 (*btf_bpf_get_attach_cookie)(void *);
 
 struct bpf_crypto_type {
-	void * (*alloc_tfm)(const char *);
+	void *(*alloc_tfm)(const char *);
 	void (*free_tfm)(void *);
 	int (*has_algo)(const char *);
 	int (*setkey)(void *, const u8 *, unsigned int);
@@ -49988,8 +50476,8 @@ struct btf_relocate {
 
 struct btf_name_info {
 	const char *name;
-	bool needs_size: 1;
-	unsigned int size: 31;
+	bool needs_size : 1;
+	unsigned int size : 31;
 	__u32 id;
 };
 
@@ -50089,8 +50577,8 @@ struct dma_fence {
 };
 
 struct dma_fence_ops {
-	const char * (*get_driver_name)(struct dma_fence *);
-	const char * (*get_timeline_name)(struct dma_fence *);
+	const char *(*get_driver_name)(struct dma_fence *);
+	const char *(*get_timeline_name)(struct dma_fence *);
 	bool (*enable_signaling)(struct dma_fence *);
 	bool (*signaled)(struct dma_fence *);
 	long int (*wait)(struct dma_fence *, bool, long int);
@@ -50116,8 +50604,9 @@ struct dma_buf_ops {
 	void (*detach)(struct dma_buf *, struct dma_buf_attachment *);
 	int (*pin)(struct dma_buf_attachment *);
 	void (*unpin)(struct dma_buf_attachment *);
-	struct sg_table * (*map_dma_buf)(struct dma_buf_attachment *, enum dma_data_direction);
-	void (*unmap_dma_buf)(struct dma_buf_attachment *, struct sg_table *, enum dma_data_direction);
+	struct sg_table *(*map_dma_buf)(struct dma_buf_attachment *, enum dma_data_direction);
+	void (*unmap_dma_buf)(struct dma_buf_attachment *, struct sg_table *,
+			      enum dma_data_direction);
 	void (*release)(struct dma_buf *);
 	int (*begin_cpu_access)(struct dma_buf *, enum dma_data_direction);
 	int (*end_cpu_access)(struct dma_buf *, enum dma_data_direction);
@@ -50357,7 +50846,8 @@ typedef struct {
 	struct perf_event_context *ctx;
 } class_perf_ctx_lock_t;
 
-typedef void (*event_f)(struct perf_event *, struct perf_cpu_context *, struct perf_event_context *, void *);
+typedef void (*event_f)(struct perf_event *, struct perf_cpu_context *, struct perf_event_context *,
+			void *);
 
 struct event_function_struct {
 	struct perf_event *event;
@@ -50808,13 +51298,16 @@ struct trace_event_raw_rseq_ip_fixup {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_rseq_update {};
+struct trace_event_data_offsets_rseq_update {
+};
 
-struct trace_event_data_offsets_rseq_ip_fixup {};
+struct trace_event_data_offsets_rseq_ip_fixup {
+};
 
 typedef void (*btf_trace_rseq_update)(void *, struct task_struct *);
 
-typedef void (*btf_trace_rseq_ip_fixup)(void *, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_rseq_ip_fixup)(void *, long unsigned int, long unsigned int,
+					long unsigned int, long unsigned int);
 
 enum blacklist_hash_type {
 	BLACKLIST_HASH_X509_TBS = 1,
@@ -50954,23 +51447,30 @@ struct trace_event_raw_file_check_and_advance_wb_err {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_mm_filemap_op_page_cache {};
+struct trace_event_data_offsets_mm_filemap_op_page_cache {
+};
 
-struct trace_event_data_offsets_mm_filemap_op_page_cache_range {};
+struct trace_event_data_offsets_mm_filemap_op_page_cache_range {
+};
 
-struct trace_event_data_offsets_mm_filemap_fault {};
+struct trace_event_data_offsets_mm_filemap_fault {
+};
 
-struct trace_event_data_offsets_filemap_set_wb_err {};
+struct trace_event_data_offsets_filemap_set_wb_err {
+};
 
-struct trace_event_data_offsets_file_check_and_advance_wb_err {};
+struct trace_event_data_offsets_file_check_and_advance_wb_err {
+};
 
 typedef void (*btf_trace_mm_filemap_delete_from_page_cache)(void *, struct folio *);
 
 typedef void (*btf_trace_mm_filemap_add_to_page_cache)(void *, struct folio *);
 
-typedef void (*btf_trace_mm_filemap_get_pages)(void *, struct address_space *, long unsigned int, long unsigned int);
+typedef void (*btf_trace_mm_filemap_get_pages)(void *, struct address_space *, long unsigned int,
+					       long unsigned int);
 
-typedef void (*btf_trace_mm_filemap_map_pages)(void *, struct address_space *, long unsigned int, long unsigned int);
+typedef void (*btf_trace_mm_filemap_map_pages)(void *, struct address_space *, long unsigned int,
+					       long unsigned int);
 
 typedef void (*btf_trace_mm_filemap_fault)(void *, struct address_space *, long unsigned int);
 
@@ -51074,28 +51574,36 @@ struct trace_event_raw_compact_retry {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_oom_score_adj_update {};
+struct trace_event_data_offsets_oom_score_adj_update {
+};
 
-struct trace_event_data_offsets_reclaim_retry_zone {};
+struct trace_event_data_offsets_reclaim_retry_zone {
+};
 
 struct trace_event_data_offsets_mark_victim {
 	u32 comm;
 	const void *comm_ptr_;
 };
 
-struct trace_event_data_offsets_wake_reaper {};
+struct trace_event_data_offsets_wake_reaper {
+};
 
-struct trace_event_data_offsets_start_task_reaping {};
+struct trace_event_data_offsets_start_task_reaping {
+};
 
-struct trace_event_data_offsets_finish_task_reaping {};
+struct trace_event_data_offsets_finish_task_reaping {
+};
 
-struct trace_event_data_offsets_skip_task_reaping {};
+struct trace_event_data_offsets_skip_task_reaping {
+};
 
-struct trace_event_data_offsets_compact_retry {};
+struct trace_event_data_offsets_compact_retry {
+};
 
 typedef void (*btf_trace_oom_score_adj_update)(void *, struct task_struct *);
 
-typedef void (*btf_trace_reclaim_retry_zone)(void *, struct zone *, int, long unsigned int, long unsigned int, long unsigned int, int, bool);
+typedef void (*btf_trace_reclaim_retry_zone)(void *, struct zone *, int, long unsigned int,
+					     long unsigned int, long unsigned int, int, bool);
 
 typedef void (*btf_trace_mark_victim)(void *, struct task_struct *, uid_t);
 
@@ -51107,7 +51615,8 @@ typedef void (*btf_trace_finish_task_reaping)(void *, int);
 
 typedef void (*btf_trace_skip_task_reaping)(void *, int);
 
-typedef void (*btf_trace_compact_retry)(void *, int, enum compact_priority, enum compact_result, int, int, bool);
+typedef void (*btf_trace_compact_retry)(void *, int, enum compact_priority, enum compact_result,
+					int, int, bool);
 
 enum {
 	XA_CHECK_SCHED = 4096,
@@ -51186,19 +51695,26 @@ struct trace_event_raw_page_cache_ra_op {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_page_cache_ra_unbounded {};
+struct trace_event_data_offsets_page_cache_ra_unbounded {
+};
 
-struct trace_event_data_offsets_page_cache_ra_order {};
+struct trace_event_data_offsets_page_cache_ra_order {
+};
 
-struct trace_event_data_offsets_page_cache_ra_op {};
+struct trace_event_data_offsets_page_cache_ra_op {
+};
 
-typedef void (*btf_trace_page_cache_ra_unbounded)(void *, struct inode *, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_page_cache_ra_unbounded)(void *, struct inode *, long unsigned int,
+						  long unsigned int, long unsigned int);
 
-typedef void (*btf_trace_page_cache_ra_order)(void *, struct inode *, long unsigned int, struct file_ra_state *);
+typedef void (*btf_trace_page_cache_ra_order)(void *, struct inode *, long unsigned int,
+					      struct file_ra_state *);
 
-typedef void (*btf_trace_page_cache_sync_ra)(void *, struct inode *, long unsigned int, struct file_ra_state *, long unsigned int);
+typedef void (*btf_trace_page_cache_sync_ra)(void *, struct inode *, long unsigned int,
+					     struct file_ra_state *, long unsigned int);
 
-typedef void (*btf_trace_page_cache_async_ra)(void *, struct inode *, long unsigned int, struct file_ra_state *, long unsigned int);
+typedef void (*btf_trace_page_cache_async_ra)(void *, struct inode *, long unsigned int,
+					      struct file_ra_state *, long unsigned int);
 
 typedef union {
 } release_pages_arg;
@@ -51219,9 +51735,11 @@ struct trace_event_raw_mm_lru_activate {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_mm_lru_insertion {};
+struct trace_event_data_offsets_mm_lru_insertion {
+};
 
-struct trace_event_data_offsets_mm_lru_activate {};
+struct trace_event_data_offsets_mm_lru_activate {
+};
 
 typedef void (*btf_trace_mm_lru_insertion)(void *, struct folio *);
 
@@ -51465,33 +51983,47 @@ struct trace_event_raw_mm_vmscan_throttled {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_mm_vmscan_kswapd_sleep {};
+struct trace_event_data_offsets_mm_vmscan_kswapd_sleep {
+};
 
-struct trace_event_data_offsets_mm_vmscan_kswapd_wake {};
+struct trace_event_data_offsets_mm_vmscan_kswapd_wake {
+};
 
-struct trace_event_data_offsets_mm_vmscan_wakeup_kswapd {};
+struct trace_event_data_offsets_mm_vmscan_wakeup_kswapd {
+};
 
-struct trace_event_data_offsets_mm_vmscan_direct_reclaim_begin_template {};
+struct trace_event_data_offsets_mm_vmscan_direct_reclaim_begin_template {
+};
 
-struct trace_event_data_offsets_mm_vmscan_direct_reclaim_end_template {};
+struct trace_event_data_offsets_mm_vmscan_direct_reclaim_end_template {
+};
 
-struct trace_event_data_offsets_mm_shrink_slab_start {};
+struct trace_event_data_offsets_mm_shrink_slab_start {
+};
 
-struct trace_event_data_offsets_mm_shrink_slab_end {};
+struct trace_event_data_offsets_mm_shrink_slab_end {
+};
 
-struct trace_event_data_offsets_mm_vmscan_lru_isolate {};
+struct trace_event_data_offsets_mm_vmscan_lru_isolate {
+};
 
-struct trace_event_data_offsets_mm_vmscan_write_folio {};
+struct trace_event_data_offsets_mm_vmscan_write_folio {
+};
 
-struct trace_event_data_offsets_mm_vmscan_reclaim_pages {};
+struct trace_event_data_offsets_mm_vmscan_reclaim_pages {
+};
 
-struct trace_event_data_offsets_mm_vmscan_lru_shrink_inactive {};
+struct trace_event_data_offsets_mm_vmscan_lru_shrink_inactive {
+};
 
-struct trace_event_data_offsets_mm_vmscan_lru_shrink_active {};
+struct trace_event_data_offsets_mm_vmscan_lru_shrink_active {
+};
 
-struct trace_event_data_offsets_mm_vmscan_node_reclaim_begin {};
+struct trace_event_data_offsets_mm_vmscan_node_reclaim_begin {
+};
 
-struct trace_event_data_offsets_mm_vmscan_throttled {};
+struct trace_event_data_offsets_mm_vmscan_throttled {
+};
 
 typedef void (*btf_trace_mm_vmscan_kswapd_sleep)(void *, int);
 
@@ -51511,19 +52043,29 @@ typedef void (*btf_trace_mm_vmscan_memcg_reclaim_end)(void *, long unsigned int)
 
 typedef void (*btf_trace_mm_vmscan_memcg_softlimit_reclaim_end)(void *, long unsigned int);
 
-typedef void (*btf_trace_mm_shrink_slab_start)(void *, struct shrinker *, struct shrink_control *, long int, long unsigned int, long long unsigned int, long unsigned int, int);
+typedef void (*btf_trace_mm_shrink_slab_start)(void *, struct shrinker *, struct shrink_control *,
+					       long int, long unsigned int, long long unsigned int,
+					       long unsigned int, int);
 
-typedef void (*btf_trace_mm_shrink_slab_end)(void *, struct shrinker *, int, int, long int, long int, long int);
+typedef void (*btf_trace_mm_shrink_slab_end)(void *, struct shrinker *, int, int, long int,
+					     long int, long int);
 
-typedef void (*btf_trace_mm_vmscan_lru_isolate)(void *, int, int, long unsigned int, long unsigned int, long unsigned int, long unsigned int, int);
+typedef void (*btf_trace_mm_vmscan_lru_isolate)(void *, int, int, long unsigned int,
+						long unsigned int, long unsigned int,
+						long unsigned int, int);
 
 typedef void (*btf_trace_mm_vmscan_write_folio)(void *, struct folio *);
 
-typedef void (*btf_trace_mm_vmscan_reclaim_pages)(void *, int, long unsigned int, long unsigned int, struct reclaim_stat *);
+typedef void (*btf_trace_mm_vmscan_reclaim_pages)(void *, int, long unsigned int, long unsigned int,
+						  struct reclaim_stat *);
 
-typedef void (*btf_trace_mm_vmscan_lru_shrink_inactive)(void *, int, long unsigned int, long unsigned int, struct reclaim_stat *, int, int);
+typedef void (*btf_trace_mm_vmscan_lru_shrink_inactive)(void *, int, long unsigned int,
+							long unsigned int, struct reclaim_stat *,
+							int, int);
 
-typedef void (*btf_trace_mm_vmscan_lru_shrink_active)(void *, int, long unsigned int, long unsigned int, long unsigned int, long unsigned int, int, int);
+typedef void (*btf_trace_mm_vmscan_lru_shrink_active)(void *, int, long unsigned int,
+						      long unsigned int, long unsigned int,
+						      long unsigned int, int, int);
 
 typedef void (*btf_trace_mm_vmscan_node_reclaim_begin)(void *, int, int, gfp_t);
 
@@ -51538,23 +52080,23 @@ struct scan_control {
 	long unsigned int anon_cost;
 	long unsigned int file_cost;
 	int *proactive_swappiness;
-	unsigned int may_deactivate: 2;
-	unsigned int force_deactivate: 1;
-	unsigned int skipped_deactivate: 1;
-	unsigned int may_writepage: 1;
-	unsigned int may_unmap: 1;
-	unsigned int may_swap: 1;
-	unsigned int no_cache_trim_mode: 1;
-	unsigned int cache_trim_mode_failed: 1;
-	unsigned int proactive: 1;
-	unsigned int memcg_low_reclaim: 1;
-	unsigned int memcg_low_skipped: 1;
-	unsigned int memcg_full_walk: 1;
-	unsigned int hibernation_mode: 1;
-	unsigned int compaction_ready: 1;
-	unsigned int cache_trim_mode: 1;
-	unsigned int file_is_tiny: 1;
-	unsigned int no_demotion: 1;
+	unsigned int may_deactivate : 2;
+	unsigned int force_deactivate : 1;
+	unsigned int skipped_deactivate : 1;
+	unsigned int may_writepage : 1;
+	unsigned int may_unmap : 1;
+	unsigned int may_swap : 1;
+	unsigned int no_cache_trim_mode : 1;
+	unsigned int cache_trim_mode_failed : 1;
+	unsigned int proactive : 1;
+	unsigned int memcg_low_reclaim : 1;
+	unsigned int memcg_low_skipped : 1;
+	unsigned int memcg_full_walk : 1;
+	unsigned int hibernation_mode : 1;
+	unsigned int compaction_ready : 1;
+	unsigned int cache_trim_mode : 1;
+	unsigned int file_is_tiny : 1;
+	unsigned int no_demotion : 1;
 	s8 order;
 	s8 priority;
 	s8 reclaim_idx;
@@ -51616,8 +52158,8 @@ struct file_kattr {
 	u32 fsx_nextents;
 	u32 fsx_projid;
 	u32 fsx_cowextsize;
-	bool flags_valid: 1;
-	bool fsx_valid: 1;
+	bool flags_valid : 1;
+	bool fsx_valid : 1;
 };
 
 enum transparent_hugepage_flag {
@@ -51787,7 +52329,8 @@ struct fid {
 			u32 parent_generation;
 		} udf;
 		struct {
-			struct {} __empty_raw;
+			struct {
+			} __empty_raw;
 			__u32 raw[0];
 		};
 	};
@@ -51857,7 +52400,7 @@ struct page_snapshot {
 	long unsigned int pfn;
 	long unsigned int idx;
 	long unsigned int flags;
-	long: 64;
+	long : 64;
 };
 
 typedef int fpb_t;
@@ -51992,17 +52535,23 @@ struct trace_event_raw_percpu_destroy_chunk {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_percpu_alloc_percpu {};
+struct trace_event_data_offsets_percpu_alloc_percpu {
+};
 
-struct trace_event_data_offsets_percpu_free_percpu {};
+struct trace_event_data_offsets_percpu_free_percpu {
+};
 
-struct trace_event_data_offsets_percpu_alloc_percpu_fail {};
+struct trace_event_data_offsets_percpu_alloc_percpu_fail {
+};
 
-struct trace_event_data_offsets_percpu_create_chunk {};
+struct trace_event_data_offsets_percpu_create_chunk {
+};
 
-struct trace_event_data_offsets_percpu_destroy_chunk {};
+struct trace_event_data_offsets_percpu_destroy_chunk {
+};
 
-typedef void (*btf_trace_percpu_alloc_percpu)(void *, long unsigned int, bool, bool, size_t, size_t, void *, int, void *, size_t, gfp_t);
+typedef void (*btf_trace_percpu_alloc_percpu)(void *, long unsigned int, bool, bool, size_t, size_t,
+					      void *, int, void *, size_t, gfp_t);
 
 typedef void (*btf_trace_percpu_free_percpu)(void *, void *, int, void *);
 
@@ -52034,12 +52583,12 @@ struct pcpu_chunk {
 	int free_bytes;
 	struct pcpu_block_md chunk_md;
 	long unsigned int *bound_map;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	void *base_addr;
 	long unsigned int *alloc_map;
 	struct pcpu_block_md *md_blocks;
@@ -52053,13 +52602,13 @@ struct pcpu_chunk {
 	int nr_populated;
 	int nr_empty_pop_pages;
 	long unsigned int populated[0];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct percpu_stats {
@@ -52117,9 +52666,9 @@ struct slab {
 					union {
 						long unsigned int counters;
 						struct {
-							unsigned int inuse: 16;
-							unsigned int objects: 15;
-							unsigned int frozen: 1;
+							unsigned int inuse : 16;
+							unsigned int objects : 15;
+							unsigned int frozen : 1;
 						};
 					};
 				};
@@ -52298,26 +52847,34 @@ struct trace_event_data_offsets_kmem_cache_alloc {
 	const void *name_ptr_;
 };
 
-struct trace_event_data_offsets_kmalloc {};
+struct trace_event_data_offsets_kmalloc {
+};
 
-struct trace_event_data_offsets_kfree {};
+struct trace_event_data_offsets_kfree {
+};
 
 struct trace_event_data_offsets_kmem_cache_free {
 	u32 name;
 	const void *name_ptr_;
 };
 
-struct trace_event_data_offsets_mm_page_free {};
+struct trace_event_data_offsets_mm_page_free {
+};
 
-struct trace_event_data_offsets_mm_page_free_batched {};
+struct trace_event_data_offsets_mm_page_free_batched {
+};
 
-struct trace_event_data_offsets_mm_page_alloc {};
+struct trace_event_data_offsets_mm_page_alloc {
+};
 
-struct trace_event_data_offsets_mm_page {};
+struct trace_event_data_offsets_mm_page {
+};
 
-struct trace_event_data_offsets_mm_page_pcpu_drain {};
+struct trace_event_data_offsets_mm_page_pcpu_drain {
+};
 
-struct trace_event_data_offsets_mm_page_alloc_extfrag {};
+struct trace_event_data_offsets_mm_page_alloc_extfrag {
+};
 
 struct trace_event_data_offsets_mm_setup_per_zone_wmarks {
 	u32 name;
@@ -52331,17 +52888,22 @@ struct trace_event_data_offsets_mm_setup_per_zone_lowmem_reserve {
 	const void *upper_name_ptr_;
 };
 
-struct trace_event_data_offsets_mm_calculate_totalreserve_pages {};
+struct trace_event_data_offsets_mm_calculate_totalreserve_pages {
+};
 
-struct trace_event_data_offsets_rss_stat {};
+struct trace_event_data_offsets_rss_stat {
+};
 
-typedef void (*btf_trace_kmem_cache_alloc)(void *, long unsigned int, const void *, struct kmem_cache *, gfp_t, int);
+typedef void (*btf_trace_kmem_cache_alloc)(void *, long unsigned int, const void *,
+					   struct kmem_cache *, gfp_t, int);
 
-typedef void (*btf_trace_kmalloc)(void *, long unsigned int, const void *, size_t, size_t, gfp_t, int);
+typedef void (*btf_trace_kmalloc)(void *, long unsigned int, const void *, size_t, size_t, gfp_t,
+				  int);
 
 typedef void (*btf_trace_kfree)(void *, long unsigned int, const void *);
 
-typedef void (*btf_trace_kmem_cache_free)(void *, long unsigned int, const void *, const struct kmem_cache *);
+typedef void (*btf_trace_kmem_cache_free)(void *, long unsigned int, const void *,
+					  const struct kmem_cache *);
 
 typedef void (*btf_trace_mm_page_free)(void *, struct page *, unsigned int);
 
@@ -52357,7 +52919,8 @@ typedef void (*btf_trace_mm_page_alloc_extfrag)(void *, struct page *, int, int,
 
 typedef void (*btf_trace_mm_setup_per_zone_wmarks)(void *, struct zone *);
 
-typedef void (*btf_trace_mm_setup_per_zone_lowmem_reserve)(void *, struct zone *, struct zone *, long int);
+typedef void (*btf_trace_mm_setup_per_zone_lowmem_reserve)(void *, struct zone *, struct zone *,
+							   long int);
 
 typedef void (*btf_trace_mm_calculate_totalreserve_pages)(void *, long unsigned int);
 
@@ -52497,35 +53060,52 @@ struct trace_event_raw_kcompactd_wake_template {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_mm_compaction_isolate_template {};
+struct trace_event_data_offsets_mm_compaction_isolate_template {
+};
 
-struct trace_event_data_offsets_mm_compaction_migratepages {};
+struct trace_event_data_offsets_mm_compaction_migratepages {
+};
 
-struct trace_event_data_offsets_mm_compaction_begin {};
+struct trace_event_data_offsets_mm_compaction_begin {
+};
 
-struct trace_event_data_offsets_mm_compaction_end {};
+struct trace_event_data_offsets_mm_compaction_end {
+};
 
-struct trace_event_data_offsets_mm_compaction_try_to_compact_pages {};
+struct trace_event_data_offsets_mm_compaction_try_to_compact_pages {
+};
 
-struct trace_event_data_offsets_mm_compaction_suitable_template {};
+struct trace_event_data_offsets_mm_compaction_suitable_template {
+};
 
-struct trace_event_data_offsets_mm_compaction_defer_template {};
+struct trace_event_data_offsets_mm_compaction_defer_template {
+};
 
-struct trace_event_data_offsets_mm_compaction_kcompactd_sleep {};
+struct trace_event_data_offsets_mm_compaction_kcompactd_sleep {
+};
 
-struct trace_event_data_offsets_kcompactd_wake_template {};
+struct trace_event_data_offsets_kcompactd_wake_template {
+};
 
-typedef void (*btf_trace_mm_compaction_isolate_migratepages)(void *, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_mm_compaction_isolate_migratepages)(void *, long unsigned int,
+							     long unsigned int, long unsigned int,
+							     long unsigned int);
 
-typedef void (*btf_trace_mm_compaction_isolate_freepages)(void *, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_mm_compaction_isolate_freepages)(void *, long unsigned int,
+							  long unsigned int, long unsigned int,
+							  long unsigned int);
 
-typedef void (*btf_trace_mm_compaction_fast_isolate_freepages)(void *, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_mm_compaction_fast_isolate_freepages)(void *, long unsigned int,
+							       long unsigned int, long unsigned int,
+							       long unsigned int);
 
 typedef void (*btf_trace_mm_compaction_migratepages)(void *, unsigned int, unsigned int);
 
-typedef void (*btf_trace_mm_compaction_begin)(void *, struct compact_control *, long unsigned int, long unsigned int, bool);
+typedef void (*btf_trace_mm_compaction_begin)(void *, struct compact_control *, long unsigned int,
+					      long unsigned int, bool);
 
-typedef void (*btf_trace_mm_compaction_end)(void *, struct compact_control *, long unsigned int, long unsigned int, bool, int);
+typedef void (*btf_trace_mm_compaction_end)(void *, struct compact_control *, long unsigned int,
+					    long unsigned int, bool, int);
 
 typedef void (*btf_trace_mm_compaction_try_to_compact_pages)(void *, int, gfp_t, int);
 
@@ -52612,9 +53192,11 @@ struct trace_event_raw_mmap_lock_acquire_returned {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_mmap_lock {};
+struct trace_event_data_offsets_mmap_lock {
+};
 
-struct trace_event_data_offsets_mmap_lock_acquire_returned {};
+struct trace_event_data_offsets_mmap_lock_acquire_returned {
+};
 
 typedef void (*btf_trace_mmap_lock_start_locking)(void *, struct mm_struct *, bool);
 
@@ -52668,7 +53250,8 @@ struct mm_walk_ops {
 	int (*pmd_entry)(pmd_t *, long unsigned int, long unsigned int, struct mm_walk *);
 	int (*pte_entry)(pte_t *, long unsigned int, long unsigned int, struct mm_walk *);
 	int (*pte_hole)(long unsigned int, long unsigned int, int, struct mm_walk *);
-	int (*hugetlb_entry)(pte_t *, long unsigned int, long unsigned int, long unsigned int, struct mm_walk *);
+	int (*hugetlb_entry)(pte_t *, long unsigned int, long unsigned int, long unsigned int,
+			     struct mm_walk *);
 	int (*test_walk)(long unsigned int, long unsigned int, struct mm_walk *);
 	int (*pre_vma)(long unsigned int, long unsigned int, struct mm_walk *);
 	void (*post_vma)(struct mm_walk *);
@@ -52722,11 +53305,14 @@ struct trace_event_raw_exit_mmap {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_vm_unmapped_area {};
+struct trace_event_data_offsets_vm_unmapped_area {
+};
 
-struct trace_event_data_offsets_exit_mmap {};
+struct trace_event_data_offsets_exit_mmap {
+};
 
-typedef void (*btf_trace_vm_unmapped_area)(void *, long unsigned int, struct vm_unmapped_area_info *);
+typedef void (*btf_trace_vm_unmapped_area)(void *, long unsigned int,
+					   struct vm_unmapped_area_info *);
 
 typedef void (*btf_trace_exit_mmap)(void *, struct mm_struct *);
 
@@ -52791,7 +53377,7 @@ struct rmap_walk_control {
 	bool contended;
 	bool (*rmap_one)(struct folio *, struct vm_area_struct *, long unsigned int, void *);
 	int (*done)(struct folio *);
-	struct anon_vma * (*anon_lock)(const struct folio *, struct rmap_walk_control *);
+	struct anon_vma *(*anon_lock)(const struct folio *, struct rmap_walk_control *);
 	bool (*invalid_vma)(struct vm_area_struct *, void *);
 };
 
@@ -52834,13 +53420,18 @@ struct trace_event_raw_migration_pte {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_mm_migrate_pages {};
+struct trace_event_data_offsets_mm_migrate_pages {
+};
 
-struct trace_event_data_offsets_mm_migrate_pages_start {};
+struct trace_event_data_offsets_mm_migrate_pages_start {
+};
 
-struct trace_event_data_offsets_migration_pte {};
+struct trace_event_data_offsets_migration_pte {
+};
 
-typedef void (*btf_trace_mm_migrate_pages)(void *, long unsigned int, long unsigned int, long unsigned int, long unsigned int, long unsigned int, long unsigned int, enum migrate_mode, int);
+typedef void (*btf_trace_mm_migrate_pages)(void *, long unsigned int, long unsigned int,
+					   long unsigned int, long unsigned int, long unsigned int,
+					   long unsigned int, enum migrate_mode, int);
 
 typedef void (*btf_trace_mm_migrate_pages_start)(void *, enum migrate_mode, int);
 
@@ -52903,17 +53494,24 @@ struct trace_event_raw_free_vmap_area_noflush {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_alloc_vmap_area {};
+struct trace_event_data_offsets_alloc_vmap_area {
+};
 
-struct trace_event_data_offsets_purge_vmap_area_lazy {};
+struct trace_event_data_offsets_purge_vmap_area_lazy {
+};
 
-struct trace_event_data_offsets_free_vmap_area_noflush {};
+struct trace_event_data_offsets_free_vmap_area_noflush {
+};
 
-typedef void (*btf_trace_alloc_vmap_area)(void *, long unsigned int, long unsigned int, long unsigned int, long unsigned int, long unsigned int, int);
+typedef void (*btf_trace_alloc_vmap_area)(void *, long unsigned int, long unsigned int,
+					  long unsigned int, long unsigned int, long unsigned int,
+					  int);
 
-typedef void (*btf_trace_purge_vmap_area_lazy)(void *, long unsigned int, long unsigned int, unsigned int);
+typedef void (*btf_trace_purge_vmap_area_lazy)(void *, long unsigned int, long unsigned int,
+					       unsigned int);
 
-typedef void (*btf_trace_free_vmap_area_noflush)(void *, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_free_vmap_area_noflush)(void *, long unsigned int, long unsigned int,
+						 long unsigned int);
 
 struct vfree_deferred {
 	struct llist_head list;
@@ -52985,7 +53583,7 @@ struct vma_prepare {
 	struct vm_area_struct *insert;
 	struct vm_area_struct *remove;
 	struct vm_area_struct *remove2;
-	bool skip_vma_uprobe: 1;
+	bool skip_vma_uprobe : 1;
 };
 
 struct vma_munmap_struct {
@@ -53034,13 +53632,13 @@ struct vma_merge_struct {
 	struct anon_vma_name *anon_name;
 	enum vma_merge_state state;
 	struct vm_area_struct *copied_from;
-	bool just_expand: 1;
-	bool give_up_on_oom: 1;
-	bool skip_vma_uprobe: 1;
-	bool __adjust_middle_start: 1;
-	bool __adjust_next_start: 1;
-	bool __remove_middle: 1;
-	bool __remove_next: 1;
+	bool just_expand : 1;
+	bool give_up_on_oom : 1;
+	bool skip_vma_uprobe : 1;
+	bool __adjust_middle_start : 1;
+	bool __adjust_next_start : 1;
+	bool __remove_middle : 1;
+	bool __remove_next : 1;
 };
 
 struct mmap_state {
@@ -53210,7 +53808,7 @@ struct kmem_cache_cpu {
 	struct slab *slab;
 	struct slab *partial;
 	local_trylock_t lock;
-	long: 64;
+	long : 64;
 };
 
 struct slub_percpu_sheaves {
@@ -53561,7 +54159,7 @@ struct crypto_wait {
 };
 
 struct acomp_req_chain {
-	crypto_completion_t compl;
+	crypto_completion_t compl ;
 	void *data;
 	struct scatterlist ssg;
 	struct scatterlist dsg;
@@ -53722,12 +54320,12 @@ struct hugetlb_cgroup_per_node {
 
 struct hugetlb_cgroup {
 	struct cgroup_subsys_state css;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct page_counter hugepage[2];
 	struct page_counter rsvd_hugepage[2];
 	atomic_long_t events[2];
@@ -53840,7 +54438,8 @@ struct mmu_notifier_subscriptions {
 struct mmu_interval_notifier;
 
 struct mmu_interval_notifier_ops {
-	bool (*invalidate)(struct mmu_interval_notifier *, const struct mmu_notifier_range *, long unsigned int);
+	bool (*invalidate)(struct mmu_interval_notifier *, const struct mmu_notifier_range *,
+			   long unsigned int);
 };
 
 struct mmu_interval_notifier {
@@ -53911,19 +54510,26 @@ struct trace_event_raw_ksm_advisor {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_ksm_scan_template {};
+struct trace_event_data_offsets_ksm_scan_template {
+};
 
-struct trace_event_data_offsets_ksm_enter_exit_template {};
+struct trace_event_data_offsets_ksm_enter_exit_template {
+};
 
-struct trace_event_data_offsets_ksm_merge_one_page {};
+struct trace_event_data_offsets_ksm_merge_one_page {
+};
 
-struct trace_event_data_offsets_ksm_merge_with_ksm_page {};
+struct trace_event_data_offsets_ksm_merge_with_ksm_page {
+};
 
-struct trace_event_data_offsets_ksm_remove_ksm_page {};
+struct trace_event_data_offsets_ksm_remove_ksm_page {
+};
 
-struct trace_event_data_offsets_ksm_remove_rmap_item {};
+struct trace_event_data_offsets_ksm_remove_rmap_item {
+};
 
-struct trace_event_data_offsets_ksm_advisor {};
+struct trace_event_data_offsets_ksm_advisor {
+};
 
 typedef void (*btf_trace_ksm_start_scan)(void *, int, u32);
 
@@ -53935,7 +54541,8 @@ typedef void (*btf_trace_ksm_exit)(void *, void *);
 
 typedef void (*btf_trace_ksm_merge_one_page)(void *, long unsigned int, void *, void *, int);
 
-typedef void (*btf_trace_ksm_merge_with_ksm_page)(void *, void *, long unsigned int, void *, void *, int);
+typedef void (*btf_trace_ksm_merge_with_ksm_page)(void *, void *, long unsigned int, void *, void *,
+						  int);
 
 typedef void (*btf_trace_ksm_remove_ksm_page)(void *, long unsigned int);
 
@@ -54151,7 +54758,8 @@ struct trace_event_raw_migration_pmd {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_migration_pmd {};
+struct trace_event_data_offsets_migration_pmd {
+};
 
 typedef void (*btf_trace_set_migration_pmd)(void *, long unsigned int, long unsigned int);
 
@@ -54260,13 +54868,17 @@ struct trace_event_raw_mm_khugepaged_collapse_file {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_mm_khugepaged_scan_pmd {};
+struct trace_event_data_offsets_mm_khugepaged_scan_pmd {
+};
 
-struct trace_event_data_offsets_mm_collapse_huge_page {};
+struct trace_event_data_offsets_mm_collapse_huge_page {
+};
 
-struct trace_event_data_offsets_mm_collapse_huge_page_isolate {};
+struct trace_event_data_offsets_mm_collapse_huge_page_isolate {
+};
 
-struct trace_event_data_offsets_mm_collapse_huge_page_swapin {};
+struct trace_event_data_offsets_mm_collapse_huge_page_swapin {
+};
 
 struct trace_event_data_offsets_mm_khugepaged_scan_file {
 	u32 filename;
@@ -54278,7 +54890,8 @@ struct trace_event_data_offsets_mm_khugepaged_collapse_file {
 	const void *filename_ptr_;
 };
 
-typedef void (*btf_trace_mm_khugepaged_scan_pmd)(void *, struct mm_struct *, struct folio *, int, int, int, int);
+typedef void (*btf_trace_mm_khugepaged_scan_pmd)(void *, struct mm_struct *, struct folio *, int,
+						 int, int, int);
 
 typedef void (*btf_trace_mm_collapse_huge_page)(void *, struct mm_struct *, int, int);
 
@@ -54286,9 +54899,12 @@ typedef void (*btf_trace_mm_collapse_huge_page_isolate)(void *, struct folio *, 
 
 typedef void (*btf_trace_mm_collapse_huge_page_swapin)(void *, struct mm_struct *, int, int, int);
 
-typedef void (*btf_trace_mm_khugepaged_scan_file)(void *, struct mm_struct *, struct folio *, struct file *, int, int, int);
+typedef void (*btf_trace_mm_khugepaged_scan_file)(void *, struct mm_struct *, struct folio *,
+						  struct file *, int, int, int);
 
-typedef void (*btf_trace_mm_khugepaged_collapse_file)(void *, struct mm_struct *, struct folio *, long unsigned int, long unsigned int, bool, struct file *, int, int);
+typedef void (*btf_trace_mm_khugepaged_collapse_file)(void *, struct mm_struct *, struct folio *,
+						      long unsigned int, long unsigned int, bool,
+						      struct file *, int, int);
 
 struct collapse_control {
 	bool is_khugepaged;
@@ -54394,13 +55010,13 @@ struct memcg_vmstats_percpu {
 	long unsigned int events[31];
 	long int state_prev[40];
 	long unsigned int events_prev[31];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct trace_event_raw_memcg_rstat_stats {
@@ -54428,11 +55044,14 @@ struct trace_event_raw_memcg_flush_stats {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_memcg_rstat_stats {};
+struct trace_event_data_offsets_memcg_rstat_stats {
+};
 
-struct trace_event_data_offsets_memcg_rstat_events {};
+struct trace_event_data_offsets_memcg_rstat_events {
+};
 
-struct trace_event_data_offsets_memcg_flush_stats {};
+struct trace_event_data_offsets_memcg_flush_stats {
+};
 
 typedef void (*btf_trace_mod_memcg_state)(void *, struct mem_cgroup *, int, int);
 
@@ -54533,9 +55152,11 @@ struct trace_event_raw_test_pages_isolated {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_test_pages_isolated {};
+struct trace_event_data_offsets_test_pages_isolated {
+};
 
-typedef void (*btf_trace_test_pages_isolated)(void *, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_test_pages_isolated)(void *, long unsigned int, long unsigned int,
+					      long unsigned int);
 
 struct zs_pool_stats {
 	atomic_long_t pages_compacted;
@@ -54564,10 +55185,10 @@ struct zspage_lock {
 
 struct zspage {
 	struct {
-		unsigned int huge: 1;
-		unsigned int fullness: 4;
-		unsigned int class: 9;
-		unsigned int magic: 8;
+		unsigned int huge : 1;
+		unsigned int fullness : 4;
+		unsigned int class : 9;
+		unsigned int magic : 8;
 	};
 	unsigned int inuse;
 	unsigned int freeobj;
@@ -54640,7 +55261,8 @@ struct balloon_dev_info {
 	long unsigned int isolated_pages;
 	spinlock_t pages_lock;
 	struct list_head pages;
-	int (*migratepage)(struct balloon_dev_info *, struct page *, struct page *, enum migrate_mode);
+	int (*migratepage)(struct balloon_dev_info *, struct page *, struct page *,
+			   enum migrate_mode);
 };
 
 struct damon_addr_range {
@@ -54776,7 +55398,8 @@ struct damon_ctx;
 struct damos;
 
 struct damos_walk_control {
-	void (*walk_fn)(void *, struct damon_ctx *, struct damon_target *, struct damon_region *, struct damos *, long unsigned int);
+	void (*walk_fn)(void *, struct damon_ctx *, struct damon_target *, struct damon_region *,
+			struct damos *, long unsigned int);
 	void *data;
 	struct completion completion;
 	bool canceled;
@@ -54812,8 +55435,11 @@ struct damon_operations {
 	void (*update)(struct damon_ctx *);
 	void (*prepare_access_checks)(struct damon_ctx *);
 	unsigned int (*check_accesses)(struct damon_ctx *);
-	int (*get_scheme_score)(struct damon_ctx *, struct damon_target *, struct damon_region *, struct damos *);
-	long unsigned int (*apply_scheme)(struct damon_ctx *, struct damon_target *, struct damon_region *, struct damos *, long unsigned int *);
+	int (*get_scheme_score)(struct damon_ctx *, struct damon_target *, struct damon_region *,
+				struct damos *);
+	long unsigned int (*apply_scheme)(struct damon_ctx *, struct damon_target *,
+					  struct damon_region *, struct damos *,
+					  long unsigned int *);
 	bool (*target_valid)(struct damon_target *);
 	void (*cleanup_target)(struct damon_target *);
 	void (*cleanup)(struct damon_ctx *);
@@ -54930,21 +55556,27 @@ struct trace_event_raw_damon_aggregated {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_damos_esz {};
+struct trace_event_data_offsets_damos_esz {
+};
 
-struct trace_event_data_offsets_damos_before_apply {};
+struct trace_event_data_offsets_damos_before_apply {
+};
 
-struct trace_event_data_offsets_damon_monitor_intervals_tune {};
+struct trace_event_data_offsets_damon_monitor_intervals_tune {
+};
 
-struct trace_event_data_offsets_damon_aggregated {};
+struct trace_event_data_offsets_damon_aggregated {
+};
 
 typedef void (*btf_trace_damos_esz)(void *, unsigned int, unsigned int, long unsigned int);
 
-typedef void (*btf_trace_damos_before_apply)(void *, unsigned int, unsigned int, unsigned int, struct damon_region *, unsigned int, bool);
+typedef void (*btf_trace_damos_before_apply)(void *, unsigned int, unsigned int, unsigned int,
+					     struct damon_region *, unsigned int, bool);
 
 typedef void (*btf_trace_damon_monitor_intervals_tune)(void *, long unsigned int);
 
-typedef void (*btf_trace_damon_aggregated)(void *, unsigned int, struct damon_region *, unsigned int);
+typedef void (*btf_trace_damon_aggregated)(void *, unsigned int, struct damon_region *,
+					   unsigned int);
 
 struct damon_system_ram_region {
 	long unsigned int start;
@@ -55654,7 +56286,7 @@ enum mount_flags {
 struct user_arg_ptr {
 	bool is_compat;
 	union {
-		const char * const *native;
+		const char *const *native;
 		const compat_uptr_t *compat;
 	} ptr;
 };
@@ -56111,11 +56743,14 @@ struct trace_event_raw_fill_mg_cmtime {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_ctime {};
+struct trace_event_data_offsets_ctime {
+};
 
-struct trace_event_data_offsets_ctime_ns_xchg {};
+struct trace_event_data_offsets_ctime_ns_xchg {
+};
 
-struct trace_event_data_offsets_fill_mg_cmtime {};
+struct trace_event_data_offsets_fill_mg_cmtime {
+};
 
 typedef void (*btf_trace_inode_set_ctime_to_ts)(void *, struct inode *, struct timespec64 *);
 
@@ -56123,7 +56758,8 @@ typedef void (*btf_trace_ctime_xchg_skip)(void *, struct inode *, struct timespe
 
 typedef void (*btf_trace_ctime_ns_xchg)(void *, struct inode *, u32, u32, u32);
 
-typedef void (*btf_trace_fill_mg_cmtime)(void *, struct inode *, struct timespec64 *, struct timespec64 *);
+typedef void (*btf_trace_fill_mg_cmtime)(void *, struct inode *, struct timespec64 *,
+					 struct timespec64 *);
 
 struct mnt_idmap {
 	struct uid_gid_map uid_map;
@@ -56287,7 +56923,7 @@ struct simple_transaction_argresp {
 };
 
 struct stashed_operations {
-	struct dentry * (*stash_dentry)(struct dentry **, struct dentry *);
+	struct dentry *(*stash_dentry)(struct dentry **, struct dentry *);
 	void (*put_data)(void *);
 	int (*init_inode)(struct inode *, void *);
 };
@@ -56316,12 +56952,12 @@ struct wb_writeback_work {
 	long int nr_pages;
 	struct super_block *sb;
 	enum writeback_sync_modes sync_mode;
-	unsigned int tagged_writepages: 1;
-	unsigned int for_kupdate: 1;
-	unsigned int range_cyclic: 1;
-	unsigned int for_background: 1;
-	unsigned int for_sync: 1;
-	unsigned int auto_free: 1;
+	unsigned int tagged_writepages : 1;
+	unsigned int for_kupdate : 1;
+	unsigned int range_cyclic : 1;
+	unsigned int for_background : 1;
+	unsigned int for_sync : 1;
+	unsigned int auto_free : 1;
 	enum wb_reason reason;
 	struct list_head list;
 	struct wb_completion *done;
@@ -56537,45 +57173,65 @@ struct trace_event_raw_writeback_inode_template {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_writeback_folio_template {};
+struct trace_event_data_offsets_writeback_folio_template {
+};
 
-struct trace_event_data_offsets_writeback_dirty_inode_template {};
+struct trace_event_data_offsets_writeback_dirty_inode_template {
+};
 
-struct trace_event_data_offsets_inode_foreign_history {};
+struct trace_event_data_offsets_inode_foreign_history {
+};
 
-struct trace_event_data_offsets_inode_switch_wbs_queue {};
+struct trace_event_data_offsets_inode_switch_wbs_queue {
+};
 
-struct trace_event_data_offsets_inode_switch_wbs {};
+struct trace_event_data_offsets_inode_switch_wbs {
+};
 
-struct trace_event_data_offsets_track_foreign_dirty {};
+struct trace_event_data_offsets_track_foreign_dirty {
+};
 
-struct trace_event_data_offsets_flush_foreign {};
+struct trace_event_data_offsets_flush_foreign {
+};
 
-struct trace_event_data_offsets_writeback_write_inode_template {};
+struct trace_event_data_offsets_writeback_write_inode_template {
+};
 
-struct trace_event_data_offsets_writeback_work_class {};
+struct trace_event_data_offsets_writeback_work_class {
+};
 
-struct trace_event_data_offsets_writeback_pages_written {};
+struct trace_event_data_offsets_writeback_pages_written {
+};
 
-struct trace_event_data_offsets_writeback_class {};
+struct trace_event_data_offsets_writeback_class {
+};
 
-struct trace_event_data_offsets_writeback_bdi_register {};
+struct trace_event_data_offsets_writeback_bdi_register {
+};
 
-struct trace_event_data_offsets_wbc_class {};
+struct trace_event_data_offsets_wbc_class {
+};
 
-struct trace_event_data_offsets_writeback_queue_io {};
+struct trace_event_data_offsets_writeback_queue_io {
+};
 
-struct trace_event_data_offsets_global_dirty_state {};
+struct trace_event_data_offsets_global_dirty_state {
+};
 
-struct trace_event_data_offsets_bdi_dirty_ratelimit {};
+struct trace_event_data_offsets_bdi_dirty_ratelimit {
+};
 
-struct trace_event_data_offsets_balance_dirty_pages {};
+struct trace_event_data_offsets_balance_dirty_pages {
+};
 
-struct trace_event_data_offsets_writeback_sb_inodes_requeue {};
+struct trace_event_data_offsets_writeback_sb_inodes_requeue {
+};
 
-struct trace_event_data_offsets_writeback_single_inode_template {};
+struct trace_event_data_offsets_writeback_single_inode_template {
+};
 
-struct trace_event_data_offsets_writeback_inode_template {};
+struct trace_event_data_offsets_writeback_inode_template {
+};
 
 typedef void (*btf_trace_writeback_dirty_folio)(void *, struct folio *, struct address_space *);
 
@@ -56587,29 +57243,38 @@ typedef void (*btf_trace_writeback_dirty_inode_start)(void *, struct inode *, in
 
 typedef void (*btf_trace_writeback_dirty_inode)(void *, struct inode *, int);
 
-typedef void (*btf_trace_inode_foreign_history)(void *, struct inode *, struct writeback_control *, unsigned int);
+typedef void (*btf_trace_inode_foreign_history)(void *, struct inode *, struct writeback_control *,
+						unsigned int);
 
-typedef void (*btf_trace_inode_switch_wbs_queue)(void *, struct bdi_writeback *, struct bdi_writeback *, unsigned int);
+typedef void (*btf_trace_inode_switch_wbs_queue)(void *, struct bdi_writeback *,
+						 struct bdi_writeback *, unsigned int);
 
-typedef void (*btf_trace_inode_switch_wbs)(void *, struct inode *, struct bdi_writeback *, struct bdi_writeback *);
+typedef void (*btf_trace_inode_switch_wbs)(void *, struct inode *, struct bdi_writeback *,
+					   struct bdi_writeback *);
 
 typedef void (*btf_trace_track_foreign_dirty)(void *, struct folio *, struct bdi_writeback *);
 
 typedef void (*btf_trace_flush_foreign)(void *, struct bdi_writeback *, unsigned int, unsigned int);
 
-typedef void (*btf_trace_writeback_write_inode_start)(void *, struct inode *, struct writeback_control *);
+typedef void (*btf_trace_writeback_write_inode_start)(void *, struct inode *,
+						      struct writeback_control *);
 
 typedef void (*btf_trace_writeback_write_inode)(void *, struct inode *, struct writeback_control *);
 
-typedef void (*btf_trace_writeback_queue)(void *, struct bdi_writeback *, struct wb_writeback_work *);
+typedef void (*btf_trace_writeback_queue)(void *, struct bdi_writeback *,
+					  struct wb_writeback_work *);
 
-typedef void (*btf_trace_writeback_exec)(void *, struct bdi_writeback *, struct wb_writeback_work *);
+typedef void (*btf_trace_writeback_exec)(void *, struct bdi_writeback *,
+					 struct wb_writeback_work *);
 
-typedef void (*btf_trace_writeback_start)(void *, struct bdi_writeback *, struct wb_writeback_work *);
+typedef void (*btf_trace_writeback_start)(void *, struct bdi_writeback *,
+					  struct wb_writeback_work *);
 
-typedef void (*btf_trace_writeback_written)(void *, struct bdi_writeback *, struct wb_writeback_work *);
+typedef void (*btf_trace_writeback_written)(void *, struct bdi_writeback *,
+					    struct wb_writeback_work *);
 
-typedef void (*btf_trace_writeback_wait)(void *, struct bdi_writeback *, struct wb_writeback_work *);
+typedef void (*btf_trace_writeback_wait)(void *, struct bdi_writeback *,
+					 struct wb_writeback_work *);
 
 typedef void (*btf_trace_writeback_pages_written)(void *, long int);
 
@@ -56617,21 +57282,30 @@ typedef void (*btf_trace_writeback_wake_background)(void *, struct bdi_writeback
 
 typedef void (*btf_trace_writeback_bdi_register)(void *, struct backing_dev_info *);
 
-typedef void (*btf_trace_wbc_writepage)(void *, struct writeback_control *, struct backing_dev_info *);
+typedef void (*btf_trace_wbc_writepage)(void *, struct writeback_control *,
+					struct backing_dev_info *);
 
-typedef void (*btf_trace_writeback_queue_io)(void *, struct bdi_writeback *, struct wb_writeback_work *, long unsigned int, int);
+typedef void (*btf_trace_writeback_queue_io)(void *, struct bdi_writeback *,
+					     struct wb_writeback_work *, long unsigned int, int);
 
 typedef void (*btf_trace_global_dirty_state)(void *, long unsigned int, long unsigned int);
 
-typedef void (*btf_trace_bdi_dirty_ratelimit)(void *, struct bdi_writeback *, long unsigned int, long unsigned int);
+typedef void (*btf_trace_bdi_dirty_ratelimit)(void *, struct bdi_writeback *, long unsigned int,
+					      long unsigned int);
 
-typedef void (*btf_trace_balance_dirty_pages)(void *, struct bdi_writeback *, struct dirty_throttle_control *, long unsigned int, long unsigned int, long unsigned int, long unsigned int, long int, long unsigned int);
+typedef void (*btf_trace_balance_dirty_pages)(void *, struct bdi_writeback *,
+					      struct dirty_throttle_control *, long unsigned int,
+					      long unsigned int, long unsigned int,
+					      long unsigned int, long int, long unsigned int);
 
 typedef void (*btf_trace_writeback_sb_inodes_requeue)(void *, struct inode *);
 
-typedef void (*btf_trace_writeback_single_inode_start)(void *, struct inode *, struct writeback_control *, long unsigned int);
+typedef void (*btf_trace_writeback_single_inode_start)(void *, struct inode *,
+						       struct writeback_control *,
+						       long unsigned int);
 
-typedef void (*btf_trace_writeback_single_inode)(void *, struct inode *, struct writeback_control *, long unsigned int);
+typedef void (*btf_trace_writeback_single_inode)(void *, struct inode *, struct writeback_control *,
+						 long unsigned int);
 
 typedef void (*btf_trace_writeback_lazytime)(void *, struct inode *);
 
@@ -56805,7 +57479,8 @@ enum fsconfig_command {
 };
 
 struct iomap_ops {
-	int (*iomap_begin)(struct inode *, loff_t, loff_t, unsigned int, struct iomap *, struct iomap *);
+	int (*iomap_begin)(struct inode *, loff_t, loff_t, unsigned int, struct iomap *,
+			   struct iomap *);
 	int (*iomap_end)(struct inode *, loff_t, loff_t, ssize_t, unsigned int, struct iomap *);
 };
 
@@ -56986,7 +57661,8 @@ struct proc_dir_entry {
 
 union proc_op {
 	int (*proc_get_link)(struct dentry *, struct path *, struct task_struct *);
-	int (*proc_show)(struct seq_file *, struct pid_namespace *, struct pid *, struct task_struct *);
+	int (*proc_show)(struct seq_file *, struct pid_namespace *, struct pid *,
+			 struct task_struct *);
 	int lsmid;
 };
 
@@ -57107,8 +57783,8 @@ struct fanotify_event {
 	struct hlist_node merge_list;
 	u32 mask;
 	struct {
-		unsigned int type: 3;
-		unsigned int hash: 29;
+		unsigned int type : 3;
+		unsigned int hash : 29;
 	};
 	struct pid *pid;
 };
@@ -57257,8 +57933,8 @@ struct wakeup_source {
 	long unsigned int expire_count;
 	long unsigned int wakeup_count;
 	struct device *dev;
-	bool active: 1;
-	bool autosleep_enabled: 1;
+	bool active : 1;
+	bool autosleep_enabled : 1;
 };
 
 struct epoll_filefd {
@@ -57575,53 +58251,53 @@ struct kioctx {
 	long int nr_pages;
 	struct rcu_work free_rwork;
 	struct ctx_rq_wait *rq_wait;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct {
 		atomic_t reqs_available;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
 	};
 	struct {
 		spinlock_t ctx_lock;
 		struct list_head active_reqs;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
 	};
 	struct {
 		struct mutex ring_lock;
 		wait_queue_head_t wait;
-		long: 64;
+		long : 64;
 	};
 	struct {
 		unsigned int tail;
 		unsigned int completed_events;
 		spinlock_t completion_lock;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
-		long: 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
+		long : 64;
 	};
 	struct folio *internal_folios[8];
 	struct file *aio_ring_file;
 	unsigned int id;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct kioctx_cpu {
@@ -57763,23 +58439,32 @@ struct trace_event_raw_dax_writeback_one {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_dax_pmd_fault_class {};
+struct trace_event_data_offsets_dax_pmd_fault_class {
+};
 
-struct trace_event_data_offsets_dax_pmd_load_hole_class {};
+struct trace_event_data_offsets_dax_pmd_load_hole_class {
+};
 
-struct trace_event_data_offsets_dax_pte_fault_class {};
+struct trace_event_data_offsets_dax_pte_fault_class {
+};
 
-struct trace_event_data_offsets_dax_writeback_range_class {};
+struct trace_event_data_offsets_dax_writeback_range_class {
+};
 
-struct trace_event_data_offsets_dax_writeback_one {};
+struct trace_event_data_offsets_dax_writeback_one {
+};
 
-typedef void (*btf_trace_dax_pmd_fault)(void *, struct inode *, struct vm_fault *, long unsigned int, int);
+typedef void (*btf_trace_dax_pmd_fault)(void *, struct inode *, struct vm_fault *,
+					long unsigned int, int);
 
-typedef void (*btf_trace_dax_pmd_fault_done)(void *, struct inode *, struct vm_fault *, long unsigned int, int);
+typedef void (*btf_trace_dax_pmd_fault_done)(void *, struct inode *, struct vm_fault *,
+					     long unsigned int, int);
 
-typedef void (*btf_trace_dax_pmd_load_hole)(void *, struct inode *, struct vm_fault *, struct folio *, void *);
+typedef void (*btf_trace_dax_pmd_load_hole)(void *, struct inode *, struct vm_fault *,
+					    struct folio *, void *);
 
-typedef void (*btf_trace_dax_pmd_load_hole_fallback)(void *, struct inode *, struct vm_fault *, struct folio *, void *);
+typedef void (*btf_trace_dax_pmd_load_hole_fallback)(void *, struct inode *, struct vm_fault *,
+						     struct folio *, void *);
 
 typedef void (*btf_trace_dax_pte_fault)(void *, struct inode *, struct vm_fault *, int);
 
@@ -57787,15 +58472,19 @@ typedef void (*btf_trace_dax_pte_fault_done)(void *, struct inode *, struct vm_f
 
 typedef void (*btf_trace_dax_load_hole)(void *, struct inode *, struct vm_fault *, int);
 
-typedef void (*btf_trace_dax_insert_pfn_mkwrite_no_entry)(void *, struct inode *, struct vm_fault *, int);
+typedef void (*btf_trace_dax_insert_pfn_mkwrite_no_entry)(void *, struct inode *, struct vm_fault *,
+							  int);
 
 typedef void (*btf_trace_dax_insert_pfn_mkwrite)(void *, struct inode *, struct vm_fault *, int);
 
-typedef void (*btf_trace_dax_writeback_range)(void *, struct inode *, long unsigned int, long unsigned int);
+typedef void (*btf_trace_dax_writeback_range)(void *, struct inode *, long unsigned int,
+					      long unsigned int);
 
-typedef void (*btf_trace_dax_writeback_range_done)(void *, struct inode *, long unsigned int, long unsigned int);
+typedef void (*btf_trace_dax_writeback_range_done)(void *, struct inode *, long unsigned int,
+						   long unsigned int);
 
-typedef void (*btf_trace_dax_writeback_one)(void *, struct inode *, long unsigned int, long unsigned int);
+typedef void (*btf_trace_dax_writeback_one)(void *, struct inode *, long unsigned int,
+					    long unsigned int);
 
 struct exceptional_entry_key {
 	struct xarray *xa;
@@ -57874,8 +58563,8 @@ struct fscrypt_direct_key;
 
 struct fscrypt_inode_info {
 	struct fscrypt_prepared_key ci_enc_key;
-	u8 ci_owns_key: 1;
-	u8 ci_dirhash_key_initialized: 1;
+	u8 ci_owns_key : 1;
+	u8 ci_dirhash_key_initialized : 1;
 	u8 ci_data_unit_bits;
 	u8 ci_data_units_per_block_bits;
 	u32 ci_hashed_ino;
@@ -58074,7 +58763,7 @@ union fscrypt_context {
 struct user_key_payload {
 	struct callback_head rcu;
 	short unsigned int datalen;
-	long: 0;
+	long : 0;
 	char data[0];
 };
 
@@ -58179,17 +58868,23 @@ struct trace_event_raw_leases_conflict {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_locks_get_lock_context {};
+struct trace_event_data_offsets_locks_get_lock_context {
+};
 
-struct trace_event_data_offsets_filelock_lock {};
+struct trace_event_data_offsets_filelock_lock {
+};
 
-struct trace_event_data_offsets_filelock_lease {};
+struct trace_event_data_offsets_filelock_lease {
+};
 
-struct trace_event_data_offsets_generic_add_lease {};
+struct trace_event_data_offsets_generic_add_lease {
+};
 
-struct trace_event_data_offsets_leases_conflict {};
+struct trace_event_data_offsets_leases_conflict {
+};
 
-typedef void (*btf_trace_locks_get_lock_context)(void *, struct inode *, int, struct file_lock_context *);
+typedef void (*btf_trace_locks_get_lock_context)(void *, struct inode *, int,
+						 struct file_lock_context *);
 
 typedef void (*btf_trace_posix_lock_inode)(void *, struct inode *, struct file_lock *, int);
 
@@ -58363,7 +59058,8 @@ struct elf_prpsinfo {
 	char pr_psargs[80];
 };
 
-struct arch_elf_state {};
+struct arch_elf_state {
+};
 
 struct memelfnote {
 	const char *name;
@@ -58624,26 +59320,26 @@ struct unix_sock {
 	struct sock *listener;
 	struct unix_vertex *vertex;
 	spinlock_t lock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct socket_wq peer_wq;
 	wait_queue_entry_t peer_wake;
 	struct scm_stat scm_stat;
 	int inq_len;
 	bool recvmsg_inq;
 	struct sk_buff *oob_skb;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum {
@@ -58789,19 +59485,26 @@ struct trace_event_raw_iomap_dio_complete {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_iomap_readpage_class {};
+struct trace_event_data_offsets_iomap_readpage_class {
+};
 
-struct trace_event_data_offsets_iomap_range_class {};
+struct trace_event_data_offsets_iomap_range_class {
+};
 
-struct trace_event_data_offsets_iomap_class {};
+struct trace_event_data_offsets_iomap_class {
+};
 
-struct trace_event_data_offsets_iomap_add_to_ioend {};
+struct trace_event_data_offsets_iomap_add_to_ioend {
+};
 
-struct trace_event_data_offsets_iomap_iter {};
+struct trace_event_data_offsets_iomap_iter {
+};
 
-struct trace_event_data_offsets_iomap_dio_rw_begin {};
+struct trace_event_data_offsets_iomap_dio_rw_begin {
+};
 
-struct trace_event_data_offsets_iomap_dio_complete {};
+struct trace_event_data_offsets_iomap_dio_complete {
+};
 
 typedef void (*btf_trace_iomap_readpage)(void *, struct inode *, int);
 
@@ -58823,16 +59526,18 @@ typedef void (*btf_trace_iomap_iter_dstmap)(void *, struct inode *, struct iomap
 
 typedef void (*btf_trace_iomap_iter_srcmap)(void *, struct inode *, struct iomap *);
 
-typedef void (*btf_trace_iomap_add_to_ioend)(void *, struct inode *, u64, unsigned int, struct iomap *);
+typedef void (*btf_trace_iomap_add_to_ioend)(void *, struct inode *, u64, unsigned int,
+					     struct iomap *);
 
 typedef void (*btf_trace_iomap_iter)(void *, struct iomap_iter *, const void *, long unsigned int);
 
-typedef void (*btf_trace_iomap_dio_rw_begin)(void *, struct kiocb *, struct iov_iter *, unsigned int, size_t);
+typedef void (*btf_trace_iomap_dio_rw_begin)(void *, struct kiocb *, struct iov_iter *,
+					     unsigned int, size_t);
 
 typedef void (*btf_trace_iomap_dio_complete)(void *, struct kiocb *, int, ssize_t);
 
 struct iomap_write_ops {
-	struct folio * (*get_folio)(struct iomap_iter *, loff_t, unsigned int);
+	struct folio *(*get_folio)(struct iomap_iter *, loff_t, unsigned int);
 	void (*put_folio)(struct inode *, loff_t, unsigned int, struct folio *);
 	bool (*iomap_valid)(struct inode *, const struct iomap *);
 	int (*read_folio_range)(const struct iomap_iter *, struct folio *, loff_t, size_t);
@@ -58843,7 +59548,8 @@ typedef void (*iomap_punch_t)(struct inode *, loff_t, loff_t, struct iomap *);
 struct iomap_writepage_ctx;
 
 struct iomap_writeback_ops {
-	ssize_t (*writeback_range)(struct iomap_writepage_ctx *, struct folio *, u64, unsigned int, u64);
+	ssize_t (*writeback_range)(struct iomap_writepage_ctx *, struct folio *, u64, unsigned int,
+				   u64);
 	int (*writeback_submit)(struct iomap_writepage_ctx *, int);
 };
 
@@ -59090,7 +59796,7 @@ struct compat_fs_quota_stat {
 	__s8 qs_version;
 	__u16 qs_flags;
 	__s8 qs_pad;
-	long: 0;
+	long : 0;
 	struct compat_fs_qfilestat qs_uquota;
 	struct compat_fs_qfilestat qs_gquota;
 	compat_uint_t qs_incoredqs;
@@ -59532,7 +60238,7 @@ struct transaction_s {
 	transaction_t *t_cpprev;
 	long unsigned int t_expires;
 	ktime_t t_start_time;
-	unsigned int t_synchronous_commit: 1;
+	unsigned int t_synchronous_commit : 1;
 	int t_need_data_flush;
 };
 
@@ -59577,11 +60283,11 @@ struct jbd2_journal_handle {
 	int h_revoke_credits_requested;
 	int h_ref;
 	int h_err;
-	unsigned int h_sync: 1;
-	unsigned int h_reserved: 1;
-	unsigned int h_aborted: 1;
-	unsigned int h_type: 8;
-	unsigned int h_line_no: 16;
+	unsigned int h_sync : 1;
+	unsigned int h_reserved : 1;
+	unsigned int h_aborted : 1;
+	unsigned int h_type : 8;
+	unsigned int h_line_no : 16;
 	long unsigned int h_start_jiffies;
 	unsigned int h_requested_credits;
 	unsigned int saved_alloc_context;
@@ -59693,7 +60399,8 @@ struct journal_s {
 	__u32 j_csum_seed;
 	struct lock_class_key jbd2_trans_commit_key;
 	void (*j_fc_cleanup_callback)(struct journal_s *, int, tid_t);
-	int (*j_fc_replay_callback)(struct journal_s *, struct buffer_head *, enum passtype, int, tid_t);
+	int (*j_fc_replay_callback)(struct journal_s *, struct buffer_head *, enum passtype, int,
+				    tid_t);
 	int (*j_bmap)(struct journal_s *, sector_t *);
 };
 
@@ -59755,13 +60462,13 @@ struct jbd2_inode {
 
 struct bgl_lock {
 	spinlock_t lock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct blockgroup_lock {
@@ -60199,12 +60906,12 @@ struct ext4_sb_info {
 	struct ext4_es_stats s_es_stats;
 	struct mb_cache *s_ea_block_cache;
 	struct mb_cache *s_ea_inode_cache;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	spinlock_t s_es_lock;
 	struct ext4_journal_trigger s_journal_triggers[1];
 	struct ratelimit_state s_err_ratelimit_state;
@@ -60248,8 +60955,8 @@ struct ext4_sb_info {
 	struct delayed_work s_discard_batch_work;
 	struct mutex s_discard_batch_mutex;
 	atomic_t s_discard_batch_count;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct ext4_group_info {
@@ -60625,7 +61332,8 @@ struct ext4_fsmap_head {
 
 typedef int (*ext4_fsmap_format_t)(struct ext4_fsmap *, void *);
 
-typedef int (*ext4_mballoc_query_range_fn)(struct super_block *, ext4_group_t, ext4_grpblk_t, ext4_grpblk_t, void *);
+typedef int (*ext4_mballoc_query_range_fn)(struct super_block *, ext4_group_t, ext4_grpblk_t,
+					   ext4_grpblk_t, void *);
 
 struct ext4_getfsmap_info {
 	struct ext4_fsmap_head *gfi_head;
@@ -60734,15 +61442,15 @@ struct ext4_xattr_inode_array {
 struct mpage_da_data {
 	struct inode *inode;
 	struct writeback_control *wbc;
-	unsigned int can_map: 1;
+	unsigned int can_map : 1;
 	loff_t start_pos;
 	loff_t next_pos;
 	loff_t end_pos;
 	struct ext4_map_blocks map;
 	struct ext4_io_submit io_submit;
-	unsigned int do_map: 1;
-	unsigned int scanned_until_end: 1;
-	unsigned int journalled_more_data: 1;
+	unsigned int do_map : 1;
+	unsigned int scanned_until_end : 1;
+	unsigned int journalled_more_data : 1;
 };
 
 struct fstrim_range {
@@ -60839,7 +61547,8 @@ struct fsmap_head {
 	struct fsmap fmh_recs[0];
 };
 
-typedef void ext4_update_sb_callback(struct ext4_sb_info *, struct ext4_super_block *, const void *);
+typedef void ext4_update_sb_callback(struct ext4_sb_info *, struct ext4_super_block *,
+				     const void *);
 
 struct getfsmap_info {
 	struct super_block *gi_sb;
@@ -62041,187 +62750,278 @@ struct trace_event_raw_ext4_update_sb {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_ext4_other_inode_update_time {};
+struct trace_event_data_offsets_ext4_other_inode_update_time {
+};
 
-struct trace_event_data_offsets_ext4_free_inode {};
+struct trace_event_data_offsets_ext4_free_inode {
+};
 
-struct trace_event_data_offsets_ext4_request_inode {};
+struct trace_event_data_offsets_ext4_request_inode {
+};
 
-struct trace_event_data_offsets_ext4_allocate_inode {};
+struct trace_event_data_offsets_ext4_allocate_inode {
+};
 
-struct trace_event_data_offsets_ext4_evict_inode {};
+struct trace_event_data_offsets_ext4_evict_inode {
+};
 
-struct trace_event_data_offsets_ext4_drop_inode {};
+struct trace_event_data_offsets_ext4_drop_inode {
+};
 
-struct trace_event_data_offsets_ext4_nfs_commit_metadata {};
+struct trace_event_data_offsets_ext4_nfs_commit_metadata {
+};
 
-struct trace_event_data_offsets_ext4_mark_inode_dirty {};
+struct trace_event_data_offsets_ext4_mark_inode_dirty {
+};
 
-struct trace_event_data_offsets_ext4_begin_ordered_truncate {};
+struct trace_event_data_offsets_ext4_begin_ordered_truncate {
+};
 
-struct trace_event_data_offsets_ext4__write_begin {};
+struct trace_event_data_offsets_ext4__write_begin {
+};
 
-struct trace_event_data_offsets_ext4__write_end {};
+struct trace_event_data_offsets_ext4__write_end {
+};
 
-struct trace_event_data_offsets_ext4_writepages {};
+struct trace_event_data_offsets_ext4_writepages {
+};
 
-struct trace_event_data_offsets_ext4_da_write_folios_start {};
+struct trace_event_data_offsets_ext4_da_write_folios_start {
+};
 
-struct trace_event_data_offsets_ext4_da_write_folios_end {};
+struct trace_event_data_offsets_ext4_da_write_folios_end {
+};
 
-struct trace_event_data_offsets_ext4_da_write_pages_extent {};
+struct trace_event_data_offsets_ext4_da_write_pages_extent {
+};
 
-struct trace_event_data_offsets_ext4_writepages_result {};
+struct trace_event_data_offsets_ext4_writepages_result {
+};
 
-struct trace_event_data_offsets_ext4__folio_op {};
+struct trace_event_data_offsets_ext4__folio_op {
+};
 
-struct trace_event_data_offsets_ext4_invalidate_folio_op {};
+struct trace_event_data_offsets_ext4_invalidate_folio_op {
+};
 
-struct trace_event_data_offsets_ext4_discard_blocks {};
+struct trace_event_data_offsets_ext4_discard_blocks {
+};
 
-struct trace_event_data_offsets_ext4__mb_new_pa {};
+struct trace_event_data_offsets_ext4__mb_new_pa {
+};
 
-struct trace_event_data_offsets_ext4_mb_release_inode_pa {};
+struct trace_event_data_offsets_ext4_mb_release_inode_pa {
+};
 
-struct trace_event_data_offsets_ext4_mb_release_group_pa {};
+struct trace_event_data_offsets_ext4_mb_release_group_pa {
+};
 
-struct trace_event_data_offsets_ext4_discard_preallocations {};
+struct trace_event_data_offsets_ext4_discard_preallocations {
+};
 
-struct trace_event_data_offsets_ext4_mb_discard_preallocations {};
+struct trace_event_data_offsets_ext4_mb_discard_preallocations {
+};
 
-struct trace_event_data_offsets_ext4_request_blocks {};
+struct trace_event_data_offsets_ext4_request_blocks {
+};
 
-struct trace_event_data_offsets_ext4_allocate_blocks {};
+struct trace_event_data_offsets_ext4_allocate_blocks {
+};
 
-struct trace_event_data_offsets_ext4_free_blocks {};
+struct trace_event_data_offsets_ext4_free_blocks {
+};
 
-struct trace_event_data_offsets_ext4_sync_file_enter {};
+struct trace_event_data_offsets_ext4_sync_file_enter {
+};
 
-struct trace_event_data_offsets_ext4_sync_file_exit {};
+struct trace_event_data_offsets_ext4_sync_file_exit {
+};
 
-struct trace_event_data_offsets_ext4_sync_fs {};
+struct trace_event_data_offsets_ext4_sync_fs {
+};
 
-struct trace_event_data_offsets_ext4_alloc_da_blocks {};
+struct trace_event_data_offsets_ext4_alloc_da_blocks {
+};
 
-struct trace_event_data_offsets_ext4_mballoc_alloc {};
+struct trace_event_data_offsets_ext4_mballoc_alloc {
+};
 
-struct trace_event_data_offsets_ext4_mballoc_prealloc {};
+struct trace_event_data_offsets_ext4_mballoc_prealloc {
+};
 
-struct trace_event_data_offsets_ext4__mballoc {};
+struct trace_event_data_offsets_ext4__mballoc {
+};
 
-struct trace_event_data_offsets_ext4_forget {};
+struct trace_event_data_offsets_ext4_forget {
+};
 
-struct trace_event_data_offsets_ext4_da_update_reserve_space {};
+struct trace_event_data_offsets_ext4_da_update_reserve_space {
+};
 
-struct trace_event_data_offsets_ext4_da_reserve_space {};
+struct trace_event_data_offsets_ext4_da_reserve_space {
+};
 
-struct trace_event_data_offsets_ext4_da_release_space {};
+struct trace_event_data_offsets_ext4_da_release_space {
+};
 
-struct trace_event_data_offsets_ext4__bitmap_load {};
+struct trace_event_data_offsets_ext4__bitmap_load {
+};
 
-struct trace_event_data_offsets_ext4_read_block_bitmap_load {};
+struct trace_event_data_offsets_ext4_read_block_bitmap_load {
+};
 
-struct trace_event_data_offsets_ext4__fallocate_mode {};
+struct trace_event_data_offsets_ext4__fallocate_mode {
+};
 
-struct trace_event_data_offsets_ext4_fallocate_exit {};
+struct trace_event_data_offsets_ext4_fallocate_exit {
+};
 
-struct trace_event_data_offsets_ext4_unlink_enter {};
+struct trace_event_data_offsets_ext4_unlink_enter {
+};
 
-struct trace_event_data_offsets_ext4_unlink_exit {};
+struct trace_event_data_offsets_ext4_unlink_exit {
+};
 
-struct trace_event_data_offsets_ext4__truncate {};
+struct trace_event_data_offsets_ext4__truncate {
+};
 
-struct trace_event_data_offsets_ext4_ext_convert_to_initialized_enter {};
+struct trace_event_data_offsets_ext4_ext_convert_to_initialized_enter {
+};
 
-struct trace_event_data_offsets_ext4_ext_convert_to_initialized_fastpath {};
+struct trace_event_data_offsets_ext4_ext_convert_to_initialized_fastpath {
+};
 
-struct trace_event_data_offsets_ext4__map_blocks_enter {};
+struct trace_event_data_offsets_ext4__map_blocks_enter {
+};
 
-struct trace_event_data_offsets_ext4__map_blocks_exit {};
+struct trace_event_data_offsets_ext4__map_blocks_exit {
+};
 
-struct trace_event_data_offsets_ext4_ext_load_extent {};
+struct trace_event_data_offsets_ext4_ext_load_extent {
+};
 
-struct trace_event_data_offsets_ext4_load_inode {};
+struct trace_event_data_offsets_ext4_load_inode {
+};
 
-struct trace_event_data_offsets_ext4_journal_start_sb {};
+struct trace_event_data_offsets_ext4_journal_start_sb {
+};
 
-struct trace_event_data_offsets_ext4_journal_start_inode {};
+struct trace_event_data_offsets_ext4_journal_start_inode {
+};
 
-struct trace_event_data_offsets_ext4_journal_start_reserved {};
+struct trace_event_data_offsets_ext4_journal_start_reserved {
+};
 
-struct trace_event_data_offsets_ext4__trim {};
+struct trace_event_data_offsets_ext4__trim {
+};
 
-struct trace_event_data_offsets_ext4_ext_handle_unwritten_extents {};
+struct trace_event_data_offsets_ext4_ext_handle_unwritten_extents {
+};
 
-struct trace_event_data_offsets_ext4_get_implied_cluster_alloc_exit {};
+struct trace_event_data_offsets_ext4_get_implied_cluster_alloc_exit {
+};
 
-struct trace_event_data_offsets_ext4_ext_show_extent {};
+struct trace_event_data_offsets_ext4_ext_show_extent {
+};
 
-struct trace_event_data_offsets_ext4_remove_blocks {};
+struct trace_event_data_offsets_ext4_remove_blocks {
+};
 
-struct trace_event_data_offsets_ext4_ext_rm_leaf {};
+struct trace_event_data_offsets_ext4_ext_rm_leaf {
+};
 
-struct trace_event_data_offsets_ext4_ext_rm_idx {};
+struct trace_event_data_offsets_ext4_ext_rm_idx {
+};
 
-struct trace_event_data_offsets_ext4_ext_remove_space {};
+struct trace_event_data_offsets_ext4_ext_remove_space {
+};
 
-struct trace_event_data_offsets_ext4_ext_remove_space_done {};
+struct trace_event_data_offsets_ext4_ext_remove_space_done {
+};
 
-struct trace_event_data_offsets_ext4__es_extent {};
+struct trace_event_data_offsets_ext4__es_extent {
+};
 
-struct trace_event_data_offsets_ext4_es_remove_extent {};
+struct trace_event_data_offsets_ext4_es_remove_extent {
+};
 
-struct trace_event_data_offsets_ext4_es_find_extent_range_enter {};
+struct trace_event_data_offsets_ext4_es_find_extent_range_enter {
+};
 
-struct trace_event_data_offsets_ext4_es_find_extent_range_exit {};
+struct trace_event_data_offsets_ext4_es_find_extent_range_exit {
+};
 
-struct trace_event_data_offsets_ext4_es_lookup_extent_enter {};
+struct trace_event_data_offsets_ext4_es_lookup_extent_enter {
+};
 
-struct trace_event_data_offsets_ext4_es_lookup_extent_exit {};
+struct trace_event_data_offsets_ext4_es_lookup_extent_exit {
+};
 
-struct trace_event_data_offsets_ext4__es_shrink_enter {};
+struct trace_event_data_offsets_ext4__es_shrink_enter {
+};
 
-struct trace_event_data_offsets_ext4_es_shrink_scan_exit {};
+struct trace_event_data_offsets_ext4_es_shrink_scan_exit {
+};
 
-struct trace_event_data_offsets_ext4_collapse_range {};
+struct trace_event_data_offsets_ext4_collapse_range {
+};
 
-struct trace_event_data_offsets_ext4_insert_range {};
+struct trace_event_data_offsets_ext4_insert_range {
+};
 
-struct trace_event_data_offsets_ext4_es_shrink {};
+struct trace_event_data_offsets_ext4_es_shrink {
+};
 
-struct trace_event_data_offsets_ext4_es_insert_delayed_extent {};
+struct trace_event_data_offsets_ext4_es_insert_delayed_extent {
+};
 
-struct trace_event_data_offsets_ext4_fsmap_class {};
+struct trace_event_data_offsets_ext4_fsmap_class {
+};
 
-struct trace_event_data_offsets_ext4_getfsmap_class {};
+struct trace_event_data_offsets_ext4_getfsmap_class {
+};
 
-struct trace_event_data_offsets_ext4_shutdown {};
+struct trace_event_data_offsets_ext4_shutdown {
+};
 
-struct trace_event_data_offsets_ext4_error {};
+struct trace_event_data_offsets_ext4_error {
+};
 
-struct trace_event_data_offsets_ext4_prefetch_bitmaps {};
+struct trace_event_data_offsets_ext4_prefetch_bitmaps {
+};
 
-struct trace_event_data_offsets_ext4_lazy_itable_init {};
+struct trace_event_data_offsets_ext4_lazy_itable_init {
+};
 
-struct trace_event_data_offsets_ext4_fc_replay_scan {};
+struct trace_event_data_offsets_ext4_fc_replay_scan {
+};
 
-struct trace_event_data_offsets_ext4_fc_replay {};
+struct trace_event_data_offsets_ext4_fc_replay {
+};
 
-struct trace_event_data_offsets_ext4_fc_commit_start {};
+struct trace_event_data_offsets_ext4_fc_commit_start {
+};
 
-struct trace_event_data_offsets_ext4_fc_commit_stop {};
+struct trace_event_data_offsets_ext4_fc_commit_stop {
+};
 
-struct trace_event_data_offsets_ext4_fc_stats {};
+struct trace_event_data_offsets_ext4_fc_stats {
+};
 
-struct trace_event_data_offsets_ext4_fc_track_dentry {};
+struct trace_event_data_offsets_ext4_fc_track_dentry {
+};
 
-struct trace_event_data_offsets_ext4_fc_track_inode {};
+struct trace_event_data_offsets_ext4_fc_track_inode {
+};
 
-struct trace_event_data_offsets_ext4_fc_track_range {};
+struct trace_event_data_offsets_ext4_fc_track_range {
+};
 
-struct trace_event_data_offsets_ext4_fc_cleanup {};
+struct trace_event_data_offsets_ext4_fc_cleanup {
+};
 
-struct trace_event_data_offsets_ext4_update_sb {};
+struct trace_event_data_offsets_ext4_update_sb {
+};
 
 typedef void (*btf_trace_ext4_other_inode_update_time)(void *, struct inode *, ino_t);
 
@@ -62245,21 +63045,28 @@ typedef void (*btf_trace_ext4_write_begin)(void *, struct inode *, loff_t, unsig
 
 typedef void (*btf_trace_ext4_da_write_begin)(void *, struct inode *, loff_t, unsigned int);
 
-typedef void (*btf_trace_ext4_write_end)(void *, struct inode *, loff_t, unsigned int, unsigned int);
+typedef void (*btf_trace_ext4_write_end)(void *, struct inode *, loff_t, unsigned int,
+					 unsigned int);
 
-typedef void (*btf_trace_ext4_journalled_write_end)(void *, struct inode *, loff_t, unsigned int, unsigned int);
+typedef void (*btf_trace_ext4_journalled_write_end)(void *, struct inode *, loff_t, unsigned int,
+						    unsigned int);
 
-typedef void (*btf_trace_ext4_da_write_end)(void *, struct inode *, loff_t, unsigned int, unsigned int);
+typedef void (*btf_trace_ext4_da_write_end)(void *, struct inode *, loff_t, unsigned int,
+					    unsigned int);
 
 typedef void (*btf_trace_ext4_writepages)(void *, struct inode *, struct writeback_control *);
 
-typedef void (*btf_trace_ext4_da_write_folios_start)(void *, struct inode *, loff_t, loff_t, struct writeback_control *);
+typedef void (*btf_trace_ext4_da_write_folios_start)(void *, struct inode *, loff_t, loff_t,
+						     struct writeback_control *);
 
-typedef void (*btf_trace_ext4_da_write_folios_end)(void *, struct inode *, loff_t, loff_t, struct writeback_control *, int);
+typedef void (*btf_trace_ext4_da_write_folios_end)(void *, struct inode *, loff_t, loff_t,
+						   struct writeback_control *, int);
 
-typedef void (*btf_trace_ext4_da_write_pages_extent)(void *, struct inode *, struct ext4_map_blocks *);
+typedef void (*btf_trace_ext4_da_write_pages_extent)(void *, struct inode *,
+						     struct ext4_map_blocks *);
 
-typedef void (*btf_trace_ext4_writepages_result)(void *, struct inode *, struct writeback_control *, int, int);
+typedef void (*btf_trace_ext4_writepages_result)(void *, struct inode *, struct writeback_control *,
+						 int, int);
 
 typedef void (*btf_trace_ext4_read_folio)(void *, struct inode *, struct folio *);
 
@@ -62269,15 +63076,20 @@ typedef void (*btf_trace_ext4_invalidate_folio)(void *, struct folio *, size_t, 
 
 typedef void (*btf_trace_ext4_journalled_invalidate_folio)(void *, struct folio *, size_t, size_t);
 
-typedef void (*btf_trace_ext4_discard_blocks)(void *, struct super_block *, long long unsigned int, long long unsigned int);
+typedef void (*btf_trace_ext4_discard_blocks)(void *, struct super_block *, long long unsigned int,
+					      long long unsigned int);
 
-typedef void (*btf_trace_ext4_mb_new_inode_pa)(void *, struct ext4_allocation_context *, struct ext4_prealloc_space *);
+typedef void (*btf_trace_ext4_mb_new_inode_pa)(void *, struct ext4_allocation_context *,
+					       struct ext4_prealloc_space *);
 
-typedef void (*btf_trace_ext4_mb_new_group_pa)(void *, struct ext4_allocation_context *, struct ext4_prealloc_space *);
+typedef void (*btf_trace_ext4_mb_new_group_pa)(void *, struct ext4_allocation_context *,
+					       struct ext4_prealloc_space *);
 
-typedef void (*btf_trace_ext4_mb_release_inode_pa)(void *, struct ext4_prealloc_space *, long long unsigned int, unsigned int);
+typedef void (*btf_trace_ext4_mb_release_inode_pa)(void *, struct ext4_prealloc_space *,
+						   long long unsigned int, unsigned int);
 
-typedef void (*btf_trace_ext4_mb_release_group_pa)(void *, struct super_block *, struct ext4_prealloc_space *);
+typedef void (*btf_trace_ext4_mb_release_group_pa)(void *, struct super_block *,
+						   struct ext4_prealloc_space *);
 
 typedef void (*btf_trace_ext4_discard_preallocations)(void *, struct inode *, unsigned int);
 
@@ -62285,7 +63097,8 @@ typedef void (*btf_trace_ext4_mb_discard_preallocations)(void *, struct super_bl
 
 typedef void (*btf_trace_ext4_request_blocks)(void *, struct ext4_allocation_request *);
 
-typedef void (*btf_trace_ext4_allocate_blocks)(void *, struct ext4_allocation_request *, long long unsigned int);
+typedef void (*btf_trace_ext4_allocate_blocks)(void *, struct ext4_allocation_request *,
+					       long long unsigned int);
 
 typedef void (*btf_trace_ext4_free_blocks)(void *, struct inode *, __u64, long unsigned int, int);
 
@@ -62301,9 +63114,11 @@ typedef void (*btf_trace_ext4_mballoc_alloc)(void *, struct ext4_allocation_cont
 
 typedef void (*btf_trace_ext4_mballoc_prealloc)(void *, struct ext4_allocation_context *);
 
-typedef void (*btf_trace_ext4_mballoc_discard)(void *, struct super_block *, struct inode *, ext4_group_t, ext4_grpblk_t, ext4_grpblk_t);
+typedef void (*btf_trace_ext4_mballoc_discard)(void *, struct super_block *, struct inode *,
+					       ext4_group_t, ext4_grpblk_t, ext4_grpblk_t);
 
-typedef void (*btf_trace_ext4_mballoc_free)(void *, struct super_block *, struct inode *, ext4_group_t, ext4_grpblk_t, ext4_grpblk_t);
+typedef void (*btf_trace_ext4_mballoc_free)(void *, struct super_block *, struct inode *,
+					    ext4_group_t, ext4_grpblk_t, ext4_grpblk_t);
 
 typedef void (*btf_trace_ext4_forget)(void *, struct inode *, int, __u64);
 
@@ -62315,11 +63130,13 @@ typedef void (*btf_trace_ext4_da_release_space)(void *, struct inode *, int);
 
 typedef void (*btf_trace_ext4_mb_bitmap_load)(void *, struct super_block *, long unsigned int);
 
-typedef void (*btf_trace_ext4_mb_buddy_bitmap_load)(void *, struct super_block *, long unsigned int);
+typedef void (*btf_trace_ext4_mb_buddy_bitmap_load)(void *, struct super_block *,
+						    long unsigned int);
 
 typedef void (*btf_trace_ext4_load_inode_bitmap)(void *, struct super_block *, long unsigned int);
 
-typedef void (*btf_trace_ext4_read_block_bitmap_load)(void *, struct super_block *, long unsigned int, bool);
+typedef void (*btf_trace_ext4_read_block_bitmap_load)(void *, struct super_block *,
+						      long unsigned int, bool);
 
 typedef void (*btf_trace_ext4_fallocate_enter)(void *, struct inode *, loff_t, loff_t, int);
 
@@ -62337,47 +63154,70 @@ typedef void (*btf_trace_ext4_truncate_enter)(void *, struct inode *);
 
 typedef void (*btf_trace_ext4_truncate_exit)(void *, struct inode *);
 
-typedef void (*btf_trace_ext4_ext_convert_to_initialized_enter)(void *, struct inode *, struct ext4_map_blocks *, struct ext4_extent *);
+typedef void (*btf_trace_ext4_ext_convert_to_initialized_enter)(void *, struct inode *,
+								struct ext4_map_blocks *,
+								struct ext4_extent *);
 
-typedef void (*btf_trace_ext4_ext_convert_to_initialized_fastpath)(void *, struct inode *, struct ext4_map_blocks *, struct ext4_extent *, struct ext4_extent *);
+typedef void (*btf_trace_ext4_ext_convert_to_initialized_fastpath)(void *, struct inode *,
+								   struct ext4_map_blocks *,
+								   struct ext4_extent *,
+								   struct ext4_extent *);
 
-typedef void (*btf_trace_ext4_ext_map_blocks_enter)(void *, struct inode *, ext4_lblk_t, unsigned int, unsigned int);
+typedef void (*btf_trace_ext4_ext_map_blocks_enter)(void *, struct inode *, ext4_lblk_t,
+						    unsigned int, unsigned int);
 
-typedef void (*btf_trace_ext4_ind_map_blocks_enter)(void *, struct inode *, ext4_lblk_t, unsigned int, unsigned int);
+typedef void (*btf_trace_ext4_ind_map_blocks_enter)(void *, struct inode *, ext4_lblk_t,
+						    unsigned int, unsigned int);
 
-typedef void (*btf_trace_ext4_ext_map_blocks_exit)(void *, struct inode *, unsigned int, struct ext4_map_blocks *, int);
+typedef void (*btf_trace_ext4_ext_map_blocks_exit)(void *, struct inode *, unsigned int,
+						   struct ext4_map_blocks *, int);
 
-typedef void (*btf_trace_ext4_ind_map_blocks_exit)(void *, struct inode *, unsigned int, struct ext4_map_blocks *, int);
+typedef void (*btf_trace_ext4_ind_map_blocks_exit)(void *, struct inode *, unsigned int,
+						   struct ext4_map_blocks *, int);
 
 typedef void (*btf_trace_ext4_ext_load_extent)(void *, struct inode *, ext4_lblk_t, ext4_fsblk_t);
 
 typedef void (*btf_trace_ext4_load_inode)(void *, struct super_block *, long unsigned int);
 
-typedef void (*btf_trace_ext4_journal_start_sb)(void *, struct super_block *, int, int, int, int, long unsigned int);
+typedef void (*btf_trace_ext4_journal_start_sb)(void *, struct super_block *, int, int, int, int,
+						long unsigned int);
 
-typedef void (*btf_trace_ext4_journal_start_inode)(void *, struct inode *, int, int, int, int, long unsigned int);
+typedef void (*btf_trace_ext4_journal_start_inode)(void *, struct inode *, int, int, int, int,
+						   long unsigned int);
 
-typedef void (*btf_trace_ext4_journal_start_reserved)(void *, struct super_block *, int, long unsigned int);
+typedef void (*btf_trace_ext4_journal_start_reserved)(void *, struct super_block *, int,
+						      long unsigned int);
 
-typedef void (*btf_trace_ext4_trim_extent)(void *, struct super_block *, ext4_group_t, ext4_grpblk_t, ext4_grpblk_t);
+typedef void (*btf_trace_ext4_trim_extent)(void *, struct super_block *, ext4_group_t,
+					   ext4_grpblk_t, ext4_grpblk_t);
 
-typedef void (*btf_trace_ext4_trim_all_free)(void *, struct super_block *, ext4_group_t, ext4_grpblk_t, ext4_grpblk_t);
+typedef void (*btf_trace_ext4_trim_all_free)(void *, struct super_block *, ext4_group_t,
+					     ext4_grpblk_t, ext4_grpblk_t);
 
-typedef void (*btf_trace_ext4_ext_handle_unwritten_extents)(void *, struct inode *, struct ext4_map_blocks *, int, unsigned int, ext4_fsblk_t);
+typedef void (*btf_trace_ext4_ext_handle_unwritten_extents)(void *, struct inode *,
+							    struct ext4_map_blocks *, int,
+							    unsigned int, ext4_fsblk_t);
 
-typedef void (*btf_trace_ext4_get_implied_cluster_alloc_exit)(void *, struct super_block *, struct ext4_map_blocks *, int);
+typedef void (*btf_trace_ext4_get_implied_cluster_alloc_exit)(void *, struct super_block *,
+							      struct ext4_map_blocks *, int);
 
-typedef void (*btf_trace_ext4_ext_show_extent)(void *, struct inode *, ext4_lblk_t, ext4_fsblk_t, short unsigned int);
+typedef void (*btf_trace_ext4_ext_show_extent)(void *, struct inode *, ext4_lblk_t, ext4_fsblk_t,
+					       short unsigned int);
 
-typedef void (*btf_trace_ext4_remove_blocks)(void *, struct inode *, struct ext4_extent *, ext4_lblk_t, ext4_fsblk_t, struct partial_cluster *);
+typedef void (*btf_trace_ext4_remove_blocks)(void *, struct inode *, struct ext4_extent *,
+					     ext4_lblk_t, ext4_fsblk_t, struct partial_cluster *);
 
-typedef void (*btf_trace_ext4_ext_rm_leaf)(void *, struct inode *, ext4_lblk_t, struct ext4_extent *, struct partial_cluster *);
+typedef void (*btf_trace_ext4_ext_rm_leaf)(void *, struct inode *, ext4_lblk_t,
+					   struct ext4_extent *, struct partial_cluster *);
 
 typedef void (*btf_trace_ext4_ext_rm_idx)(void *, struct inode *, ext4_fsblk_t);
 
-typedef void (*btf_trace_ext4_ext_remove_space)(void *, struct inode *, ext4_lblk_t, ext4_lblk_t, int);
+typedef void (*btf_trace_ext4_ext_remove_space)(void *, struct inode *, ext4_lblk_t, ext4_lblk_t,
+						int);
 
-typedef void (*btf_trace_ext4_ext_remove_space_done)(void *, struct inode *, ext4_lblk_t, ext4_lblk_t, int, struct partial_cluster *, __le16);
+typedef void (*btf_trace_ext4_ext_remove_space_done)(void *, struct inode *, ext4_lblk_t,
+						     ext4_lblk_t, int, struct partial_cluster *,
+						     __le16);
 
 typedef void (*btf_trace_ext4_es_insert_extent)(void *, struct inode *, struct extent_status *);
 
@@ -62387,11 +63227,13 @@ typedef void (*btf_trace_ext4_es_remove_extent)(void *, struct inode *, ext4_lbl
 
 typedef void (*btf_trace_ext4_es_find_extent_range_enter)(void *, struct inode *, ext4_lblk_t);
 
-typedef void (*btf_trace_ext4_es_find_extent_range_exit)(void *, struct inode *, struct extent_status *);
+typedef void (*btf_trace_ext4_es_find_extent_range_exit)(void *, struct inode *,
+							 struct extent_status *);
 
 typedef void (*btf_trace_ext4_es_lookup_extent_enter)(void *, struct inode *, ext4_lblk_t);
 
-typedef void (*btf_trace_ext4_es_lookup_extent_exit)(void *, struct inode *, struct extent_status *, int);
+typedef void (*btf_trace_ext4_es_lookup_extent_exit)(void *, struct inode *, struct extent_status *,
+						     int);
 
 typedef void (*btf_trace_ext4_es_shrink_count)(void *, struct super_block *, int, int);
 
@@ -62405,11 +63247,13 @@ typedef void (*btf_trace_ext4_insert_range)(void *, struct inode *, loff_t, loff
 
 typedef void (*btf_trace_ext4_es_shrink)(void *, struct super_block *, int, u64, int, int);
 
-typedef void (*btf_trace_ext4_es_insert_delayed_extent)(void *, struct inode *, struct extent_status *, bool, bool);
+typedef void (*btf_trace_ext4_es_insert_delayed_extent)(void *, struct inode *,
+							struct extent_status *, bool, bool);
 
 typedef void (*btf_trace_ext4_fsmap_low_key)(void *, struct super_block *, u32, u32, u64, u64, u64);
 
-typedef void (*btf_trace_ext4_fsmap_high_key)(void *, struct super_block *, u32, u32, u64, u64, u64);
+typedef void (*btf_trace_ext4_fsmap_high_key)(void *, struct super_block *, u32, u32, u64, u64,
+					      u64);
 
 typedef void (*btf_trace_ext4_fsmap_mapping)(void *, struct super_block *, u32, u32, u64, u64, u64);
 
@@ -62423,7 +63267,8 @@ typedef void (*btf_trace_ext4_shutdown)(void *, struct super_block *, long unsig
 
 typedef void (*btf_trace_ext4_error)(void *, struct super_block *, const char *, unsigned int);
 
-typedef void (*btf_trace_ext4_prefetch_bitmaps)(void *, struct super_block *, ext4_group_t, ext4_group_t, unsigned int);
+typedef void (*btf_trace_ext4_prefetch_bitmaps)(void *, struct super_block *, ext4_group_t,
+						ext4_group_t, unsigned int);
 
 typedef void (*btf_trace_ext4_lazy_itable_init)(void *, struct super_block *, ext4_group_t);
 
@@ -62437,15 +63282,19 @@ typedef void (*btf_trace_ext4_fc_commit_stop)(void *, struct super_block *, int,
 
 typedef void (*btf_trace_ext4_fc_stats)(void *, struct super_block *);
 
-typedef void (*btf_trace_ext4_fc_track_create)(void *, handle_t *, struct inode *, struct dentry *, int);
+typedef void (*btf_trace_ext4_fc_track_create)(void *, handle_t *, struct inode *, struct dentry *,
+					       int);
 
-typedef void (*btf_trace_ext4_fc_track_link)(void *, handle_t *, struct inode *, struct dentry *, int);
+typedef void (*btf_trace_ext4_fc_track_link)(void *, handle_t *, struct inode *, struct dentry *,
+					     int);
 
-typedef void (*btf_trace_ext4_fc_track_unlink)(void *, handle_t *, struct inode *, struct dentry *, int);
+typedef void (*btf_trace_ext4_fc_track_unlink)(void *, handle_t *, struct inode *, struct dentry *,
+					       int);
 
 typedef void (*btf_trace_ext4_fc_track_inode)(void *, handle_t *, struct inode *, int);
 
-typedef void (*btf_trace_ext4_fc_track_range)(void *, handle_t *, struct inode *, long int, long int, int);
+typedef void (*btf_trace_ext4_fc_track_range)(void *, handle_t *, struct inode *, long int,
+					      long int, int);
 
 typedef void (*btf_trace_ext4_fc_cleanup)(void *, journal_t *, int, tid_t);
 
@@ -62938,35 +63787,50 @@ struct trace_event_raw_jbd2_shrink_checkpoint_list {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_jbd2_checkpoint {};
+struct trace_event_data_offsets_jbd2_checkpoint {
+};
 
-struct trace_event_data_offsets_jbd2_commit {};
+struct trace_event_data_offsets_jbd2_commit {
+};
 
-struct trace_event_data_offsets_jbd2_end_commit {};
+struct trace_event_data_offsets_jbd2_end_commit {
+};
 
-struct trace_event_data_offsets_jbd2_submit_inode_data {};
+struct trace_event_data_offsets_jbd2_submit_inode_data {
+};
 
-struct trace_event_data_offsets_jbd2_handle_start_class {};
+struct trace_event_data_offsets_jbd2_handle_start_class {
+};
 
-struct trace_event_data_offsets_jbd2_handle_extend {};
+struct trace_event_data_offsets_jbd2_handle_extend {
+};
 
-struct trace_event_data_offsets_jbd2_handle_stats {};
+struct trace_event_data_offsets_jbd2_handle_stats {
+};
 
-struct trace_event_data_offsets_jbd2_run_stats {};
+struct trace_event_data_offsets_jbd2_run_stats {
+};
 
-struct trace_event_data_offsets_jbd2_checkpoint_stats {};
+struct trace_event_data_offsets_jbd2_checkpoint_stats {
+};
 
-struct trace_event_data_offsets_jbd2_update_log_tail {};
+struct trace_event_data_offsets_jbd2_update_log_tail {
+};
 
-struct trace_event_data_offsets_jbd2_write_superblock {};
+struct trace_event_data_offsets_jbd2_write_superblock {
+};
 
-struct trace_event_data_offsets_jbd2_lock_buffer_stall {};
+struct trace_event_data_offsets_jbd2_lock_buffer_stall {
+};
 
-struct trace_event_data_offsets_jbd2_journal_shrink {};
+struct trace_event_data_offsets_jbd2_journal_shrink {
+};
 
-struct trace_event_data_offsets_jbd2_shrink_scan_exit {};
+struct trace_event_data_offsets_jbd2_shrink_scan_exit {
+};
 
-struct trace_event_data_offsets_jbd2_shrink_checkpoint_list {};
+struct trace_event_data_offsets_jbd2_shrink_checkpoint_list {
+};
 
 typedef void (*btf_trace_jbd2_checkpoint)(void *, journal_t *, int);
 
@@ -62986,29 +63850,38 @@ typedef void (*btf_trace_jbd2_submit_inode_data)(void *, struct inode *);
 
 typedef void (*btf_trace_jbd2_handle_start)(void *, dev_t, tid_t, unsigned int, unsigned int, int);
 
-typedef void (*btf_trace_jbd2_handle_restart)(void *, dev_t, tid_t, unsigned int, unsigned int, int);
+typedef void (*btf_trace_jbd2_handle_restart)(void *, dev_t, tid_t, unsigned int, unsigned int,
+					      int);
 
-typedef void (*btf_trace_jbd2_handle_extend)(void *, dev_t, tid_t, unsigned int, unsigned int, int, int);
+typedef void (*btf_trace_jbd2_handle_extend)(void *, dev_t, tid_t, unsigned int, unsigned int, int,
+					     int);
 
-typedef void (*btf_trace_jbd2_handle_stats)(void *, dev_t, tid_t, unsigned int, unsigned int, int, int, int, int);
+typedef void (*btf_trace_jbd2_handle_stats)(void *, dev_t, tid_t, unsigned int, unsigned int, int,
+					    int, int, int);
 
 typedef void (*btf_trace_jbd2_run_stats)(void *, dev_t, tid_t, struct transaction_run_stats_s *);
 
-typedef void (*btf_trace_jbd2_checkpoint_stats)(void *, dev_t, tid_t, struct transaction_chp_stats_s *);
+typedef void (*btf_trace_jbd2_checkpoint_stats)(void *, dev_t, tid_t,
+						struct transaction_chp_stats_s *);
 
-typedef void (*btf_trace_jbd2_update_log_tail)(void *, journal_t *, tid_t, long unsigned int, long unsigned int);
+typedef void (*btf_trace_jbd2_update_log_tail)(void *, journal_t *, tid_t, long unsigned int,
+					       long unsigned int);
 
 typedef void (*btf_trace_jbd2_write_superblock)(void *, journal_t *, blk_opf_t);
 
 typedef void (*btf_trace_jbd2_lock_buffer_stall)(void *, dev_t, long unsigned int);
 
-typedef void (*btf_trace_jbd2_shrink_count)(void *, journal_t *, long unsigned int, long unsigned int);
+typedef void (*btf_trace_jbd2_shrink_count)(void *, journal_t *, long unsigned int,
+					    long unsigned int);
 
-typedef void (*btf_trace_jbd2_shrink_scan_enter)(void *, journal_t *, long unsigned int, long unsigned int);
+typedef void (*btf_trace_jbd2_shrink_scan_enter)(void *, journal_t *, long unsigned int,
+						 long unsigned int);
 
-typedef void (*btf_trace_jbd2_shrink_scan_exit)(void *, journal_t *, long unsigned int, long unsigned int, long unsigned int);
+typedef void (*btf_trace_jbd2_shrink_scan_exit)(void *, journal_t *, long unsigned int,
+						long unsigned int, long unsigned int);
 
-typedef void (*btf_trace_jbd2_shrink_checkpoint_list)(void *, journal_t *, tid_t, tid_t, tid_t, long unsigned int, tid_t);
+typedef void (*btf_trace_jbd2_shrink_checkpoint_list)(void *, journal_t *, tid_t, tid_t, tid_t,
+						      long unsigned int, tid_t);
 
 struct jbd2_stats_proc_session {
 	journal_t *journal;
@@ -63079,8 +63952,8 @@ struct squashfs_page_actor {
 	};
 	void *pageaddr;
 	void *tmp_buffer;
-	void * (*squashfs_first_page)(struct squashfs_page_actor *);
-	void * (*squashfs_next_page)(struct squashfs_page_actor *);
+	void *(*squashfs_first_page)(struct squashfs_page_actor *);
+	void *(*squashfs_next_page)(struct squashfs_page_actor *);
 	void (*squashfs_finish_page)(struct squashfs_page_actor *);
 	struct page *last_page;
 	int pages;
@@ -63127,10 +64000,11 @@ struct squashfs_sb_info {
 };
 
 struct squashfs_decompressor {
-	void * (*init)(struct squashfs_sb_info *, void *);
-	void * (*comp_opts)(struct squashfs_sb_info *, void *, int);
+	void *(*init)(struct squashfs_sb_info *, void *);
+	void *(*comp_opts)(struct squashfs_sb_info *, void *, int);
 	void (*free)(void *);
-	int (*decompress)(struct squashfs_sb_info *, void *, struct bio *, int, int, struct squashfs_page_actor *);
+	int (*decompress)(struct squashfs_sb_info *, void *, struct bio *, int, int,
+			  struct squashfs_page_actor *);
 	int id;
 	char *name;
 	int alloc_buffer;
@@ -63138,9 +64012,10 @@ struct squashfs_decompressor {
 };
 
 struct squashfs_decompressor_thread_ops {
-	void * (*create)(struct squashfs_sb_info *, void *);
+	void *(*create)(struct squashfs_sb_info *, void *);
 	void (*destroy)(struct squashfs_sb_info *);
-	int (*decompress)(struct squashfs_sb_info *, struct bio *, int, int, struct squashfs_page_actor *);
+	int (*decompress)(struct squashfs_sb_info *, struct bio *, int, int,
+			  struct squashfs_page_actor *);
 	int (*max_decompressors)(void);
 };
 
@@ -63619,7 +64494,7 @@ typedef enum {
 	ZSTD_d_ignoreChecksum = 1,
 } ZSTD_forceIgnoreChecksum_e;
 
-typedef void * (*ZSTD_allocFunction)(void *, size_t);
+typedef void *(*ZSTD_allocFunction)(void *, size_t);
 
 typedef void (*ZSTD_freeFunction)(void *, void *);
 
@@ -63823,16 +64698,19 @@ struct trace_event_raw_hugetlbfs_fallocate {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_hugetlbfs_alloc_inode {};
+struct trace_event_data_offsets_hugetlbfs_alloc_inode {
+};
 
-struct trace_event_data_offsets_hugetlbfs__inode {};
+struct trace_event_data_offsets_hugetlbfs__inode {
+};
 
 struct trace_event_data_offsets_hugetlbfs_setattr {
 	u32 d_name;
 	const void *d_name_ptr_;
 };
 
-struct trace_event_data_offsets_hugetlbfs_fallocate {};
+struct trace_event_data_offsets_hugetlbfs_fallocate {
+};
 
 typedef void (*btf_trace_hugetlbfs_alloc_inode)(void *, struct inode *, struct inode *, int);
 
@@ -63840,7 +64718,8 @@ typedef void (*btf_trace_hugetlbfs_evict_inode)(void *, struct inode *);
 
 typedef void (*btf_trace_hugetlbfs_free_inode)(void *, struct inode *);
 
-typedef void (*btf_trace_hugetlbfs_setattr)(void *, struct inode *, struct dentry *, struct iattr *);
+typedef void (*btf_trace_hugetlbfs_setattr)(void *, struct inode *, struct dentry *,
+					    struct iattr *);
 
 typedef void (*btf_trace_hugetlbfs_fallocate)(void *, struct inode *, int, loff_t, loff_t, int);
 
@@ -64021,19 +64900,19 @@ struct fuse_args {
 	uint8_t in_numargs;
 	uint8_t out_numargs;
 	uint8_t ext_idx;
-	bool force: 1;
-	bool noreply: 1;
-	bool nocreds: 1;
-	bool in_pages: 1;
-	bool out_pages: 1;
-	bool user_pages: 1;
-	bool out_argvar: 1;
-	bool page_zeroing: 1;
-	bool may_block: 1;
-	bool is_ext: 1;
-	bool is_pinned: 1;
-	bool invalidate_vmap: 1;
-	bool abort_on_kill: 1;
+	bool force : 1;
+	bool noreply : 1;
+	bool nocreds : 1;
+	bool in_pages : 1;
+	bool out_pages : 1;
+	bool user_pages : 1;
+	bool out_argvar : 1;
+	bool page_zeroing : 1;
+	bool may_block : 1;
+	bool is_ext : 1;
+	bool is_pinned : 1;
+	bool invalidate_vmap : 1;
+	bool abort_on_kill : 1;
 	struct fuse_in_arg in_args[4];
 	struct fuse_arg out_args[2];
 	void (*end)(struct fuse_mount *, struct fuse_args *, int);
@@ -64122,66 +65001,66 @@ struct fuse_conn {
 	wait_queue_head_t blocked_waitq;
 	unsigned int connected;
 	bool aborted;
-	unsigned int conn_error: 1;
-	unsigned int conn_init: 1;
-	unsigned int async_read: 1;
-	unsigned int abort_err: 1;
-	unsigned int atomic_o_trunc: 1;
-	unsigned int export_support: 1;
-	unsigned int writeback_cache: 1;
-	unsigned int parallel_dirops: 1;
-	unsigned int handle_killpriv: 1;
-	unsigned int cache_symlinks: 1;
-	unsigned int legacy_opts_show: 1;
-	unsigned int handle_killpriv_v2: 1;
-	unsigned int no_open: 1;
-	unsigned int no_opendir: 1;
-	unsigned int no_fsync: 1;
-	unsigned int no_fsyncdir: 1;
-	unsigned int no_flush: 1;
-	unsigned int no_setxattr: 1;
-	unsigned int setxattr_ext: 1;
-	unsigned int no_getxattr: 1;
-	unsigned int no_listxattr: 1;
-	unsigned int no_removexattr: 1;
-	unsigned int no_lock: 1;
-	unsigned int no_access: 1;
-	unsigned int no_create: 1;
-	unsigned int no_interrupt: 1;
-	unsigned int no_bmap: 1;
-	unsigned int no_poll: 1;
-	unsigned int big_writes: 1;
-	unsigned int dont_mask: 1;
-	unsigned int no_flock: 1;
-	unsigned int no_fallocate: 1;
-	unsigned int no_rename2: 1;
-	unsigned int auto_inval_data: 1;
-	unsigned int explicit_inval_data: 1;
-	unsigned int do_readdirplus: 1;
-	unsigned int readdirplus_auto: 1;
-	unsigned int async_dio: 1;
-	unsigned int no_lseek: 1;
-	unsigned int posix_acl: 1;
-	unsigned int default_permissions: 1;
-	unsigned int allow_other: 1;
-	unsigned int no_copy_file_range: 1;
-	unsigned int no_copy_file_range_64: 1;
-	unsigned int destroy: 1;
-	unsigned int delete_stale: 1;
-	unsigned int no_control: 1;
-	unsigned int no_force_umount: 1;
-	unsigned int auto_submounts: 1;
-	unsigned int sync_fs: 1;
-	unsigned int init_security: 1;
-	unsigned int create_supp_group: 1;
-	unsigned int inode_dax: 1;
-	unsigned int no_tmpfile: 1;
-	unsigned int direct_io_allow_mmap: 1;
-	unsigned int no_statx: 1;
-	unsigned int passthrough: 1;
-	unsigned int use_pages_for_kvec_io: 1;
-	unsigned int no_link: 1;
-	unsigned int sync_init: 1;
+	unsigned int conn_error : 1;
+	unsigned int conn_init : 1;
+	unsigned int async_read : 1;
+	unsigned int abort_err : 1;
+	unsigned int atomic_o_trunc : 1;
+	unsigned int export_support : 1;
+	unsigned int writeback_cache : 1;
+	unsigned int parallel_dirops : 1;
+	unsigned int handle_killpriv : 1;
+	unsigned int cache_symlinks : 1;
+	unsigned int legacy_opts_show : 1;
+	unsigned int handle_killpriv_v2 : 1;
+	unsigned int no_open : 1;
+	unsigned int no_opendir : 1;
+	unsigned int no_fsync : 1;
+	unsigned int no_fsyncdir : 1;
+	unsigned int no_flush : 1;
+	unsigned int no_setxattr : 1;
+	unsigned int setxattr_ext : 1;
+	unsigned int no_getxattr : 1;
+	unsigned int no_listxattr : 1;
+	unsigned int no_removexattr : 1;
+	unsigned int no_lock : 1;
+	unsigned int no_access : 1;
+	unsigned int no_create : 1;
+	unsigned int no_interrupt : 1;
+	unsigned int no_bmap : 1;
+	unsigned int no_poll : 1;
+	unsigned int big_writes : 1;
+	unsigned int dont_mask : 1;
+	unsigned int no_flock : 1;
+	unsigned int no_fallocate : 1;
+	unsigned int no_rename2 : 1;
+	unsigned int auto_inval_data : 1;
+	unsigned int explicit_inval_data : 1;
+	unsigned int do_readdirplus : 1;
+	unsigned int readdirplus_auto : 1;
+	unsigned int async_dio : 1;
+	unsigned int no_lseek : 1;
+	unsigned int posix_acl : 1;
+	unsigned int default_permissions : 1;
+	unsigned int allow_other : 1;
+	unsigned int no_copy_file_range : 1;
+	unsigned int no_copy_file_range_64 : 1;
+	unsigned int destroy : 1;
+	unsigned int delete_stale : 1;
+	unsigned int no_control : 1;
+	unsigned int no_force_umount : 1;
+	unsigned int auto_submounts : 1;
+	unsigned int sync_fs : 1;
+	unsigned int init_security : 1;
+	unsigned int create_supp_group : 1;
+	unsigned int inode_dax : 1;
+	unsigned int no_tmpfile : 1;
+	unsigned int direct_io_allow_mmap : 1;
+	unsigned int no_statx : 1;
+	unsigned int passthrough : 1;
+	unsigned int use_pages_for_kvec_io : 1;
+	unsigned int no_link : 1;
+	unsigned int sync_init : 1;
 	unsigned int io_uring;
 	int max_stack_depth;
 	atomic_t num_waiting;
@@ -64219,7 +65098,7 @@ struct fuse_ring {
 	size_t nr_queues;
 	size_t max_payload_sz;
 	struct fuse_ring_queue **queues;
-	unsigned int stop_debug_log: 1;
+	unsigned int stop_debug_log : 1;
 	wait_queue_head_t stop_waitq;
 	struct delayed_work async_teardown_work;
 	long unsigned int teardown_time;
@@ -64261,9 +65140,11 @@ struct trace_event_raw_fuse_request_end {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_fuse_request_send {};
+struct trace_event_data_offsets_fuse_request_send {
+};
 
-struct trace_event_data_offsets_fuse_request_end {};
+struct trace_event_data_offsets_fuse_request_end {
+};
 
 typedef void (*btf_trace_fuse_request_send)(void *, const struct fuse_req *);
 
@@ -64391,7 +65272,7 @@ struct fuse_file {
 	} iomode;
 	struct file *passthrough;
 	const struct cred *cred;
-	bool flock: 1;
+	bool flock : 1;
 };
 
 struct fuse_release_args {
@@ -64449,8 +65330,8 @@ struct fuse_copy_state {
 	struct page *pg;
 	unsigned int len;
 	unsigned int offset;
-	bool write: 1;
-	bool is_uring: 1;
+	bool write : 1;
+	bool is_uring : 1;
 	struct {
 		unsigned int copied_sz;
 	} ring;
@@ -64913,17 +65794,17 @@ struct fuse_fs_context {
 	unsigned int rootmode;
 	kuid_t user_id;
 	kgid_t group_id;
-	bool is_bdev: 1;
-	bool fd_present: 1;
-	bool rootmode_present: 1;
-	bool user_id_present: 1;
-	bool group_id_present: 1;
-	bool default_permissions: 1;
-	bool allow_other: 1;
-	bool destroy: 1;
-	bool no_control: 1;
-	bool no_force_umount: 1;
-	bool legacy_opts_show: 1;
+	bool is_bdev : 1;
+	bool fd_present : 1;
+	bool rootmode_present : 1;
+	bool user_id_present : 1;
+	bool group_id_present : 1;
+	bool default_permissions : 1;
+	bool allow_other : 1;
+	bool destroy : 1;
+	bool no_control : 1;
+	bool no_force_umount : 1;
+	bool legacy_opts_show : 1;
 	enum fuse_dax_mode dax_mode;
 	unsigned int max_read;
 	unsigned int blksize;
@@ -65282,7 +66163,8 @@ struct ovl_fh {
 	union {
 		struct ovl_fb fb;
 		struct {
-			struct {} __empty_buf;
+			struct {
+			} __empty_buf;
 			u8 buf[0];
 		};
 	};
@@ -65941,7 +66823,8 @@ struct xfs_error_cfg {
 	long int retry_timeout;
 };
 
-struct xfs_hooks {};
+struct xfs_hooks {
+};
 
 struct xfs_ail;
 
@@ -66046,7 +66929,7 @@ struct xfs_mount {
 	uint8_t m_fs_sick;
 	uint8_t m_rt_checked;
 	uint8_t m_rt_sick;
-	long: 0;
+	long : 0;
 	spinlock_t m_sb_lock;
 	struct percpu_counter m_icount;
 	struct percpu_counter m_ifree;
@@ -66077,11 +66960,11 @@ struct xfs_mount {
 	struct mutex m_growlock;
 	struct cpumask m_inodegc_cpumask;
 	struct xfs_hooks m_dir_update_hooks;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct xfs_buf_map {
@@ -66142,7 +67025,8 @@ struct xfs_buf {
 	struct callback_head b_rcu;
 };
 
-struct xfs_defer_drain {};
+struct xfs_defer_drain {
+};
 
 struct xfs_extent_busy_tree;
 
@@ -66312,10 +67196,11 @@ struct xfs_btree_ops {
 	unsigned int lru_refs;
 	unsigned int statoff;
 	unsigned int sick_mask;
-	struct xfs_btree_cur * (*dup_cursor)(struct xfs_btree_cur *);
+	struct xfs_btree_cur *(*dup_cursor)(struct xfs_btree_cur *);
 	void (*update_cursor)(struct xfs_btree_cur *, struct xfs_btree_cur *);
 	void (*set_root)(struct xfs_btree_cur *, const union xfs_btree_ptr *, int);
-	int (*alloc_block)(struct xfs_btree_cur *, const union xfs_btree_ptr *, union xfs_btree_ptr *, int *);
+	int (*alloc_block)(struct xfs_btree_cur *, const union xfs_btree_ptr *,
+			   union xfs_btree_ptr *, int *);
 	int (*free_block)(struct xfs_btree_cur *, struct xfs_buf *);
 	int (*get_minrecs)(struct xfs_btree_cur *, int);
 	int (*get_maxrecs)(struct xfs_btree_cur *, int);
@@ -66325,12 +67210,18 @@ struct xfs_btree_ops {
 	void (*init_ptr_from_cur)(struct xfs_btree_cur *, union xfs_btree_ptr *);
 	void (*init_high_key_from_rec)(union xfs_btree_key *, const union xfs_btree_rec *);
 	int (*cmp_key_with_cur)(struct xfs_btree_cur *, const union xfs_btree_key *);
-	int (*cmp_two_keys)(struct xfs_btree_cur *, const union xfs_btree_key *, const union xfs_btree_key *, const union xfs_btree_key *);
+	int (*cmp_two_keys)(struct xfs_btree_cur *, const union xfs_btree_key *,
+			    const union xfs_btree_key *, const union xfs_btree_key *);
 	const struct xfs_buf_ops *buf_ops;
-	int (*keys_inorder)(struct xfs_btree_cur *, const union xfs_btree_key *, const union xfs_btree_key *);
-	int (*recs_inorder)(struct xfs_btree_cur *, const union xfs_btree_rec *, const union xfs_btree_rec *);
-	enum xbtree_key_contig (*keys_contiguous)(struct xfs_btree_cur *, const union xfs_btree_key *, const union xfs_btree_key *, const union xfs_btree_key *);
-	struct xfs_btree_block * (*broot_realloc)(struct xfs_btree_cur *, unsigned int);
+	int (*keys_inorder)(struct xfs_btree_cur *, const union xfs_btree_key *,
+			    const union xfs_btree_key *);
+	int (*recs_inorder)(struct xfs_btree_cur *, const union xfs_btree_rec *,
+			    const union xfs_btree_rec *);
+	enum xbtree_key_contig (*keys_contiguous)(struct xfs_btree_cur *,
+						  const union xfs_btree_key *,
+						  const union xfs_btree_key *,
+						  const union xfs_btree_key *);
+	struct xfs_btree_block *(*broot_realloc)(struct xfs_btree_cur *, unsigned int);
 };
 
 struct xfs_agf {
@@ -66617,10 +67508,10 @@ struct xlog_grant_head {
 	spinlock_t lock;
 	struct list_head waiters;
 	atomic64_t grant;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct xfs_cil;
@@ -66648,12 +67539,12 @@ struct xlog {
 	xfs_daddr_t l_logBBstart;
 	int l_logsize;
 	int l_logBBsize;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	wait_queue_head_t l_flush_wait;
 	int l_covered_state;
 	xlog_in_core_t *l_iclog;
@@ -66663,20 +67554,20 @@ struct xlog {
 	int l_curr_block;
 	int l_prev_block;
 	atomic64_t l_tail_lsn;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct xlog_grant_head l_reserve_head;
 	struct xlog_grant_head l_write_head;
 	uint64_t l_tail_space;
 	struct xfs_kobj l_kobj;
 	xfs_lsn_t l_recovery_lsn;
 	uint32_t l_iclog_roundoff;
-	long: 64;
+	long : 64;
 };
 
 struct xfs_imap {
@@ -66777,14 +67668,18 @@ struct xfs_defer_pending {
 struct xfs_defer_op_type {
 	const char *name;
 	unsigned int max_items;
-	struct xfs_log_item * (*create_intent)(struct xfs_trans *, struct list_head *, unsigned int, bool);
+	struct xfs_log_item *(*create_intent)(struct xfs_trans *, struct list_head *, unsigned int,
+					      bool);
 	void (*abort_intent)(struct xfs_log_item *);
-	struct xfs_log_item * (*create_done)(struct xfs_trans *, struct xfs_log_item *, unsigned int);
-	int (*finish_item)(struct xfs_trans *, struct xfs_log_item *, struct list_head *, struct xfs_btree_cur **);
+	struct xfs_log_item *(*create_done)(struct xfs_trans *, struct xfs_log_item *,
+					    unsigned int);
+	int (*finish_item)(struct xfs_trans *, struct xfs_log_item *, struct list_head *,
+			   struct xfs_btree_cur **);
 	void (*finish_cleanup)(struct xfs_trans *, struct xfs_btree_cur *, int);
 	void (*cancel_item)(struct list_head *);
 	int (*recover_work)(struct xfs_defer_pending *, struct list_head *);
-	struct xfs_log_item * (*relog_intent)(struct xfs_trans *, struct xfs_log_item *, struct xfs_log_item *);
+	struct xfs_log_item *(*relog_intent)(struct xfs_trans *, struct xfs_log_item *,
+					     struct xfs_log_item *);
 };
 
 union xfs_btree_irec {
@@ -67052,7 +67947,8 @@ struct xfs_attrlist_cursor_kern {
 
 struct xfs_attr_list_context;
 
-typedef void (*put_listent_func_t)(struct xfs_attr_list_context *, int, unsigned char *, int, void *, int);
+typedef void (*put_listent_func_t)(struct xfs_attr_list_context *, int, unsigned char *, int,
+				   void *, int);
 
 struct xfs_attr_list_context {
 	struct xfs_trans *tp;
@@ -67107,7 +68003,7 @@ struct xfs_item_ops {
 	uint (*iop_push)(struct xfs_log_item *, struct list_head *);
 	void (*iop_release)(struct xfs_log_item *);
 	bool (*iop_match)(struct xfs_log_item *, uint64_t);
-	struct xfs_log_item * (*iop_intent)(struct xfs_log_item *);
+	struct xfs_log_item *(*iop_intent)(struct xfs_log_item *);
 };
 
 struct xfs_log_vec {
@@ -67162,21 +68058,21 @@ struct xlog_in_core {
 	unsigned int ic_flags;
 	void *ic_datap;
 	struct list_head ic_callbacks;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	atomic_t ic_refcnt;
 	xlog_in_core_2_t *ic_data;
 	struct semaphore ic_sema;
 	struct work_struct ic_end_io_work;
 	struct bio ic_bio;
 	struct bio_vec ic_bvec[0];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct xfs_cil_ctx {
@@ -67202,14 +68098,14 @@ struct xfs_cil {
 	long unsigned int xc_flags;
 	atomic_t xc_iclog_hdrs;
 	struct workqueue_struct *xc_push_wq;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct rw_semaphore xc_ctx_lock;
 	struct xfs_cil_ctx *xc_ctx;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	spinlock_t xc_push_lock;
 	xfs_csn_t xc_push_seq;
 	bool xc_push_commit_stable;
@@ -67249,7 +68145,8 @@ struct xlog_recover_item_ops {
 	enum xlog_recover_reorder (*reorder)(struct xlog_recover_item *);
 	void (*ra_pass2)(struct xlog *, struct xlog_recover_item *);
 	int (*commit_pass1)(struct xlog *, struct xlog_recover_item *);
-	int (*commit_pass2)(struct xlog *, struct list_head *, struct xlog_recover_item *, xfs_lsn_t);
+	int (*commit_pass2)(struct xlog *, struct list_head *, struct xlog_recover_item *,
+			    xfs_lsn_t);
 };
 
 struct xlog_recover_item {
@@ -67394,8 +68291,8 @@ struct xfs_metadir_update {
 	struct xfs_inode *ip;
 	struct xfs_trans *tp;
 	enum xfs_metafile_type metafile_type;
-	unsigned int dp_locked: 1;
-	unsigned int ip_locked: 1;
+	unsigned int dp_locked : 1;
+	unsigned int ip_locked : 1;
 };
 
 struct xfs_rtgroup;
@@ -68974,60 +69871,85 @@ struct trace_event_raw_xfs_freeblocks_resv_class {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_xfs_attr_list_class {};
+struct trace_event_data_offsets_xfs_attr_list_class {
+};
 
-struct trace_event_data_offsets_xfs_calc_atomic_write_unit_max {};
+struct trace_event_data_offsets_xfs_calc_atomic_write_unit_max {
+};
 
-struct trace_event_data_offsets_xfs_calc_max_atomic_write_fsblocks {};
+struct trace_event_data_offsets_xfs_calc_max_atomic_write_fsblocks {
+};
 
-struct trace_event_data_offsets_xfs_calc_max_atomic_write_log_geometry {};
+struct trace_event_data_offsets_xfs_calc_max_atomic_write_log_geometry {
+};
 
 struct trace_event_data_offsets_xlog_intent_recovery_failed {
 	u32 name;
 	const void *name_ptr_;
 };
 
-struct trace_event_data_offsets_xfs_perag_class {};
+struct trace_event_data_offsets_xfs_perag_class {
+};
 
-struct trace_event_data_offsets_xfs_group_class {};
+struct trace_event_data_offsets_xfs_group_class {
+};
 
-struct trace_event_data_offsets_xfs_inodegc_worker {};
+struct trace_event_data_offsets_xfs_inodegc_worker {
+};
 
-struct trace_event_data_offsets_xfs_fs_class {};
+struct trace_event_data_offsets_xfs_fs_class {
+};
 
-struct trace_event_data_offsets_xfs_inodegc_shrinker_scan {};
+struct trace_event_data_offsets_xfs_inodegc_shrinker_scan {
+};
 
-struct trace_event_data_offsets_xfs_ag_class {};
+struct trace_event_data_offsets_xfs_ag_class {
+};
 
-struct trace_event_data_offsets_xfs_attr_list_node_descend {};
+struct trace_event_data_offsets_xfs_attr_list_node_descend {
+};
 
-struct trace_event_data_offsets_xfs_bmap_class {};
+struct trace_event_data_offsets_xfs_bmap_class {
+};
 
-struct trace_event_data_offsets_xfs_buf_class {};
+struct trace_event_data_offsets_xfs_buf_class {
+};
 
-struct trace_event_data_offsets_xfs_buf_flags_class {};
+struct trace_event_data_offsets_xfs_buf_flags_class {
+};
 
-struct trace_event_data_offsets_xfs_buf_ioerror {};
+struct trace_event_data_offsets_xfs_buf_ioerror {
+};
 
-struct trace_event_data_offsets_xfs_buf_item_class {};
+struct trace_event_data_offsets_xfs_buf_item_class {
+};
 
-struct trace_event_data_offsets_xfs_filestream_class {};
+struct trace_event_data_offsets_xfs_filestream_class {
+};
 
-struct trace_event_data_offsets_xfs_filestream_pick {};
+struct trace_event_data_offsets_xfs_filestream_pick {
+};
 
-struct trace_event_data_offsets_xfs_lock_class {};
+struct trace_event_data_offsets_xfs_lock_class {
+};
 
-struct trace_event_data_offsets_xfs_inode_class {};
+struct trace_event_data_offsets_xfs_inode_class {
+};
 
-struct trace_event_data_offsets_xfs_fault_class {};
+struct trace_event_data_offsets_xfs_fault_class {
+};
 
-struct trace_event_data_offsets_xfs_iref_class {};
+struct trace_event_data_offsets_xfs_iref_class {
+};
 
-struct trace_event_data_offsets_xfs_iomap_prealloc_size {};
+struct trace_event_data_offsets_xfs_iomap_prealloc_size {
+};
 
-struct trace_event_data_offsets_xfs_irec_merge_pre {};
+struct trace_event_data_offsets_xfs_irec_merge_pre {
+};
 
-struct trace_event_data_offsets_xfs_irec_merge_post {};
+struct trace_event_data_offsets_xfs_irec_merge_post {
+};
 
 struct trace_event_data_offsets_xfs_namespace_class {
 	u32 name;
@@ -69041,45 +69963,65 @@ struct trace_event_data_offsets_xfs_rename {
 	const void *target_name_ptr_;
 };
 
-struct trace_event_data_offsets_xfs_dquot_class {};
+struct trace_event_data_offsets_xfs_dquot_class {
+};
 
-struct trace_event_data_offsets_xfs_trans_mod_dquot {};
+struct trace_event_data_offsets_xfs_trans_mod_dquot {
+};
 
-struct trace_event_data_offsets_xfs_dqtrx_class {};
+struct trace_event_data_offsets_xfs_dqtrx_class {
+};
 
-struct trace_event_data_offsets_xfs_loggrant_class {};
+struct trace_event_data_offsets_xfs_loggrant_class {
+};
 
-struct trace_event_data_offsets_xfs_log_item_class {};
+struct trace_event_data_offsets_xfs_log_item_class {
+};
 
-struct trace_event_data_offsets_xfs_log_force {};
+struct trace_event_data_offsets_xfs_log_force {
+};
 
-struct trace_event_data_offsets_xfs_ail_push_class {};
+struct trace_event_data_offsets_xfs_ail_push_class {
+};
 
-struct trace_event_data_offsets_xfs_ail_class {};
+struct trace_event_data_offsets_xfs_ail_class {
+};
 
-struct trace_event_data_offsets_xfs_log_assign_tail_lsn {};
+struct trace_event_data_offsets_xfs_log_assign_tail_lsn {
+};
 
-struct trace_event_data_offsets_xfs_file_class {};
+struct trace_event_data_offsets_xfs_file_class {
+};
 
-struct trace_event_data_offsets_xfs_iomap_atomic_write_cow {};
+struct trace_event_data_offsets_xfs_iomap_atomic_write_cow {
+};
 
-struct trace_event_data_offsets_xfs_imap_class {};
+struct trace_event_data_offsets_xfs_imap_class {
+};
 
-struct trace_event_data_offsets_xfs_simple_io_class {};
+struct trace_event_data_offsets_xfs_simple_io_class {
+};
 
-struct trace_event_data_offsets_xfs_itrunc_class {};
+struct trace_event_data_offsets_xfs_itrunc_class {
+};
 
-struct trace_event_data_offsets_xfs_bunmap {};
+struct trace_event_data_offsets_xfs_bunmap {
+};
 
-struct trace_event_data_offsets_xfs_extent_busy_class {};
+struct trace_event_data_offsets_xfs_extent_busy_class {
+};
 
-struct trace_event_data_offsets_xfs_extent_busy_trim {};
+struct trace_event_data_offsets_xfs_extent_busy_trim {
+};
 
-struct trace_event_data_offsets_xfs_agf_class {};
+struct trace_event_data_offsets_xfs_agf_class {
+};
 
-struct trace_event_data_offsets_xfs_free_extent {};
+struct trace_event_data_offsets_xfs_free_extent {
+};
 
-struct trace_event_data_offsets_xfs_alloc_class {};
+struct trace_event_data_offsets_xfs_alloc_class {
+};
 
 struct trace_event_data_offsets_xfs_alloc_cur_check {
 	u32 name;
@@ -69096,27 +70038,38 @@ struct trace_event_data_offsets_xfs_attr_class {
 	const void *name_ptr_;
 };
 
-struct trace_event_data_offsets_xfs_dir2_space_class {};
+struct trace_event_data_offsets_xfs_dir2_space_class {
+};
 
-struct trace_event_data_offsets_xfs_dir2_leafn_moveents {};
+struct trace_event_data_offsets_xfs_dir2_leafn_moveents {
+};
 
-struct trace_event_data_offsets_xfs_swap_extent_class {};
+struct trace_event_data_offsets_xfs_swap_extent_class {
+};
 
-struct trace_event_data_offsets_xfs_log_recover {};
+struct trace_event_data_offsets_xfs_log_recover {
+};
 
-struct trace_event_data_offsets_xfs_log_recover_record {};
+struct trace_event_data_offsets_xfs_log_recover_record {
+};
 
-struct trace_event_data_offsets_xfs_log_recover_item_class {};
+struct trace_event_data_offsets_xfs_log_recover_item_class {
+};
 
-struct trace_event_data_offsets_xfs_log_recover_buf_item_class {};
+struct trace_event_data_offsets_xfs_log_recover_buf_item_class {
+};
 
-struct trace_event_data_offsets_xfs_log_recover_ino_item_class {};
+struct trace_event_data_offsets_xfs_log_recover_ino_item_class {
+};
 
-struct trace_event_data_offsets_xfs_log_recover_icreate_item_class {};
+struct trace_event_data_offsets_xfs_log_recover_icreate_item_class {
+};
 
-struct trace_event_data_offsets_xfs_discard_class {};
+struct trace_event_data_offsets_xfs_discard_class {
+};
 
-struct trace_event_data_offsets_xfs_rtdiscard_class {};
+struct trace_event_data_offsets_xfs_rtdiscard_class {
+};
 
 struct trace_event_data_offsets_xfs_btree_cur_class {
 	u32 name;
@@ -69133,101 +70086,144 @@ struct trace_event_data_offsets_xfs_btree_free_block {
 	const void *name_ptr_;
 };
 
-struct trace_event_data_offsets_xfs_defer_class {};
+struct trace_event_data_offsets_xfs_defer_class {
+};
 
-struct trace_event_data_offsets_xfs_defer_error_class {};
+struct trace_event_data_offsets_xfs_defer_error_class {
+};
 
 struct trace_event_data_offsets_xfs_defer_pending_class {
 	u32 name;
 	const void *name_ptr_;
 };
 
-struct trace_event_data_offsets_xfs_free_extent_deferred_class {};
+struct trace_event_data_offsets_xfs_free_extent_deferred_class {
+};
 
 struct trace_event_data_offsets_xfs_defer_pending_item_class {
 	u32 name;
 	const void *name_ptr_;
 };
 
-struct trace_event_data_offsets_xfs_rmap_class {};
+struct trace_event_data_offsets_xfs_rmap_class {
+};
 
-struct trace_event_data_offsets_xfs_btree_error_class {};
+struct trace_event_data_offsets_xfs_btree_error_class {
+};
 
-struct trace_event_data_offsets_xfs_rmap_convert_state {};
+struct trace_event_data_offsets_xfs_rmap_convert_state {
+};
 
-struct trace_event_data_offsets_xfs_rmapbt_class {};
+struct trace_event_data_offsets_xfs_rmapbt_class {
+};
 
-struct trace_event_data_offsets_xfs_rmap_deferred_class {};
+struct trace_event_data_offsets_xfs_rmap_deferred_class {
+};
 
-struct trace_event_data_offsets_xfs_bmap_deferred_class {};
+struct trace_event_data_offsets_xfs_bmap_deferred_class {
+};
 
-struct trace_event_data_offsets_xfs_ag_resv_class {};
+struct trace_event_data_offsets_xfs_ag_resv_class {
+};
 
-struct trace_event_data_offsets_xfs_ag_resv_init_error {};
+struct trace_event_data_offsets_xfs_ag_resv_init_error {
+};
 
-struct trace_event_data_offsets_xfs_refcount_class {};
+struct trace_event_data_offsets_xfs_refcount_class {
+};
 
-struct trace_event_data_offsets_xfs_refcount_lookup {};
+struct trace_event_data_offsets_xfs_refcount_lookup {
+};
 
-struct trace_event_data_offsets_xfs_refcount_extent_class {};
+struct trace_event_data_offsets_xfs_refcount_extent_class {
+};
 
-struct trace_event_data_offsets_xfs_refcount_extent_at_class {};
+struct trace_event_data_offsets_xfs_refcount_extent_at_class {
+};
 
-struct trace_event_data_offsets_xfs_refcount_double_extent_class {};
+struct trace_event_data_offsets_xfs_refcount_double_extent_class {
+};
 
-struct trace_event_data_offsets_xfs_refcount_double_extent_at_class {};
+struct trace_event_data_offsets_xfs_refcount_double_extent_at_class {
+};
 
-struct trace_event_data_offsets_xfs_refcount_triple_extent_class {};
+struct trace_event_data_offsets_xfs_refcount_triple_extent_class {
+};
 
-struct trace_event_data_offsets_xfs_refcount_deferred_class {};
+struct trace_event_data_offsets_xfs_refcount_deferred_class {
+};
 
-struct trace_event_data_offsets_xfs_inode_error_class {};
+struct trace_event_data_offsets_xfs_inode_error_class {
+};
 
-struct trace_event_data_offsets_xfs_double_io_class {};
+struct trace_event_data_offsets_xfs_double_io_class {
+};
 
-struct trace_event_data_offsets_xfs_inode_irec_class {};
+struct trace_event_data_offsets_xfs_inode_irec_class {
+};
 
-struct trace_event_data_offsets_xfs_wb_invalid_class {};
+struct trace_event_data_offsets_xfs_wb_invalid_class {
+};
 
-struct trace_event_data_offsets_xfs_iomap_invalid_class {};
+struct trace_event_data_offsets_xfs_iomap_invalid_class {
+};
 
-struct trace_event_data_offsets_xfs_reflink_remap_blocks {};
+struct trace_event_data_offsets_xfs_reflink_remap_blocks {
+};
 
-struct trace_event_data_offsets_xfs_fsmap_mapping {};
+struct trace_event_data_offsets_xfs_fsmap_mapping {
+};
 
-struct trace_event_data_offsets_xfs_fsmap_group_key_class {};
+struct trace_event_data_offsets_xfs_fsmap_group_key_class {
+};
 
-struct trace_event_data_offsets_xfs_fsmap_linear_key_class {};
+struct trace_event_data_offsets_xfs_fsmap_linear_key_class {
+};
 
-struct trace_event_data_offsets_xfs_getfsmap_class {};
+struct trace_event_data_offsets_xfs_getfsmap_class {
+};
 
-struct trace_event_data_offsets_xfs_trans_resv_class {};
+struct trace_event_data_offsets_xfs_trans_resv_class {
+};
 
-struct trace_event_data_offsets_xfs_log_get_max_trans_res {};
+struct trace_event_data_offsets_xfs_log_get_max_trans_res {
+};
 
-struct trace_event_data_offsets_xfs_trans_class {};
+struct trace_event_data_offsets_xfs_trans_class {
+};
 
-struct trace_event_data_offsets_xfs_iunlink_update_bucket {};
+struct trace_event_data_offsets_xfs_iunlink_update_bucket {
+};
 
-struct trace_event_data_offsets_xfs_iunlink_update_dinode {};
+struct trace_event_data_offsets_xfs_iunlink_update_dinode {
+};
 
-struct trace_event_data_offsets_xfs_iunlink_reload_next {};
+struct trace_event_data_offsets_xfs_iunlink_reload_next {
+};
 
-struct trace_event_data_offsets_xfs_inode_reload_unlinked_bucket {};
+struct trace_event_data_offsets_xfs_inode_reload_unlinked_bucket {
+};
 
-struct trace_event_data_offsets_xfs_ag_inode_class {};
+struct trace_event_data_offsets_xfs_ag_inode_class {
+};
 
-struct trace_event_data_offsets_xfs_fs_corrupt_class {};
+struct trace_event_data_offsets_xfs_fs_corrupt_class {
+};
 
-struct trace_event_data_offsets_xfs_group_corrupt_class {};
+struct trace_event_data_offsets_xfs_group_corrupt_class {
+};
 
-struct trace_event_data_offsets_xfs_inode_corrupt_class {};
+struct trace_event_data_offsets_xfs_inode_corrupt_class {
+};
 
-struct trace_event_data_offsets_xfs_iwalk_ag_rec {};
+struct trace_event_data_offsets_xfs_iwalk_ag_rec {
+};
 
-struct trace_event_data_offsets_xfs_pwork_init {};
+struct trace_event_data_offsets_xfs_pwork_init {
+};
 
-struct trace_event_data_offsets_xfs_check_new_dalign {};
+struct trace_event_data_offsets_xfs_check_new_dalign {
+};
 
 struct trace_event_data_offsets_xfs_btree_commit_afakeroot {
 	u32 name;
@@ -69249,41 +70245,54 @@ struct trace_event_data_offsets_xfs_btree_bload_block {
 	const void *name_ptr_;
 };
 
-struct trace_event_data_offsets_xfs_timestamp_range_class {};
+struct trace_event_data_offsets_xfs_timestamp_range_class {
+};
 
-struct trace_event_data_offsets_xfs_icwalk_class {};
+struct trace_event_data_offsets_xfs_icwalk_class {
+};
 
-struct trace_event_data_offsets_xlog_iclog_class {};
+struct trace_event_data_offsets_xlog_iclog_class {
+};
 
-struct trace_event_data_offsets_xfs_das_state_class {};
+struct trace_event_data_offsets_xfs_das_state_class {
+};
 
 struct trace_event_data_offsets_xfs_force_shutdown {
 	u32 fname;
 	const void *fname_ptr_;
 };
 
-struct trace_event_data_offsets_xfs_exchrange_inode_class {};
+struct trace_event_data_offsets_xfs_exchrange_inode_class {
+};
 
-struct trace_event_data_offsets_xfs_exchrange_class {};
+struct trace_event_data_offsets_xfs_exchrange_class {
+};
 
-struct trace_event_data_offsets_xfs_exchrange_freshness {};
+struct trace_event_data_offsets_xfs_exchrange_freshness {
+};
 
-struct trace_event_data_offsets_xfs_exchmaps_overhead {};
+struct trace_event_data_offsets_xfs_exchmaps_overhead {
+};
 
-struct trace_event_data_offsets_xfs_exchmaps_estimate_class {};
+struct trace_event_data_offsets_xfs_exchmaps_estimate_class {
+};
 
-struct trace_event_data_offsets_xfs_exchmaps_intent_class {};
+struct trace_event_data_offsets_xfs_exchmaps_intent_class {
+};
 
-struct trace_event_data_offsets_xfs_exchmaps_delta_nextents_step {};
+struct trace_event_data_offsets_xfs_exchmaps_delta_nextents_step {
+};
 
-struct trace_event_data_offsets_xfs_exchmaps_delta_nextents {};
+struct trace_event_data_offsets_xfs_exchmaps_delta_nextents {
+};
 
 struct trace_event_data_offsets_xfs_getparents_rec_class {
 	u32 name;
 	const void *name_ptr_;
 };
 
-struct trace_event_data_offsets_xfs_getparents_class {};
+struct trace_event_data_offsets_xfs_getparents_class {
+};
 
 struct trace_event_data_offsets_xfs_metadir_update_class {
 	u32 fname;
@@ -69300,9 +70309,11 @@ struct trace_event_data_offsets_xfs_metadir_class {
 	const void *name_ptr_;
 };
 
-struct trace_event_data_offsets_xfs_metafile_resv_class {};
+struct trace_event_data_offsets_xfs_metafile_resv_class {
+};
 
-struct trace_event_data_offsets_xfs_freeblocks_resv_class {};
+struct trace_event_data_offsets_xfs_freeblocks_resv_class {
+};
 
 typedef void (*btf_trace_xfs_attr_list_sf)(void *, struct xfs_attr_list_context *);
 
@@ -69324,19 +70335,30 @@ typedef void (*btf_trace_xfs_attr_leaf_list)(void *, struct xfs_attr_list_contex
 
 typedef void (*btf_trace_xfs_attr_node_list)(void *, struct xfs_attr_list_context *);
 
-typedef void (*btf_trace_xfs_calc_atomic_write_unit_max)(void *, struct xfs_mount *, enum xfs_group_type, unsigned int, unsigned int, unsigned int, unsigned int);
+typedef void (*btf_trace_xfs_calc_atomic_write_unit_max)(void *, struct xfs_mount *,
+							 enum xfs_group_type, unsigned int,
+							 unsigned int, unsigned int, unsigned int);
 
-typedef void (*btf_trace_xfs_calc_max_atomic_write_fsblocks)(void *, struct xfs_mount *, unsigned int, unsigned int, unsigned int, unsigned int);
+typedef void (*btf_trace_xfs_calc_max_atomic_write_fsblocks)(void *, struct xfs_mount *,
+							     unsigned int, unsigned int,
+							     unsigned int, unsigned int);
 
-typedef void (*btf_trace_xfs_calc_max_atomic_write_log_geometry)(void *, struct xfs_mount *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int);
+typedef void (*btf_trace_xfs_calc_max_atomic_write_log_geometry)(void *, struct xfs_mount *,
+								 unsigned int, unsigned int,
+								 unsigned int, unsigned int,
+								 unsigned int);
 
-typedef void (*btf_trace_xlog_intent_recovery_failed)(void *, struct xfs_mount *, const struct xfs_defer_op_type *, int);
+typedef void (*btf_trace_xlog_intent_recovery_failed)(void *, struct xfs_mount *,
+						      const struct xfs_defer_op_type *, int);
 
-typedef void (*btf_trace_xfs_perag_set_inode_tag)(void *, const struct xfs_perag *, long unsigned int);
+typedef void (*btf_trace_xfs_perag_set_inode_tag)(void *, const struct xfs_perag *,
+						  long unsigned int);
 
-typedef void (*btf_trace_xfs_perag_clear_inode_tag)(void *, const struct xfs_perag *, long unsigned int);
+typedef void (*btf_trace_xfs_perag_clear_inode_tag)(void *, const struct xfs_perag *,
+						    long unsigned int);
 
-typedef void (*btf_trace_xfs_reclaim_inodes_count)(void *, const struct xfs_perag *, long unsigned int);
+typedef void (*btf_trace_xfs_reclaim_inodes_count)(void *, const struct xfs_perag *,
+						   long unsigned int);
 
 typedef void (*btf_trace_xfs_group_get)(void *, struct xfs_group *, long unsigned int);
 
@@ -69374,7 +70396,8 @@ typedef void (*btf_trace_xfs_blockgc_worker)(void *, struct xfs_mount *, void *)
 
 typedef void (*btf_trace_xfs_blockgc_flush_all)(void *, struct xfs_mount *, void *);
 
-typedef void (*btf_trace_xfs_inodegc_shrinker_scan)(void *, struct xfs_mount *, struct shrink_control *, void *);
+typedef void (*btf_trace_xfs_inodegc_shrinker_scan)(void *, struct xfs_mount *,
+						    struct shrink_control *, void *);
 
 typedef void (*btf_trace_xfs_read_agf)(void *, const struct xfs_perag *);
 
@@ -69384,19 +70407,26 @@ typedef void (*btf_trace_xfs_read_agi)(void *, const struct xfs_perag *);
 
 typedef void (*btf_trace_xfs_ialloc_read_agi)(void *, const struct xfs_perag *);
 
-typedef void (*btf_trace_xfs_attr_list_node_descend)(void *, struct xfs_attr_list_context *, struct xfs_da_node_entry *);
+typedef void (*btf_trace_xfs_attr_list_node_descend)(void *, struct xfs_attr_list_context *,
+						     struct xfs_da_node_entry *);
 
-typedef void (*btf_trace_xfs_iext_insert)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int, long unsigned int);
+typedef void (*btf_trace_xfs_iext_insert)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int,
+					  long unsigned int);
 
-typedef void (*btf_trace_xfs_iext_remove)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int, long unsigned int);
+typedef void (*btf_trace_xfs_iext_remove)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int,
+					  long unsigned int);
 
-typedef void (*btf_trace_xfs_bmap_pre_update)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int, long unsigned int);
+typedef void (*btf_trace_xfs_bmap_pre_update)(void *, struct xfs_inode *, struct xfs_iext_cursor *,
+					      int, long unsigned int);
 
-typedef void (*btf_trace_xfs_bmap_post_update)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int, long unsigned int);
+typedef void (*btf_trace_xfs_bmap_post_update)(void *, struct xfs_inode *, struct xfs_iext_cursor *,
+					       int, long unsigned int);
 
-typedef void (*btf_trace_xfs_read_extent)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int, long unsigned int);
+typedef void (*btf_trace_xfs_read_extent)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int,
+					  long unsigned int);
 
-typedef void (*btf_trace_xfs_write_extent)(void *, struct xfs_inode *, struct xfs_iext_cursor *, int, long unsigned int);
+typedef void (*btf_trace_xfs_write_extent)(void *, struct xfs_inode *, struct xfs_iext_cursor *,
+					   int, long unsigned int);
 
 typedef void (*btf_trace_xfs_buf_init)(void *, struct xfs_buf *, long unsigned int);
 
@@ -69460,7 +70490,8 @@ typedef void (*btf_trace_xfs_buf_get)(void *, struct xfs_buf *, unsigned int, lo
 
 typedef void (*btf_trace_xfs_buf_read)(void *, struct xfs_buf *, unsigned int, long unsigned int);
 
-typedef void (*btf_trace_xfs_buf_readahead)(void *, struct xfs_buf *, unsigned int, long unsigned int);
+typedef void (*btf_trace_xfs_buf_readahead)(void *, struct xfs_buf *, unsigned int,
+					    long unsigned int);
 
 typedef void (*btf_trace_xfs_buf_ioerror)(void *, struct xfs_buf *, int, xfs_failaddr_t);
 
@@ -69524,9 +70555,11 @@ typedef void (*btf_trace_xfs_filestream_pick)(void *, const struct xfs_perag *, 
 
 typedef void (*btf_trace_xfs_ilock)(void *, struct xfs_inode *, unsigned int, long unsigned int);
 
-typedef void (*btf_trace_xfs_ilock_nowait)(void *, struct xfs_inode *, unsigned int, long unsigned int);
+typedef void (*btf_trace_xfs_ilock_nowait)(void *, struct xfs_inode *, unsigned int,
+					   long unsigned int);
 
-typedef void (*btf_trace_xfs_ilock_demote)(void *, struct xfs_inode *, unsigned int, long unsigned int);
+typedef void (*btf_trace_xfs_ilock_demote)(void *, struct xfs_inode *, unsigned int,
+					   long unsigned int);
 
 typedef void (*btf_trace_xfs_iunlock)(void *, struct xfs_inode *, unsigned int, long unsigned int);
 
@@ -69606,11 +70639,15 @@ typedef void (*btf_trace_xfs_read_fault)(void *, struct xfs_inode *, unsigned in
 
 typedef void (*btf_trace_xfs_write_fault)(void *, struct xfs_inode *, unsigned int);
 
-typedef void (*btf_trace_xfs_iomap_prealloc_size)(void *, struct xfs_inode *, xfs_fsblock_t, int, unsigned int);
+typedef void (*btf_trace_xfs_iomap_prealloc_size)(void *, struct xfs_inode *, xfs_fsblock_t, int,
+						  unsigned int);
 
-typedef void (*btf_trace_xfs_irec_merge_pre)(void *, const struct xfs_perag *, const struct xfs_inobt_rec_incore *, const struct xfs_inobt_rec_incore *);
+typedef void (*btf_trace_xfs_irec_merge_pre)(void *, const struct xfs_perag *,
+					     const struct xfs_inobt_rec_incore *,
+					     const struct xfs_inobt_rec_incore *);
 
-typedef void (*btf_trace_xfs_irec_merge_post)(void *, const struct xfs_perag *, const struct xfs_inobt_rec_incore *);
+typedef void (*btf_trace_xfs_irec_merge_post)(void *, const struct xfs_perag *,
+					      const struct xfs_inobt_rec_incore *);
 
 typedef void (*btf_trace_xfs_irele)(void *, struct xfs_inode *, long unsigned int);
 
@@ -69634,7 +70671,8 @@ typedef void (*btf_trace_xfs_create)(void *, struct xfs_inode *, const struct xf
 
 typedef void (*btf_trace_xfs_symlink)(void *, struct xfs_inode *, const struct xfs_name *);
 
-typedef void (*btf_trace_xfs_rename)(void *, struct xfs_inode *, struct xfs_inode *, struct xfs_name *, struct xfs_name *);
+typedef void (*btf_trace_xfs_rename)(void *, struct xfs_inode *, struct xfs_inode *,
+				     struct xfs_name *, struct xfs_name *);
 
 typedef void (*btf_trace_xfs_dqadjust)(void *, struct xfs_dquot *);
 
@@ -69680,7 +70718,8 @@ typedef void (*btf_trace_xfs_trans_apply_dquot_deltas_before)(void *, struct xfs
 
 typedef void (*btf_trace_xfs_trans_apply_dquot_deltas_after)(void *, struct xfs_dquot *);
 
-typedef void (*btf_trace_xfs_trans_mod_dquot)(void *, struct xfs_trans *, struct xfs_dquot *, unsigned int, int64_t);
+typedef void (*btf_trace_xfs_trans_mod_dquot)(void *, struct xfs_trans *, struct xfs_dquot *,
+					      unsigned int, int64_t);
 
 typedef void (*btf_trace_xfs_trans_apply_dquot_deltas)(void *, struct xfs_dqtrx *);
 
@@ -69730,13 +70769,17 @@ typedef void (*btf_trace_xlog_ail_insert_abort)(void *, struct xfs_log_item *);
 
 typedef void (*btf_trace_xfs_trans_free_abort)(void *, struct xfs_log_item *);
 
-typedef void (*btf_trace_xfs_ail_push)(void *, struct xfs_ail *, uint, long unsigned int, xfs_lsn_t);
+typedef void (*btf_trace_xfs_ail_push)(void *, struct xfs_ail *, uint, long unsigned int,
+				       xfs_lsn_t);
 
-typedef void (*btf_trace_xfs_ail_pinned)(void *, struct xfs_ail *, uint, long unsigned int, xfs_lsn_t);
+typedef void (*btf_trace_xfs_ail_pinned)(void *, struct xfs_ail *, uint, long unsigned int,
+					 xfs_lsn_t);
 
-typedef void (*btf_trace_xfs_ail_locked)(void *, struct xfs_ail *, uint, long unsigned int, xfs_lsn_t);
+typedef void (*btf_trace_xfs_ail_locked)(void *, struct xfs_ail *, uint, long unsigned int,
+					 xfs_lsn_t);
 
-typedef void (*btf_trace_xfs_ail_flushing)(void *, struct xfs_ail *, uint, long unsigned int, xfs_lsn_t);
+typedef void (*btf_trace_xfs_ail_flushing)(void *, struct xfs_ail *, uint, long unsigned int,
+					   xfs_lsn_t);
 
 typedef void (*btf_trace_xfs_ail_insert)(void *, struct xfs_log_item *, xfs_lsn_t, xfs_lsn_t);
 
@@ -69760,15 +70803,20 @@ typedef void (*btf_trace_xfs_file_dax_write)(void *, struct kiocb *, struct iov_
 
 typedef void (*btf_trace_xfs_reflink_bounce_dio_write)(void *, struct kiocb *, struct iov_iter *);
 
-typedef void (*btf_trace_xfs_iomap_atomic_write_cow)(void *, struct xfs_inode *, xfs_off_t, ssize_t);
+typedef void (*btf_trace_xfs_iomap_atomic_write_cow)(void *, struct xfs_inode *, xfs_off_t,
+						     ssize_t);
 
-typedef void (*btf_trace_xfs_map_blocks_found)(void *, struct xfs_inode *, xfs_off_t, ssize_t, int, struct xfs_bmbt_irec *);
+typedef void (*btf_trace_xfs_map_blocks_found)(void *, struct xfs_inode *, xfs_off_t, ssize_t, int,
+					       struct xfs_bmbt_irec *);
 
-typedef void (*btf_trace_xfs_map_blocks_alloc)(void *, struct xfs_inode *, xfs_off_t, ssize_t, int, struct xfs_bmbt_irec *);
+typedef void (*btf_trace_xfs_map_blocks_alloc)(void *, struct xfs_inode *, xfs_off_t, ssize_t, int,
+					       struct xfs_bmbt_irec *);
 
-typedef void (*btf_trace_xfs_iomap_alloc)(void *, struct xfs_inode *, xfs_off_t, ssize_t, int, struct xfs_bmbt_irec *);
+typedef void (*btf_trace_xfs_iomap_alloc)(void *, struct xfs_inode *, xfs_off_t, ssize_t, int,
+					  struct xfs_bmbt_irec *);
 
-typedef void (*btf_trace_xfs_iomap_found)(void *, struct xfs_inode *, xfs_off_t, ssize_t, int, struct xfs_bmbt_irec *);
+typedef void (*btf_trace_xfs_iomap_found)(void *, struct xfs_inode *, xfs_off_t, ssize_t, int,
+					  struct xfs_bmbt_irec *);
 
 typedef void (*btf_trace_xfs_delalloc_enospc)(void *, struct xfs_inode *, xfs_off_t, ssize_t);
 
@@ -69788,23 +70836,32 @@ typedef void (*btf_trace_xfs_itruncate_extents_start)(void *, struct xfs_inode *
 
 typedef void (*btf_trace_xfs_itruncate_extents_end)(void *, struct xfs_inode *, xfs_fsize_t);
 
-typedef void (*btf_trace_xfs_bunmap)(void *, struct xfs_inode *, xfs_fileoff_t, xfs_filblks_t, int, long unsigned int);
+typedef void (*btf_trace_xfs_bunmap)(void *, struct xfs_inode *, xfs_fileoff_t, xfs_filblks_t, int,
+				     long unsigned int);
 
-typedef void (*btf_trace_xfs_extent_busy)(void *, const struct xfs_group *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_extent_busy)(void *, const struct xfs_group *, xfs_agblock_t,
+					  xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_extent_busy_force)(void *, const struct xfs_group *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_extent_busy_force)(void *, const struct xfs_group *, xfs_agblock_t,
+						xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_extent_busy_reuse)(void *, const struct xfs_group *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_extent_busy_reuse)(void *, const struct xfs_group *, xfs_agblock_t,
+						xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_extent_busy_clear)(void *, const struct xfs_group *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_extent_busy_clear)(void *, const struct xfs_group *, xfs_agblock_t,
+						xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_extent_busy_trim)(void *, const struct xfs_group *, xfs_agblock_t, xfs_extlen_t, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_extent_busy_trim)(void *, const struct xfs_group *, xfs_agblock_t,
+					       xfs_extlen_t, xfs_agblock_t, xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_agf)(void *, struct xfs_mount *, struct xfs_agf *, int, long unsigned int);
+typedef void (*btf_trace_xfs_agf)(void *, struct xfs_mount *, struct xfs_agf *, int,
+				  long unsigned int);
 
-typedef void (*btf_trace_xfs_agfl_reset)(void *, struct xfs_mount *, struct xfs_agf *, int, long unsigned int);
+typedef void (*btf_trace_xfs_agfl_reset)(void *, struct xfs_mount *, struct xfs_agf *, int,
+					 long unsigned int);
 
-typedef void (*btf_trace_xfs_free_extent)(void *, const struct xfs_perag *, xfs_agblock_t, xfs_extlen_t, enum xfs_ag_resv_type, int, int);
+typedef void (*btf_trace_xfs_free_extent)(void *, const struct xfs_perag *, xfs_agblock_t,
+					  xfs_extlen_t, enum xfs_ag_resv_type, int, int);
 
 typedef void (*btf_trace_xfs_alloc_exact_done)(void *, struct xfs_alloc_arg *);
 
@@ -69872,7 +70929,8 @@ typedef void (*btf_trace_xfs_alloc_vextent_near_bno)(void *, struct xfs_alloc_ar
 
 typedef void (*btf_trace_xfs_alloc_vextent_finish)(void *, struct xfs_alloc_arg *);
 
-typedef void (*btf_trace_xfs_alloc_cur_check)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, xfs_extlen_t, bool);
+typedef void (*btf_trace_xfs_alloc_cur_check)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+					      xfs_extlen_t, xfs_extlen_t, bool);
 
 typedef void (*btf_trace_xfs_dir2_sf_addname)(void *, struct xfs_da_args *);
 
@@ -70044,63 +71102,94 @@ typedef void (*btf_trace_xfs_swap_extent_after)(void *, struct xfs_inode *, int)
 
 typedef void (*btf_trace_xfs_log_recover)(void *, struct xlog *, xfs_daddr_t, xfs_daddr_t);
 
-typedef void (*btf_trace_xfs_log_recover_record)(void *, struct xlog *, struct xlog_rec_header *, int);
+typedef void (*btf_trace_xfs_log_recover_record)(void *, struct xlog *, struct xlog_rec_header *,
+						 int);
 
-typedef void (*btf_trace_xfs_log_recover_item_add)(void *, struct xlog *, struct xlog_recover *, struct xlog_recover_item *, int);
+typedef void (*btf_trace_xfs_log_recover_item_add)(void *, struct xlog *, struct xlog_recover *,
+						   struct xlog_recover_item *, int);
 
-typedef void (*btf_trace_xfs_log_recover_item_add_cont)(void *, struct xlog *, struct xlog_recover *, struct xlog_recover_item *, int);
+typedef void (*btf_trace_xfs_log_recover_item_add_cont)(void *, struct xlog *,
+							struct xlog_recover *,
+							struct xlog_recover_item *, int);
 
-typedef void (*btf_trace_xfs_log_recover_item_reorder_head)(void *, struct xlog *, struct xlog_recover *, struct xlog_recover_item *, int);
+typedef void (*btf_trace_xfs_log_recover_item_reorder_head)(void *, struct xlog *,
+							    struct xlog_recover *,
+							    struct xlog_recover_item *, int);
 
-typedef void (*btf_trace_xfs_log_recover_item_reorder_tail)(void *, struct xlog *, struct xlog_recover *, struct xlog_recover_item *, int);
+typedef void (*btf_trace_xfs_log_recover_item_reorder_tail)(void *, struct xlog *,
+							    struct xlog_recover *,
+							    struct xlog_recover_item *, int);
 
-typedef void (*btf_trace_xfs_log_recover_item_recover)(void *, struct xlog *, struct xlog_recover *, struct xlog_recover_item *, int);
+typedef void (*btf_trace_xfs_log_recover_item_recover)(void *, struct xlog *, struct xlog_recover *,
+						       struct xlog_recover_item *, int);
 
-typedef void (*btf_trace_xfs_log_recover_buf_not_cancel)(void *, struct xlog *, struct xfs_buf_log_format *);
+typedef void (*btf_trace_xfs_log_recover_buf_not_cancel)(void *, struct xlog *,
+							 struct xfs_buf_log_format *);
 
-typedef void (*btf_trace_xfs_log_recover_buf_cancel)(void *, struct xlog *, struct xfs_buf_log_format *);
+typedef void (*btf_trace_xfs_log_recover_buf_cancel)(void *, struct xlog *,
+						     struct xfs_buf_log_format *);
 
-typedef void (*btf_trace_xfs_log_recover_buf_cancel_add)(void *, struct xlog *, struct xfs_buf_log_format *);
+typedef void (*btf_trace_xfs_log_recover_buf_cancel_add)(void *, struct xlog *,
+							 struct xfs_buf_log_format *);
 
-typedef void (*btf_trace_xfs_log_recover_buf_cancel_ref_inc)(void *, struct xlog *, struct xfs_buf_log_format *);
+typedef void (*btf_trace_xfs_log_recover_buf_cancel_ref_inc)(void *, struct xlog *,
+							     struct xfs_buf_log_format *);
 
-typedef void (*btf_trace_xfs_log_recover_buf_recover)(void *, struct xlog *, struct xfs_buf_log_format *);
+typedef void (*btf_trace_xfs_log_recover_buf_recover)(void *, struct xlog *,
+						      struct xfs_buf_log_format *);
 
-typedef void (*btf_trace_xfs_log_recover_buf_skip)(void *, struct xlog *, struct xfs_buf_log_format *);
+typedef void (*btf_trace_xfs_log_recover_buf_skip)(void *, struct xlog *,
+						   struct xfs_buf_log_format *);
 
-typedef void (*btf_trace_xfs_log_recover_buf_inode_buf)(void *, struct xlog *, struct xfs_buf_log_format *);
+typedef void (*btf_trace_xfs_log_recover_buf_inode_buf)(void *, struct xlog *,
+							struct xfs_buf_log_format *);
 
-typedef void (*btf_trace_xfs_log_recover_buf_reg_buf)(void *, struct xlog *, struct xfs_buf_log_format *);
+typedef void (*btf_trace_xfs_log_recover_buf_reg_buf)(void *, struct xlog *,
+						      struct xfs_buf_log_format *);
 
-typedef void (*btf_trace_xfs_log_recover_buf_dquot_buf)(void *, struct xlog *, struct xfs_buf_log_format *);
+typedef void (*btf_trace_xfs_log_recover_buf_dquot_buf)(void *, struct xlog *,
+							struct xfs_buf_log_format *);
 
-typedef void (*btf_trace_xfs_log_recover_inode_recover)(void *, struct xlog *, struct xfs_inode_log_format *);
+typedef void (*btf_trace_xfs_log_recover_inode_recover)(void *, struct xlog *,
+							struct xfs_inode_log_format *);
 
-typedef void (*btf_trace_xfs_log_recover_inode_cancel)(void *, struct xlog *, struct xfs_inode_log_format *);
+typedef void (*btf_trace_xfs_log_recover_inode_cancel)(void *, struct xlog *,
+						       struct xfs_inode_log_format *);
 
-typedef void (*btf_trace_xfs_log_recover_inode_skip)(void *, struct xlog *, struct xfs_inode_log_format *);
+typedef void (*btf_trace_xfs_log_recover_inode_skip)(void *, struct xlog *,
+						     struct xfs_inode_log_format *);
 
-typedef void (*btf_trace_xfs_log_recover_icreate_cancel)(void *, struct xlog *, struct xfs_icreate_log *);
+typedef void (*btf_trace_xfs_log_recover_icreate_cancel)(void *, struct xlog *,
+							 struct xfs_icreate_log *);
 
-typedef void (*btf_trace_xfs_log_recover_icreate_recover)(void *, struct xlog *, struct xfs_icreate_log *);
+typedef void (*btf_trace_xfs_log_recover_icreate_recover)(void *, struct xlog *,
+							  struct xfs_icreate_log *);
 
-typedef void (*btf_trace_xfs_discard_extent)(void *, const struct xfs_group *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_discard_extent)(void *, const struct xfs_group *, xfs_agblock_t,
+					     xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_discard_toosmall)(void *, const struct xfs_group *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_discard_toosmall)(void *, const struct xfs_group *, xfs_agblock_t,
+					       xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_discard_exclude)(void *, const struct xfs_group *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_discard_exclude)(void *, const struct xfs_group *, xfs_agblock_t,
+					      xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_discard_busy)(void *, const struct xfs_group *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_discard_busy)(void *, const struct xfs_group *, xfs_agblock_t,
+					   xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_discard_rtextent)(void *, struct xfs_mount *, xfs_rtblock_t, xfs_rtblock_t);
+typedef void (*btf_trace_xfs_discard_rtextent)(void *, struct xfs_mount *, xfs_rtblock_t,
+					       xfs_rtblock_t);
 
-typedef void (*btf_trace_xfs_discard_rttoosmall)(void *, struct xfs_mount *, xfs_rtblock_t, xfs_rtblock_t);
+typedef void (*btf_trace_xfs_discard_rttoosmall)(void *, struct xfs_mount *, xfs_rtblock_t,
+						 xfs_rtblock_t);
 
 typedef void (*btf_trace_xfs_btree_updkeys)(void *, struct xfs_btree_cur *, int, struct xfs_buf *);
 
-typedef void (*btf_trace_xfs_btree_overlapped_query_range)(void *, struct xfs_btree_cur *, int, struct xfs_buf *);
+typedef void (*btf_trace_xfs_btree_overlapped_query_range)(void *, struct xfs_btree_cur *, int,
+							   struct xfs_buf *);
 
-typedef void (*btf_trace_xfs_btree_alloc_block)(void *, struct xfs_btree_cur *, union xfs_btree_ptr *, int, int);
+typedef void (*btf_trace_xfs_btree_alloc_block)(void *, struct xfs_btree_cur *,
+						union xfs_btree_ptr *, int, int);
 
 typedef void (*btf_trace_xfs_btree_free_block)(void *, struct xfs_btree_cur *, struct xfs_buf *);
 
@@ -70118,173 +71207,265 @@ typedef void (*btf_trace_xfs_defer_trans_roll_error)(void *, struct xfs_trans *,
 
 typedef void (*btf_trace_xfs_defer_finish_error)(void *, struct xfs_trans *, int);
 
-typedef void (*btf_trace_xfs_defer_create_intent)(void *, struct xfs_mount *, struct xfs_defer_pending *);
+typedef void (*btf_trace_xfs_defer_create_intent)(void *, struct xfs_mount *,
+						  struct xfs_defer_pending *);
 
-typedef void (*btf_trace_xfs_defer_cancel_list)(void *, struct xfs_mount *, struct xfs_defer_pending *);
+typedef void (*btf_trace_xfs_defer_cancel_list)(void *, struct xfs_mount *,
+						struct xfs_defer_pending *);
 
-typedef void (*btf_trace_xfs_defer_pending_finish)(void *, struct xfs_mount *, struct xfs_defer_pending *);
+typedef void (*btf_trace_xfs_defer_pending_finish)(void *, struct xfs_mount *,
+						   struct xfs_defer_pending *);
 
-typedef void (*btf_trace_xfs_defer_pending_abort)(void *, struct xfs_mount *, struct xfs_defer_pending *);
+typedef void (*btf_trace_xfs_defer_pending_abort)(void *, struct xfs_mount *,
+						  struct xfs_defer_pending *);
 
-typedef void (*btf_trace_xfs_defer_relog_intent)(void *, struct xfs_mount *, struct xfs_defer_pending *);
+typedef void (*btf_trace_xfs_defer_relog_intent)(void *, struct xfs_mount *,
+						 struct xfs_defer_pending *);
 
-typedef void (*btf_trace_xfs_defer_isolate_paused)(void *, struct xfs_mount *, struct xfs_defer_pending *);
+typedef void (*btf_trace_xfs_defer_isolate_paused)(void *, struct xfs_mount *,
+						   struct xfs_defer_pending *);
 
-typedef void (*btf_trace_xfs_defer_item_pause)(void *, struct xfs_mount *, struct xfs_defer_pending *);
+typedef void (*btf_trace_xfs_defer_item_pause)(void *, struct xfs_mount *,
+					       struct xfs_defer_pending *);
 
-typedef void (*btf_trace_xfs_defer_item_unpause)(void *, struct xfs_mount *, struct xfs_defer_pending *);
+typedef void (*btf_trace_xfs_defer_item_unpause)(void *, struct xfs_mount *,
+						 struct xfs_defer_pending *);
 
-typedef void (*btf_trace_xfs_agfl_free_deferred)(void *, struct xfs_mount *, struct xfs_extent_free_item *);
+typedef void (*btf_trace_xfs_agfl_free_deferred)(void *, struct xfs_mount *,
+						 struct xfs_extent_free_item *);
 
-typedef void (*btf_trace_xfs_extent_free_defer)(void *, struct xfs_mount *, struct xfs_extent_free_item *);
+typedef void (*btf_trace_xfs_extent_free_defer)(void *, struct xfs_mount *,
+						struct xfs_extent_free_item *);
 
-typedef void (*btf_trace_xfs_extent_free_deferred)(void *, struct xfs_mount *, struct xfs_extent_free_item *);
+typedef void (*btf_trace_xfs_extent_free_deferred)(void *, struct xfs_mount *,
+						   struct xfs_extent_free_item *);
 
-typedef void (*btf_trace_xfs_defer_add_item)(void *, struct xfs_mount *, struct xfs_defer_pending *, void *);
+typedef void (*btf_trace_xfs_defer_add_item)(void *, struct xfs_mount *, struct xfs_defer_pending *,
+					     void *);
 
-typedef void (*btf_trace_xfs_defer_cancel_item)(void *, struct xfs_mount *, struct xfs_defer_pending *, void *);
+typedef void (*btf_trace_xfs_defer_cancel_item)(void *, struct xfs_mount *,
+						struct xfs_defer_pending *, void *);
 
-typedef void (*btf_trace_xfs_defer_finish_item)(void *, struct xfs_mount *, struct xfs_defer_pending *, void *);
+typedef void (*btf_trace_xfs_defer_finish_item)(void *, struct xfs_mount *,
+						struct xfs_defer_pending *, void *);
 
-typedef void (*btf_trace_xfs_rmap_unmap)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, bool, const struct xfs_owner_info *);
+typedef void (*btf_trace_xfs_rmap_unmap)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+					 xfs_extlen_t, bool, const struct xfs_owner_info *);
 
-typedef void (*btf_trace_xfs_rmap_unmap_done)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, bool, const struct xfs_owner_info *);
+typedef void (*btf_trace_xfs_rmap_unmap_done)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+					      xfs_extlen_t, bool, const struct xfs_owner_info *);
 
-typedef void (*btf_trace_xfs_rmap_unmap_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_rmap_unmap_error)(void *, struct xfs_btree_cur *, int,
+					       long unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_map)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, bool, const struct xfs_owner_info *);
+typedef void (*btf_trace_xfs_rmap_map)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t,
+				       bool, const struct xfs_owner_info *);
 
-typedef void (*btf_trace_xfs_rmap_map_done)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, bool, const struct xfs_owner_info *);
+typedef void (*btf_trace_xfs_rmap_map_done)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+					    xfs_extlen_t, bool, const struct xfs_owner_info *);
 
-typedef void (*btf_trace_xfs_rmap_map_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_rmap_map_error)(void *, struct xfs_btree_cur *, int,
+					     long unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_convert)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, bool, const struct xfs_owner_info *);
+typedef void (*btf_trace_xfs_rmap_convert)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+					   xfs_extlen_t, bool, const struct xfs_owner_info *);
 
-typedef void (*btf_trace_xfs_rmap_convert_done)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, bool, const struct xfs_owner_info *);
+typedef void (*btf_trace_xfs_rmap_convert_done)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+						xfs_extlen_t, bool, const struct xfs_owner_info *);
 
-typedef void (*btf_trace_xfs_rmap_convert_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_rmap_convert_error)(void *, struct xfs_btree_cur *, int,
+						 long unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_convert_state)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_rmap_convert_state)(void *, struct xfs_btree_cur *, int,
+						 long unsigned int);
 
 typedef void (*btf_trace_xfs_rmap_defer)(void *, struct xfs_mount *, struct xfs_rmap_intent *);
 
 typedef void (*btf_trace_xfs_rmap_deferred)(void *, struct xfs_mount *, struct xfs_rmap_intent *);
 
-typedef void (*btf_trace_xfs_rmap_update)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, uint64_t, uint64_t, unsigned int);
+typedef void (*btf_trace_xfs_rmap_update)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+					  xfs_extlen_t, uint64_t, uint64_t, unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_insert)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, uint64_t, uint64_t, unsigned int);
+typedef void (*btf_trace_xfs_rmap_insert)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+					  xfs_extlen_t, uint64_t, uint64_t, unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_delete)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, uint64_t, uint64_t, unsigned int);
+typedef void (*btf_trace_xfs_rmap_delete)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+					  xfs_extlen_t, uint64_t, uint64_t, unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_insert_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_rmap_insert_error)(void *, struct xfs_btree_cur *, int,
+						long unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_delete_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_rmap_delete_error)(void *, struct xfs_btree_cur *, int,
+						long unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_update_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_rmap_update_error)(void *, struct xfs_btree_cur *, int,
+						long unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_find_left_neighbor_candidate)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, uint64_t, uint64_t, unsigned int);
+typedef void (*btf_trace_xfs_rmap_find_left_neighbor_candidate)(void *, struct xfs_btree_cur *,
+								xfs_agblock_t, xfs_extlen_t,
+								uint64_t, uint64_t, unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_find_left_neighbor_query)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, uint64_t, uint64_t, unsigned int);
+typedef void (*btf_trace_xfs_rmap_find_left_neighbor_query)(void *, struct xfs_btree_cur *,
+							    xfs_agblock_t, xfs_extlen_t, uint64_t,
+							    uint64_t, unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_lookup_le_range_candidate)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, uint64_t, uint64_t, unsigned int);
+typedef void (*btf_trace_xfs_rmap_lookup_le_range_candidate)(void *, struct xfs_btree_cur *,
+							     xfs_agblock_t, xfs_extlen_t, uint64_t,
+							     uint64_t, unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_lookup_le_range)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, uint64_t, uint64_t, unsigned int);
+typedef void (*btf_trace_xfs_rmap_lookup_le_range)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+						   xfs_extlen_t, uint64_t, uint64_t, unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_lookup_le_range_result)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, uint64_t, uint64_t, unsigned int);
+typedef void (*btf_trace_xfs_rmap_lookup_le_range_result)(void *, struct xfs_btree_cur *,
+							  xfs_agblock_t, xfs_extlen_t, uint64_t,
+							  uint64_t, unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_find_right_neighbor_result)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, uint64_t, uint64_t, unsigned int);
+typedef void (*btf_trace_xfs_rmap_find_right_neighbor_result)(void *, struct xfs_btree_cur *,
+							      xfs_agblock_t, xfs_extlen_t, uint64_t,
+							      uint64_t, unsigned int);
 
-typedef void (*btf_trace_xfs_rmap_find_left_neighbor_result)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t, uint64_t, uint64_t, unsigned int);
+typedef void (*btf_trace_xfs_rmap_find_left_neighbor_result)(void *, struct xfs_btree_cur *,
+							     xfs_agblock_t, xfs_extlen_t, uint64_t,
+							     uint64_t, unsigned int);
 
 typedef void (*btf_trace_xfs_bmap_defer)(void *, struct xfs_bmap_intent *);
 
 typedef void (*btf_trace_xfs_bmap_deferred)(void *, struct xfs_bmap_intent *);
 
-typedef void (*btf_trace_xfs_ag_resv_init)(void *, struct xfs_perag *, enum xfs_ag_resv_type, xfs_extlen_t);
+typedef void (*btf_trace_xfs_ag_resv_init)(void *, struct xfs_perag *, enum xfs_ag_resv_type,
+					   xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_ag_resv_free)(void *, struct xfs_perag *, enum xfs_ag_resv_type, xfs_extlen_t);
+typedef void (*btf_trace_xfs_ag_resv_free)(void *, struct xfs_perag *, enum xfs_ag_resv_type,
+					   xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_ag_resv_alloc_extent)(void *, struct xfs_perag *, enum xfs_ag_resv_type, xfs_extlen_t);
+typedef void (*btf_trace_xfs_ag_resv_alloc_extent)(void *, struct xfs_perag *,
+						   enum xfs_ag_resv_type, xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_ag_resv_free_extent)(void *, struct xfs_perag *, enum xfs_ag_resv_type, xfs_extlen_t);
+typedef void (*btf_trace_xfs_ag_resv_free_extent)(void *, struct xfs_perag *, enum xfs_ag_resv_type,
+						  xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_ag_resv_critical)(void *, struct xfs_perag *, enum xfs_ag_resv_type, xfs_extlen_t);
+typedef void (*btf_trace_xfs_ag_resv_critical)(void *, struct xfs_perag *, enum xfs_ag_resv_type,
+					       xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_ag_resv_needed)(void *, struct xfs_perag *, enum xfs_ag_resv_type, xfs_extlen_t);
+typedef void (*btf_trace_xfs_ag_resv_needed)(void *, struct xfs_perag *, enum xfs_ag_resv_type,
+					     xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_ag_resv_init_error)(void *, const struct xfs_perag *, int, long unsigned int);
+typedef void (*btf_trace_xfs_ag_resv_init_error)(void *, const struct xfs_perag *, int,
+						 long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_lookup)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_lookup_t);
+typedef void (*btf_trace_xfs_refcount_lookup)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+					      xfs_lookup_t);
 
-typedef void (*btf_trace_xfs_refcount_get)(void *, struct xfs_btree_cur *, struct xfs_refcount_irec *);
+typedef void (*btf_trace_xfs_refcount_get)(void *, struct xfs_btree_cur *,
+					   struct xfs_refcount_irec *);
 
-typedef void (*btf_trace_xfs_refcount_update)(void *, struct xfs_btree_cur *, struct xfs_refcount_irec *);
+typedef void (*btf_trace_xfs_refcount_update)(void *, struct xfs_btree_cur *,
+					      struct xfs_refcount_irec *);
 
-typedef void (*btf_trace_xfs_refcount_insert)(void *, struct xfs_btree_cur *, struct xfs_refcount_irec *);
+typedef void (*btf_trace_xfs_refcount_insert)(void *, struct xfs_btree_cur *,
+					      struct xfs_refcount_irec *);
 
-typedef void (*btf_trace_xfs_refcount_delete)(void *, struct xfs_btree_cur *, struct xfs_refcount_irec *);
+typedef void (*btf_trace_xfs_refcount_delete)(void *, struct xfs_btree_cur *,
+					      struct xfs_refcount_irec *);
 
-typedef void (*btf_trace_xfs_refcount_insert_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_insert_error)(void *, struct xfs_btree_cur *, int,
+						    long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_delete_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_delete_error)(void *, struct xfs_btree_cur *, int,
+						    long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_update_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_update_error)(void *, struct xfs_btree_cur *, int,
+						    long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_increase)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_refcount_increase)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+						xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_refcount_decrease)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_refcount_decrease)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+						xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_refcount_cow_increase)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_refcount_cow_increase)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+						    xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_refcount_cow_decrease)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_refcount_cow_decrease)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+						    xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_refcount_merge_center_extents)(void *, struct xfs_btree_cur *, struct xfs_refcount_irec *, struct xfs_refcount_irec *, struct xfs_refcount_irec *);
+typedef void (*btf_trace_xfs_refcount_merge_center_extents)(void *, struct xfs_btree_cur *,
+							    struct xfs_refcount_irec *,
+							    struct xfs_refcount_irec *,
+							    struct xfs_refcount_irec *);
 
-typedef void (*btf_trace_xfs_refcount_modify_extent)(void *, struct xfs_btree_cur *, struct xfs_refcount_irec *);
+typedef void (*btf_trace_xfs_refcount_modify_extent)(void *, struct xfs_btree_cur *,
+						     struct xfs_refcount_irec *);
 
-typedef void (*btf_trace_xfs_refcount_split_extent)(void *, struct xfs_btree_cur *, struct xfs_refcount_irec *, xfs_agblock_t);
+typedef void (*btf_trace_xfs_refcount_split_extent)(void *, struct xfs_btree_cur *,
+						    struct xfs_refcount_irec *, xfs_agblock_t);
 
-typedef void (*btf_trace_xfs_refcount_merge_left_extent)(void *, struct xfs_btree_cur *, struct xfs_refcount_irec *, struct xfs_refcount_irec *);
+typedef void (*btf_trace_xfs_refcount_merge_left_extent)(void *, struct xfs_btree_cur *,
+							 struct xfs_refcount_irec *,
+							 struct xfs_refcount_irec *);
 
-typedef void (*btf_trace_xfs_refcount_merge_right_extent)(void *, struct xfs_btree_cur *, struct xfs_refcount_irec *, struct xfs_refcount_irec *);
+typedef void (*btf_trace_xfs_refcount_merge_right_extent)(void *, struct xfs_btree_cur *,
+							  struct xfs_refcount_irec *,
+							  struct xfs_refcount_irec *);
 
-typedef void (*btf_trace_xfs_refcount_find_left_extent)(void *, struct xfs_btree_cur *, struct xfs_refcount_irec *, struct xfs_refcount_irec *, xfs_agblock_t);
+typedef void (*btf_trace_xfs_refcount_find_left_extent)(void *, struct xfs_btree_cur *,
+							struct xfs_refcount_irec *,
+							struct xfs_refcount_irec *, xfs_agblock_t);
 
-typedef void (*btf_trace_xfs_refcount_find_right_extent)(void *, struct xfs_btree_cur *, struct xfs_refcount_irec *, struct xfs_refcount_irec *, xfs_agblock_t);
+typedef void (*btf_trace_xfs_refcount_find_right_extent)(void *, struct xfs_btree_cur *,
+							 struct xfs_refcount_irec *,
+							 struct xfs_refcount_irec *, xfs_agblock_t);
 
-typedef void (*btf_trace_xfs_refcount_adjust_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_adjust_error)(void *, struct xfs_btree_cur *, int,
+						    long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_adjust_cow_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_adjust_cow_error)(void *, struct xfs_btree_cur *, int,
+							long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_merge_center_extents_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_merge_center_extents_error)(void *, struct xfs_btree_cur *,
+								  int, long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_modify_extent_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_modify_extent_error)(void *, struct xfs_btree_cur *, int,
+							   long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_split_extent_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_split_extent_error)(void *, struct xfs_btree_cur *, int,
+							  long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_merge_left_extent_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_merge_left_extent_error)(void *, struct xfs_btree_cur *, int,
+							       long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_merge_right_extent_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_merge_right_extent_error)(void *, struct xfs_btree_cur *, int,
+								long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_find_left_extent_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_find_left_extent_error)(void *, struct xfs_btree_cur *, int,
+							      long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_find_right_extent_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_find_right_extent_error)(void *, struct xfs_btree_cur *, int,
+							       long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_find_shared)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_refcount_find_shared)(void *, struct xfs_btree_cur *, xfs_agblock_t,
+						   xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_refcount_find_shared_result)(void *, struct xfs_btree_cur *, xfs_agblock_t, xfs_extlen_t);
+typedef void (*btf_trace_xfs_refcount_find_shared_result)(void *, struct xfs_btree_cur *,
+							  xfs_agblock_t, xfs_extlen_t);
 
-typedef void (*btf_trace_xfs_refcount_find_shared_error)(void *, struct xfs_btree_cur *, int, long unsigned int);
+typedef void (*btf_trace_xfs_refcount_find_shared_error)(void *, struct xfs_btree_cur *, int,
+							 long unsigned int);
 
-typedef void (*btf_trace_xfs_refcount_defer)(void *, struct xfs_mount *, struct xfs_refcount_intent *);
+typedef void (*btf_trace_xfs_refcount_defer)(void *, struct xfs_mount *,
+					     struct xfs_refcount_intent *);
 
-typedef void (*btf_trace_xfs_refcount_deferred)(void *, struct xfs_mount *, struct xfs_refcount_intent *);
+typedef void (*btf_trace_xfs_refcount_deferred)(void *, struct xfs_mount *,
+						struct xfs_refcount_intent *);
 
-typedef void (*btf_trace_xfs_refcount_finish_one_leftover)(void *, struct xfs_mount *, struct xfs_refcount_intent *);
+typedef void (*btf_trace_xfs_refcount_finish_one_leftover)(void *, struct xfs_mount *,
+							   struct xfs_refcount_intent *);
 
-typedef void (*btf_trace_xfs_wb_cow_iomap_invalid)(void *, struct xfs_inode *, const struct iomap *, unsigned int, int);
+typedef void (*btf_trace_xfs_wb_cow_iomap_invalid)(void *, struct xfs_inode *, const struct iomap *,
+						   unsigned int, int);
 
-typedef void (*btf_trace_xfs_wb_data_iomap_invalid)(void *, struct xfs_inode *, const struct iomap *, unsigned int, int);
+typedef void (*btf_trace_xfs_wb_data_iomap_invalid)(void *, struct xfs_inode *,
+						    const struct iomap *, unsigned int, int);
 
 typedef void (*btf_trace_xfs_iomap_invalid)(void *, struct xfs_inode *, const struct iomap *);
 
@@ -70294,61 +71475,87 @@ typedef void (*btf_trace_xfs_reflink_unset_inode_flag)(void *, struct xfs_inode 
 
 typedef void (*btf_trace_xfs_reflink_update_inode_size)(void *, struct xfs_inode *, xfs_fsize_t);
 
-typedef void (*btf_trace_xfs_reflink_remap_blocks)(void *, struct xfs_inode *, xfs_fileoff_t, xfs_filblks_t, struct xfs_inode *, xfs_fileoff_t);
+typedef void (*btf_trace_xfs_reflink_remap_blocks)(void *, struct xfs_inode *, xfs_fileoff_t,
+						   xfs_filblks_t, struct xfs_inode *,
+						   xfs_fileoff_t);
 
-typedef void (*btf_trace_xfs_reflink_remap_range)(void *, struct xfs_inode *, xfs_off_t, xfs_off_t, struct xfs_inode *, xfs_off_t);
+typedef void (*btf_trace_xfs_reflink_remap_range)(void *, struct xfs_inode *, xfs_off_t, xfs_off_t,
+						  struct xfs_inode *, xfs_off_t);
 
-typedef void (*btf_trace_xfs_reflink_remap_range_error)(void *, struct xfs_inode *, int, long unsigned int);
+typedef void (*btf_trace_xfs_reflink_remap_range_error)(void *, struct xfs_inode *, int,
+							long unsigned int);
 
-typedef void (*btf_trace_xfs_reflink_set_inode_flag_error)(void *, struct xfs_inode *, int, long unsigned int);
+typedef void (*btf_trace_xfs_reflink_set_inode_flag_error)(void *, struct xfs_inode *, int,
+							   long unsigned int);
 
-typedef void (*btf_trace_xfs_reflink_update_inode_size_error)(void *, struct xfs_inode *, int, long unsigned int);
+typedef void (*btf_trace_xfs_reflink_update_inode_size_error)(void *, struct xfs_inode *, int,
+							      long unsigned int);
 
-typedef void (*btf_trace_xfs_reflink_remap_blocks_error)(void *, struct xfs_inode *, int, long unsigned int);
+typedef void (*btf_trace_xfs_reflink_remap_blocks_error)(void *, struct xfs_inode *, int,
+							 long unsigned int);
 
-typedef void (*btf_trace_xfs_reflink_remap_extent_error)(void *, struct xfs_inode *, int, long unsigned int);
+typedef void (*btf_trace_xfs_reflink_remap_extent_error)(void *, struct xfs_inode *, int,
+							 long unsigned int);
 
-typedef void (*btf_trace_xfs_reflink_remap_extent_src)(void *, struct xfs_inode *, struct xfs_bmbt_irec *);
+typedef void (*btf_trace_xfs_reflink_remap_extent_src)(void *, struct xfs_inode *,
+						       struct xfs_bmbt_irec *);
 
-typedef void (*btf_trace_xfs_reflink_remap_extent_dest)(void *, struct xfs_inode *, struct xfs_bmbt_irec *);
+typedef void (*btf_trace_xfs_reflink_remap_extent_dest)(void *, struct xfs_inode *,
+							struct xfs_bmbt_irec *);
 
 typedef void (*btf_trace_xfs_reflink_unshare)(void *, struct xfs_inode *, xfs_off_t, ssize_t);
 
-typedef void (*btf_trace_xfs_reflink_unshare_error)(void *, struct xfs_inode *, int, long unsigned int);
+typedef void (*btf_trace_xfs_reflink_unshare_error)(void *, struct xfs_inode *, int,
+						    long unsigned int);
 
-typedef void (*btf_trace_xfs_reflink_trim_around_shared)(void *, struct xfs_inode *, struct xfs_bmbt_irec *);
+typedef void (*btf_trace_xfs_reflink_trim_around_shared)(void *, struct xfs_inode *,
+							 struct xfs_bmbt_irec *);
 
 typedef void (*btf_trace_xfs_reflink_cow_found)(void *, struct xfs_inode *, struct xfs_bmbt_irec *);
 
-typedef void (*btf_trace_xfs_reflink_convert_cow)(void *, struct xfs_inode *, struct xfs_bmbt_irec *);
+typedef void (*btf_trace_xfs_reflink_convert_cow)(void *, struct xfs_inode *,
+						  struct xfs_bmbt_irec *);
 
-typedef void (*btf_trace_xfs_reflink_cancel_cow_range)(void *, struct xfs_inode *, xfs_off_t, ssize_t);
+typedef void (*btf_trace_xfs_reflink_cancel_cow_range)(void *, struct xfs_inode *, xfs_off_t,
+						       ssize_t);
 
 typedef void (*btf_trace_xfs_reflink_end_cow)(void *, struct xfs_inode *, xfs_off_t, ssize_t);
 
-typedef void (*btf_trace_xfs_reflink_cow_remap_from)(void *, struct xfs_inode *, struct xfs_bmbt_irec *);
+typedef void (*btf_trace_xfs_reflink_cow_remap_from)(void *, struct xfs_inode *,
+						     struct xfs_bmbt_irec *);
 
-typedef void (*btf_trace_xfs_reflink_cow_remap_to)(void *, struct xfs_inode *, struct xfs_bmbt_irec *);
+typedef void (*btf_trace_xfs_reflink_cow_remap_to)(void *, struct xfs_inode *,
+						   struct xfs_bmbt_irec *);
 
-typedef void (*btf_trace_xfs_reflink_cow_remap_skip)(void *, struct xfs_inode *, struct xfs_bmbt_irec *);
+typedef void (*btf_trace_xfs_reflink_cow_remap_skip)(void *, struct xfs_inode *,
+						     struct xfs_bmbt_irec *);
 
-typedef void (*btf_trace_xfs_reflink_cancel_cow_range_error)(void *, struct xfs_inode *, int, long unsigned int);
+typedef void (*btf_trace_xfs_reflink_cancel_cow_range_error)(void *, struct xfs_inode *, int,
+							     long unsigned int);
 
-typedef void (*btf_trace_xfs_reflink_end_cow_error)(void *, struct xfs_inode *, int, long unsigned int);
+typedef void (*btf_trace_xfs_reflink_end_cow_error)(void *, struct xfs_inode *, int,
+						    long unsigned int);
 
-typedef void (*btf_trace_xfs_reflink_cancel_cow)(void *, struct xfs_inode *, struct xfs_bmbt_irec *);
+typedef void (*btf_trace_xfs_reflink_cancel_cow)(void *, struct xfs_inode *,
+						 struct xfs_bmbt_irec *);
 
-typedef void (*btf_trace_xfs_swap_extent_rmap_remap)(void *, struct xfs_inode *, struct xfs_bmbt_irec *);
+typedef void (*btf_trace_xfs_swap_extent_rmap_remap)(void *, struct xfs_inode *,
+						     struct xfs_bmbt_irec *);
 
-typedef void (*btf_trace_xfs_swap_extent_rmap_remap_piece)(void *, struct xfs_inode *, struct xfs_bmbt_irec *);
+typedef void (*btf_trace_xfs_swap_extent_rmap_remap_piece)(void *, struct xfs_inode *,
+							   struct xfs_bmbt_irec *);
 
-typedef void (*btf_trace_xfs_swap_extent_rmap_error)(void *, struct xfs_inode *, int, long unsigned int);
+typedef void (*btf_trace_xfs_swap_extent_rmap_error)(void *, struct xfs_inode *, int,
+						     long unsigned int);
 
-typedef void (*btf_trace_xfs_fsmap_mapping)(void *, struct xfs_mount *, u32, xfs_agnumber_t, const struct xfs_fsmap_irec *);
+typedef void (*btf_trace_xfs_fsmap_mapping)(void *, struct xfs_mount *, u32, xfs_agnumber_t,
+					    const struct xfs_fsmap_irec *);
 
-typedef void (*btf_trace_xfs_fsmap_low_group_key)(void *, struct xfs_mount *, u32, xfs_agnumber_t, const struct xfs_rmap_irec *);
+typedef void (*btf_trace_xfs_fsmap_low_group_key)(void *, struct xfs_mount *, u32, xfs_agnumber_t,
+						  const struct xfs_rmap_irec *);
 
-typedef void (*btf_trace_xfs_fsmap_high_group_key)(void *, struct xfs_mount *, u32, xfs_agnumber_t, const struct xfs_rmap_irec *);
+typedef void (*btf_trace_xfs_fsmap_high_group_key)(void *, struct xfs_mount *, u32, xfs_agnumber_t,
+						   const struct xfs_rmap_irec *);
 
 typedef void (*btf_trace_xfs_fsmap_low_linear_key)(void *, struct xfs_mount *, u32, uint64_t);
 
@@ -70360,11 +71567,14 @@ typedef void (*btf_trace_xfs_getfsmap_high_key)(void *, struct xfs_mount *, stru
 
 typedef void (*btf_trace_xfs_getfsmap_mapping)(void *, struct xfs_mount *, struct xfs_fsmap *);
 
-typedef void (*btf_trace_xfs_trans_resv_calc)(void *, struct xfs_mount *, unsigned int, struct xfs_trans_res *);
+typedef void (*btf_trace_xfs_trans_resv_calc)(void *, struct xfs_mount *, unsigned int,
+					      struct xfs_trans_res *);
 
-typedef void (*btf_trace_xfs_trans_resv_calc_minlogsize)(void *, struct xfs_mount *, unsigned int, struct xfs_trans_res *);
+typedef void (*btf_trace_xfs_trans_resv_calc_minlogsize)(void *, struct xfs_mount *, unsigned int,
+							 struct xfs_trans_res *);
 
-typedef void (*btf_trace_xfs_log_get_max_trans_res)(void *, struct xfs_mount *, const struct xfs_trans_res *);
+typedef void (*btf_trace_xfs_log_get_max_trans_res)(void *, struct xfs_mount *,
+						    const struct xfs_trans_res *);
 
 typedef void (*btf_trace_xfs_trans_alloc)(void *, struct xfs_trans *, long unsigned int);
 
@@ -70384,9 +71594,11 @@ typedef void (*btf_trace_xfs_trans_commit_items)(void *, struct xfs_trans *, lon
 
 typedef void (*btf_trace_xfs_trans_free_items)(void *, struct xfs_trans *, long unsigned int);
 
-typedef void (*btf_trace_xfs_iunlink_update_bucket)(void *, const struct xfs_perag *, unsigned int, xfs_agino_t, xfs_agino_t);
+typedef void (*btf_trace_xfs_iunlink_update_bucket)(void *, const struct xfs_perag *, unsigned int,
+						    xfs_agino_t, xfs_agino_t);
 
-typedef void (*btf_trace_xfs_iunlink_update_dinode)(void *, const struct xfs_iunlink_item *, xfs_agino_t);
+typedef void (*btf_trace_xfs_iunlink_update_dinode)(void *, const struct xfs_iunlink_item *,
+						    xfs_agino_t);
 
 typedef void (*btf_trace_xfs_iunlink_reload_next)(void *, struct xfs_inode *);
 
@@ -70410,7 +71622,8 @@ typedef void (*btf_trace_xfs_group_mark_corrupt)(void *, const struct xfs_group 
 
 typedef void (*btf_trace_xfs_group_mark_healthy)(void *, const struct xfs_group *, unsigned int);
 
-typedef void (*btf_trace_xfs_group_unfixed_corruption)(void *, const struct xfs_group *, unsigned int);
+typedef void (*btf_trace_xfs_group_unfixed_corruption)(void *, const struct xfs_group *,
+						       unsigned int);
 
 typedef void (*btf_trace_xfs_inode_mark_sick)(void *, struct xfs_inode *, unsigned int);
 
@@ -70420,7 +71633,8 @@ typedef void (*btf_trace_xfs_inode_mark_healthy)(void *, struct xfs_inode *, uns
 
 typedef void (*btf_trace_xfs_inode_unfixed_corruption)(void *, struct xfs_inode *, unsigned int);
 
-typedef void (*btf_trace_xfs_iwalk_ag_rec)(void *, const struct xfs_perag *, struct xfs_inobt_rec_incore *);
+typedef void (*btf_trace_xfs_iwalk_ag_rec)(void *, const struct xfs_perag *,
+					   struct xfs_inobt_rec_incore *);
 
 typedef void (*btf_trace_xfs_pwork_init)(void *, struct xfs_mount *, unsigned int, pid_t);
 
@@ -70430,17 +71644,25 @@ typedef void (*btf_trace_xfs_btree_commit_afakeroot)(void *, struct xfs_btree_cu
 
 typedef void (*btf_trace_xfs_btree_commit_ifakeroot)(void *, struct xfs_btree_cur *);
 
-typedef void (*btf_trace_xfs_btree_bload_level_geometry)(void *, struct xfs_btree_cur *, unsigned int, uint64_t, unsigned int, unsigned int, uint64_t, uint64_t);
+typedef void (*btf_trace_xfs_btree_bload_level_geometry)(void *, struct xfs_btree_cur *,
+							 unsigned int, uint64_t, unsigned int,
+							 unsigned int, uint64_t, uint64_t);
 
-typedef void (*btf_trace_xfs_btree_bload_block)(void *, struct xfs_btree_cur *, unsigned int, uint64_t, uint64_t, union xfs_btree_ptr *, unsigned int);
+typedef void (*btf_trace_xfs_btree_bload_block)(void *, struct xfs_btree_cur *, unsigned int,
+						uint64_t, uint64_t, union xfs_btree_ptr *,
+						unsigned int);
 
-typedef void (*btf_trace_xfs_inode_timestamp_range)(void *, struct xfs_mount *, long long int, long long int);
+typedef void (*btf_trace_xfs_inode_timestamp_range)(void *, struct xfs_mount *, long long int,
+						    long long int);
 
-typedef void (*btf_trace_xfs_quota_expiry_range)(void *, struct xfs_mount *, long long int, long long int);
+typedef void (*btf_trace_xfs_quota_expiry_range)(void *, struct xfs_mount *, long long int,
+						 long long int);
 
-typedef void (*btf_trace_xfs_ioc_free_eofblocks)(void *, struct xfs_mount *, struct xfs_icwalk *, long unsigned int);
+typedef void (*btf_trace_xfs_ioc_free_eofblocks)(void *, struct xfs_mount *, struct xfs_icwalk *,
+						 long unsigned int);
 
-typedef void (*btf_trace_xfs_blockgc_free_space)(void *, struct xfs_mount *, struct xfs_icwalk *, long unsigned int);
+typedef void (*btf_trace_xfs_blockgc_free_space)(void *, struct xfs_mount *, struct xfs_icwalk *,
+						 long unsigned int);
 
 typedef void (*btf_trace_xlog_iclog_activate)(void *, struct xlog_in_core *, long unsigned int);
 
@@ -70448,9 +71670,11 @@ typedef void (*btf_trace_xlog_iclog_clean)(void *, struct xlog_in_core *, long u
 
 typedef void (*btf_trace_xlog_iclog_callback)(void *, struct xlog_in_core *, long unsigned int);
 
-typedef void (*btf_trace_xlog_iclog_callbacks_start)(void *, struct xlog_in_core *, long unsigned int);
+typedef void (*btf_trace_xlog_iclog_callbacks_start)(void *, struct xlog_in_core *,
+						     long unsigned int);
 
-typedef void (*btf_trace_xlog_iclog_callbacks_done)(void *, struct xlog_in_core *, long unsigned int);
+typedef void (*btf_trace_xlog_iclog_callbacks_done)(void *, struct xlog_in_core *,
+						    long unsigned int);
 
 typedef void (*btf_trace_xlog_iclog_force)(void *, struct xlog_in_core *, long unsigned int);
 
@@ -70486,9 +71710,11 @@ typedef void (*btf_trace_xfs_attr_rmtval_remove_return)(void *, int, struct xfs_
 
 typedef void (*btf_trace_xfs_attr_defer_add)(void *, int, struct xfs_inode *);
 
-typedef void (*btf_trace_xfs_force_shutdown)(void *, struct xfs_mount *, int, int, const char *, int);
+typedef void (*btf_trace_xfs_force_shutdown)(void *, struct xfs_mount *, int, int, const char *,
+					     int);
 
-typedef void (*btf_trace_xfs_exchmaps_mapping1_skip)(void *, struct xfs_inode *, struct xfs_bmbt_irec *);
+typedef void (*btf_trace_xfs_exchmaps_mapping1_skip)(void *, struct xfs_inode *,
+						     struct xfs_bmbt_irec *);
 
 typedef void (*btf_trace_xfs_exchmaps_mapping1)(void *, struct xfs_inode *, struct xfs_bmbt_irec *);
 
@@ -70502,35 +71728,55 @@ typedef void (*btf_trace_xfs_exchrange_after)(void *, struct xfs_inode *, int);
 
 typedef void (*btf_trace_xfs_exchrange_error)(void *, struct xfs_inode *, int, long unsigned int);
 
-typedef void (*btf_trace_xfs_exchrange_prep)(void *, const struct xfs_exchrange *, struct xfs_inode *, struct xfs_inode *);
+typedef void (*btf_trace_xfs_exchrange_prep)(void *, const struct xfs_exchrange *,
+					     struct xfs_inode *, struct xfs_inode *);
 
-typedef void (*btf_trace_xfs_exchrange_flush)(void *, const struct xfs_exchrange *, struct xfs_inode *, struct xfs_inode *);
+typedef void (*btf_trace_xfs_exchrange_flush)(void *, const struct xfs_exchrange *,
+					      struct xfs_inode *, struct xfs_inode *);
 
-typedef void (*btf_trace_xfs_exchrange_mappings)(void *, const struct xfs_exchrange *, struct xfs_inode *, struct xfs_inode *);
+typedef void (*btf_trace_xfs_exchrange_mappings)(void *, const struct xfs_exchrange *,
+						 struct xfs_inode *, struct xfs_inode *);
 
-typedef void (*btf_trace_xfs_exchrange_freshness)(void *, const struct xfs_exchrange *, struct xfs_inode *);
+typedef void (*btf_trace_xfs_exchrange_freshness)(void *, const struct xfs_exchrange *,
+						  struct xfs_inode *);
 
-typedef void (*btf_trace_xfs_exchmaps_overhead)(void *, struct xfs_mount *, long long unsigned int, long long unsigned int);
+typedef void (*btf_trace_xfs_exchmaps_overhead)(void *, struct xfs_mount *, long long unsigned int,
+						long long unsigned int);
 
 typedef void (*btf_trace_xfs_exchmaps_initial_estimate)(void *, const struct xfs_exchmaps_req *);
 
 typedef void (*btf_trace_xfs_exchmaps_final_estimate)(void *, const struct xfs_exchmaps_req *);
 
-typedef void (*btf_trace_xfs_exchmaps_defer)(void *, struct xfs_mount *, const struct xfs_exchmaps_intent *);
+typedef void (*btf_trace_xfs_exchmaps_defer)(void *, struct xfs_mount *,
+					     const struct xfs_exchmaps_intent *);
 
-typedef void (*btf_trace_xfs_exchmaps_recover)(void *, struct xfs_mount *, const struct xfs_exchmaps_intent *);
+typedef void (*btf_trace_xfs_exchmaps_recover)(void *, struct xfs_mount *,
+					       const struct xfs_exchmaps_intent *);
 
-typedef void (*btf_trace_xfs_exchmaps_delta_nextents_step)(void *, struct xfs_mount *, const struct xfs_bmbt_irec *, const struct xfs_bmbt_irec *, const struct xfs_bmbt_irec *, const struct xfs_bmbt_irec *, int, unsigned int);
+typedef void (*btf_trace_xfs_exchmaps_delta_nextents_step)(
+    void *, struct xfs_mount *, const struct xfs_bmbt_irec *, const struct xfs_bmbt_irec *,
+    const struct xfs_bmbt_irec *, const struct xfs_bmbt_irec *, int, unsigned int);
 
-typedef void (*btf_trace_xfs_exchmaps_delta_nextents)(void *, const struct xfs_exchmaps_req *, int64_t, int64_t);
+typedef void (*btf_trace_xfs_exchmaps_delta_nextents)(void *, const struct xfs_exchmaps_req *,
+						      int64_t, int64_t);
 
-typedef void (*btf_trace_xfs_getparents_put_listent)(void *, struct xfs_inode *, const struct xfs_getparents *, const struct xfs_attr_list_context *, const struct xfs_getparents_rec *);
+typedef void (*btf_trace_xfs_getparents_put_listent)(void *, struct xfs_inode *,
+						     const struct xfs_getparents *,
+						     const struct xfs_attr_list_context *,
+						     const struct xfs_getparents_rec *);
 
-typedef void (*btf_trace_xfs_getparents_expand_lastrec)(void *, struct xfs_inode *, const struct xfs_getparents *, const struct xfs_attr_list_context *, const struct xfs_getparents_rec *);
+typedef void (*btf_trace_xfs_getparents_expand_lastrec)(void *, struct xfs_inode *,
+							const struct xfs_getparents *,
+							const struct xfs_attr_list_context *,
+							const struct xfs_getparents_rec *);
 
-typedef void (*btf_trace_xfs_getparents_begin)(void *, struct xfs_inode *, const struct xfs_getparents *, const struct xfs_attrlist_cursor_kern *);
+typedef void (*btf_trace_xfs_getparents_begin)(void *, struct xfs_inode *,
+					       const struct xfs_getparents *,
+					       const struct xfs_attrlist_cursor_kern *);
 
-typedef void (*btf_trace_xfs_getparents_end)(void *, struct xfs_inode *, const struct xfs_getparents *, const struct xfs_attrlist_cursor_kern *);
+typedef void (*btf_trace_xfs_getparents_end)(void *, struct xfs_inode *,
+					     const struct xfs_getparents *,
+					     const struct xfs_attrlist_cursor_kern *);
 
 typedef void (*btf_trace_xfs_metadir_start_create)(void *, const struct xfs_metadir_update *);
 
@@ -70548,7 +71794,8 @@ typedef void (*btf_trace_xfs_metadir_link)(void *, const struct xfs_metadir_upda
 
 typedef void (*btf_trace_xfs_metadir_teardown)(void *, const struct xfs_metadir_update *, int);
 
-typedef void (*btf_trace_xfs_metadir_lookup)(void *, struct xfs_inode *, struct xfs_name *, xfs_ino_t);
+typedef void (*btf_trace_xfs_metadir_lookup)(void *, struct xfs_inode *, struct xfs_name *,
+					     xfs_ino_t);
 
 typedef void (*btf_trace_xfs_metafile_resv_init)(void *, struct xfs_mount *, xfs_filblks_t);
 
@@ -70562,9 +71809,12 @@ typedef void (*btf_trace_xfs_metafile_resv_critical)(void *, struct xfs_mount *,
 
 typedef void (*btf_trace_xfs_metafile_resv_init_error)(void *, struct xfs_mount *, xfs_filblks_t);
 
-typedef void (*btf_trace_xfs_freecounter_reserved)(void *, struct xfs_mount *, enum xfs_free_counter, uint64_t, long unsigned int);
+typedef void (*btf_trace_xfs_freecounter_reserved)(void *, struct xfs_mount *,
+						   enum xfs_free_counter, uint64_t,
+						   long unsigned int);
 
-typedef void (*btf_trace_xfs_freecounter_enospc)(void *, struct xfs_mount *, enum xfs_free_counter, uint64_t, long unsigned int);
+typedef void (*btf_trace_xfs_freecounter_enospc)(void *, struct xfs_mount *, enum xfs_free_counter,
+						 uint64_t, long unsigned int);
 
 struct xfs_ag_geometry {
 	uint32_t ag_number;
@@ -70756,11 +72006,13 @@ enum xfs_blft {
 
 typedef struct xfs_mount xfs_mount_t;
 
-typedef int (*xfs_btree_query_range_fn)(struct xfs_btree_cur *, const union xfs_btree_rec *, void *);
+typedef int (*xfs_btree_query_range_fn)(struct xfs_btree_cur *, const union xfs_btree_rec *,
+					void *);
 
 typedef struct xfs_alloc_arg xfs_alloc_arg_t;
 
-typedef int (*xfs_alloc_query_range_fn)(struct xfs_btree_cur *, const struct xfs_alloc_rec_incore *, void *);
+typedef int (*xfs_alloc_query_range_fn)(struct xfs_btree_cur *, const struct xfs_alloc_rec_incore *,
+					void *);
 
 typedef int (*xfs_agfl_walk_fn)(struct xfs_mount *, xfs_agblock_t, void *);
 
@@ -71098,11 +72350,14 @@ struct xfs_btree_has_records {
 	enum xbtree_recpacking outcome;
 };
 
-typedef int (*xfs_btree_bload_get_records_fn)(struct xfs_btree_cur *, unsigned int, struct xfs_btree_block *, unsigned int, void *);
+typedef int (*xfs_btree_bload_get_records_fn)(struct xfs_btree_cur *, unsigned int,
+					      struct xfs_btree_block *, unsigned int, void *);
 
-typedef int (*xfs_btree_bload_claim_block_fn)(struct xfs_btree_cur *, union xfs_btree_ptr *, void *);
+typedef int (*xfs_btree_bload_claim_block_fn)(struct xfs_btree_cur *, union xfs_btree_ptr *,
+					      void *);
 
-typedef size_t (*xfs_btree_bload_iroot_size_fn)(struct xfs_btree_cur *, unsigned int, unsigned int, void *);
+typedef size_t (*xfs_btree_bload_iroot_size_fn)(struct xfs_btree_cur *, unsigned int, unsigned int,
+						void *);
 
 struct xfs_btree_bload {
 	xfs_btree_bload_get_records_fn get_records;
@@ -71570,7 +72825,8 @@ enum xfs_rtg_inodes {
 	XFS_RTGI_MAX = 4,
 };
 
-typedef int (*xfs_rmap_query_range_fn)(struct xfs_btree_cur *, const struct xfs_rmap_irec *, void *);
+typedef int (*xfs_rmap_query_range_fn)(struct xfs_btree_cur *, const struct xfs_rmap_irec *,
+				       void *);
 
 struct xfs_rmap_matches {
 	long long unsigned int matches;
@@ -71596,7 +72852,8 @@ struct xfs_rmap_ownercount {
 	bool stop_on_nonmatch;
 };
 
-typedef int (*xfs_refcount_query_range_fn)(struct xfs_btree_cur *, const struct xfs_refcount_irec *, void *);
+typedef int (*xfs_refcount_query_range_fn)(struct xfs_btree_cur *, const struct xfs_refcount_irec *,
+					   void *);
 
 enum xfs_refc_adjust_op {
 	XFS_REFCOUNT_ADJUST_INCREASE = 1,
@@ -72150,7 +73407,8 @@ typedef int (*inumbers_fmt_pf)(struct xfs_ibulk *, const struct xfs_inumbers *);
 
 typedef int (*xfs_iwalk_fn)(struct xfs_mount *, struct xfs_trans *, xfs_ino_t, void *);
 
-typedef int (*xfs_inobt_walk_fn)(struct xfs_mount *, struct xfs_trans *, xfs_agnumber_t, const struct xfs_inobt_rec_incore *, void *);
+typedef int (*xfs_inobt_walk_fn)(struct xfs_mount *, struct xfs_trans *, xfs_agnumber_t,
+				 const struct xfs_inobt_rec_incore *, void *);
 
 struct xfs_bstat_chunk {
 	bulkstat_one_fmt_pf formatter;
@@ -72196,9 +73454,9 @@ struct xfs_iwalk_ag {
 	xfs_iwalk_fn iwalk_fn;
 	xfs_inobt_walk_fn inobt_walk_fn;
 	void *data;
-	unsigned int trim_start: 1;
-	unsigned int skip_empty: 1;
-	unsigned int drop_trans: 1;
+	unsigned int trim_start : 1;
+	unsigned int skip_empty : 1;
+	unsigned int drop_trans : 1;
 };
 
 typedef struct xfs_sb xfs_sb_t;
@@ -72950,9 +74208,9 @@ struct eventfs_inode {
 	void *data;
 	struct eventfs_attr attr;
 	struct kref kref;
-	unsigned int is_freed: 1;
-	unsigned int is_events: 1;
-	unsigned int nr_entries: 30;
+	unsigned int is_freed : 1;
+	unsigned int is_events : 1;
+	unsigned int nr_entries : 30;
 	unsigned int ino;
 };
 
@@ -73339,7 +74597,7 @@ struct btrfs_block_rsv {
 	spinlock_t lock;
 	bool full;
 	bool failfast;
-	enum btrfs_rsv_type type: 8;
+	enum btrfs_rsv_type type : 8;
 	u64 qgroup_rsv_size;
 	u64 qgroup_rsv_reserved;
 };
@@ -74293,22 +75551,24 @@ struct btrfs_path {
 	u8 locks[8];
 	u8 reada;
 	u8 lowest_level;
-	bool search_for_split: 1;
-	bool keep_locks: 1;
-	bool skip_locking: 1;
-	bool search_commit_root: 1;
-	bool need_commit_sem: 1;
-	bool skip_release_on_error: 1;
-	bool search_for_extension: 1;
-	bool nowait: 1;
+	bool search_for_split : 1;
+	bool keep_locks : 1;
+	bool skip_locking : 1;
+	bool search_commit_root : 1;
+	bool need_commit_sem : 1;
+	bool skip_release_on_error : 1;
+	bool search_for_extension : 1;
+	bool nowait : 1;
 };
 
 struct btrfs_ref_tracker_dir {
-	struct {} tracker;
+	struct {
+	} tracker;
 };
 
 struct btrfs_ref_tracker {
-	struct {} tracker;
+	struct {
+	} tracker;
 };
 
 struct btrfs_delayed_node {
@@ -74438,8 +75698,8 @@ struct btrfs_delayed_ref_node {
 	u64 parent;
 	refcount_t refs;
 	int ref_mod;
-	unsigned int action: 8;
-	unsigned int type: 8;
+	unsigned int action : 8;
+	unsigned int type : 8;
 	union {
 		struct btrfs_tree_ref tree_ref;
 		struct btrfs_data_ref data_ref;
@@ -75540,41 +76800,59 @@ struct trace_event_raw_btrfs_extent_map_shrinker_remove_em {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_btrfs_transaction_commit {};
+struct trace_event_data_offsets_btrfs_transaction_commit {
+};
 
-struct trace_event_data_offsets_btrfs__inode {};
+struct trace_event_data_offsets_btrfs__inode {
+};
 
-struct trace_event_data_offsets_btrfs_get_extent {};
+struct trace_event_data_offsets_btrfs_get_extent {
+};
 
-struct trace_event_data_offsets_btrfs_handle_em_exist {};
+struct trace_event_data_offsets_btrfs_handle_em_exist {
+};
 
-struct trace_event_data_offsets_btrfs__file_extent_item_regular {};
+struct trace_event_data_offsets_btrfs__file_extent_item_regular {
+};
 
-struct trace_event_data_offsets_btrfs__file_extent_item_inline {};
+struct trace_event_data_offsets_btrfs__file_extent_item_inline {
+};
 
-struct trace_event_data_offsets_btrfs__ordered_extent {};
+struct trace_event_data_offsets_btrfs__ordered_extent {
+};
 
-struct trace_event_data_offsets_btrfs_finish_ordered_extent {};
+struct trace_event_data_offsets_btrfs_finish_ordered_extent {
+};
 
-struct trace_event_data_offsets_btrfs__writepage {};
+struct trace_event_data_offsets_btrfs__writepage {
+};
 
-struct trace_event_data_offsets_btrfs_writepage_end_io_hook {};
+struct trace_event_data_offsets_btrfs_writepage_end_io_hook {
+};
 
-struct trace_event_data_offsets_btrfs_sync_file {};
+struct trace_event_data_offsets_btrfs_sync_file {
+};
 
-struct trace_event_data_offsets_btrfs_sync_fs {};
+struct trace_event_data_offsets_btrfs_sync_fs {
+};
 
-struct trace_event_data_offsets_btrfs_add_block_group {};
+struct trace_event_data_offsets_btrfs_add_block_group {
+};
 
-struct trace_event_data_offsets_btrfs_delayed_tree_ref {};
+struct trace_event_data_offsets_btrfs_delayed_tree_ref {
+};
 
-struct trace_event_data_offsets_btrfs_delayed_data_ref {};
+struct trace_event_data_offsets_btrfs_delayed_data_ref {
+};
 
-struct trace_event_data_offsets_btrfs_delayed_ref_head {};
+struct trace_event_data_offsets_btrfs_delayed_ref_head {
+};
 
-struct trace_event_data_offsets_btrfs__chunk {};
+struct trace_event_data_offsets_btrfs__chunk {
+};
 
-struct trace_event_data_offsets_btrfs_cow_block {};
+struct trace_event_data_offsets_btrfs_cow_block {
+};
 
 struct trace_event_data_offsets_btrfs_space_reservation {
 	u32 type;
@@ -75586,94 +76864,136 @@ struct trace_event_data_offsets_btrfs_trigger_flush {
 	const void *reason_ptr_;
 };
 
-struct trace_event_data_offsets_btrfs_flush_space {};
+struct trace_event_data_offsets_btrfs_flush_space {
+};
 
-struct trace_event_data_offsets_btrfs__reserved_extent {};
+struct trace_event_data_offsets_btrfs__reserved_extent {
+};
 
-struct trace_event_data_offsets_btrfs_find_free_extent {};
+struct trace_event_data_offsets_btrfs_find_free_extent {
+};
 
-struct trace_event_data_offsets_btrfs_find_free_extent_search_loop {};
+struct trace_event_data_offsets_btrfs_find_free_extent_search_loop {
+};
 
-struct trace_event_data_offsets_btrfs_find_free_extent_have_block_group {};
+struct trace_event_data_offsets_btrfs_find_free_extent_have_block_group {
+};
 
-struct trace_event_data_offsets_btrfs__reserve_extent {};
+struct trace_event_data_offsets_btrfs__reserve_extent {
+};
 
-struct trace_event_data_offsets_btrfs_find_cluster {};
+struct trace_event_data_offsets_btrfs_find_cluster {
+};
 
-struct trace_event_data_offsets_btrfs_failed_cluster_setup {};
+struct trace_event_data_offsets_btrfs_failed_cluster_setup {
+};
 
-struct trace_event_data_offsets_btrfs_setup_cluster {};
+struct trace_event_data_offsets_btrfs_setup_cluster {
+};
 
-struct trace_event_data_offsets_btrfs_alloc_extent_state {};
+struct trace_event_data_offsets_btrfs_alloc_extent_state {
+};
 
-struct trace_event_data_offsets_btrfs_free_extent_state {};
+struct trace_event_data_offsets_btrfs_free_extent_state {
+};
 
-struct trace_event_data_offsets_btrfs__work {};
+struct trace_event_data_offsets_btrfs__work {
+};
 
-struct trace_event_data_offsets_btrfs__work__done {};
+struct trace_event_data_offsets_btrfs__work__done {
+};
 
 struct trace_event_data_offsets_btrfs_workqueue {
 	u32 name;
 	const void *name_ptr_;
 };
 
-struct trace_event_data_offsets_btrfs_workqueue_done {};
+struct trace_event_data_offsets_btrfs_workqueue_done {
+};
 
-struct trace_event_data_offsets_btrfs__qgroup_rsv_data {};
+struct trace_event_data_offsets_btrfs__qgroup_rsv_data {
+};
 
-struct trace_event_data_offsets_btrfs_qgroup_extent {};
+struct trace_event_data_offsets_btrfs_qgroup_extent {
+};
 
-struct trace_event_data_offsets_btrfs_qgroup_num_dirty_extents {};
+struct trace_event_data_offsets_btrfs_qgroup_num_dirty_extents {
+};
 
-struct trace_event_data_offsets_btrfs_qgroup_account_extent {};
+struct trace_event_data_offsets_btrfs_qgroup_account_extent {
+};
 
-struct trace_event_data_offsets_btrfs_qgroup_update_counters {};
+struct trace_event_data_offsets_btrfs_qgroup_update_counters {
+};
 
-struct trace_event_data_offsets_btrfs_qgroup_update_reserve {};
+struct trace_event_data_offsets_btrfs_qgroup_update_reserve {
+};
 
-struct trace_event_data_offsets_btrfs_qgroup_meta_reserve {};
+struct trace_event_data_offsets_btrfs_qgroup_meta_reserve {
+};
 
-struct trace_event_data_offsets_btrfs_qgroup_meta_convert {};
+struct trace_event_data_offsets_btrfs_qgroup_meta_convert {
+};
 
-struct trace_event_data_offsets_btrfs_qgroup_meta_free_all_pertrans {};
+struct trace_event_data_offsets_btrfs_qgroup_meta_free_all_pertrans {
+};
 
-struct trace_event_data_offsets_btrfs__prelim_ref {};
+struct trace_event_data_offsets_btrfs__prelim_ref {
+};
 
-struct trace_event_data_offsets_btrfs_inode_mod_outstanding_extents {};
+struct trace_event_data_offsets_btrfs_inode_mod_outstanding_extents {
+};
 
-struct trace_event_data_offsets_btrfs__block_group {};
+struct trace_event_data_offsets_btrfs__block_group {
+};
 
-struct trace_event_data_offsets_btrfs_set_extent_bit {};
+struct trace_event_data_offsets_btrfs_set_extent_bit {
+};
 
-struct trace_event_data_offsets_btrfs_clear_extent_bit {};
+struct trace_event_data_offsets_btrfs_clear_extent_bit {
+};
 
-struct trace_event_data_offsets_btrfs_convert_extent_bit {};
+struct trace_event_data_offsets_btrfs_convert_extent_bit {
+};
 
-struct trace_event_data_offsets_btrfs_dump_space_info {};
+struct trace_event_data_offsets_btrfs_dump_space_info {
+};
 
-struct trace_event_data_offsets_btrfs_reserve_ticket {};
+struct trace_event_data_offsets_btrfs_reserve_ticket {
+};
 
-struct trace_event_data_offsets_btrfs_sleep_tree_lock {};
+struct trace_event_data_offsets_btrfs_sleep_tree_lock {
+};
 
-struct trace_event_data_offsets_btrfs_locking_events {};
+struct trace_event_data_offsets_btrfs_locking_events {
+};
 
-struct trace_event_data_offsets_btrfs__space_info_update {};
+struct trace_event_data_offsets_btrfs__space_info_update {
+};
 
-struct trace_event_data_offsets_btrfs_raid56_bio {};
+struct trace_event_data_offsets_btrfs_raid56_bio {
+};
 
-struct trace_event_data_offsets_btrfs_insert_one_raid_extent {};
+struct trace_event_data_offsets_btrfs_insert_one_raid_extent {
+};
 
-struct trace_event_data_offsets_btrfs_raid_extent_delete {};
+struct trace_event_data_offsets_btrfs_raid_extent_delete {
+};
 
-struct trace_event_data_offsets_btrfs_get_raid_extent_offset {};
+struct trace_event_data_offsets_btrfs_get_raid_extent_offset {
+};
 
-struct trace_event_data_offsets_btrfs_extent_map_shrinker_count {};
+struct trace_event_data_offsets_btrfs_extent_map_shrinker_count {
+};
 
-struct trace_event_data_offsets_btrfs_extent_map_shrinker_scan_enter {};
+struct trace_event_data_offsets_btrfs_extent_map_shrinker_scan_enter {
+};
 
-struct trace_event_data_offsets_btrfs_extent_map_shrinker_scan_exit {};
+struct trace_event_data_offsets_btrfs_extent_map_shrinker_scan_exit {
+};
 
-struct trace_event_data_offsets_btrfs_extent_map_shrinker_remove_em {};
+struct trace_event_data_offsets_btrfs_extent_map_shrinker_remove_em {
+};
 
 typedef void (*btf_trace_btrfs_transaction_commit)(void *, const struct btrfs_fs_info *);
 
@@ -75683,101 +77003,157 @@ typedef void (*btf_trace_btrfs_inode_request)(void *, const struct inode *);
 
 typedef void (*btf_trace_btrfs_inode_evict)(void *, const struct inode *);
 
-typedef void (*btf_trace_btrfs_get_extent)(void *, const struct btrfs_root *, const struct btrfs_inode *, const struct extent_map *);
+typedef void (*btf_trace_btrfs_get_extent)(void *, const struct btrfs_root *,
+					   const struct btrfs_inode *, const struct extent_map *);
 
-typedef void (*btf_trace_btrfs_handle_em_exist)(void *, const struct btrfs_fs_info *, const struct extent_map *, const struct extent_map *, u64, u64);
+typedef void (*btf_trace_btrfs_handle_em_exist)(void *, const struct btrfs_fs_info *,
+						const struct extent_map *,
+						const struct extent_map *, u64, u64);
 
-typedef void (*btf_trace_btrfs_get_extent_show_fi_regular)(void *, const struct btrfs_inode *, const struct extent_buffer *, const struct btrfs_file_extent_item *, u64);
+typedef void (*btf_trace_btrfs_get_extent_show_fi_regular)(void *, const struct btrfs_inode *,
+							   const struct extent_buffer *,
+							   const struct btrfs_file_extent_item *,
+							   u64);
 
-typedef void (*btf_trace_btrfs_truncate_show_fi_regular)(void *, const struct btrfs_inode *, const struct extent_buffer *, const struct btrfs_file_extent_item *, u64);
+typedef void (*btf_trace_btrfs_truncate_show_fi_regular)(void *, const struct btrfs_inode *,
+							 const struct extent_buffer *,
+							 const struct btrfs_file_extent_item *,
+							 u64);
 
-typedef void (*btf_trace_btrfs_get_extent_show_fi_inline)(void *, const struct btrfs_inode *, const struct extent_buffer *, const struct btrfs_file_extent_item *, int, u64);
+typedef void (*btf_trace_btrfs_get_extent_show_fi_inline)(void *, const struct btrfs_inode *,
+							  const struct extent_buffer *,
+							  const struct btrfs_file_extent_item *,
+							  int, u64);
 
-typedef void (*btf_trace_btrfs_truncate_show_fi_inline)(void *, const struct btrfs_inode *, const struct extent_buffer *, const struct btrfs_file_extent_item *, int, u64);
+typedef void (*btf_trace_btrfs_truncate_show_fi_inline)(void *, const struct btrfs_inode *,
+							const struct extent_buffer *,
+							const struct btrfs_file_extent_item *, int,
+							u64);
 
-typedef void (*btf_trace_btrfs_ordered_extent_add)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_add)(void *, const struct btrfs_inode *,
+						   const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_remove)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_remove)(void *, const struct btrfs_inode *,
+						      const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_start)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_start)(void *, const struct btrfs_inode *,
+						     const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_put)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_put)(void *, const struct btrfs_inode *,
+						   const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_lookup)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_lookup)(void *, const struct btrfs_inode *,
+						      const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_lookup_range)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_lookup_range)(void *, const struct btrfs_inode *,
+							    const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_lookup_first_range)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_lookup_first_range)(
+    void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_lookup_for_logging)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_lookup_for_logging)(
+    void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_lookup_first)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_lookup_first)(void *, const struct btrfs_inode *,
+							    const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_split)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_split)(void *, const struct btrfs_inode *,
+						     const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_dec_test_pending)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_dec_test_pending)(
+    void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_ordered_extent_mark_finished)(void *, const struct btrfs_inode *, const struct btrfs_ordered_extent *);
+typedef void (*btf_trace_btrfs_ordered_extent_mark_finished)(void *, const struct btrfs_inode *,
+							     const struct btrfs_ordered_extent *);
 
-typedef void (*btf_trace_btrfs_finish_ordered_extent)(void *, const struct btrfs_inode *, u64, u64, bool);
+typedef void (*btf_trace_btrfs_finish_ordered_extent)(void *, const struct btrfs_inode *, u64, u64,
+						      bool);
 
-typedef void (*btf_trace_extent_writepage)(void *, const struct folio *, const struct inode *, const struct writeback_control *);
+typedef void (*btf_trace_extent_writepage)(void *, const struct folio *, const struct inode *,
+					   const struct writeback_control *);
 
-typedef void (*btf_trace_btrfs_writepage_end_io_hook)(void *, const struct btrfs_inode *, u64, u64, int);
+typedef void (*btf_trace_btrfs_writepage_end_io_hook)(void *, const struct btrfs_inode *, u64, u64,
+						      int);
 
 typedef void (*btf_trace_btrfs_sync_file)(void *, const struct file *, int);
 
 typedef void (*btf_trace_btrfs_sync_fs)(void *, const struct btrfs_fs_info *, int);
 
-typedef void (*btf_trace_btrfs_add_block_group)(void *, const struct btrfs_fs_info *, const struct btrfs_block_group *, int);
+typedef void (*btf_trace_btrfs_add_block_group)(void *, const struct btrfs_fs_info *,
+						const struct btrfs_block_group *, int);
 
-typedef void (*btf_trace_add_delayed_tree_ref)(void *, const struct btrfs_fs_info *, const struct btrfs_delayed_ref_node *);
+typedef void (*btf_trace_add_delayed_tree_ref)(void *, const struct btrfs_fs_info *,
+					       const struct btrfs_delayed_ref_node *);
 
-typedef void (*btf_trace_run_delayed_tree_ref)(void *, const struct btrfs_fs_info *, const struct btrfs_delayed_ref_node *);
+typedef void (*btf_trace_run_delayed_tree_ref)(void *, const struct btrfs_fs_info *,
+					       const struct btrfs_delayed_ref_node *);
 
-typedef void (*btf_trace_add_delayed_data_ref)(void *, const struct btrfs_fs_info *, const struct btrfs_delayed_ref_node *);
+typedef void (*btf_trace_add_delayed_data_ref)(void *, const struct btrfs_fs_info *,
+					       const struct btrfs_delayed_ref_node *);
 
-typedef void (*btf_trace_run_delayed_data_ref)(void *, const struct btrfs_fs_info *, const struct btrfs_delayed_ref_node *);
+typedef void (*btf_trace_run_delayed_data_ref)(void *, const struct btrfs_fs_info *,
+					       const struct btrfs_delayed_ref_node *);
 
-typedef void (*btf_trace_add_delayed_ref_head)(void *, const struct btrfs_fs_info *, const struct btrfs_delayed_ref_head *, int);
+typedef void (*btf_trace_add_delayed_ref_head)(void *, const struct btrfs_fs_info *,
+					       const struct btrfs_delayed_ref_head *, int);
 
-typedef void (*btf_trace_run_delayed_ref_head)(void *, const struct btrfs_fs_info *, const struct btrfs_delayed_ref_head *, int);
+typedef void (*btf_trace_run_delayed_ref_head)(void *, const struct btrfs_fs_info *,
+					       const struct btrfs_delayed_ref_head *, int);
 
-typedef void (*btf_trace_btrfs_chunk_alloc)(void *, const struct btrfs_fs_info *, const struct btrfs_chunk_map *, u64, u64);
+typedef void (*btf_trace_btrfs_chunk_alloc)(void *, const struct btrfs_fs_info *,
+					    const struct btrfs_chunk_map *, u64, u64);
 
-typedef void (*btf_trace_btrfs_chunk_free)(void *, const struct btrfs_fs_info *, const struct btrfs_chunk_map *, u64, u64);
+typedef void (*btf_trace_btrfs_chunk_free)(void *, const struct btrfs_fs_info *,
+					   const struct btrfs_chunk_map *, u64, u64);
 
-typedef void (*btf_trace_btrfs_cow_block)(void *, const struct btrfs_root *, const struct extent_buffer *, const struct extent_buffer *);
+typedef void (*btf_trace_btrfs_cow_block)(void *, const struct btrfs_root *,
+					  const struct extent_buffer *,
+					  const struct extent_buffer *);
 
-typedef void (*btf_trace_btrfs_space_reservation)(void *, const struct btrfs_fs_info *, const char *, u64, u64, int);
+typedef void (*btf_trace_btrfs_space_reservation)(void *, const struct btrfs_fs_info *,
+						  const char *, u64, u64, int);
 
-typedef void (*btf_trace_btrfs_trigger_flush)(void *, const struct btrfs_fs_info *, u64, u64, int, const char *);
+typedef void (*btf_trace_btrfs_trigger_flush)(void *, const struct btrfs_fs_info *, u64, u64, int,
+					      const char *);
 
-typedef void (*btf_trace_btrfs_flush_space)(void *, const struct btrfs_fs_info *, u64, u64, int, int, bool);
+typedef void (*btf_trace_btrfs_flush_space)(void *, const struct btrfs_fs_info *, u64, u64, int,
+					    int, bool);
 
-typedef void (*btf_trace_btrfs_reserved_extent_alloc)(void *, const struct btrfs_fs_info *, u64, u64);
+typedef void (*btf_trace_btrfs_reserved_extent_alloc)(void *, const struct btrfs_fs_info *, u64,
+						      u64);
 
-typedef void (*btf_trace_btrfs_reserved_extent_free)(void *, const struct btrfs_fs_info *, u64, u64);
+typedef void (*btf_trace_btrfs_reserved_extent_free)(void *, const struct btrfs_fs_info *, u64,
+						     u64);
 
-typedef void (*btf_trace_btrfs_find_free_extent)(void *, const struct btrfs_root *, const struct find_free_extent_ctl *);
+typedef void (*btf_trace_btrfs_find_free_extent)(void *, const struct btrfs_root *,
+						 const struct find_free_extent_ctl *);
 
-typedef void (*btf_trace_btrfs_find_free_extent_search_loop)(void *, const struct btrfs_root *, const struct find_free_extent_ctl *);
+typedef void (*btf_trace_btrfs_find_free_extent_search_loop)(void *, const struct btrfs_root *,
+							     const struct find_free_extent_ctl *);
 
-typedef void (*btf_trace_btrfs_find_free_extent_have_block_group)(void *, const struct btrfs_root *, const struct find_free_extent_ctl *, const struct btrfs_block_group *);
+typedef void (*btf_trace_btrfs_find_free_extent_have_block_group)(
+    void *, const struct btrfs_root *, const struct find_free_extent_ctl *,
+    const struct btrfs_block_group *);
 
-typedef void (*btf_trace_btrfs_reserve_extent)(void *, const struct btrfs_block_group *, const struct find_free_extent_ctl *);
+typedef void (*btf_trace_btrfs_reserve_extent)(void *, const struct btrfs_block_group *,
+					       const struct find_free_extent_ctl *);
 
-typedef void (*btf_trace_btrfs_reserve_extent_cluster)(void *, const struct btrfs_block_group *, const struct find_free_extent_ctl *);
+typedef void (*btf_trace_btrfs_reserve_extent_cluster)(void *, const struct btrfs_block_group *,
+						       const struct find_free_extent_ctl *);
 
-typedef void (*btf_trace_btrfs_find_cluster)(void *, const struct btrfs_block_group *, u64, u64, u64, u64);
+typedef void (*btf_trace_btrfs_find_cluster)(void *, const struct btrfs_block_group *, u64, u64,
+					     u64, u64);
 
 typedef void (*btf_trace_btrfs_failed_cluster_setup)(void *, const struct btrfs_block_group *);
 
-typedef void (*btf_trace_btrfs_setup_cluster)(void *, const struct btrfs_block_group *, const struct btrfs_free_cluster *, u64, int);
+typedef void (*btf_trace_btrfs_setup_cluster)(void *, const struct btrfs_block_group *,
+					      const struct btrfs_free_cluster *, u64, int);
 
-typedef void (*btf_trace_btrfs_alloc_extent_state)(void *, const struct extent_state *, gfp_t, long unsigned int);
+typedef void (*btf_trace_btrfs_alloc_extent_state)(void *, const struct extent_state *, gfp_t,
+						   long unsigned int);
 
-typedef void (*btf_trace_btrfs_free_extent_state)(void *, const struct extent_state *, long unsigned int);
+typedef void (*btf_trace_btrfs_free_extent_state)(void *, const struct extent_state *,
+						  long unsigned int);
 
 typedef void (*btf_trace_btrfs_work_queued)(void *, const struct btrfs_work *);
 
@@ -75787,25 +77163,35 @@ typedef void (*btf_trace_btrfs_all_work_done)(void *, const struct btrfs_fs_info
 
 typedef void (*btf_trace_btrfs_ordered_sched)(void *, const struct btrfs_work *);
 
-typedef void (*btf_trace_btrfs_workqueue_alloc)(void *, const struct btrfs_workqueue *, const char *);
+typedef void (*btf_trace_btrfs_workqueue_alloc)(void *, const struct btrfs_workqueue *,
+						const char *);
 
 typedef void (*btf_trace_btrfs_workqueue_destroy)(void *, const struct btrfs_workqueue *);
 
-typedef void (*btf_trace_btrfs_qgroup_reserve_data)(void *, const struct inode *, u64, u64, u64, int);
+typedef void (*btf_trace_btrfs_qgroup_reserve_data)(void *, const struct inode *, u64, u64, u64,
+						    int);
 
-typedef void (*btf_trace_btrfs_qgroup_release_data)(void *, const struct inode *, u64, u64, u64, int);
+typedef void (*btf_trace_btrfs_qgroup_release_data)(void *, const struct inode *, u64, u64, u64,
+						    int);
 
-typedef void (*btf_trace_btrfs_qgroup_account_extents)(void *, const struct btrfs_fs_info *, const struct btrfs_qgroup_extent_record *, u64);
+typedef void (*btf_trace_btrfs_qgroup_account_extents)(void *, const struct btrfs_fs_info *,
+						       const struct btrfs_qgroup_extent_record *,
+						       u64);
 
-typedef void (*btf_trace_btrfs_qgroup_trace_extent)(void *, const struct btrfs_fs_info *, const struct btrfs_qgroup_extent_record *, u64);
+typedef void (*btf_trace_btrfs_qgroup_trace_extent)(void *, const struct btrfs_fs_info *,
+						    const struct btrfs_qgroup_extent_record *, u64);
 
-typedef void (*btf_trace_btrfs_qgroup_num_dirty_extents)(void *, const struct btrfs_fs_info *, u64, u64);
+typedef void (*btf_trace_btrfs_qgroup_num_dirty_extents)(void *, const struct btrfs_fs_info *, u64,
+							 u64);
 
-typedef void (*btf_trace_btrfs_qgroup_account_extent)(void *, const struct btrfs_fs_info *, u64, u64, u64, u64, u64);
+typedef void (*btf_trace_btrfs_qgroup_account_extent)(void *, const struct btrfs_fs_info *, u64,
+						      u64, u64, u64, u64);
 
-typedef void (*btf_trace_btrfs_qgroup_update_counters)(void *, const struct btrfs_fs_info *, const struct btrfs_qgroup *, u64, u64);
+typedef void (*btf_trace_btrfs_qgroup_update_counters)(void *, const struct btrfs_fs_info *,
+						       const struct btrfs_qgroup *, u64, u64);
 
-typedef void (*btf_trace_btrfs_qgroup_update_reserve)(void *, const struct btrfs_fs_info *, const struct btrfs_qgroup *, s64, int);
+typedef void (*btf_trace_btrfs_qgroup_update_reserve)(void *, const struct btrfs_fs_info *,
+						      const struct btrfs_qgroup *, s64, int);
 
 typedef void (*btf_trace_btrfs_qgroup_meta_reserve)(void *, const struct btrfs_root *, s64, int);
 
@@ -75813,11 +77199,16 @@ typedef void (*btf_trace_btrfs_qgroup_meta_convert)(void *, const struct btrfs_r
 
 typedef void (*btf_trace_btrfs_qgroup_meta_free_all_pertrans)(void *, struct btrfs_root *);
 
-typedef void (*btf_trace_btrfs_prelim_ref_merge)(void *, const struct btrfs_fs_info *, const struct prelim_ref *, const struct prelim_ref *, u64);
+typedef void (*btf_trace_btrfs_prelim_ref_merge)(void *, const struct btrfs_fs_info *,
+						 const struct prelim_ref *,
+						 const struct prelim_ref *, u64);
 
-typedef void (*btf_trace_btrfs_prelim_ref_insert)(void *, const struct btrfs_fs_info *, const struct prelim_ref *, const struct prelim_ref *, u64);
+typedef void (*btf_trace_btrfs_prelim_ref_insert)(void *, const struct btrfs_fs_info *,
+						  const struct prelim_ref *,
+						  const struct prelim_ref *, u64);
 
-typedef void (*btf_trace_btrfs_inode_mod_outstanding_extents)(void *, const struct btrfs_root *, u64, int, unsigned int);
+typedef void (*btf_trace_btrfs_inode_mod_outstanding_extents)(void *, const struct btrfs_root *,
+							      u64, int, unsigned int);
 
 typedef void (*btf_trace_btrfs_remove_block_group)(void *, const struct btrfs_block_group *);
 
@@ -75829,17 +77220,23 @@ typedef void (*btf_trace_btrfs_reclaim_block_group)(void *, const struct btrfs_b
 
 typedef void (*btf_trace_btrfs_skip_unused_block_group)(void *, const struct btrfs_block_group *);
 
-typedef void (*btf_trace_btrfs_set_extent_bit)(void *, const struct extent_io_tree *, u64, u64, unsigned int);
+typedef void (*btf_trace_btrfs_set_extent_bit)(void *, const struct extent_io_tree *, u64, u64,
+					       unsigned int);
 
-typedef void (*btf_trace_btrfs_clear_extent_bit)(void *, const struct extent_io_tree *, u64, u64, unsigned int);
+typedef void (*btf_trace_btrfs_clear_extent_bit)(void *, const struct extent_io_tree *, u64, u64,
+						 unsigned int);
 
-typedef void (*btf_trace_btrfs_convert_extent_bit)(void *, const struct extent_io_tree *, u64, u64, unsigned int, unsigned int);
+typedef void (*btf_trace_btrfs_convert_extent_bit)(void *, const struct extent_io_tree *, u64, u64,
+						   unsigned int, unsigned int);
 
-typedef void (*btf_trace_btrfs_done_preemptive_reclaim)(void *, struct btrfs_fs_info *, const struct btrfs_space_info *);
+typedef void (*btf_trace_btrfs_done_preemptive_reclaim)(void *, struct btrfs_fs_info *,
+							const struct btrfs_space_info *);
 
-typedef void (*btf_trace_btrfs_fail_all_tickets)(void *, struct btrfs_fs_info *, const struct btrfs_space_info *);
+typedef void (*btf_trace_btrfs_fail_all_tickets)(void *, struct btrfs_fs_info *,
+						 const struct btrfs_space_info *);
 
-typedef void (*btf_trace_btrfs_reserve_ticket)(void *, const struct btrfs_fs_info *, u64, u64, u64, int, int);
+typedef void (*btf_trace_btrfs_reserve_ticket)(void *, const struct btrfs_fs_info *, u64, u64, u64,
+					       int, int);
 
 typedef void (*btf_trace_btrfs_tree_read_lock)(void *, const struct extent_buffer *, u64);
 
@@ -75851,29 +77248,41 @@ typedef void (*btf_trace_btrfs_tree_read_unlock)(void *, const struct extent_buf
 
 typedef void (*btf_trace_btrfs_try_tree_read_lock)(void *, const struct extent_buffer *);
 
-typedef void (*btf_trace_update_bytes_may_use)(void *, const struct btrfs_fs_info *, const struct btrfs_space_info *, u64, s64);
+typedef void (*btf_trace_update_bytes_may_use)(void *, const struct btrfs_fs_info *,
+					       const struct btrfs_space_info *, u64, s64);
 
-typedef void (*btf_trace_update_bytes_pinned)(void *, const struct btrfs_fs_info *, const struct btrfs_space_info *, u64, s64);
+typedef void (*btf_trace_update_bytes_pinned)(void *, const struct btrfs_fs_info *,
+					      const struct btrfs_space_info *, u64, s64);
 
-typedef void (*btf_trace_update_bytes_zone_unusable)(void *, const struct btrfs_fs_info *, const struct btrfs_space_info *, u64, s64);
+typedef void (*btf_trace_update_bytes_zone_unusable)(void *, const struct btrfs_fs_info *,
+						     const struct btrfs_space_info *, u64, s64);
 
-typedef void (*btf_trace_raid56_read)(void *, const struct btrfs_raid_bio *, const struct bio *, const struct raid56_bio_trace_info *);
+typedef void (*btf_trace_raid56_read)(void *, const struct btrfs_raid_bio *, const struct bio *,
+				      const struct raid56_bio_trace_info *);
 
-typedef void (*btf_trace_raid56_write)(void *, const struct btrfs_raid_bio *, const struct bio *, const struct raid56_bio_trace_info *);
+typedef void (*btf_trace_raid56_write)(void *, const struct btrfs_raid_bio *, const struct bio *,
+				       const struct raid56_bio_trace_info *);
 
-typedef void (*btf_trace_btrfs_insert_one_raid_extent)(void *, const struct btrfs_fs_info *, u64, u64, int);
+typedef void (*btf_trace_btrfs_insert_one_raid_extent)(void *, const struct btrfs_fs_info *, u64,
+						       u64, int);
 
-typedef void (*btf_trace_btrfs_raid_extent_delete)(void *, const struct btrfs_fs_info *, u64, u64, u64, u64);
+typedef void (*btf_trace_btrfs_raid_extent_delete)(void *, const struct btrfs_fs_info *, u64, u64,
+						   u64, u64);
 
-typedef void (*btf_trace_btrfs_get_raid_extent_offset)(void *, const struct btrfs_fs_info *, u64, u64, u64, u64);
+typedef void (*btf_trace_btrfs_get_raid_extent_offset)(void *, const struct btrfs_fs_info *, u64,
+						       u64, u64, u64);
 
-typedef void (*btf_trace_btrfs_extent_map_shrinker_count)(void *, const struct btrfs_fs_info *, long int);
+typedef void (*btf_trace_btrfs_extent_map_shrinker_count)(void *, const struct btrfs_fs_info *,
+							  long int);
 
-typedef void (*btf_trace_btrfs_extent_map_shrinker_scan_enter)(void *, const struct btrfs_fs_info *, long int);
+typedef void (*btf_trace_btrfs_extent_map_shrinker_scan_enter)(void *, const struct btrfs_fs_info *,
+							       long int);
 
-typedef void (*btf_trace_btrfs_extent_map_shrinker_scan_exit)(void *, const struct btrfs_fs_info *, long int, long int);
+typedef void (*btf_trace_btrfs_extent_map_shrinker_scan_exit)(void *, const struct btrfs_fs_info *,
+							      long int, long int);
 
-typedef void (*btf_trace_btrfs_extent_map_shrinker_remove_em)(void *, const struct btrfs_inode *, const struct extent_map *);
+typedef void (*btf_trace_btrfs_extent_map_shrinker_remove_em)(void *, const struct btrfs_inode *,
+							      const struct extent_map *);
 
 struct btrfs_fs_context {
 	char *subvol_name;
@@ -75883,7 +77292,7 @@ struct btrfs_fs_context {
 	u32 metadata_ratio;
 	u32 thread_pool_size;
 	long long unsigned int mount_opt;
-	long unsigned int compress_type: 4;
+	long unsigned int compress_type : 4;
 	int compress_level;
 	refcount_t refs;
 };
@@ -76191,7 +77600,8 @@ struct btrfs_raid_stride {
 
 struct btrfs_stripe_extent {
 	struct {
-		struct {} __empty_strides;
+		struct {
+		} __empty_strides;
 		struct btrfs_raid_stride strides[0];
 	};
 };
@@ -76494,7 +77904,8 @@ struct btrfs_backref_walk_ctx {
 	bool (*cache_lookup)(u64, void *, const u64 **, int *);
 	void (*cache_store)(u64, const struct ulist *, void *);
 	iterate_extent_inodes_t *indirect_ref_iterator;
-	int (*check_extent_item)(u64, const struct btrfs_extent_item *, const struct extent_buffer *, void *);
+	int (*check_extent_item)(u64, const struct btrfs_extent_item *,
+				 const struct extent_buffer *, void *);
 	bool (*skip_data_ref)(u64, u64, u64, void *);
 	void *user_ctx;
 };
@@ -77186,7 +78597,7 @@ struct btrfs_delayed_item {
 	u64 bytes_reserved;
 	struct btrfs_delayed_node *delayed_node;
 	refcount_t refs;
-	enum btrfs_delayed_item_type type: 8;
+	enum btrfs_delayed_item_type type : 8;
 	bool logged;
 	u16 data_len;
 	char data[0];
@@ -77354,7 +78765,8 @@ typedef struct {
 	unsigned int rep;
 } ZSTD_Sequence;
 
-typedef size_t (*ZSTD_sequenceProducer_F)(void *, ZSTD_Sequence *, size_t, const void *, size_t, const void *, size_t, int, size_t);
+typedef size_t (*ZSTD_sequenceProducer_F)(void *, ZSTD_Sequence *, size_t, const void *, size_t,
+					  const void *, size_t, int, size_t);
 
 struct ZSTD_CCtx_params_s {
 	ZSTD_format_e format;
@@ -77888,13 +79300,13 @@ struct btrfs_backref_node {
 	struct list_head lower;
 	struct btrfs_root *root;
 	struct extent_buffer *eb;
-	unsigned int level: 8;
-	unsigned int locked: 1;
-	unsigned int processed: 1;
-	unsigned int checked: 1;
-	unsigned int pending: 1;
-	unsigned int detached: 1;
-	unsigned int is_reloc_root: 1;
+	unsigned int level : 8;
+	unsigned int locked : 1;
+	unsigned int processed : 1;
+	unsigned int checked : 1;
+	unsigned int pending : 1;
+	unsigned int detached : 1;
+	unsigned int is_reloc_root : 1;
 };
 
 struct btrfs_backref_edge {
@@ -78216,8 +79628,8 @@ struct fs_path {
 			char *start;
 			char *end;
 			char *buf;
-			short unsigned int buf_len: 15;
-			short unsigned int reversed: 1;
+			short unsigned int buf_len : 15;
+			short unsigned int reversed : 1;
 			char inline_buf[0];
 		};
 		char pad[256];
@@ -78344,7 +79756,8 @@ struct btrfs_inode_info {
 
 typedef int (*iterate_inode_ref_t)(u64, struct fs_path *, void *);
 
-typedef int (*iterate_dir_item_t)(int, struct btrfs_key *, const char *, int, const char *, int, void *);
+typedef int (*iterate_dir_item_t)(int, struct btrfs_key *, const char *, int, const char *, int,
+				  void *);
 
 struct backref_ctx {
 	struct send_ctx *sctx;
@@ -78443,7 +79856,7 @@ struct prop_handler {
 	const char *xattr_name;
 	int (*validate)(const struct btrfs_inode *, const char *, size_t);
 	int (*apply)(struct btrfs_inode *, const char *, size_t);
-	const char * (*extract)(const struct btrfs_inode *);
+	const char *(*extract)(const struct btrfs_inode *);
 	bool (*ignore)(const struct btrfs_inode *);
 	int inheritable;
 };
@@ -78956,15 +80369,20 @@ struct trace_event_data_offsets_erofs_lookup {
 	const void *name_ptr_;
 };
 
-struct trace_event_data_offsets_erofs_fill_inode {};
+struct trace_event_data_offsets_erofs_fill_inode {
+};
 
-struct trace_event_data_offsets_erofs_read_folio {};
+struct trace_event_data_offsets_erofs_read_folio {
+};
 
-struct trace_event_data_offsets_erofs_readahead {};
+struct trace_event_data_offsets_erofs_readahead {
+};
 
-struct trace_event_data_offsets_erofs_map_blocks_enter {};
+struct trace_event_data_offsets_erofs_map_blocks_enter {
+};
 
-struct trace_event_data_offsets_erofs_map_blocks_exit {};
+struct trace_event_data_offsets_erofs_map_blocks_exit {
+};
 
 typedef void (*btf_trace_erofs_lookup)(void *, struct inode *, struct dentry *, unsigned int);
 
@@ -78972,11 +80390,14 @@ typedef void (*btf_trace_erofs_fill_inode)(void *, struct inode *);
 
 typedef void (*btf_trace_erofs_read_folio)(void *, struct folio *, bool);
 
-typedef void (*btf_trace_erofs_readahead)(void *, struct inode *, long unsigned int, unsigned int, bool);
+typedef void (*btf_trace_erofs_readahead)(void *, struct inode *, long unsigned int, unsigned int,
+					  bool);
 
-typedef void (*btf_trace_erofs_map_blocks_enter)(void *, struct inode *, struct erofs_map_blocks *, unsigned int);
+typedef void (*btf_trace_erofs_map_blocks_enter)(void *, struct inode *, struct erofs_map_blocks *,
+						 unsigned int);
 
-typedef void (*btf_trace_erofs_map_blocks_exit)(void *, struct inode *, struct erofs_map_blocks *, unsigned int, int);
+typedef void (*btf_trace_erofs_map_blocks_exit)(void *, struct inode *, struct erofs_map_blocks *,
+						unsigned int, int);
 
 enum {
 	Opt_user_xattr___2 = 0,
@@ -79283,7 +80704,7 @@ enum z_erofs_pclustermode {
 };
 
 struct z_erofs_frontend {
-	struct inode * const inode;
+	struct inode *const inode;
 	struct erofs_map_blocks map;
 	struct z_erofs_bvec_iter biter;
 	struct page *pagepool;
@@ -79558,8 +80979,8 @@ struct msg_queue {
 	struct list_head q_messages;
 	struct list_head q_receivers;
 	struct list_head q_senders;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct msg_receiver {
@@ -79698,13 +81119,13 @@ struct sem_array {
 	int sem_nsems;
 	int complex_count;
 	unsigned int use_global_lock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct sem sems[0];
 };
 
@@ -79805,9 +81226,9 @@ struct shmid_kernel {
 	struct task_struct *shm_creator;
 	struct list_head shm_clist;
 	struct ipc_namespace *ns;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct shm_file_data {
@@ -80160,7 +81581,8 @@ union security_list_options {
 	int (*ptrace_access_check)(struct task_struct *, unsigned int);
 	int (*ptrace_traceme)(struct task_struct *);
 	int (*capget)(const struct task_struct *, kernel_cap_t *, kernel_cap_t *, kernel_cap_t *);
-	int (*capset)(struct cred *, const struct cred *, const kernel_cap_t *, const kernel_cap_t *, const kernel_cap_t *);
+	int (*capset)(struct cred *, const struct cred *, const kernel_cap_t *,
+		      const kernel_cap_t *, const kernel_cap_t *);
 	int (*capable)(const struct cred *, struct user_namespace *, int, unsigned int);
 	int (*quotactl)(int, int, int, const struct super_block *);
 	int (*quota_on)(struct dentry *);
@@ -80188,11 +81610,15 @@ union security_list_options {
 	int (*sb_mount)(const char *, const struct path *, const char *, long unsigned int, void *);
 	int (*sb_umount)(struct vfsmount *, int);
 	int (*sb_pivotroot)(const struct path *, const struct path *);
-	int (*sb_set_mnt_opts)(struct super_block *, void *, long unsigned int, long unsigned int *);
-	int (*sb_clone_mnt_opts)(const struct super_block *, struct super_block *, long unsigned int, long unsigned int *);
+	int (*sb_set_mnt_opts)(struct super_block *, void *, long unsigned int,
+			       long unsigned int *);
+	int (*sb_clone_mnt_opts)(const struct super_block *, struct super_block *,
+				 long unsigned int, long unsigned int *);
 	int (*move_mount)(const struct path *, const struct path *);
-	int (*dentry_init_security)(struct dentry *, int, const struct qstr *, const char **, struct lsm_context *);
-	int (*dentry_create_files_as)(struct dentry *, int, const struct qstr *, const struct cred *, struct cred *);
+	int (*dentry_init_security)(struct dentry *, int, const struct qstr *, const char **,
+				    struct lsm_context *);
+	int (*dentry_create_files_as)(struct dentry *, int, const struct qstr *,
+				      const struct cred *, struct cred *);
 	int (*path_unlink)(const struct path *, struct dentry *);
 	int (*path_mkdir)(const struct path *, struct dentry *, umode_t);
 	int (*path_rmdir)(const struct path *, struct dentry *);
@@ -80201,7 +81627,8 @@ union security_list_options {
 	int (*path_truncate)(const struct path *);
 	int (*path_symlink)(const struct path *, struct dentry *, const char *);
 	int (*path_link)(struct dentry *, const struct path *, struct dentry *);
-	int (*path_rename)(const struct path *, struct dentry *, const struct path *, struct dentry *, unsigned int);
+	int (*path_rename)(const struct path *, struct dentry *, const struct path *,
+			   struct dentry *, unsigned int);
 	int (*path_chmod)(const struct path *, umode_t);
 	int (*path_chown)(const struct path *, kuid_t, kgid_t);
 	int (*path_chroot)(const struct path *);
@@ -80209,7 +81636,8 @@ union security_list_options {
 	int (*inode_alloc_security)(struct inode *);
 	void (*inode_free_security)(struct inode *);
 	void (*inode_free_security_rcu)(void *);
-	int (*inode_init_security)(struct inode *, struct inode *, const struct qstr *, struct xattr *, int *);
+	int (*inode_init_security)(struct inode *, struct inode *, const struct qstr *,
+				   struct xattr *, int *);
 	int (*inode_init_security_anon)(struct inode *, const struct qstr *, const struct inode *);
 	int (*inode_create)(struct inode *, struct dentry *, umode_t);
 	void (*inode_post_create_tmpfile)(struct mnt_idmap *, struct inode *);
@@ -80227,7 +81655,8 @@ union security_list_options {
 	void (*inode_post_setattr)(struct mnt_idmap *, struct dentry *, int);
 	int (*inode_getattr)(const struct path *);
 	int (*inode_xattr_skipcap)(const char *);
-	int (*inode_setxattr)(struct mnt_idmap *, struct dentry *, const char *, const void *, size_t, int);
+	int (*inode_setxattr)(struct mnt_idmap *, struct dentry *, const char *, const void *,
+			      size_t, int);
 	void (*inode_post_setxattr)(struct dentry *, const char *, const void *, size_t, int);
 	int (*inode_getxattr)(struct dentry *, const char *);
 	int (*inode_listxattr)(struct dentry *);
@@ -80248,7 +81677,8 @@ union security_list_options {
 	void (*inode_getlsmprop)(struct inode *, struct lsm_prop *);
 	int (*inode_copy_up)(struct dentry *, struct cred **);
 	int (*inode_copy_up_xattr)(struct dentry *, const char *);
-	int (*inode_setintegrity)(const struct inode *, enum lsm_integrity_type, const void *, size_t);
+	int (*inode_setintegrity)(const struct inode *, enum lsm_integrity_type, const void *,
+				  size_t);
 	int (*kernfs_init_security)(struct kernfs_node *, struct kernfs_node *);
 	int (*file_permission)(struct file *, int);
 	int (*file_alloc_security)(struct file *);
@@ -80302,7 +81732,8 @@ union security_list_options {
 	int (*task_getscheduler)(struct task_struct *);
 	int (*task_movememory)(struct task_struct *);
 	int (*task_kill)(struct task_struct *, struct kernel_siginfo *, int, const struct cred *);
-	int (*task_prctl)(int, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+	int (*task_prctl)(int, long unsigned int, long unsigned int, long unsigned int,
+			  long unsigned int);
 	void (*task_to_inode)(struct task_struct *, struct inode *);
 	int (*userns_create)(const struct cred *);
 	int (*ipc_permission)(struct kern_ipc_perm *, short int);
@@ -80314,7 +81745,8 @@ union security_list_options {
 	int (*msg_queue_associate)(struct kern_ipc_perm *, int);
 	int (*msg_queue_msgctl)(struct kern_ipc_perm *, int);
 	int (*msg_queue_msgsnd)(struct kern_ipc_perm *, struct msg_msg *, int);
-	int (*msg_queue_msgrcv)(struct kern_ipc_perm *, struct msg_msg *, struct task_struct *, long int, int);
+	int (*msg_queue_msgrcv)(struct kern_ipc_perm *, struct msg_msg *, struct task_struct *,
+				long int, int);
 	int (*shm_alloc_security)(struct kern_ipc_perm *);
 	void (*shm_free_security)(struct kern_ipc_perm *);
 	int (*shm_associate)(struct kern_ipc_perm *, int);
@@ -80381,7 +81813,8 @@ union security_list_options {
 	void (*sctp_sk_clone)(struct sctp_association *, struct sock *, struct sock *);
 	int (*sctp_assoc_established)(struct sctp_association *, struct sk_buff *);
 	int (*mptcp_add_subflow)(struct sock *, struct sock *);
-	int (*xfrm_policy_alloc_security)(struct xfrm_sec_ctx **, struct xfrm_user_sec_ctx *, gfp_t);
+	int (*xfrm_policy_alloc_security)(struct xfrm_sec_ctx **, struct xfrm_user_sec_ctx *,
+					  gfp_t);
 	int (*xfrm_policy_clone_security)(struct xfrm_sec_ctx *, struct xfrm_sec_ctx **);
 	void (*xfrm_policy_free_security)(struct xfrm_sec_ctx *);
 	int (*xfrm_policy_delete_security)(struct xfrm_sec_ctx *);
@@ -80390,12 +81823,14 @@ union security_list_options {
 	void (*xfrm_state_free_security)(struct xfrm_state *);
 	int (*xfrm_state_delete_security)(struct xfrm_state *);
 	int (*xfrm_policy_lookup)(struct xfrm_sec_ctx *, u32);
-	int (*xfrm_state_pol_flow_match)(struct xfrm_state *, struct xfrm_policy *, const struct flowi_common *);
+	int (*xfrm_state_pol_flow_match)(struct xfrm_state *, struct xfrm_policy *,
+					 const struct flowi_common *);
 	int (*xfrm_decode_session)(struct sk_buff *, u32 *, int);
 	int (*key_alloc)(struct key *, const struct cred *, long unsigned int);
 	int (*key_permission)(key_ref_t, const struct cred *, enum key_need_perm);
 	int (*key_getsecurity)(struct key *, char **);
-	void (*key_post_create_or_update)(struct key *, struct key *, const void *, size_t, long unsigned int, bool);
+	void (*key_post_create_or_update)(struct key *, struct key *, const void *, size_t,
+					  long unsigned int, bool);
 	int (*audit_rule_init)(u32, u32, char *, void **, gfp_t);
 	int (*audit_rule_known)(struct audit_krule *);
 	int (*audit_rule_match)(struct lsm_prop *, u32, u32, void *);
@@ -80423,7 +81858,8 @@ union security_list_options {
 	void (*initramfs_populated)(void);
 	int (*bdev_alloc_security)(struct block_device *);
 	void (*bdev_free_security)(struct block_device *);
-	int (*bdev_setintegrity)(struct block_device *, enum lsm_integrity_type, const void *, size_t);
+	int (*bdev_setintegrity)(struct block_device *, enum lsm_integrity_type, const void *,
+				 size_t);
 	void *lsm_func_addr;
 };
 
@@ -80741,9 +82177,11 @@ struct trace_event_raw_cap_capable {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_cap_capable {};
+struct trace_event_data_offsets_cap_capable {
+};
 
-typedef void (*btf_trace_cap_capable)(void *, const struct cred *, struct user_namespace *, const struct user_namespace *, int, int);
+typedef void (*btf_trace_cap_capable)(void *, const struct cred *, struct user_namespace *,
+				      const struct user_namespace *, int, int);
 
 enum lsm_event {
 	LSM_POLICY_CHANGE = 0,
@@ -80758,8 +82196,8 @@ struct ethhdr {
 struct ethtool_netdev_state {
 	struct xarray rss_ctx;
 	struct mutex rss_lock;
-	unsigned int wol_enabled: 1;
-	unsigned int module_fw_flash_in_progress: 1;
+	unsigned int wol_enabled : 1;
+	unsigned int module_fw_flash_in_progress : 1;
 };
 
 struct dim_cq_moder;
@@ -81270,10 +82708,10 @@ struct ethtool_rxfh_context {
 	u16 priv_size;
 	u8 hfunc;
 	u8 input_xfrm;
-	u8 indir_configured: 1;
-	u8 key_configured: 1;
+	u8 indir_configured : 1;
+	u8 key_configured : 1;
 	u32 key_off;
-	long: 0;
+	long : 0;
 	u8 data[0];
 };
 
@@ -81909,7 +83347,8 @@ struct trace_event_data_offsets_selinux_audited {
 	const void *tclass_ptr_;
 };
 
-typedef void (*btf_trace_selinux_audited)(void *, struct selinux_audit_data *, char *, char *, const char *);
+typedef void (*btf_trace_selinux_audited)(void *, struct selinux_audit_data *, char *, char *,
+					  const char *);
 
 struct avc_xperms_node;
 
@@ -82211,17 +83650,17 @@ struct sctp_association {
 		struct sctp_transport *last_data_from;
 		struct sctp_tsnmap tsn_map;
 		__be16 addip_disabled_mask;
-		__u16 ecn_capable: 1;
-		__u16 ipv4_address: 1;
-		__u16 ipv6_address: 1;
-		__u16 asconf_capable: 1;
-		__u16 prsctp_capable: 1;
-		__u16 reconf_capable: 1;
-		__u16 intl_capable: 1;
-		__u16 auth_capable: 1;
-		__u16 sack_needed: 1;
-		__u16 sack_generation: 1;
-		__u16 zero_window_announced: 1;
+		__u16 ecn_capable : 1;
+		__u16 ipv4_address : 1;
+		__u16 ipv6_address : 1;
+		__u16 asconf_capable : 1;
+		__u16 prsctp_capable : 1;
+		__u16 reconf_capable : 1;
+		__u16 intl_capable : 1;
+		__u16 auth_capable : 1;
+		__u16 sack_needed : 1;
+		__u16 sack_generation : 1;
+		__u16 zero_window_announced : 1;
 		__u32 sack_cnt;
 		__u32 adaptation_ind;
 		struct sctp_inithdr_host i;
@@ -82304,10 +83743,10 @@ struct sctp_association {
 	struct sctp_shared_key *shkey;
 	__u16 default_hmac_id;
 	__u16 active_key_id;
-	__u8 need_ecne: 1;
-	__u8 temp: 1;
-	__u8 pf_expose: 2;
-	__u8 force_delay: 1;
+	__u8 need_ecne : 1;
+	__u8 temp : 1;
+	__u8 pf_expose : 2;
+	__u8 force_delay : 1;
 	__u8 strreset_enable;
 	__u8 strreset_outstanding;
 	__u32 strreset_outseq;
@@ -82350,7 +83789,7 @@ struct nf_hook_ops {
 	struct net_device *dev;
 	void *priv;
 	u8 pf;
-	enum nf_hook_ops_type hook_ops_type: 8;
+	enum nf_hook_ops_type hook_ops_type : 8;
 	unsigned int hooknum;
 	int priority;
 };
@@ -82409,9 +83848,9 @@ enum {
 struct socket_alloc {
 	struct socket socket;
 	struct inode vfs_inode;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct ip_options {
@@ -82421,12 +83860,12 @@ struct ip_options {
 	unsigned char srr;
 	unsigned char rr;
 	unsigned char ts;
-	unsigned char is_strictroute: 1;
-	unsigned char srr_is_hit: 1;
-	unsigned char is_changed: 1;
-	unsigned char rr_needaddr: 1;
-	unsigned char ts_needtime: 1;
-	unsigned char ts_needaddr: 1;
+	unsigned char is_strictroute : 1;
+	unsigned char srr_is_hit : 1;
+	unsigned char is_changed : 1;
+	unsigned char rr_needaddr : 1;
+	unsigned char ts_needtime : 1;
+	unsigned char ts_needaddr : 1;
 	unsigned char router_alert;
 	unsigned char cipso;
 	unsigned char __pad2;
@@ -82515,7 +83954,7 @@ struct inet6_cork {
 	struct ipv6_txoptions *opt;
 	u8 hop_limit;
 	u8 tclass;
-	u8 dontfrag: 1;
+	u8 dontfrag : 1;
 };
 
 struct ipv6_mc_socklist;
@@ -82538,21 +83977,21 @@ struct ipv6_pinfo {
 	int mcast_oif;
 	union {
 		struct {
-			u16 srcrt: 1;
-			u16 osrcrt: 1;
-			u16 rxinfo: 1;
-			u16 rxoinfo: 1;
-			u16 rxhlim: 1;
-			u16 rxohlim: 1;
-			u16 hopopts: 1;
-			u16 ohopopts: 1;
-			u16 dstopts: 1;
-			u16 odstopts: 1;
-			u16 rxflow: 1;
-			u16 rxtclass: 1;
-			u16 rxpmtu: 1;
-			u16 rxorigdstaddr: 1;
-			u16 recvfragsize: 1;
+			u16 srcrt : 1;
+			u16 osrcrt : 1;
+			u16 rxinfo : 1;
+			u16 rxoinfo : 1;
+			u16 rxhlim : 1;
+			u16 rxohlim : 1;
+			u16 hopopts : 1;
+			u16 ohopopts : 1;
+			u16 dstopts : 1;
+			u16 odstopts : 1;
+			u16 rxflow : 1;
+			u16 rxtclass : 1;
+			u16 rxpmtu : 1;
+			u16 rxorigdstaddr : 1;
+			u16 recvfragsize : 1;
 		} bits;
 		u16 all;
 	} rxopt;
@@ -82580,25 +84019,25 @@ struct tcphdr {
 	__be16 dest;
 	__be32 seq;
 	__be32 ack_seq;
-	__u16 ae: 1;
-	__u16 res1: 3;
-	__u16 doff: 4;
-	__u16 fin: 1;
-	__u16 syn: 1;
-	__u16 rst: 1;
-	__u16 psh: 1;
-	__u16 ack: 1;
-	__u16 urg: 1;
-	__u16 ece: 1;
-	__u16 cwr: 1;
+	__u16 ae : 1;
+	__u16 res1 : 3;
+	__u16 doff : 4;
+	__u16 fin : 1;
+	__u16 syn : 1;
+	__u16 rst : 1;
+	__u16 psh : 1;
+	__u16 ack : 1;
+	__u16 urg : 1;
+	__u16 ece : 1;
+	__u16 cwr : 1;
 	__be16 window;
 	__sum16 check;
 	__be16 urg_ptr;
 };
 
 struct iphdr {
-	__u8 ihl: 4;
-	__u8 version: 4;
+	__u8 ihl : 4;
+	__u8 version : 4;
 	__u8 tos;
 	__be16 tot_len;
 	__be16 id;
@@ -82631,8 +84070,8 @@ struct ipv6_opt_hdr {
 };
 
 struct ipv6hdr {
-	__u8 priority: 4;
-	__u8 version: 4;
+	__u8 priority : 4;
+	__u8 version : 4;
 	__u8 flow_lbl[3];
 	__be16 payload_len;
 	__u8 nexthdr;
@@ -82799,7 +84238,7 @@ struct sctp_paddrparams {
 	__u32 spp_flags;
 	__u32 spp_ipv6_flowlabel;
 	__u8 spp_dscp;
-	int: 0;
+	int : 0;
 } __attribute__((packed));
 
 struct sctphdr {
@@ -83149,26 +84588,27 @@ struct sctp_chunk {
 	struct sctp_datamsg *msg;
 	struct sctp_transport *transport;
 	struct sk_buff *auth_chunk;
-	__u16 rtt_in_progress: 1;
-	__u16 has_tsn: 1;
-	__u16 has_ssn: 1;
-	__u16 singleton: 1;
-	__u16 end_of_packet: 1;
-	__u16 ecn_ce_done: 1;
-	__u16 pdiscard: 1;
-	__u16 tsn_gap_acked: 1;
-	__u16 data_accepted: 1;
-	__u16 auth: 1;
-	__u16 has_asconf: 1;
-	__u16 pmtu_probe: 1;
-	__u16 tsn_missing_report: 2;
-	__u16 fast_retransmit: 2;
+	__u16 rtt_in_progress : 1;
+	__u16 has_tsn : 1;
+	__u16 has_ssn : 1;
+	__u16 singleton : 1;
+	__u16 end_of_packet : 1;
+	__u16 ecn_ce_done : 1;
+	__u16 pdiscard : 1;
+	__u16 tsn_gap_acked : 1;
+	__u16 data_accepted : 1;
+	__u16 auth : 1;
+	__u16 has_asconf : 1;
+	__u16 pmtu_probe : 1;
+	__u16 tsn_missing_report : 2;
+	__u16 fast_retransmit : 2;
 };
 
 struct sctp_stream_interleave {
 	__u16 data_chunk_len;
 	__u16 ftsn_chunk_len;
-	struct sctp_chunk * (*make_datafrag)(const struct sctp_association *, const struct sctp_sndrcvinfo *, int, __u8, gfp_t);
+	struct sctp_chunk *(*make_datafrag)(const struct sctp_association *,
+					    const struct sctp_sndrcvinfo *, int, __u8, gfp_t);
 	void (*assign_number)(struct sctp_chunk *);
 	bool (*validate_data)(struct sctp_chunk *);
 	int (*ulpevent_data)(struct sctp_ulpq *, struct sctp_chunk *, gfp_t);
@@ -83236,16 +84676,16 @@ struct sctp_sock {
 	__u32 autoclose;
 	__u32 adaptation_ind;
 	__u32 pd_point;
-	__u16 nodelay: 1;
-	__u16 pf_expose: 2;
-	__u16 reuse: 1;
-	__u16 disable_fragments: 1;
-	__u16 v4mapped: 1;
-	__u16 frag_interleave: 1;
-	__u16 recvrcvinfo: 1;
-	__u16 recvnxtinfo: 1;
-	__u16 data_ready_signalled: 1;
-	__u16 cookie_auth_enable: 1;
+	__u16 nodelay : 1;
+	__u16 pf_expose : 2;
+	__u16 reuse : 1;
+	__u16 disable_fragments : 1;
+	__u16 v4mapped : 1;
+	__u16 frag_interleave : 1;
+	__u16 recvrcvinfo : 1;
+	__u16 recvnxtinfo : 1;
+	__u16 data_ready_signalled : 1;
+	__u16 cookie_auth_enable : 1;
 	atomic_t pd_mode;
 	struct sk_buff_head pd_lobby;
 	struct list_head auto_asconf_list;
@@ -83262,7 +84702,7 @@ struct sctp_pf {
 	int (*bind_verify)(struct sctp_sock *, union sctp_addr *);
 	int (*send_verify)(struct sctp_sock *, union sctp_addr *);
 	int (*supported_addrs)(const struct sctp_sock *, __be16 *);
-	struct sock * (*create_accept_sk)(struct sock *, struct sctp_association *, bool);
+	struct sock *(*create_accept_sk)(struct sock *, struct sctp_association *, bool);
 	int (*addr_to_user)(struct sctp_sock *, union sctp_addr *);
 	void (*to_sk_saddr)(union sctp_addr *, struct sock *);
 	void (*to_sk_daddr)(union sctp_addr *, struct sock *);
@@ -83282,12 +84722,12 @@ struct sctp_endpoint {
 	struct sctp_chunks_param *auth_chunk_list;
 	struct list_head endpoint_shared_keys;
 	__u16 active_key_id;
-	__u8 ecn_enable: 1;
-	__u8 auth_enable: 1;
-	__u8 intl_enable: 1;
-	__u8 prsctp_enable: 1;
-	__u8 asconf_enable: 1;
-	__u8 reconf_enable: 1;
+	__u8 ecn_enable : 1;
+	__u8 auth_enable : 1;
+	__u8 intl_enable : 1;
+	__u8 prsctp_enable : 1;
+	__u8 asconf_enable : 1;
+	__u8 reconf_enable : 1;
 	__u8 strreset_enable;
 	struct callback_head rcu;
 };
@@ -83352,23 +84792,23 @@ struct sctp_packet {
 	size_t max_size;
 	struct sctp_transport *transport;
 	struct sctp_chunk *auth;
-	u8 has_cookie_echo: 1;
-	u8 has_sack: 1;
-	u8 has_auth: 1;
-	u8 has_data: 1;
-	u8 ipfragok: 1;
+	u8 has_cookie_echo : 1;
+	u8 has_sack : 1;
+	u8 has_auth : 1;
+	u8 has_data : 1;
+	u8 ipfragok : 1;
 };
 
 struct sctp_transport {
 	struct list_head transports;
 	struct rhlist_head node;
 	refcount_t refcnt;
-	__u32 dead: 1;
-	__u32 rto_pending: 1;
-	__u32 hb_sent: 1;
-	__u32 pmtu_pending: 1;
-	__u32 dst_pending_confirm: 1;
-	__u32 sack_generation: 1;
+	__u32 dead : 1;
+	__u32 rto_pending : 1;
+	__u32 hb_sent : 1;
+	__u32 pmtu_pending : 1;
+	__u32 dst_pending_confirm : 1;
+	__u32 sack_generation : 1;
 	u32 dst_cookie;
 	struct flowi fl;
 	union sctp_addr ipaddr;
@@ -83434,9 +84874,9 @@ struct sctp_datamsg {
 	refcount_t refcnt;
 	long unsigned int expires_at;
 	int send_error;
-	u8 send_failed: 1;
-	u8 can_delay: 1;
-	u8 abandoned: 1;
+	u8 send_failed : 1;
+	u8 can_delay : 1;
+	u8 abandoned : 1;
 };
 
 struct sctp_stream_priorities {
@@ -84109,8 +85549,8 @@ struct policydb {
 	struct ebitmap neveraudit_map;
 	size_t len;
 	unsigned int policyvers;
-	unsigned int reject_unknown: 1;
-	unsigned int allow_unknown: 1;
+	unsigned int reject_unknown : 1;
+	unsigned int allow_unknown : 1;
 	u16 process_class;
 	u32 process_trans_perms;
 };
@@ -84307,9 +85747,9 @@ struct dev_cgroup {
 typedef u16 access_mask_t;
 
 struct access_masks {
-	access_mask_t fs: 16;
-	access_mask_t net: 2;
-	access_mask_t scope: 2;
+	access_mask_t fs : 16;
+	access_mask_t net : 2;
+	access_mask_t scope : 2;
 };
 
 union access_masks_all {
@@ -84340,7 +85780,7 @@ struct landlock_ruleset {
 struct landlock_cred_security {
 	struct landlock_ruleset *domain;
 	u16 domain_exec;
-	u8 log_subdomains_off: 1;
+	u8 log_subdomains_off : 1;
 } __attribute__((packed));
 
 struct landlock_erratum {
@@ -84392,8 +85832,8 @@ struct landlock_hierarchy {
 	atomic64_t num_denials;
 	u64 id;
 	const struct landlock_details *details;
-	u32 log_same_exec: 1;
-	u32 log_new_exec: 1;
+	u32 log_same_exec : 1;
+	u32 log_new_exec : 1;
 };
 
 struct landlock_details {
@@ -84406,7 +85846,7 @@ struct landlock_details {
 struct landlock_object;
 
 struct landlock_object_underops {
-	void (*release)(struct landlock_object * const);
+	void (*release)(struct landlock_object *const);
 };
 
 struct landlock_object {
@@ -84448,7 +85888,7 @@ struct landlock_rule {
 	struct landlock_layer layers[0];
 };
 
-typedef access_mask_t get_access_mask_t(const struct landlock_ruleset * const, const u16);
+typedef access_mask_t get_access_mask_t(const struct landlock_ruleset *const, const u16);
 
 enum landlock_request_type {
 	LANDLOCK_REQUEST_PTRACE = 1,
@@ -84565,7 +86005,7 @@ union crypto_no_such_thing;
 
 struct scatter_walk {
 	union {
-		void * const addr;
+		void *const addr;
 		union crypto_no_such_thing *__addr;
 	};
 	struct scatterlist *sg;
@@ -84576,7 +86016,7 @@ struct skcipher_walk {
 	union {
 		struct {
 			struct {
-				const void * const addr;
+				const void *const addr;
 			} virt;
 		} src;
 		struct scatter_walk in;
@@ -84584,7 +86024,7 @@ struct skcipher_walk {
 	union {
 		struct {
 			struct {
-				void * const addr;
+				void *const addr;
 			} virt;
 		} dst;
 		struct scatter_walk out;
@@ -85208,7 +86648,7 @@ struct crypto_acomp_stream {
 };
 
 struct crypto_acomp_streams {
-	void * (*alloc_ctx)(void);
+	void *(*alloc_ctx)(void);
 	void (*free_ctx)(void *);
 	struct crypto_acomp_stream *streams;
 	struct work_struct stream_work;
@@ -85219,7 +86659,7 @@ struct acomp_walk {
 	union {
 		struct {
 			struct {
-				const void * const addr;
+				const void *const addr;
 			} virt;
 		} src;
 		struct scatter_walk in;
@@ -85227,7 +86667,7 @@ struct acomp_walk {
 	union {
 		struct {
 			struct {
-				void * const addr;
+				void *const addr;
 			} virt;
 		} dst;
 		struct scatter_walk out;
@@ -85248,8 +86688,10 @@ struct crypto_scomp {
 };
 
 struct scomp_alg {
-	int (*compress)(struct crypto_scomp *, const u8 *, unsigned int, u8 *, unsigned int *, void *);
-	int (*decompress)(struct crypto_scomp *, const u8 *, unsigned int, u8 *, unsigned int *, void *);
+	int (*compress)(struct crypto_scomp *, const u8 *, unsigned int, u8 *, unsigned int *,
+			void *);
+	int (*decompress)(struct crypto_scomp *, const u8 *, unsigned int, u8 *, unsigned int *,
+			  void *);
 	struct crypto_acomp_streams streams;
 	union {
 		struct {
@@ -85592,7 +87034,7 @@ struct rand_data {
 	unsigned int apt_count;
 	unsigned int apt_base;
 	unsigned int health_failure;
-	unsigned int apt_base_set: 1;
+	unsigned int apt_base_set : 1;
 };
 
 struct jitterentropy {
@@ -85638,10 +87080,16 @@ struct xor_block_template {
 	struct xor_block_template *next;
 	const char *name;
 	int speed;
-	void (*do_2)(long unsigned int, long unsigned int * restrict, const long unsigned int * restrict);
-	void (*do_3)(long unsigned int, long unsigned int * restrict, const long unsigned int * restrict, const long unsigned int * restrict);
-	void (*do_4)(long unsigned int, long unsigned int * restrict, const long unsigned int * restrict, const long unsigned int * restrict, const long unsigned int * restrict);
-	void (*do_5)(long unsigned int, long unsigned int * restrict, const long unsigned int * restrict, const long unsigned int * restrict, const long unsigned int * restrict, const long unsigned int * restrict);
+	void (*do_2)(long unsigned int, long unsigned int *restrict,
+		     const long unsigned int *restrict);
+	void (*do_3)(long unsigned int, long unsigned int *restrict,
+		     const long unsigned int *restrict, const long unsigned int *restrict);
+	void (*do_4)(long unsigned int, long unsigned int *restrict,
+		     const long unsigned int *restrict, const long unsigned int *restrict,
+		     const long unsigned int *restrict);
+	void (*do_5)(long unsigned int, long unsigned int *restrict,
+		     const long unsigned int *restrict, const long unsigned int *restrict,
+		     const long unsigned int *restrict, const long unsigned int *restrict);
 };
 
 enum asymmetric_payload_bits {
@@ -86021,13 +87469,13 @@ struct blkdev_dio {
 	size_t size;
 	atomic_t ref;
 	unsigned int flags;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct bio bio;
-	long: 64;
+	long : 64;
 };
 
 struct blkg_iostat {
@@ -86205,7 +87653,7 @@ struct blk_mq_ctx {
 	struct {
 		spinlock_t lock;
 		struct list_head rq_lists[3];
-		long: 64;
+		long : 64;
 	};
 	unsigned int cpu;
 	short unsigned int index_hw[3];
@@ -86213,7 +87661,7 @@ struct blk_mq_ctx {
 	struct request_queue *queue;
 	struct blk_mq_ctxs *ctxs;
 	struct kobject kobj;
-	long: 64;
+	long : 64;
 };
 
 enum rqf_flags {
@@ -86298,7 +87746,7 @@ struct elevator_mq_ops {
 	int (*init_hctx)(struct blk_mq_hw_ctx *, unsigned int);
 	void (*exit_hctx)(struct blk_mq_hw_ctx *, unsigned int);
 	void (*depth_updated)(struct request_queue *);
-	void * (*alloc_sched_data)(struct request_queue *);
+	void *(*alloc_sched_data)(struct request_queue *);
 	void (*free_sched_data)(void *);
 	bool (*allow_merge)(struct request_queue *, struct request *, struct bio *);
 	bool (*bio_merge)(struct request_queue *, struct bio *, unsigned int);
@@ -86309,12 +87757,12 @@ struct elevator_mq_ops {
 	void (*prepare_request)(struct request *);
 	void (*finish_request)(struct request *);
 	void (*insert_requests)(struct blk_mq_hw_ctx *, struct list_head *, blk_insert_t);
-	struct request * (*dispatch_request)(struct blk_mq_hw_ctx *);
+	struct request *(*dispatch_request)(struct blk_mq_hw_ctx *);
 	bool (*has_work)(struct blk_mq_hw_ctx *);
 	void (*completed_request)(struct request *, u64);
 	void (*requeue_request)(struct request *);
-	struct request * (*former_request)(struct request_queue *, struct request *);
-	struct request * (*next_request)(struct request_queue *, struct request *);
+	struct request *(*former_request)(struct request_queue *, struct request *);
+	struct request *(*next_request)(struct request_queue *, struct request *);
 	void (*init_icq)(struct io_cq *);
 	void (*exit_icq)(struct io_cq *);
 };
@@ -86474,7 +87922,8 @@ struct trace_event_raw_block_zwplug {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_block_buffer {};
+struct trace_event_data_offsets_block_buffer {
+};
 
 struct trace_event_data_offsets_block_rq_requeue {
 	u32 cmd;
@@ -86491,23 +87940,32 @@ struct trace_event_data_offsets_block_rq {
 	const void *cmd_ptr_;
 };
 
-struct trace_event_data_offsets_block_bio_complete {};
+struct trace_event_data_offsets_block_bio_complete {
+};
 
-struct trace_event_data_offsets_block_bio {};
+struct trace_event_data_offsets_block_bio {
+};
 
-struct trace_event_data_offsets_block_plug {};
+struct trace_event_data_offsets_block_plug {
+};
 
-struct trace_event_data_offsets_block_unplug {};
+struct trace_event_data_offsets_block_unplug {
+};
 
-struct trace_event_data_offsets_block_split {};
+struct trace_event_data_offsets_block_split {
+};
 
-struct trace_event_data_offsets_block_bio_remap {};
+struct trace_event_data_offsets_block_bio_remap {
+};
 
-struct trace_event_data_offsets_block_rq_remap {};
+struct trace_event_data_offsets_block_rq_remap {
+};
 
-struct trace_event_data_offsets_blkdev_zone_mgmt {};
+struct trace_event_data_offsets_blkdev_zone_mgmt {
+};
 
-struct trace_event_data_offsets_block_zwplug {};
+struct trace_event_data_offsets_block_zwplug {
+};
 
 typedef void (*btf_trace_block_touch_buffer)(void *, struct buffer_head *);
 
@@ -86553,9 +88011,11 @@ typedef void (*btf_trace_block_rq_remap)(void *, struct request *, dev_t, sector
 
 typedef void (*btf_trace_blkdev_zone_mgmt)(void *, struct bio *, sector_t);
 
-typedef void (*btf_trace_disk_zone_wplug_add_bio)(void *, struct request_queue *, unsigned int, sector_t, unsigned int);
+typedef void (*btf_trace_disk_zone_wplug_add_bio)(void *, struct request_queue *, unsigned int,
+						  sector_t, unsigned int);
 
-typedef void (*btf_trace_blk_zone_wplug_bio)(void *, struct request_queue *, unsigned int, sector_t, unsigned int);
+typedef void (*btf_trace_blk_zone_wplug_bio)(void *, struct request_queue *, unsigned int, sector_t,
+					     unsigned int);
 
 typedef struct blkcg_policy_data *blkcg_pol_alloc_cpd_fn(gfp_t);
 
@@ -86696,8 +88156,8 @@ struct rq_map_data {
 };
 
 struct bio_map_data {
-	bool is_our_pages: 1;
-	bool is_null_mapped: 1;
+	bool is_our_pages : 1;
+	bool is_null_mapped : 1;
 	struct iov_iter iter;
 	struct iovec iov[0];
 };
@@ -87018,7 +88478,7 @@ struct parsed_partitions {
 		int flags;
 		bool has_info;
 		struct partition_meta_info info;
-	} *parts;
+	} * parts;
 	int next;
 	int limit;
 	bool access_beyond_eod;
@@ -87356,8 +88816,8 @@ struct ioc {
 	u64 autop_too_fast_at;
 	u64 autop_too_slow_at;
 	int autop_idx;
-	bool user_qos_params: 1;
-	bool user_cost_model: 1;
+	bool user_qos_params : 1;
+	bool user_cost_model : 1;
 };
 
 struct iocg_pcpu_stat {
@@ -87520,19 +88980,25 @@ struct trace_event_data_offsets_iocost_iocg_forgive_debt {
 	const void *cgroup_ptr_;
 };
 
-typedef void (*btf_trace_iocost_iocg_activate)(void *, struct ioc_gq *, const char *, struct ioc_now *, u64, u64, u64);
+typedef void (*btf_trace_iocost_iocg_activate)(void *, struct ioc_gq *, const char *,
+					       struct ioc_now *, u64, u64, u64);
 
-typedef void (*btf_trace_iocost_iocg_idle)(void *, struct ioc_gq *, const char *, struct ioc_now *, u64, u64, u64);
+typedef void (*btf_trace_iocost_iocg_idle)(void *, struct ioc_gq *, const char *, struct ioc_now *,
+					   u64, u64, u64);
 
-typedef void (*btf_trace_iocost_inuse_shortage)(void *, struct ioc_gq *, const char *, struct ioc_now *, u32, u32, u64, u64);
+typedef void (*btf_trace_iocost_inuse_shortage)(void *, struct ioc_gq *, const char *,
+						struct ioc_now *, u32, u32, u64, u64);
 
-typedef void (*btf_trace_iocost_inuse_transfer)(void *, struct ioc_gq *, const char *, struct ioc_now *, u32, u32, u64, u64);
+typedef void (*btf_trace_iocost_inuse_transfer)(void *, struct ioc_gq *, const char *,
+						struct ioc_now *, u32, u32, u64, u64);
 
-typedef void (*btf_trace_iocost_inuse_adjust)(void *, struct ioc_gq *, const char *, struct ioc_now *, u32, u32, u64, u64);
+typedef void (*btf_trace_iocost_inuse_adjust)(void *, struct ioc_gq *, const char *,
+					      struct ioc_now *, u32, u32, u64, u64);
 
 typedef void (*btf_trace_iocost_ioc_vrate_adj)(void *, struct ioc *, u64, u32 *, u32, int, int);
 
-typedef void (*btf_trace_iocost_iocg_forgive_debt)(void *, struct ioc_gq *, const char *, struct ioc_now *, u32, u64, u64, u64, u64);
+typedef void (*btf_trace_iocost_iocg_forgive_debt)(void *, struct ioc_gq *, const char *,
+						   struct ioc_now *, u32, u64, u64, u64, u64);
 
 enum dd_data_dir {
 	DD_READ = 0,
@@ -87610,13 +89076,17 @@ struct trace_event_raw_kyber_throttled {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_kyber_latency {};
+struct trace_event_data_offsets_kyber_latency {
+};
 
-struct trace_event_data_offsets_kyber_adjust {};
+struct trace_event_data_offsets_kyber_adjust {
+};
 
-struct trace_event_data_offsets_kyber_throttled {};
+struct trace_event_data_offsets_kyber_throttled {
+};
 
-typedef void (*btf_trace_kyber_latency)(void *, dev_t, const char *, const char *, unsigned int, unsigned int, unsigned int, unsigned int);
+typedef void (*btf_trace_kyber_latency)(void *, dev_t, const char *, const char *, unsigned int,
+					unsigned int, unsigned int, unsigned int);
 
 typedef void (*btf_trace_kyber_adjust)(void *, dev_t, const char *, unsigned int);
 
@@ -87652,13 +89122,13 @@ struct kyber_cpu_latency {
 struct kyber_ctx_queue {
 	spinlock_t lock;
 	struct list_head rq_list[4];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct kyber_queue_data {
@@ -87736,21 +89206,27 @@ struct trace_event_raw_wbt_timer {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_wbt_stat {};
+struct trace_event_data_offsets_wbt_stat {
+};
 
-struct trace_event_data_offsets_wbt_lat {};
+struct trace_event_data_offsets_wbt_lat {
+};
 
-struct trace_event_data_offsets_wbt_step {};
+struct trace_event_data_offsets_wbt_step {
+};
 
-struct trace_event_data_offsets_wbt_timer {};
+struct trace_event_data_offsets_wbt_timer {
+};
 
 typedef void (*btf_trace_wbt_stat)(void *, struct backing_dev_info *, struct blk_rq_stat *);
 
 typedef void (*btf_trace_wbt_lat)(void *, struct backing_dev_info *, long unsigned int);
 
-typedef void (*btf_trace_wbt_step)(void *, struct backing_dev_info *, const char *, int, long unsigned int, unsigned int, unsigned int, unsigned int);
+typedef void (*btf_trace_wbt_step)(void *, struct backing_dev_info *, const char *, int,
+				   long unsigned int, unsigned int, unsigned int, unsigned int);
 
-typedef void (*btf_trace_wbt_timer)(void *, struct backing_dev_info *, unsigned int, int, unsigned int);
+typedef void (*btf_trace_wbt_timer)(void *, struct backing_dev_info *, unsigned int, int,
+				    unsigned int);
 
 enum wbt_flags {
 	WBT_TRACKED = 1,
@@ -87878,7 +89354,8 @@ struct io_uring_buf_ring {
 			__u16 tail;
 		};
 		struct {
-			struct {} __empty_bufs;
+			struct {
+			} __empty_bufs;
 			struct io_uring_buf bufs[0];
 		};
 	};
@@ -88199,11 +89676,14 @@ struct trace_event_raw_io_uring_local_work_run {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_io_uring_create {};
+struct trace_event_data_offsets_io_uring_create {
+};
 
-struct trace_event_data_offsets_io_uring_register {};
+struct trace_event_data_offsets_io_uring_register {
+};
 
-struct trace_event_data_offsets_io_uring_file_get {};
+struct trace_event_data_offsets_io_uring_file_get {
+};
 
 struct trace_event_data_offsets_io_uring_queue_async_work {
 	u32 op_str;
@@ -88215,16 +89695,19 @@ struct trace_event_data_offsets_io_uring_defer {
 	const void *op_str_ptr_;
 };
 
-struct trace_event_data_offsets_io_uring_link {};
+struct trace_event_data_offsets_io_uring_link {
+};
 
-struct trace_event_data_offsets_io_uring_cqring_wait {};
+struct trace_event_data_offsets_io_uring_cqring_wait {
+};
 
 struct trace_event_data_offsets_io_uring_fail_link {
 	u32 op_str;
 	const void *op_str_ptr_;
 };
 
-struct trace_event_data_offsets_io_uring_complete {};
+struct trace_event_data_offsets_io_uring_complete {
+};
 
 struct trace_event_data_offsets_io_uring_submit_req {
 	u32 op_str;
@@ -88246,17 +89729,22 @@ struct trace_event_data_offsets_io_uring_req_failed {
 	const void *op_str_ptr_;
 };
 
-struct trace_event_data_offsets_io_uring_cqe_overflow {};
+struct trace_event_data_offsets_io_uring_cqe_overflow {
+};
 
-struct trace_event_data_offsets_io_uring_task_work_run {};
+struct trace_event_data_offsets_io_uring_task_work_run {
+};
 
-struct trace_event_data_offsets_io_uring_short_write {};
+struct trace_event_data_offsets_io_uring_short_write {
+};
 
-struct trace_event_data_offsets_io_uring_local_work_run {};
+struct trace_event_data_offsets_io_uring_local_work_run {
+};
 
 typedef void (*btf_trace_io_uring_create)(void *, int, void *, u32, u32, u32);
 
-typedef void (*btf_trace_io_uring_register)(void *, void *, unsigned int, unsigned int, unsigned int, long int);
+typedef void (*btf_trace_io_uring_register)(void *, void *, unsigned int, unsigned int,
+					    unsigned int, long int);
 
 typedef void (*btf_trace_io_uring_file_get)(void *, struct io_kiocb *, int);
 
@@ -88270,7 +89758,8 @@ typedef void (*btf_trace_io_uring_cqring_wait)(void *, void *, int);
 
 typedef void (*btf_trace_io_uring_fail_link)(void *, struct io_kiocb *, struct io_kiocb *);
 
-typedef void (*btf_trace_io_uring_complete)(void *, struct io_ring_ctx *, void *, struct io_uring_cqe *);
+typedef void (*btf_trace_io_uring_complete)(void *, struct io_ring_ctx *, void *,
+					    struct io_uring_cqe *);
 
 typedef void (*btf_trace_io_uring_submit_req)(void *, struct io_kiocb *);
 
@@ -88278,9 +89767,11 @@ typedef void (*btf_trace_io_uring_poll_arm)(void *, struct io_kiocb *, int, int)
 
 typedef void (*btf_trace_io_uring_task_add)(void *, struct io_kiocb *, int);
 
-typedef void (*btf_trace_io_uring_req_failed)(void *, const struct io_uring_sqe *, struct io_kiocb *, int);
+typedef void (*btf_trace_io_uring_req_failed)(void *, const struct io_uring_sqe *,
+					      struct io_kiocb *, int);
 
-typedef void (*btf_trace_io_uring_cqe_overflow)(void *, void *, long long unsigned int, s32, u32, void *);
+typedef void (*btf_trace_io_uring_cqe_overflow)(void *, void *, long long unsigned int, s32, u32,
+						void *);
 
 typedef void (*btf_trace_io_uring_task_work_run)(void *, void *, unsigned int);
 
@@ -88324,19 +89815,19 @@ enum {
 };
 
 struct io_issue_def {
-	unsigned int needs_file: 1;
-	unsigned int plug: 1;
-	unsigned int ioprio: 1;
-	unsigned int iopoll: 1;
-	unsigned int buffer_select: 1;
-	unsigned int hash_reg_file: 1;
-	unsigned int unbound_nonreg_file: 1;
-	unsigned int pollin: 1;
-	unsigned int pollout: 1;
-	unsigned int poll_exclusive: 1;
-	unsigned int audit_skip: 1;
-	unsigned int iopoll_queue: 1;
-	unsigned int vectored: 1;
+	unsigned int needs_file : 1;
+	unsigned int plug : 1;
+	unsigned int ioprio : 1;
+	unsigned int iopoll : 1;
+	unsigned int buffer_select : 1;
+	unsigned int hash_reg_file : 1;
+	unsigned int unbound_nonreg_file : 1;
+	unsigned int pollin : 1;
+	unsigned int pollout : 1;
+	unsigned int poll_exclusive : 1;
+	unsigned int audit_skip : 1;
+	unsigned int iopoll_queue : 1;
+	unsigned int vectored : 1;
 	short unsigned int async_size;
 	int (*issue)(struct io_kiocb *, unsigned int);
 	int (*prep)(struct io_kiocb *, const struct io_uring_sqe *);
@@ -89124,8 +90615,8 @@ struct netdev_config {
 };
 
 struct offload_callbacks {
-	struct sk_buff * (*gso_segment)(struct sk_buff *, netdev_features_t);
-	struct sk_buff * (*gro_receive)(struct list_head *, struct sk_buff *);
+	struct sk_buff *(*gso_segment)(struct sk_buff *, netdev_features_t);
+	struct sk_buff *(*gro_receive)(struct list_head *, struct sk_buff *);
 	int (*gro_complete)(struct sk_buff *, int);
 };
 
@@ -89191,8 +90682,8 @@ struct rps_dev_flow_table {
 struct net_protocol {
 	int (*handler)(struct sk_buff *);
 	int (*err_handler)(struct sk_buff *, u32);
-	unsigned int no_policy: 1;
-	unsigned int icmp_strict_tag_validation: 1;
+	unsigned int no_policy : 1;
+	unsigned int icmp_strict_tag_validation : 1;
 	u32 secret;
 };
 
@@ -89212,12 +90703,12 @@ struct net_offload {
 struct skb_defer_node {
 	struct llist_head defer_list;
 	atomic_long_t defer_count;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct rps_sock_flow_table;
@@ -89255,11 +90746,11 @@ struct net_hotdata {
 struct rps_sock_flow_table {
 	struct callback_head rcu;
 	u32 mask;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	u32 ents[0];
 };
 
@@ -89283,27 +90774,27 @@ struct io_zcrx_area {
 	atomic_t *user_refs;
 	bool is_mapped;
 	u16 area_id;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	spinlock_t freelist_lock;
 	u32 free_count;
 	u32 *freelist;
 	struct io_zcrx_mem mem;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct io_zcrx_ifq {
 	struct io_ring_ctx *ctx;
 	struct io_zcrx_area *area;
 	unsigned int niov_shift;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	spinlock_t rq_lock;
 	struct io_uring *rq_ring;
 	struct io_uring_zcrx_rqe *rqes;
@@ -89315,8 +90806,8 @@ struct io_zcrx_ifq {
 	netdevice_tracker netdev_tracker;
 	struct mutex pp_lock;
 	struct io_mapped_region region;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct io_zcrx_args {
@@ -89664,8 +91155,8 @@ struct sock_exterr_skb {
 	struct sock_extended_err ee;
 	u16 addr_offset;
 	__be16 port;
-	u8 opt_stats: 1;
-	u8 unused: 7;
+	u8 opt_stats : 1;
+	u8 unused : 7;
 };
 
 enum io_uring_socket_op {
@@ -89888,7 +91379,9 @@ struct xxh32_state {
 
 struct gen_pool;
 
-typedef long unsigned int (*genpool_algo_t)(long unsigned int *, long unsigned int, long unsigned int, unsigned int, void *, struct gen_pool *, long unsigned int);
+typedef long unsigned int (*genpool_algo_t)(long unsigned int *, long unsigned int,
+					    long unsigned int, unsigned int, void *,
+					    struct gen_pool *, long unsigned int);
 
 struct gen_pool {
 	spinlock_t lock;
@@ -90447,7 +91940,8 @@ typedef enum {
 	ZSTD_cpm_unknown = 3,
 } ZSTD_CParamMode_e;
 
-typedef size_t (*ZSTD_BlockCompressor_f)(ZSTD_MatchState_t *, SeqStore_t *, U32 *, const void *, size_t);
+typedef size_t (*ZSTD_BlockCompressor_f)(ZSTD_MatchState_t *, SeqStore_t *, U32 *, const void *,
+					 size_t);
 
 struct repcodes_s {
 	U32 rep[3];
@@ -90506,9 +92000,12 @@ typedef struct {
 	size_t idx;
 } seqStoreSplits;
 
-typedef size_t (*ZSTD_SequenceCopier_f)(ZSTD_CCtx *, ZSTD_SequencePosition *, const ZSTD_Sequence * const, size_t, const void *, size_t, ZSTD_ParamSwitch_e);
+typedef size_t (*ZSTD_SequenceCopier_f)(ZSTD_CCtx *, ZSTD_SequencePosition *,
+					const ZSTD_Sequence *const, size_t, const void *, size_t,
+					ZSTD_ParamSwitch_e);
 
-typedef size_t (*huf_compress_f)(void *, size_t, const void *, size_t, unsigned int, unsigned int, void *, size_t, HUF_CElt *, HUF_repeat *, int);
+typedef size_t (*huf_compress_f)(void *, size_t, const void *, size_t, unsigned int, unsigned int,
+				 void *, size_t, HUF_CElt *, HUF_repeat *, int);
 
 typedef struct {
 	S16 norm[53];
@@ -90545,7 +92042,8 @@ typedef enum {
 	base_1guaranteed = 1,
 } base_directive_e;
 
-typedef U32 (*ZSTD_getAllMatchesFn)(ZSTD_match_t *, ZSTD_MatchState_t *, U32 *, const BYTE *, const BYTE *, const U32 *, const U32, const U32);
+typedef U32 (*ZSTD_getAllMatchesFn)(ZSTD_match_t *, ZSTD_MatchState_t *, U32 *, const BYTE *,
+				    const BYTE *, const U32 *, const U32, const U32);
 
 typedef struct {
 	RawSeqStore_t seqStore;
@@ -90597,7 +92095,8 @@ typedef enum {
 	BIT_DStream_overflow = 3,
 } BIT_DStream_status;
 
-typedef size_t (*HUF_DecompressUsingDTableFn)(void *, size_t, const void *, size_t, const HUF_DTable *);
+typedef size_t (*HUF_DecompressUsingDTableFn)(void *, size_t, const void *, size_t,
+					      const HUF_DTable *);
 
 typedef struct {
 	BYTE maxTableLog;
@@ -90984,10 +92483,10 @@ struct ts_config;
 
 struct ts_ops {
 	const char *name;
-	struct ts_config * (*init)(const void *, unsigned int, gfp_t, int);
+	struct ts_config *(*init)(const void *, unsigned int, gfp_t, int);
 	unsigned int (*find)(struct ts_config *, struct ts_state *);
 	void (*destroy)(struct ts_config *);
-	void * (*get_pattern)(struct ts_config *);
+	void *(*get_pattern)(struct ts_config *);
 	unsigned int (*get_pattern_len)(struct ts_config *);
 	struct module *owner;
 	struct list_head list;
@@ -90996,7 +92495,8 @@ struct ts_ops {
 struct ts_config {
 	struct ts_ops *ops;
 	int flags;
-	unsigned int (*get_next_block)(unsigned int, const u8 **, struct ts_config *, struct ts_state *);
+	unsigned int (*get_next_block)(unsigned int, const u8 **, struct ts_config *,
+				       struct ts_state *);
 	void (*finish)(struct ts_config *, struct ts_state *);
 };
 
@@ -91185,9 +92685,9 @@ enum {
 union handle_parts {
 	depot_stack_handle_t handle;
 	struct {
-		u32 pool_index_plus_1: 17;
-		u32 offset: 10;
-		u32 extra: 5;
+		u32 pool_index_plus_1 : 17;
+		u32 offset : 10;
+		u32 extra : 5;
 	};
 };
 
@@ -91297,7 +92797,8 @@ struct trace_event_raw_msr_trace_class {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_msr_trace_class {};
+struct trace_event_data_offsets_msr_trace_class {
+};
 
 typedef void (*btf_trace_read_msr)(void *, unsigned int, u64, int);
 
@@ -91452,20 +92953,21 @@ struct pci_host_bridge {
 	int (*enable_device)(struct pci_host_bridge *, struct pci_dev *);
 	void (*disable_device)(struct pci_host_bridge *, struct pci_dev *);
 	void *release_data;
-	unsigned int ignore_reset_delay: 1;
-	unsigned int no_ext_tags: 1;
-	unsigned int no_inc_mrrs: 1;
-	unsigned int native_aer: 1;
-	unsigned int native_pcie_hotplug: 1;
-	unsigned int native_shpc_hotplug: 1;
-	unsigned int native_pme: 1;
-	unsigned int native_ltr: 1;
-	unsigned int native_dpc: 1;
-	unsigned int native_cxl_error: 1;
-	unsigned int preserve_config: 1;
-	unsigned int size_windows: 1;
-	unsigned int msi_domain: 1;
-	resource_size_t (*align_resource)(struct pci_dev *, const struct resource *, resource_size_t, resource_size_t, resource_size_t);
+	unsigned int ignore_reset_delay : 1;
+	unsigned int no_ext_tags : 1;
+	unsigned int no_inc_mrrs : 1;
+	unsigned int native_aer : 1;
+	unsigned int native_pcie_hotplug : 1;
+	unsigned int native_shpc_hotplug : 1;
+	unsigned int native_pme : 1;
+	unsigned int native_ltr : 1;
+	unsigned int native_dpc : 1;
+	unsigned int native_cxl_error : 1;
+	unsigned int preserve_config : 1;
+	unsigned int size_windows : 1;
+	unsigned int msi_domain : 1;
+	resource_size_t (*align_resource)(struct pci_dev *, const struct resource *,
+					  resource_size_t, resource_size_t, resource_size_t);
 	long unsigned int private[0];
 };
 
@@ -91488,40 +92990,40 @@ enum pcie_bus_config_types {
 };
 
 struct acpi_device_status {
-	u32 present: 1;
-	u32 enabled: 1;
-	u32 show_in_ui: 1;
-	u32 functional: 1;
-	u32 battery_present: 1;
-	u32 reserved: 27;
+	u32 present : 1;
+	u32 enabled : 1;
+	u32 show_in_ui : 1;
+	u32 functional : 1;
+	u32 battery_present : 1;
+	u32 reserved : 27;
 };
 
 struct acpi_device_flags {
-	u32 dynamic_status: 1;
-	u32 removable: 1;
-	u32 ejectable: 1;
-	u32 power_manageable: 1;
-	u32 match_driver: 1;
-	u32 initialized: 1;
-	u32 visited: 1;
-	u32 hotplug_notify: 1;
-	u32 is_dock_station: 1;
-	u32 of_compatible_ok: 1;
-	u32 coherent_dma: 1;
-	u32 cca_seen: 1;
-	u32 enumeration_by_parent: 1;
-	u32 honor_deps: 1;
-	u32 reserved: 18;
+	u32 dynamic_status : 1;
+	u32 removable : 1;
+	u32 ejectable : 1;
+	u32 power_manageable : 1;
+	u32 match_driver : 1;
+	u32 initialized : 1;
+	u32 visited : 1;
+	u32 hotplug_notify : 1;
+	u32 is_dock_station : 1;
+	u32 of_compatible_ok : 1;
+	u32 coherent_dma : 1;
+	u32 cca_seen : 1;
+	u32 enumeration_by_parent : 1;
+	u32 honor_deps : 1;
+	u32 reserved : 18;
 };
 
 typedef char acpi_bus_id[8];
 
 struct acpi_pnp_type {
-	u32 hardware_id: 1;
-	u32 bus_address: 1;
-	u32 platform_id: 1;
-	u32 backlight: 1;
-	u32 reserved: 28;
+	u32 hardware_id : 1;
+	u32 bus_address : 1;
+	u32 platform_id : 1;
+	u32 backlight : 1;
+	u32 reserved : 28;
 };
 
 typedef u64 acpi_bus_address;
@@ -91542,21 +93044,21 @@ struct acpi_device_pnp {
 };
 
 struct acpi_device_power_flags {
-	u32 explicit_get: 1;
-	u32 power_resources: 1;
-	u32 inrush_current: 1;
-	u32 power_removed: 1;
-	u32 ignore_parent: 1;
-	u32 dsw_present: 1;
-	u32 reserved: 26;
+	u32 explicit_get : 1;
+	u32 power_resources : 1;
+	u32 inrush_current : 1;
+	u32 power_removed : 1;
+	u32 ignore_parent : 1;
+	u32 dsw_present : 1;
+	u32 reserved : 26;
 };
 
 struct acpi_device_power_state {
 	struct list_head resources;
 	struct {
-		u8 valid: 1;
-		u8 explicit_set: 1;
-		u8 reserved: 6;
+		u8 valid : 1;
+		u8 explicit_set : 1;
+		u8 reserved : 6;
 	} flags;
 	int power;
 	int latency;
@@ -91570,8 +93072,8 @@ struct acpi_device_power {
 };
 
 struct acpi_device_wakeup_flags {
-	u8 valid: 1;
-	u8 notifier_present: 1;
+	u8 valid : 1;
+	u8 notifier_present : 1;
 };
 
 struct acpi_device_wakeup_context {
@@ -91592,7 +93094,7 @@ struct acpi_device_wakeup {
 };
 
 struct acpi_device_perf_flags {
-	u8 reserved: 8;
+	u8 reserved : 8;
 };
 
 struct acpi_device_perf_state;
@@ -91681,8 +93183,8 @@ struct acpi_hotplug_profile {
 	struct kobject kobj;
 	int (*scan_dependent)(struct acpi_device *);
 	void (*notify_online)(struct acpi_device *);
-	bool enabled: 1;
-	bool demand_offline: 1;
+	bool enabled : 1;
+	bool demand_offline : 1;
 };
 
 struct acpi_scan_handler {
@@ -91712,8 +93214,8 @@ struct acpi_hotplug_context {
 
 struct acpi_device_perf_state {
 	struct {
-		u8 valid: 1;
-		u8 reserved: 7;
+		u8 valid : 1;
+		u8 reserved : 7;
 	} flags;
 	u8 power;
 	u8 performance;
@@ -91911,16 +93413,16 @@ struct pcie_link_state {
 	struct pcie_link_state *root;
 	struct pcie_link_state *parent;
 	struct list_head sibling;
-	u32 aspm_support: 7;
-	u32 aspm_enabled: 7;
-	u32 aspm_capable: 7;
-	u32 aspm_default: 7;
-	int: 4;
-	u32 aspm_disable: 7;
-	u32 clkpm_capable: 1;
-	u32 clkpm_enabled: 1;
-	u32 clkpm_default: 1;
-	u32 clkpm_disable: 1;
+	u32 aspm_support : 7;
+	u32 aspm_enabled : 7;
+	u32 aspm_capable : 7;
+	u32 aspm_default : 7;
+	int : 4;
+	u32 aspm_disable : 7;
+	u32 clkpm_capable : 1;
+	u32 clkpm_enabled : 1;
+	u32 clkpm_default : 1;
+	u32 clkpm_disable : 1;
 };
 
 struct pci_filp_private {
@@ -92274,17 +93776,19 @@ struct console_font;
 
 struct consw {
 	struct module *owner;
-	const char * (*con_startup)(void);
+	const char *(*con_startup)(void);
 	void (*con_init)(struct vc_data *, bool);
 	void (*con_deinit)(struct vc_data *);
 	void (*con_clear)(struct vc_data *, unsigned int, unsigned int, unsigned int);
 	void (*con_putc)(struct vc_data *, u16, unsigned int, unsigned int);
 	void (*con_putcs)(struct vc_data *, const u16 *, unsigned int, unsigned int, unsigned int);
 	void (*con_cursor)(struct vc_data *, bool);
-	bool (*con_scroll)(struct vc_data *, unsigned int, unsigned int, enum con_scroll, unsigned int);
+	bool (*con_scroll)(struct vc_data *, unsigned int, unsigned int, enum con_scroll,
+			   unsigned int);
 	bool (*con_switch)(struct vc_data *);
 	bool (*con_blank)(struct vc_data *, enum vesa_blank_mode, bool);
-	int (*con_font_set)(struct vc_data *, const struct console_font *, unsigned int, unsigned int);
+	int (*con_font_set)(struct vc_data *, const struct console_font *, unsigned int,
+			    unsigned int);
 	int (*con_font_get)(struct vc_data *, struct console_font *, unsigned int);
 	int (*con_font_default)(struct vc_data *, struct console_font *, const char *);
 	int (*con_resize)(struct vc_data *, unsigned int, unsigned int, bool);
@@ -92367,7 +93871,7 @@ struct vc_state {
 	unsigned int y;
 	unsigned char color;
 	unsigned char Gx_charset[2];
-	unsigned int charset: 1;
+	unsigned int charset : 1;
 	enum vc_intensity intensity;
 	bool italic;
 	bool underline;
@@ -92423,19 +93927,19 @@ struct vc_data {
 	struct pid *vt_pid;
 	int vt_newvt;
 	wait_queue_head_t paste_wait;
-	unsigned int vc_disp_ctrl: 1;
-	unsigned int vc_toggle_meta: 1;
-	unsigned int vc_decscnm: 1;
-	unsigned int vc_decom: 1;
-	unsigned int vc_decawm: 1;
-	unsigned int vc_deccm: 1;
-	unsigned int vc_decim: 1;
-	unsigned int vc_priv: 3;
-	unsigned int vc_need_wrap: 1;
-	unsigned int vc_can_do_color: 1;
-	unsigned int vc_report_mouse: 2;
-	unsigned int vc_bracketed_paste: 1;
-	unsigned char vc_utf: 1;
+	unsigned int vc_disp_ctrl : 1;
+	unsigned int vc_toggle_meta : 1;
+	unsigned int vc_decscnm : 1;
+	unsigned int vc_decom : 1;
+	unsigned int vc_decawm : 1;
+	unsigned int vc_deccm : 1;
+	unsigned int vc_decim : 1;
+	unsigned int vc_priv : 3;
+	unsigned int vc_need_wrap : 1;
+	unsigned int vc_can_do_color : 1;
+	unsigned int vc_report_mouse : 2;
+	unsigned int vc_bracketed_paste : 1;
+	unsigned char vc_utf : 1;
 	unsigned char vc_utf_count;
 	int vc_utf_char;
 	long unsigned int vc_tab_stop[4];
@@ -92749,12 +94253,12 @@ struct acpi_osi_entry {
 
 struct acpi_osi_config {
 	u8 default_disabling;
-	unsigned int linux_enable: 1;
-	unsigned int linux_dmi: 1;
-	unsigned int linux_cmdline: 1;
-	unsigned int darwin_enable: 1;
-	unsigned int darwin_dmi: 1;
-	unsigned int darwin_cmdline: 1;
+	unsigned int linux_enable : 1;
+	unsigned int linux_dmi : 1;
+	unsigned int linux_cmdline : 1;
+	unsigned int darwin_enable : 1;
+	unsigned int darwin_dmi : 1;
+	unsigned int darwin_cmdline : 1;
 };
 
 struct acpi_predefined_names {
@@ -92945,7 +94449,7 @@ struct acpi_device_physical_node {
 	struct list_head node;
 	struct device *dev;
 	unsigned int node_id;
-	bool put_online: 1;
+	bool put_online : 1;
 };
 
 struct acpi_osc_context {
@@ -92970,7 +94474,7 @@ struct acpi_bus_type {
 	struct list_head list;
 	const char *name;
 	bool (*match)(struct device *);
-	struct acpi_device * (*find_companion)(struct device *);
+	struct acpi_device *(*find_companion)(struct device *);
 	void (*setup)(struct device *);
 };
 
@@ -93054,7 +94558,8 @@ struct acpi_resource_irq {
 	union {
 		u8 interrupt;
 		struct {
-			struct {} __Empty_interrupts;
+			struct {
+			} __Empty_interrupts;
 			u8 interrupts[0];
 		};
 	};
@@ -93068,7 +94573,8 @@ struct acpi_resource_dma {
 	union {
 		u8 channel;
 		struct {
-			struct {} __Empty_channels;
+			struct {
+			} __Empty_channels;
 			u8 channels[0];
 		};
 	};
@@ -93257,7 +94763,8 @@ struct acpi_resource_extended_irq {
 	union {
 		u32 interrupt;
 		struct {
-			struct {} __Empty_interrupts;
+			struct {
+			} __Empty_interrupts;
 			u32 interrupts[0];
 		};
 	};
@@ -93512,7 +95019,8 @@ enum acpi_reconfig_event {
 
 struct acpi_probe_entry;
 
-typedef bool (*acpi_probe_entry_validate_subtbl)(struct acpi_subtable_header *, struct acpi_probe_entry *);
+typedef bool (*acpi_probe_entry_validate_subtbl)(struct acpi_subtable_header *,
+						 struct acpi_probe_entry *);
 
 struct acpi_probe_entry {
 	__u8 id[5];
@@ -93597,9 +95105,9 @@ struct res_proc_context {
 struct acpi_processor_errata {
 	u8 smp;
 	struct {
-		u8 throttle: 1;
-		u8 fdma: 1;
-		u8 reserved: 6;
+		u8 throttle : 1;
+		u8 fdma : 1;
+		u8 reserved : 6;
 		u32 bmisx;
 	} piix4;
 };
@@ -93608,7 +95116,8 @@ typedef u32 acpi_event_status;
 
 typedef u32 (*acpi_gpe_handler)(acpi_handle, u32, void *);
 
-typedef acpi_status (*acpi_adr_space_handler)(u32, acpi_physical_address, u32, u64 *, void *, void *);
+typedef acpi_status (*acpi_adr_space_handler)(u32, acpi_physical_address, u32, u64 *, void *,
+					      void *);
 
 typedef acpi_status (*acpi_adr_space_setup)(acpi_handle, u32, void *, void **);
 
@@ -93736,8 +95245,8 @@ struct acpi_pci_link_irq {
 	u8 resource_type;
 	u8 possible_count;
 	u32 possible[16];
-	u8 initialized: 1;
-	u8 reserved: 7;
+	u8 initialized : 1;
+	u8 reserved : 7;
 };
 
 struct acpi_pci_link {
@@ -93755,7 +95264,8 @@ struct acpi_pci_routing_table {
 	union {
 		char pad[4];
 		struct {
-			struct {} __Empty_source;
+			struct {
+			} __Empty_source;
 			char source[0];
 		};
 	};
@@ -93981,8 +95491,9 @@ struct mbox_controller {
 	bool txdone_irq;
 	bool txdone_poll;
 	unsigned int txpoll_period;
-	struct mbox_chan * (*fw_xlate)(struct mbox_controller *, const struct fwnode_reference_args *);
-	struct mbox_chan * (*of_xlate)(struct mbox_controller *, const struct of_phandle_args *);
+	struct mbox_chan *(*fw_xlate)(struct mbox_controller *,
+				      const struct fwnode_reference_args *);
+	struct mbox_chan *(*of_xlate)(struct mbox_controller *, const struct of_phandle_args *);
 	struct hrtimer poll_hrt;
 	spinlock_t poll_hrt_lock;
 	struct list_head node;
@@ -94977,7 +96488,8 @@ struct acpi_gpe_device_info {
 	struct acpi_namespace_node *gpe_device;
 };
 
-typedef acpi_status (*acpi_gpe_callback)(struct acpi_gpe_xrupt_info *, struct acpi_gpe_block_info *, void *);
+typedef acpi_status (*acpi_gpe_callback)(struct acpi_gpe_xrupt_info *, struct acpi_gpe_block_info *,
+					 void *);
 
 struct acpi_table_facs {
 	char signature[4];
@@ -95110,7 +96622,8 @@ struct acpi_device_walk_info {
 	u32 num_INI;
 };
 
-typedef acpi_status (*acpi_pkg_callback)(u8, union acpi_operand_object *, union acpi_generic_state *, void *);
+typedef acpi_status (*acpi_pkg_callback)(u8, union acpi_operand_object *,
+					 union acpi_generic_state *, void *);
 
 struct acpi_table_list {
 	struct acpi_table_desc *tables;
@@ -95135,7 +96648,9 @@ enum acpi_return_package_types {
 	ACPI_PTYPE_CUSTOM = 13,
 };
 
-typedef acpi_status (*acpi_object_converter)(struct acpi_namespace_node *, union acpi_operand_object *, union acpi_operand_object **);
+typedef acpi_status (*acpi_object_converter)(struct acpi_namespace_node *,
+					     union acpi_operand_object *,
+					     union acpi_operand_object **);
 
 struct acpi_simple_repair_info {
 	char name[4];
@@ -95144,7 +96659,8 @@ struct acpi_simple_repair_info {
 	acpi_object_converter object_converter;
 };
 
-typedef acpi_status (*acpi_repair_function)(struct acpi_evaluate_info *, union acpi_operand_object **);
+typedef acpi_status (*acpi_repair_function)(struct acpi_evaluate_info *,
+					    union acpi_operand_object **);
 
 struct acpi_repair_info {
 	char name[4];
@@ -95338,7 +96854,8 @@ struct aml_resource_extended_irq {
 	union {
 		u32 interrupt;
 		struct {
-			struct {} __Empty_interrupts;
+			struct {
+			} __Empty_interrupts;
 			u32 interrupts[0];
 		};
 	};
@@ -96109,7 +97626,7 @@ struct clk_parent_data {
 struct clk_init_data {
 	const char *name;
 	const struct clk_ops *ops;
-	const char * const *parent_names;
+	const char *const *parent_names;
 	const struct clk_parent_data *parent_data;
 	const struct clk_hw **parent_hws;
 	u8 num_parents;
@@ -96309,7 +97826,8 @@ typedef void (*btf_trace_clk_set_min_rate)(void *, struct clk_core *, long unsig
 
 typedef void (*btf_trace_clk_set_max_rate)(void *, struct clk_core *, long unsigned int);
 
-typedef void (*btf_trace_clk_set_rate_range)(void *, struct clk_core *, long unsigned int, long unsigned int);
+typedef void (*btf_trace_clk_set_rate_range)(void *, struct clk_core *, long unsigned int,
+					     long unsigned int);
 
 typedef void (*btf_trace_clk_set_parent)(void *, struct clk_core *, struct clk_core *);
 
@@ -96413,7 +97931,8 @@ struct clk_fractional_divider {
 	u8 nshift;
 	u8 nwidth;
 	u8 flags;
-	void (*approximation)(struct clk_hw *, long unsigned int, long unsigned int *, long unsigned int *, long unsigned int *);
+	void (*approximation)(struct clk_hw *, long unsigned int, long unsigned int *,
+			      long unsigned int *, long unsigned int *);
 	spinlock_t *lock;
 };
 
@@ -96635,25 +98154,52 @@ struct dma_device {
 	int (*device_alloc_chan_resources)(struct dma_chan___2 *);
 	int (*device_router_config)(struct dma_chan___2 *);
 	void (*device_free_chan_resources)(struct dma_chan___2 *);
-	struct dma_async_tx_descriptor * (*device_prep_dma_memcpy)(struct dma_chan___2 *, dma_addr_t, dma_addr_t, size_t, long unsigned int);
-	struct dma_async_tx_descriptor * (*device_prep_dma_xor)(struct dma_chan___2 *, dma_addr_t, dma_addr_t *, unsigned int, size_t, long unsigned int);
-	struct dma_async_tx_descriptor * (*device_prep_dma_xor_val)(struct dma_chan___2 *, dma_addr_t *, unsigned int, size_t, enum sum_check_flags *, long unsigned int);
-	struct dma_async_tx_descriptor * (*device_prep_dma_pq)(struct dma_chan___2 *, dma_addr_t *, dma_addr_t *, unsigned int, const unsigned char *, size_t, long unsigned int);
-	struct dma_async_tx_descriptor * (*device_prep_dma_pq_val)(struct dma_chan___2 *, dma_addr_t *, dma_addr_t *, unsigned int, const unsigned char *, size_t, enum sum_check_flags *, long unsigned int);
-	struct dma_async_tx_descriptor * (*device_prep_dma_memset)(struct dma_chan___2 *, dma_addr_t, int, size_t, long unsigned int);
-	struct dma_async_tx_descriptor * (*device_prep_dma_memset_sg)(struct dma_chan___2 *, struct scatterlist *, unsigned int, int, long unsigned int);
-	struct dma_async_tx_descriptor * (*device_prep_dma_interrupt)(struct dma_chan___2 *, long unsigned int);
-	struct dma_async_tx_descriptor * (*device_prep_peripheral_dma_vec)(struct dma_chan___2 *, const struct dma_vec *, size_t, enum dma_transfer_direction, long unsigned int);
-	struct dma_async_tx_descriptor * (*device_prep_slave_sg)(struct dma_chan___2 *, struct scatterlist *, unsigned int, enum dma_transfer_direction, long unsigned int, void *);
-	struct dma_async_tx_descriptor * (*device_prep_dma_cyclic)(struct dma_chan___2 *, dma_addr_t, size_t, size_t, enum dma_transfer_direction, long unsigned int);
-	struct dma_async_tx_descriptor * (*device_prep_interleaved_dma)(struct dma_chan___2 *, struct dma_interleaved_template *, long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_dma_memcpy)(struct dma_chan___2 *, dma_addr_t,
+								  dma_addr_t, size_t,
+								  long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_dma_xor)(struct dma_chan___2 *, dma_addr_t,
+							       dma_addr_t *, unsigned int, size_t,
+							       long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_dma_xor_val)(struct dma_chan___2 *,
+								   dma_addr_t *, unsigned int,
+								   size_t, enum sum_check_flags *,
+								   long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_dma_pq)(struct dma_chan___2 *, dma_addr_t *,
+							      dma_addr_t *, unsigned int,
+							      const unsigned char *, size_t,
+							      long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_dma_pq_val)(
+	    struct dma_chan___2 *, dma_addr_t *, dma_addr_t *, unsigned int, const unsigned char *,
+	    size_t, enum sum_check_flags *, long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_dma_memset)(struct dma_chan___2 *, dma_addr_t,
+								  int, size_t, long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_dma_memset_sg)(struct dma_chan___2 *,
+								     struct scatterlist *,
+								     unsigned int, int,
+								     long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_dma_interrupt)(struct dma_chan___2 *,
+								     long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_peripheral_dma_vec)(
+	    struct dma_chan___2 *, const struct dma_vec *, size_t, enum dma_transfer_direction,
+	    long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_slave_sg)(struct dma_chan___2 *,
+								struct scatterlist *, unsigned int,
+								enum dma_transfer_direction,
+								long unsigned int, void *);
+	struct dma_async_tx_descriptor *(*device_prep_dma_cyclic)(struct dma_chan___2 *, dma_addr_t,
+								  size_t, size_t,
+								  enum dma_transfer_direction,
+								  long unsigned int);
+	struct dma_async_tx_descriptor *(*device_prep_interleaved_dma)(
+	    struct dma_chan___2 *, struct dma_interleaved_template *, long unsigned int);
 	void (*device_caps)(struct dma_chan___2 *, struct dma_slave_caps *);
 	int (*device_config)(struct dma_chan___2 *, struct dma_slave_config *);
 	int (*device_pause)(struct dma_chan___2 *);
 	int (*device_resume)(struct dma_chan___2 *);
 	int (*device_terminate_all)(struct dma_chan___2 *);
 	void (*device_synchronize)(struct dma_chan___2 *);
-	enum dma_status (*device_tx_status)(struct dma_chan___2 *, dma_cookie_t, struct dma_tx_state *);
+	enum dma_status (*device_tx_status)(struct dma_chan___2 *, dma_cookie_t,
+					    struct dma_tx_state *);
 	void (*device_issue_pending)(struct dma_chan___2 *);
 	void (*device_release)(struct dma_device *);
 	void (*dbg_summary_show)(struct seq_file *, struct dma_device *);
@@ -96738,7 +98284,7 @@ struct dmaengine_unmap_data {
 
 struct dma_descriptor_metadata_ops {
 	int (*attach)(struct dma_async_tx_descriptor *, void *, size_t);
-	void * (*get_ptr)(struct dma_async_tx_descriptor *, size_t *, size_t *);
+	void *(*get_ptr)(struct dma_async_tx_descriptor *, size_t *, size_t *);
 	int (*set_len)(struct dma_async_tx_descriptor *, size_t);
 };
 
@@ -96845,7 +98391,7 @@ struct acpi_dma_spec {
 struct acpi_dma {
 	struct list_head dma_controllers;
 	struct device *dev;
-	struct dma_chan___2 * (*acpi_dma_xlate)(struct acpi_dma_spec *, struct acpi_dma *);
+	struct dma_chan___2 *(*acpi_dma_xlate)(struct acpi_dma_spec *, struct acpi_dma *);
 	void *data;
 	short unsigned int base_request_line;
 	short unsigned int end_request_line;
@@ -97180,26 +98726,30 @@ struct virtio_config_ops {
 	u8 (*get_status)(struct virtio_device *);
 	void (*set_status)(struct virtio_device *, u8);
 	void (*reset)(struct virtio_device *);
-	int (*find_vqs)(struct virtio_device *, unsigned int, struct virtqueue **, struct virtqueue_info *, struct irq_affinity *);
+	int (*find_vqs)(struct virtio_device *, unsigned int, struct virtqueue **,
+			struct virtqueue_info *, struct irq_affinity *);
 	void (*del_vqs)(struct virtio_device *);
 	void (*synchronize_cbs)(struct virtio_device *);
 	u64 (*get_features)(struct virtio_device *);
 	void (*get_extended_features)(struct virtio_device *, u64 *);
 	int (*finalize_features)(struct virtio_device *);
-	const char * (*bus_name)(struct virtio_device *);
+	const char *(*bus_name)(struct virtio_device *);
 	int (*set_vq_affinity)(struct virtqueue *, const struct cpumask *);
-	const struct cpumask * (*get_vq_affinity)(struct virtio_device *, int);
+	const struct cpumask *(*get_vq_affinity)(struct virtio_device *, int);
 	bool (*get_shm_region)(struct virtio_device *, struct virtio_shm_region *, u8);
 	int (*disable_vq_and_reset)(struct virtqueue *);
 	int (*enable_vq_after_reset)(struct virtqueue *);
 };
 
 struct virtio_map_ops {
-	dma_addr_t (*map_page)(union virtio_map, struct page *, long unsigned int, size_t, enum dma_data_direction, long unsigned int);
-	void (*unmap_page)(union virtio_map, dma_addr_t, size_t, enum dma_data_direction, long unsigned int);
+	dma_addr_t (*map_page)(union virtio_map, struct page *, long unsigned int, size_t,
+			       enum dma_data_direction, long unsigned int);
+	void (*unmap_page)(union virtio_map, dma_addr_t, size_t, enum dma_data_direction,
+			   long unsigned int);
 	void (*sync_single_for_cpu)(union virtio_map, dma_addr_t, size_t, enum dma_data_direction);
-	void (*sync_single_for_device)(union virtio_map, dma_addr_t, size_t, enum dma_data_direction);
-	void * (*alloc)(union virtio_map, size_t, dma_addr_t *, gfp_t);
+	void (*sync_single_for_device)(union virtio_map, dma_addr_t, size_t,
+				       enum dma_data_direction);
+	void *(*alloc)(union virtio_map, size_t, dma_addr_t *, gfp_t);
 	void (*free)(union virtio_map, size_t, void *, dma_addr_t, long unsigned int);
 	bool (*need_sync)(union virtio_map, dma_addr_t);
 	int (*mapping_error)(union virtio_map, dma_addr_t);
@@ -97580,7 +99130,9 @@ struct virtio_pci_device {
 	unsigned int msix_vectors;
 	unsigned int msix_used_vectors;
 	bool per_vq_vectors;
-	struct virtqueue * (*setup_vq)(struct virtio_pci_device *, struct virtio_pci_vq_info *, unsigned int, void (*)(struct virtqueue *), const char *, bool, u16);
+	struct virtqueue *(*setup_vq)(struct virtio_pci_device *, struct virtio_pci_vq_info *,
+				      unsigned int, void (*)(struct virtqueue *), const char *,
+				      bool, u16);
 	void (*del_vq)(struct virtio_pci_vq_info *);
 	u16 (*config_vector)(struct virtio_pci_device *, u16);
 	int (*avq_index)(struct virtio_device *, u16 *, u16 *);
@@ -97877,12 +99429,12 @@ struct n_tty_data {
 	long unsigned int overrun_time;
 	unsigned int num_overrun;
 	bool no_room;
-	unsigned char lnext: 1;
-	unsigned char erasing: 1;
-	unsigned char raw: 1;
-	unsigned char real_raw: 1;
-	unsigned char icanon: 1;
-	unsigned char push: 1;
+	unsigned char lnext : 1;
+	unsigned char erasing : 1;
+	unsigned char raw : 1;
+	unsigned char real_raw : 1;
+	unsigned char icanon : 1;
+	unsigned char push : 1;
 	u8 read_buf[4096];
 	long unsigned int read_flags[64];
 	u8 echo_buf[4096];
@@ -98354,13 +99906,13 @@ struct keyboard_notifier_param {
 struct kbd_struct {
 	unsigned char lockstate;
 	unsigned char slockstate;
-	unsigned char ledmode: 1;
-	unsigned char ledflagstate: 4;
-	char: 3;
-	unsigned char default_ledflagstate: 4;
-	unsigned char kbdmode: 3;
-	int: 1;
-	unsigned char modeflags: 5;
+	unsigned char ledmode : 1;
+	unsigned char ledflagstate : 4;
+	char : 3;
+	unsigned char default_ledflagstate : 4;
+	unsigned char kbdmode : 3;
+	int : 1;
+	unsigned char modeflags : 5;
 };
 
 typedef void k_handler_fn(struct vc_data *, unsigned char, char);
@@ -98659,7 +100211,7 @@ struct uart_ops {
 	void (*set_termios)(struct uart_port *, struct ktermios *, const struct ktermios *);
 	void (*set_ldisc)(struct uart_port *, struct ktermios *);
 	void (*pm)(struct uart_port *, unsigned int, unsigned int);
-	const char * (*type)(struct uart_port *);
+	const char *(*type)(struct uart_port *);
 	void (*release_port)(struct uart_port *);
 	int (*request_port)(struct uart_port *);
 	void (*config_port)(struct uart_port *, int);
@@ -98786,7 +100338,7 @@ struct uart_state {
 struct serial_port_device {
 	struct device dev;
 	struct uart_port *port;
-	unsigned int tx_enabled: 1;
+	unsigned int tx_enabled : 1;
 };
 
 typedef struct uart_port *class_uart_port_lock_irq_t;
@@ -98882,7 +100434,7 @@ struct uart_8250_em485 {
 	struct hrtimer stop_tx_timer;
 	struct hrtimer *active_timer;
 	struct uart_8250_port *port;
-	unsigned int tx_stopped: 1;
+	unsigned int tx_stopped : 1;
 };
 
 struct uart_8250_dma {
@@ -99126,7 +100678,8 @@ struct pci_serial_quirk {
 	u32 subdevice;
 	int (*probe)(struct pci_dev *);
 	int (*init)(struct pci_dev *);
-	int (*setup)(struct serial_private *, const struct pciserial_board *, struct uart_8250_port *, int);
+	int (*setup)(struct serial_private *, const struct pciserial_board *,
+		     struct uart_8250_port *, int);
 	void (*exit)(struct pci_dev *);
 };
 
@@ -99418,9 +100971,9 @@ struct kstack_bytes {
 	u16 left;
 	bool stale;
 	u8 byte[480];
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum {
@@ -99682,7 +101235,8 @@ struct iommufd_hw_queue;
 
 struct iommufd_viommu_ops {
 	void (*destroy)(struct iommufd_viommu *);
-	struct iommu_domain * (*alloc_domain_nested)(struct iommufd_viommu *, u32, const struct iommu_user_data *);
+	struct iommu_domain *(*alloc_domain_nested)(struct iommufd_viommu *, u32,
+						    const struct iommu_user_data *);
 	int (*cache_invalidate)(struct iommufd_viommu *, struct iommu_user_data_array *);
 	const size_t vdevice_size;
 	int (*vdevice_init)(struct iommufd_vdevice *);
@@ -99868,9 +101422,11 @@ struct trace_event_data_offsets_iommu_device_event {
 	const void *device_ptr_;
 };
 
-struct trace_event_data_offsets_map {};
+struct trace_event_data_offsets_map {
+};
 
-struct trace_event_data_offsets_unmap {};
+struct trace_event_data_offsets_unmap {
+};
 
 struct trace_event_data_offsets_iommu_error {
 	u32 device;
@@ -100206,7 +101762,7 @@ struct subsys_private {
 	struct klist klist_devices;
 	struct klist klist_drivers;
 	struct blocking_notifier_head bus_notifier;
-	unsigned int drivers_autoprobe: 1;
+	unsigned int drivers_autoprobe : 1;
 	const struct bus_type *bus;
 	struct device *dev_root;
 	struct kset glue_dirs;
@@ -100244,7 +101800,7 @@ struct device_private {
 	const struct device_driver *async_driver;
 	char *deferred_probe_reason;
 	struct device *device;
-	u8 dead: 1;
+	u8 dead : 1;
 };
 
 struct fwnode_link {
@@ -100293,7 +101849,8 @@ struct device_attach_data {
 struct class_attribute {
 	struct attribute attr;
 	ssize_t (*show)(const struct class *, const struct class_attribute *, char *);
-	ssize_t (*store)(const struct class *, const struct class_attribute *, const char *, size_t);
+	ssize_t (*store)(const struct class *, const struct class_attribute *, const char *,
+			 size_t);
 };
 
 struct class_attribute_string {
@@ -100323,7 +101880,7 @@ struct cpu {
 
 struct cpu_attr {
 	struct device_attribute attr;
-	const struct cpumask * const map;
+	const struct cpumask *const map;
 };
 
 struct probe {
@@ -100404,7 +101961,7 @@ struct anon_transport_class {
 	struct attribute_container container;
 };
 
-typedef void * (*devcon_match_fn_t)(const struct fwnode_handle *, const char *, void *);
+typedef void *(*devcon_match_fn_t)(const struct fwnode_handle *, const char *, void *);
 
 typedef enum {
 	PHY_INTERFACE_MODE_NA = 0,
@@ -100457,8 +102014,8 @@ struct swnode {
 	struct list_head entry;
 	struct list_head children;
 	struct swnode *parent;
-	unsigned int allocated: 1;
-	unsigned int managed: 1;
+	unsigned int allocated : 1;
+	unsigned int managed : 1;
 };
 
 struct faux_object {
@@ -100479,7 +102036,7 @@ struct req {
 };
 
 struct dev_pm_domain_attach_data {
-	const char * const *pd_names;
+	const char *const *pd_names;
 	u32 num_pd_names;
 	u32 pd_flags;
 };
@@ -100495,18 +102052,20 @@ struct opp_table;
 
 struct dev_pm_opp;
 
-typedef int (*config_regulators_t)(struct device *, struct dev_pm_opp *, struct dev_pm_opp *, struct regulator **, unsigned int);
+typedef int (*config_regulators_t)(struct device *, struct dev_pm_opp *, struct dev_pm_opp *,
+				   struct regulator **, unsigned int);
 
-typedef int (*config_clks_t)(struct device *, struct opp_table *, struct dev_pm_opp *, void *, bool);
+typedef int (*config_clks_t)(struct device *, struct opp_table *, struct dev_pm_opp *, void *,
+			     bool);
 
 struct dev_pm_opp_config {
-	const char * const *clk_names;
+	const char *const *clk_names;
 	config_clks_t config_clks;
 	const char *prop_name;
 	config_regulators_t config_regulators;
 	const unsigned int *supported_hw;
 	unsigned int supported_hw_count;
-	const char * const *regulator_names;
+	const char *const *regulator_names;
 	struct device *required_dev;
 	unsigned int required_dev_index;
 };
@@ -100659,7 +102218,8 @@ struct trace_event_data_offsets_devres {
 	const void *name_ptr_;
 };
 
-typedef void (*btf_trace_devres_log)(void *, struct device *, const char *, void *, const char *, size_t);
+typedef void (*btf_trace_devres_log)(void *, struct device *, const char *, void *, const char *,
+				     size_t);
 
 typedef long unsigned int __kernel_old_dev_t;
 
@@ -100839,10 +102399,10 @@ struct virtio_blk_vq {
 	struct virtqueue *vq;
 	spinlock_t lock;
 	char name[16];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct virtio_blk {
@@ -101084,21 +102644,21 @@ struct mei_device {
 	bool hbuf_is_ready;
 	struct mei_dma_dscr dr_dscr[3];
 	struct hbm_version version;
-	unsigned int hbm_f_pg_supported: 1;
-	unsigned int hbm_f_dc_supported: 1;
-	unsigned int hbm_f_dot_supported: 1;
-	unsigned int hbm_f_ev_supported: 1;
-	unsigned int hbm_f_fa_supported: 1;
-	unsigned int hbm_f_ie_supported: 1;
-	unsigned int hbm_f_os_supported: 1;
-	unsigned int hbm_f_dr_supported: 1;
-	unsigned int hbm_f_vt_supported: 1;
-	unsigned int hbm_f_cap_supported: 1;
-	unsigned int hbm_f_cd_supported: 1;
-	unsigned int hbm_f_gsc_supported: 1;
+	unsigned int hbm_f_pg_supported : 1;
+	unsigned int hbm_f_dc_supported : 1;
+	unsigned int hbm_f_dot_supported : 1;
+	unsigned int hbm_f_ev_supported : 1;
+	unsigned int hbm_f_fa_supported : 1;
+	unsigned int hbm_f_ie_supported : 1;
+	unsigned int hbm_f_os_supported : 1;
+	unsigned int hbm_f_dr_supported : 1;
+	unsigned int hbm_f_vt_supported : 1;
+	unsigned int hbm_f_cap_supported : 1;
+	unsigned int hbm_f_cd_supported : 1;
+	unsigned int hbm_f_gsc_supported : 1;
 	struct mei_fw_version fw_ver[3];
-	unsigned int fw_f_fw_ver_supported: 1;
-	unsigned int fw_ver_received: 1;
+	unsigned int fw_f_fw_ver_supported : 1;
+	unsigned int fw_ver_received : 1;
 	struct rw_semaphore me_clients_rwsem;
 	struct list_head me_clients;
 	long unsigned int me_clients_map[4];
@@ -101193,8 +102753,8 @@ struct mei_cl_device {
 	mei_cldev_cb_t rx_cb;
 	struct work_struct notif_work;
 	mei_cldev_cb_t notif_cb;
-	unsigned int do_match: 1;
-	unsigned int is_added: 1;
+	unsigned int do_match : 1;
+	unsigned int is_added : 1;
 	void *priv_data;
 };
 
@@ -101203,9 +102763,9 @@ struct mei_client_properties {
 	u8 protocol_version;
 	u8 max_number_of_connections;
 	u8 fixed_address;
-	u8 single_recv_buf: 1;
-	u8 vt_supported: 1;
-	u8 reserved: 6;
+	u8 single_recv_buf : 1;
+	u8 vt_supported : 1;
+	u8 reserved : 6;
 	u32 max_msg_length;
 };
 
@@ -101303,14 +102863,14 @@ struct mei_ext_hdr {
 };
 
 struct mei_msg_hdr {
-	u32 me_addr: 8;
-	u32 host_addr: 8;
-	u32 length: 9;
-	u32 reserved: 3;
-	u32 extended: 1;
-	u32 dma_ring: 1;
-	u32 internal: 1;
-	u32 msg_complete: 1;
+	u32 me_addr : 8;
+	u32 host_addr : 8;
+	u32 length : 9;
+	u32 reserved : 3;
+	u32 extended : 1;
+	u32 dma_ring : 1;
+	u32 internal : 1;
+	u32 msg_complete : 1;
 	u32 extension[0];
 };
 
@@ -101506,8 +103066,8 @@ struct mei_cl_cb {
 	u8 vtag;
 	const struct file *fp;
 	int status;
-	u32 internal: 1;
-	u32 blocking: 1;
+	u32 internal : 1;
+	u32 blocking : 1;
 	struct mei_ext_hdr *ext_hdr;
 };
 
@@ -101542,7 +103102,7 @@ struct mei_cl_vtag {
 	struct list_head list;
 	const struct file *fp;
 	u8 vtag;
-	u8 pending_read: 1;
+	u8 pending_read : 1;
 };
 
 struct mei_client {
@@ -101766,8 +103326,8 @@ struct mei_cfg {
 	bool (*quirk_probe)(const struct pci_dev *);
 	const char *kind;
 	size_t dma_size[3];
-	u32 fw_ver_supported: 1;
-	u32 hw_trc_supported: 1;
+	u32 fw_ver_supported : 1;
+	u32 hw_trc_supported : 1;
 };
 
 struct mei_me_hw {
@@ -101813,7 +103373,8 @@ struct nvdimm_bus_descriptor;
 
 struct nvdimm;
 
-typedef int (*ndctl_fn)(struct nvdimm_bus_descriptor *, struct nvdimm *, unsigned int, void *, unsigned int, int *);
+typedef int (*ndctl_fn)(struct nvdimm_bus_descriptor *, struct nvdimm *, unsigned int, void *,
+			unsigned int, int *);
 
 struct nvdimm_bus_fw_ops;
 
@@ -101889,7 +103450,8 @@ enum nvdimm_passphrase_type {
 struct nvdimm_security_ops {
 	long unsigned int (*get_flags)(struct nvdimm *, enum nvdimm_passphrase_type);
 	int (*freeze)(struct nvdimm *);
-	int (*change_key)(struct nvdimm *, const struct nvdimm_key_data *, const struct nvdimm_key_data *, enum nvdimm_passphrase_type);
+	int (*change_key)(struct nvdimm *, const struct nvdimm_key_data *,
+			  const struct nvdimm_key_data *, enum nvdimm_passphrase_type);
 	int (*unlock)(struct nvdimm *, const struct nvdimm_key_data *);
 	int (*disable)(struct nvdimm *, const struct nvdimm_key_data *);
 	int (*erase)(struct nvdimm *, const struct nvdimm_key_data *, enum nvdimm_passphrase_type);
@@ -102123,7 +103685,8 @@ struct nd_namespace_common {
 	struct device dev;
 	struct device *claim;
 	enum nvdimm_claim_class claim_class;
-	int (*rw_bytes)(struct nd_namespace_common *, resource_size_t, void *, size_t, int, long unsigned int);
+	int (*rw_bytes)(struct nd_namespace_common *, resource_size_t, void *, size_t, int,
+			long unsigned int);
 };
 
 struct nd_namespace_io {
@@ -102148,10 +103711,10 @@ struct nvdimm_drvdata {
 
 struct nd_lane {
 	struct mutex lock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct btt;
@@ -102505,9 +104068,11 @@ enum nvdimmsec_op_ids {
 };
 
 struct dax_operations {
-	long int (*direct_access)(struct dax_device *, long unsigned int, long int, enum dax_access_mode, void **, long unsigned int *);
+	long int (*direct_access)(struct dax_device *, long unsigned int, long int,
+				  enum dax_access_mode, void **, long unsigned int *);
 	int (*zero_page_range)(struct dax_device *, long unsigned int, size_t);
-	size_t (*recovery_write)(struct dax_device *, long unsigned int, void *, size_t, struct iov_iter *);
+	size_t (*recovery_write)(struct dax_device *, long unsigned int, void *, size_t,
+				 struct iov_iter *);
 };
 
 struct pmem_device {
@@ -103077,13 +104642,13 @@ struct ifb_q_private {
 	struct sk_buff_head tq;
 	struct ifb_q_stats rx_stats;
 	struct ifb_q_stats tx_stats;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct ifb_dev_private {
@@ -103203,27 +104768,27 @@ struct phy_device {
 	u32 phyindex;
 	u32 phy_id;
 	struct phy_c45_device_ids c45_ids;
-	unsigned int is_c45: 1;
-	unsigned int is_internal: 1;
-	unsigned int is_pseudo_fixed_link: 1;
-	unsigned int is_gigabit_capable: 1;
-	unsigned int has_fixups: 1;
-	unsigned int suspended: 1;
-	unsigned int suspended_by_mdio_bus: 1;
-	unsigned int sysfs_links: 1;
-	unsigned int loopback_enabled: 1;
-	unsigned int downshifted_rate: 1;
-	unsigned int is_on_sfp_module: 1;
-	unsigned int mac_managed_pm: 1;
-	unsigned int wol_enabled: 1;
-	unsigned int is_genphy_driven: 1;
-	unsigned int autoneg: 1;
-	unsigned int link: 1;
-	unsigned int autoneg_complete: 1;
-	unsigned int interrupts: 1;
-	unsigned int irq_suspended: 1;
-	unsigned int irq_rerun: 1;
-	unsigned int default_timestamp: 1;
+	unsigned int is_c45 : 1;
+	unsigned int is_internal : 1;
+	unsigned int is_pseudo_fixed_link : 1;
+	unsigned int is_gigabit_capable : 1;
+	unsigned int has_fixups : 1;
+	unsigned int suspended : 1;
+	unsigned int suspended_by_mdio_bus : 1;
+	unsigned int sysfs_links : 1;
+	unsigned int loopback_enabled : 1;
+	unsigned int downshifted_rate : 1;
+	unsigned int is_on_sfp_module : 1;
+	unsigned int mac_managed_pm : 1;
+	unsigned int wol_enabled : 1;
+	unsigned int is_genphy_driven : 1;
+	unsigned int autoneg : 1;
+	unsigned int link : 1;
+	unsigned int autoneg_complete : 1;
+	unsigned int interrupts : 1;
+	unsigned int irq_suspended : 1;
+	unsigned int irq_rerun : 1;
+	unsigned int default_timestamp : 1;
 	int rate_matching;
 	enum phy_state state;
 	u32 dev_flags;
@@ -103415,7 +104980,8 @@ struct mdio_driver_common {
 struct mii_timestamper {
 	bool (*rxtstamp)(struct mii_timestamper *, struct sk_buff *, int);
 	void (*txtstamp)(struct mii_timestamper *, struct sk_buff *, int);
-	int (*hwtstamp)(struct mii_timestamper *, struct kernel_hwtstamp_config *, struct netlink_ext_ack *);
+	int (*hwtstamp)(struct mii_timestamper *, struct kernel_hwtstamp_config *,
+			struct netlink_ext_ack *);
 	void (*link_state)(struct mii_timestamper *, struct phy_device *);
 	int (*ts_info)(struct mii_timestamper *, struct kernel_ethtool_ts_info *);
 	struct device *device;
@@ -103426,7 +104992,7 @@ struct phy_driver {
 	u32 phy_id;
 	char *name;
 	u32 phy_id_mask;
-	const long unsigned int * const features;
+	const long unsigned int *const features;
 	u32 flags;
 	const void *driver_data;
 	int (*soft_reset)(struct phy_device *);
@@ -103457,7 +105023,8 @@ struct phy_driver {
 	int (*cable_test_start)(struct phy_device *);
 	int (*cable_test_tdr_start)(struct phy_device *, const struct phy_tdr_config *);
 	int (*cable_test_get_status)(struct phy_device *, bool *);
-	void (*get_phy_stats)(struct phy_device *, struct ethtool_eth_phy_stats *, struct ethtool_phy_stats *);
+	void (*get_phy_stats)(struct phy_device *, struct ethtool_eth_phy_stats *,
+			      struct ethtool_phy_stats *);
 	void (*get_link_stats)(struct phy_device *, struct ethtool_link_ext_stats *);
 	int (*update_stats)(struct phy_device *);
 	int (*get_sset_count)(struct phy_device *);
@@ -103509,12 +105076,12 @@ struct tap_dev {
 
 struct tap_queue {
 	struct sock sk;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct socket sock;
 	int vnet_hdr_sz;
 	struct tap_dev *tap;
@@ -103523,8 +105090,8 @@ struct tap_queue {
 	u16 queue_index;
 	bool enabled;
 	struct list_head next;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	struct ptr_ring ring;
 };
 
@@ -103544,7 +105111,7 @@ enum {
 };
 
 struct mii_timestamping_ctrl {
-	struct mii_timestamper * (*probe_channel)(struct device *, unsigned int);
+	struct mii_timestamper *(*probe_channel)(struct device *, unsigned int);
 	void (*release_channel)(struct device *, struct mii_timestamper *);
 };
 
@@ -103876,12 +105443,12 @@ struct tun_struct;
 
 struct tun_file {
 	struct sock sk;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct socket socket;
 	struct tun_struct *tun;
 	struct fasync_struct *fasync;
@@ -103896,13 +105463,13 @@ struct tun_file {
 	struct mutex napi_mutex;
 	struct list_head next;
 	struct tun_struct *detached;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct ptr_ring tx_ring;
 	struct xdp_rxq_info xdp_rxq;
 };
@@ -103954,15 +105521,15 @@ struct tun_flow_entry {
 	u32 rxhash;
 	u32 rps_rxhash;
 	int queue_index;
-	long: 64;
+	long : 64;
 	long unsigned int updated;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct tun_prog {
@@ -104055,20 +105622,20 @@ struct veth_rq {
 	struct xdp_mem_info xdp_mem;
 	struct veth_rq_stats stats;
 	bool rx_notify_masked;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct ptr_ring xdp_ring;
 	struct xdp_rxq_info xdp_rxq;
 	struct page_pool *page_pool;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct veth_priv {
@@ -104173,8 +105740,8 @@ struct xsk_buff_pool {
 	spinlock_t cq_prod_lock;
 	spinlock_t cq_cached_prod_lock;
 	struct xdp_buff_xsk *free_heads[0];
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct softnet_data {
@@ -104191,30 +105758,30 @@ struct softnet_data {
 	struct Qdisc **output_queue_tailp;
 	struct sk_buff *completion_queue;
 	struct netdev_xmit xmit;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	unsigned int input_queue_head;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	call_single_data_t csd;
 	struct softnet_data *rps_ipi_next;
 	unsigned int cpu;
 	unsigned int input_queue_tail;
 	struct sk_buff_head input_pkt_queue;
 	struct napi_struct backlog;
-	long: 64;
+	long : 64;
 	struct numa_drop_counters drop_counters;
 	int defer_ipi_scheduled;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	call_single_data_t defer_csd;
 };
 
@@ -104400,7 +105967,7 @@ struct xdp_buff_xsk {
 	dma_addr_t frame_dma;
 	struct xsk_buff_pool *pool;
 	struct list_head list_node;
-	long: 64;
+	long : 64;
 };
 
 struct ewma_pkt_len {
@@ -104486,31 +106053,31 @@ struct receive_queue {
 	struct scatterlist sg[19];
 	unsigned int min_buf_len;
 	char name[16];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct xdp_rxq_info xdp_rxq;
 	struct virtnet_rq_dma *last_dma;
 	struct xsk_buff_pool *xsk_pool;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct xdp_rxq_info xsk_rxq_info;
 	struct xdp_buff **xsk_buffs;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct control_buf {
@@ -104604,20 +106171,20 @@ struct icmpv6_echo {
 };
 
 struct icmpv6_nd_advt {
-	__u32 reserved: 5;
-	__u32 override: 1;
-	__u32 solicited: 1;
-	__u32 router: 1;
-	__u32 reserved2: 24;
+	__u32 reserved : 5;
+	__u32 override : 1;
+	__u32 solicited : 1;
+	__u32 router : 1;
+	__u32 reserved2 : 24;
 };
 
 struct icmpv6_nd_ra {
 	__u8 hop_limit;
-	__u8 reserved: 3;
-	__u8 router_pref: 2;
-	__u8 home_agent: 1;
-	__u8 other: 1;
-	__u8 managed: 1;
+	__u8 reserved : 3;
+	__u8 router_pref : 2;
+	__u8 home_agent : 1;
+	__u8 other : 1;
+	__u8 managed : 1;
 	__be16 rt_lifetime;
 };
 
@@ -104798,8 +106365,8 @@ struct nl_info {
 	struct nlmsghdr *nlh;
 	struct net *nl_net;
 	u32 portid;
-	u8 skip_notify: 1;
-	u8 skip_notify_kernel: 1;
+	u8 skip_notify : 1;
+	u8 skip_notify_kernel : 1;
 };
 
 struct ip_sf_socklist;
@@ -104827,12 +106394,12 @@ enum {
 struct udp_prod_queue {
 	struct llist_head ll_root;
 	atomic_t rmem_alloc;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct udp_sock {
@@ -104850,20 +106417,20 @@ struct udp_sock {
 	void (*encap_err_rcv)(struct sock *, struct sk_buff *, int, __be16, u32, u8 *);
 	int (*encap_err_lookup)(struct sock *, struct sk_buff *);
 	void (*encap_destroy)(struct sock *);
-	struct sk_buff * (*gro_receive)(struct sock *, struct list_head *, struct sk_buff *);
+	struct sk_buff *(*gro_receive)(struct sock *, struct list_head *, struct sk_buff *);
 	int (*gro_complete)(struct sock *, struct sk_buff *, int);
 	struct udp_prod_queue *udp_prod_queue;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct sk_buff_head reader_queue;
 	int forward_deficit;
 	int forward_threshold;
 	bool peeking_with_offset;
 	struct hlist_node tunnel_list;
-	long: 64;
+	long : 64;
 	struct numa_drop_counters drop_counters;
 };
 
@@ -104889,29 +106456,39 @@ struct fib6_config;
 struct ipv6_stub {
 	int (*ipv6_sock_mc_join)(struct sock *, int, const struct in6_addr *);
 	int (*ipv6_sock_mc_drop)(struct sock *, int, const struct in6_addr *);
-	struct dst_entry * (*ipv6_dst_lookup_flow)(struct net *, const struct sock *, struct flowi6 *, const struct in6_addr *);
+	struct dst_entry *(*ipv6_dst_lookup_flow)(struct net *, const struct sock *,
+						  struct flowi6 *, const struct in6_addr *);
 	int (*ipv6_route_input)(struct sk_buff *);
-	struct fib6_table * (*fib6_get_table)(struct net *, u32);
+	struct fib6_table *(*fib6_get_table)(struct net *, u32);
 	int (*fib6_lookup)(struct net *, int, struct flowi6 *, struct fib6_result *, int);
-	int (*fib6_table_lookup)(struct net *, struct fib6_table *, int, struct flowi6 *, struct fib6_result *, int);
-	void (*fib6_select_path)(const struct net *, struct fib6_result *, struct flowi6 *, int, bool, const struct sk_buff *, int);
-	u32 (*ip6_mtu_from_fib6)(const struct fib6_result *, const struct in6_addr *, const struct in6_addr *);
-	int (*fib6_nh_init)(struct net *, struct fib6_nh *, struct fib6_config *, gfp_t, struct netlink_ext_ack *);
+	int (*fib6_table_lookup)(struct net *, struct fib6_table *, int, struct flowi6 *,
+				 struct fib6_result *, int);
+	void (*fib6_select_path)(const struct net *, struct fib6_result *, struct flowi6 *, int,
+				 bool, const struct sk_buff *, int);
+	u32 (*ip6_mtu_from_fib6)(const struct fib6_result *, const struct in6_addr *,
+				 const struct in6_addr *);
+	int (*fib6_nh_init)(struct net *, struct fib6_nh *, struct fib6_config *, gfp_t,
+			    struct netlink_ext_ack *);
 	void (*fib6_nh_release)(struct fib6_nh *);
 	void (*fib6_nh_release_dsts)(struct fib6_nh *);
 	void (*fib6_update_sernum)(struct net *, struct fib6_info *);
 	int (*ip6_del_rt)(struct net *, struct fib6_info *, bool);
 	void (*fib6_rt_update)(struct net *, struct fib6_info *, struct nl_info *);
 	void (*udpv6_encap_enable)(void);
-	void (*ndisc_send_na)(struct net_device *, const struct in6_addr *, const struct in6_addr *, bool, bool, bool, bool);
+	void (*ndisc_send_na)(struct net_device *, const struct in6_addr *, const struct in6_addr *,
+			      bool, bool, bool, bool);
 	void (*xfrm6_local_rxpmtu)(struct sk_buff *, u32);
 	int (*xfrm6_udp_encap_rcv)(struct sock *, struct sk_buff *);
-	struct sk_buff * (*xfrm6_gro_udp_encap_rcv)(struct sock *, struct list_head *, struct sk_buff *);
+	struct sk_buff *(*xfrm6_gro_udp_encap_rcv)(struct sock *, struct list_head *,
+						   struct sk_buff *);
 	int (*xfrm6_rcv_encap)(struct sk_buff *, int, __be32, int);
 	struct neigh_table *nd_tbl;
-	int (*ipv6_fragment)(struct net *, struct sock *, struct sk_buff *, int (*)(struct net *, struct sock *, struct sk_buff *));
-	struct net_device * (*ipv6_dev_find)(struct net *, const struct in6_addr *, struct net_device *);
-	int (*ip6_xmit)(const struct sock *, struct sk_buff *, struct flowi6 *, __u32, struct ipv6_txoptions *, int, u32);
+	int (*ipv6_fragment)(struct net *, struct sock *, struct sk_buff *,
+			     int (*)(struct net *, struct sock *, struct sk_buff *));
+	struct net_device *(*ipv6_dev_find)(struct net *, const struct in6_addr *,
+					    struct net_device *);
+	int (*ip6_xmit)(const struct sock *, struct sk_buff *, struct flowi6 *, __u32,
+			struct ipv6_txoptions *, int, u32);
 };
 
 struct fib6_result {
@@ -104931,9 +106508,9 @@ struct fib6_config {
 	u32 fc_flags;
 	u32 fc_protocol;
 	u16 fc_type;
-	u16 fc_delete_all_nh: 1;
-	u16 fc_ignore_dev_down: 1;
-	u16 __unused: 14;
+	u16 fc_delete_all_nh : 1;
+	u16 fc_ignore_dev_down : 1;
+	u16 __unused : 14;
 	u32 fc_nh_id;
 	struct in6_addr fc_dst;
 	struct in6_addr fc_src;
@@ -104990,27 +106567,27 @@ struct napi_gro_cb {
 	union {
 		struct {
 			u16 gro_remcsum_start;
-			u8 same_flow: 1;
-			u8 encap_mark: 1;
-			u8 csum_valid: 1;
-			u8 csum_cnt: 3;
-			u8 free: 2;
-			u8 is_fou: 1;
-			u8 ip_fixedid: 2;
-			u8 recursion_counter: 4;
-			u8 is_flist: 1;
+			u8 same_flow : 1;
+			u8 encap_mark : 1;
+			u8 csum_valid : 1;
+			u8 csum_cnt : 3;
+			u8 free : 2;
+			u8 is_fou : 1;
+			u8 ip_fixedid : 2;
+			u8 recursion_counter : 4;
+			u8 is_flist : 1;
 		};
 		struct {
 			u16 gro_remcsum_start;
-			u8 same_flow: 1;
-			u8 encap_mark: 1;
-			u8 csum_valid: 1;
-			u8 csum_cnt: 3;
-			u8 free: 2;
-			u8 is_fou: 1;
-			u8 ip_fixedid: 2;
-			u8 recursion_counter: 4;
-			u8 is_flist: 1;
+			u8 same_flow : 1;
+			u8 encap_mark : 1;
+			u8 csum_valid : 1;
+			u8 csum_cnt : 3;
+			u8 free : 2;
+			u8 is_fou : 1;
+			u8 ip_fixedid : 2;
+			u8 recursion_counter : 4;
+			u8 is_flist : 1;
 		} zeroed;
 	};
 	__wsum csum;
@@ -105023,7 +106600,7 @@ struct napi_gro_cb {
 	};
 };
 
-typedef struct sk_buff * (*gro_receive_t)(struct list_head *, struct sk_buff *);
+typedef struct sk_buff *(*gro_receive_t)(struct list_head *, struct sk_buff *);
 
 struct gro_remcsum {
 	int offset;
@@ -105075,9 +106652,9 @@ struct nh_notifier_single_info {
 		struct in6_addr ipv6;
 	};
 	u32 id;
-	u8 is_reject: 1;
-	u8 is_fdb: 1;
-	u8 has_encap: 1;
+	u8 is_reject : 1;
+	u8 is_fdb : 1;
+	u8 has_encap : 1;
 };
 
 struct nh_notifier_grp_entry_info {
@@ -105166,7 +106743,7 @@ struct ip_tunnel_info {
 	struct dst_cache dst_cache;
 	u8 options_len;
 	u8 mode;
-	long: 0;
+	long : 0;
 	u8 options[0];
 };
 
@@ -105183,10 +106760,10 @@ struct udp_port_cfg {
 	__be16 local_udp_port;
 	__be16 peer_udp_port;
 	int bind_ifindex;
-	unsigned int use_udp_checksums: 1;
-	unsigned int use_udp6_tx_checksums: 1;
-	unsigned int use_udp6_rx_checksums: 1;
-	unsigned int ipv6_v6only: 1;
+	unsigned int use_udp_checksums : 1;
+	unsigned int use_udp6_tx_checksums : 1;
+	unsigned int use_udp6_rx_checksums : 1;
+	unsigned int ipv6_v6only : 1;
 };
 
 typedef int (*udp_tunnel_encap_rcv_t)(struct sock *, struct sk_buff *);
@@ -105197,7 +106774,8 @@ typedef void (*udp_tunnel_encap_err_rcv_t)(struct sock *, struct sk_buff *, int,
 
 typedef void (*udp_tunnel_encap_destroy_t)(struct sock *);
 
-typedef struct sk_buff * (*udp_tunnel_gro_receive_t)(struct sock *, struct list_head *, struct sk_buff *);
+typedef struct sk_buff *(*udp_tunnel_gro_receive_t)(struct sock *, struct list_head *,
+						    struct sk_buff *);
 
 typedef int (*udp_tunnel_gro_complete_t)(struct sock *, struct sk_buff *, int);
 
@@ -105298,22 +106876,22 @@ struct vxlanhdr {
 
 struct vxlanhdr_gbp {
 	u8 vx_flags;
-	u8 reserved_flags1: 3;
-	u8 policy_applied: 1;
-	u8 reserved_flags2: 2;
-	u8 dont_learn: 1;
-	u8 reserved_flags3: 1;
+	u8 reserved_flags1 : 3;
+	u8 policy_applied : 1;
+	u8 reserved_flags2 : 2;
+	u8 dont_learn : 1;
+	u8 reserved_flags3 : 1;
 	__be16 policy_id;
 	__be32 vx_vni;
 };
 
 struct vxlanhdr_gpe {
-	u8 oam_flag: 1;
-	u8 reserved_flags1: 1;
-	u8 np_applied: 1;
-	u8 instance_applied: 1;
-	u8 version: 2;
-	u8 reserved_flags2: 2;
+	u8 oam_flag : 1;
+	u8 reserved_flags1 : 1;
+	u8 np_applied : 1;
+	u8 instance_applied : 1;
+	u8 version : 2;
+	u8 reserved_flags2 : 2;
 	u8 reserved_flags3;
 	u8 reserved_flags4;
 	u8 next_protocol;
@@ -105341,7 +106919,7 @@ union vxlan_addr {
 struct vxlan_rdst {
 	union vxlan_addr remote_ip;
 	__be16 remote_port;
-	u8 offloaded: 1;
+	u8 offloaded : 1;
 	__be32 remote_vni;
 	u32 remote_ifindex;
 	struct net_device *remote_dev;
@@ -105717,8 +107295,8 @@ struct vxlan_mdb_flush_desc {
 };
 
 struct netdev_lag_lower_state_info {
-	u8 link_up: 1;
-	u8 tx_enabled: 1;
+	u8 link_up : 1;
+	u8 tx_enabled : 1;
 };
 
 struct net_failover_info {
@@ -106093,11 +107671,13 @@ struct ptp_clock_info {
 	s32 (*getmaxphase)(struct ptp_clock_info *);
 	int (*adjtime)(struct ptp_clock_info *, s64);
 	int (*gettime64)(struct ptp_clock_info *, struct timespec64 *);
-	int (*gettimex64)(struct ptp_clock_info *, struct timespec64 *, struct ptp_system_timestamp *);
+	int (*gettimex64)(struct ptp_clock_info *, struct timespec64 *,
+			  struct ptp_system_timestamp *);
 	int (*getcrosststamp)(struct ptp_clock_info *, struct system_device_crosststamp *);
 	int (*settime64)(struct ptp_clock_info *, const struct timespec64 *);
 	int (*getcycles64)(struct ptp_clock_info *, struct timespec64 *);
-	int (*getcyclesx64)(struct ptp_clock_info *, struct timespec64 *, struct ptp_system_timestamp *);
+	int (*getcyclesx64)(struct ptp_clock_info *, struct timespec64 *,
+			    struct ptp_system_timestamp *);
 	int (*getcrosscycles)(struct ptp_clock_info *, struct system_device_crosststamp *);
 	int (*enable)(struct ptp_clock_info *, struct ptp_clock_request *, int);
 	int (*verify)(struct ptp_clock_info *, unsigned int, enum ptp_pin_function, unsigned int);
@@ -106207,7 +107787,8 @@ struct ptp_sys_offset_precise {
 
 typedef int (*ptp_crosststamp_fn)(struct ptp_clock_info *, struct system_device_crosststamp *);
 
-typedef int (*ptp_gettimex_fn)(struct ptp_clock_info *, struct timespec64 *, struct ptp_system_timestamp *);
+typedef int (*ptp_gettimex_fn)(struct ptp_clock_info *, struct timespec64 *,
+			       struct ptp_system_timestamp *);
 
 enum {
 	POWER_SUPPLY_TECHNOLOGY_UNKNOWN = 0,
@@ -106351,8 +107932,10 @@ struct power_supply_desc {
 	u32 usb_types;
 	const enum power_supply_property *properties;
 	size_t num_properties;
-	int (*get_property)(struct power_supply *, enum power_supply_property, union power_supply_propval *);
-	int (*set_property)(struct power_supply *, enum power_supply_property, const union power_supply_propval *);
+	int (*get_property)(struct power_supply *, enum power_supply_property,
+			    union power_supply_propval *);
+	int (*set_property)(struct power_supply *, enum power_supply_property,
+			    const union power_supply_propval *);
 	int (*property_is_writeable)(struct power_supply *, enum power_supply_property);
 	void (*external_power_changed)(struct power_supply *);
 	bool no_thermal;
@@ -106387,14 +107970,17 @@ struct power_supply {
 };
 
 struct power_supply_ext {
-	const char * const name;
+	const char *const name;
 	u8 charge_behaviours;
 	u32 charge_types;
 	const enum power_supply_property *properties;
 	size_t num_properties;
-	int (*get_property)(struct power_supply *, const struct power_supply_ext *, void *, enum power_supply_property, union power_supply_propval *);
-	int (*set_property)(struct power_supply *, const struct power_supply_ext *, void *, enum power_supply_property, const union power_supply_propval *);
-	int (*property_is_writeable)(struct power_supply *, const struct power_supply_ext *, void *, enum power_supply_property);
+	int (*get_property)(struct power_supply *, const struct power_supply_ext *, void *,
+			    enum power_supply_property, union power_supply_propval *);
+	int (*set_property)(struct power_supply *, const struct power_supply_ext *, void *,
+			    enum power_supply_property, const union power_supply_propval *);
+	int (*property_is_writeable)(struct power_supply *, const struct power_supply_ext *, void *,
+				     enum power_supply_property);
 };
 
 struct power_supply_maintenance_charge_table;
@@ -106500,14 +108086,16 @@ struct cooling_spec {
 };
 
 struct thermal_zone_device_ops {
-	bool (*should_bind)(struct thermal_zone_device *, const struct thermal_trip *, struct thermal_cooling_device *, struct cooling_spec *);
+	bool (*should_bind)(struct thermal_zone_device *, const struct thermal_trip *,
+			    struct thermal_cooling_device *, struct cooling_spec *);
 	int (*get_temp)(struct thermal_zone_device *, int *);
 	int (*set_trips)(struct thermal_zone_device *, int, int);
 	int (*change_mode)(struct thermal_zone_device *, enum thermal_device_mode);
 	int (*set_trip_temp)(struct thermal_zone_device *, const struct thermal_trip *, int);
 	int (*get_crit_temp)(struct thermal_zone_device *, int *);
 	int (*set_emul_temp)(struct thermal_zone_device *, int);
-	int (*get_trend)(struct thermal_zone_device *, const struct thermal_trip *, enum thermal_trend *);
+	int (*get_trend)(struct thermal_zone_device *, const struct thermal_trip *,
+			 enum thermal_trend *);
 	void (*hot)(struct thermal_zone_device *);
 	void (*critical)(struct thermal_zone_device *);
 };
@@ -106622,7 +108210,7 @@ struct power_supply_attr {
 	const char *prop_name;
 	char attr_name[31];
 	struct device_attribute dev_attr;
-	const char * const *text_values;
+	const char *const *text_values;
 	int text_values_len;
 };
 
@@ -106781,7 +108369,8 @@ typedef void (*btf_trace_thermal_temperature)(void *, struct thermal_zone_device
 
 typedef void (*btf_trace_cdev_update)(void *, struct thermal_cooling_device *, long unsigned int);
 
-typedef void (*btf_trace_thermal_zone_trip)(void *, struct thermal_zone_device *, int, enum thermal_trip_type);
+typedef void (*btf_trace_thermal_zone_trip)(void *, struct thermal_zone_device *, int,
+					    enum thermal_trip_type);
 
 struct user_threshold {
 	struct list_head list_node;
@@ -107035,9 +108624,11 @@ struct trace_event_raw_watchdog_set_timeout {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_watchdog_template {};
+struct trace_event_data_offsets_watchdog_template {
+};
 
-struct trace_event_data_offsets_watchdog_set_timeout {};
+struct trace_event_data_offsets_watchdog_set_timeout {
+};
 
 typedef void (*btf_trace_watchdog_start)(void *, struct watchdog_device *, int);
 
@@ -107075,7 +108666,8 @@ struct cpufreq_driver {
 	int (*target)(struct cpufreq_policy *, unsigned int, unsigned int);
 	int (*target_index)(struct cpufreq_policy *, unsigned int);
 	unsigned int (*fast_switch)(struct cpufreq_policy *, unsigned int);
-	void (*adjust_perf)(struct cpufreq_policy *, long unsigned int, long unsigned int, long unsigned int);
+	void (*adjust_perf)(struct cpufreq_policy *, long unsigned int, long unsigned int,
+			    long unsigned int);
 	unsigned int (*get_intermediate)(struct cpufreq_policy *, unsigned int);
 	int (*target_intermediate)(struct cpufreq_policy *, unsigned int);
 	unsigned int (*get)(unsigned int);
@@ -107208,11 +108800,14 @@ struct trace_event_raw_amd_pstate_epp_perf {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_amd_pstate_perf {};
+struct trace_event_data_offsets_amd_pstate_perf {
+};
 
-struct trace_event_data_offsets_amd_pstate_epp_perf {};
+struct trace_event_data_offsets_amd_pstate_epp_perf {
+};
 
-typedef void (*btf_trace_amd_pstate_perf)(void *, u8, u8, u8, u64, u64, u64, u64, unsigned int, bool);
+typedef void (*btf_trace_amd_pstate_perf)(void *, u8, u8, u8, u64, u64, u64, u64, unsigned int,
+					  bool);
 
 typedef void (*btf_trace_amd_pstate_epp_perf)(void *, unsigned int, u8, u8, u8, u8, bool, bool);
 
@@ -107342,7 +108937,8 @@ struct cpuidle_attr {
 struct cpuidle_state_attr {
 	struct attribute attr;
 	ssize_t (*show)(struct cpuidle_state *, struct cpuidle_state_usage *, char *);
-	ssize_t (*store)(struct cpuidle_state *, struct cpuidle_state_usage *, const char *, size_t);
+	ssize_t (*store)(struct cpuidle_state *, struct cpuidle_state_usage *, const char *,
+			 size_t);
 };
 
 struct ladder_device_state {
@@ -107493,7 +109089,8 @@ struct hid_device {
 	int (*ff_init)(struct hid_device *);
 	int (*hiddev_connect)(struct hid_device *, unsigned int);
 	void (*hiddev_disconnect)(struct hid_device *);
-	void (*hiddev_hid_event)(struct hid_device *, struct hid_field *, struct hid_usage *, __s32);
+	void (*hiddev_hid_event)(struct hid_device *, struct hid_field *, struct hid_usage *,
+				 __s32);
 	void (*hiddev_report_event)(struct hid_device *, struct hid_report *);
 	short unsigned int debug;
 	struct dentry *debug_dir;
@@ -107648,9 +109245,11 @@ struct hid_driver {
 	const struct hid_usage_id *usage_table;
 	int (*event)(struct hid_device *, struct hid_field *, struct hid_usage *, __s32);
 	void (*report)(struct hid_device *, struct hid_report *);
-	const __u8 * (*report_fixup)(struct hid_device *, __u8 *, unsigned int *);
-	int (*input_mapping)(struct hid_device *, struct hid_input *, struct hid_field *, struct hid_usage *, long unsigned int **, int *);
-	int (*input_mapped)(struct hid_device *, struct hid_input *, struct hid_field *, struct hid_usage *, long unsigned int **, int *);
+	const __u8 *(*report_fixup)(struct hid_device *, __u8 *, unsigned int *);
+	int (*input_mapping)(struct hid_device *, struct hid_input *, struct hid_field *,
+			     struct hid_usage *, long unsigned int **, int *);
+	int (*input_mapped)(struct hid_device *, struct hid_input *, struct hid_field *,
+			    struct hid_usage *, long unsigned int **, int *);
 	int (*input_configured)(struct hid_device *, struct hid_input *);
 	void (*feature_mapping)(struct hid_device *, struct hid_field *, struct hid_usage *);
 	int (*suspend)(struct hid_device *, pm_message_t);
@@ -108021,11 +109620,15 @@ struct trace_event_data_offsets_non_standard_event {
 	const void *buf_ptr_;
 };
 
-typedef void (*btf_trace_mc_event)(void *, const unsigned int, const char *, const char *, const int, const u8, const s8, const s8, const s8, long unsigned int, const u8, long unsigned int, const char *);
+typedef void (*btf_trace_mc_event)(void *, const unsigned int, const char *, const char *,
+				   const int, const u8, const s8, const s8, const s8,
+				   long unsigned int, const u8, long unsigned int, const char *);
 
-typedef void (*btf_trace_arm_event)(void *, const struct cper_sec_proc_arm *, const u8 *, const u32, const u8 *, const u32, const u8 *, const u32, u8, int);
+typedef void (*btf_trace_arm_event)(void *, const struct cper_sec_proc_arm *, const u8 *, const u32,
+				    const u8 *, const u32, const u8 *, const u32, u8, int);
 
-typedef void (*btf_trace_non_standard_event)(void *, const guid_t *, const guid_t *, const char *, const u8, const u8 *, const u32);
+typedef void (*btf_trace_non_standard_event)(void *, const guid_t *, const guid_t *, const char *,
+					     const u8, const u8 *, const u32);
 
 struct nvp_uvm_proc {
 	struct list_head node;
@@ -108774,7 +110377,9 @@ struct inet_connection_sock_af_ops {
 	int (*rebuild_header)(struct sock *);
 	void (*sk_rx_dst_set)(struct sock *, const struct sk_buff *);
 	int (*conn_request)(struct sock *, struct sk_buff *);
-	struct sock * (*syn_recv_sock)(const struct sock *, struct sk_buff *, struct request_sock *, struct dst_entry *, struct request_sock *, bool *, void (*)(struct sock *, const struct sock *));
+	struct sock *(*syn_recv_sock)(const struct sock *, struct sk_buff *, struct request_sock *,
+				      struct dst_entry *, struct request_sock *, bool *,
+				      void (*)(struct sock *, const struct sock *));
 	u16 net_header_len;
 	int (*setsockopt)(struct sock *, int, int, sockptr_t, unsigned int);
 	int (*getsockopt)(struct sock *, int, int, char *, int *);
@@ -108805,10 +110410,10 @@ struct inet_connection_sock {
 	const struct tcp_ulp_ops *icsk_ulp_ops;
 	void *icsk_ulp_data;
 	unsigned int (*icsk_sync_mss)(struct sock *, u32);
-	__u8 icsk_ca_state: 5;
-	__u8 icsk_ca_initialized: 1;
-	__u8 icsk_ca_setsockopt: 1;
-	__u8 icsk_ca_dst_locked: 1;
+	__u8 icsk_ca_state : 5;
+	__u8 icsk_ca_initialized : 1;
+	__u8 icsk_ca_setsockopt : 1;
+	__u8 icsk_ca_dst_locked : 1;
 	__u8 icsk_retransmits;
 	__u8 icsk_pending;
 	__u8 icsk_backoff;
@@ -108820,10 +110425,10 @@ struct inet_connection_sock {
 		__u8 quick;
 		__u8 pingpong;
 		__u8 retry;
-		__u32 ato: 8;
-		__u32 lrcv_flowlabel: 20;
-		__u32 dst_quick_ack: 1;
-		__u32 unused: 3;
+		__u32 ato : 8;
+		__u32 lrcv_flowlabel : 20;
+		__u32 dst_quick_ack : 1;
+		__u32 unused : 3;
 		__u32 lrcvtime;
 		__u16 last_seg_size;
 		__u16 rcv_mss;
@@ -108831,8 +110436,8 @@ struct inet_connection_sock {
 	struct {
 		int search_high;
 		int search_low;
-		u32 probe_size: 31;
-		u32 enabled: 1;
+		u32 probe_size : 31;
+		u32 enabled : 1;
 		u32 probe_timestamp;
 	} icsk_mtup;
 	u32 icsk_probes_tstamp;
@@ -108897,17 +110502,17 @@ struct tcp_options_received {
 	u32 ts_recent;
 	u32 rcv_tsval;
 	u32 rcv_tsecr;
-	u16 saw_tstamp: 1;
-	u16 tstamp_ok: 1;
-	u16 dsack: 1;
-	u16 wscale_ok: 1;
-	u16 sack_ok: 3;
-	u16 smc_ok: 1;
-	u16 snd_wscale: 4;
-	u16 rcv_wscale: 4;
-	u8 accecn: 6;
-	u8 saw_unknown: 1;
-	u8 unused: 1;
+	u16 saw_tstamp : 1;
+	u16 tstamp_ok : 1;
+	u16 dsack : 1;
+	u16 wscale_ok : 1;
+	u16 sack_ok : 3;
+	u16 smc_ok : 1;
+	u16 snd_wscale : 4;
+	u16 rcv_wscale : 4;
+	u8 accecn : 6;
+	u8 saw_unknown : 1;
+	u8 unused : 1;
 	u8 num_sacks;
 	u16 user_mss;
 	u16 mss_clamp;
@@ -108919,9 +110524,9 @@ struct tcp_rack {
 	u32 end_seq;
 	u32 last_delivered;
 	u8 reo_wnd_steps;
-	u8 reo_wnd_persist: 5;
-	u8 dsack_seen: 1;
-	u8 advanced: 1;
+	u8 reo_wnd_persist : 5;
+	u8 dsack_seen : 1;
+	u8 advanced : 1;
 };
 
 struct tcp_sock_af_ops;
@@ -108950,11 +110555,11 @@ struct tcp_sock {
 	u32 sacked_out;
 	u16 tcp_header_len;
 	u8 scaling_ratio;
-	u8 repair: 1;
-	u8 tcp_usec_ts: 1;
-	u8 is_sack_reneg: 1;
-	u8 is_cwnd_limited: 1;
-	u8 recvmsg_inq: 1;
+	u8 repair : 1;
+	u8 tcp_usec_ts : 1;
+	u8 is_sack_reneg : 1;
+	u8 is_cwnd_limited : 1;
+	u8 recvmsg_inq : 1;
 	__u8 __cacheline_group_end__tcp_sock_read_txrx[0];
 	__u8 __cacheline_group_begin__tcp_sock_read_rx[0];
 	u32 copied_seq;
@@ -108969,7 +110574,7 @@ struct tcp_sock {
 	struct minmax rtt_min;
 	struct rb_root out_of_order_queue;
 	__u8 __cacheline_group_end__tcp_sock_read_rx[0];
-	long: 64;
+	long : 64;
 	__u8 __cacheline_group_begin__tcp_sock_write_tx[0];
 	u32 segs_out;
 	u32 data_segs_out;
@@ -108990,15 +110595,15 @@ struct tcp_sock {
 	u8 ecn_flags;
 	__u8 __cacheline_group_end__tcp_sock_write_tx[0];
 	__u8 __cacheline_group_begin__tcp_sock_write_txrx[0];
-	u8 nonagle: 4;
-	u8 rate_app_limited: 1;
-	short: 3;
-	u8 received_ce_pending: 4;
-	u8 unused2: 4;
-	u8 accecn_minlen: 2;
-	u8 est_ecnfield: 2;
-	u8 accecn_opt_demand: 2;
-	u8 prev_ecnfield: 2;
+	u8 nonagle : 4;
+	u8 rate_app_limited : 1;
+	short : 3;
+	u8 received_ce_pending : 4;
+	u8 unused2 : 4;
+	u8 accecn_minlen : 2;
+	u8 est_ecnfield : 2;
+	u8 accecn_opt_demand : 2;
+	u8 prev_ecnfield : 2;
 	__be32 pred_flags;
 	u64 tcp_clock_cache;
 	u64 tcp_mstamp;
@@ -109048,26 +110653,26 @@ struct tcp_sock {
 	struct list_head tsq_node;
 	struct tcp_rack rack;
 	u8 compressed_ack;
-	u8 dup_ack_counter: 2;
-	u8 tlp_retrans: 1;
-	u8 syn_ect_snt: 2;
-	u8 syn_ect_rcv: 2;
-	u8 thin_lto: 1;
-	u8 fastopen_connect: 1;
-	u8 fastopen_no_cookie: 1;
-	u8 fastopen_client_fail: 2;
-	u8 frto: 1;
+	u8 dup_ack_counter : 2;
+	u8 tlp_retrans : 1;
+	u8 syn_ect_snt : 2;
+	u8 syn_ect_rcv : 2;
+	u8 thin_lto : 1;
+	u8 fastopen_connect : 1;
+	u8 fastopen_no_cookie : 1;
+	u8 fastopen_client_fail : 2;
+	u8 frto : 1;
 	u8 repair_queue;
-	u8 save_syn: 2;
-	u8 syn_data: 1;
-	u8 syn_fastopen: 1;
-	u8 syn_fastopen_exp: 1;
-	u8 syn_fastopen_ch: 1;
-	u8 syn_data_acked: 1;
-	u8 syn_fastopen_child: 1;
+	u8 save_syn : 2;
+	u8 syn_data : 1;
+	u8 syn_fastopen : 1;
+	u8 syn_fastopen_exp : 1;
+	u8 syn_fastopen_ch : 1;
+	u8 syn_data_acked : 1;
+	u8 syn_fastopen_child : 1;
 	u8 keepalive_probes;
-	u8 accecn_fail_mode: 4;
-	u8 saw_accecn_opt: 2;
+	u8 accecn_fail_mode : 4;
+	u8 saw_accecn_opt : 2;
 	u32 tcp_tx_delay;
 	u32 mdev_max_us;
 	u32 reord_seen;
@@ -109101,7 +110706,7 @@ struct tcp_sock {
 	unsigned int keepalive_intvl;
 	int linger2;
 	u8 bpf_sock_ops_cb_flags;
-	u8 bpf_chg_cc_inprogress: 1;
+	u8 bpf_chg_cc_inprogress : 1;
 	u16 timeout_rehash;
 	u32 rcv_ooopack;
 	struct {
@@ -109115,14 +110720,15 @@ struct tcp_sock {
 	struct tcp_fastopen_request *fastopen_req;
 	struct request_sock *fastopen_rsk;
 	struct saved_syn *saved_syn;
-	long: 64;
+	long : 64;
 };
 
 struct tcp_md5sig_key;
 
 struct tcp_sock_af_ops {
-	struct tcp_md5sig_key * (*md5_lookup)(const struct sock *, const struct sock *);
-	int (*calc_md5_hash)(char *, const struct tcp_md5sig_key *, const struct sock *, const struct sk_buff *);
+	struct tcp_md5sig_key *(*md5_lookup)(const struct sock *, const struct sock *);
+	int (*calc_md5_hash)(char *, const struct tcp_md5sig_key *, const struct sock *,
+			     const struct sk_buff *);
 	int (*md5_parse)(struct sock *, int, sockptr_t, int);
 };
 
@@ -109185,15 +110791,15 @@ enum sknetlink_groups {
 
 struct inet_request_sock {
 	struct request_sock req;
-	u16 snd_wscale: 4;
-	u16 rcv_wscale: 4;
-	u16 tstamp_ok: 1;
-	u16 sack_ok: 1;
-	u16 wscale_ok: 1;
-	u16 ecn_ok: 1;
-	u16 acked: 1;
-	u16 no_srccheck: 1;
-	u16 smc_ok: 1;
+	u16 snd_wscale : 4;
+	u16 rcv_wscale : 4;
+	u16 tstamp_ok : 1;
+	u16 sack_ok : 1;
+	u16 wscale_ok : 1;
+	u16 ecn_ok : 1;
+	u16 acked : 1;
+	u16 no_srccheck : 1;
+	u16 smc_ok : 1;
 	u32 ir_mark;
 	union {
 		struct ip_options_rcu *ireq_opt;
@@ -109224,10 +110830,10 @@ struct tcp_request_sock {
 	u32 rcv_nxt;
 	u8 syn_tos;
 	bool accecn_ok;
-	u8 syn_ect_snt: 2;
-	u8 syn_ect_rcv: 2;
-	u8 accecn_fail_mode: 4;
-	u8 saw_accecn_opt: 2;
+	u8 syn_ect_snt : 2;
+	u8 syn_ect_rcv : 2;
+	u8 accecn_fail_mode : 4;
+	u8 saw_accecn_opt : 2;
 };
 
 enum tcp_synack_type {
@@ -109240,12 +110846,16 @@ union tcp_seq_and_ts_off;
 
 struct tcp_request_sock_ops {
 	u16 mss_clamp;
-	struct tcp_md5sig_key * (*req_md5_lookup)(const struct sock *, const struct sock *);
-	int (*calc_md5_hash)(char *, const struct tcp_md5sig_key *, const struct sock *, const struct sk_buff *);
+	struct tcp_md5sig_key *(*req_md5_lookup)(const struct sock *, const struct sock *);
+	int (*calc_md5_hash)(char *, const struct tcp_md5sig_key *, const struct sock *,
+			     const struct sk_buff *);
 	__u32 (*cookie_init_seq)(const struct sk_buff *, __u16 *);
-	struct dst_entry * (*route_req)(const struct sock *, struct sk_buff *, struct flowi *, struct request_sock *, u32);
+	struct dst_entry *(*route_req)(const struct sock *, struct sk_buff *, struct flowi *,
+				       struct request_sock *, u32);
 	union tcp_seq_and_ts_off (*init_seq_and_ts_off)(const struct net *, const struct sk_buff *);
-	int (*send_synack)(const struct sock *, struct dst_entry *, struct flowi *, struct request_sock *, struct tcp_fastopen_cookie *, enum tcp_synack_type, struct sk_buff *);
+	int (*send_synack)(const struct sock *, struct dst_entry *, struct flowi *,
+			   struct request_sock *, struct tcp_fastopen_cookie *,
+			   enum tcp_synack_type, struct sk_buff *);
 };
 
 struct mmpin {
@@ -109263,7 +110873,7 @@ struct ubuf_info_msgzc {
 		struct {
 			u32 id;
 			u16 len;
-			u16 zerocopy: 1;
+			u16 zerocopy : 1;
 			u32 bytelen;
 		};
 	};
@@ -109378,7 +110988,7 @@ enum skb_drop_reason_subsys {
 };
 
 struct drop_reason_list {
-	const char * const *reasons;
+	const char *const *reasons;
 	size_t n_reasons;
 };
 
@@ -109411,16 +111021,16 @@ struct tcp_skb_cb {
 	__u16 tcp_flags;
 	__u8 sacked;
 	__u8 ip_dsfield;
-	__u8 txstamp_ack: 2;
-	__u8 eor: 1;
-	__u8 has_rxtstamp: 1;
-	__u8 unused: 4;
+	__u8 txstamp_ack : 2;
+	__u8 eor : 1;
+	__u8 has_rxtstamp : 1;
+	__u8 unused : 4;
 	__u32 ack_seq;
 	union {
 		struct {
-			__u32 is_app_limited: 1;
-			__u32 delivered_ce: 20;
-			__u32 unused: 11;
+			__u32 is_app_limited : 1;
+			__u32 delivered_ce : 20;
+			__u32 unused : 11;
 			__u32 delivered;
 			u64 first_tx_mstamp;
 			u64 delivered_mstamp;
@@ -109650,9 +111260,9 @@ struct flow_dissector_key_tags {
 struct flow_dissector_key_vlan {
 	union {
 		struct {
-			u16 vlan_id: 12;
-			u16 vlan_dei: 1;
-			u16 vlan_priority: 3;
+			u16 vlan_id : 12;
+			u16 vlan_dei : 1;
+			u16 vlan_priority : 3;
 		};
 		__be16 vlan_tci;
 	};
@@ -109662,10 +111272,10 @@ struct flow_dissector_key_vlan {
 };
 
 struct flow_dissector_mpls_lse {
-	u32 mpls_ttl: 8;
-	u32 mpls_bos: 1;
-	u32 mpls_tc: 3;
-	u32 mpls_label: 20;
+	u32 mpls_ttl : 8;
+	u32 mpls_bos : 1;
+	u32 mpls_tc : 3;
+	u32 mpls_label : 20;
 };
 
 struct flow_dissector_key_mpls {
@@ -109810,7 +111420,7 @@ struct flow_keys {
 	struct flow_dissector_key_ports ports;
 	struct flow_dissector_key_icmp icmp;
 	struct flow_dissector_key_addrs addrs;
-	long: 0;
+	long : 0;
 };
 
 struct flow_keys_digest {
@@ -109948,27 +111558,27 @@ struct devlink_port_phys_attrs {
 struct devlink_port_pci_pf_attrs {
 	u32 controller;
 	u16 pf;
-	u8 external: 1;
+	u8 external : 1;
 };
 
 struct devlink_port_pci_vf_attrs {
 	u32 controller;
 	u16 pf;
 	u16 vf;
-	u8 external: 1;
+	u8 external : 1;
 };
 
 struct devlink_port_pci_sf_attrs {
 	u32 controller;
 	u32 sf;
 	u16 pf;
-	u8 external: 1;
+	u8 external : 1;
 };
 
 struct devlink_port_attrs {
-	u8 split: 1;
-	u8 splittable: 1;
-	u8 no_phys_port_name: 1;
+	u8 split : 1;
+	u8 splittable : 1;
+	u8 no_phys_port_name : 1;
 	u32 lanes;
 	enum devlink_port_flavour flavour;
 	struct netdev_phys_item_id switch_id;
@@ -110006,10 +111616,10 @@ struct devlink_port {
 		} type_ib;
 	};
 	struct devlink_port_attrs attrs;
-	u8 attrs_set: 1;
-	u8 switch_port: 1;
-	u8 registered: 1;
-	u8 initialized: 1;
+	u8 attrs_set : 1;
+	u8 switch_port : 1;
+	u8 registered : 1;
+	u8 initialized : 1;
 	struct delayed_work type_warn_dw;
 	struct list_head reporter_list;
 	struct devlink_rate *devlink_rate;
@@ -110082,18 +111692,22 @@ struct devlink_rate {
 };
 
 struct devlink_port_ops {
-	int (*port_split)(struct devlink *, struct devlink_port *, unsigned int, struct netlink_ext_ack *);
+	int (*port_split)(struct devlink *, struct devlink_port *, unsigned int,
+			  struct netlink_ext_ack *);
 	int (*port_unsplit)(struct devlink *, struct devlink_port *, struct netlink_ext_ack *);
 	int (*port_type_set)(struct devlink_port *, enum devlink_port_type);
 	int (*port_del)(struct devlink *, struct devlink_port *, struct netlink_ext_ack *);
 	int (*port_fn_hw_addr_get)(struct devlink_port *, u8 *, int *, struct netlink_ext_ack *);
-	int (*port_fn_hw_addr_set)(struct devlink_port *, const u8 *, int, struct netlink_ext_ack *);
+	int (*port_fn_hw_addr_set)(struct devlink_port *, const u8 *, int,
+				   struct netlink_ext_ack *);
 	int (*port_fn_roce_get)(struct devlink_port *, bool *, struct netlink_ext_ack *);
 	int (*port_fn_roce_set)(struct devlink_port *, bool, struct netlink_ext_ack *);
 	int (*port_fn_migratable_get)(struct devlink_port *, bool *, struct netlink_ext_ack *);
 	int (*port_fn_migratable_set)(struct devlink_port *, bool, struct netlink_ext_ack *);
-	int (*port_fn_state_get)(struct devlink_port *, enum devlink_port_fn_state *, enum devlink_port_fn_opstate *, struct netlink_ext_ack *);
-	int (*port_fn_state_set)(struct devlink_port *, enum devlink_port_fn_state, struct netlink_ext_ack *);
+	int (*port_fn_state_get)(struct devlink_port *, enum devlink_port_fn_state *,
+				 enum devlink_port_fn_opstate *, struct netlink_ext_ack *);
+	int (*port_fn_state_set)(struct devlink_port *, enum devlink_port_fn_state,
+				 struct netlink_ext_ack *);
 	int (*port_fn_ipsec_crypto_get)(struct devlink_port *, bool *, struct netlink_ext_ack *);
 	int (*port_fn_ipsec_crypto_set)(struct devlink_port *, bool, struct netlink_ext_ack *);
 	int (*port_fn_ipsec_packet_get)(struct devlink_port *, bool *, struct netlink_ext_ack *);
@@ -110159,8 +111773,8 @@ struct pppoe_tag {
 };
 
 struct pppoe_hdr {
-	__u8 type: 4;
-	__u8 ver: 4;
+	__u8 type : 4;
+	__u8 ver : 4;
 	__u8 code;
 	__be16 sid;
 	__be16 length;
@@ -110220,7 +111834,7 @@ struct tc_action {
 	atomic_t tcfa_bindcnt;
 	int tcfa_action;
 	struct tcf_t tcfa_tm;
-	long: 64;
+	long : 64;
 	struct gnet_stats_basic_sync tcfa_bstats;
 	struct gnet_stats_basic_sync tcfa_bstats_hw;
 	atomic_t tcfa_drops;
@@ -110255,12 +111869,15 @@ struct tc_action_ops {
 	int (*dump)(struct sk_buff *, struct tc_action *, int, int);
 	void (*cleanup)(struct tc_action *);
 	int (*lookup)(struct net *, struct tc_action **, u32);
-	int (*init)(struct net *, struct nlattr *, struct nlattr *, struct tc_action **, struct tcf_proto *, u32, struct netlink_ext_ack *);
-	int (*walk)(struct net *, struct sk_buff *, struct netlink_callback *, int, const struct tc_action_ops *, struct netlink_ext_ack *);
+	int (*init)(struct net *, struct nlattr *, struct nlattr *, struct tc_action **,
+		    struct tcf_proto *, u32, struct netlink_ext_ack *);
+	int (*walk)(struct net *, struct sk_buff *, struct netlink_callback *, int,
+		    const struct tc_action_ops *, struct netlink_ext_ack *);
 	void (*stats_update)(struct tc_action *, u64, u64, u64, u64, bool);
 	size_t (*get_fill_size)(const struct tc_action *);
-	struct net_device * (*get_dev)(const struct tc_action *, tc_action_priv_destructor *);
-	struct psample_group * (*get_psample_group)(const struct tc_action *, tc_action_priv_destructor *);
+	struct net_device *(*get_dev)(const struct tc_action *, tc_action_priv_destructor *);
+	struct psample_group *(*get_psample_group)(const struct tc_action *,
+						   tc_action_priv_destructor *);
 	int (*offload_act_setup)(struct tc_action *, void *, u32 *, bool, struct netlink_ext_ack *);
 };
 
@@ -110331,7 +111948,8 @@ struct nf_conntrack_tuple {
 			} gre;
 		} u;
 		u_int8_t protonum;
-		struct {} __nfct_hash_offsetend;
+		struct {
+		} __nfct_hash_offsetend;
 		u_int8_t dir;
 	} dst;
 };
@@ -110369,7 +111987,8 @@ struct nf_conn {
 	long unsigned int status;
 	possible_net_t ct_net;
 	struct hlist_node nat_bysource;
-	struct {} __nfct_init_offset;
+	struct {
+	} __nfct_init_offset;
 	struct nf_conn *master;
 	u_int32_t mark;
 	u_int32_t secmark;
@@ -110387,7 +112006,7 @@ struct nf_conntrack_tuple_mask {
 struct nf_ct_ext {
 	u8 offset[9];
 	u8 len;
-	long: 0;
+	long : 0;
 	char data[0];
 };
 
@@ -110560,7 +112179,8 @@ struct packet_type {
 	bool ignore_outgoing;
 	struct net_device *dev;
 	netdevice_tracker dev_tracker;
-	int (*func)(struct sk_buff *, struct net_device *, struct packet_type *, struct net_device *);
+	int (*func)(struct sk_buff *, struct net_device *, struct packet_type *,
+		    struct net_device *);
 	void (*list_func)(struct list_head *, struct packet_type *, struct net_device *);
 	bool (*id_match)(struct packet_type *, struct sock *);
 	struct net *af_packet_net;
@@ -110667,9 +112287,9 @@ struct tc_skb_cb {
 	u32 drop_reason;
 	u16 zone;
 	u16 mru;
-	u8 post_ct: 1;
-	u8 post_ct_snat: 1;
-	u8 post_ct_dnat: 1;
+	u8 post_ct : 1;
+	u8 post_ct_snat : 1;
+	u8 post_ct_dnat : 1;
 };
 
 struct hop_jumbo_hdr {
@@ -110821,7 +112441,7 @@ struct neigh_seq_state {
 	struct seq_net_private p;
 	struct neigh_table *tbl;
 	struct neigh_hash_table *nht;
-	void * (*neigh_sub_iter)(struct neigh_seq_state *, struct neighbour *, loff_t *);
+	void *(*neigh_sub_iter)(struct neigh_seq_state *, struct neighbour *, loff_t *);
 	unsigned int bucket;
 	unsigned int flags;
 };
@@ -111263,7 +112883,8 @@ struct rtnl_af_ops {
 	int family;
 	int (*fill_link_af)(struct sk_buff *, const struct net_device *, u32);
 	size_t (*get_link_af_size)(const struct net_device *, u32);
-	int (*validate_link_af)(const struct net_device *, const struct nlattr *, struct netlink_ext_ack *);
+	int (*validate_link_af)(const struct net_device *, const struct nlattr *,
+				struct netlink_ext_ack *);
 	int (*set_link_af)(struct net_device *, const struct nlattr *, struct netlink_ext_ack *);
 	int (*fill_stats_af)(struct sk_buff *, const struct net_device *);
 	size_t (*get_stats_af_size)(const struct net_device *);
@@ -111617,12 +113238,12 @@ struct inet_timewait_sock {
 	unsigned char tw_substate;
 	unsigned char tw_rcv_wscale;
 	__be16 tw_sport;
-	unsigned int tw_transparent: 1;
-	unsigned int tw_flowlabel: 20;
-	unsigned int tw_usec_ts: 1;
-	unsigned int tw_connect_bind: 1;
-	unsigned int tw_pad: 1;
-	unsigned int tw_tos: 8;
+	unsigned int tw_transparent : 1;
+	unsigned int tw_flowlabel : 20;
+	unsigned int tw_usec_ts : 1;
+	unsigned int tw_connect_bind : 1;
+	unsigned int tw_pad : 1;
+	unsigned int tw_tos : 8;
 	u32 tw_txhash;
 	u32 tw_priority;
 	u32 tw_entry_stamp;
@@ -111668,10 +113289,13 @@ struct fib_result {
 
 struct ipv6_bpf_stub {
 	int (*inet6_bind)(struct sock *, struct sockaddr *, int, u32);
-	struct sock * (*udp6_lib_lookup)(const struct net *, const struct in6_addr *, __be16, const struct in6_addr *, __be16, int, int, struct udp_table *, struct sk_buff *);
+	struct sock *(*udp6_lib_lookup)(const struct net *, const struct in6_addr *, __be16,
+					const struct in6_addr *, __be16, int, int,
+					struct udp_table *, struct sk_buff *);
 	int (*ipv6_setsockopt)(struct sock *, int, int, sockptr_t, unsigned int);
 	int (*ipv6_getsockopt)(struct sock *, int, int, sockptr_t, sockptr_t);
-	int (*ipv6_dev_get_saddr)(struct net *, const struct net_device *, const struct in6_addr *, unsigned int, struct in6_addr *);
+	int (*ipv6_dev_get_saddr)(struct net *, const struct net_device *, const struct in6_addr *,
+				  unsigned int, struct in6_addr *);
 };
 
 struct bpf_tcp_req_attrs {
@@ -111712,12 +113336,12 @@ struct sk_skb_cb {
 
 struct xdp_sock {
 	struct sock sk;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct xsk_queue *rx;
 	struct net_device *dev;
 	struct xdp_umem *umem;
@@ -111731,7 +113355,7 @@ struct xdp_sock {
 		XSK_BOUND = 1,
 		XSK_UNBOUND = 2,
 	} state;
-	long: 64;
+	long : 64;
 	struct xsk_queue *tx;
 	struct list_head tx_list;
 	u32 tx_budget_spent;
@@ -111745,13 +113369,13 @@ struct xdp_sock {
 	struct mutex mutex;
 	struct xsk_queue *fq_tmp;
 	struct xsk_queue *cq_tmp;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct tls_crypto_info {
@@ -111801,10 +113425,10 @@ struct tls12_crypto_info_sm4_ccm {
 
 struct tls_strparser {
 	struct sock *sk;
-	u32 mark: 8;
-	u32 stopped: 1;
-	u32 copy_mode: 1;
-	u32 mixed_decrypted: 1;
+	u32 mark : 8;
+	u32 stopped : 1;
+	u32 copy_mode : 1;
+	u32 mixed_decrypted : 1;
 	bool msg_ready;
 	struct strp_msg stm;
 	struct sk_buff *anchor;
@@ -111817,9 +113441,9 @@ struct tls_sw_context_rx {
 	struct sk_buff_head rx_list;
 	void (*saved_data_ready)(struct sock *);
 	u8 reader_present;
-	u8 async_capable: 1;
-	u8 zc_capable: 1;
-	u8 reader_contended: 1;
+	u8 async_capable : 1;
+	u8 zc_capable : 1;
+	u8 reader_contended : 1;
 	bool key_update_pending;
 	struct tls_strparser strp;
 	atomic_t decrypt_pending;
@@ -111858,10 +113482,10 @@ union tls_crypto_context {
 
 struct tls_context {
 	struct tls_prot_info prot_info;
-	u8 tx_conf: 3;
-	u8 rx_conf: 3;
-	u8 zerocopy_sendfile: 1;
-	u8 rx_no_pad: 1;
+	u8 tx_conf : 3;
+	u8 rx_conf : 3;
+	u8 zerocopy_sendfile : 1;
+	u8 rx_no_pad : 1;
 	int (*push_pending_record)(struct sock *, int);
 	void (*sk_write_space)(struct sock *);
 	void *priv_ctx_tx;
@@ -111907,7 +113531,8 @@ typedef u64 (*btf_bpf_skb_store_bytes)(struct sk_buff *, u32, const void *, u32,
 
 typedef u64 (*btf_bpf_skb_load_bytes)(const struct sk_buff *, u32, void *, u32);
 
-typedef u64 (*btf_bpf_flow_dissector_load_bytes)(const struct bpf_flow_dissector *, u32, void *, u32);
+typedef u64 (*btf_bpf_flow_dissector_load_bytes)(const struct bpf_flow_dissector *, u32, void *,
+						 u32);
 
 typedef u64 (*btf_bpf_skb_load_bytes_relative)(const struct sk_buff *, u32, void *, u32, u32);
 
@@ -112009,7 +113634,8 @@ typedef u64 (*btf_bpf_skb_get_tunnel_key)(struct sk_buff *, struct bpf_tunnel_ke
 
 typedef u64 (*btf_bpf_skb_get_tunnel_opt)(struct sk_buff *, u8 *, u32);
 
-typedef u64 (*btf_bpf_skb_set_tunnel_key)(struct sk_buff *, const struct bpf_tunnel_key *, u32, u64);
+typedef u64 (*btf_bpf_skb_set_tunnel_key)(struct sk_buff *, const struct bpf_tunnel_key *, u32,
+					  u64);
 
 typedef u64 (*btf_bpf_skb_set_tunnel_opt)(struct sk_buff *, const u8 *, u32);
 
@@ -112099,15 +113725,19 @@ typedef u64 (*btf_bpf_sk_release)(struct sock *);
 
 typedef u64 (*btf_bpf_xdp_sk_lookup_udp)(struct xdp_buff *, struct bpf_sock_tuple *, u32, u32, u64);
 
-typedef u64 (*btf_bpf_xdp_skc_lookup_tcp)(struct xdp_buff *, struct bpf_sock_tuple *, u32, u32, u64);
+typedef u64 (*btf_bpf_xdp_skc_lookup_tcp)(struct xdp_buff *, struct bpf_sock_tuple *, u32, u32,
+					  u64);
 
 typedef u64 (*btf_bpf_xdp_sk_lookup_tcp)(struct xdp_buff *, struct bpf_sock_tuple *, u32, u32, u64);
 
-typedef u64 (*btf_bpf_sock_addr_skc_lookup_tcp)(struct bpf_sock_addr_kern *, struct bpf_sock_tuple *, u32, u64, u64);
+typedef u64 (*btf_bpf_sock_addr_skc_lookup_tcp)(struct bpf_sock_addr_kern *,
+						struct bpf_sock_tuple *, u32, u64, u64);
 
-typedef u64 (*btf_bpf_sock_addr_sk_lookup_tcp)(struct bpf_sock_addr_kern *, struct bpf_sock_tuple *, u32, u64, u64);
+typedef u64 (*btf_bpf_sock_addr_sk_lookup_tcp)(struct bpf_sock_addr_kern *, struct bpf_sock_tuple *,
+					       u32, u64, u64);
 
-typedef u64 (*btf_bpf_sock_addr_sk_lookup_udp)(struct bpf_sock_addr_kern *, struct bpf_sock_tuple *, u32, u64, u64);
+typedef u64 (*btf_bpf_sock_addr_sk_lookup_udp)(struct bpf_sock_addr_kern *, struct bpf_sock_tuple *,
+					       u32, u64, u64);
 
 typedef u64 (*btf_bpf_tcp_sock)(struct sock *);
 
@@ -112141,7 +113771,8 @@ typedef u64 (*btf_sk_select_reuseport)(struct sk_reuseport_kern *, struct bpf_ma
 
 typedef u64 (*btf_sk_reuseport_load_bytes)(const struct sk_reuseport_kern *, u32, void *, u32);
 
-typedef u64 (*btf_sk_reuseport_load_bytes_relative)(const struct sk_reuseport_kern *, u32, void *, u32, u32);
+typedef u64 (*btf_sk_reuseport_load_bytes_relative)(const struct sk_reuseport_kern *, u32, void *,
+						    u32, u32);
 
 typedef u64 (*btf_bpf_sk_lookup_assign)(struct bpf_sk_lookup_kern *, struct sock *, u64);
 
@@ -112634,7 +114265,9 @@ struct flow_offload_action {
 	struct flow_action action;
 };
 
-typedef int flow_indr_block_bind_cb_t(struct net_device *, struct Qdisc *, void *, enum tc_setup_type, void *, void *, void (*)(struct flow_block_cb *));
+typedef int flow_indr_block_bind_cb_t(struct net_device *, struct Qdisc *, void *,
+				      enum tc_setup_type, void *, void *,
+				      void (*)(struct flow_block_cb *));
 
 struct flow_indr_dev {
 	struct list_head list;
@@ -112780,34 +114413,35 @@ struct netdev_nl_dump_ctx {
 struct netdev_queue_attribute {
 	struct attribute attr;
 	ssize_t (*show)(struct kobject *, struct attribute *, struct netdev_queue *, char *);
-	ssize_t (*store)(struct kobject *, struct attribute *, struct netdev_queue *, const char *, size_t);
+	ssize_t (*store)(struct kobject *, struct attribute *, struct netdev_queue *, const char *,
+			 size_t);
 };
 
 struct net_aligned_data {
 	atomic64_t net_cookie;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	atomic_long_t tcp_memory_allocated;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	atomic_long_t udp_memory_allocated;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum {
@@ -112921,13 +114555,17 @@ struct trace_event_raw_skb_copy_datagram_iovec {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_kfree_skb {};
+struct trace_event_data_offsets_kfree_skb {
+};
 
-struct trace_event_data_offsets_consume_skb {};
+struct trace_event_data_offsets_consume_skb {
+};
 
-struct trace_event_data_offsets_skb_copy_datagram_iovec {};
+struct trace_event_data_offsets_skb_copy_datagram_iovec {
+};
 
-typedef void (*btf_trace_kfree_skb)(void *, struct sk_buff *, void *, enum skb_drop_reason, struct sock *);
+typedef void (*btf_trace_kfree_skb)(void *, struct sk_buff *, void *, enum skb_drop_reason,
+				    struct sock *);
 
 typedef void (*btf_trace_consume_skb)(void *, struct sk_buff *, void *);
 
@@ -113045,11 +114683,14 @@ struct trace_event_data_offsets_net_dev_rx_verbose_template {
 	const void *name_ptr_;
 };
 
-struct trace_event_data_offsets_net_dev_rx_exit_template {};
+struct trace_event_data_offsets_net_dev_rx_exit_template {
+};
 
-typedef void (*btf_trace_net_dev_start_xmit)(void *, const struct sk_buff *, const struct net_device *);
+typedef void (*btf_trace_net_dev_start_xmit)(void *, const struct sk_buff *,
+					     const struct net_device *);
 
-typedef void (*btf_trace_net_dev_xmit)(void *, struct sk_buff *, int, struct net_device *, unsigned int);
+typedef void (*btf_trace_net_dev_xmit)(void *, struct sk_buff *, int, struct net_device *,
+				       unsigned int);
 
 typedef void (*btf_trace_net_dev_xmit_timeout)(void *, struct net_device *, int);
 
@@ -113104,11 +114745,14 @@ struct trace_event_data_offsets_napi_poll {
 	const void *dev_name_ptr_;
 };
 
-struct trace_event_data_offsets_dql_stall_detected {};
+struct trace_event_data_offsets_dql_stall_detected {
+};
 
 typedef void (*btf_trace_napi_poll)(void *, struct napi_struct *, int, int);
 
-typedef void (*btf_trace_dql_stall_detected)(void *, short unsigned int, unsigned int, long unsigned int, long unsigned int, long unsigned int, long unsigned int *);
+typedef void (*btf_trace_dql_stall_detected)(void *, short unsigned int, unsigned int,
+					     long unsigned int, long unsigned int,
+					     long unsigned int, long unsigned int *);
 
 struct trace_event_raw_sock_rcvqueue_full {
 	struct trace_entry ent;
@@ -113181,21 +114825,28 @@ struct trace_event_raw_sock_msg_length {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_sock_rcvqueue_full {};
+struct trace_event_data_offsets_sock_rcvqueue_full {
+};
 
-struct trace_event_data_offsets_sock_exceed_buf_limit {};
+struct trace_event_data_offsets_sock_exceed_buf_limit {
+};
 
-struct trace_event_data_offsets_inet_sock_set_state {};
+struct trace_event_data_offsets_inet_sock_set_state {
+};
 
-struct trace_event_data_offsets_inet_sk_error_report {};
+struct trace_event_data_offsets_inet_sk_error_report {
+};
 
-struct trace_event_data_offsets_sk_data_ready {};
+struct trace_event_data_offsets_sk_data_ready {
+};
 
-struct trace_event_data_offsets_sock_msg_length {};
+struct trace_event_data_offsets_sock_msg_length {
+};
 
 typedef void (*btf_trace_sock_rcvqueue_full)(void *, struct sock *, struct sk_buff *);
 
-typedef void (*btf_trace_sock_exceed_buf_limit)(void *, struct sock *, struct proto *, long int, int);
+typedef void (*btf_trace_sock_exceed_buf_limit)(void *, struct sock *, struct proto *, long int,
+						int);
 
 typedef void (*btf_trace_inet_sock_set_state)(void *, const struct sock *, const int, const int);
 
@@ -113218,7 +114869,8 @@ struct trace_event_raw_udp_fail_queue_rcv_skb {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_udp_fail_queue_rcv_skb {};
+struct trace_event_data_offsets_udp_fail_queue_rcv_skb {
+};
 
 typedef void (*btf_trace_udp_fail_queue_rcv_skb)(void *, int, struct sock *, struct sk_buff *);
 
@@ -113398,31 +115050,44 @@ struct trace_event_raw_tcp_ao_event {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_tcp_retransmit_skb {};
+struct trace_event_data_offsets_tcp_retransmit_skb {
+};
 
-struct trace_event_data_offsets_tcp_send_reset {};
+struct trace_event_data_offsets_tcp_send_reset {
+};
 
-struct trace_event_data_offsets_tcp_event_sk {};
+struct trace_event_data_offsets_tcp_event_sk {
+};
 
-struct trace_event_data_offsets_tcp_rcvbuf_grow {};
+struct trace_event_data_offsets_tcp_rcvbuf_grow {
+};
 
-struct trace_event_data_offsets_tcp_retransmit_synack {};
+struct trace_event_data_offsets_tcp_retransmit_synack {
+};
 
-struct trace_event_data_offsets_tcp_sendmsg_locked {};
+struct trace_event_data_offsets_tcp_sendmsg_locked {
+};
 
-struct trace_event_data_offsets_tcp_probe {};
+struct trace_event_data_offsets_tcp_probe {
+};
 
-struct trace_event_data_offsets_tcp_event_skb {};
+struct trace_event_data_offsets_tcp_event_skb {
+};
 
-struct trace_event_data_offsets_tcp_cong_state_set {};
+struct trace_event_data_offsets_tcp_cong_state_set {
+};
 
-struct trace_event_data_offsets_tcp_hash_event {};
+struct trace_event_data_offsets_tcp_hash_event {
+};
 
-struct trace_event_data_offsets_tcp_ao_event {};
+struct trace_event_data_offsets_tcp_ao_event {
+};
 
-typedef void (*btf_trace_tcp_retransmit_skb)(void *, const struct sock *, const struct sk_buff *, int);
+typedef void (*btf_trace_tcp_retransmit_skb)(void *, const struct sock *, const struct sk_buff *,
+					     int);
 
-typedef void (*btf_trace_tcp_send_reset)(void *, const struct sock *, const struct sk_buff *, const enum sk_rst_reason);
+typedef void (*btf_trace_tcp_send_reset)(void *, const struct sock *, const struct sk_buff *,
+					 const enum sk_rst_reason);
 
 typedef void (*btf_trace_tcp_receive_reset)(void *, struct sock *);
 
@@ -113432,9 +115097,11 @@ typedef void (*btf_trace_tcp_rcv_space_adjust)(void *, struct sock *);
 
 typedef void (*btf_trace_tcp_rcvbuf_grow)(void *, struct sock *, int);
 
-typedef void (*btf_trace_tcp_retransmit_synack)(void *, const struct sock *, const struct request_sock *);
+typedef void (*btf_trace_tcp_retransmit_synack)(void *, const struct sock *,
+						const struct request_sock *);
 
-typedef void (*btf_trace_tcp_sendmsg_locked)(void *, const struct sock *, const struct msghdr *, const struct sk_buff *, int);
+typedef void (*btf_trace_tcp_sendmsg_locked)(void *, const struct sock *, const struct msghdr *,
+					     const struct sk_buff *, int);
 
 typedef void (*btf_trace_tcp_cwnd_reduction_tp)(void *, const struct sock *, int, int, int);
 
@@ -113446,15 +115113,20 @@ typedef void (*btf_trace_tcp_cong_state_set)(void *, struct sock *, const u8);
 
 typedef void (*btf_trace_tcp_hash_bad_header)(void *, const struct sock *, const struct sk_buff *);
 
-typedef void (*btf_trace_tcp_hash_md5_required)(void *, const struct sock *, const struct sk_buff *);
+typedef void (*btf_trace_tcp_hash_md5_required)(void *, const struct sock *,
+						const struct sk_buff *);
 
-typedef void (*btf_trace_tcp_hash_md5_unexpected)(void *, const struct sock *, const struct sk_buff *);
+typedef void (*btf_trace_tcp_hash_md5_unexpected)(void *, const struct sock *,
+						  const struct sk_buff *);
 
-typedef void (*btf_trace_tcp_hash_md5_mismatch)(void *, const struct sock *, const struct sk_buff *);
+typedef void (*btf_trace_tcp_hash_md5_mismatch)(void *, const struct sock *,
+						const struct sk_buff *);
 
 typedef void (*btf_trace_tcp_hash_ao_required)(void *, const struct sock *, const struct sk_buff *);
 
-typedef void (*btf_trace_tcp_ao_handshake_failure)(void *, const struct sock *, const struct sk_buff *, const __u8, const __u8, const __u8);
+typedef void (*btf_trace_tcp_ao_handshake_failure)(void *, const struct sock *,
+						   const struct sk_buff *, const __u8, const __u8,
+						   const __u8);
 
 struct trace_event_raw_fib_table_lookup {
 	struct trace_entry ent;
@@ -113476,9 +115148,11 @@ struct trace_event_raw_fib_table_lookup {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_fib_table_lookup {};
+struct trace_event_data_offsets_fib_table_lookup {
+};
 
-typedef void (*btf_trace_fib_table_lookup)(void *, u32, const struct flowi4 *, const struct fib_nh_common *, int);
+typedef void (*btf_trace_fib_table_lookup)(void *, u32, const struct flowi4 *,
+					   const struct fib_nh_common *, int);
 
 struct trace_event_raw_qdisc_dequeue {
 	struct trace_entry ent;
@@ -113530,9 +115204,11 @@ struct trace_event_raw_qdisc_create {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_qdisc_dequeue {};
+struct trace_event_data_offsets_qdisc_dequeue {
+};
 
-struct trace_event_data_offsets_qdisc_enqueue {};
+struct trace_event_data_offsets_qdisc_enqueue {
+};
 
 struct trace_event_data_offsets_qdisc_reset {
 	u32 dev;
@@ -113555,9 +115231,11 @@ struct trace_event_data_offsets_qdisc_create {
 	const void *kind_ptr_;
 };
 
-typedef void (*btf_trace_qdisc_dequeue)(void *, struct Qdisc *, const struct netdev_queue *, int, struct sk_buff *);
+typedef void (*btf_trace_qdisc_dequeue)(void *, struct Qdisc *, const struct netdev_queue *, int,
+					struct sk_buff *);
 
-typedef void (*btf_trace_qdisc_enqueue)(void *, struct Qdisc *, const struct netdev_queue *, struct sk_buff *);
+typedef void (*btf_trace_qdisc_enqueue)(void *, struct Qdisc *, const struct netdev_queue *,
+					struct sk_buff *);
 
 typedef void (*btf_trace_qdisc_reset)(void *, struct Qdisc *);
 
@@ -113823,15 +115501,15 @@ struct net_bridge_fdb_entry {
 	struct net_bridge_fdb_key key;
 	struct hlist_node fdb_node;
 	long unsigned int flags;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	long unsigned int updated;
 	long unsigned int used;
 	struct callback_head rcu;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct trace_event_raw_br_fdb_add {
@@ -113914,13 +115592,17 @@ struct trace_event_data_offsets_br_mdb_full {
 	const void *dev_ptr_;
 };
 
-typedef void (*btf_trace_br_fdb_add)(void *, struct ndmsg *, struct net_device *, const unsigned char *, u16, u16);
+typedef void (*btf_trace_br_fdb_add)(void *, struct ndmsg *, struct net_device *,
+				     const unsigned char *, u16, u16);
 
-typedef void (*btf_trace_br_fdb_external_learn_add)(void *, struct net_bridge *, struct net_bridge_port *, const unsigned char *, u16);
+typedef void (*btf_trace_br_fdb_external_learn_add)(void *, struct net_bridge *,
+						    struct net_bridge_port *, const unsigned char *,
+						    u16);
 
 typedef void (*btf_trace_fdb_delete)(void *, struct net_bridge *, struct net_bridge_fdb_entry *);
 
-typedef void (*btf_trace_br_fdb_update)(void *, struct net_bridge *, struct net_bridge_port *, const unsigned char *, u16, long unsigned int);
+typedef void (*btf_trace_br_fdb_update)(void *, struct net_bridge *, struct net_bridge_port *,
+					const unsigned char *, u16, long unsigned int);
 
 typedef void (*btf_trace_br_mdb_full)(void *, const struct net_device *, const struct br_ip *);
 
@@ -113960,17 +115642,22 @@ struct trace_event_raw_page_pool_update_nid {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_page_pool_release {};
+struct trace_event_data_offsets_page_pool_release {
+};
 
-struct trace_event_data_offsets_page_pool_state_release {};
+struct trace_event_data_offsets_page_pool_state_release {
+};
 
-struct trace_event_data_offsets_page_pool_state_hold {};
+struct trace_event_data_offsets_page_pool_state_hold {
+};
 
-struct trace_event_data_offsets_page_pool_update_nid {};
+struct trace_event_data_offsets_page_pool_update_nid {
+};
 
 typedef void (*btf_trace_page_pool_release)(void *, const struct page_pool *, s32, u32, u32);
 
-typedef void (*btf_trace_page_pool_state_release)(void *, const struct page_pool *, netmem_ref, u32);
+typedef void (*btf_trace_page_pool_state_release)(void *, const struct page_pool *, netmem_ref,
+						  u32);
 
 typedef void (*btf_trace_page_pool_state_hold)(void *, const struct page_pool *, netmem_ref, u32);
 
@@ -114046,7 +115733,8 @@ struct trace_event_data_offsets_neigh__update {
 	const void *dev_ptr_;
 };
 
-typedef void (*btf_trace_neigh_create)(void *, struct neigh_table *, struct net_device *, const void *, const struct neighbour *, bool);
+typedef void (*btf_trace_neigh_create)(void *, struct neigh_table *, struct net_device *,
+				       const void *, const struct neighbour *, bool);
 
 typedef void (*btf_trace_neigh_update)(void *, struct neighbour *, const u8 *, u8, u32, u32);
 
@@ -114073,7 +115761,8 @@ struct rtnexthop {
 };
 
 struct lwtunnel_encap_ops {
-	int (*build_state)(struct net *, struct nlattr *, unsigned int, const void *, struct lwtunnel_state **, struct netlink_ext_ack *);
+	int (*build_state)(struct net *, struct nlattr *, unsigned int, const void *,
+			   struct lwtunnel_state **, struct netlink_ext_ack *);
 	void (*destroy_state)(struct lwtunnel_state *);
 	int (*output)(struct net *, struct sock *, struct sk_buff *);
 	int (*input)(struct sk_buff *);
@@ -114325,7 +116014,8 @@ struct llc_sap {
 	unsigned char p_bit;
 	unsigned char f_bit;
 	refcount_t refcnt;
-	int (*rcv_func)(struct sk_buff *, struct net_device *, struct packet_type *, struct net_device *);
+	int (*rcv_func)(struct sk_buff *, struct net_device *, struct packet_type *,
+			struct net_device *);
 	struct llc_addr laddr;
 	struct list_head node;
 	spinlock_t sk_lock;
@@ -114354,7 +116044,8 @@ struct datalink_proto {
 	unsigned char type[8];
 	struct llc_sap *sap;
 	short unsigned int header_length;
-	int (*rcvfunc)(struct sk_buff *, struct net_device *, struct packet_type *, struct net_device *);
+	int (*rcvfunc)(struct sk_buff *, struct net_device *, struct packet_type *,
+		       struct net_device *);
 	int (*request)(struct datalink_proto *, struct sk_buff *, const unsigned char *);
 	struct list_head node;
 };
@@ -114641,7 +116332,7 @@ struct tcf_pedit_parms {
 struct tcf_pedit {
 	struct tc_action common;
 	struct tcf_pedit_parms *parms;
-	long: 64;
+	long : 64;
 };
 
 union tcf_exts_miss_cookie {
@@ -114737,7 +116428,7 @@ struct tcf_mirred {
 	struct net_device *tcfm_dev;
 	netdevice_tracker tcfm_dev_tracker;
 	struct list_head tcfm_list;
-	long: 64;
+	long : 64;
 };
 
 struct tc_fifo_qopt {
@@ -114878,22 +116569,22 @@ struct htb_class {
 	enum htb_cmode cmode;
 	struct rb_node pq_node;
 	struct rb_node node[8];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	unsigned int drops;
 	unsigned int overlimits;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct htb_level {
@@ -115481,8 +117172,8 @@ struct ctrl_dump_policy_ctx {
 	struct genl_op_iter *op_iter;
 	u32 op;
 	u16 fam_id;
-	u8 dump_map: 1;
-	u8 single_op: 1;
+	u8 dump_map : 1;
+	u8 single_op : 1;
 };
 
 enum netlink_attribute_type {
@@ -115576,9 +117267,11 @@ struct trace_event_raw_bpf_test_finish {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_bpf_trigger_tp {};
+struct trace_event_data_offsets_bpf_trigger_tp {
+};
 
-struct trace_event_data_offsets_bpf_test_finish {};
+struct trace_event_data_offsets_bpf_test_finish {
+};
 
 typedef void (*btf_trace_bpf_trigger_tp)(void *, int);
 
@@ -115595,11 +117288,13 @@ struct xdp_page_head {
 	struct xdp_buff ctx;
 	union {
 		struct {
-			struct {} __empty_frame;
+			struct {
+			} __empty_frame;
 			struct xdp_frame frame[0];
 		};
 		struct {
-			struct {} __empty_data;
+			struct {
+			} __empty_data;
 			u8 data[0];
 		};
 	};
@@ -115607,13 +117302,13 @@ struct xdp_page_head {
 
 struct xdp_test_data {
 	struct xdp_buff *orig_ctx;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct xdp_rxq_info rxq;
 	struct net_device *dev;
 	struct page_pool *pp;
@@ -115622,8 +117317,8 @@ struct xdp_test_data {
 	struct xdp_mem_info mem;
 	u32 batch_size;
 	u32 frame_cnt;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct bpf_fentry_test_t {
@@ -115659,7 +117354,8 @@ struct bpf_dummy_ops_state {
 
 struct bpf_dummy_ops {
 	int (*test_1)(struct bpf_dummy_ops_state *);
-	int (*test_2)(struct bpf_dummy_ops_state *, int, short unsigned int, char, long unsigned int);
+	int (*test_2)(struct bpf_dummy_ops_state *, int, short unsigned int, char,
+		      long unsigned int);
 	int (*test_sleepable)(struct bpf_dummy_ops_state *);
 };
 
@@ -115672,19 +117368,19 @@ struct bpf_dummy_ops_test_args {
 
 struct bpf_struct_ops_bpf_dummy_ops {
 	struct bpf_struct_ops_common_value common;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct bpf_dummy_ops data;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct ethtool_cmd {
@@ -115943,10 +117639,12 @@ struct ethtool_phy_ops {
 	int (*get_strings)(struct phy_device *, u8 *);
 	int (*get_stats)(struct phy_device *, struct ethtool_stats *, u64 *);
 	int (*get_plca_cfg)(struct phy_device *, struct phy_plca_cfg *);
-	int (*set_plca_cfg)(struct phy_device *, const struct phy_plca_cfg *, struct netlink_ext_ack *);
+	int (*set_plca_cfg)(struct phy_device *, const struct phy_plca_cfg *,
+			    struct netlink_ext_ack *);
 	int (*get_plca_status)(struct phy_device *, struct phy_plca_status *);
 	int (*start_cable_test)(struct phy_device *, struct netlink_ext_ack *);
-	int (*start_cable_test_tdr)(struct phy_device *, struct netlink_ext_ack *, const struct phy_tdr_config *);
+	int (*start_cable_test_tdr)(struct phy_device *, struct netlink_ext_ack *,
+				    const struct phy_tdr_config *);
 };
 
 struct ethtool_devlink_compat {
@@ -116579,9 +118277,11 @@ struct ethnl_request_ops {
 	bool allow_nodev_do;
 	u8 set_ntf_cmd;
 	int (*parse_request)(struct ethnl_req_info *, struct nlattr **, struct netlink_ext_ack *);
-	int (*prepare_data)(const struct ethnl_req_info *, struct ethnl_reply_data *, const struct genl_info *);
+	int (*prepare_data)(const struct ethnl_req_info *, struct ethnl_reply_data *,
+			    const struct genl_info *);
 	int (*reply_size)(const struct ethnl_req_info *, const struct ethnl_reply_data *);
-	int (*fill_reply)(struct sk_buff *, const struct ethnl_req_info *, const struct ethnl_reply_data *);
+	int (*fill_reply)(struct sk_buff *, const struct ethnl_req_info *,
+			  const struct ethnl_reply_data *);
 	void (*cleanup_data)(struct ethnl_reply_data *);
 	int (*set_validate)(struct ethnl_req_info *, struct genl_info *);
 	int (*set)(struct ethnl_req_info *, struct genl_info *);
@@ -116600,7 +118300,8 @@ struct ethnl_perphy_dump_ctx {
 	long unsigned int pos_phyindex;
 };
 
-typedef void (*ethnl_notify_handler_t)(struct net_device *, unsigned int, const struct ethnl_req_info *);
+typedef void (*ethnl_notify_handler_t)(struct net_device *, unsigned int,
+				       const struct ethnl_req_info *);
 
 enum {
 	ETHTOOL_A_BITSET_BIT_UNSPEC = 0,
@@ -116629,7 +118330,7 @@ enum {
 	ETHTOOL_A_BITSET_MAX = 5,
 };
 
-typedef const char (* const ethnl_string_array_t)[32];
+typedef const char (*const ethnl_string_array_t)[32];
 
 enum {
 	ETHTOOL_A_STRING_UNSPEC = 0,
@@ -117323,7 +119024,7 @@ struct ethnl_module_fw_flash_ntf_params {
 
 struct ethtool_module_fw_flash_params {
 	__be32 password;
-	u8 password_valid: 1;
+	u8 password_valid : 1;
 };
 
 struct ethtool_cmis_fw_update_params {
@@ -117565,7 +119266,8 @@ enum ethtool_c33_pse_ext_substate_ovld_detected {
 
 enum ethtool_c33_pse_ext_substate_power_not_available {
 	ETHTOOL_C33_PSE_EXT_SUBSTATE_POWER_NOT_AVAILABLE_BUDGET_EXCEEDED = 1,
-	ETHTOOL_C33_PSE_EXT_SUBSTATE_POWER_NOT_AVAILABLE_PORT_PW_LIMIT_EXCEEDS_CONTROLLER_BUDGET = 2,
+	ETHTOOL_C33_PSE_EXT_SUBSTATE_POWER_NOT_AVAILABLE_PORT_PW_LIMIT_EXCEEDS_CONTROLLER_BUDGET =
+	    2,
 	ETHTOOL_C33_PSE_EXT_SUBSTATE_POWER_NOT_AVAILABLE_PD_REQUEST_EXCEEDS_PORT_LIMIT = 3,
 	ETHTOOL_C33_PSE_EXT_SUBSTATE_POWER_NOT_AVAILABLE_HW_PW_LIMIT = 4,
 };
@@ -117725,7 +119427,8 @@ struct nf_ct_hook {
 
 struct nfnl_ct_hook {
 	size_t (*build_size)(const struct nf_conn *);
-	int (*build)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, u_int16_t, u_int16_t);
+	int (*build)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, u_int16_t,
+		     u_int16_t);
 	int (*parse)(const struct nlattr *, struct nf_conn *);
 	int (*attach_expect)(const struct nlattr *, struct nf_conn *, u32, u32);
 	void (*seq_adjust)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, s32);
@@ -117741,7 +119444,8 @@ struct nf_queue_entry;
 
 struct nf_ipv6_ops {
 	void (*route_input)(struct sk_buff *);
-	int (*fragment)(struct net *, struct sock *, struct sk_buff *, int (*)(struct net *, struct sock *, struct sk_buff *));
+	int (*fragment)(struct net *, struct sock *, struct sk_buff *,
+			int (*)(struct net *, struct sock *, struct sk_buff *));
 	int (*reroute)(struct sk_buff *, const struct nf_queue_entry *);
 };
 
@@ -117786,11 +119490,11 @@ struct nf_bridge_info {
 		BRNF_PROTO_UNCHANGED = 0,
 		BRNF_PROTO_8021Q = 1,
 		BRNF_PROTO_PPPOE = 2,
-	} orig_proto: 8;
-	u8 pkt_otherhost: 1;
-	u8 in_prerouting: 1;
-	u8 bridged_dnat: 1;
-	u8 sabotage_in_done: 1;
+	} orig_proto : 8;
+	u8 pkt_otherhost : 1;
+	u8 in_prerouting : 1;
+	u8 bridged_dnat : 1;
+	u8 sabotage_in_done : 1;
 	__u16 frag_max_size;
 	int physinif;
 	struct net_device *physoutdev;
@@ -117882,7 +119586,7 @@ enum nfnl_callback_type {
 };
 
 struct nfnl_callback {
-	int (*call)(struct sk_buff *, const struct nfnl_info *, const struct nlattr * const *);
+	int (*call)(struct sk_buff *, const struct nfnl_info *, const struct nlattr *const *);
 	const struct nla_policy *policy;
 	enum nfnl_callback_type type;
 	__u16 attr_count;
@@ -118135,16 +119839,16 @@ struct nfqnl_instance {
 	u_int16_t queue_num;
 	u_int8_t copy_mode;
 	u_int32_t flags;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 	spinlock_t lock;
 	unsigned int queue_total;
 	unsigned int id_sequence;
 	struct list_head queue_list;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 typedef int (*nfqnl_cmpfn)(struct nf_queue_entry *, long unsigned int);
@@ -118462,7 +120166,7 @@ struct nf_conn_help {
 	struct nf_conntrack_helper *helper;
 	struct hlist_head expectations;
 	u8 expecting[4];
-	long: 0;
+	long : 0;
 	char data[32];
 };
 
@@ -118730,7 +120434,7 @@ enum ctattr_timeout_icmpv6 {
 };
 
 struct nf_ct_timeout_hooks {
-	struct nf_ct_timeout * (*timeout_find_get)(struct net *, const char *);
+	struct nf_ct_timeout *(*timeout_find_get)(struct net *, const char *);
 	void (*timeout_put)(struct nf_ct_timeout *);
 };
 
@@ -119269,10 +120973,14 @@ typedef struct H2250LogicalChannelParameters H2250LogicalChannelParameters;
 
 struct OpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters {
 	enum {
-		eOpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters_h222LogicalChannelParameters = 0,
-		eOpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters_h223LogicalChannelParameters = 1,
-		eOpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters_v76LogicalChannelParameters = 2,
-		eOpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters_h2250LogicalChannelParameters = 3,
+		eOpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters_h222LogicalChannelParameters =
+		    0,
+		eOpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters_h223LogicalChannelParameters =
+		    1,
+		eOpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters_v76LogicalChannelParameters =
+		    2,
+		eOpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters_h2250LogicalChannelParameters =
+		    3,
 		eOpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters_none = 4,
 	} choice;
 	union {
@@ -119280,43 +120988,53 @@ struct OpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters {
 	};
 };
 
-typedef struct OpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters OpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters;
+typedef struct OpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters
+    OpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters;
 
 struct OpenLogicalChannel_forwardLogicalChannelParameters {
 	enum {
 		eOpenLogicalChannel_forwardLogicalChannelParameters_portNumber = -2147483648,
-		eOpenLogicalChannel_forwardLogicalChannelParameters_forwardLogicalChannelDependency = 1073741824,
+		eOpenLogicalChannel_forwardLogicalChannelParameters_forwardLogicalChannelDependency =
+		    1073741824,
 		eOpenLogicalChannel_forwardLogicalChannelParameters_replacementFor = 536870912,
 	} options;
 	DataType dataType;
 	OpenLogicalChannel_forwardLogicalChannelParameters_multiplexParameters multiplexParameters;
 };
 
-typedef struct OpenLogicalChannel_forwardLogicalChannelParameters OpenLogicalChannel_forwardLogicalChannelParameters;
+typedef struct OpenLogicalChannel_forwardLogicalChannelParameters
+    OpenLogicalChannel_forwardLogicalChannelParameters;
 
 struct OpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters {
 	enum {
-		eOpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters_h223LogicalChannelParameters = 0,
-		eOpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters_v76LogicalChannelParameters = 1,
-		eOpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters_h2250LogicalChannelParameters = 2,
+		eOpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters_h223LogicalChannelParameters =
+		    0,
+		eOpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters_v76LogicalChannelParameters =
+		    1,
+		eOpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters_h2250LogicalChannelParameters =
+		    2,
 	} choice;
 	union {
 		H2250LogicalChannelParameters h2250LogicalChannelParameters;
 	};
 };
 
-typedef struct OpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters OpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters;
+typedef struct OpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters
+    OpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters;
 
 struct OpenLogicalChannel_reverseLogicalChannelParameters {
 	enum {
-		eOpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters = -2147483648,
-		eOpenLogicalChannel_reverseLogicalChannelParameters_reverseLogicalChannelDependency = 1073741824,
+		eOpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters =
+		    -2147483648,
+		eOpenLogicalChannel_reverseLogicalChannelParameters_reverseLogicalChannelDependency =
+		    1073741824,
 		eOpenLogicalChannel_reverseLogicalChannelParameters_replacementFor = 536870912,
 	} options;
 	OpenLogicalChannel_reverseLogicalChannelParameters_multiplexParameters multiplexParameters;
 };
 
-typedef struct OpenLogicalChannel_reverseLogicalChannelParameters OpenLogicalChannel_reverseLogicalChannelParameters;
+typedef struct OpenLogicalChannel_reverseLogicalChannelParameters
+    OpenLogicalChannel_reverseLogicalChannelParameters;
 
 struct NetworkAccessParameters_networkAddress {
 	enum {
@@ -119628,26 +121346,32 @@ typedef struct RequestMessage RequestMessage;
 
 struct OpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters {
 	enum {
-		eOpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters_h222LogicalChannelParameters = 0,
-		eOpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters_h2250LogicalChannelParameters = 1,
+		eOpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters_h222LogicalChannelParameters =
+		    0,
+		eOpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters_h2250LogicalChannelParameters =
+		    1,
 	} choice;
 	union {
 		H2250LogicalChannelParameters h2250LogicalChannelParameters;
 	};
 };
 
-typedef struct OpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters OpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters;
+typedef struct OpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters
+    OpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters;
 
 struct OpenLogicalChannelAck_reverseLogicalChannelParameters {
 	enum {
 		eOpenLogicalChannelAck_reverseLogicalChannelParameters_portNumber = -2147483648,
-		eOpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters = 1073741824,
+		eOpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters =
+		    1073741824,
 		eOpenLogicalChannelAck_reverseLogicalChannelParameters_replacementFor = 536870912,
 	} options;
-	OpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters multiplexParameters;
+	OpenLogicalChannelAck_reverseLogicalChannelParameters_multiplexParameters
+	    multiplexParameters;
 };
 
-typedef struct OpenLogicalChannelAck_reverseLogicalChannelParameters OpenLogicalChannelAck_reverseLogicalChannelParameters;
+typedef struct OpenLogicalChannelAck_reverseLogicalChannelParameters
+    OpenLogicalChannelAck_reverseLogicalChannelParameters;
 
 struct H2250LogicalChannelAckParameters {
 	enum {
@@ -119667,14 +121391,16 @@ typedef struct H2250LogicalChannelAckParameters H2250LogicalChannelAckParameters
 
 struct OpenLogicalChannelAck_forwardMultiplexAckParameters {
 	enum {
-		eOpenLogicalChannelAck_forwardMultiplexAckParameters_h2250LogicalChannelAckParameters = 0,
+		eOpenLogicalChannelAck_forwardMultiplexAckParameters_h2250LogicalChannelAckParameters =
+		    0,
 	} choice;
 	union {
 		H2250LogicalChannelAckParameters h2250LogicalChannelAckParameters;
 	};
 };
 
-typedef struct OpenLogicalChannelAck_forwardMultiplexAckParameters OpenLogicalChannelAck_forwardMultiplexAckParameters;
+typedef struct OpenLogicalChannelAck_forwardMultiplexAckParameters
+    OpenLogicalChannelAck_forwardMultiplexAckParameters;
 
 struct OpenLogicalChannelAck {
 	enum {
@@ -120160,15 +121886,29 @@ struct nf_ct_h323_master {
 };
 
 struct nfct_h323_nat_hooks {
-	int (*set_h245_addr)(struct sk_buff *, unsigned int, unsigned char **, int, H245_TransportAddress *, union nf_inet_addr *, __be16);
-	int (*set_h225_addr)(struct sk_buff *, unsigned int, unsigned char **, int, TransportAddress *, union nf_inet_addr *, __be16);
-	int (*set_sig_addr)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int, unsigned char **, TransportAddress *, int);
-	int (*set_ras_addr)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int, unsigned char **, TransportAddress *, int);
-	int (*nat_rtp_rtcp)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int, unsigned char **, int, H245_TransportAddress *, __be16, __be16, struct nf_conntrack_expect *, struct nf_conntrack_expect *);
-	int (*nat_t120)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int, unsigned char **, int, H245_TransportAddress *, __be16, struct nf_conntrack_expect *);
-	int (*nat_h245)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int, unsigned char **, int, TransportAddress *, __be16, struct nf_conntrack_expect *);
-	int (*nat_callforwarding)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int, unsigned char **, int, TransportAddress *, __be16, struct nf_conntrack_expect *);
-	int (*nat_q931)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int, unsigned char **, TransportAddress *, int, __be16, struct nf_conntrack_expect *);
+	int (*set_h245_addr)(struct sk_buff *, unsigned int, unsigned char **, int,
+			     H245_TransportAddress *, union nf_inet_addr *, __be16);
+	int (*set_h225_addr)(struct sk_buff *, unsigned int, unsigned char **, int,
+			     TransportAddress *, union nf_inet_addr *, __be16);
+	int (*set_sig_addr)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info,
+			    unsigned int, unsigned char **, TransportAddress *, int);
+	int (*set_ras_addr)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info,
+			    unsigned int, unsigned char **, TransportAddress *, int);
+	int (*nat_rtp_rtcp)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info,
+			    unsigned int, unsigned char **, int, H245_TransportAddress *, __be16,
+			    __be16, struct nf_conntrack_expect *, struct nf_conntrack_expect *);
+	int (*nat_t120)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int,
+			unsigned char **, int, H245_TransportAddress *, __be16,
+			struct nf_conntrack_expect *);
+	int (*nat_h245)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int,
+			unsigned char **, int, TransportAddress *, __be16,
+			struct nf_conntrack_expect *);
+	int (*nat_callforwarding)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info,
+				  unsigned int, unsigned char **, int, TransportAddress *, __be16,
+				  struct nf_conntrack_expect *);
+	int (*nat_q931)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int,
+			unsigned char **, TransportAddress *, int, __be16,
+			struct nf_conntrack_expect *);
 };
 
 struct field_t {
@@ -120344,8 +122084,10 @@ union pptp_ctrl_union {
 };
 
 struct nf_nat_pptp_hook {
-	int (*outbound)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int, struct PptpControlHeader *, union pptp_ctrl_union *);
-	int (*inbound)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int, struct PptpControlHeader *, union pptp_ctrl_union *);
+	int (*outbound)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int,
+			struct PptpControlHeader *, union pptp_ctrl_union *);
+	int (*inbound)(struct sk_buff *, struct nf_conn *, enum ip_conntrack_info, unsigned int,
+		       struct PptpControlHeader *, union pptp_ctrl_union *);
 	void (*exp_gre)(struct nf_conntrack_expect *, struct nf_conntrack_expect *);
 	void (*expectfn)(struct nf_conn *, struct nf_conntrack_expect *);
 };
@@ -120393,8 +122135,10 @@ struct sdp_media_type {
 struct sip_handler {
 	const char *method;
 	unsigned int len;
-	int (*request)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *, unsigned int);
-	int (*response)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *, unsigned int, unsigned int);
+	int (*request)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *,
+		       unsigned int);
+	int (*response)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *,
+			unsigned int, unsigned int);
 };
 
 struct sip_header {
@@ -120428,13 +122172,23 @@ enum sdp_header_types {
 };
 
 struct nf_nat_sip_hooks {
-	unsigned int (*msg)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *);
+	unsigned int (*msg)(struct sk_buff *, unsigned int, unsigned int, const char **,
+			    unsigned int *);
 	void (*seq_adjust)(struct sk_buff *, unsigned int, s32);
-	unsigned int (*expect)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *, struct nf_conntrack_expect *, unsigned int, unsigned int);
-	unsigned int (*sdp_addr)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *, unsigned int, enum sdp_header_types, enum sdp_header_types, const union nf_inet_addr *);
-	unsigned int (*sdp_port)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *, unsigned int, unsigned int, u_int16_t);
-	unsigned int (*sdp_session)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *, unsigned int, const union nf_inet_addr *);
-	unsigned int (*sdp_media)(struct sk_buff *, unsigned int, unsigned int, const char **, unsigned int *, struct nf_conntrack_expect *, struct nf_conntrack_expect *, unsigned int, unsigned int, union nf_inet_addr *);
+	unsigned int (*expect)(struct sk_buff *, unsigned int, unsigned int, const char **,
+			       unsigned int *, struct nf_conntrack_expect *, unsigned int,
+			       unsigned int);
+	unsigned int (*sdp_addr)(struct sk_buff *, unsigned int, unsigned int, const char **,
+				 unsigned int *, unsigned int, enum sdp_header_types,
+				 enum sdp_header_types, const union nf_inet_addr *);
+	unsigned int (*sdp_port)(struct sk_buff *, unsigned int, unsigned int, const char **,
+				 unsigned int *, unsigned int, unsigned int, u_int16_t);
+	unsigned int (*sdp_session)(struct sk_buff *, unsigned int, unsigned int, const char **,
+				    unsigned int *, unsigned int, const union nf_inet_addr *);
+	unsigned int (*sdp_media)(struct sk_buff *, unsigned int, unsigned int, const char **,
+				  unsigned int *, struct nf_conntrack_expect *,
+				  struct nf_conntrack_expect *, unsigned int, unsigned int,
+				  union nf_inet_addr *);
 };
 
 struct tftphdr {
@@ -120692,7 +122446,8 @@ struct nf_flowtable_type {
 	int (*init)(struct nf_flowtable *);
 	bool (*gc)(const struct flow_offload *);
 	int (*setup)(struct nf_flowtable *, struct net_device *, enum flow_block_command);
-	int (*action)(struct net *, struct flow_offload *, enum flow_offload_tuple_dir, struct nf_flow_rule *);
+	int (*action)(struct net *, struct flow_offload *, enum flow_offload_tuple_dir,
+		      struct nf_flow_rule *);
 	void (*free)(struct nf_flowtable *);
 	void (*get)(struct nf_flowtable *);
 	void (*put)(struct nf_flowtable *);
@@ -120720,12 +122475,13 @@ struct flow_offload_tuple {
 		u16 id;
 		__be16 proto;
 	} encap[2];
-	struct {} __hash;
-	u8 dir: 2;
-	u8 xmit_type: 3;
-	u8 encap_num: 2;
-	char: 1;
-	u8 in_vlan_ingress: 2;
+	struct {
+	} __hash;
+	u8 dir : 2;
+	u8 xmit_type : 3;
+	u8 encap_num : 2;
+	char : 1;
+	u8 in_vlan_ingress : 2;
 	u16 mtu;
 	union {
 		struct {
@@ -120793,9 +122549,9 @@ struct nft_chain {
 	struct nft_table *table;
 	u64 handle;
 	u32 use;
-	u8 flags: 5;
-	u8 bound: 1;
-	u8 genmask: 2;
+	u8 flags : 5;
+	u8 bound : 1;
+	u8 genmask : 2;
 	char *name;
 	u16 udlen;
 	u8 *udata;
@@ -120821,9 +122577,9 @@ struct nft_table {
 	u64 hgenerator;
 	u64 handle;
 	u32 use;
-	u16 family: 6;
-	u16 flags: 8;
-	u16 genmask: 2;
+	u16 family : 6;
+	u16 flags : 8;
+	u16 genmask : 2;
 	u32 nlpid;
 	char *name;
 	u16 udlen;
@@ -120950,7 +122706,7 @@ struct nft_ctx {
 	struct net *net;
 	struct nft_table *table;
 	struct nft_chain *chain;
-	const struct nlattr * const *nla;
+	const struct nlattr *const *nla;
 	u32 portid;
 	u32 seq;
 	u16 flags;
@@ -120981,7 +122737,7 @@ struct nft_expr_ops {
 	void (*eval)(const struct nft_expr *, struct nft_regs *, const struct nft_pktinfo *);
 	int (*clone)(struct nft_expr *, const struct nft_expr *, gfp_t);
 	unsigned int size;
-	int (*init)(const struct nft_ctx *, const struct nft_expr *, const struct nlattr * const *);
+	int (*init)(const struct nft_ctx *, const struct nft_expr *, const struct nlattr *const *);
 	void (*activate)(const struct nft_ctx *, const struct nft_expr *);
 	void (*deactivate)(const struct nft_ctx *, const struct nft_expr *, enum nft_trans_phase);
 	void (*destroy)(const struct nft_ctx *, const struct nft_expr *);
@@ -120997,7 +122753,8 @@ struct nft_expr_ops {
 };
 
 struct nft_expr_type {
-	const struct nft_expr_ops * (*select_ops)(const struct nft_ctx *, const struct nlattr * const *);
+	const struct nft_expr_ops *(*select_ops)(const struct nft_ctx *,
+						 const struct nlattr *const *);
 	void (*release_ops)(const struct nft_expr_ops *);
 	const struct nft_expr_ops *ops;
 	const struct nft_expr_ops *inner_ops;
@@ -121011,10 +122768,10 @@ struct nft_expr_type {
 };
 
 struct nft_rule_dp {
-	u64 is_last: 1;
-	u64 dlen: 12;
-	u64 handle: 42;
-	long: 0;
+	u64 is_last : 1;
+	u64 dlen : 12;
+	u64 handle : 42;
+	long : 0;
 	unsigned char data[0];
 };
 
@@ -121057,26 +122814,26 @@ struct nft_object {
 	struct list_head list;
 	struct rhlist_head rhlhead;
 	struct nft_object_hash_key key;
-	u32 genmask: 2;
+	u32 genmask : 2;
 	u32 use;
 	u64 handle;
 	u16 udlen;
 	u8 *udata;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	const struct nft_object_ops *ops;
 	unsigned char data[0];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct nft_object_type;
@@ -121084,7 +122841,7 @@ struct nft_object_type;
 struct nft_object_ops {
 	void (*eval)(struct nft_object *, struct nft_regs *, const struct nft_pktinfo *);
 	unsigned int size;
-	int (*init)(const struct nft_ctx *, const struct nlattr * const *, struct nft_object *);
+	int (*init)(const struct nft_ctx *, const struct nlattr *const *, struct nft_object *);
 	void (*destroy)(const struct nft_ctx *, struct nft_object *);
 	int (*dump)(struct sk_buff *, struct nft_object *, bool);
 	void (*update)(struct nft_object *, struct nft_object *);
@@ -121092,7 +122849,8 @@ struct nft_object_ops {
 };
 
 struct nft_object_type {
-	const struct nft_object_ops * (*select_ops)(const struct nft_ctx *, const struct nlattr * const *);
+	const struct nft_object_ops *(*select_ops)(const struct nft_ctx *,
+						   const struct nlattr *const *);
 	const struct nft_object_ops *ops;
 	struct list_head list;
 	u32 type;
@@ -121106,14 +122864,14 @@ struct nft_traceinfo {
 	bool trace;
 	bool nf_trace;
 	bool packet_dumped;
-	enum nft_trace_types type: 8;
+	enum nft_trace_types type : 8;
 	u32 skbid;
 	const struct nft_base_chain *basechain;
 };
 
 struct nft_bitwise_fast_expr {
 	u32 mask;
-	u32 xor;
+	u32 xor ;
 	u8 sreg;
 	u8 dreg;
 };
@@ -121135,7 +122893,7 @@ struct nft_cmp16_fast_expr {
 };
 
 struct nft_payload {
-	enum nft_payload_bases base: 8;
+	enum nft_payload_bases base : 8;
 	u16 offset;
 	u8 len;
 	u8 dreg;
@@ -121445,7 +123203,8 @@ struct nft_userdata {
 	unsigned char data[0];
 };
 
-struct nft_elem_priv {};
+struct nft_elem_priv {
+};
 
 struct nft_set_elem {
 	union {
@@ -121474,11 +123233,12 @@ struct nft_set;
 
 struct nft_set_iter {
 	u8 genmask;
-	enum nft_iter_type type: 8;
+	enum nft_iter_type type : 8;
 	unsigned int count;
 	unsigned int skip;
 	int err;
-	int (*fn)(const struct nft_ctx *, struct nft_set *, const struct nft_set_iter *, struct nft_elem_priv *);
+	int (*fn)(const struct nft_ctx *, struct nft_set *, const struct nft_set_iter *,
+		  struct nft_elem_priv *);
 };
 
 struct nft_set_ops;
@@ -121507,22 +123267,22 @@ struct nft_set {
 	u16 udlen;
 	unsigned char *udata;
 	struct list_head pending_update;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	const struct nft_set_ops *ops;
-	u16 flags: 13;
-	u16 dead: 1;
-	u16 genmask: 2;
+	u16 flags : 13;
+	u16 dead : 1;
+	u16 genmask : 2;
 	u8 klen;
 	u8 dlen;
 	u8 num_exprs;
 	struct nft_expr *exprs[2];
 	struct list_head catchall_list;
 	unsigned char data[0];
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
 };
 
 struct nft_set_desc {
@@ -121555,24 +123315,30 @@ struct nft_set_estimate {
 struct nft_set_ext;
 
 struct nft_set_ops {
-	const struct nft_set_ext * (*lookup)(const struct net *, const struct nft_set *, const u32 *);
-	const struct nft_set_ext * (*update)(struct nft_set *, const u32 *, const struct nft_expr *, struct nft_regs *);
+	const struct nft_set_ext *(*lookup)(const struct net *, const struct nft_set *,
+					    const u32 *);
+	const struct nft_set_ext *(*update)(struct nft_set *, const u32 *, const struct nft_expr *,
+					    struct nft_regs *);
 	bool (*delete)(const struct nft_set *, const u32 *);
-	int (*insert)(const struct net *, const struct nft_set *, const struct nft_set_elem *, struct nft_elem_priv **);
+	int (*insert)(const struct net *, const struct nft_set *, const struct nft_set_elem *,
+		      struct nft_elem_priv **);
 	void (*activate)(const struct net *, const struct nft_set *, struct nft_elem_priv *);
-	struct nft_elem_priv * (*deactivate)(const struct net *, const struct nft_set *, const struct nft_set_elem *);
+	struct nft_elem_priv *(*deactivate)(const struct net *, const struct nft_set *,
+					    const struct nft_set_elem *);
 	void (*flush)(const struct net *, const struct nft_set *, struct nft_elem_priv *);
 	void (*remove)(const struct net *, const struct nft_set *, struct nft_elem_priv *);
 	void (*walk)(const struct nft_ctx *, struct nft_set *, struct nft_set_iter *);
-	struct nft_elem_priv * (*get)(const struct net *, const struct nft_set *, const struct nft_set_elem *, unsigned int);
+	struct nft_elem_priv *(*get)(const struct net *, const struct nft_set *,
+				     const struct nft_set_elem *, unsigned int);
 	u32 (*ksize)(u32);
 	u32 (*usize)(u32);
 	u32 (*adjust_maxsize)(const struct nft_set *);
 	void (*commit)(struct nft_set *);
 	void (*abort)(const struct nft_set *);
-	u64 (*privsize)(const struct nlattr * const *, const struct nft_set_desc *);
+	u64 (*privsize)(const struct nlattr *const *, const struct nft_set_desc *);
 	bool (*estimate)(const struct nft_set_desc *, u32, struct nft_set_estimate *);
-	int (*init)(const struct nft_set *, const struct nft_set_desc *, const struct nlattr * const *);
+	int (*init)(const struct nft_set *, const struct nft_set_desc *,
+		    const struct nlattr *const *);
 	void (*destroy)(const struct nft_ctx *, const struct nft_set *);
 	void (*gc_init)(const struct nft_set *);
 	bool abort_skip_removal;
@@ -121583,7 +123349,7 @@ struct nft_set_ext {
 	u8 genmask;
 	u8 offset[8];
 	char data[0];
-	long: 0;
+	long : 0;
 };
 
 struct nft_set_type {
@@ -121593,7 +123359,7 @@ struct nft_set_type {
 
 struct nft_set_elem_expr {
 	u8 size;
-	long: 0;
+	long : 0;
 	unsigned char data[0];
 };
 
@@ -121621,10 +123387,10 @@ struct nft_timeout {
 
 struct nft_rule {
 	struct list_head list;
-	u64 handle: 42;
-	u64 genmask: 2;
-	u64 dlen: 12;
-	u64 udata: 1;
+	u64 handle : 42;
+	u64 genmask : 2;
+	u64 dlen : 12;
+	u64 udata : 1;
 	unsigned char data[0];
 };
 
@@ -121649,18 +123415,18 @@ struct nft_flowtable {
 	char *name;
 	int hooknum;
 	int ops_len;
-	u32 genmask: 2;
+	u32 genmask : 2;
 	u32 use;
 	u64 handle;
-	long: 64;
+	long : 64;
 	struct list_head hook_list;
 	struct nf_flowtable data;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct nft_trans {
@@ -121670,8 +123436,8 @@ struct nft_trans {
 	int msg_type;
 	u32 seq;
 	u16 flags;
-	u8 report: 1;
-	u8 put_net: 1;
+	u8 report : 1;
+	u8 put_net : 1;
 };
 
 struct nft_trans_binding {
@@ -121932,7 +123698,7 @@ struct nft_cmp_expr {
 	struct nft_data data;
 	u8 sreg;
 	u8 len;
-	enum nft_cmp_ops op: 8;
+	enum nft_cmp_ops op : 8;
 };
 
 union nft_cmp_offload_data {
@@ -121960,7 +123726,7 @@ struct nft_range_expr {
 	struct nft_data data_to;
 	u8 sreg;
 	u8 len;
-	enum nft_range_ops op: 8;
+	enum nft_range_ops op : 8;
 };
 
 enum nft_bitwise_ops {
@@ -121989,10 +123755,10 @@ struct nft_bitwise {
 	u8 sreg;
 	u8 sreg2;
 	u8 dreg;
-	enum nft_bitwise_ops op: 8;
+	enum nft_bitwise_ops op : 8;
 	u8 len;
 	struct nft_data mask;
-	struct nft_data xor;
+	struct nft_data xor ;
 	struct nft_data data;
 };
 
@@ -122014,7 +123780,7 @@ enum nft_byteorder_attributes {
 struct nft_byteorder {
 	u8 sreg;
 	u8 dreg;
-	enum nft_byteorder_ops op: 8;
+	enum nft_byteorder_ops op : 8;
 	u8 len;
 	u8 size;
 };
@@ -122062,7 +123828,7 @@ struct nft_inner_tun_ctx {
 };
 
 struct nft_payload_set {
-	enum nft_payload_bases base: 8;
+	enum nft_payload_bases base : 8;
 	u16 offset;
 	u8 len;
 	u8 sreg;
@@ -122128,7 +123894,7 @@ enum nft_dynset_attributes {
 struct nft_dynset {
 	struct nft_set *set;
 	struct nft_set_ext_tmpl tmpl;
-	enum nft_dynset_ops op: 8;
+	enum nft_dynset_ops op : 8;
 	u8 sreg_key;
 	u8 sreg_data;
 	bool invert;
@@ -122195,7 +123961,7 @@ enum nft_secmark_attributes {
 };
 
 struct nft_meta {
-	enum nft_meta_keys key: 8;
+	enum nft_meta_keys key : 8;
 	u8 len;
 	union {
 		u8 dreg;
@@ -122225,7 +123991,7 @@ enum nft_rt_attributes {
 };
 
 struct nft_rt {
-	enum nft_rt_keys key: 8;
+	enum nft_rt_keys key : 8;
 	u8 dreg;
 };
 
@@ -122335,11 +124101,11 @@ enum nft_inner_attributes {
 };
 
 struct genevehdr {
-	u8 opt_len: 6;
-	u8 ver: 2;
-	u8 rsvd1: 6;
-	u8 critical: 1;
-	u8 oam: 1;
+	u8 opt_len : 6;
+	u8 ver : 2;
+	u8 rsvd1 : 6;
+	u8 critical : 1;
+	u8 oam : 1;
 	__be16 proto_type;
 	u8 vni[3];
 	u8 rsvd2;
@@ -122406,7 +124172,7 @@ struct nft_rhash_elem {
 	struct rhash_head node;
 	struct llist_node walk_node;
 	u32 wq_gc_seq;
-	long: 0;
+	long : 0;
 	struct nft_set_ext ext;
 };
 
@@ -122528,7 +124294,7 @@ enum nft_pipapo_clone_state {
 
 struct nft_pipapo_match {
 	u8 field_count;
-	enum nft_pipapo_clone_state state: 8;
+	enum nft_pipapo_clone_state state : 8;
 	unsigned int bsize_max;
 	struct nft_pipapo_scratch **scratch;
 	struct callback_head rcu;
@@ -122572,8 +124338,8 @@ enum nft_ct_keys {
 };
 
 struct nft_ct {
-	enum nft_ct_keys key: 8;
-	enum ip_conntrack_dir dir: 8;
+	enum nft_ct_keys key : 8;
+	enum ip_conntrack_dir dir : 8;
 	u8 len;
 	union {
 		u8 dreg;
@@ -123022,7 +124788,7 @@ struct nft_nat {
 	u8 sreg_addr_max;
 	u8 sreg_proto_min;
 	u8 sreg_proto_max;
-	enum nf_nat_manip_type type: 8;
+	enum nf_nat_manip_type type : 8;
 	u8 family;
 	u16 flags;
 };
@@ -123069,7 +124835,7 @@ enum nft_reject_attributes {
 };
 
 struct nft_reject {
-	enum nft_reject_types type: 8;
+	enum nft_reject_types type : 8;
 	u8 icmp_code;
 };
 
@@ -123163,13 +124929,13 @@ enum nft_tunnel_attributes {
 struct erspan_md2 {
 	__be32 timestamp;
 	__be16 sgt;
-	__u8 hwid_upper: 2;
-	__u8 ft: 5;
-	__u8 p: 1;
-	__u8 o: 1;
-	__u8 gra: 2;
-	__u8 dir: 1;
-	__u8 hwid: 4;
+	__u8 hwid_upper : 2;
+	__u8 ft : 5;
+	__u8 p : 1;
+	__u8 o : 1;
+	__u8 gra : 2;
+	__u8 dir : 1;
+	__u8 hwid : 4;
 };
 
 struct erspan_metadata {
@@ -123183,17 +124949,17 @@ struct erspan_metadata {
 struct geneve_opt {
 	__be16 opt_class;
 	u8 type;
-	u8 length: 5;
-	u8 r3: 1;
-	u8 r2: 1;
-	u8 r1: 1;
+	u8 length : 5;
+	u8 r3 : 1;
+	u8 r2 : 1;
+	u8 r1 : 1;
 	u8 opt_data[0];
 };
 
 struct nft_tunnel {
-	enum nft_tunnel_keys key: 8;
+	enum nft_tunnel_keys key : 8;
 	u8 dreg;
-	enum nft_tunnel_mode mode: 8;
+	enum nft_tunnel_mode mode : 8;
 	u8 len;
 };
 
@@ -123292,7 +125058,7 @@ struct nft_jhash {
 	u8 sreg;
 	u8 dreg;
 	u8 len;
-	bool autogen_seed: 1;
+	bool autogen_seed : 1;
 	u32 modulus;
 	u32 seed;
 	u32 offset;
@@ -123352,7 +125118,7 @@ enum nft_socket_keys {
 };
 
 struct nft_socket {
-	enum nft_socket_keys key: 8;
+	enum nft_socket_keys key : 8;
 	u8 level;
 	u8 level_user;
 	u8 len;
@@ -123419,7 +125185,7 @@ enum nft_xfrm_keys {
 };
 
 struct nft_xfrm {
-	enum nft_xfrm_keys key: 8;
+	enum nft_xfrm_keys key : 8;
 	u8 dreg;
 	u8 dir;
 	u8 spnum;
@@ -124147,7 +125913,7 @@ struct xt_rateest {
 	struct gnet_estimator params;
 	struct callback_head rcu;
 	struct net_rate_estimator *rate_est;
-	long: 64;
+	long : 64;
 };
 
 struct xt_rateest_net {
@@ -124445,12 +126211,12 @@ struct dccp_hdr {
 	__be16 dccph_sport;
 	__be16 dccph_dport;
 	__u8 dccph_doff;
-	__u8 dccph_cscov: 4;
-	__u8 dccph_ccval: 4;
+	__u8 dccph_cscov : 4;
+	__u8 dccph_ccval : 4;
 	__sum16 dccph_checksum;
-	__u8 dccph_x: 1;
-	__u8 dccph_type: 4;
-	__u8 dccph_reserved: 3;
+	__u8 dccph_x : 1;
+	__u8 dccph_type : 4;
+	__u8 dccph_reserved : 3;
 	__u8 dccph_seq2;
 	__be16 dccph_seq;
 };
@@ -124858,12 +126624,12 @@ enum xt_policy_flags {
 };
 
 struct xt_policy_spec {
-	__u8 saddr: 1;
-	__u8 daddr: 1;
-	__u8 proto: 1;
-	__u8 mode: 1;
-	__u8 spi: 1;
-	__u8 reqid: 1;
+	__u8 saddr : 1;
+	__u8 daddr : 1;
+	__u8 proto : 1;
+	__u8 mode : 1;
+	__u8 spi : 1;
+	__u8 reqid : 1;
 };
 
 struct xt_policy_elem {
@@ -125067,13 +126833,13 @@ struct xt_statistic_info {
 
 struct xt_statistic_priv {
 	atomic_t count;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum {
@@ -125357,10 +127123,12 @@ struct ip_set_comment {
 	struct ip_set_comment_rcu *c;
 };
 
-typedef int (*ipset_adtfn)(struct ip_set *, void *, const struct ip_set_ext *, struct ip_set_ext *, u32);
+typedef int (*ipset_adtfn)(struct ip_set *, void *, const struct ip_set_ext *, struct ip_set_ext *,
+			   u32);
 
 struct ip_set_type_variant {
-	int (*kadt)(struct ip_set *, const struct sk_buff *, const struct xt_action_param *, enum ipset_adt, struct ip_set_adt_opt *);
+	int (*kadt)(struct ip_set *, const struct sk_buff *, const struct xt_action_param *,
+		    enum ipset_adt, struct ip_set_adt_opt *);
 	int (*uadt)(struct ip_set *, struct nlattr **, enum ipset_adt, u32 *, u32, bool);
 	ipset_adtfn adt[3];
 	int (*resize)(struct ip_set *, bool);
@@ -125435,7 +127203,8 @@ struct bitmap_ip_adt_elem {
 	u16 id;
 };
 
-struct bitmap_ip_elem {};
+struct bitmap_ip_elem {
+};
 
 enum {
 	MAC_UNSET = 0,
@@ -125462,7 +127231,7 @@ struct bitmap_ipmac_adt_elem {
 struct bitmap_ipmac_elem {
 	unsigned char ether[6];
 	unsigned char filled;
-	long: 0;
+	long : 0;
 };
 
 struct bitmap_port {
@@ -125480,7 +127249,8 @@ struct bitmap_port_adt_elem {
 	u16 id;
 };
 
-struct bitmap_port_elem {};
+struct bitmap_port_elem {
+};
 
 struct ip_set_region {
 	spinlock_t lock;
@@ -125506,7 +127276,7 @@ struct hbucket {
 	long unsigned int used[1];
 	u8 size;
 	u8 pos;
-	long: 0;
+	long : 0;
 	unsigned char value[0];
 };
 
@@ -125685,8 +127455,8 @@ struct hash_ipportnet4_elem {
 	__be32 ip;
 	__be32 ip2;
 	__be16 port;
-	u8 cidr: 7;
-	u8 nomatch: 1;
+	u8 cidr : 7;
+	u8 nomatch : 1;
 	u8 proto;
 };
 
@@ -125719,8 +127489,8 @@ struct hash_ipportnet6_elem {
 	union nf_inet_addr ip;
 	union nf_inet_addr ip2;
 	__be16 port;
-	u8 cidr: 7;
-	u8 nomatch: 1;
+	u8 cidr : 7;
+	u8 nomatch : 1;
 	u8 proto;
 };
 
@@ -125802,8 +127572,8 @@ struct hash_netport4_elem {
 	__be32 ip;
 	__be16 port;
 	u8 proto;
-	u8 cidr: 7;
-	u8 nomatch: 1;
+	u8 cidr : 7;
+	u8 nomatch : 1;
 };
 
 struct hash_netport4 {
@@ -125830,8 +127600,8 @@ struct hash_netport6_elem {
 	union nf_inet_addr ip;
 	__be16 port;
 	u8 proto;
-	u8 cidr: 7;
-	u8 nomatch: 1;
+	u8 cidr : 7;
+	u8 nomatch : 1;
 };
 
 struct hash_netport6 {
@@ -126042,10 +127812,10 @@ struct fib_rt_info {
 	int dst_len;
 	dscp_t dscp;
 	u8 type;
-	u8 offload: 1;
-	u8 trap: 1;
-	u8 offload_failed: 1;
-	u8 unused: 5;
+	u8 offload : 1;
+	u8 trap : 1;
+	u8 offload_failed : 1;
+	u8 unused : 5;
 };
 
 struct ip_rt_acct {
@@ -126088,13 +127858,13 @@ struct fib_prop {
 
 struct raw_hashinfo {
 	spinlock_t lock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct hlist_head ht[256];
 };
 
@@ -126179,7 +127949,8 @@ struct ip_msfilter {
 	union {
 		__be32 imsf_slist[1];
 		struct {
-			struct {} __empty_imsf_slist_flex;
+			struct {
+			} __empty_imsf_slist_flex;
 			__be32 imsf_slist_flex[0];
 		};
 	};
@@ -126251,7 +128022,8 @@ struct compat_group_filter {
 	};
 };
 
-typedef u32 inet_ehashfn_t(const struct net *, const __be32, const __u16, const __be32, const __be16);
+typedef u32 inet_ehashfn_t(const struct net *, const __be32, const __u16, const __be32,
+			   const __be16);
 
 struct dmabuf_cmsg {
 	__u64 frag_offset;
@@ -126343,10 +128115,10 @@ struct tcp_info {
 	__u8 tcpi_probes;
 	__u8 tcpi_backoff;
 	__u8 tcpi_options;
-	__u8 tcpi_snd_wscale: 4;
-	__u8 tcpi_rcv_wscale: 4;
-	__u8 tcpi_delivery_rate_app_limited: 1;
-	__u8 tcpi_fastopen_client_fail: 2;
+	__u8 tcpi_snd_wscale : 4;
+	__u8 tcpi_rcv_wscale : 4;
+	__u8 tcpi_delivery_rate_app_limited : 1;
+	__u8 tcpi_fastopen_client_fail : 2;
 	__u32 tcpi_rto;
 	__u32 tcpi_ato;
 	__u32 tcpi_snd_mss;
@@ -126519,17 +128291,17 @@ struct mptcp_ext {
 	u32 subflow_seq;
 	u16 data_len;
 	__sum16 csum;
-	u8 use_map: 1;
-	u8 dsn64: 1;
-	u8 data_fin: 1;
-	u8 use_ack: 1;
-	u8 ack64: 1;
-	u8 mpc_map: 1;
-	u8 frozen: 1;
-	u8 reset_transient: 1;
-	u8 reset_reason: 4;
-	u8 csum_reqd: 1;
-	u8 infinite_map: 1;
+	u8 use_map : 1;
+	u8 dsn64 : 1;
+	u8 data_fin : 1;
+	u8 use_ack : 1;
+	u8 ack64 : 1;
+	u8 mpc_map : 1;
+	u8 frozen : 1;
+	u8 reset_transient : 1;
+	u8 reset_reason : 4;
+	u8 csum_reqd : 1;
+	u8 infinite_map : 1;
 };
 
 enum tcp_queue {
@@ -126609,10 +128381,10 @@ struct mptcp_out_options {
 	struct mptcp_rm_list rm_list;
 	u8 join_id;
 	u8 backup;
-	u8 reset_reason: 4;
-	u8 reset_transient: 1;
-	u8 csum_reqd: 1;
-	u8 allow_join_id0: 1;
+	u8 reset_reason : 4;
+	u8 reset_transient : 1;
+	u8 csum_reqd : 1;
+	u8 allow_join_id0 : 1;
 	union {
 		struct {
 			u64 sndr_key;
@@ -126676,8 +128448,8 @@ struct tcp_out_options {
 	u16 mss;
 	u8 ws;
 	u8 num_sack_blocks;
-	u8 num_accecn_fields: 7;
-	u8 use_synack_ecn_bytes: 1;
+	u8 num_accecn_fields : 7;
+	u8 use_synack_ecn_bytes : 1;
 	u8 hash_size;
 	u8 bpf_opt_len;
 	__u8 *hash_location;
@@ -126708,7 +128480,7 @@ struct tcp_md5sig {
 
 struct icmp_err {
 	int errno;
-	unsigned int fatal: 1;
+	unsigned int fatal : 1;
 };
 
 enum tcp_tw_status {
@@ -126808,8 +128580,8 @@ enum {
 
 struct tcp_fastopen_metrics {
 	u16 mss;
-	u16 syn_loss: 10;
-	u16 try_exp: 2;
+	u16 syn_loss : 10;
+	u16 try_exp : 2;
 	long unsigned int last_syn_loss;
 	struct tcp_fastopen_cookie cookie;
 };
@@ -126831,8 +128603,8 @@ struct tcpm_hash_bucket {
 };
 
 struct tcp_plb_state {
-	u8 consec_cong_rounds: 5;
-	u8 unused: 3;
+	u8 consec_cong_rounds : 5;
+	u8 unused : 3;
 	u32 pause_until;
 };
 
@@ -126893,7 +128665,7 @@ struct udp_iter_state {
 	int bucket;
 };
 
-typedef struct sk_buff * (*udp_gro_receive_t)(struct sock *, struct list_head *, struct sk_buff *);
+typedef struct sk_buff *(*udp_gro_receive_t)(struct sock *, struct list_head *, struct sk_buff *);
 
 struct bpf_iter__udp {
 	union {
@@ -126903,7 +128675,7 @@ struct bpf_iter__udp {
 		struct udp_sock *udp_sk;
 	};
 	uid_t uid;
-	long: 0;
+	long : 0;
 	int bucket;
 };
 
@@ -126929,11 +128701,12 @@ struct inet_protosw {
 	unsigned char flags;
 };
 
-typedef struct sock * (*udp_lookup_t)(const struct sk_buff *, __be16, __be16);
+typedef struct sock *(*udp_lookup_t)(const struct sk_buff *, __be16, __be16);
 
-typedef struct sk_buff * (*gro_receive_sk_t)(struct sock *, struct list_head *, struct sk_buff *);
+typedef struct sk_buff *(*gro_receive_sk_t)(struct sock *, struct list_head *, struct sk_buff *);
 
-typedef struct sk_buff * (*udp_tunnel_gro_rcv_t)(struct sock *, struct list_head *, struct sk_buff *);
+typedef struct sk_buff *(*udp_tunnel_gro_rcv_t)(struct sock *, struct list_head *,
+						struct sk_buff *);
 
 struct udp_tunnel_type_entry {
 	udp_tunnel_gro_rcv_t gro_receive;
@@ -126955,8 +128728,8 @@ enum {
 };
 
 struct icmp_ext_hdr {
-	__u8 reserved1: 4;
-	__u8 version: 4;
+	__u8 reserved1 : 4;
+	__u8 version : 4;
 	__u8 reserved2;
 	__sum16 checksum;
 };
@@ -127001,7 +128774,8 @@ struct trace_event_raw_icmp_send {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_icmp_send {};
+struct trace_event_data_offsets_icmp_send {
+};
 
 typedef void (*btf_trace_icmp_send)(void *, const struct sk_buff *, int, int);
 
@@ -127169,9 +128943,9 @@ struct igmpv3_query {
 	__u8 code;
 	__sum16 csum;
 	__be32 group;
-	__u8 qrv: 3;
-	__u8 suppress: 1;
-	__u8 resv: 4;
+	__u8 qrv : 3;
+	__u8 suppress : 1;
+	__u8 resv : 4;
 	__u8 qqic;
 	__be16 nsrcs;
 	__be32 srcs[0];
@@ -127270,7 +129044,8 @@ struct key_vector {
 	union {
 		struct hlist_head leaf;
 		struct {
-			struct {} __empty_tnode;
+			struct {
+			} __empty_tnode;
 			struct key_vector *tnode[0];
 		};
 	};
@@ -127639,7 +129414,7 @@ struct fib4_rule {
 	u8 src_len;
 	dscp_t dscp;
 	dscp_t dscp_mask;
-	u8 dscp_full: 1;
+	u8 dscp_full : 1;
 	__be32 src;
 	__be32 srcmask;
 	__be32 dst;
@@ -127653,8 +129428,8 @@ struct udp_tunnel_nic {
 	struct delayed_work work;
 	struct net_device *dev;
 	struct mutex lock;
-	u8 need_sync: 1;
-	u8 need_replay: 1;
+	u8 need_sync : 1;
+	u8 need_replay : 1;
 	unsigned int n_tables;
 	long unsigned int missed;
 	struct udp_tunnel_nic_table_entry *entries[0];
@@ -127915,8 +129690,8 @@ struct ipt_ECN_info {
 	__u8 ip_ect;
 	union {
 		struct {
-			__u8 ece: 1;
-			__u8 cwr: 1;
+			__u8 ece : 1;
+			__u8 cwr : 1;
 		} tcp;
 	} proto;
 };
@@ -128125,18 +129900,18 @@ struct inet_diag_meminfo {
 };
 
 struct inet_diag_sockopt {
-	__u8 recverr: 1;
-	__u8 is_icsk: 1;
-	__u8 freebind: 1;
-	__u8 hdrincl: 1;
-	__u8 mc_loop: 1;
-	__u8 transparent: 1;
-	__u8 mc_all: 1;
-	__u8 nodefrag: 1;
-	__u8 bind_address_no_port: 1;
-	__u8 recverr_rfc4884: 1;
-	__u8 defer_connect: 1;
-	__u8 unused: 5;
+	__u8 recverr : 1;
+	__u8 is_icsk : 1;
+	__u8 freebind : 1;
+	__u8 hdrincl : 1;
+	__u8 mc_loop : 1;
+	__u8 transparent : 1;
+	__u8 mc_all : 1;
+	__u8 nodefrag : 1;
+	__u8 bind_address_no_port : 1;
+	__u8 recverr_rfc4884 : 1;
+	__u8 defer_connect : 1;
+	__u8 unused : 5;
 };
 
 struct inet_diag_handler {
@@ -128201,35 +129976,35 @@ struct bbr {
 	u32 rtt_cnt;
 	u32 next_rtt_delivered;
 	u64 cycle_mstamp;
-	u32 mode: 3;
-	u32 prev_ca_state: 3;
-	u32 packet_conservation: 1;
-	u32 round_start: 1;
-	u32 idle_restart: 1;
-	u32 probe_rtt_round_done: 1;
-	u32 unused: 13;
-	u32 lt_is_sampling: 1;
-	u32 lt_rtt_cnt: 7;
-	u32 lt_use_bw: 1;
+	u32 mode : 3;
+	u32 prev_ca_state : 3;
+	u32 packet_conservation : 1;
+	u32 round_start : 1;
+	u32 idle_restart : 1;
+	u32 probe_rtt_round_done : 1;
+	u32 unused : 13;
+	u32 lt_is_sampling : 1;
+	u32 lt_rtt_cnt : 7;
+	u32 lt_use_bw : 1;
 	u32 lt_bw;
 	u32 lt_last_delivered;
 	u32 lt_last_stamp;
 	u32 lt_last_lost;
-	u32 pacing_gain: 10;
-	u32 cwnd_gain: 10;
-	u32 full_bw_reached: 1;
-	u32 full_bw_cnt: 2;
-	u32 cycle_idx: 3;
-	u32 has_seen_rtt: 1;
-	u32 unused_b: 5;
+	u32 pacing_gain : 10;
+	u32 cwnd_gain : 10;
+	u32 full_bw_reached : 1;
+	u32 full_bw_cnt : 2;
+	u32 cycle_idx : 3;
+	u32 has_seen_rtt : 1;
+	u32 unused_b : 5;
 	u32 prior_cwnd;
 	u32 full_bw;
 	u64 ack_epoch_mstamp;
 	u16 extra_acked[2];
-	u32 ack_epoch_acked: 20;
-	u32 extra_acked_win_rtts: 5;
-	u32 extra_acked_win_idx: 1;
-	u32 unused_c: 6;
+	u32 ack_epoch_acked : 20;
+	u32 extra_acked_win_rtts : 5;
+	u32 extra_acked_win_idx : 1;
+	u32 unused_c : 6;
 };
 
 struct bictcp {
@@ -128261,8 +130036,8 @@ struct sigpool_entry {
 	struct crypto_ahash *hash;
 	const char *alg;
 	struct kref kref;
-	uint16_t needs_key: 1;
-	uint16_t reserved: 15;
+	uint16_t needs_key : 1;
+	uint16_t reserved : 15;
 };
 
 struct scratches_to_free {
@@ -128285,7 +130060,7 @@ struct tls_sw_context_tx {
 	struct tls_rec *open_rec;
 	struct list_head tx_list;
 	atomic_t encrypt_pending;
-	u8 async_capable: 1;
+	u8 async_capable : 1;
 	long unsigned int tx_bitmask;
 };
 
@@ -128370,10 +130145,10 @@ struct xfrm_dst_lookup_params {
 
 struct xfrm_policy_afinfo {
 	struct dst_ops *dst_ops;
-	struct dst_entry * (*dst_lookup)(const struct xfrm_dst_lookup_params *);
+	struct dst_entry *(*dst_lookup)(const struct xfrm_dst_lookup_params *);
 	int (*get_saddr)(xfrm_address_t *, const struct xfrm_dst_lookup_params *);
 	int (*fill_dst)(struct xfrm_dst *, struct net_device *, const struct flowi *);
-	struct dst_entry * (*blackhole_route)(struct net *, struct dst_entry *);
+	struct dst_entry *(*blackhole_route)(struct net *, struct dst_entry *);
 };
 
 struct xfrm_state_afinfo {
@@ -128443,13 +130218,13 @@ typedef u64 (*btf_bpf_tcp_send_ack)(struct tcp_sock *, u32);
 
 struct bpf_struct_ops_tcp_congestion_ops {
 	struct bpf_struct_ops_common_value common;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct tcp_congestion_ops data;
 };
 
@@ -128478,7 +130253,8 @@ struct xfrm_if_decode_session_result {
 };
 
 struct xfrm_if_cb {
-	bool (*decode_session)(struct sk_buff *, short unsigned int, struct xfrm_if_decode_session_result *);
+	bool (*decode_session)(struct sk_buff *, short unsigned int,
+			       struct xfrm_if_decode_session_result *);
 };
 
 struct xfrm_policy_walk {
@@ -128625,11 +130401,12 @@ struct xfrm_mgr {
 	struct list_head list;
 	int (*notify)(struct xfrm_state *, const struct km_event *);
 	int (*acquire)(struct xfrm_state *, struct xfrm_tmpl *, struct xfrm_policy *);
-	struct xfrm_policy * (*compile_policy)(struct sock *, int, u8 *, int, int *);
+	struct xfrm_policy *(*compile_policy)(struct sock *, int, u8 *, int, int *);
 	int (*new_mapping)(struct xfrm_state *, xfrm_address_t *, __be16);
 	int (*notify_policy)(struct xfrm_policy *, int, const struct km_event *);
 	int (*report)(struct net *, u8, struct xfrm_selector *, xfrm_address_t *);
-	int (*migrate)(const struct xfrm_selector *, u8, u8, const struct xfrm_migrate *, int, const struct xfrm_kmaddress *, struct net *, const struct xfrm_encap_tmpl *);
+	int (*migrate)(const struct xfrm_selector *, u8, u8, const struct xfrm_migrate *, int,
+		       const struct xfrm_kmaddress *, struct net *, const struct xfrm_encap_tmpl *);
 	bool (*is_alive)(const struct km_event *);
 };
 
@@ -128641,7 +130418,8 @@ struct xfrmk_sadinfo {
 
 struct xfrm_translator {
 	int (*alloc_compat)(struct sk_buff *, const struct nlmsghdr *);
-	struct nlmsghdr * (*rcv_msg_compat)(const struct nlmsghdr *, int, const struct nla_policy *, struct netlink_ext_ack *);
+	struct nlmsghdr *(*rcv_msg_compat)(const struct nlmsghdr *, int, const struct nla_policy *,
+					   struct netlink_ext_ack *);
 	int (*xlate_user_policy_sockptr)(u8 **, int);
 	struct module *owner;
 };
@@ -128777,8 +130555,8 @@ struct xfrm_algo_comp_info {
 struct xfrm_algo_desc {
 	char *name;
 	char *compat;
-	u8 available: 1;
-	u8 pfkey_supported: 1;
+	u8 available : 1;
+	u8 pfkey_supported : 1;
 	union {
 		struct xfrm_algo_aead_info aead;
 		struct xfrm_algo_auth_info auth;
@@ -128997,7 +130775,8 @@ struct xfrm_dump_info {
 };
 
 struct xfrm_link {
-	int (*doit)(struct sk_buff *, struct nlmsghdr *, struct nlattr **, struct netlink_ext_ack *);
+	int (*doit)(struct sk_buff *, struct nlmsghdr *, struct nlattr **,
+		    struct netlink_ext_ack *);
 	int (*start)(struct netlink_callback *);
 	int (*dump)(struct sk_buff *, struct netlink_callback *);
 	int (*done)(struct netlink_callback *);
@@ -129483,15 +131262,16 @@ struct rt6_exception {
 	struct callback_head rcu;
 };
 
-typedef struct rt6_info * (*pol_lookup_t)(struct net *, struct fib6_table *, struct flowi6 *, const struct sk_buff *, int);
+typedef struct rt6_info *(*pol_lookup_t)(struct net *, struct fib6_table *, struct flowi6 *,
+					 const struct sk_buff *, int);
 
 struct route_info {
 	__u8 type;
 	__u8 length;
 	__u8 prefix_len;
-	__u8 reserved_l: 3;
-	__u8 route_pref: 2;
-	__u8 reserved_h: 3;
+	__u8 reserved_l : 3;
+	__u8 route_pref : 2;
+	__u8 reserved_h : 3;
 	__be32 lifetime;
 	__u8 prefix[0];
 };
@@ -129531,9 +131311,11 @@ struct trace_event_raw_fib6_table_lookup {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_fib6_table_lookup {};
+struct trace_event_data_offsets_fib6_table_lookup {
+};
 
-typedef void (*btf_trace_fib6_table_lookup)(void *, const struct net *, const struct fib6_result *, struct fib6_table *, const struct flowi6 *);
+typedef void (*btf_trace_fib6_table_lookup)(void *, const struct net *, const struct fib6_result *,
+					    struct fib6_table *, const struct flowi6 *);
 
 enum rt6_nud_state {
 	RT6_NUD_FAIL_HARD = -3,
@@ -129760,7 +131542,8 @@ struct ra_msg {
 	__be32 retrans_timer;
 };
 
-typedef u32 inet6_ehashfn_t(const struct net *, const struct in6_addr *, const u16, const struct in6_addr *, const __be16);
+typedef u32 inet6_ehashfn_t(const struct net *, const struct in6_addr *, const u16,
+			    const struct in6_addr *, const __be16);
 
 struct icmp6_filter {
 	__u32 data[8];
@@ -129772,9 +131555,9 @@ struct raw6_sock {
 	__u32 offset;
 	struct icmp6_filter filter;
 	__u32 ip6mr_table;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct numa_drop_counters drop_counters;
 	struct ipv6_pinfo inet6;
 };
@@ -129785,7 +131568,8 @@ struct raw6_frag_vec {
 	char c[4];
 };
 
-typedef void ip6_icmp_send_t(struct sk_buff *, u8, u8, __u32, const struct in6_addr *, const struct inet6_skb_parm *);
+typedef void ip6_icmp_send_t(struct sk_buff *, u8, u8, __u32, const struct in6_addr *,
+			     const struct inet6_skb_parm *);
 
 struct icmpv6_msg {
 	struct sk_buff *skb;
@@ -129819,9 +131603,9 @@ struct mld2_report {
 struct mld2_query {
 	struct icmp6hdr mld2q_hdr;
 	struct in6_addr mld2q_mca;
-	__u8 mld2q_qrv: 3;
-	__u8 mld2q_suppress: 1;
-	__u8 mld2q_resv2: 4;
+	__u8 mld2q_qrv : 3;
+	__u8 mld2q_suppress : 1;
+	__u8 mld2q_resv2 : 4;
 	__u8 mld2q_qqic;
 	__be16 mld2q_nsrcs;
 	struct in6_addr mld2q_srcs[0];
@@ -129875,18 +131659,20 @@ struct ipv6_rpl_sr_hdr {
 	__u8 hdrlen;
 	__u8 type;
 	__u8 segments_left;
-	__u32 cmpre: 4;
-	__u32 cmpri: 4;
-	__u32 reserved: 4;
-	__u32 pad: 4;
-	__u32 reserved1: 16;
+	__u32 cmpre : 4;
+	__u32 cmpri : 4;
+	__u32 reserved : 4;
+	__u32 pad : 4;
+	__u32 reserved1 : 16;
 	union {
 		struct {
-			struct {} __empty_addr;
+			struct {
+			} __empty_addr;
 			struct in6_addr addr[0];
 		};
 		struct {
-			struct {} __empty_data;
+			struct {
+			} __empty_data;
 			__u8 data[0];
 		};
 	} segments;
@@ -129895,43 +131681,43 @@ struct ipv6_rpl_sr_hdr {
 struct ioam6_hdr {
 	__u8 opt_type;
 	__u8 opt_len;
-	char: 8;
+	char : 8;
 	__u8 type;
 };
 
 struct ioam6_trace_hdr {
 	__be16 namespace_id;
-	char: 2;
-	__u8 overflow: 1;
-	__u8 nodelen: 5;
-	__u8 remlen: 7;
+	char : 2;
+	__u8 overflow : 1;
+	__u8 nodelen : 5;
+	__u8 remlen : 7;
 	union {
 		__be32 type_be32;
 		struct {
-			__u32 bit7: 1;
-			__u32 bit6: 1;
-			__u32 bit5: 1;
-			__u32 bit4: 1;
-			__u32 bit3: 1;
-			__u32 bit2: 1;
-			__u32 bit1: 1;
-			__u32 bit0: 1;
-			__u32 bit15: 1;
-			__u32 bit14: 1;
-			__u32 bit13: 1;
-			__u32 bit12: 1;
-			__u32 bit11: 1;
-			__u32 bit10: 1;
-			__u32 bit9: 1;
-			__u32 bit8: 1;
-			__u32 bit23: 1;
-			__u32 bit22: 1;
-			__u32 bit21: 1;
-			__u32 bit20: 1;
-			__u32 bit19: 1;
-			__u32 bit18: 1;
-			__u32 bit17: 1;
-			__u32 bit16: 1;
+			__u32 bit7 : 1;
+			__u32 bit6 : 1;
+			__u32 bit5 : 1;
+			__u32 bit4 : 1;
+			__u32 bit3 : 1;
+			__u32 bit2 : 1;
+			__u32 bit1 : 1;
+			__u32 bit0 : 1;
+			__u32 bit15 : 1;
+			__u32 bit14 : 1;
+			__u32 bit13 : 1;
+			__u32 bit12 : 1;
+			__u32 bit11 : 1;
+			__u32 bit10 : 1;
+			__u32 bit9 : 1;
+			__u32 bit8 : 1;
+			__u32 bit23 : 1;
+			__u32 bit22 : 1;
+			__u32 bit21 : 1;
+			__u32 bit20 : 1;
+			__u32 bit19 : 1;
+			__u32 bit18 : 1;
+			__u32 bit17 : 1;
+			__u32 bit16 : 1;
 		} type;
 	};
 	__u8 data[0];
@@ -130042,11 +131828,11 @@ struct br_input_skb_cb {
 	struct net_device *brdev;
 	u16 frag_max_size;
 	u8 igmp;
-	u8 mrouters_only: 1;
-	u8 proxyarp_replied: 1;
-	u8 src_port_isolated: 1;
-	u8 promisc: 1;
-	u8 br_netfilter_broute: 1;
+	u8 mrouters_only : 1;
+	u8 proxyarp_replied : 1;
+	u8 src_port_isolated : 1;
+	u8 promisc : 1;
+	u8 br_netfilter_broute : 1;
 	u32 backup_nhid;
 };
 
@@ -130060,7 +131846,7 @@ struct fib6_rule {
 	__be32 flowlabel_mask;
 	dscp_t dscp;
 	dscp_t dscp_mask;
-	u8 dscp_full: 1;
+	u8 dscp_full : 1;
 };
 
 struct calipso_doi;
@@ -130069,17 +131855,20 @@ struct netlbl_calipso_ops {
 	int (*doi_add)(struct calipso_doi *, struct netlbl_audit *);
 	void (*doi_free)(struct calipso_doi *);
 	int (*doi_remove)(u32, struct netlbl_audit *);
-	struct calipso_doi * (*doi_getdef)(u32);
+	struct calipso_doi *(*doi_getdef)(u32);
 	void (*doi_putdef)(struct calipso_doi *);
 	int (*doi_walk)(u32 *, int (*)(struct calipso_doi *, void *), void *);
 	int (*sock_getattr)(struct sock *, struct netlbl_lsm_secattr *);
-	int (*sock_setattr)(struct sock *, const struct calipso_doi *, const struct netlbl_lsm_secattr *);
+	int (*sock_setattr)(struct sock *, const struct calipso_doi *,
+			    const struct netlbl_lsm_secattr *);
 	void (*sock_delattr)(struct sock *);
-	int (*req_setattr)(struct request_sock *, const struct calipso_doi *, const struct netlbl_lsm_secattr *);
+	int (*req_setattr)(struct request_sock *, const struct calipso_doi *,
+			   const struct netlbl_lsm_secattr *);
 	void (*req_delattr)(struct request_sock *);
 	int (*opt_getattr)(const unsigned char *, struct netlbl_lsm_secattr *);
-	unsigned char * (*skbuff_optptr)(const struct sk_buff *);
-	int (*skbuff_setattr)(struct sk_buff *, const struct calipso_doi *, const struct netlbl_lsm_secattr *);
+	unsigned char *(*skbuff_optptr)(const struct sk_buff *);
+	int (*skbuff_setattr)(struct sk_buff *, const struct calipso_doi *,
+			      const struct netlbl_lsm_secattr *);
 	int (*skbuff_delattr)(struct sk_buff *);
 	void (*cache_invalidate)(void);
 	int (*cache_add)(const unsigned char *, const struct netlbl_lsm_secattr *);
@@ -130518,16 +132307,16 @@ struct packet_fanout {
 	struct list_head list;
 	spinlock_t lock;
 	refcount_t sk_ref;
-	long: 64;
+	long : 64;
 	struct packet_type prot_hook;
 	struct sock *arr[0];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct packet_rollover {
@@ -130535,10 +132324,10 @@ struct packet_rollover {
 	atomic_long_t num;
 	atomic_long_t num_huge;
 	atomic_long_t num_failed;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	u32 history[16];
 };
 
@@ -130564,26 +132353,26 @@ struct packet_sock {
 	unsigned int tp_tstamp;
 	struct completion skb_completion;
 	struct net_device *cached_dev;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	struct packet_type prot_hook;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	atomic_t tp_drops;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 enum packet_sock_flags {
@@ -130709,10 +132498,10 @@ struct switchdev_notifier_fdb_info {
 	struct switchdev_notifier_info info;
 	const unsigned char *addr;
 	u16 vid;
-	u8 added_by_user: 1;
-	u8 is_local: 1;
-	u8 locked: 1;
-	u8 offloaded: 1;
+	u8 added_by_user : 1;
+	u8 is_local : 1;
+	u8 locked : 1;
+	u8 offloaded : 1;
 };
 
 struct switchdev_notifier_brport_info {
@@ -130964,8 +132753,8 @@ struct switchdev_attr {
 };
 
 struct br_config_bpdu {
-	unsigned int topology_change: 1;
-	unsigned int topology_change_ack: 1;
+	unsigned int topology_change : 1;
+	unsigned int topology_change_ack : 1;
 	bridge_id root;
 	int root_path_cost;
 	bridge_id bridge_id;
@@ -131294,7 +133083,7 @@ struct ebt_entry_match {
 		struct xt_match *match;
 	} u;
 	unsigned int match_size;
-	long: 0;
+	long : 0;
 	unsigned char data[0];
 };
 
@@ -132096,14 +133885,21 @@ struct vsock_transport {
 	u32 (*seqpacket_has_data)(struct vsock_sock *);
 	int (*notify_poll_in)(struct vsock_sock *, size_t, bool *);
 	int (*notify_poll_out)(struct vsock_sock *, size_t, bool *);
-	int (*notify_recv_init)(struct vsock_sock *, size_t, struct vsock_transport_recv_notify_data *);
-	int (*notify_recv_pre_block)(struct vsock_sock *, size_t, struct vsock_transport_recv_notify_data *);
-	int (*notify_recv_pre_dequeue)(struct vsock_sock *, size_t, struct vsock_transport_recv_notify_data *);
-	int (*notify_recv_post_dequeue)(struct vsock_sock *, size_t, ssize_t, bool, struct vsock_transport_recv_notify_data *);
+	int (*notify_recv_init)(struct vsock_sock *, size_t,
+				struct vsock_transport_recv_notify_data *);
+	int (*notify_recv_pre_block)(struct vsock_sock *, size_t,
+				     struct vsock_transport_recv_notify_data *);
+	int (*notify_recv_pre_dequeue)(struct vsock_sock *, size_t,
+				       struct vsock_transport_recv_notify_data *);
+	int (*notify_recv_post_dequeue)(struct vsock_sock *, size_t, ssize_t, bool,
+					struct vsock_transport_recv_notify_data *);
 	int (*notify_send_init)(struct vsock_sock *, struct vsock_transport_send_notify_data *);
-	int (*notify_send_pre_block)(struct vsock_sock *, struct vsock_transport_send_notify_data *);
-	int (*notify_send_pre_enqueue)(struct vsock_sock *, struct vsock_transport_send_notify_data *);
-	int (*notify_send_post_enqueue)(struct vsock_sock *, ssize_t, struct vsock_transport_send_notify_data *);
+	int (*notify_send_pre_block)(struct vsock_sock *,
+				     struct vsock_transport_send_notify_data *);
+	int (*notify_send_pre_enqueue)(struct vsock_sock *,
+				       struct vsock_transport_send_notify_data *);
+	int (*notify_send_post_enqueue)(struct vsock_sock *, ssize_t,
+					struct vsock_transport_send_notify_data *);
 	void (*notify_buffer_size)(struct vsock_sock *, u64 *);
 	int (*notify_set_rcvlowat)(struct vsock_sock *, int);
 	ssize_t (*unsent_bytes)(struct vsock_sock *);
@@ -132178,24 +133974,24 @@ struct virtio_vsock {
 	struct work_struct event_work;
 	struct mutex tx_lock;
 	bool tx_run;
-	long: 0;
+	long : 0;
 	struct work_struct send_pkt_work;
 	struct sk_buff_head send_pkt_queue;
 	atomic_t queued_replies;
-	long: 0;
+	long : 0;
 	struct mutex rx_lock;
 	bool rx_run;
-	int: 0;
+	int : 0;
 	int rx_buf_nr;
 	int rx_buf_max_nr;
-	long: 0;
+	long : 0;
 	struct mutex event_lock;
 	bool event_run;
 	struct virtio_vsock_event event_list[8];
-	int: 0;
+	int : 0;
 	u32 guest_cid;
 	bool seqpacket_allow;
-	long: 0;
+	long : 0;
 	struct scatterlist *out_sgs[18];
 	struct scatterlist out_bufs[18];
 } __attribute__((packed));
@@ -132309,13 +134105,17 @@ struct trace_event_raw_virtio_transport_recv_pkt {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_virtio_transport_alloc_pkt {};
+struct trace_event_data_offsets_virtio_transport_alloc_pkt {
+};
 
-struct trace_event_data_offsets_virtio_transport_recv_pkt {};
+struct trace_event_data_offsets_virtio_transport_recv_pkt {
+};
 
-typedef void (*btf_trace_virtio_transport_alloc_pkt)(void *, __u32, __u32, __u32, __u32, __u32, __u16, __u16, __u32, bool);
+typedef void (*btf_trace_virtio_transport_alloc_pkt)(void *, __u32, __u32, __u32, __u32, __u32,
+						     __u16, __u16, __u32, bool);
 
-typedef void (*btf_trace_virtio_transport_recv_pkt)(void *, __u32, __u32, __u32, __u32, __u32, __u16, __u16, __u32, __u32, __u32);
+typedef void (*btf_trace_virtio_transport_recv_pkt)(void *, __u32, __u32, __u32, __u32, __u32,
+						    __u16, __u16, __u32, __u32, __u32);
 
 enum l3mdev_type {
 	L3MDEV_TYPE_UNSPEC = 0,
@@ -132428,46 +134228,46 @@ struct xsk_map_node {
 
 struct xdp_ring {
 	u32 producer;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	u32 pad1;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	u32 consumer;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	u32 pad2;
 	u32 flags;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 	u32 pad3;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct xdp_rxtx_ring {
@@ -132538,13 +134338,13 @@ struct mptcp_sched_ops {
 	struct list_head list;
 	void (*init)(struct mptcp_sock *);
 	void (*release)(struct mptcp_sock *);
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
+	long : 64;
 };
 
 struct mptcp_pm_data {
@@ -132627,14 +134427,14 @@ struct mptcp_sock {
 	bool allow_infinite_fallback;
 	u8 pending_state;
 	u8 mpc_endpoint_id;
-	u8 recvmsg_inq: 1;
-	u8 cork: 1;
-	u8 nodelay: 1;
-	u8 fastopening: 1;
-	u8 in_accept_queue: 1;
-	u8 free_first: 1;
-	u8 rcvspace_init: 1;
-	u8 fastclosing: 1;
+	u8 recvmsg_inq : 1;
+	u8 cork : 1;
+	u8 nodelay : 1;
+	u8 fastopening : 1;
+	u8 in_accept_queue : 1;
+	u8 free_first : 1;
+	u8 rcvspace_init : 1;
+	u8 fastclosing : 1;
 	u32 notsent_lowat;
 	int keepalive_cnt;
 	int keepalive_idle;
@@ -132683,33 +134483,33 @@ struct mptcp_options_received {
 	union {
 		struct {
 			u16 suboptions;
-			u16 use_map: 1;
-			u16 dsn64: 1;
-			u16 data_fin: 1;
-			u16 use_ack: 1;
-			u16 ack64: 1;
-			u16 mpc_map: 1;
-			u16 reset_reason: 4;
-			u16 reset_transient: 1;
-			u16 echo: 1;
-			u16 backup: 1;
-			u16 deny_join_id0: 1;
-			u16 __unused: 2;
+			u16 use_map : 1;
+			u16 dsn64 : 1;
+			u16 data_fin : 1;
+			u16 use_ack : 1;
+			u16 ack64 : 1;
+			u16 mpc_map : 1;
+			u16 reset_reason : 4;
+			u16 reset_transient : 1;
+			u16 echo : 1;
+			u16 backup : 1;
+			u16 deny_join_id0 : 1;
+			u16 __unused : 2;
 		};
 		struct {
 			u16 suboptions;
-			u16 use_map: 1;
-			u16 dsn64: 1;
-			u16 data_fin: 1;
-			u16 use_ack: 1;
-			u16 ack64: 1;
-			u16 mpc_map: 1;
-			u16 reset_reason: 4;
-			u16 reset_transient: 1;
-			u16 echo: 1;
-			u16 backup: 1;
-			u16 deny_join_id0: 1;
-			u16 __unused: 2;
+			u16 use_map : 1;
+			u16 dsn64 : 1;
+			u16 data_fin : 1;
+			u16 use_ack : 1;
+			u16 ack64 : 1;
+			u16 mpc_map : 1;
+			u16 reset_reason : 4;
+			u16 reset_transient : 1;
+			u16 echo : 1;
+			u16 backup : 1;
+			u16 deny_join_id0 : 1;
+			u16 __unused : 2;
 		} status;
 	};
 	u8 join_id;
@@ -132735,12 +134535,12 @@ struct mptcp_data_frag {
 
 struct mptcp_subflow_request_sock {
 	struct tcp_request_sock sk;
-	u16 mp_capable: 1;
-	u16 mp_join: 1;
-	u16 backup: 1;
-	u16 request_bkup: 1;
-	u16 csum_reqd: 1;
-	u16 allow_join_id0: 1;
+	u16 mp_capable : 1;
+	u16 mp_join : 1;
+	u16 backup : 1;
+	u16 request_bkup : 1;
+	u16 csum_reqd : 1;
+	u16 allow_join_id0 : 1;
 	u8 local_id;
 	u8 remote_id;
 	u64 local_key;
@@ -132778,30 +134578,30 @@ struct mptcp_subflow_context {
 			u32 map_data_len;
 			__wsum map_data_csum;
 			u32 map_csum_len;
-			u32 request_mptcp: 1;
-			u32 request_join: 1;
-			u32 request_bkup: 1;
-			u32 mp_capable: 1;
-			u32 mp_join: 1;
-			u32 pm_notified: 1;
-			u32 conn_finished: 1;
-			u32 map_valid: 1;
-			u32 map_csum_reqd: 1;
-			u32 map_data_fin: 1;
-			u32 mpc_map: 1;
-			u32 backup: 1;
-			u32 send_mp_prio: 1;
-			u32 send_mp_fail: 1;
-			u32 send_fastclose: 1;
-			u32 send_infinite_map: 1;
-			u32 remote_key_valid: 1;
-			u32 disposable: 1;
-			u32 closing: 1;
-			u32 valid_csum_seen: 1;
-			u32 is_mptfo: 1;
-			u32 mpc_drop: 1;
-			u32 resetting: 1;
-			u32 __unused: 9;
+			u32 request_mptcp : 1;
+			u32 request_join : 1;
+			u32 request_bkup : 1;
+			u32 mp_capable : 1;
+			u32 mp_join : 1;
+			u32 pm_notified : 1;
+			u32 conn_finished : 1;
+			u32 map_valid : 1;
+			u32 map_csum_reqd : 1;
+			u32 map_data_fin : 1;
+			u32 mpc_map : 1;
+			u32 backup : 1;
+			u32 send_mp_prio : 1;
+			u32 send_mp_fail : 1;
+			u32 send_fastclose : 1;
+			u32 send_infinite_map : 1;
+			u32 remote_key_valid : 1;
+			u32 disposable : 1;
+			u32 closing : 1;
+			u32 valid_csum_seen : 1;
+			u32 is_mptfo : 1;
+			u32 mpc_drop : 1;
+			u32 resetting : 1;
+			u32 __unused : 9;
 			bool data_avail;
 			bool scheduled;
 			bool pm_listener;
@@ -132818,9 +134618,9 @@ struct mptcp_subflow_context {
 			};
 			s16 local_id;
 			u8 remote_id;
-			u8 reset_seen: 1;
-			u8 reset_transient: 1;
-			u8 reset_reason: 4;
+			u8 reset_seen : 1;
+			u8 reset_transient : 1;
+			u8 reset_reason : 4;
 			u8 stale_count;
 			u8 stale;
 			u32 subflow_id;
@@ -132841,30 +134641,30 @@ struct mptcp_subflow_context {
 			u32 map_data_len;
 			__wsum map_data_csum;
 			u32 map_csum_len;
-			u32 request_mptcp: 1;
-			u32 request_join: 1;
-			u32 request_bkup: 1;
-			u32 mp_capable: 1;
-			u32 mp_join: 1;
-			u32 pm_notified: 1;
-			u32 conn_finished: 1;
-			u32 map_valid: 1;
-			u32 map_csum_reqd: 1;
-			u32 map_data_fin: 1;
-			u32 mpc_map: 1;
-			u32 backup: 1;
-			u32 send_mp_prio: 1;
-			u32 send_mp_fail: 1;
-			u32 send_fastclose: 1;
-			u32 send_infinite_map: 1;
-			u32 remote_key_valid: 1;
-			u32 disposable: 1;
-			u32 closing: 1;
-			u32 valid_csum_seen: 1;
-			u32 is_mptfo: 1;
-			u32 mpc_drop: 1;
-			u32 resetting: 1;
-			u32 __unused: 9;
+			u32 request_mptcp : 1;
+			u32 request_join : 1;
+			u32 request_bkup : 1;
+			u32 mp_capable : 1;
+			u32 mp_join : 1;
+			u32 pm_notified : 1;
+			u32 conn_finished : 1;
+			u32 map_valid : 1;
+			u32 map_csum_reqd : 1;
+			u32 map_data_fin : 1;
+			u32 mpc_map : 1;
+			u32 backup : 1;
+			u32 send_mp_prio : 1;
+			u32 send_mp_fail : 1;
+			u32 send_fastclose : 1;
+			u32 send_infinite_map : 1;
+			u32 remote_key_valid : 1;
+			u32 disposable : 1;
+			u32 closing : 1;
+			u32 valid_csum_seen : 1;
+			u32 is_mptfo : 1;
+			u32 mpc_drop : 1;
+			u32 resetting : 1;
+			u32 __unused : 9;
 			bool data_avail;
 			bool scheduled;
 			bool pm_listener;
@@ -132881,9 +134681,9 @@ struct mptcp_subflow_context {
 			};
 			s16 local_id;
 			u8 remote_id;
-			u8 reset_seen: 1;
-			u8 reset_transient: 1;
-			u8 reset_reason: 4;
+			u8 reset_seen : 1;
+			u8 reset_transient : 1;
+			u8 reset_reason : 4;
 			u8 stale_count;
 			u8 stale;
 			u32 subflow_id;
@@ -133033,13 +134833,17 @@ struct trace_event_raw_subflow_check_data_avail {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_mptcp_subflow_get_send {};
+struct trace_event_data_offsets_mptcp_subflow_get_send {
+};
 
-struct trace_event_data_offsets_mptcp_dump_mpext {};
+struct trace_event_data_offsets_mptcp_dump_mpext {
+};
 
-struct trace_event_data_offsets_ack_update_msk {};
+struct trace_event_data_offsets_ack_update_msk {
+};
 
-struct trace_event_data_offsets_subflow_check_data_avail {};
+struct trace_event_data_offsets_subflow_check_data_avail {
+};
 
 typedef void (*btf_trace_mptcp_subflow_get_send)(void *, struct mptcp_subflow_context *);
 
@@ -133124,7 +134928,7 @@ struct mptcp_pm_ops {
 	struct list_head list;
 	void (*init)(struct mptcp_sock *);
 	void (*release)(struct mptcp_sock *);
-	long: 64;
+	long : 64;
 };
 
 struct mptcp_pernet {
@@ -133402,7 +135206,7 @@ struct pci_mmcfg_hostbridge_probe {
 	u32 devfn;
 	u32 vendor;
 	u32 device;
-	const char * (*probe)(void);
+	const char *(*probe)(void);
 };
 
 typedef bool (*check_reserved_t)(u64, u64, enum e820_type);
@@ -133728,17 +135532,21 @@ struct trace_event_raw_ma_write {
 	char __data[0];
 };
 
-struct trace_event_data_offsets_ma_op {};
+struct trace_event_data_offsets_ma_op {
+};
 
-struct trace_event_data_offsets_ma_read {};
+struct trace_event_data_offsets_ma_read {
+};
 
-struct trace_event_data_offsets_ma_write {};
+struct trace_event_data_offsets_ma_write {
+};
 
 typedef void (*btf_trace_ma_op)(void *, const char *, struct ma_state *);
 
 typedef void (*btf_trace_ma_read)(void *, const char *, struct ma_state *);
 
-typedef void (*btf_trace_ma_write)(void *, const char *, struct ma_state *, long unsigned int, void *);
+typedef void (*btf_trace_ma_write)(void *, const char *, struct ma_state *, long unsigned int,
+				   void *);
 
 struct maple_big_node {
 	long unsigned int pivot[33];

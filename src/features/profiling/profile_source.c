@@ -645,6 +645,17 @@ static void profile_metrics(void *state, struct enav_promtext *p)
 	enav_pprof_pull_metrics(src->pull, p);
 }
 
+bool enav_profile_source_unwind_ready(void *state, uint32_t tgid)
+{
+	struct profile_source *src = state;
+	if (!src || !src->unwind)
+		return true;
+	pthread_mutex_lock(&src->unwind_lock);
+	bool ready = enav_unwind_tables_has(src->unwind, tgid);
+	pthread_mutex_unlock(&src->unwind_lock);
+	return ready;
+}
+
 bool enav_profile_source_enabled(const struct enav_config *cfg)
 {
 	return cfg->profiling.enabled;

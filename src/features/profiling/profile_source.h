@@ -11,5 +11,8 @@
 
 extern const struct enav_source_ops enav_profile_source_ops;
 bool enav_profile_source_enabled(const struct enav_config *cfg);
+/* Whether the unwinder has loaded tgid's mappings (true when the unwinder
+ * is off: there is nothing to wait for).  state: what start returned. */
+bool enav_profile_source_unwind_ready(void *state, uint32_t tgid);
 
 #endif

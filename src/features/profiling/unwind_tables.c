@@ -503,6 +503,14 @@ int enav_unwind_tables_add(struct enav_unwind_tables *t, uint32_t tgid, uint16_t
 	return 0;
 }
 
+bool enav_unwind_tables_has(struct enav_unwind_tables *t, uint32_t tgid)
+{
+	for (uint32_t i = 0; i < t->cfg.max_processes; i++)
+		if (t->procs[i].used && t->procs[i].tgid == tgid)
+			return true;
+	return false;
+}
+
 void enav_unwind_tables_refresh(struct enav_unwind_tables *t)
 {
 	for (uint32_t i = 0; i < t->cfg.max_processes; i++) {
