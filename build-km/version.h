@@ -1,1 +1,1 @@
-#define ENAV_GIT_REV "b25b28af5f3e"
+#define ENAV_GIT_REV "577535f959ec"

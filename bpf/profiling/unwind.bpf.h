@@ -208,8 +208,8 @@ static long unwind_step(__u32 i, void *arg)
 
 /*
  * Unwind the current task's user stack into st (leaf first).  Returns the
- * frame count; -1 when the unwinder does not apply (off, or no task regs),
- * so the caller walks frame pointers instead.
+ * frame count; -1 when the unwinder does not apply (off, no task regs, the
+ * process not loaded yet), so the caller walks frame pointers instead.
  */
 static __always_inline int unwind_user(struct enav_profile_stack *st, __u32 max, __u32 tgid,
 				       __u16 gen)
@@ -223,10 +223,11 @@ static __always_inline int unwind_user(struct enav_profile_stack *st, __u32 max,
 	__u64 key = (__u64)gen << 32 | tgid;
 	struct enav_unwind_proc *p = bpf_map_lookup_elem(&enav_unwind_procs, &key);
 	if (!p) {
-		/* Not loaded yet: only the leaf frame is certain. */
-		st->ips[0] = regs->ip;
+		/* Not loaded yet (the first milliseconds of a process): the
+		 * frame-pointer walk, cut at build time at its first frame
+		 * outside an executable mapping. */
 		prof_count(ENAV_PC_UNWIND_NO_TABLES);
-		return 1;
+		return -1;
 	}
 	__u32 zero = 0;
 	struct enav_unwind_regs *r = bpf_map_lookup_elem(&enav_unwind_scratch, &zero);

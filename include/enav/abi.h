@@ -346,7 +346,7 @@ enum enav_profile_counter {
 	ENAV_PC_PENDING_FULL,	    /* start-of-wait table insert failed */
 	/* How each user stack walked by the .eh_frame unwinder ended (ADR 0017). */
 	ENAV_PC_UNWIND_COMPLETE,     /* reached the outermost frame */
-	ENAV_PC_UNWIND_NO_TABLES,    /* process not loaded yet: its leaf frame only */
+	ENAV_PC_UNWIND_NO_TABLES,    /* process not loaded yet: a frame-pointer walk */
 	ENAV_PC_UNWIND_NOT_EXEC,     /* next frame outside every executable mapping */
 	ENAV_PC_UNWIND_NO_INFO,	     /* no rule and no frame pointer to follow */
 	ENAV_PC_UNWIND_DEPTH,	     /* profiling.max_stack_depth reached */

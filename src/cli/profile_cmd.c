@@ -162,8 +162,8 @@ int enav_profile_command(struct enav_config *cfg, int argc, char **argv)
 	int rc = enav_host_open_loop(a);
 	if (!rc)
 		rc = enav_profile_source_ops.start(a, &state, err, sizeof(err));
-	/* A process's samples before its unwind tables are loaded keep only
-	 * their leaf frame: with --pid the window opens once they are (the
+	/* A process's samples before its unwind tables are loaded are
+	 * frame-pointer walks: with --pid the window opens once they are (the
 	 * process is announced on its first sample; at most 2 s for one that
 	 * does not run). */
 	uint64_t ready_by = enav_clock_mono_ns() + 2000000000ull;
