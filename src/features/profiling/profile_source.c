@@ -76,6 +76,11 @@ struct profile_source {
 	bool stop;
 	struct pending_task ring[TASK_RING];
 	uint32_t ring_head, ring_len;
+	/* Processes snapshotted whose unwind tables are still to load
+	 * (profiler thread only): loaded one at a time between snapshots,
+	 * which must happen while the processes live. */
+	struct pending_task unwind_queue[TASK_RING];
+	uint32_t unwind_head, unwind_len;
 	/* interval exporters (profiler thread only) */
 	struct enav_profile_spool *spool;
 	struct enav_pyroscope *pyroscope;
@@ -219,12 +224,24 @@ static void *profiler_thread(void *arg)
 			src->ring_head = (src->ring_head + 1) % TASK_RING;
 			src->ring_len--;
 			pthread_mutex_unlock(&src->lock);
-			if (src->unwind) {
-				pthread_mutex_lock(&src->unwind_lock);
-				enav_unwind_tables_add(src->unwind, t.tgid, t.exec_gen);
-				pthread_mutex_unlock(&src->unwind_lock);
-			}
 			enav_profile_store_task(src->store, t.tgid, t.exec_gen, t.comm);
+			if (src->unwind && src->unwind_len < TASK_RING)
+				src->unwind_queue[(src->unwind_head + src->unwind_len++) %
+						  TASK_RING] = t;
+			else if (src->unwind)
+				atomic_fetch_add(&src->tasks_dropped, 1);
+			pthread_mutex_lock(&src->lock);
+		}
+		if (src->unwind_len) {
+			/* One process's tables (parsing a large binary's .eh_frame
+			 * takes milliseconds), then back to the snapshots. */
+			struct pending_task t = src->unwind_queue[src->unwind_head];
+			src->unwind_head = (src->unwind_head + 1) % TASK_RING;
+			src->unwind_len--;
+			pthread_mutex_unlock(&src->lock);
+			pthread_mutex_lock(&src->unwind_lock);
+			enav_unwind_tables_add(src->unwind, t.tgid, t.exec_gen);
+			pthread_mutex_unlock(&src->unwind_lock);
 			pthread_mutex_lock(&src->lock);
 		}
 		uint64_t now = enav_clock_mono_ns();
@@ -259,7 +276,7 @@ static void *profiler_thread(void *arg)
 		if (wait > 200000000ull)
 			wait = 200000000ull;
 		struct timespec ts = enav_clock_deadline(CLOCK_REALTIME, wait);
-		if (!src->ring_len && !src->stop)
+		if (!src->ring_len && !src->unwind_len && !src->stop)
 			pthread_cond_timedwait(&src->cv, &src->lock, &ts);
 	}
 	pthread_mutex_unlock(&src->lock);
