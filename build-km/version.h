@@ -1,1 +1,1 @@
-#define ENAV_GIT_REV "577535f959ec"
+#define ENAV_GIT_REV "8f5d6781fe66"

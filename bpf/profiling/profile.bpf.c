@@ -190,10 +190,15 @@ static __always_inline void announce_task(void *ctx, __u32 tgid, __u16 gen, __u6
 {
 	__u8 one = 1;
 	__u64 key = (__u64)gen << 32 | tgid;
+	__u32 zero = 0;
+	struct enav_unwind_regs *r = bpf_map_lookup_elem(&enav_unwind_scratch, &zero);
+	bool again = r && r->reannounce; /* the unwinder found its mappings stale */
 
-	if (bpf_map_lookup_elem(&enav_prof_tasks, &key))
+	if (r)
+		r->reannounce = 0;
+	if (!again && bpf_map_lookup_elem(&enav_prof_tasks, &key))
 		return;
-	if (bpf_map_update_elem(&enav_prof_tasks, &key, &one, BPF_NOEXIST))
+	if (!again && bpf_map_update_elem(&enav_prof_tasks, &key, &one, BPF_NOEXIST))
 		return; /* another CPU announced it */
 	struct enav_profile_task_event e = {};
 	enav_fill_header(&e.hdr, ENAV_EVENT_PROFILE_TASK, cgroup_id);

@@ -49,7 +49,7 @@ struct enav_unwind_regs {
 	__u32 n, max;
 	__u32 end; /* enum enav_profile_counter of how it ended; 0 while going */
 	__u32 fp_frames, table_frames;
-	__u32 pad;
+	__u32 reannounce; /* the process's mapping list looked stale: announce it again */
 };
 
 struct {
@@ -237,12 +237,27 @@ static __always_inline int unwind_user(struct enav_profile_stack *st, __u32 max,
 	struct enav_unwind_walk u = {.proc = p, .st = st, .r = r};
 	bpf_loop(ENAV_PROFILE_MAX_DEPTH, unwind_step, &u, 0);
 	prof_count(r->end ? r->end : ENAV_PC_UNWIND_DEPTH);
+	if (r->end == ENAV_PC_UNWIND_NOT_EXEC && !(p->flags & ENAV_UNWIND_PROC_STALE)) {
+		/* Once per list: the announcement (announce_task, right after
+		 * the stacks are taken) makes user space read the mappings
+		 * again, and its new list clears the flag. */
+		p->flags |= ENAV_UNWIND_PROC_STALE; /* a race only announces twice */
+		r->reannounce = 1;
+	}
+	if (r->end == ENAV_PC_UNWIND_NOT_EXEC && !(p->flags & ENAV_UNWIND_PROC_STALE)) {
+		/* Once per list: the announcement makes user space read the
+		 * mappings again, and its new list clears the flag. */
+		p->flags |= ENAV_UNWIND_PROC_STALE; /* a race only announces twice */
+		r->reannounce = 1;
+	}
 	if (r->fp_frames)
 		enav_count_add_in(&enav_prof_counters, ENAV_PC_UNWIND_FP_FRAMES, r->fp_frames);
 	if (r->table_frames)
 		enav_count_add_in(&enav_prof_counters, ENAV_PC_UNWIND_TABLE_FRAMES,
 				  r->table_frames);
-	return (int)r->n;
+	/* Not even the leaf is in a listed mapping: the list is older than
+	 * the code; the frame-pointer walk, cut at build time, does better. */
+	return r->n ? (int)r->n : -1;
 }
 
 #endif

@@ -401,10 +401,16 @@ struct enav_unwind_mapping {
 	__u32 count;	  /* 0: no table (frame pointers only) */
 };
 
+/* Set by the kernel in enav_unwind_proc.flags when a walk met an address
+ * outside the listed mappings: the list may predate a mapping (the dynamic
+ * loader mapping libraries after exec, dlopen), so the process is announced
+ * again, once, for user space to read its mappings anew. */
+#define ENAV_UNWIND_PROC_STALE 1u
+
 /* Value of enav_unwind_procs, key (exec_gen << 32 | tgid). */
 struct enav_unwind_proc {
-	__u32 n; /* mappings, sorted by start, non-overlapping */
-	__u32 pad;
+	__u32 n;     /* mappings, sorted by start, non-overlapping */
+	__u32 flags; /* ENAV_UNWIND_PROC_*; user space writes 0 */
 	struct enav_unwind_mapping m[ENAV_UNWIND_MAX_MAPPINGS];
 };
 
