@@ -1,1 +1,1 @@
-#define ENAV_GIT_REV "8f5d6781fe66"
+#define ENAV_GIT_REV "8b3d4814645b"
