@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -76,11 +77,15 @@ struct profile_source {
 	bool stop;
 	struct pending_task ring[TASK_RING];
 	uint32_t ring_head, ring_len;
-	/* Processes snapshotted whose unwind tables are still to load
-	 * (profiler thread only): loaded one at a time between snapshots,
-	 * which must happen while the processes live. */
+	/* Processes snapshotted whose unwind tables are still to load, under
+	 * lock: the unwinder thread (at the lowest priority: parsing a large
+	 * .eh_frame takes milliseconds of CPU the node's workloads come
+	 * before) loads them one at a time. */
 	struct pending_task unwind_queue[TASK_RING];
 	uint32_t unwind_head, unwind_len;
+	pthread_t unwind_thread;
+	bool unwind_thread_started;
+	pthread_cond_t unwind_cv;
 	/* interval exporters (profiler thread only) */
 	struct enav_profile_spool *spool;
 	struct enav_pyroscope *pyroscope;
@@ -216,7 +221,6 @@ static void *profiler_thread(void *arg)
 	    (uint64_t)enav_host_config(src->agent)->profiling.drain_ms * 1000000ull;
 	uint64_t next = enav_clock_mono_ns() + interval;
 	uint64_t next_drain = enav_clock_mono_ns() + drain_every;
-	uint64_t next_unwind_refresh = enav_clock_mono_ns() + UNWIND_REFRESH_NS;
 	pthread_mutex_lock(&src->lock);
 	while (!src->stop) {
 		while (src->ring_len) {
@@ -225,35 +229,16 @@ static void *profiler_thread(void *arg)
 			src->ring_len--;
 			pthread_mutex_unlock(&src->lock);
 			enav_profile_store_task(src->store, t.tgid, t.exec_gen, t.comm);
-			if (src->unwind && src->unwind_len < TASK_RING)
+			pthread_mutex_lock(&src->lock);
+			if (src->unwind && src->unwind_len < TASK_RING) {
 				src->unwind_queue[(src->unwind_head + src->unwind_len++) %
 						  TASK_RING] = t;
-			else if (src->unwind)
+				pthread_cond_signal(&src->unwind_cv);
+			} else if (src->unwind) {
 				atomic_fetch_add(&src->tasks_dropped, 1);
-			pthread_mutex_lock(&src->lock);
-		}
-		if (src->unwind_len) {
-			/* One process's tables (parsing a large binary's .eh_frame
-			 * takes milliseconds), then back to the snapshots. */
-			struct pending_task t = src->unwind_queue[src->unwind_head];
-			src->unwind_head = (src->unwind_head + 1) % TASK_RING;
-			src->unwind_len--;
-			pthread_mutex_unlock(&src->lock);
-			pthread_mutex_lock(&src->unwind_lock);
-			enav_unwind_tables_add(src->unwind, t.tgid, t.exec_gen);
-			pthread_mutex_unlock(&src->unwind_lock);
-			pthread_mutex_lock(&src->lock);
+			}
 		}
 		uint64_t now = enav_clock_mono_ns();
-		if (src->unwind && now >= next_unwind_refresh) {
-			pthread_mutex_unlock(&src->lock);
-			pthread_mutex_lock(&src->unwind_lock);
-			enav_unwind_tables_refresh(src->unwind);
-			pthread_mutex_unlock(&src->unwind_lock);
-			pthread_mutex_lock(&src->lock);
-			next_unwind_refresh = now + UNWIND_REFRESH_NS;
-			continue;
-		}
 		if (now >= next) {
 			pthread_mutex_unlock(&src->lock);
 			export_interval(src);
@@ -276,8 +261,48 @@ static void *profiler_thread(void *arg)
 		if (wait > 200000000ull)
 			wait = 200000000ull;
 		struct timespec ts = enav_clock_deadline(CLOCK_REALTIME, wait);
-		if (!src->ring_len && !src->unwind_len && !src->stop)
+		if (!src->ring_len && !src->stop)
 			pthread_cond_timedwait(&src->cv, &src->lock, &ts);
+	}
+	pthread_mutex_unlock(&src->lock);
+	return NULL;
+}
+
+/* Loads the unwind tables of announced processes, one at a time, and
+ * re-reads the mappings of the known ones every UNWIND_REFRESH_NS. */
+static void *unwinder_thread(void *arg)
+{
+	struct profile_source *src = arg;
+	uint64_t next_refresh = enav_clock_mono_ns() + UNWIND_REFRESH_NS;
+
+	/* Background work: the node's workloads and the agent's other threads
+	 * come first (a nice value is per thread on Linux). */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+	pthread_mutex_lock(&src->lock);
+	while (!src->stop) {
+		if (src->unwind_len) {
+			struct pending_task t = src->unwind_queue[src->unwind_head];
+			src->unwind_head = (src->unwind_head + 1) % TASK_RING;
+			src->unwind_len--;
+			pthread_mutex_unlock(&src->lock);
+			pthread_mutex_lock(&src->unwind_lock);
+			enav_unwind_tables_add(src->unwind, t.tgid, t.exec_gen);
+			pthread_mutex_unlock(&src->unwind_lock);
+			pthread_mutex_lock(&src->lock);
+			continue;
+		}
+		uint64_t now = enav_clock_mono_ns();
+		if (now >= next_refresh) {
+			pthread_mutex_unlock(&src->lock);
+			pthread_mutex_lock(&src->unwind_lock);
+			enav_unwind_tables_refresh(src->unwind);
+			pthread_mutex_unlock(&src->unwind_lock);
+			pthread_mutex_lock(&src->lock);
+			next_refresh = now + UNWIND_REFRESH_NS;
+			continue;
+		}
+		struct timespec ts = enav_clock_deadline(CLOCK_REALTIME, next_refresh - now);
+		pthread_cond_timedwait(&src->unwind_cv, &src->lock, &ts);
 	}
 	pthread_mutex_unlock(&src->lock);
 	return NULL;
@@ -430,6 +455,7 @@ static int profile_start(struct enav_host *a, void **state, char *err, size_t er
 	pthread_mutex_init(&src->lock, NULL);
 	pthread_cond_init(&src->cv, NULL);
 	pthread_mutex_init(&src->unwind_lock, NULL);
+	pthread_cond_init(&src->unwind_cv, NULL);
 	const struct enav_config *cfg = enav_host_config(a);
 	src->depth = cfg->profiling.max_stack_depth;
 	src->count_cap = cfg->profiling.count_map_entries;
@@ -542,6 +568,13 @@ static int profile_start(struct enav_host *a, void **state, char *err, size_t er
 		return -EAGAIN;
 	}
 	src->thread_started = true;
+	if (src->unwind) {
+		if (pthread_create(&src->unwind_thread, NULL, unwinder_thread, src) != 0) {
+			snprintf(err, errlen, "profiling: cannot start the unwinder thread");
+			return -EAGAIN;
+		}
+		src->unwind_thread_started = true;
+	}
 	enav_info("profiling: %s at %u Hz on %d CPUs, off-CPU %s, futex %s, user stacks by %s",
 		  src->event_name, cfg->profiling.frequency_hz, src->n_perf,
 		  src->offcpu ? "on" : "off", src->futex ? "on" : "off",
@@ -562,6 +595,13 @@ static void profile_stop(void *state)
 		pthread_cond_signal(&src->cv);
 		pthread_mutex_unlock(&src->lock);
 		pthread_join(src->thread, NULL);
+	}
+	if (src->unwind_thread_started) {
+		pthread_mutex_lock(&src->lock);
+		src->stop = true;
+		pthread_cond_signal(&src->unwind_cv);
+		pthread_mutex_unlock(&src->lock);
+		pthread_join(src->unwind_thread, NULL);
 	}
 	enav_pprof_pull_stop(src->pull); /* it feeds the spool and Pyroscope */
 	enav_pyroscope_stop(src->pyroscope,
@@ -586,6 +626,7 @@ static void profile_stop(void *state)
 	pthread_mutex_destroy(&src->lock);
 	pthread_cond_destroy(&src->cv);
 	pthread_mutex_destroy(&src->unwind_lock);
+	pthread_cond_destroy(&src->unwind_cv);
 	/* src->store stays: the agent owns it from here. */
 	free(src);
 }
