@@ -164,9 +164,9 @@ int enav_profile_command(struct enav_config *cfg, int argc, char **argv)
 		rc = enav_profile_source_ops.start(a, &state, err, sizeof(err));
 	/* A process's samples before its unwind tables are loaded are
 	 * frame-pointer walks: with --pid the window opens once they are (the
-	 * process is announced on its first sample; at most 2 s for one that
+	 * process is announced on its first sample; at most 5 s for one that
 	 * does not run). */
-	uint64_t ready_by = enav_clock_mono_ns() + 2000000000ull;
+	uint64_t ready_by = enav_clock_mono_ns() + 5000000000ull;
 	while (rc == 0 && q.filter.pid && !enav_profile_source_unwind_ready(state, q.filter.pid) &&
 	       enav_clock_mono_ns() < ready_by)
 		enav_host_poll(a, 10);

@@ -78,7 +78,7 @@ struct profile_source {
 	struct pending_task ring[TASK_RING];
 	uint32_t ring_head, ring_len;
 	/* Processes snapshotted whose unwind tables are still to load, under
-	 * lock: the unwinder thread (at the lowest priority: parsing a large
+	 * lock: the unwinder thread (at a low priority: parsing a large
 	 * .eh_frame takes milliseconds of CPU the node's workloads come
 	 * before) loads them one at a time. */
 	struct pending_task unwind_queue[TASK_RING];
@@ -276,8 +276,10 @@ static void *unwinder_thread(void *arg)
 	uint64_t next_refresh = enav_clock_mono_ns() + UNWIND_REFRESH_NS;
 
 	/* Background work: the node's workloads and the agent's other threads
-	 * come first (a nice value is per thread on Linux). */
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+	 * come first (a nice value is per thread on Linux), but not so far
+	 * behind that a saturated node never gets its tables (nice 10 weighs
+	 * about a tenth of a normal thread). */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
 	pthread_mutex_lock(&src->lock);
 	while (!src->stop) {
 		if (src->unwind_len) {

@@ -505,9 +505,16 @@ int enav_unwind_tables_add(struct enav_unwind_tables *t, uint32_t tgid, uint16_t
 
 bool enav_unwind_tables_has(struct enav_unwind_tables *t, uint32_t tgid)
 {
-	for (uint32_t i = 0; i < t->cfg.max_processes; i++)
-		if (t->procs[i].used && t->procs[i].tgid == tgid)
+	for (uint32_t i = 0; i < t->cfg.max_processes; i++) {
+		const struct proc *p = &t->procs[i];
+		if (!p->used || p->tgid != tgid)
+			continue;
+		/* A list the kernel found stale is being read again. */
+		uint64_t key = proc_key(p->tgid, p->gen);
+		if (bpf_map_lookup_elem(t->procs_fd, &key, &t->entry) == 0 &&
+		    !(t->entry.flags & ENAV_UNWIND_PROC_STALE))
 			return true;
+	}
 	return false;
 }
 

@@ -37,7 +37,8 @@ struct enav_unwind_tables *enav_unwind_tables_new(const struct enav_unwind_table
 void enav_unwind_tables_free(struct enav_unwind_tables *t);
 /* Load (or reload) the tables of process image (tgid, exec_gen).  0 or -errno. */
 int enav_unwind_tables_add(struct enav_unwind_tables *t, uint32_t tgid, uint16_t exec_gen);
-/* Whether some image of tgid is loaded. */
+/* Whether some image of tgid is loaded, with a list the kernel has not
+ * found stale. */
 bool enav_unwind_tables_has(struct enav_unwind_tables *t, uint32_t tgid);
 /* Forget processes that exited or exec'd, pick up mappings that changed
  * (dlopen), release binaries no process maps.  Called every few seconds. */
