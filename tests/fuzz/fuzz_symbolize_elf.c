@@ -8,8 +8,10 @@
  * sized symbol found at its own address, the symbol cap respected, the build
  * id lowercase hex.  The same input is also read as a separate debug file of
  * itself (its .symtab replacing the table's symbols, under the same
- * invariants), for its .gnu_debuglink (a bounded file name without '/') and
- * for its .eh_frame (a copy no larger than the file, turned into a table).
+ * invariants), for its .gnu_debuglink (a bounded file name without '/'),
+ * for its .eh_frame (a copy no larger than the file, turned into a table)
+ * and for its .gopclntab (names when it has no .symtab, and unwind rows
+ * holding the invariants of every unwind table).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -20,7 +22,9 @@
 #include <string.h>
 
 #include "features/profiling/eh_frame.h"
+#include "features/profiling/go_unwind.h"
 #include "features/profiling/symbolize_priv.h"
+#include "unwind_table_check.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \
@@ -89,6 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (enav_elf_load(e, MAX_SYMS, &t) == 0) {
 			CHECK(t != NULL);
 			CHECK(strlen(t->build_id) == 2 * n);
+			CHECK(!(t->from_gopclntab && t->from_dynsym));
 			check_table(t);
 			uint32_t before = t->n_syms;
 			/* Its own build id always matches; without one, none is required. */
@@ -126,6 +131,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			free(eh);
 		} else {
 			CHECK(eh == NULL && eh_len == 0);
+		}
+		struct enav_eh_table gt;
+		int grc = enav_gopclntab_unwind(e, 64, &gt);
+		CHECK(grc == 0 || grc == -ENOENT || grc == -E2BIG || grc == -EINVAL ||
+		      grc == -ENOMEM);
+		if (grc == 0) {
+			check_unwind_table(&gt, 64);
+			enav_eh_table_free(&gt);
+		} else {
+			CHECK(gt.n == 0 && gt.rows == NULL);
 		}
 		char name[NAME_MAX + 1];
 		uint32_t crc;

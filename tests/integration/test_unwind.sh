@@ -330,7 +330,9 @@ case_mixed_futex() { mixed_blocking futex; }
 # Go keeps frame pointers; its names come from .symtab, or from .gopclntab
 # when the binary is stripped (-ldflags=-s).  The hot loop calls nothing, so
 # the Go compiler gives it no frame (no saved rbp): a frame-pointer walk from
-# it skips its caller, main.main.
+# it skips its caller, main.main; the rows built from .gopclntab's stack
+# deltas keep it.  .symtab names assembly functions with their ABI
+# (runtime.mstart.abi0, a thread's first frame), .gopclntab without.
 go_build() { # go_build NAME [go build flags]
 	local name=$1
 	shift
@@ -347,7 +349,7 @@ go_profile() { # go_profile NAME
 	line=$(python3 "$STACKS" entry "$WORK/$name.folded" --need main.enavGoHotLoop) ||
 		{ fail "folded_stacks.py entry failed"; return 1; }
 	frame_share "$name" "$line" main.enavGoHotLoop 90 || { top_stacks "$name"; return 1; }
-	reaches_entry "$name" --entry main.main --thread runtime.mstart >/dev/null
+	reaches_entry "$name" --entry main.main --thread runtime.mstart,runtime.mstart.abi0 >/dev/null
 }
 
 case_go() {

@@ -7,16 +7,14 @@
  * the name bytes kept are capped, and data is read with pread on demand
  * (ELF_C_READ, never mmap, so a file truncated under us cannot fault).
  *
- * Symbol match rules (enav_elf_lookup):
- *  - symbols are sorted by value; for one value a single symbol is kept:
- *    sized before unsized, then fewer leading underscores ("getpid" over
- *    "__getpid"; glibc's "__GI_"/"__EI_" aliases count as three), then
- *    GLOBAL, WEAK, LOCAL, then file order;
- *  - a sized symbol matches value <= vaddr < value + size;
- *  - an unsized symbol matches only when it is the nearest preceding one, no
- *    sized symbol covers vaddr, and it does not itself lie inside a sized
- *    symbol (a label inside a function does not extend past its end);
- *  - past the end of a sized symbol (a gap) nothing matches.
+ * Where the names come from: .symtab; without it, a Go binary's .gopclntab
+ * (the runtime's function table, kept by `go build -ldflags=-s`: every Go
+ * function, its end the next one's entry) and .dynsym; without either,
+ * .dynsym alone.  For one value a single symbol is kept: one from
+ * .gopclntab first, then sized before unsized, then fewer leading
+ * underscores ("getpid" over "__getpid"; glibc's "__GI_"/"__EI_" aliases
+ * count as three), then GLOBAL, WEAK, LOCAL, then file order.  How an
+ * address finds its symbol: elf_lookup.c.
  */
 #include "features/profiling/symbolize_priv.h"
 
@@ -29,13 +27,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "features/profiling/gopclntab.h"
+
 #define MAX_NOTE_BYTES	  (64u << 10)  /* one PT_NOTE / SHT_NOTE read */
 #define MAX_SECTION_BYTES (1ull << 30) /* a .symtab or its string table */
 #define MAX_NAME_BYTES	  (128u << 20) /* name bytes kept per file */
 #define MAX_NAME_LEN	  (16u << 10)  /* one symbol name */
 #define MAX_SHNUM	  (1u << 20)   /* sections (extended numbering) */
 #define MAX_PHNUM	  4096u	       /* program headers scanned */
-#define MAX_COVER_WALK	  4096u	       /* lookup walk-back over nested symbols */
 #define MAX_SHSTR_BYTES	  (16u << 20)  /* section name table read for .gnu_debuglink */
 #define MAX_DEBUGLINK	  4096u	       /* a .gnu_debuglink section */
 
@@ -467,15 +466,59 @@ static int read_symbols(struct enav_elf *e, struct loader *l, Elf_Scn *scn, cons
 	return 0;
 }
 
+/* Rank of a .gopclntab symbol: above every ELF symbol's (pref_key). */
+#define RANK_GOPCLNTAB (64u + 3u * 16u + 3u)
+
+/* The functions of a Go binary's .gopclntab into l; 0 or -ENOMEM. */
+static int read_gopclntab(struct enav_elf *e, struct loader *l)
+{
+	struct enav_gopclntab g;
+	struct enav_elf_symtab *t = l->t;
+	uint32_t before = t->n_syms;
+
+	if (enav_elf_gopclntab(e, MAX_SECTION_BYTES, &g) != 0)
+		return 0;
+	/* Names may be shared or unterminated in a hostile table: the bytes
+	 * looked at stay within a few times the section. */
+	uint64_t budget = 4 * (uint64_t)g.len + MAX_NAME_LEN;
+	for (uint32_t i = 0; i < g.nfunc; i++) {
+		struct enav_gopclntab_func f;
+		size_t scanned;
+		if (!enav_gopclntab_func(&g, i, &f))
+			continue;
+		const char *name = enav_gopclntab_name(&g, &f, &scanned);
+		if (scanned > budget || t->n_syms >= l->max_syms) {
+			t->truncated = true;
+			break;
+		}
+		budget -= scanned;
+		if (!name)
+			continue;
+		struct enav_elf_sym s = {.value = f.entry, .size = f.end - f.entry};
+		if (!push_name(l, name, scanned, &s.name)) {
+			t->truncated = true;
+			break;
+		}
+		s.cover_end = (uint64_t)RANK_GOPCLNTAB << 32 | i;
+		if (!push_sym(l, &s))
+			return -ENOMEM;
+	}
+	t->from_gopclntab = t->n_syms > before;
+	return 0;
+}
+
 static int load_symbols(struct enav_elf *e, struct loader *l)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn = find_symtab(e, SHT_SYMTAB, &sh);
 
-	if (!scn || !section_data(e, scn, &sh)) {
-		scn = find_symtab(e, SHT_DYNSYM, &sh);
-		l->t->from_dynsym = true;
-	}
+	if (scn && section_data(e, scn, &sh))
+		return read_symbols(e, l, scn, &sh);
+	int rc = read_gopclntab(e, l);
+	if (rc != 0)
+		return rc;
+	scn = find_symtab(e, SHT_DYNSYM, &sh);
+	l->t->from_dynsym = !l->t->from_gopclntab;
 	if (!scn)
 		return 0; /* no symbols: the segments still translate addresses */
 	return read_symbols(e, l, scn, &sh);
@@ -570,6 +613,7 @@ int enav_elf_load_debug(struct enav_elf *dbg, const uint8_t *bid, size_t bid_len
 	t->names_len = d->names_len;
 	t->truncated = d->truncated;
 	t->from_dynsym = false;
+	t->from_gopclntab = false;
 	t->from_debug = true;
 	free(d);
 	return 1;
@@ -632,13 +676,13 @@ bool enav_elf_debuglink(struct enav_elf *e, char *name, size_t cap, uint32_t *cr
 	return false;
 }
 
-int enav_elf_eh_frame(struct enav_elf *e, size_t max_bytes, uint8_t **buf, size_t *len,
-		      uint64_t *sec_vaddr)
+int enav_elf_section(struct enav_elf *e, const char *name, size_t max_bytes, const uint8_t **buf,
+		     size_t *len, uint64_t *sec_vaddr)
 {
-	static const char want[] = ".eh_frame";
 	GElf_Shdr sh;
 	Elf_Scn *scn = NULL;
 	Elf_Data *strd = section_names(e), *d;
+	size_t want_size = strlen(name) + 1;
 
 	*buf = NULL;
 	*len = 0;
@@ -648,25 +692,60 @@ int enav_elf_eh_frame(struct enav_elf *e, size_t max_bytes, uint8_t **buf, size_
 	for (size_t i = 0; i < e->shnum && (scn = elf_nextscn(e->elf, scn)) != NULL; i++) {
 		if (!gelf_getshdr(scn, &sh))
 			return -EINVAL;
-		if (!section_named(strd, &sh, want, sizeof(want)))
+		if (!section_named(strd, &sh, name, want_size))
 			continue;
 		/* A debug file keeps the header of a section whose bytes it dropped. */
 		if (sh.sh_type == SHT_NOBITS || sh.sh_size == 0)
 			return -ENOENT;
+		*sec_vaddr = sh.sh_addr;
 		if (sh.sh_size > max_bytes)
 			return -E2BIG;
 		if (!range_ok(sh.sh_offset, sh.sh_size, e->file_size) ||
 		    !(d = section_data(e, scn, &sh)) || d->d_size != sh.sh_size)
 			return -EINVAL;
-		*buf = malloc(d->d_size);
-		if (!*buf)
-			return -ENOMEM;
-		memcpy(*buf, d->d_buf, d->d_size);
+		*buf = d->d_buf;
 		*len = d->d_size;
-		*sec_vaddr = sh.sh_addr;
 		return 0;
 	}
 	return -ENOENT;
+}
+
+int enav_elf_gopclntab(struct enav_elf *e, size_t max_bytes, struct enav_gopclntab *g)
+{
+	const uint8_t *sec, *p;
+	size_t len, n;
+	uint64_t vaddr, text = 0;
+	int rc = enav_elf_section(e, ".gopclntab", max_bytes, &sec, &len, &vaddr);
+
+	/* Position-independent binaries of Go's own linker keep it in relro. */
+	if (rc == -ENOENT)
+		rc = enav_elf_section(e, ".data.rel.ro.gopclntab", max_bytes, &sec, &len, &vaddr);
+	if (rc != 0)
+		return rc;
+	/* Only .text's address is wanted: refused by size, its bytes stay unread. */
+	if (enav_elf_section(e, ".text", 1, &p, &n, &text) != -E2BIG)
+		text = 0;
+	return enav_gopclntab_open(sec, len, text, g);
+}
+
+int enav_elf_eh_frame(struct enav_elf *e, size_t max_bytes, uint8_t **buf, size_t *len,
+		      uint64_t *sec_vaddr)
+{
+	const uint8_t *d;
+	int rc = enav_elf_section(e, ".eh_frame", max_bytes, &d, len, sec_vaddr);
+
+	*buf = NULL;
+	if (rc != 0) {
+		*sec_vaddr = 0;
+		return rc;
+	}
+	*buf = malloc(*len);
+	if (!*buf) {
+		*len = 0;
+		return -ENOMEM;
+	}
+	memcpy(*buf, d, *len);
+	return 0;
 }
 
 void enav_elf_symtab_free(struct enav_elf_symtab *t)
@@ -676,71 +755,4 @@ void enav_elf_symtab_free(struct enav_elf_symtab *t)
 	free(t->syms);
 	free(t->names);
 	free(t);
-}
-
-/* ---- lookups -------------------------------------------------------------------- */
-
-bool enav_elf_offset_to_vaddr(const struct enav_elf_symtab *t, uint64_t off, uint64_t *vaddr)
-{
-	/* Executable segments first: page-rounded segments may overlap. */
-	for (int pass = 0; pass < 2; pass++)
-		for (uint32_t i = 0; i < t->n_segs; i++) {
-			const struct enav_elf_seg *g = &t->segs[i];
-			if (g->exec != (pass == 0))
-				continue;
-			if (off >= g->offset && off - g->offset < g->filesz) {
-				*vaddr = off - g->offset + g->vaddr;
-				return true;
-			}
-		}
-	return false;
-}
-
-static bool covers(const struct enav_elf_sym *s, uint64_t vaddr)
-{
-	return s->size > 0 && vaddr >= s->value && vaddr - s->value < s->size;
-}
-
-const char *enav_elf_lookup(const struct enav_elf_symtab *t, uint64_t vaddr, uint64_t *sym_off)
-{
-	uint32_t lo = 0, hi = t->n_syms;
-
-	/* First symbol with value > vaddr. */
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (t->syms[mid].value <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return NULL;
-	const struct enav_elf_sym *near = &t->syms[lo - 1], *hit = NULL;
-	if (covers(near, vaddr)) {
-		hit = near;
-	} else {
-		/* A sized symbol further back may still cover vaddr (nesting). */
-		uint32_t j = lo - 1, steps = 0;
-		bool proven = false;
-		while (j > 0 && steps++ < MAX_COVER_WALK) {
-			j--;
-			if (t->syms[j].cover_end <= vaddr) {
-				proven = true;
-				break;
-			}
-			if (covers(&t->syms[j], vaddr)) {
-				hit = &t->syms[j];
-				break;
-			}
-		}
-		if (j == 0 && !hit)
-			proven = true;
-		if (!hit && proven && near->size == 0 &&
-		    (lo == 1 || t->syms[lo - 2].cover_end <= near->value))
-			hit = near;
-	}
-	if (!hit)
-		return NULL;
-	*sym_off = vaddr - hit->value;
-	return t->names + hit->name;
 }

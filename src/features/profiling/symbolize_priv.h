@@ -49,9 +49,10 @@ struct enav_elf_symtab {
 	uint32_t n_syms;
 	char *names;
 	size_t names_len;
-	bool truncated;	  /* max_syms or the name budget was reached */
-	bool from_dynsym; /* no .symtab: .dynsym was used */
-	bool from_debug;  /* the symbols come from a separate debug file */
+	bool truncated;	     /* max_syms or the name budget was reached */
+	bool from_dynsym;    /* no .symtab: .dynsym was used */
+	bool from_gopclntab; /* no .symtab: a Go binary's .gopclntab named its functions */
+	bool from_debug;     /* the symbols come from a separate debug file */
 };
 
 /* An ELF opened for identification and loading: read-only, data read on
@@ -64,7 +65,8 @@ struct enav_elf *enav_elf_open_mem(const void *buf, size_t len);
 void enav_elf_close(struct enav_elf *e);
 /* The GNU build id (raw bytes); 0 when there is none. */
 size_t enav_elf_build_id(struct enav_elf *e, uint8_t *out, size_t cap);
-/* Segments and function symbols (.symtab, else .dynsym), at most max_syms. */
+/* Segments and function symbols (.symtab, else .gopclntab and .dynsym), at
+ * most max_syms. */
 int enav_elf_load(struct enav_elf *e, uint32_t max_syms, struct enav_elf_symtab **out);
 /*
  * Separate debug files (objcopy --only-keep-debug: every section NOBITS but
@@ -88,6 +90,17 @@ bool enav_elf_debuglink(struct enav_elf *e, char *name, size_t cap, uint32_t *cr
  */
 int enav_elf_eh_frame(struct enav_elf *e, size_t max_bytes, uint8_t **buf, size_t *len,
 		      uint64_t *sec_vaddr);
+/* The bytes of the section called name as libelf read them (valid until
+ * enav_elf_close; not a copy) and its sh_addr; the errors of
+ * enav_elf_eh_frame but -ENOMEM.  On -E2BIG, *sec_vaddr is still the
+ * section's address (a way to learn it without reading the bytes). */
+int enav_elf_section(struct enav_elf *e, const char *name, size_t max_bytes, const uint8_t **buf,
+		     size_t *len, uint64_t *sec_vaddr);
+/* Open the .gopclntab section of e (gopclntab.h), its text start falling
+ * back to .text's address; the errors of enav_elf_section, and -EINVAL when
+ * the section is not a table gopclntab.c reads. */
+struct enav_gopclntab;
+int enav_elf_gopclntab(struct enav_elf *e, size_t max_bytes, struct enav_gopclntab *g);
 void enav_elf_symtab_free(struct enav_elf_symtab *t);
 /* Only the PT_LOAD segments of e into t->segs (nothing else of t is touched). */
 void enav_elf_segments(struct enav_elf *e, struct enav_elf_symtab *t);

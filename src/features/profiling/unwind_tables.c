@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Loads .eh_frame unwind rows and process mapping lists into the kernel maps
- * the profile programs unwind with (see unwind_tables.h, ADR 0017).
+ * Loads unwind rows (.eh_frame, and .gopclntab for Go code) and process mapping lists into the
+ * kernel maps the profile programs unwind with (see unwind_tables.h, ADR 0017).
  *
  * The rows of every binary share one array, handed out first-fit in
  * extents; a binary keeps its extent while a tracked process maps it.  Rows
@@ -22,6 +22,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "features/profiling/go_unwind.h"
 #include "features/profiling/symbolize_priv.h"
 #include "platform/clock.h"
 #include "platform/log.h"
@@ -204,26 +205,79 @@ static void count_refusal(struct enav_unwind_tables *t, struct binary *b, enum r
 		  b->path, refusal_names[why]);
 }
 
-/* Parse, encode and place the rows of the ELF e; the reason when refused. */
-static int load_rows(struct enav_unwind_tables *t, struct binary *b, struct enav_elf *e)
+/* The .eh_frame rows of e into tab (at most cap); -1, or the refusal. */
+static int eh_frame_rows(struct enav_elf *e, uint32_t cap, struct enav_eh_table *tab)
 {
 	uint8_t *sec = NULL;
 	size_t len = 0;
 	uint64_t vaddr = 0;
-	struct enav_eh_table tab = {0};
 	int why = -1;
 
-	enav_elf_segments(e, &b->segs);
 	int rc = enav_elf_eh_frame(e, EH_FRAME_MAX_BYTES, &sec, &len, &vaddr);
 	if (rc == -E2BIG)
 		why = REFUSED_TOO_LARGE;
-	else if (rc)
+	else if (rc || enav_eh_frame_build(sec, len, vaddr, cap, tab) != 0)
 		why = REFUSED_NO_EH_FRAME;
-	else if (enav_eh_frame_build(sec, len, vaddr, t->cfg.max_binary_rows * 2, &tab) != 0)
-		why = REFUSED_NO_EH_FRAME;
-	else if (tab.stats.truncated)
+	else if (tab->stats.truncated)
 		why = REFUSED_TOO_LARGE;
 	free(sec);
+	return why;
+}
+
+struct rows_source {
+	const char *name; /* for the log */
+	uint32_t fdes, functions;
+};
+
+/*
+ * The rows of e from .eh_frame and, in a Go binary, .gopclntab (the Go
+ * toolchain writes no .eh_frame for Go code): a cgo binary has both, for
+ * disjoint code (C and Go); where both have a rule, .eh_frame's wins.
+ * Either one over the budget refuses the binary.
+ */
+static int binary_rows(struct enav_unwind_tables *t, struct enav_elf *e, struct enav_eh_table *tab,
+		       struct rows_source *src)
+{
+	struct enav_eh_table eh = {0}, go = {0};
+	uint32_t cap = t->cfg.max_binary_rows * 2;
+	int why = -1;
+
+	int why_eh = eh_frame_rows(e, cap, &eh);
+	int rc = enav_gopclntab_unwind(e, cap, &go), why_go = rc ? REFUSED_NO_EH_FRAME : -1;
+	if (rc == -E2BIG || (rc == 0 && go.stats.truncated))
+		why_go = REFUSED_TOO_LARGE;
+	src->fdes = eh.stats.fdes;
+	src->functions = go.stats.fdes;
+	if (why_eh == REFUSED_TOO_LARGE || why_go == REFUSED_TOO_LARGE) {
+		why = REFUSED_TOO_LARGE;
+	} else if (why_eh >= 0 && why_go >= 0) {
+		why = REFUSED_NO_EH_FRAME;
+	} else if (why_go >= 0) {
+		*tab = eh;
+		eh = (struct enav_eh_table){0};
+		src->name = "eh_frame";
+	} else if (why_eh >= 0) {
+		*tab = go;
+		go = (struct enav_eh_table){0};
+		src->name = "gopclntab";
+	} else if (enav_unwind_tables_merge(&eh, &go, tab) == 0) {
+		src->name = "eh_frame+gopclntab";
+	} else {
+		why = REFUSED_NO_EH_FRAME; /* out of memory: as if there were none */
+	}
+	enav_eh_table_free(&eh);
+	enav_eh_table_free(&go);
+	return why;
+}
+
+/* Parse, encode and place the rows of the ELF e; the reason when refused. */
+static int load_rows(struct enav_unwind_tables *t, struct binary *b, struct enav_elf *e)
+{
+	struct enav_eh_table tab = {0};
+	struct rows_source src = {.name = ""};
+
+	enav_elf_segments(e, &b->segs);
+	int why = binary_rows(t, e, &tab, &src);
 	if (why < 0) {
 		int n = enav_unwind_encode(&tab, t->enc, t->cfg.max_binary_rows);
 		if (n == -ERANGE)
@@ -239,10 +293,11 @@ static int load_rows(struct enav_unwind_tables *t, struct binary *b, struct enav
 			memcpy(&t->rows[b->first], t->enc, (size_t)n * sizeof(*t->enc));
 			b->loaded = true;
 			t->binaries_loaded++;
-			enav_info("profiling: unwind table loaded path=%s rows=%u bytes=%zu "
-				  "fdes=%u unsupported_rows=%u",
-				  b->path, b->count, (size_t)b->count * sizeof(*t->enc),
-				  tab.stats.fdes, tab.stats.unsupported_rows);
+			enav_info(
+			    "profiling: unwind table loaded path=%s source=%s rows=%u bytes=%zu "
+			    "fdes=%u go_functions=%u unsupported_rows=%u",
+			    b->path, src.name, b->count, (size_t)b->count * sizeof(*t->enc),
+			    src.fdes, src.functions, tab.stats.unsupported_rows);
 		}
 	}
 	enav_eh_table_free(&tab);

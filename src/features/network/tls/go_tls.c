@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "features/profiling/go_buildinfo.h"
+#include "features/profiling/gopclntab.h"
 
 #define FUNC_MAX_BYTES	 (256u << 10) /* a crypto/tls method is a few KiB */
 #define PCLNTAB_MAX_SCAN (64u << 20)
@@ -259,11 +260,14 @@ static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *sh)
 static bool pclntab_mentions_tls(Elf *elf)
 {
 	GElf_Shdr sh;
+	struct enav_gopclntab t;
 	Elf_Scn *scn = find_section(elf, ".gopclntab", &sh);
 	if (!scn || sh.sh_type == SHT_NOBITS || sh.sh_size > PCLNTAB_MAX_SCAN)
 		return false;
 	Elf_Data *d = elf_getdata(scn, NULL);
-	return d && d->d_buf && memmem(d->d_buf, d->d_size, SYM_READ, sizeof(SYM_READ) - 1);
+	/* Only names are compared: the text start does not matter. */
+	return d && d->d_buf && enav_gopclntab_open(d->d_buf, d->d_size, 0, &t) == 0 &&
+	       enav_gopclntab_has_func(&t, SYM_READ);
 }
 
 struct syms {
