@@ -1,1 +1,1 @@
-#define ENAV_GIT_REV "8b3d4814645b"
+#define ENAV_GIT_REV "86a61b9f26c0"
