@@ -1,9 +1,0 @@
-build-km/obj/src/features/network/l7/redis.o: \
-  src/features/network/l7/redis.c src/features/network/l7/l7.h \
-  src/model/l7_op.h src/model/protocols.h
-
-src/features/network/l7/l7.h:
-
-src/model/l7_op.h:
-
-src/model/protocols.h:

@@ -1,4 +1,0 @@
-build-km/obj/src/platform/protobuf.o: src/platform/protobuf.c \
-  src/platform/protobuf.h
-
-src/platform/protobuf.h:

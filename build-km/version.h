@@ -1,1 +1,0 @@
-#define ENAV_GIT_REV "86a61b9f26c0"
