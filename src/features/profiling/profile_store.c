@@ -304,6 +304,14 @@ static uint64_t task_key(uint32_t tgid, uint16_t exec_gen)
 	return (uint64_t)exec_gen << 32 | tgid;
 }
 
+/* User frames are symbolized only against a snapshot of the same image: a
+ * stack from before an exec never gets the names of the program after it. */
+static bool snapshot_matches(struct enav_profile_store *s, uint32_t tgid, uint16_t exec_gen)
+{
+	uintptr_t v = (uintptr_t)enav_bcache_get(&s->snap_gens, tgid);
+	return v == 1u + exec_gen;
+}
+
 void enav_profile_store_task(struct enav_profile_store *s, uint32_t tgid, uint16_t exec_gen,
 			     const char *comm)
 {
@@ -319,19 +327,15 @@ void enav_profile_store_task(struct enav_profile_store *s, uint32_t tgid, uint16
 	 * symbolized from this snapshot.  Remember which image it is of. */
 	if (enav_symbolizer_snapshot(s->sym, tgid) != 0) {
 		s->snapshot_failures++;
-		enav_bcache_remove(&s->snap_gens, tgid);
+		/* A second announcement of the same image (the unwinder found
+		 * its mappings stale) can come after the process exited: the
+		 * symbolizer keeps the snapshot it had, and it still matches. */
+		if (!snapshot_matches(s, tgid, exec_gen))
+			enav_bcache_remove(&s->snap_gens, tgid);
 	} else {
 		enav_bcache_put(&s->snap_gens, tgid, (void *)(uintptr_t)(1u + exec_gen));
 	}
 	pthread_mutex_unlock(&s->lock);
-}
-
-/* User frames are symbolized only against a snapshot of the same image: a
- * stack from before an exec never gets the names of the program after it. */
-static bool snapshot_matches(struct enav_profile_store *s, uint32_t tgid, uint16_t exec_gen)
-{
-	uintptr_t v = (uintptr_t)enav_bcache_get(&s->snap_gens, tgid);
-	return v == 1u + exec_gen;
 }
 
 void enav_profile_store_add(struct enav_profile_store *s, struct enav_profile_batch *b)
