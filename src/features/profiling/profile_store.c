@@ -318,6 +318,11 @@ void enav_profile_store_task(struct enav_profile_store *s, uint32_t tgid, uint16
 	struct task_info *t = calloc(1, sizeof(*t));
 	pthread_mutex_lock(&s->lock);
 	s->tasks_announced++;
+	if (t && enav_bcache_get(&s->tasks, task_key(tgid, exec_gen))) {
+		/* Announced again (see below): what was read while it lived stays. */
+		free(t);
+		t = NULL;
+	}
 	if (t) {
 		snprintf(t->comm, sizeof(t->comm), "%.*s", ENAV_COMM_LEN - 1, comm);
 		t->exe_key = note_executable(s, tgid);
