@@ -81,3 +81,25 @@ bpf_delta() {
 		{ k = $2 "\t" $3; runs[k] += $4 - c[$1]; ns[k] += $5 - t[$1] }
 		END { for (k in runs) printf "%s\t%.0f\t%.0f\n", k, runs[k], ns[k] }' "$1" "$2" | sort
 }
+
+# profiling_only_config PORT HZ: an agent config with only the profiling
+# source (CPU, off-CPU and futex, the defaults) at HZ, its HTTP on PORT, and
+# nothing written to stdout (bench/profile_overhead.sh, bench/unwind_cost.sh).
+profiling_only_config() {
+	cat <<CFG
+http:
+  listen: 127.0.0.1:$1
+sources:
+  exec:
+    enabled: false
+  network:
+    enabled: false
+host:
+  enabled: false
+exporters:
+  ndjson:
+    enabled: false
+profiling:
+  frequency_hz: $2
+CFG
+}

@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 PAIRS=${1:-3}
 SECS=${2:-10}
 HZ=${3:-99}
+. bench/lib.sh
 BUILD=${BUILD:-build}
 APORT=${APORT:-19495}
 CPU=${CPU:-1}
@@ -19,22 +20,7 @@ WORK=$(mktemp -d /tmp/enav-prof-bench.XXXXXX)
 make --no-print-directory -s all helpers >/dev/null
 AGENT=
 trap 'kill ${AGENT:-} 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"' EXIT
-cat >"$WORK/cfg.yaml" <<CFG
-http:
-  listen: 127.0.0.1:$APORT
-sources:
-  exec:
-    enabled: false
-  network:
-    enabled: false
-host:
-  enabled: false
-exporters:
-  ndjson:
-    enabled: false
-profiling:
-  frequency_hz: $HZ
-CFG
+profiling_only_config "$APORT" "$HZ" >"$WORK/cfg.yaml"
 
 run_load() { # prints work units done in SECS on one pinned CPU
 	taskset -c "$CPU" "$BUILD/helpers/prof_workload" spin "$SECS" | awk '/^units/ { print $2 }'

@@ -36,27 +36,8 @@ trap 'kill ${AGENT:-} 2>/dev/null || true; wait 2>/dev/null || true
 	sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"; rm -rf "$WORK"' EXIT
 # set -e ends the run silently otherwise.
 trap 'echo "bench: line $LINENO failed: $BASH_COMMAND (agent log: $(tail -2 "$WORK/agent.log" 2>/dev/null))" >&2' ERR
-cat >"$WORK/cfg.yaml" <<CFG
-log_level: info
-http:
-  listen: 127.0.0.1:$APORT
-sources:
-  exec:
-    enabled: false
-  network:
-    enabled: false
-host:
-  enabled: false
-exporters:
-  ndjson:
-    enabled: false
-profiling:
-  frequency_hz: $HZ
-  offcpu:
-    enabled: true
-  futex:
-    enabled: true
-CFG
+# Off-CPU and futex profiling are on by default; the config says nothing else.
+{ echo "log_level: info"; profiling_only_config "$APORT" "$HZ"; } >"$WORK/cfg.yaml"
 
 start_agent() {
 	"$BUILD/enav" run --config "$WORK/cfg.yaml" 2>>"$WORK/agent.log" &
