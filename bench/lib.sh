@@ -1,4 +1,5 @@
-# Shared by the benchmarks that serve a 4 KiB static file from nginx.
+# Shared by the benchmarks: the nginx site of the request benchmarks, BPF run
+# time helpers, the profiling-only agent config.
 # Sourced, not executed.
 
 # bench_nginx_site DIR LINE...: writes DIR/www/4k.bin (random bytes) and
