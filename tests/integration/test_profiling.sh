@@ -138,8 +138,13 @@ case_offcpu() {
 	got=$(awk -v p="prof_workload;" -v f=";prof_sleep_function;" \
 		'index($0, p) == 1 && index($0, f) { s += $NF } END { printf "%.0f\n", s }' "$WORK/off.folded")
 	echo "    offcpu: workload slept $slept ns, profile says $got ns in prof_sleep_function"
-	[ "$got" -ge $((slept * 8 / 10)) ] && [ "$got" -le $((slept * 12 / 10)) ] ||
-		{ fail "off-CPU time $got ns not within 20% of $slept ns"; return 1; }
+	if ! [ "$got" -ge $((slept * 8 / 10)) ] || ! [ "$got" -le $((slept * 12 / 10)) ]; then
+		# The evidence: the workload's heaviest stacks as the profile has them.
+		grep '^prof_workload;' "$WORK/off.folded" | sort -t' ' -k2 -nr | head -5 >&2
+		grep -E 'unwind_|frames_implausible|snapshot_failures' <(curl -fs "http://127.0.0.1:$TEST_PORT/metrics" 2>/dev/null || true) >&2
+		fail "off-CPU time $got ns not within 20% of $slept ns"
+		return 1
+	fi
 	grep -q prof_sleep_function <<<"$(go tool pprof -top "$WORK/off.pb.gz" 2>/dev/null)" ||
 		{ fail "pprof has no prof_sleep_function"; return 1; }
 	grep -q "^PeriodType: offcpu nanoseconds" <<<"$(go tool pprof -raw "$WORK/off.pb.gz" 2>/dev/null)" ||

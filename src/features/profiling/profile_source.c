@@ -43,6 +43,9 @@ ENAV_SKEL_OPS(profile_perf);
 /* How often the unwinder re-reads the mappings of the processes it knows:
  * exits are forgotten, dlopen'd libraries picked up. */
 #define UNWIND_REFRESH_NS (10ull * 1000000000ull)
+/* A new image's mappings are snapshotted again this long after its
+ * announcement: the first stack can predate the libraries ld.so maps. */
+#define RESNAP_DELAY_NS (300ull * 1000000ull)
 
 struct pending_task {
 	uint32_t tgid;
@@ -81,6 +84,9 @@ struct profile_source {
 	 * lock: the unwinder thread (at a low priority: parsing a large
 	 * .eh_frame takes milliseconds of CPU the node's workloads come
 	 * before) loads them one at a time. */
+	struct pending_task resnap[TASK_RING]; /* profiler thread only */
+	uint64_t resnap_due[TASK_RING];
+	uint32_t resnap_head, resnap_len;
 	struct pending_task unwind_queue[TASK_RING];
 	uint32_t unwind_head, unwind_len;
 	pthread_t unwind_thread;
@@ -229,6 +235,11 @@ static void *profiler_thread(void *arg)
 			src->ring_len--;
 			pthread_mutex_unlock(&src->lock);
 			enav_profile_store_task(src->store, t.tgid, t.exec_gen, t.comm);
+			if (src->resnap_len < TASK_RING) {
+				uint32_t i = (src->resnap_head + src->resnap_len++) % TASK_RING;
+				src->resnap[i] = t;
+				src->resnap_due[i] = enav_clock_mono_ns() + RESNAP_DELAY_NS;
+			}
 			pthread_mutex_lock(&src->lock);
 			if (src->unwind && src->unwind_len < TASK_RING) {
 				src->unwind_queue[(src->unwind_head + src->unwind_len++) %
@@ -239,6 +250,14 @@ static void *profiler_thread(void *arg)
 			}
 		}
 		uint64_t now = enav_clock_mono_ns();
+		while (src->resnap_len && now >= src->resnap_due[src->resnap_head]) {
+			struct pending_task t = src->resnap[src->resnap_head];
+			src->resnap_head = (src->resnap_head + 1) % TASK_RING;
+			src->resnap_len--;
+			pthread_mutex_unlock(&src->lock);
+			enav_profile_store_resnapshot(src->store, t.tgid, t.exec_gen);
+			pthread_mutex_lock(&src->lock);
+		}
 		if (now >= next) {
 			pthread_mutex_unlock(&src->lock);
 			export_interval(src);
@@ -258,6 +277,9 @@ static void *profiler_thread(void *arg)
 			continue;
 		}
 		uint64_t wait = (next < next_drain ? next : next_drain) - now;
+		if (src->resnap_len && src->resnap_due[src->resnap_head] > now &&
+		    src->resnap_due[src->resnap_head] - now < wait)
+			wait = src->resnap_due[src->resnap_head] - now;
 		if (wait > 200000000ull)
 			wait = 200000000ull;
 		struct timespec ts = enav_clock_deadline(CLOCK_REALTIME, wait);

@@ -304,6 +304,16 @@ static uint64_t task_key(uint32_t tgid, uint16_t exec_gen)
 	return (uint64_t)exec_gen << 32 | tgid;
 }
 
+void enav_profile_store_resnapshot(struct enav_profile_store *s, uint32_t tgid, uint16_t exec_gen)
+{
+	pthread_mutex_lock(&s->lock);
+	/* Only the image snapshotted last: another exec since has its own. */
+	if ((uintptr_t)enav_bcache_get(&s->snap_gens, tgid) == 1u + exec_gen &&
+	    enav_symbolizer_snapshot(s->sym, tgid) != 0)
+		s->snapshot_failures++;
+	pthread_mutex_unlock(&s->lock);
+}
+
 /* User frames are symbolized only against a snapshot of the same image: a
  * stack from before an exec never gets the names of the program after it. */
 static bool snapshot_matches(struct enav_profile_store *s, uint32_t tgid, uint16_t exec_gen)

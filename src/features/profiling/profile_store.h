@@ -85,6 +85,11 @@ bool enav_profile_store_closed(struct enav_profile_store *s);
  * mappings (user frames of other images of the same pid stay unsymbolized). */
 void enav_profile_store_task(struct enav_profile_store *s, uint32_t tgid, uint16_t exec_gen,
 			     const char *comm);
+/* Snapshot an announced image's mappings again, if it still lives (a
+ * process is announced on its first stack, which can come before the
+ * dynamic loader has mapped its libraries); the old snapshot stays when it
+ * has exited. */
+void enav_profile_store_resnapshot(struct enav_profile_store *s, uint32_t tgid, uint16_t exec_gen);
 /* Takes ownership; evicts the oldest batches past retention or caps. */
 void enav_profile_store_add(struct enav_profile_store *s, struct enav_profile_batch *b);
 
