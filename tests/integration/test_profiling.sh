@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Continuous profiling on the real kernel: a C workload with frame pointers
+# Continuous profiling on the real kernel, with user stacks walked by frame
+# pointer (profiling.unwind.eh_frame: false; the unwinder is
+# test_unwind.sh's): a C workload with frame pointers
 # whose hot, sleeping and contended functions are known by name, a Go
 # workload, the /debug/pprof/ endpoints (read back by `go tool pprof`), the
 # workload filters, and `enav profile --svg`.
@@ -38,7 +40,12 @@ cpu_ticks() {
 start_profiling_agent() {
 	require_root || return
 	command -v go >/dev/null || { skip "golang-go is not installed (scripts/deps.sh test)"; return; }
-	write_config "$WORK/cfg.yaml" "profiling:" "  frequency_hz: 199" "  interval_ms: 2000" "$@"
+	# This test is of the frame-pointer path (what a kernel that refuses the
+	# unwinder runs) and of everything around stacks; test_unwind.sh is of
+	# the .eh_frame unwinder, whose table loading in an emulated guest
+	# delays these timed requests.
+	write_config "$WORK/cfg.yaml" "profiling:" "  frequency_hz: 199" "  interval_ms: 2000" \
+		"  unwind:" "    eh_frame: false" "$@"
 	start_agent "$WORK/cfg.yaml"
 }
 
