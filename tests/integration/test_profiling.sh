@@ -268,8 +268,9 @@ case_cli_svg() {
 	"$WORKLOAD" cpu 5 >/dev/null &
 	local wpid=$!
 	sleep 0.2
-	"$ENAV" profile --seconds 2 --pid "$wpid" --svg "$WORK/flame.svg" --folded "$WORK/cli.folded" \
-		--pprof "$WORK/cli.pb.gz" 2>"$WORK/cli.err" || { fail "enav profile: $(cat "$WORK/cli.err")"; return 1; }
+	printf 'profiling:\n  unwind:\n    eh_frame: false\n' >"$WORK/cli.yaml"
+	"$ENAV" profile --config "$WORK/cli.yaml" --seconds 2 --pid "$wpid" --svg "$WORK/flame.svg" \
+		--folded "$WORK/cli.folded" --pprof "$WORK/cli.pb.gz" 2>"$WORK/cli.err" || { fail "enav profile: $(cat "$WORK/cli.err")"; return 1; }
 	wait $wpid
 	python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$WORK/flame.svg" ||
 		{ fail "flame.svg is not well-formed XML"; return 1; }
