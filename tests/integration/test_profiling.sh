@@ -102,6 +102,9 @@ case_cpu() {
 	tck=$(getconf CLK_TCK)
 	cpu_ms=$(((ticks1 - ticks0) * 1000 / tck))
 	want_min=$((cpu_ms * 199 / 2000))
+	# An emulated guest builds the profile slowly: the request can last
+	# three windows there.
+	[ "$TIME_SCALE" -gt 1 ] && want_min=$((cpu_ms * 199 / 3000))
 	want_max=$((cpu_ms * 199 * 11 / 10000 + 5))
 	echo "    cpu: $total samples; workload CPU time over the request ${cpu_ms} ms ($((ticks1 - ticks0)) ticks at $tck/s): want $want_min..$want_max" >&2
 	[ "$total" -gt 20 ] || { fail "only $total samples in 2 s at 199 Hz (${cpu_ms} ms of workload CPU)"; return 1; }

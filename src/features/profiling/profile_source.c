@@ -44,12 +44,15 @@ ENAV_SKEL_OPS(profile_perf);
  * exits are forgotten, dlopen'd libraries picked up. */
 #define UNWIND_REFRESH_NS (10ull * 1000000000ull)
 /* A new image's mappings are snapshotted again this long after its
- * announcement: the first stack can predate the libraries ld.so maps. */
+ * announcement, and once more five times later: the first stack can
+ * predate the libraries ld.so maps (slower still in an emulated guest). */
 #define RESNAP_DELAY_NS (300ull * 1000000ull)
+#define RESNAPS		2
 
 struct pending_task {
 	uint32_t tgid;
 	uint16_t exec_gen;
+	uint8_t resnaps; /* snapshots retaken so far (RESNAP_DELAY_NS) */
 	char comm[ENAV_COMM_LEN];
 };
 
@@ -238,6 +241,7 @@ static void *profiler_thread(void *arg)
 			if (src->resnap_len < TASK_RING) {
 				uint32_t i = (src->resnap_head + src->resnap_len++) % TASK_RING;
 				src->resnap[i] = t;
+				src->resnap[i].resnaps = 0;
 				src->resnap_due[i] = enav_clock_mono_ns() + RESNAP_DELAY_NS;
 			}
 			pthread_mutex_lock(&src->lock);
@@ -256,6 +260,11 @@ static void *profiler_thread(void *arg)
 			src->resnap_len--;
 			pthread_mutex_unlock(&src->lock);
 			enav_profile_store_resnapshot(src->store, t.tgid, t.exec_gen);
+			if (++t.resnaps < RESNAPS && src->resnap_len < TASK_RING) {
+				uint32_t i = (src->resnap_head + src->resnap_len++) % TASK_RING;
+				src->resnap[i] = t;
+				src->resnap_due[i] = now + 5 * RESNAP_DELAY_NS;
+			}
 			pthread_mutex_lock(&src->lock);
 		}
 		if (now >= next) {
