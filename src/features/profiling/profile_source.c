@@ -109,6 +109,7 @@ struct profile_source {
 	uint64_t *kips, *uips;
 	/* self-accounting */
 	_Atomic uint64_t drains, drain_ns, stacks_missing, tasks_dropped, batch_failures, records;
+	_Atomic uint64_t unwind_queue_dropped, resnaps_dropped;
 };
 
 static void on_event(void *ctx, const void *data, size_t size)
@@ -243,6 +244,8 @@ static void *profiler_thread(void *arg)
 				src->resnap[i] = t;
 				src->resnap[i].resnaps = 0;
 				src->resnap_due[i] = enav_clock_mono_ns() + RESNAP_DELAY_NS;
+			} else {
+				atomic_fetch_add(&src->resnaps_dropped, 1);
 			}
 			pthread_mutex_lock(&src->lock);
 			if (src->unwind && src->unwind_len < TASK_RING) {
@@ -250,7 +253,7 @@ static void *profiler_thread(void *arg)
 						  TASK_RING] = t;
 				pthread_cond_signal(&src->unwind_cv);
 			} else if (src->unwind) {
-				atomic_fetch_add(&src->tasks_dropped, 1);
+				atomic_fetch_add(&src->unwind_queue_dropped, 1);
 			}
 		}
 		uint64_t now = enav_clock_mono_ns();
@@ -720,6 +723,14 @@ static void profile_metrics(void *state, struct enav_promtext *p)
 				 "Process announcements dropped because the hand-over ring was "
 				 "full (their frames may stay unsymbolized).",
 				 atomic_load(&src->tasks_dropped));
+	enav_promtext_single_u64(p, "enav_profile_unwind_queue_dropped_total", "counter",
+				 "Announced processes whose unwind tables were not queued because "
+				 "the queue was full (their stacks stay frame-pointer walks).",
+				 atomic_load(&src->unwind_queue_dropped));
+	enav_promtext_single_u64(p, "enav_profile_resnapshots_dropped_total", "counter",
+				 "Second snapshots of new images not scheduled because the queue "
+				 "was full.",
+				 atomic_load(&src->resnaps_dropped));
 	enav_promtext_single_u64(p, "enav_profile_batch_failures_total", "counter",
 				 "Stacks lost to allocation failures while draining.",
 				 atomic_load(&src->batch_failures));
