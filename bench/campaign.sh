@@ -83,7 +83,7 @@ done
 make --no-print-directory -s all >/dev/null
 
 # ---- servers ---------------------------------------------------------------
-NGINX= REDIS= AGENT= PG_UP= STORM= SINK=
+NGINX= REDIS= AGENT= AGENT_LOG= PG_UP= STORM= SINK=
 STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled)
 cleanup() {
 	touch "$WORK/stop"
@@ -95,6 +95,15 @@ cleanup() {
 	[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
 }
 trap cleanup EXIT
+# A command that fails stops the campaign (set -e): say which, and how the
+# agent of the arm fared (a harness error and an agent crash look alike).
+set -E
+trap 'echo "campaign: line $LINENO: \"$BASH_COMMAND\" failed (exit $?)$(agent_state)" >&2' ERR
+agent_state() {
+	[ -n "${AGENT:-}" ] || return 0
+	if kill -0 "$AGENT" 2>/dev/null; then printf '; agent %s alive' "$AGENT"; else printf '; agent %s gone' "$AGENT"; fi
+	printf '; its log: %s' "$(tail -n 3 "$AGENT_LOG" 2>/dev/null | tr '\n' ' ')"
+}
 # Every BPF program's run count and run time, for the cost breakdown.  Each
 # run then also pays for two clock reads (tens of ns), agent and floor alike.
 sysctl -qw kernel.bpf_stats_enabled=1
@@ -181,6 +190,7 @@ START_FAILURES=$WORK/start-failures
 : >"$START_FAILURES"
 start_agent() { # stdout to a file: its size is the NDJSON the arm exported
 	local i try
+	AGENT_LOG=$WORK/agent-$1.log
 	for try in 1 2; do
 		"$ENAV" run --config "$WORK/$1.yaml" >"$WORK/stdout" 2>>"$WORK/agent-$1.log" &
 		AGENT=$!
@@ -310,7 +320,7 @@ arm() { # arm WORKLOAD CONFIG ROUND POSITION
 	done
 	read -r u1 s1 < <(user_sys_ticks "$AGENT")
 	k1=$(cpu_ticks "$SINK") b1=$(sink_bytes)
-	curl -fs "http://127.0.0.1:$APORT/metrics" >"$WORK/metrics"
+	curl -fsS -m 20 "http://127.0.0.1:$APORT/metrics" >"$WORK/metrics"
 	local rss hard soft sig=- sur=-
 	rss=$(awk '/^VmHWM:/ { print $2 }' "/proc/$AGENT/status")
 	stop_agent

@@ -62,6 +62,46 @@ static int emit(struct enav_profile_store *s, struct enav_profile_query *q,
 	return rc;
 }
 
+/* A process's samples before its unwind tables are loaded are
+ * frame-pointer walks: with --pid the window opens once they are.  The
+ * process is announced on its first sample (one that does not run within
+ * ANNOUNCE_WAIT_NS is profiled without waiting); its tables then load
+ * first, in milliseconds natively, seconds in an emulated guest. */
+#define ANNOUNCE_WAIT_NS (5ull * 1000000000ull)
+#define TABLES_WAIT_NS	 (60ull * 1000000000ull)
+static void wait_unwind_tables(struct enav_host *a, void *state, uint32_t pid)
+{
+	enav_profile_source_unwind_prefer(state, pid);
+	uint64_t start = enav_clock_mono_ns();
+	bool said = false;
+	for (;;) {
+		enum enav_unwind_wait w = enav_profile_source_unwind_state(state, pid);
+		uint64_t waited = enav_clock_mono_ns() - start;
+		if (w == ENAV_UNWIND_WAIT_READY)
+			return;
+		if (w == ENAV_UNWIND_WAIT_UNSEEN && waited >= ANNOUNCE_WAIT_NS) {
+			fprintf(stderr,
+				"enav: process %u did not run in %llu s: its first samples may be "
+				"frame-pointer walks\n",
+				pid, ANNOUNCE_WAIT_NS / 1000000000ull);
+			return;
+		}
+		if (waited >= TABLES_WAIT_NS) {
+			fprintf(stderr,
+				"enav: the unwind tables of process %u did not load in %llu s: "
+				"profiling anyway\n",
+				pid, TABLES_WAIT_NS / 1000000000ull);
+			return;
+		}
+		if (!said && waited >= 2000000000ull) {
+			fprintf(stderr, "enav: waiting for the unwind tables of process %u...\n",
+				pid);
+			said = true;
+		}
+		enav_host_poll(a, 10);
+	}
+}
+
 int enav_profile_command(struct enav_config *cfg, int argc, char **argv)
 {
 	uint32_t seconds = 10;
@@ -162,14 +202,8 @@ int enav_profile_command(struct enav_config *cfg, int argc, char **argv)
 	int rc = enav_host_open_loop(a);
 	if (!rc)
 		rc = enav_profile_source_ops.start(a, &state, err, sizeof(err));
-	/* A process's samples before its unwind tables are loaded are
-	 * frame-pointer walks: with --pid the window opens once they are (the
-	 * process is announced on its first sample; at most 5 s for one that
-	 * does not run). */
-	uint64_t ready_by = enav_clock_mono_ns() + 5000000000ull;
-	while (rc == 0 && q.filter.pid && !enav_profile_source_unwind_ready(state, q.filter.pid) &&
-	       enav_clock_mono_ns() < ready_by)
-		enav_host_poll(a, 10);
+	if (rc == 0 && q.filter.pid)
+		wait_unwind_tables(a, state, q.filter.pid);
 	struct enav_profile_store *s = enav_host_profiles(a);
 	if (rc == 0 && enav_profile_store_drain(s, &q.from_mono_ns) != 0)
 		rc = -EIO;

@@ -20,9 +20,10 @@ STACKS=$HERE/folded_stacks.py
 # pprof's official schema, from Debian's golang-github-google-pprof-dev.
 PPROF_PROTO=/usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
 SECS=5 # the profile's length: a product bound, not scaled
-# How long a workload runs: the profile, plus the profiler's start (slower in
-# an emulated guest).
-WL_SECS=$((SECS + $(scaled 4)))
+# How long a workload runs at most (each case stops its own at its end): the
+# profile, plus the profiler's start and its wait for the process's unwind
+# tables (seconds in an emulated guest).
+WL_SECS=$((SECS + $(scaled 10)))
 REDIS_PORT=$((TEST_PORT + 1))
 NGINX_PORT=$((TEST_PORT + 2))
 PG_PORT=$((TEST_PORT + 3))
@@ -73,6 +74,8 @@ profile() {
 	sleep $((SECS / 2 + 1))
 	cat "/proc/$pid/maps" >"$WORK/$name.maps" 2>/dev/null
 	wait $ppid || { fail "enav profile --kind $kind: $(tail -3 "$WORK/$name.err")"; return 1; }
+	# How long the window waited for the process's unwind tables, if at all.
+	grep -E '^enav: (waiting|process|the unwind tables)' "$WORK/$name.err" | sed 's/^/    /' >&2
 	cat "/proc/$pid/maps" >>"$WORK/$name.maps" 2>/dev/null
 	[ -s "$WORK/$name.maps" ] || { fail "process $pid ($name) ended before its profile did"; return 1; }
 	pprof_valid "$WORK/$name.pb.gz"

@@ -92,6 +92,11 @@ struct profile_source {
 	uint32_t resnap_head, resnap_len;
 	struct pending_task unwind_queue[TASK_RING];
 	uint32_t unwind_head, unwind_len;
+	/* Under lock: the process whose tables go first, and whether it has
+	 * been queued (enav_profile_source_unwind_prefer). */
+	uint32_t prefer_tgid;
+	bool prefer_queued;
+	uint32_t unwind_current; /* under lock: the process being loaded */
 	pthread_t unwind_thread;
 	bool unwind_thread_started;
 	pthread_cond_t unwind_cv;
@@ -249,8 +254,17 @@ static void *profiler_thread(void *arg)
 			}
 			pthread_mutex_lock(&src->lock);
 			if (src->unwind && src->unwind_len < TASK_RING) {
-				src->unwind_queue[(src->unwind_head + src->unwind_len++) %
-						  TASK_RING] = t;
+				if (t.tgid == src->prefer_tgid) {
+					/* Ahead of every other process. */
+					src->unwind_head =
+					    (src->unwind_head + TASK_RING - 1) % TASK_RING;
+					src->unwind_queue[src->unwind_head] = t;
+					src->unwind_len++;
+					src->prefer_queued = true;
+				} else {
+					src->unwind_queue[(src->unwind_head + src->unwind_len++) %
+							  TASK_RING] = t;
+				}
 				pthread_cond_signal(&src->unwind_cv);
 			} else if (src->unwind) {
 				atomic_fetch_add(&src->unwind_queue_dropped, 1);
@@ -320,11 +334,13 @@ static void *unwinder_thread(void *arg)
 			struct pending_task t = src->unwind_queue[src->unwind_head];
 			src->unwind_head = (src->unwind_head + 1) % TASK_RING;
 			src->unwind_len--;
+			src->unwind_current = t.tgid;
 			pthread_mutex_unlock(&src->lock);
 			pthread_mutex_lock(&src->unwind_lock);
 			enav_unwind_tables_add(src->unwind, t.tgid, t.exec_gen);
 			pthread_mutex_unlock(&src->unwind_lock);
 			pthread_mutex_lock(&src->lock);
+			src->unwind_current = 0;
 			continue;
 		}
 		uint64_t now = enav_clock_mono_ns();
@@ -747,15 +763,44 @@ static void profile_metrics(void *state, struct enav_promtext *p)
 	enav_pprof_pull_metrics(src->pull, p);
 }
 
-bool enav_profile_source_unwind_ready(void *state, uint32_t tgid)
+enum enav_unwind_wait enav_profile_source_unwind_state(void *state, uint32_t tgid)
 {
 	struct profile_source *src = state;
 	if (!src || !src->unwind)
-		return true;
+		return ENAV_UNWIND_WAIT_READY;
 	pthread_mutex_lock(&src->unwind_lock);
 	bool ready = enav_unwind_tables_has(src->unwind, tgid);
 	pthread_mutex_unlock(&src->unwind_lock);
-	return ready;
+	if (ready)
+		return ENAV_UNWIND_WAIT_READY;
+	pthread_mutex_lock(&src->lock);
+	bool queued = src->prefer_tgid == tgid && src->prefer_queued;
+	pthread_mutex_unlock(&src->lock);
+	return queued ? ENAV_UNWIND_WAIT_LOADING : ENAV_UNWIND_WAIT_UNSEEN;
+}
+
+void enav_profile_source_unwind_prefer(void *state, uint32_t tgid)
+{
+	struct profile_source *src = state;
+	if (!src)
+		return;
+	pthread_mutex_lock(&src->lock);
+	src->prefer_tgid = tgid;
+	src->prefer_queued = src->unwind_current == tgid;
+	/* Announced already: moved to the front of the queue. */
+	for (uint32_t k = 0; k < src->unwind_len && !src->prefer_queued; k++) {
+		uint32_t i = (src->unwind_head + k) % TASK_RING;
+		if (src->unwind_queue[i].tgid != tgid)
+			continue;
+		struct pending_task t = src->unwind_queue[i];
+		for (; k > 0; k--) {
+			uint32_t to = (src->unwind_head + k) % TASK_RING;
+			src->unwind_queue[to] = src->unwind_queue[(to + TASK_RING - 1) % TASK_RING];
+		}
+		src->unwind_queue[src->unwind_head] = t;
+		src->prefer_queued = true;
+	}
+	pthread_mutex_unlock(&src->lock);
 }
 
 bool enav_profile_source_enabled(const struct enav_config *cfg)

@@ -11,8 +11,15 @@
 
 extern const struct enav_source_ops enav_profile_source_ops;
 bool enav_profile_source_enabled(const struct enav_config *cfg);
-/* Whether the unwinder has loaded tgid's mappings (true when the unwinder
- * is off: there is nothing to wait for).  state: what start returned. */
-bool enav_profile_source_unwind_ready(void *state, uint32_t tgid);
+/* Where tgid's unwind tables are (state: what start returned). */
+enum enav_unwind_wait {
+	ENAV_UNWIND_WAIT_UNSEEN,  /* not announced yet: it has not run */
+	ENAV_UNWIND_WAIT_LOADING, /* announced, its tables queued or loading */
+	ENAV_UNWIND_WAIT_READY,	  /* loaded, or the unwinder is off */
+};
+enum enav_unwind_wait enav_profile_source_unwind_state(void *state, uint32_t tgid);
+/* tgid's tables load before any other process's once it is announced
+ * (`enav profile --pid`: the one process the profile is of). */
+void enav_profile_source_unwind_prefer(void *state, uint32_t tgid);
 
 #endif
