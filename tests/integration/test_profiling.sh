@@ -157,6 +157,15 @@ case_offcpu() {
 	fi
 	grep -q prof_sleep_function <<<"$(go tool pprof -top "$WORK/off.pb.gz" 2>/dev/null)" ||
 		{ fail "pprof has no prof_sleep_function"; return 1; }
+	# The agent dropped CAP_SYSLOG once started, yet names kernel frames
+	# (kallsyms was opened before): the sleep's stacks end in the
+	# scheduler, and no kernel frame is a bare address.
+	local knamed kbare
+	knamed=$(grep '^prof_workload;.*;prof_sleep_function;' "$WORK/off.folded" | grep -c ';schedule_\[k\]')
+	kbare=$(grep -c ';0xffff[0-9a-f]*' "$WORK/off.folded")
+	echo "    offcpu: stacks through schedule: $knamed; kernel frames as addresses: $kbare"
+	[ "$knamed" -gt 0 ] && [ "$kbare" -eq 0 ] ||
+		{ fail "kernel frames unnamed in the agent: $(grep -m2 ';0xffff' "$WORK/off.folded")"; return 1; }
 	grep -q "^PeriodType: offcpu nanoseconds" <<<"$(go tool pprof -raw "$WORK/off.pb.gz" 2>/dev/null)" ||
 		{ fail "off-CPU sample type"; return 1; }
 	[ -n "$wpid" ] || { fail "workload printed no pid"; return 1; }

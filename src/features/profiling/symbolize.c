@@ -238,6 +238,11 @@ struct kernel_table {
 
 struct enav_symbolizer {
 	char *proc_root, *kallsyms_path, *perf_map_dir;
+	/* Opened with the symbolizer, read on first use: /proc/kallsyms shows
+	 * addresses to whoever opened it with CAP_SYSLOG, and the agent drops
+	 * that capability once started. */
+	int kallsyms_fd;
+	int kallsyms_errno;
 	char *debug_dir; /* "" = no debug files */
 	uint32_t max_maps, max_syms, max_perf;
 	struct lru procs, elfs;
@@ -373,9 +378,11 @@ static void load_kallsyms(struct enav_symbolizer *s)
 	int fd;
 
 	k->loaded = true;
-	fd = open_ro(s->kallsyms_path);
+	fd = s->kallsyms_fd;
+	s->kallsyms_fd = -1;
 	if (fd < 0) {
-		enav_warn("msg=\"kallsyms unreadable\" path=%s err=%d", s->kallsyms_path, errno);
+		enav_warn("msg=\"kallsyms unreadable\" path=%s err=%d", s->kallsyms_path,
+			  s->kallsyms_errno);
 		return;
 	}
 	k->last_mod = UINT32_MAX;
@@ -1069,6 +1076,7 @@ struct enav_symbolizer *enav_symbolizer_new(const struct enav_symbolizer_config 
 
 	if (!s)
 		return NULL;
+	s->kallsyms_fd = -1;
 	s->proc_root = strdup(c.proc_root ? c.proc_root : "/proc");
 	s->kallsyms_path = strdup(c.kallsyms_path ? c.kallsyms_path : "/proc/kallsyms");
 	s->perf_map_dir = strdup(c.perf_map_dir ? c.perf_map_dir : "/tmp");
@@ -1076,6 +1084,8 @@ struct enav_symbolizer *enav_symbolizer_new(const struct enav_symbolizer_config 
 	s->max_maps = c.max_maps_per_proc ? c.max_maps_per_proc : DEF_MAX_MAPS;
 	s->max_syms = c.max_symbols_per_file ? c.max_symbols_per_file : DEF_MAX_SYMBOLS;
 	s->max_perf = c.max_perf_map_entries ? c.max_perf_map_entries : DEF_MAX_PERF_ENTRIES;
+	s->kallsyms_fd = s->kallsyms_path ? open_ro(s->kallsyms_path) : -1;
+	s->kallsyms_errno = s->kallsyms_fd < 0 ? errno : 0;
 	if (!s->proc_root || !s->kallsyms_path || !s->perf_map_dir || !s->debug_dir ||
 	    lru_init(&s->procs, c.max_processes ? c.max_processes : DEF_MAX_PROCESSES, proc_free) ||
 	    lru_init(&s->elfs, c.max_elf_files ? c.max_elf_files : DEF_MAX_ELF_FILES,
@@ -1092,6 +1102,8 @@ void enav_symbolizer_free(struct enav_symbolizer *s)
 		return;
 	lru_destroy(&s->procs);
 	lru_destroy(&s->elfs);
+	if (s->kallsyms_fd >= 0)
+		close(s->kallsyms_fd);
 	free(s->k.syms);
 	free(s->k.names);
 	free(s->proc_root);
