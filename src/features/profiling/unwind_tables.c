@@ -293,7 +293,7 @@ static int load_rows(struct enav_unwind_tables *t, struct binary *b, struct enav
 			memcpy(&t->rows[b->first], t->enc, (size_t)n * sizeof(*t->enc));
 			b->loaded = true;
 			t->binaries_loaded++;
-			enav_info(
+			enav_debug(
 			    "profiling: unwind table loaded path=%s source=%s rows=%u bytes=%zu "
 			    "fdes=%u go_functions=%u unsupported_rows=%u",
 			    b->path, src.name, b->count, (size_t)b->count * sizeof(*t->enc),
