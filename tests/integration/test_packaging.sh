@@ -131,7 +131,7 @@ want = sorted(["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding
 errs = []
 if kinds != want:
     errs.append(f"kinds {kinds}, want {want}")
-CAPS = {"BPF", "PERFMON", "SYS_ADMIN", "SYS_PTRACE", "DAC_READ_SEARCH", "SYS_RESOURCE"}
+CAPS = {"BPF", "PERFMON", "SYS_ADMIN", "SYS_PTRACE", "DAC_READ_SEARCH", "SYS_RESOURCE", "SYSLOG"}
 for d in docs:
     if d["kind"] == "ClusterRole":
         for r in d["rules"]:
