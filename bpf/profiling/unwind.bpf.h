@@ -50,6 +50,7 @@ struct enav_unwind_regs {
 	__u32 end; /* enum enav_profile_counter of how it ended; 0 while going */
 	__u32 fp_frames, table_frames;
 	__u32 reannounce; /* the process's mapping list looked stale: announce it again */
+	__u32 lo, hi;	  /* the row search's bounds (unwind_row_step) */
 };
 
 struct {
@@ -93,33 +94,57 @@ static __always_inline bool unwind_mapping(struct enav_unwind_proc *p, __u64 pc,
 	return false;
 }
 
+/* One halving of the row search: its bounds live in the scratch map, so the
+ * verifier checks this callback once instead of every halving of an
+ * unrolled loop inside every walk step (25 of them cost 90,000 processed
+ * instructions per program). */
+struct enav_unwind_search {
+	struct enav_unwind_regs *r;
+	__u32 rel;
+};
+
+static long unwind_row_step(__u32 i, void *arg)
+{
+	struct enav_unwind_search *s = arg;
+	struct enav_unwind_regs *r = s->r;
+	__u32 lo = r->lo, hi = r->hi;
+
+	(void)i;
+	if (lo >= hi)
+		return 1;
+	__u32 mid = lo + (hi - lo) / 2;
+	const struct enav_unwind_entry *e = bpf_map_lookup_elem(&enav_unwind_rows, &mid);
+	if (!e) {
+		r->lo = r->hi = 0; /* past the map: no row */
+		return 1;
+	}
+	if (e->pc <= s->rel)
+		r->lo = mid + 1;
+	else
+		r->hi = mid;
+	return 0;
+}
+
 /* The rule of the mapping's table covering rel (its cfa and rbp fields);
  * false when rel precedes the table. */
-static __always_inline bool unwind_row(const struct enav_unwind_mapping *m, __u32 rel,
+static __always_inline bool unwind_row(struct enav_unwind_regs *r,
+				       const struct enav_unwind_mapping *m, __u32 rel,
 				       struct enav_unwind_entry *out)
 {
-	__u32 first = m->first, lo = m->first, hi = m->first + m->count;
+	struct enav_unwind_search s = {.r = r, .rel = rel};
 
+	r->lo = m->first;
+	r->hi = m->first + m->count;
 	/* Tables hold fewer than 2^24 rows (profiling.unwind.max_rows). */
-	for (int i = 0; i < 25; i++) {
-		if (lo >= hi)
-			break;
-		__u32 mid = lo + (hi - lo) / 2;
-		const struct enav_unwind_entry *r = bpf_map_lookup_elem(&enav_unwind_rows, &mid);
-		if (!r)
-			return false;
-		if (r->pc <= rel)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == first)
+	bpf_loop(25, unwind_row_step, &s, 0);
+	__u32 lo = r->lo;
+	if (lo <= m->first)
 		return false;
 	__u32 idx = lo - 1;
-	const struct enav_unwind_entry *r = bpf_map_lookup_elem(&enav_unwind_rows, &idx);
-	if (!r)
+	const struct enav_unwind_entry *e = bpf_map_lookup_elem(&enav_unwind_rows, &idx);
+	if (!e)
 		return false;
-	*out = *r;
+	*out = *e;
 	return true;
 }
 
@@ -149,7 +174,7 @@ static long unwind_step(__u32 i, void *arg)
 	__s32 rbp_off8 = 0;
 	struct enav_unwind_entry row;
 	if (m->count && at - m->bias <= 0xffffffffull &&
-	    unwind_row(m, (__u32)(at - m->bias), &row)) {
+	    unwind_row(r, m, (__u32)(at - m->bias), &row)) {
 		kind = row.cfa >> ENAV_UNWIND_KIND_SHIFT;
 		off = (__u32)(row.cfa & ENAV_UNWIND_OFF_MASK) * 8;
 		rbp_off8 = row.rbp_off8;
@@ -241,12 +266,6 @@ static __always_inline int unwind_user(struct enav_profile_stack *st, __u32 max,
 		/* Once per list: the announcement (announce_task, right after
 		 * the stacks are taken) makes user space read the mappings
 		 * again, and its new list clears the flag. */
-		p->flags |= ENAV_UNWIND_PROC_STALE; /* a race only announces twice */
-		r->reannounce = 1;
-	}
-	if (r->end == ENAV_PC_UNWIND_NOT_EXEC && !(p->flags & ENAV_UNWIND_PROC_STALE)) {
-		/* Once per list: the announcement makes user space read the
-		 * mappings again, and its new list clears the flag. */
 		p->flags |= ENAV_UNWIND_PROC_STALE; /* a race only announces twice */
 		r->reannounce = 1;
 	}
