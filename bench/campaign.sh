@@ -209,7 +209,7 @@ start_agent() { # stdout to a file: its size is the NDJSON the arm exported
 }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 user_sys_ticks() { awk '{ print $14, $15 }' "/proc/$1/stat"; }
-sink_bytes() { curl -fs "http://127.0.0.1:$SPORT/stats" | awk '{ print $4 }'; }
+sink_bytes() { curl -fsS -m 10 --retry 2 "http://127.0.0.1:$SPORT/stats" | awk '{ print $4 }'; }
 stop_agent() { kill -TERM "$AGENT"; wait "$AGENT" || true; AGENT=; }
 # Sum of /metrics samples whose name and labels match an awk regex.
 msum() { awk -v re="$1" '$1 ~ re { s += $2 } END { printf "%.0f", s }' "$WORK/metrics"; }
@@ -320,7 +320,7 @@ arm() { # arm WORKLOAD CONFIG ROUND POSITION
 	done
 	read -r u1 s1 < <(user_sys_ticks "$AGENT")
 	k1=$(cpu_ticks "$SINK") b1=$(sink_bytes)
-	curl -fsS -m 20 "http://127.0.0.1:$APORT/metrics" >"$WORK/metrics"
+	curl -fsS -m 20 --retry 2 "http://127.0.0.1:$APORT/metrics" >"$WORK/metrics"
 	local rss hard soft sig=- sur=-
 	rss=$(awk '/^VmHWM:/ { print $2 }' "/proc/$AGENT/status")
 	stop_agent
