@@ -169,6 +169,12 @@ guest_main() {
 	. "$res/guest.env"
 	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 	export HOME=/root LANG=C.UTF-8 TERM=dumb BUILD ENAV_READY_WAIT_S ENAV_TIME_SCALE CI=true
+	# Each agent start loads the unwind tables of every process it sees
+	# (0.2 s of CPU natively, about 20 s under TCG, several times per test):
+	# tests that write their own configuration and say nothing of
+	# profiling run without the unwinder here (lib.sh's write_config);
+	# test_unwind, test_default_run and the start below keep it.
+	export ENAV_TEST_UNWIND=off
 	cut -d' ' -f1 /proc/uptime >"$res/boot_s"
 	echo "== guest $GUEST_KERNEL: $(uname -r), userland after $(cat "$res/boot_s") s"
 	# A booted node's init enables the controllers (systemd does); tests

@@ -119,7 +119,7 @@ make_cgroup() {
 # exporter (the ndjson entry joins it, right after that line, so "exporters:"
 # "    queue_capacity: N" sets an ndjson key).
 write_config() {
-	local file=$1 line exporters=
+	local file=$1 line exporters= profiling=
 	shift
 	{
 		echo "log_level: info"
@@ -131,8 +131,16 @@ write_config() {
 				ndjson_every_signal "$WORK/signals.ndjson"
 				exporters=1
 			fi
+			[ "$line" != "profiling:" ] || profiling=1
 		done
 		[ -n "$exporters" ] || { echo "exporters:" && ndjson_every_signal "$WORK/signals.ndjson"; }
+		# ENAV_TEST_UNWIND=off (the kernel matrix's emulated guests, where
+		# loading every process's unwind tables at each agent start costs
+		# tens of seconds): a configuration that says nothing of profiling
+		# runs without the unwinder.
+		if [ "${ENAV_TEST_UNWIND:-}" = off ] && [ -z "$profiling" ]; then
+			printf 'profiling:\n  unwind:\n    eh_frame: false\n'
+		fi
 	} >"$file"
 }
 
