@@ -169,12 +169,14 @@ guest_main() {
 	. "$res/guest.env"
 	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 	export HOME=/root LANG=C.UTF-8 TERM=dumb BUILD ENAV_READY_WAIT_S ENAV_TIME_SCALE CI=true
-	# Each agent start loads the unwind tables of every process it sees
-	# (0.2 s of CPU natively, about 20 s under TCG, several times per test):
-	# tests that write their own configuration and say nothing of
-	# profiling run without the unwinder here (lib.sh's write_config);
-	# test_unwind, test_default_run and the start below keep it.
-	export ENAV_TEST_UNWIND=off
+	# The profiler snapshots every process started (about 1 ms of CPU
+	# natively, tens under TCG, and tests start hundreds) and the unwinder
+	# loads every process's tables at each agent start (0.2 s natively,
+	# about 20 s here): tests that write their own configuration and say
+	# nothing of profiling run without it here (lib.sh's write_config);
+	# test_profiling, test_unwind, test_default_run and the start below
+	# keep it.
+	export ENAV_TEST_PROFILING=off
 	cut -d' ' -f1 /proc/uptime >"$res/boot_s"
 	echo "== guest $GUEST_KERNEL: $(uname -r), userland after $(cat "$res/boot_s") s"
 	# A booted node's init enables the controllers (systemd does); tests

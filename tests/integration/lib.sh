@@ -134,12 +134,12 @@ write_config() {
 			[ "$line" != "profiling:" ] || profiling=1
 		done
 		[ -n "$exporters" ] || { echo "exporters:" && ndjson_every_signal "$WORK/signals.ndjson"; }
-		# ENAV_TEST_UNWIND=off (the kernel matrix's emulated guests, where
-		# loading every process's unwind tables at each agent start costs
-		# tens of seconds): a configuration that says nothing of profiling
-		# runs without the unwinder.
-		if [ "${ENAV_TEST_UNWIND:-}" = off ] && [ -z "$profiling" ]; then
-			printf 'profiling:\n  unwind:\n    eh_frame: false\n'
+		# ENAV_TEST_PROFILING=off (the kernel matrix's emulated guests, where
+		# the profiler's work for every process started, and the unwinder's
+		# tables at each agent start, cost tens of seconds per test): a
+		# configuration that says nothing of profiling runs without it.
+		if [ "${ENAV_TEST_PROFILING:-}" = off ] && [ -z "$profiling" ]; then
+			printf 'profiling:\n  enabled: false\n'
 		fi
 	} >"$file"
 }
