@@ -23,7 +23,7 @@
 #   ENAV_KERNEL_CACHE   kernel packages and initramfs images
 #                       (default /var/cache/enav-kernels)
 #   RESULTS             where logs and verdicts go (default $BUILD/kernel-matrix)
-#   KERNEL_TIMEOUT      seconds one guest may run, boot to power-off (2700: a
+#   KERNEL_TIMEOUT      seconds one guest may run, boot to power-off (3000: a
 #                       run takes about 35 min; a guest whose kernel locked
 #                       up must not hold CI past its budget)
 #   GUEST_CMDLINE       the guest kernel's extra command line (quiet);
@@ -679,7 +679,7 @@ host_main() {
 	esac
 	CACHE=${ENAV_KERNEL_CACHE:-/var/cache/enav-kernels}
 	RESULTS=$(realpath -m "${RESULTS:-$BUILD/kernel-matrix}")
-	KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-2700}
+	KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-3000}
 	TEST_TIMEOUT=${TEST_TIMEOUT:-1800}
 	mkdir -p "$CACHE" "$RESULTS"
 	local cmd
