@@ -22,6 +22,7 @@
 #include "discovery/capture_filter.h"
 #include "discovery/cgroup_layout.h"
 #include "discovery/selectors.h"
+#include "discovery/snapshot_history.h"
 
 #define MAX_DEPTH	  32 /* cgroup nesting walked; deeper directories are counted */
 #define MEMBERS_SAMPLED	  8  /* member processes read for the hybrid proof */
@@ -35,7 +36,8 @@ struct cg {
 	struct enav_cgroup_identity identity;
 	bool capture;
 	const char *reason;
-	uint64_t seen; /* scan generation that last saw it */
+	uint64_t seen;	      /* scan generation that last saw it */
+	bool verdict_pending; /* decided, not yet written to the kernel */
 	bool used;
 };
 
@@ -74,12 +76,12 @@ struct enav_discovery {
 
 	/* Published snapshots. */
 	pthread_mutex_t snap_lock;
-	struct enav_snapshot *cur, *prev;
+	struct enav_snapshot_history history;
 	uint64_t generation;
 
 	/* Self-accounting (read by the metrics thread). */
 	_Atomic uint64_t drops[D__COUNT];
-	_Atomic uint64_t rescans, inotify_events, publishes, verdict_changes;
+	_Atomic uint64_t rescans, inotify_events, publishes, unchanged, verdict_changes;
 	_Atomic uint64_t n_cgroups, n_captured;
 	_Atomic uint64_t last_publish_ns;
 };
@@ -106,13 +108,26 @@ void enav_discovery_acquire(struct enav_discovery *d, struct enav_snapshot **cur
 			    struct enav_snapshot **prev)
 {
 	pthread_mutex_lock(&d->snap_lock);
-	*cur = d->cur;
-	*prev = d->prev;
+	*cur = d->history.n > 0 ? d->history.held[0] : NULL;
+	*prev = d->history.n > 1 ? d->history.held[1] : NULL;
 	if (*cur)
 		atomic_fetch_add(&(*cur)->refs, 1);
 	if (*prev)
 		atomic_fetch_add(&(*prev)->refs, 1);
 	pthread_mutex_unlock(&d->snap_lock);
+}
+
+enum enav_governing enav_discovery_governing(struct enav_discovery *d, uint64_t time_unix_ns,
+					     uint64_t id, struct enav_snapshot **snap,
+					     const struct enav_snapshot_entry **entry)
+{
+	pthread_mutex_lock(&d->snap_lock);
+	enum enav_governing g =
+	    enav_snapshot_history_governing(&d->history, time_unix_ns, id, snap, entry);
+	if (*snap)
+		atomic_fetch_add(&(*snap)->refs, 1);
+	pthread_mutex_unlock(&d->snap_lock);
+	return g;
 }
 
 const struct enav_cgroup_mounts *enav_discovery_mounts(const struct enav_discovery *d)
@@ -142,8 +157,34 @@ static int cmp_entry(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void publish(struct enav_discovery *d)
+/* Nothing attribution reads has changed since the newest snapshot (a rescan
+ * that found nothing new): publishing again would only push an older
+ * snapshot out of the history. */
+static bool unchanged_since_newest(struct enav_discovery *d)
 {
+	const struct enav_snapshot *newest = d->history.n ? d->history.held[0] : NULL;
+	if (!newest || newest->k8s != d->view)
+		return false;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < d->cap; i++) {
+		const struct cg *c = &d->cgs[i];
+		if (!c->used)
+			continue;
+		const struct enav_snapshot_entry *e = enav_snapshot_find(newest, c->id);
+		if (!e || e->capture != c->capture || e->reason != c->reason ||
+		    strcmp(e->path, c->path) != 0)
+			return false;
+		n++;
+	}
+	return n == newest->n;
+}
+
+static void publish_snapshot(struct enav_discovery *d)
+{
+	if (unchanged_since_newest(d)) {
+		atomic_fetch_add(&d->unchanged, 1);
+		return;
+	}
 	struct enav_snapshot *s = calloc(1, sizeof(*s));
 	if (!s)
 		return;
@@ -189,13 +230,35 @@ static void publish(struct enav_discovery *d)
 
 	pthread_mutex_lock(&d->snap_lock);
 	s->generation = ++d->generation;
-	struct enav_snapshot *old = d->prev;
-	d->prev = d->cur;
-	d->cur = s;
+	s->published_unix_ns = enav_clock_boot_to_unix_ns(enav_clock_boot_ns());
+	enav_snapshot_history_push(&d->history, s);
 	pthread_mutex_unlock(&d->snap_lock);
-	enav_snapshot_release(old);
 	atomic_fetch_add(&d->publishes, 1);
 	atomic_store(&d->last_publish_ns, enav_clock_mono_ns());
+}
+
+/* Verdicts decided since the last publish, written once their snapshot is
+ * held: an event that passes one is attributed by the snapshot that made it. */
+static void write_verdicts(struct enav_discovery *d)
+{
+	bool unknown_captures = d->kernel_mode == ENAV_CAPTURE_UNKNOWN_CAPTURE;
+	for (uint32_t i = 0; i < d->cap; i++) {
+		struct cg *c = &d->cgs[i];
+		if (!c->used || !c->verdict_pending)
+			continue;
+		c->verdict_pending = false;
+		/* Write only what the control word does not already imply. */
+		if (c->capture != unknown_captures)
+			enav_capture_filter_set(&d->filter, c->id, c->capture);
+		else
+			enav_capture_filter_clear(&d->filter, c->id);
+	}
+}
+
+static void publish(struct enav_discovery *d)
+{
+	publish_snapshot(d);
+	write_verdicts(d);
 }
 
 /* ---- decisions ----------------------------------------------------------- */
@@ -286,12 +349,7 @@ static void decide(struct enav_discovery *d, struct cg *c)
 		c->capture = enav_selectors_decide(&d->selectors, d->cfg->capture.mode, &w, &why);
 		c->reason = enav_verdict_reason_name(why);
 	}
-	/* Write only what the control word does not already imply. */
-	bool unknown_captures = d->kernel_mode == ENAV_CAPTURE_UNKNOWN_CAPTURE;
-	if (c->capture != unknown_captures)
-		enav_capture_filter_set(&d->filter, c->id, c->capture);
-	else
-		enav_capture_filter_clear(&d->filter, c->id);
+	c->verdict_pending = true; /* written after the snapshot holding it: publish */
 	if (was_capture != c->capture)
 		atomic_fetch_add(&d->verdict_changes, 1);
 	/* Report a denial by layout proof once per change of reason. */
@@ -640,8 +698,7 @@ static void discovery_fini(void *state)
 	for (int i = 0; i < 4; i++)
 		if (fds[i] > 0)
 			close(fds[i]);
-	enav_snapshot_release(d->cur);
-	enav_snapshot_release(d->prev);
+	enav_snapshot_history_clear(&d->history);
 	if (d->filter_open)
 		enav_capture_filter_close(&d->filter);
 	if (d->agent) {
@@ -767,6 +824,9 @@ static void discovery_metrics(void *state, struct enav_promtext *p)
 				 "inotify events read.", atomic_load(&d->inotify_events));
 	enav_promtext_single_u64(p, "enav_discovery_snapshots_total", "counter",
 				 "Snapshots published to attribution.", atomic_load(&d->publishes));
+	enav_promtext_single_u64(p, "enav_discovery_snapshots_unchanged_total", "counter",
+				 "Publishes skipped: nothing changed since the newest snapshot.",
+				 atomic_load(&d->unchanged));
 	enav_promtext_single_u64(p, "enav_discovery_verdict_changes_total", "counter",
 				 "Capture verdicts that flipped after first being decided.",
 				 atomic_load(&d->verdict_changes));

@@ -23,6 +23,7 @@ enum warn_reason {
 	W_CGROUP_NO_V2,
 	W_EXEC_NOT_OBSERVED,
 	W_EXE_UNRESOLVED_AT_EXEC,
+	W_VERDICT_NOT_HELD,
 	W__COUNT
 };
 
@@ -50,7 +51,7 @@ struct attribution {
 	struct enav_bcache cgroups;
 	struct enav_bcache processes;
 	/* Published for the metrics thread; the caches themselves are capture-thread only. */
-	_Atomic uint64_t warnings[8];
+	_Atomic uint64_t warnings[W__COUNT];
 	_Atomic uint64_t cgroup_size, cgroup_evictions, process_size, process_evictions;
 };
 
@@ -61,6 +62,7 @@ static const char *const warn_names[W__COUNT] = {
     [W_CGROUP_NO_V2] = "no_cgroup2_mount",
     [W_EXEC_NOT_OBSERVED] = "exec_not_observed",
     [W_EXE_UNRESOLVED_AT_EXEC] = "exe_unresolved_at_exec",
+    [W_VERDICT_NOT_HELD] = "admitting_snapshot_released",
 };
 
 static void cgroup_entry_unref(void *ref)
@@ -216,35 +218,29 @@ static struct cgroup_entry *entry_from_snapshot(struct attribution *at,
 }
 
 /*
- * From discovery's snapshot: the same decision pass that wrote the kernel
- * verdict.  When filtering, a cgroup the current snapshot no longer admits
- * was admitted by the previous one (the event was captured), so that one is
- * used: attribution then always agrees with the verdict that let it through.
+ * From the discovery snapshot whose decision let the signal through: the
+ * same pass wrote that kernel verdict, so attribution agrees with the filter
+ * even when the cgroup's labels flipped while the signal was queued.  When
+ * that snapshot is no longer held, the pod's metadata is not guessed from a
+ * later one: the cgroup path alone is attributed, with a warning.
  */
 static bool attribute_from_snapshot(struct attribution *at, struct enav_signal *s)
 {
 	struct enav_discovery *d = enav_host_discovery(at->agent);
 	if (!d)
 		return false;
-	struct enav_snapshot *cur, *prev;
-	enav_discovery_acquire(d, &cur, &prev);
-	struct enav_snapshot *used = cur;
-	const struct enav_snapshot_entry *e = enav_snapshot_find(cur, s->process.cgroup_id);
-	if (cur && cur->filtering && (!e || !e->capture)) {
-		const struct enav_snapshot_entry *pe =
-		    enav_snapshot_find(prev, s->process.cgroup_id);
-		if (pe && pe->capture) {
-			e = pe;
-			used = prev;
-		}
-	}
+	struct enav_snapshot *snap;
+	const struct enav_snapshot_entry *e;
+	enum enav_governing g =
+	    enav_discovery_governing(d, s->time_unix_ns, s->process.cgroup_id, &snap, &e);
 	bool attributed = false;
-	if (e && e->pod)
-		attributed = pin_view(s, used, e);
-	else if (e)
+	if (g == ENAV_GOVERNED_BY_ENTRY && e->pod)
+		attributed = pin_view(s, snap, e);
+	else if (g == ENAV_GOVERNED_BY_ENTRY)
 		attributed = pin_entry(s, entry_from_snapshot(at, e));
-	enav_snapshot_release(cur);
-	enav_snapshot_release(prev);
+	else if (g == ENAV_GOVERNED_NOT_HELD)
+		warn(at, s, "k8s", W_VERDICT_NOT_HELD);
+	enav_snapshot_release(snap);
 	return attributed;
 }
 
