@@ -7,7 +7,7 @@
  *  - Off-CPU: sched_switch records when a task blocks (with its stacks) and
  *    adds the blocked nanoseconds when it is switched back in.
  *  - Futex: the futex wait syscalls (futex, futex_wait, futex_waitv) add the
- *    nanoseconds waited to the stack that waited.
+ *    nanoseconds waited to the stack that waited, taken when the wait ends.
  *
  * User stacks are unwound from .eh_frame tables (unwind.bpf.h, ADR 0017),
  * else walked by frame pointer (bpf_get_stack); kernel stacks are the
@@ -61,8 +61,9 @@ struct {
 	__type(value, struct enav_profile_value);
 } enav_prof_counts SEC(".maps");
 
-/* A wait in progress: its stacks are captured when it starts, while the
- * waiting task is current; the time is added when it ends. */
+/* A wait in progress: the time is added when it ends.  Off-CPU stacks are
+ * captured when it starts (the waiting task is current only then); futex
+ * stacks are not stored here (taken at the syscall's exit). */
 struct wait_start {
 	__u64 start_ns;
 	__u64 cgroup_id;
@@ -272,53 +273,86 @@ static __always_inline bool sampled(__u32 every)
 	return false;
 }
 
-/* Record a wait starting now for the current task; stacks are taken here. */
-static __always_inline void wait_begin(void *ctx, void *start_map, __u32 every, bool want_kernel)
+/* A wait of the current task to be recorded: a user task, admitted by the
+ * capture filter, and sampled.  Fills w's identity; false to skip it. */
+static __always_inline bool wait_admitted(struct wait_start *w, __u32 every)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	if (!task->mm)
-		return; /* kernel threads have no workload stack */
+		return false; /* kernel threads have no workload stack */
 	__u64 cgroup_id = bpf_get_current_cgroup_id();
 	if (!enav_capture_allowed(cgroup_id)) {
 		prof_count(ENAV_PC_FILTERED);
-		return;
+		return false;
 	}
 	if (!sampled(every))
-		return;
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
-	struct wait_start w = {.cgroup_id = cgroup_id, .tgid = id >> 32, .exec_gen = exec_gen()};
-	capture_stacks(ctx, want_kernel, w.tgid, w.exec_gen, &w.user_stack, &w.kernel_stack);
-	/* Announce here, where the waiting task is current (its comm is ours). */
-	announce_task(ctx, w.tgid, w.exec_gen, cgroup_id);
-	w.start_ns = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(start_map, &tid, &w, BPF_ANY))
+		return false;
+	w->cgroup_id = cgroup_id;
+	w->tgid = bpf_get_current_pid_tgid() >> 32;
+	w->exec_gen = exec_gen();
+	return true;
+}
+
+static __always_inline void wait_store(void *start_map, struct wait_start *w)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	w->start_ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(start_map, &tid, w, BPF_ANY))
 		prof_count(ENAV_PC_PENDING_FULL);
 }
 
-/* End the wait of tid (not necessarily the current task). */
+/* An off-CPU wait starting now for the current task; stacks are taken here. */
+static __always_inline void wait_begin(void *ctx, void *start_map, __u32 every, bool want_kernel)
+{
+	struct wait_start w = {};
+	if (!wait_admitted(&w, every))
+		return;
+	capture_stacks(ctx, want_kernel, w.tgid, w.exec_gen, &w.user_stack, &w.kernel_stack);
+	/* Announce here, where the waiting task is current (its comm is ours). */
+	announce_task(ctx, w.tgid, w.exec_gen, w.cgroup_id);
+	wait_store(start_map, &w);
+}
+
+/* Take tid's pending wait out of start_map into *w; its length, or 0 when
+ * there is none or it is shorter than min_ns (counted). */
+static __always_inline __u64 wait_take(void *start_map, __u32 tid, __u64 min_ns,
+				       struct wait_start *w)
+{
+	struct wait_start *p = bpf_map_lookup_elem(start_map, &tid);
+	if (!p)
+		return 0;
+	__u64 now = bpf_ktime_get_ns();
+	*w = *p;
+	bpf_map_delete_elem(start_map, &tid);
+	__u64 delta = now > w->start_ns ? now - w->start_ns : 0;
+	if (delta < min_ns || delta == 0) {
+		prof_count(ENAV_PC_BELOW_THRESHOLD);
+		return 0;
+	}
+	return delta;
+}
+
+static __always_inline void wait_count(struct wait_start *w, __u32 kind, __u64 delta, __u32 every)
+{
+	struct enav_profile_key key = {.tgid = w->tgid,
+				       .kind = kind,
+				       .exec_gen = w->exec_gen,
+				       .cgroup_id = w->cgroup_id,
+				       .user_stack = w->user_stack,
+				       .kernel_stack = w->kernel_stack};
+	add_count(&key, delta * (every ? every : 1));
+}
+
+/* End the off-CPU wait of tid (not necessarily the current task). */
 static __always_inline void wait_end(void *ctx, void *start_map, __u32 tid, __u32 kind,
 				     __u64 min_ns, __u32 every, enum enav_profile_counter done)
 {
-	struct wait_start *w = bpf_map_lookup_elem(start_map, &tid);
-	if (!w)
+	struct wait_start w;
+	__u64 delta = wait_take(start_map, tid, min_ns, &w);
+	if (!delta)
 		return;
-	__u64 now = bpf_ktime_get_ns();
-	struct wait_start copy = *w;
-	bpf_map_delete_elem(start_map, &tid);
-	__u64 delta = now > copy.start_ns ? now - copy.start_ns : 0;
-	if (delta < min_ns) {
-		prof_count(ENAV_PC_BELOW_THRESHOLD);
-		return;
-	}
 	prof_count(done);
-	struct enav_profile_key key = {.tgid = copy.tgid,
-				       .kind = kind,
-				       .exec_gen = copy.exec_gen,
-				       .cgroup_id = copy.cgroup_id,
-				       .user_stack = copy.user_stack,
-				       .kernel_stack = copy.kernel_stack};
-	add_count(&key, delta * (every ? every : 1));
+	wait_count(&w, kind, delta, every);
 }
 
 static __always_inline int handle_switch(void *ctx, bool preempt, __u32 prev_tid, __u32 next_tid,
@@ -373,11 +407,34 @@ static __always_inline bool futex_op_waits(__u64 op)
 	       cmd == FUTEX_OP_LOCK_PI2 || cmd == FUTEX_OP_WAIT_REQUEUE_PI;
 }
 
+/*
+ * A futex wait is timed from entry to exit, and its stack taken at the exit:
+ * the waiter is current at both, and its user registers at the syscall's
+ * return are those it entered with, so it is the same stack.  Taken at the
+ * end, a wait under enav_futex_min_ns costs no walk, and a wait that began
+ * before its process's unwind tables were loaded is walked with them.
+ */
+static __always_inline void futex_begin(void *ctx)
+{
+	struct wait_start w = {};
+	if (!wait_admitted(&w, enav_futex_sample_every))
+		return;
+	/* Announced now, a new process's tables load while it waits. */
+	announce_task(ctx, w.tgid, w.exec_gen, w.cgroup_id);
+	wait_store(&enav_prof_futex_start, &w);
+}
+
 static __always_inline int futex_exit(void *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	wait_end(ctx, &enav_prof_futex_start, tid, ENAV_PROFILE_FUTEX, enav_futex_min_ns,
-		 enav_futex_sample_every, ENAV_PC_FUTEX_WAITS);
+	struct wait_start w;
+	__u64 delta = wait_take(&enav_prof_futex_start, tid, enav_futex_min_ns, &w);
+	if (!delta)
+		return 0;
+	prof_count(ENAV_PC_FUTEX_WAITS);
+	capture_stacks(ctx, false, w.tgid, w.exec_gen, &w.user_stack, &w.kernel_stack);
+	announce_task(ctx, w.tgid, w.exec_gen, w.cgroup_id);
+	wait_count(&w, ENAV_PROFILE_FUTEX, delta, enav_futex_sample_every);
 	return 0;
 }
 
@@ -385,7 +442,7 @@ SEC("tracepoint/syscalls/sys_enter_futex")
 int enav_futex_enter(struct syscall_enter_ctx *ctx)
 {
 	if (futex_op_waits(ctx->args[1]))
-		wait_begin(ctx, &enav_prof_futex_start, enav_futex_sample_every, false);
+		futex_begin(ctx);
 	return 0;
 }
 
@@ -398,7 +455,7 @@ int enav_futex_exit(struct syscall_exit_ctx *ctx)
 SEC("tracepoint/syscalls/sys_enter_futex_waitv")
 int enav_futex_waitv_enter(struct syscall_enter_ctx *ctx)
 {
-	wait_begin(ctx, &enav_prof_futex_start, enav_futex_sample_every, false);
+	futex_begin(ctx);
 	return 0;
 }
 
@@ -412,7 +469,7 @@ int enav_futex_waitv_exit(struct syscall_exit_ctx *ctx)
 SEC("tracepoint/syscalls/sys_enter_futex_wait")
 int enav_futex2_wait_enter(struct syscall_enter_ctx *ctx)
 {
-	wait_begin(ctx, &enav_prof_futex_start, enav_futex_sample_every, false);
+	futex_begin(ctx);
 	return 0;
 }
 
