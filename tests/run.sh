@@ -73,9 +73,12 @@ for t in "$BUILD"/asan/k8s/test_*; do
 done
 
 echo "== integration tests (real kernel)"
+# Each script's wall time is printed: the whole run has a budget (README).
 for t in tests/integration/test_*.sh; do
+	start=$SECONDS
 	bash "$t"
 	rc=$?
+	echo "   ($(basename "$t"): $((SECONDS - start)) s)"
 	record "integration:$(basename "$t")" $rc
 done
 
