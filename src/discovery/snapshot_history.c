@@ -42,10 +42,19 @@ enum enav_governing enav_snapshot_history_governing(const struct enav_snapshot_h
 	while (first < h->n && h->held[first]->published_unix_ns > time_unix_ns)
 		first++;
 	if (first == h->n) {
-		/* Older than every held snapshot: only the very first one can
-		 * have governed it (nothing was decided before it). */
-		if (h->n == 0 || h->evicted)
-			return h->n ? ENAV_GOVERNED_NOT_HELD : ENAV_GOVERNED_UNKNOWN;
+		if (h->n == 0)
+			return ENAV_GOVERNED_UNKNOWN;
+		/* Older than every held snapshot.  With none released, the
+		 * first one ever governed it (nothing was decided before).
+		 * Otherwise the oldest held stands in only where it agrees
+		 * with the filter (it admits the cgroup too): identity stays,
+		 * labels may be that later decision's. */
+		struct enav_snapshot *oldest = h->held[h->n - 1];
+		const struct enav_snapshot_entry *e = enav_snapshot_find(oldest, id);
+		if (h->evicted && oldest->filtering && !(e && e->capture))
+			return ENAV_GOVERNED_NOT_HELD;
+		if (h->evicted && !e)
+			return ENAV_GOVERNED_UNKNOWN;
 		first = h->n - 1;
 	}
 	struct enav_snapshot *s = h->held[first];

@@ -4,8 +4,9 @@
  * governed a captured event.  A kernel verdict is written only after the
  * snapshot holding it is published, so the verdict an event passed was
  * decided by a held snapshot published no later than the event, unless more
- * than ENAV_SNAPSHOT_HISTORY snapshots came after it: that one is reported as
- * no longer held, never replaced by a newer one that would have denied it.
+ * than ENAV_SNAPSHOT_HISTORY snapshots came after it.  Then the oldest held
+ * stands in if it admits the cgroup too; otherwise the event is reported as
+ * governed by a released snapshot, never by one that would have denied it.
  */
 #ifndef ENAV_DISCOVERY_SNAPSHOT_HISTORY_H
 #define ENAV_DISCOVERY_SNAPSHOT_HISTORY_H

@@ -121,6 +121,27 @@ static void test_released_admitting_snapshot(void **state)
 	enav_snapshot_history_clear(&h);
 }
 
+static void test_older_than_every_held(void **state)
+{
+	(void)state;
+	struct enav_snapshot_history h = {0};
+	for (int i = 0; i <= ENAV_SNAPSHOT_HISTORY; i++)
+		enav_snapshot_history_push(&h, snap(100 + (uint64_t)i, true, true, true));
+	struct enav_snapshot *s;
+	const struct enav_snapshot_entry *e;
+	/* Its own snapshot was released; the oldest held admits it too and
+	 * stands in (it agrees with the filter). */
+	assert_int_equal(gov(&h, 50, &s, &e), ENAV_GOVERNED_BY_ENTRY);
+	assert_ptr_equal(s, h.held[ENAV_SNAPSHOT_HISTORY - 1]);
+	/* The oldest held denies it: nothing held agrees, said so. */
+	enav_snapshot_history_clear(&h);
+	h = (struct enav_snapshot_history){0};
+	for (int i = 0; i <= ENAV_SNAPSHOT_HISTORY; i++)
+		enav_snapshot_history_push(&h, snap(100 + (uint64_t)i, true, true, false));
+	assert_int_equal(gov(&h, 50, &s, &e), ENAV_GOVERNED_NOT_HELD);
+	enav_snapshot_history_clear(&h);
+}
+
 static void test_unknown_cgroup_through_control_word(void **state)
 {
 	(void)state;
@@ -146,6 +167,7 @@ int main(void)
 	    cmocka_unit_test(test_newest_admitting_at_event_time),
 	    cmocka_unit_test(test_not_filtering_takes_time_only),
 	    cmocka_unit_test(test_released_admitting_snapshot),
+	    cmocka_unit_test(test_older_than_every_held),
 	    cmocka_unit_test(test_unknown_cgroup_through_control_word),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
