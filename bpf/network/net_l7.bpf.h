@@ -53,9 +53,12 @@ static __always_inline bool load_segments(struct l7_scratch *sc, struct pending 
 }
 
 /* Copy up to cap bytes from the start of the call's buffers into the scratch
- * payload; returns the bytes copied. */
-static __always_inline __u32 copy_payload(struct l7_scratch *sc, __u64 ret, __u32 cap)
+ * payload; returns the bytes copied.  A global function, verified once on
+ * its own rather than at both call sites along every path. */
+__noinline __u32 enav_copy_payload(struct l7_scratch *sc, __u64 ret, __u32 cap)
 {
+	if (!sc)
+		return 0;
 	if (cap > ret)
 		cap = ret;
 	__u32 off = 0;
@@ -249,6 +252,21 @@ static __always_inline __u16 h2_walk(struct l7_scratch *sc, struct l7_stream *c,
 	return nm;
 }
 
+/*
+ * The classifier (include/enav/l7_classify.h) as a global function: the
+ * verifier checks it once on its own instead of at each of its three call
+ * sites along every path of the program that calls it.  n is clamped here:
+ * the classifier reads at most ENAV_L7_HEAD bytes of the payload.
+ */
+__noinline int enav_l7_classify_head(struct l7_scratch *sc, __u32 n, __u32 len, int request)
+{
+	if (!sc)
+		return ENAV_L7_CLASS_NONE;
+	if (n > ENAV_L7_HEAD)
+		n = ENAV_L7_HEAD;
+	return enav_l7_classify(sc->e.payload, n, len, request != 0, enav_l7_protocols);
+}
+
 /* One call's bytes, as l7_emit needs them described. */
 struct l7_call {
 	__u64 ret;   /* bytes the call moved */
@@ -280,20 +298,18 @@ static __always_inline void l7_emit_as(void *ctx, struct l7_scratch *sc, struct 
 	if (st->l7 == ENAV_L7_CLASS_PENDING) {
 		if (nodata)
 			return;
-		__u32 n = copy_payload(sc, ret, cap < ENAV_L7_HEAD ? cap : ENAV_L7_HEAD);
+		__u32 n = enav_copy_payload(sc, ret, cap < ENAV_L7_HEAD ? cap : ENAV_L7_HEAD);
 		__u8 verdict;
 		bool request = (call->role == ENAV_ROLE_CLIENT) == sent;
 		if (call->role == ENAV_ROLE_UNKNOWN) {
 			request = true;
-			verdict = enav_l7_classify(sc->e.payload, n, ret, true, enav_l7_protocols);
+			verdict = enav_l7_classify_head(sc, n, ret, 1);
 			if (verdict == ENAV_L7_CLASS_NONE) {
 				request = false;
-				verdict = enav_l7_classify(sc->e.payload, n, ret, false,
-							   enav_l7_protocols);
+				verdict = enav_l7_classify_head(sc, n, ret, 0);
 			}
 		} else {
-			verdict =
-			    enav_l7_classify(sc->e.payload, n, ret, request, enav_l7_protocols);
+			verdict = enav_l7_classify_head(sc, n, ret, request);
 		}
 		st->l7 = verdict;
 		if (verdict == ENAV_L7_CLASS_NONE)
@@ -318,7 +334,7 @@ static __always_inline void l7_emit_as(void *ctx, struct l7_scratch *sc, struct 
 		if (need > cap)
 			cap = need < h2cap ? need : h2cap;
 	}
-	__u32 n = nodata ? 0 : copy_payload(sc, ret, cap);
+	__u32 n = nodata ? 0 : enav_copy_payload(sc, ret, cap);
 	enav_fill_header(&e->hdr, ENAV_EVENT_L7_DATA, bpf_get_current_cgroup_id());
 	e->sock_id = (__u64)sk;
 	e->len = ret;
