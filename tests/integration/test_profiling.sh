@@ -318,10 +318,11 @@ case_push_and_spool() {
 	wait $wpid
 	# interval_ms is 2000: two intervals after the workload ended, all is sent.
 	local i found=
-	# The workload's push: under emulation an interval may also catch the
-	# forked child before its exec, pushed under comm=bash for the same pid.
+	# The workload's CPU push: under emulation an interval may also catch
+	# the forked child before its exec, pushed under comm=bash for the same
+	# pid, and its off-CPU push may land first.
 	for ((i = 0; i < $(scaled 100); i++)); do
-		found=$(grep -lE "pid=$wpid[,}].*comm=prof_workload" "$WORK"/pyro/*.json 2>/dev/null | head -n1)
+		found=$(grep -lE "enavtest\.cpu\{[^}]*pid=$wpid[,}][^}]*comm=prof_workload" "$WORK"/pyro/*.json 2>/dev/null | head -n1)
 		[ -n "$found" ] && break
 		sleep 0.1
 	done
