@@ -312,7 +312,14 @@ case_mixed() {
 	profile cpu "$pid" mixed || return 1
 	local line
 	line=$(reaches_entry mixed --need cmp_fn) || return 1
-	frame_share mixed "$line" cmp_fn 50 || return 1
+	# Enough comparator samples for the chain check to mean something.  Not a
+	# share of the profile: under emulation the timer lands where the
+	# emulator takes interrupts, and a 6.1 guest put a third of the samples
+	# in the comparator where this machine puts nine tenths.
+	local in_cmp
+	in_cmp=$(val need_cmp_fn "$line")
+	echo "    mixed: user stacks holding cmp_fn: $in_cmp (want >= 100)" >&2
+	[ "$in_cmp" -ge 100 ] || { fail "mixed: only $in_cmp stacks hold cmp_fn"; return 1; }
 	chain_check mixed order cmp_fn 'main,.*qsort.*,cmp_fn' "$CHAIN_MIN_PCT"
 }
 
