@@ -242,12 +242,16 @@ case_postgres() {
 		{ fail "pgbench -i: $(tail -3 "$WORK/pgbench-init.out")"; return 1; }
 	PGPASSWORD=$PG_PASS pgbench -S -n -c 1 -T "$WL_SECS" "$(pg_conninfo)" >"$WORK/pgbench.out" 2>&1 &
 	PIDS+=($!)
-	local backend= i
+	# pgbench first connects once to check the tables, then as its client:
+	# the backend is the one still serving it half a second later.
+	local backend= seen= now i
 	for ((i = 0; i < $(scaled 50); i++)); do
-		backend=$(PGPASSWORD=$PG_PASS psql -X -At "$(pg_conninfo)" \
-			-c "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench'" 2>/dev/null | head -n1)
-		[ -n "$backend" ] && break
-		sleep 0.1
+		now=$(PGPASSWORD=$PG_PASS psql -X -At "$(pg_conninfo)" \
+			-c "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench'" 2>/dev/null)
+		backend=$(comm -12 <(sort <<<"$seen") <(sort <<<"$now") | grep -m1 .) && break
+		backend=
+		seen=$now
+		sleep 0.5
 	done
 	[ -n "$backend" ] || { fail "no backend serving pgbench"; return 1; }
 	profile cpu "$backend" postgres || return 1
