@@ -254,7 +254,14 @@ case_filters() {
 	wait $wpid $other
 	local total
 	total=$(folded_total "$WORK/cg.folded")
-	[ "$total" -gt 50 ] || { fail "cgroup filter: only $total samples"; return 1; }
+	if [ "$total" -le 50 ]; then
+		# Seen once, in a 6.12 guest, while the same filter as pprof had the
+		# workload: say what the folded answer held.
+		echo "    cgroup filter (folded): $(wc -l <"$WORK/cg.folded") lines; first: $(head -c 300 "$WORK/cg.folded")" >&2
+		echo "    cgroup filter (pprof): $(go tool pprof -raw "$WORK/cgpath.pb.gz" 2>/dev/null | grep -c "pid:\[$wpid\]") samples of pid $wpid" >&2
+		fail "cgroup filter: only $total samples"
+		return 1
+	fi
 	local f
 	for f in ct cgid cgpath; do
 		pprof_ok "$WORK/$f.pb.gz" || return 1
