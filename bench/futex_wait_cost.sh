@@ -23,7 +23,7 @@ trap 'kill ${AGENT:-} 2>/dev/null; wait 2>/dev/null; sysctl -qw kernel.bpf_stats
 profiling_only_config "$APORT" 99 >"$WORK/cfg.yaml"
 
 futex_runs() { # SNAPSHOT: "ENTERS NS" of the futex programs (enter + exit)
-	awk -F'\t' '$2 ~ /futex/ { ns += $4; if ($2 ~ /enter/) n += $3 } END { printf "%d %d\n", n, ns }' "$1"
+	awk -F'\t' '$1 ~ /futex/ { ns += $4; if ($1 ~ /enter/) n += $3 } END { printf "%d %d\n", n, ns }' "$1"
 }
 counter() { # counter NAME: the agent's enav_profile_kernel_events_total for NAME
 	curl -fsS -m 5 "http://127.0.0.1:$APORT/metrics" |
