@@ -31,6 +31,24 @@ static enum enav_governing found(struct enav_snapshot *s, const struct enav_snap
 	return e ? ENAV_GOVERNED_BY_ENTRY : ENAV_GOVERNED_UNKNOWN;
 }
 
+/*
+ * The cgroup had no entry in the snapshot in force (held[first]) when the
+ * event happened: discovery had not seen it yet.  A newer snapshot that has
+ * it names it (its identity comes from the path the event's cgroup has), if
+ * that snapshot agrees with the filter: not filtering, or admitting it.
+ */
+static enum enav_governing known_later(const struct enav_snapshot_history *h, uint32_t first,
+				       uint64_t id, struct enav_snapshot **snap,
+				       const struct enav_snapshot_entry **entry)
+{
+	for (uint32_t i = 0; i < first; i++) {
+		const struct enav_snapshot_entry *e = enav_snapshot_find(h->held[i], id);
+		if (e && (!h->held[i]->filtering || e->capture))
+			return found(h->held[i], e, snap, entry);
+	}
+	return ENAV_GOVERNED_UNKNOWN;
+}
+
 enum enav_governing enav_snapshot_history_governing(const struct enav_snapshot_history *h,
 						    uint64_t time_unix_ns, uint64_t id,
 						    struct enav_snapshot **snap,
@@ -54,12 +72,14 @@ enum enav_governing enav_snapshot_history_governing(const struct enav_snapshot_h
 		if (h->evicted && oldest->filtering && !(e && e->capture))
 			return ENAV_GOVERNED_NOT_HELD;
 		if (h->evicted && !e)
-			return ENAV_GOVERNED_UNKNOWN;
+			return known_later(h, h->n - 1, id, snap, entry);
 		first = h->n - 1;
 	}
 	struct enav_snapshot *s = h->held[first];
 	const struct enav_snapshot_entry *e = enav_snapshot_find(s, id);
-	if (!s->filtering || !e || e->capture)
+	if (!e)
+		return known_later(h, first, id, snap, entry);
+	if (!s->filtering || e->capture)
 		return found(s, e, snap, entry);
 	/* The snapshot in force at the event's time denies the cgroup, yet the
 	 * event was captured: its check ran under an older verdict not yet
@@ -74,6 +94,6 @@ enum enav_governing enav_snapshot_history_governing(const struct enav_snapshot_h
 	/* No held snapshot admits it: the control word let an unknown cgroup
 	 * through, or the admitting snapshot was released. */
 	if (unknown_since || !h->evicted)
-		return ENAV_GOVERNED_UNKNOWN;
+		return known_later(h, first, id, snap, entry);
 	return ENAV_GOVERNED_NOT_HELD;
 }

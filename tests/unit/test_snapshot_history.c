@@ -101,6 +101,36 @@ static void test_not_filtering_takes_time_only(void **state)
 	enav_snapshot_history_clear(&h);
 }
 
+static void test_known_only_later(void **state)
+{
+	(void)state;
+	struct enav_snapshot_history h = {0};
+	/* A new cgroup's first event, before discovery published it: the
+	 * newer snapshot that knows it names it. */
+	enav_snapshot_history_push(&h, snap(100, false, false, false));
+	struct enav_snapshot *later = snap(200, false, true, true);
+	enav_snapshot_history_push(&h, later);
+	struct enav_snapshot *s;
+	const struct enav_snapshot_entry *e;
+	assert_int_equal(gov(&h, 150, &s, &e), ENAV_GOVERNED_BY_ENTRY);
+	assert_ptr_equal(s, later);
+	enav_snapshot_history_clear(&h);
+	/* Filtering: a later decision that denies it does not name it. */
+	h = (struct enav_snapshot_history){0};
+	enav_snapshot_history_push(&h, snap(100, true, false, false));
+	enav_snapshot_history_push(&h, snap(200, true, true, false));
+	assert_int_equal(gov(&h, 150, &s, &e), ENAV_GOVERNED_UNKNOWN);
+	enav_snapshot_history_clear(&h);
+	/* ... one that admits it does. */
+	h = (struct enav_snapshot_history){0};
+	enav_snapshot_history_push(&h, snap(100, true, false, false));
+	later = snap(200, true, true, true);
+	enav_snapshot_history_push(&h, later);
+	assert_int_equal(gov(&h, 150, &s, &e), ENAV_GOVERNED_BY_ENTRY);
+	assert_ptr_equal(s, later);
+	enav_snapshot_history_clear(&h);
+}
+
 static void test_released_admitting_snapshot(void **state)
 {
 	(void)state;
@@ -166,6 +196,7 @@ int main(void)
 	    cmocka_unit_test(test_churn_rescan_after_flip),
 	    cmocka_unit_test(test_newest_admitting_at_event_time),
 	    cmocka_unit_test(test_not_filtering_takes_time_only),
+	    cmocka_unit_test(test_known_only_later),
 	    cmocka_unit_test(test_released_admitting_snapshot),
 	    cmocka_unit_test(test_older_than_every_held),
 	    cmocka_unit_test(test_unknown_cgroup_through_control_word),
