@@ -301,16 +301,17 @@ static __always_inline void wait_store(void *start_map, struct wait_start *w)
 		prof_count(ENAV_PC_PENDING_FULL);
 }
 
-/* An off-CPU wait starting now for the current task; stacks are taken here. */
-static __always_inline void wait_begin(void *ctx, void *start_map, __u32 every, bool want_kernel)
+/* An off-CPU wait starting now for the current task; both stacks are taken
+ * here, the only moment the waiting task is current. */
+static __always_inline void offcpu_begin(void *ctx)
 {
 	struct wait_start w = {};
-	if (!wait_admitted(&w, every))
+	if (!wait_admitted(&w, enav_offcpu_sample_every))
 		return;
-	capture_stacks(ctx, want_kernel, w.tgid, w.exec_gen, &w.user_stack, &w.kernel_stack);
+	capture_stacks(ctx, true, w.tgid, w.exec_gen, &w.user_stack, &w.kernel_stack);
 	/* Announce here, where the waiting task is current (its comm is ours). */
 	announce_task(ctx, w.tgid, w.exec_gen, w.cgroup_id);
-	wait_store(start_map, &w);
+	wait_store(&enav_prof_offcpu_start, &w);
 }
 
 /* Take tid's pending wait out of start_map into *w; its length, or 0 when
@@ -360,7 +361,7 @@ static __always_inline int handle_switch(void *ctx, bool preempt, __u32 prev_tid
 {
 	/* prev is current here: a task that blocks (not preempted) starts a wait. */
 	if (!preempt && prev_state != TASK_RUNNING_STATE && prev_tid != 0)
-		wait_begin(ctx, &enav_prof_offcpu_start, enav_offcpu_sample_every, true);
+		offcpu_begin(ctx);
 	if (next_tid)
 		wait_end(ctx, &enav_prof_offcpu_start, next_tid, ENAV_PROFILE_OFFCPU,
 			 enav_offcpu_min_ns, enav_offcpu_sample_every, ENAV_PC_OFFCPU_EPISODES);
