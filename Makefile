@@ -25,6 +25,10 @@ BPFTOOL   ?= bpftool
 ARCH      := x86
 VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 GIT_REV   := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+# The run, test and test-kernels targets build in a sub-make with one job per
+# CPU (a clean build of every variant: 2m21s with two jobs here, about twice
+# that with one); JOBS=1 builds one file at a time.
+JOBS      ?= $(shell nproc)
 
 WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 CSTD      := -std=gnu17
@@ -192,12 +196,12 @@ helpers: $(HELPER_BINS)
 # ---- entry points ----------------------------------------------------------
 run:
 	@scripts/deps.sh build
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) -j$(JOBS) --no-print-directory all
 	./$(BUILD)/enav run $(if $(CONFIG),--config $(CONFIG),)
 
 test: format-check
 	@scripts/deps.sh test
-	@$(MAKE) --no-print-directory all asan fuzz helpers
+	@$(MAKE) -j$(JOBS) --no-print-directory all asan fuzz helpers
 	tests/run.sh $(BUILD)
 
 # The kernel matrix (scripts/kernel_matrix.sh): tests/kernels/tests.list in a
@@ -205,14 +209,14 @@ test: format-check
 # writes docs/kernels.md.  ARGS passes options (--kernels 6.1,6.12, --no-host).
 test-kernels:
 	@scripts/deps.sh test
-	@$(MAKE) --no-print-directory all helpers
+	@$(MAKE) -j$(JOBS) --no-print-directory all helpers
 	BUILD=$(BUILD) scripts/kernel_matrix.sh $(ARGS)
 
 # The proof harness's quick campaign (bench/campaign.sh): a dated report in
 # docs/proof/ with the gate verdicts.  The full one: bench/campaign.sh --full.
 bench:
 	@scripts/deps.sh test
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) -j$(JOBS) --no-print-directory all
 	BUILD=$(BUILD) bench/campaign.sh --quick
 
 deb: $(BUILD)/enav

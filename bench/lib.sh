@@ -38,7 +38,9 @@ CONF
 # not printed by bpftool 7.1, so a uprobe reads "kprobe").
 bpf_progs() {
 	local ids pid
-	ids=$(for pid in "$@"; do cat "/proc/$pid/fdinfo/"* 2>/dev/null; done |
+	# An fd the process closes between the glob and the read fails that
+	# cat; the fds still open are what count, so the failure is not one.
+	ids=$(for pid in "$@"; do cat "/proc/$pid/fdinfo/"* 2>/dev/null || :; done |
 		awk '$1 == "prog_id:" { print $2 }' | sort -un | paste -sd, -)
 	[ -n "$ids" ] || return 0
 	jq -rn --argjson ids "[$ids]" --slurpfile progs <(bpftool prog show --json) \

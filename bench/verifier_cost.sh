@@ -22,7 +22,7 @@ clang -O2 -Wall bench/verified_insns.c -lbpf -o "$WORK/verified_insns"
 "$BUILD/enav" run --config "$WORK/cfg.yaml" >/dev/null 2>"$WORK/agent.log" &
 AGENT=$!
 for _ in $(seq 300); do curl -fs "http://127.0.0.1:$APORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
-ids=$(cat /proc/"$AGENT"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" { print $2 }' | sort -un)
+ids=$({ cat /proc/"$AGENT"/fdinfo/* 2>/dev/null || :; } | awk '$1 == "prog_id:" { print $2 }' | sort -un)
 "$WORK/verified_insns" $ids | sort -rn >"$WORK/insns"
 printf 'verified\txlated\tprogram\n'
 cat "$WORK/insns"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: unit tests (ASan + UBSan), fuzz corpus replay, and the
 # integration tests against the real kernel.  Prints one closing line:
-#   tests: N passed, N failed
+#   tests: N passed, N failed (in N s)
 set -uo pipefail
 BUILD=${1:-build}
 export BUILD
@@ -10,6 +10,10 @@ cd "$(dirname "$0")/.."
 passed=0
 failed=0
 failures=()
+
+# Each phase's heading carries the wall time of the run so far: the whole
+# run has a budget (README).
+phase() { echo "== $1 (at $SECONDS s)"; }
 
 record() { # record NAME RC
 	if [ "$2" -eq 0 ]; then
@@ -23,17 +27,17 @@ record() { # record NAME RC
 # First: every command the tests run comes from a package scripts/deps.sh
 # test installs (a test that needs an uninstalled tool fails on a fresh
 # machine however well it passes here).
-echo "== test dependencies"
+phase "test dependencies"
 scripts/check_test_deps.sh
 record "deps:guard" $?
 
 # The layering check (scripts/check_layers.py), and the check itself on
 # trees that break each rule.
-echo "== layering"
+phase "layering"
 bash tests/layers/test_check_layers.sh
 record "layers:check" $?
 
-echo "== unit tests (ASan + UBSan)"
+phase "unit tests (ASan + UBSan)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 for t in "$BUILD"/asan/tests/test_*; do
 	[ -x "$t" ] || continue
@@ -42,7 +46,7 @@ for t in "$BUILD"/asan/tests/test_*; do
 	record "unit:$(basename "$t")" $rc
 done
 
-echo "== fuzz corpus replay"
+phase "fuzz corpus replay"
 # Replay every seed, then a short bounded run from them in a scratch dir;
 # one fuzzer per CPU at a time (each is single-threaded), reported in order.
 fuzz_one() { # fuzz_one FUZZER CORPUS SCRATCH: the log and rc land in SCRATCH
@@ -78,7 +82,7 @@ for f in "$BUILD"/fuzz/fuzz_*; do
 done
 rm -rf "$fuzz_dir"
 
-echo "== kubernetes controller (fake API server)"
+phase "kubernetes controller (fake API server)"
 for t in "$BUILD"/asan/k8s/test_*; do
 	[ -x "$t" ] || continue
 	"$t"
@@ -86,7 +90,7 @@ for t in "$BUILD"/asan/k8s/test_*; do
 	record "k8s:$(basename "$t")" $rc
 done
 
-echo "== integration tests (real kernel)"
+phase "integration tests (real kernel)"
 # Each script's wall time is printed: the whole run has a budget (README).
 for t in tests/integration/test_*.sh; do
 	start=$SECONDS
@@ -99,5 +103,5 @@ done
 if [ ${#failures[@]} -gt 0 ]; then
 	echo "failed: ${failures[*]}"
 fi
-echo "tests: $passed passed, $failed failed"
+echo "tests: $passed passed, $failed failed (in $SECONDS s)"
 [ $failed -eq 0 ]
