@@ -37,6 +37,23 @@ cpu_ticks() {
 	awk '{ print $12 + $13 }' <<<"${stat##*) }"
 }
 
+# running_workload PID...: waits (up to 10 s) until each PID has exec'd the
+# workload and spent CPU in it.  In an emulated guest loading the binary over
+# 9p can take longer than a fixed pause, and a window opened before the
+# workload runs holds none of its samples.
+running_workload() {
+	local want pid i
+	want=$(readlink -f "$WORKLOAD")
+	for pid in "$@"; do
+		for ((i = 0; i < 100; i++)); do
+			[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$want" ] &&
+				[ "$(cpu_ticks "$pid")" -gt 0 ] 2>/dev/null && break
+			sleep 0.1
+		done
+		[ "$i" -lt 100 ] || { fail "workload $pid not running after 10 s"; return 1; }
+	done
+}
+
 start_profiling_agent() {
 	require_root || return
 	command -v go >/dev/null || { skip "golang-go is not installed (scripts/deps.sh test)"; return; }
@@ -234,12 +251,12 @@ case_filters() {
 	cg=$(make_cgroup "$rel") || { fail "cannot create cgroup $rel"; return 1; }
 	(
 		echo "$BASHPID" >"$cg/cgroup.procs"
-		exec "$WORKLOAD" cpu 5 >/dev/null
+		exec "$WORKLOAD" cpu "$(scaled 5)" >/dev/null
 	) &
 	local wpid=$!
-	"$WORKLOAD" cpu 5 >/dev/null &
+	"$WORKLOAD" cpu "$(scaled 5)" >/dev/null &
 	local other=$!
-	sleep 0.3
+	running_workload "$wpid" "$other" || return 1
 	curl -fs -o "$WORK/cg.folded" "$BASE/profile?seconds=2&format=folded&cgroup=/enav-prof-test" &
 	local c1=$!
 	curl -fs -o "$WORK/ct.pb.gz" "$BASE/profile?seconds=2&container=${cid:0:12}" &
