@@ -28,6 +28,8 @@ const volatile __u64 enav_futex_min_ns = 10000;
 const volatile __u32 enav_futex_sample_every = 1;
 /* profiling.max_stack_depth * 8 */
 const volatile __u32 enav_stack_bytes = ENAV_PROFILE_MAX_DEPTH * 8;
+/* The agent's own process: its waits are not recorded (wait_admitted). */
+const volatile __u32 enav_self_tgid = 0;
 
 #define TASK_RUNNING_STATE 0
 /* futex(2) operations that wait (FUTEX_CMD_MASK strips PRIVATE and CLOCK_REALTIME). */
@@ -273,13 +275,21 @@ static __always_inline bool sampled(__u32 every)
 	return false;
 }
 
-/* A wait of the current task to be recorded: a user task, admitted by the
- * capture filter, and sampled.  Fills w's identity; false to skip it. */
+/* A wait of the current task to be recorded: a user task other than the
+ * agent, admitted by the capture filter, and sampled.  Fills w's identity;
+ * false to skip it.  The agent's threads block on their own queues by design,
+ * several times per event they carry: recording those waits would make every
+ * signal pay for profiling its own delivery (CPU samples of the agent stay). */
 static __always_inline bool wait_admitted(struct wait_start *w, __u32 every)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	if (!task->mm)
 		return false; /* kernel threads have no workload stack */
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	if (tgid == enav_self_tgid) {
+		prof_count(ENAV_PC_AGENT_WAITS);
+		return false;
+	}
 	__u64 cgroup_id = bpf_get_current_cgroup_id();
 	if (!enav_capture_allowed(cgroup_id)) {
 		prof_count(ENAV_PC_FILTERED);
@@ -288,7 +298,7 @@ static __always_inline bool wait_admitted(struct wait_start *w, __u32 every)
 	if (!sampled(every))
 		return false;
 	w->cgroup_id = cgroup_id;
-	w->tgid = bpf_get_current_pid_tgid() >> 32;
+	w->tgid = tgid;
 	w->exec_gen = exec_gen();
 	return true;
 }

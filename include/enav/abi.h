@@ -354,6 +354,7 @@ enum enav_profile_counter {
 	ENAV_PC_UNWIND_BAD_FRAME,    /* the caller's frame is not above this one */
 	ENAV_PC_UNWIND_FP_FRAMES,    /* frames stepped by frame pointer (no rule for the address) */
 	ENAV_PC_UNWIND_TABLE_FRAMES, /* frames stepped by an .eh_frame rule */
+	ENAV_PC_AGENT_WAITS,	     /* the agent's own off-CPU and futex waits, not recorded */
 	ENAV_PC__COUNT,
 };
 

@@ -445,6 +445,7 @@ static void configure(void *ctx)
 		K->rodata->enav_futex_sample_every = cfg->profiling.futex_sample_every;            \
 		K->rodata->enav_stack_bytes = cfg->profiling.max_stack_depth * 8;                  \
 		K->rodata->enav_unwind_enabled = unwind;                                           \
+		K->rodata->enav_self_tgid = enav_host_self_pid(src->agent);                        \
 	} while (0)
 	if (ringbuf) {
 		struct profile_ringbuf *k = src->bpf.skel;
@@ -705,6 +706,7 @@ static const char *const counter_names[ENAV_PC__COUNT] = {
     [ENAV_PC_UNWIND_BAD_FRAME] = "unwind_bad_frame",
     [ENAV_PC_UNWIND_FP_FRAMES] = "unwind_frame_pointer_frames",
     [ENAV_PC_UNWIND_TABLE_FRAMES] = "unwind_table_frames",
+    [ENAV_PC_AGENT_WAITS] = "agent_waits_skipped",
 };
 
 static void profile_metrics(void *state, struct enav_promtext *p)
