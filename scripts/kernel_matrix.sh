@@ -23,10 +23,10 @@
 #   ENAV_KERNEL_CACHE   kernel packages and initramfs images
 #                       (default /var/cache/enav-kernels)
 #   RESULTS             where logs and verdicts go (default $BUILD/kernel-matrix)
-#   KERNEL_TIMEOUT      seconds one guest may run, boot to power-off (2400: a
-#                       run took 1,289 s on 6.1 and 1,312 s on 6.12 on
-#                       2026-12-05; a guest whose kernel locked up must not
-#                       hold CI past its budget)
+#   KERNEL_TIMEOUT      seconds one guest may run, boot to power-off (2400: the
+#                       clean-clone CI run of 2026-12-05 took 1,479 s on 6.1
+#                       and 1,524 s on 6.12, both guests at once; a guest whose
+#                       kernel locked up must not hold CI past its budget)
 #   GUEST_CMDLINE       the guest kernel's extra command line (quiet);
 #                       loglevel=5 puts stack dumps (soft lockups) on the console
 #   TEST_TIMEOUT        seconds one test script may run (1800)
