@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # BPF run time per event of every program the agent runs under wrk -> nginx
-# (HTTP/1.1 keep-alive, 4 KiB file, L7 capture at defaults) for SECONDS,
+# (HTTP/1.1 keep-alive, 4 KiB file, L7 capture at defaults, or off with
+# L7=off) for SECONDS,
 # ROUNDS times, with each BUILD given in turn in alternating order (ABBA), so
 # two builds of the agent are compared in one run on the same workload.
 # Prints, per build and program, the runs and the mean ns per run
@@ -28,6 +29,8 @@ AGENT=
 trap 'kill ${AGENT:-} $NGINX 2>/dev/null; wait 2>/dev/null; sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"; rm -rf "$WORK"' EXIT
 sysctl -qw kernel.bpf_stats_enabled=1
 printf 'http:\n  listen: 127.0.0.1:%s\nexporters:\n  ndjson:\n    enabled: false\n' "$APORT" >"$WORK/cfg.yaml"
+# L7=off: the network source without application protocols (nothing copied).
+[ "${L7:-on}" = on ] || printf 'sources:\n  network:\n    l7:\n      enabled: false\n' >>"$WORK/cfg.yaml"
 
 arm() { # arm INDEX: one round of build BUILDS[INDEX]
 	local b=${BUILDS[$1]}
