@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # BPF run time per event of every program the agent runs under wrk -> nginx
-# (HTTP/1.1 keep-alive, 4 KiB file, L7 capture at defaults, or off with
-# L7=off) for SECONDS,
-# ROUNDS times, with each BUILD given in turn in alternating order (ABBA), so
-# two builds of the agent are compared in one run on the same workload.
+# (HTTP/1.1 keep-alive, 4 KiB file; L7 capture at defaults, or off with
+# L7=off) for SECONDS, ROUNDS times, with each BUILD given in turn in
+# alternating order (ABBA), so two builds of the agent are compared in one
+# run on the same workload.
 # Prints, per build and program, the runs and the mean ns per run
 # (kernel.bpf_stats_enabled) summed over the rounds.
 #
