@@ -9,7 +9,7 @@
 
 static void print_json(const struct enav_features *f, const struct enav_decisions *d, int rc,
 		       const char *err, const struct enav_privileges *need,
-		       const struct enav_probe_loads *loads)
+		       const struct enav_probe_loads *loads, const char *why)
 {
 	char start[256], runtime[256];
 	enav_caps_format(need->start, start, sizeof(start));
@@ -45,6 +45,7 @@ static void print_json(const struct enav_features *f, const struct enav_decision
 	enav_json_object_begin(&j);
 	enav_json_kv_string(&j, "start", start);
 	enav_json_kv_string(&j, "runtime", runtime);
+	enav_json_kv_string(&j, "kept_for", why);
 	enav_json_object_end(&j);
 	enav_json_kv_bool(&j, "can_run", rc == 0);
 	if (rc == 0) {
@@ -83,7 +84,7 @@ static void print_json(const struct enav_features *f, const struct enav_decision
 
 static void print_text(const struct enav_features *f, const struct enav_decisions *d, int rc,
 		       const char *err, const struct enav_privileges *need,
-		       const struct enav_probe_loads *loads)
+		       const struct enav_probe_loads *loads, const char *why)
 {
 	char start[256], runtime[256];
 	enav_caps_format(need->start, start, sizeof(start));
@@ -100,6 +101,7 @@ static void print_text(const struct enav_features *f, const struct enav_decision
 		       "effective capability set");
 	printf("%-22s %-8s %s\n", "caps_to_start", "-", start);
 	printf("%-22s %-8s %s\n", "caps_after_start", "-", runtime);
+	printf("%-22s %-8s %s\n", "caps_kept_for", "-", why);
 	if (rc == 0) {
 		printf("%-22s %-8s %s\n", "auto_transport",
 		       enav_transport_choice_name(d->transport), d->transport_reason);
@@ -145,9 +147,11 @@ int enav_probe_command(const struct enav_config *cfg, bool json, enav_probe_load
 	char err2[256];
 	if (rc == 0 && load_check && enav_features_decide(&f, cfg, &mine, err2, sizeof(err2)) == 0)
 		load_check(cfg, &f, &mine, &loads);
+	static char why[1024];
+	enav_caps_reasons_format(cfg, why, sizeof(why));
 	if (json)
-		print_json(&f, &d, rc, err, &need, &loads);
+		print_json(&f, &d, rc, err, &need, &loads, why);
 	else
-		print_text(&f, &d, rc, err, &need, &loads);
+		print_text(&f, &d, rc, err, &need, &loads, why);
 	return rc == 0 ? 0 : 1;
 }

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <linux/capability.h>
+#include <linux/securebits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -24,41 +25,94 @@
 
 #define BIT(c) (1ull << (c))
 
-void enav_privileges_needed(const struct enav_config *cfg, struct enav_privileges *out)
+/* One reason to hold a capability: the feature that needs it, and why. */
+static size_t add(struct enav_cap_reason *out, size_t n, size_t cap, int c, bool runtime,
+		  const char *feature, const char *why)
 {
+	if (n < cap)
+		out[n] = (struct enav_cap_reason){c, runtime, feature, why};
+	return n + 1;
+}
+
+size_t enav_privileges_reasons(const struct enav_config *cfg, struct enav_cap_reason *out,
+			       size_t cap)
+{
+	size_t n = 0;
 	/* The bpf() syscall itself (map reads for /metrics, capture filter
 	 * updates, profile drains) needs CAP_BPF for as long as the agent runs;
 	 * attribution resolves a cgroup id to its path with open_by_handle_at,
 	 * which needs CAP_DAC_READ_SEARCH. */
-	uint64_t runtime = BIT(CAP_BPF) | BIT(CAP_DAC_READ_SEARCH);
+	n = add(out, n, cap, CAP_BPF, true, "agent",
+		"bpf() map reads and updates: /metrics, the capture filter, drains");
+	n = add(out, n, cap, CAP_DAC_READ_SEARCH, true, "attribution",
+		"open_by_handle_at names a cgroup id; root-only kubelet directories");
 	/* Loading tracing programs that read kernel memory, opening perf events. */
-	uint64_t start = BIT(CAP_BPF) | BIT(CAP_PERFMON);
+	n = add(out, n, cap, CAP_PERFMON, false, "agent", "loading tracing programs, perf events");
 	bool tls = cfg->network.enabled && cfg->network.l7.enabled && cfg->network.tls.enabled;
-	if (tls)
+	if (tls) {
 		/* Uprobes are attached while running: perf_event_open of a uprobe
 		 * event answers EACCES with CAP_PERFMON alone and succeeds with
 		 * CAP_SYS_ADMIN (measured on 6.18, docs/deployment.md).  The
 		 * prober reads other processes' maps and opens their files
-		 * through /proc/PID/root. */
-		runtime |= BIT(CAP_PERFMON) | BIT(CAP_SYS_ADMIN) | BIT(CAP_SYS_PTRACE) |
-			   BIT(CAP_DAC_READ_SEARCH);
+		 * through /proc/PID/map_files (CAP_SYS_ADMIN) or their root. */
+		n = add(out, n, cap, CAP_PERFMON, true, "network.tls",
+			"uprobe perf events for processes that start later");
+		n = add(out, n, cap, CAP_SYS_ADMIN, true, "network.tls",
+			"uprobe perf events; /proc/PID/map_files of mapped libraries");
+		n = add(out, n, cap, CAP_SYS_PTRACE, true, "network.tls",
+			"/proc/PID/maps and /proc/PID/root of other users' processes");
+	}
 	if (cfg->profiling.enabled)
 		/* Symbolization reads /proc/PID/maps and the mapped files of every
 		 * process, whoever owns them. */
-		runtime |= BIT(CAP_SYS_PTRACE) | BIT(CAP_DAC_READ_SEARCH);
+		n = add(out, n, cap, CAP_SYS_PTRACE, true, "profiling",
+			"/proc/PID/maps and mapped files of other users' processes");
 	if (cfg->host.enabled)
-		runtime |= BIT(CAP_SYS_PTRACE); /* /proc/PID/io of other users */
+		n = add(out, n, cap, CAP_SYS_PTRACE, true, "host",
+			"/proc/PID/io of other users' processes");
 	bool self_guard = cfg->security.enabled && cfg->security.agent_tampering;
 	if ((cfg->profiling.enabled && cfg->profiling.futex) || cfg->exec.enabled ||
 	    cfg->file_open.enabled || self_guard)
 		/* Mounting tracefs when it is not mounted: syscall tracepoints for
 		 * the futex profile, credential changes, opens of watched files
 		 * and other processes' bpf() calls. */
-		start |= BIT(CAP_SYS_ADMIN);
-	/* The watched-file rescan stats paths under root-only directories
-	 * (/var/lib/kubelet/pods): CAP_DAC_READ_SEARCH, already kept. */
-	out->runtime = runtime;
-	out->start = start | runtime;
+		n = add(out, n, cap, CAP_SYS_ADMIN, false, "tracefs",
+			"mounting tracefs for syscall tracepoints when it is not mounted");
+	return n;
+}
+
+void enav_privileges_needed(const struct enav_config *cfg, struct enav_privileges *out)
+{
+	struct enav_cap_reason r[ENAV_CAP_REASONS_MAX];
+	size_t n = enav_privileges_reasons(cfg, r, ENAV_CAP_REASONS_MAX);
+	out->runtime = out->start = 0;
+	for (size_t i = 0; i < n && i < ENAV_CAP_REASONS_MAX; i++) {
+		if (r[i].runtime)
+			out->runtime |= BIT(r[i].cap);
+		else
+			out->start |= BIT(r[i].cap);
+	}
+	out->start |= out->runtime;
+}
+
+size_t enav_caps_reasons_format(const struct enav_config *cfg, char *buf, size_t cap)
+{
+	struct enav_cap_reason r[ENAV_CAP_REASONS_MAX];
+	size_t n = enav_privileges_reasons(cfg, r, ENAV_CAP_REASONS_MAX), len = 0;
+	if (cap)
+		buf[0] = '\0';
+	for (size_t i = 0; i < n && i < ENAV_CAP_REASONS_MAX; i++) {
+		if (!r[i].runtime)
+			continue;
+		char name[32];
+		enav_caps_format(BIT(r[i].cap), name, sizeof(name));
+		int w = snprintf(buf + len, len < cap ? cap - len : 0, "%s%s for %s (%s)",
+				 len ? "; " : "", name, r[i].feature, r[i].why);
+		if (w < 0 || (size_t)w >= (len < cap ? cap - len : 0))
+			break;
+		len += (size_t)w;
+	}
+	return len;
 }
 
 size_t enav_caps_format(uint64_t set, char *buf, size_t cap)
@@ -126,14 +180,47 @@ uint64_t enav_caps_effective(void)
 /* The set every thread installs, written before any thread is signalled. */
 static struct __user_cap_data_struct drop_to[2];
 static _Atomic int drop_done, drop_failed;
+/* Set when the dropping thread holds CAP_SETPCAP: then every thread also
+ * cuts its bounding set to the kept set and locks the securebits. */
+static bool lock_in;
+static uint64_t lock_keep;
+
+/*
+ * The drop made permanent, per thread (these are per-thread credentials like
+ * the capability sets): no_new_privs and SECBIT_NOROOT mean that uid 0
+ * exec'ing anything, a setuid binary included, gains no capability; the
+ * bounding set stops file capabilities; SECBIT_NO_SETUID_FIXUP keeps a
+ * setuid() from changing the sets.  All of it locked, so a thread taken over
+ * through a parser bug cannot undo it.
+ */
+static void apply_lock(void)
+{
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	if (!lock_in)
+		return;
+	for (int c = 0; c <= CAP_LAST_CAP; c++)
+		if (!(lock_keep & BIT(c)))
+			prctl(PR_CAPBSET_DROP, c, 0, 0, 0);
+	prctl(PR_SET_SECUREBITS,
+	      SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+		  SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED,
+	      0, 0, 0);
+}
 
 static int apply_drop(void)
 {
 	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	apply_lock();
 	/* Ambient first: a capability leaves the ambient set when it leaves
 	 * permitted anyway, but clearing says so explicitly. */
 	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	return (int)syscall(SYS_capset, &h, drop_to);
+}
+
+bool enav_privileges_locked(void)
+{
+	return lock_in && prctl(PR_GET_SECUREBITS, 0, 0, 0, 0) > 0 &&
+	       prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
 }
 
 static void on_drop_signal(int sig)
@@ -174,6 +261,9 @@ int enav_privileges_drop(uint64_t keep, char *err, size_t errlen)
 	}
 	uint64_t permitted = (uint64_t)cur[0].permitted | (uint64_t)cur[1].permitted << 32;
 	uint64_t target = keep & permitted;
+	uint64_t effective = (uint64_t)cur[0].effective | (uint64_t)cur[1].effective << 32;
+	lock_in = (effective & BIT(CAP_SETPCAP)) != 0;
+	lock_keep = target;
 	memset(drop_to, 0, sizeof(drop_to));
 	drop_to[0].effective = drop_to[0].permitted = (uint32_t)target;
 	drop_to[1].effective = drop_to[1].permitted = (uint32_t)(target >> 32);

@@ -572,9 +572,16 @@ static int drop_privileges(const struct enav_config *cfg, char *err, size_t errl
 		snprintf(err, errlen, "cannot drop capabilities after start: %s", e);
 		return -1;
 	}
-	char kept[256];
+	char kept[256], why[1024];
 	enav_caps_format(enav_caps_effective(), kept, sizeof(kept));
-	enav_info("capabilities after start: %s (every other one dropped from every thread)", kept);
+	enav_caps_reasons_format(cfg, why, sizeof(why));
+	enav_info("capabilities after start: %s (every other one dropped from every thread%s); "
+		  "kept: %s",
+		  kept,
+		  enav_privileges_locked()
+		      ? ", the bounding set cut to them, no_new_privs and securebits locked"
+		      : "; no CAP_SETPCAP to lock the bounding set, no_new_privs set",
+		  why);
 	return 0;
 }
 

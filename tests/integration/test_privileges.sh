@@ -38,8 +38,17 @@ case_root_drops() {
 	write_config "$WORK/cfg.yaml"
 	start_agent "$WORK/cfg.yaml" || return 1
 	expect_all_threads "$AGENT_PID" "$FULL_RUNTIME" || return 1
-	grep -q 'capabilities after start: CAP_DAC_READ_SEARCH,CAP_SYS_PTRACE,CAP_SYS_ADMIN,CAP_PERFMON,CAP_BPF (every other one dropped from every thread)' "$WORK/stderr" ||
+	grep -q 'capabilities after start: CAP_DAC_READ_SEARCH,CAP_SYS_PTRACE,CAP_SYS_ADMIN,CAP_PERFMON,CAP_BPF (every other one dropped from every thread, the bounding set cut to them, no_new_privs and securebits locked); kept: CAP_BPF for agent (.*); CAP_SYS_ADMIN for network.tls (.*); CAP_SYS_PTRACE for profiling' "$WORK/stderr" ||
 		{ fail "no capability line: $(grep capabilities "$WORK/stderr")"; return 1; }
+	# The drop is locked in every thread: uid 0 exec'ing anything (a parser
+	# bug's shell) gains nothing back (no_new_privs, the bounding set; the
+	# securebits are not in status, enav_privileges_locked checks them).
+	local t bad=
+	for t in /proc/$AGENT_PID/task/*; do
+		awk -v want="$FULL_RUNTIME" '/^NoNewPrivs:/ { n = $2 } /^CapBnd:/ { b = $2 }
+			END { exit !(n == 1 && b == want) }' "$t/status" || bad="$bad ${t##*/}"
+	done
+	[ -z "$bad" ] || { fail "threads without no_new_privs or with a wider bounding set:$bad"; return 1; }
 	# After the drop: exec signals, map reads (kernel counters on /metrics).
 	/bin/true &
 	local tpid=$!
