@@ -47,6 +47,12 @@ bool enav_host_stopping(const struct enav_host *h)
 	return atomic_load(&h->stopping);
 }
 
+uint64_t enav_host_stalled_ns(const struct enav_host *h)
+{
+	uint64_t last = atomic_load(&h->capture_round_mono_ns), now = enav_clock_mono_ns();
+	return last && now > last ? now - last : 0;
+}
+
 uint64_t enav_host_start_unix_ns(const struct enav_host *h)
 {
 	return h->start_unix_ns;
@@ -393,6 +399,10 @@ bool enav_host_render_metrics(struct enav_host *a, struct enav_promtext *p)
 	enav_promtext_single_u64(p, "enav_derived_signals_capped_total", "counter",
 				 "Derived signals discarded by the per-input output cap.",
 				 atomic_load(&a->derived_capped));
+	enav_promtext_single(p, "enav_capture_loop_round_age_seconds", "gauge",
+			     "Time since the capture loop last finished a round (/healthz fails "
+			     "past 15 s).",
+			     (double)enav_host_stalled_ns(a) / 1e9);
 	enav_promtext_single_u64(p, "enav_capture_loop_errors_total", "counter",
 				 "epoll_wait failures in the capture loop (other than EINTR).",
 				 atomic_load(&a->capture_loop_errors));
@@ -532,6 +542,7 @@ static void capture_loop(struct enav_host *a, int sigfd)
 {
 	struct epoll_event events[ENAV_MAX_WATCHES + 1];
 	uint64_t last_refresh = enav_clock_mono_ns();
+	atomic_store(&a->capture_round_mono_ns, last_refresh);
 	while (!atomic_load(&a->stopping)) {
 		int n = epoll_wait(a->epfd, events, ENAV_MAX_WATCHES + 1,
 				   (int)a->cfg.kernel.poll_interval_ms);
@@ -558,6 +569,7 @@ static void capture_loop(struct enav_host *a, int sigfd)
 			enav_clock_refresh();
 			last_refresh = now;
 		}
+		atomic_store(&a->capture_round_mono_ns, enav_clock_mono_ns());
 	}
 }
 

@@ -65,6 +65,8 @@ struct enav_host {
 	_Atomic uint64_t derived_total;
 	_Atomic uint64_t derived_capped; /* generator output beyond the per-input cap */
 	_Atomic uint64_t capture_loop_errors;
+	/* Monotonic time the capture loop last finished a round (liveness). */
+	_Atomic uint64_t capture_round_mono_ns;
 	/* Called on the capture thread for every process exec signal (the TLS
 	 * prober learns of new binaries this way); must not block. */
 	struct {

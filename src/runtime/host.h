@@ -129,6 +129,12 @@ bool enav_host_load_only(const struct enav_host *h);
 /* Ready: every module started.  Stopping: the agent is shutting down. */
 bool enav_host_ready(const struct enav_host *h);
 bool enav_host_stopping(const struct enav_host *h);
+/* How long the capture loop has been in one round (0 before it runs): a
+ * round drains the kernel buffers and runs the ticks, so a round that does
+ * not end is a stalled agent, whatever else still answers.  /healthz fails
+ * past ENAV_HOST_STALL_NS. */
+uint64_t enav_host_stalled_ns(const struct enav_host *h);
+#define ENAV_HOST_STALL_NS (15ull * 1000000000ull)
 /* Agent start time, Unix nanoseconds (0 when not run by `enav run`). */
 uint64_t enav_host_start_unix_ns(const struct enav_host *h);
 

@@ -57,10 +57,20 @@ static void handle_healthz(void *ctx, const struct enav_http_request *req,
 			   struct enav_http_response *r)
 {
 	struct prometheus_sink *ps = ctx;
-	if (enav_host_stopping(ps->agent))
+	uint64_t stalled = enav_host_stalled_ns(ps->agent);
+	char msg[96];
+	if (enav_host_stopping(ps->agent)) {
 		text(r, 503, "stopping\n");
-	else
+	} else if (stalled > ENAV_HOST_STALL_NS) {
+		/* Alive is more than answering: a capture loop stuck in one
+		 * round (a blocked call, a lock held by a stuck thread) loses
+		 * every signal, and a restart is what the kubelet can offer. */
+		snprintf(msg, sizeof(msg), "capture loop stalled for %.0f s\n",
+			 (double)stalled / 1e9);
+		text(r, 503, msg);
+	} else {
 		text(r, 200, "ok\n");
+	}
 }
 
 static void handle_readyz(void *ctx, const struct enav_http_request *req,
