@@ -71,7 +71,7 @@ const struct enav_module enav_modules[] = {
      ENAV_MODULE_SOURCE,
      enav_self_guard_source_enabled,
      {.source = &enav_self_guard_source_ops},
-     "security.agent_tampering",
+     "security.rules.agent_tampering",
      .wants = FILTER},
     {"attribution",
      ENAV_MODULE_PROCESSOR,

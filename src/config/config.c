@@ -624,6 +624,14 @@ void enav_config_defaults(struct enav_config *cfg)
 
 _Static_assert(sizeof(schema) / sizeof(schema[0]) <= ENAV_CONFIG_KEYS_MAX, "explicit_keys bits");
 
+bool enav_config_key_is_bool(const char *key)
+{
+	for (size_t i = 0; key && i < sizeof(schema) / sizeof(schema[0]); i++)
+		if (strcmp(schema[i].key, key) == 0)
+			return schema[i].type == T_BOOL;
+	return false;
+}
+
 bool enav_config_explicitly_on(const struct enav_config *cfg, const char *key)
 {
 	for (size_t i = 0; i < sizeof(schema) / sizeof(schema[0]); i++) {

@@ -378,6 +378,9 @@ int enav_config_parse(struct enav_config *cfg, const char *yaml, size_t len, cha
 /* True when the file set key (a schema key such as
  * "sources.network.tls.enabled") to true; false for an unknown key. */
 bool enav_config_explicitly_on(const struct enav_config *cfg, const char *key);
+/* key is a boolean row of the schema (what a module row's or a BPF
+ * feature's switch must name for an explicit "on" to make it required). */
+bool enav_config_key_is_bool(const char *key);
 /* The deprecation note of renames row `row` when the last parse met its old
  * key: true and one line in note.  enav_config_load warns each one. */
 bool enav_config_deprecation(const struct enav_config *cfg, size_t row, char *note, size_t cap);

@@ -85,6 +85,13 @@ void enav_bpf_source_feature(struct enav_bpf_source *s, const char *name, const 
 			  s->name, name);
 		return;
 	}
+	if (config_key && !enav_config_key_is_bool(config_key)) {
+		/* A programming error every test that starts the agent trips
+		 * on: an explicit "on" could never make this feature required. */
+		enav_err("%s: feature %s names %s, which is no boolean configuration key", s->name,
+			 name, config_key);
+		abort();
+	}
 	struct enav_bpf_feature *f = &s->features[s->n_features++];
 	*f = (struct enav_bpf_feature){
 	    .name = name,

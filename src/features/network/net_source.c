@@ -430,8 +430,9 @@ static int net_start(struct enav_host *a, void **state, char *err, size_t errlen
 		    payload, payload_feature_refused, src);
 		/* fexit kernels: DNS over UDP has programs of its own. */
 		if (fexit_bytes && hooks.dns)
-			enav_bpf_source_feature(&src->bpf, "dns_udp", "enav_udp", NULL,
-						"sources.network.dns_capture_bytes", true);
+			/* No boolean switches it (dns_capture_bytes is a size), so
+			 * no explicit "on" can make its refusal fatal. */
+			enav_bpf_source_feature(&src->bpf, "dns_udp", "enav_udp", NULL, NULL, true);
 	}
 	enav_bpf_source_feature(&src->bpf, "tls", "enav_tls_", NULL, "sources.network.tls.enabled",
 				src->tls_wanted);
