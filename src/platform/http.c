@@ -5,18 +5,40 @@
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "platform/bearer.h"
+
+/* Open connections of one client address. */
+struct client {
+	uint32_t addr; /* network order; 0 = free slot */
+	unsigned n;
+};
 
 struct enav_http_server {
 	struct MHD_Daemon *daemon;
 	struct enav_http_route routes[ENAV_HTTP_MAX_ROUTES];
 	size_t n_routes;
+	char name[16];
+	char token[ENAV_BEARER_MAX + 1];
+	unsigned max_connections, max_per_client, max_long;
+	/* Accounting of open connections, by client: the accept policy refuses
+	 * past the caps (and counts it); libmicrohttpd's own limits stay set,
+	 * one above, as a backstop (libmicrohttpd checks them before the accept
+	 * policy, uncounted). */
+	pthread_mutex_t lock;
+	struct client *clients; /* max_connections slots */
+	unsigned open;
+	_Atomic unsigned long_in_flight;
+	_Atomic uint64_t refused_total, refused_per_client, unauthorized, long_refused;
 };
 
 static enum MHD_Result send_response(struct MHD_Connection *conn, int status, const char *type,
-				     char *body, size_t len)
+				     char *body, size_t len, const char *hname, const char *hval)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
@@ -24,15 +46,18 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, int status, co
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, "Content-Type", type);
+	if (hname)
+		MHD_add_response_header(r, hname, hval);
 	enum MHD_Result ret = MHD_queue_response(conn, (unsigned)status, r);
 	MHD_destroy_response(r);
 	return ret;
 }
 
-static char *dup_text(const char *s, size_t *len)
+static enum MHD_Result send_text(struct MHD_Connection *conn, int status, const char *s,
+				 const char *hname, const char *hval)
 {
-	*len = strlen(s);
-	return strdup(s);
+	char *body = strdup(s);
+	return send_response(conn, status, "text/plain", body, body ? strlen(s) : 0, hname, hval);
 }
 
 const char *enav_http_query(const struct enav_http_request *req, const char *key)
@@ -40,31 +65,137 @@ const char *enav_http_query(const struct enav_http_request *req, const char *key
 	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
 }
 
+static struct client *client_slot(struct enav_http_server *srv, uint32_t addr, bool add)
+{
+	struct client *free_slot = NULL;
+	for (unsigned i = 0; i < srv->max_connections; i++) {
+		if (srv->clients[i].addr == addr && srv->clients[i].n)
+			return &srv->clients[i];
+		if (!free_slot && srv->clients[i].n == 0)
+			free_slot = &srv->clients[i];
+	}
+	if (add && free_slot)
+		free_slot->addr = addr;
+	return add ? free_slot : NULL;
+}
+
+static uint32_t ipv4_of(const struct sockaddr *sa)
+{
+	if (!sa || sa->sa_family != AF_INET)
+		return 0;
+	return ((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr;
+}
+
+/* Runs on the listening thread before a connection is taken on. */
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+	struct enav_http_server *srv = cls;
+	uint32_t a = ipv4_of(addr);
+	enum MHD_Result ok = MHD_YES;
+	pthread_mutex_lock(&srv->lock);
+	if (srv->open >= srv->max_connections) {
+		atomic_fetch_add(&srv->refused_total, 1);
+		ok = MHD_NO;
+	} else if (srv->max_per_client) {
+		struct client *c = client_slot(srv, a, false);
+		if (c && c->n >= srv->max_per_client) {
+			atomic_fetch_add(&srv->refused_per_client, 1);
+			ok = MHD_NO;
+		}
+	}
+	pthread_mutex_unlock(&srv->lock);
+	return ok;
+}
+
+/* Counts a connection from its start to its close; socket_context remembers
+ * that it was counted, and from which address. */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct enav_http_server *srv = cls;
+	pthread_mutex_lock(&srv->lock);
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+		    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		uint32_t a = ci ? ipv4_of(ci->client_addr) : 0;
+		struct client *c = client_slot(srv, a, true);
+		srv->open++;
+		if (c)
+			c->n++;
+		*socket_context = (void *)(uintptr_t)((uint64_t)a | (uint64_t)1 << 32);
+	} else if (*socket_context) {
+		uint32_t a = (uint32_t)(uintptr_t)*socket_context;
+		struct client *c = client_slot(srv, a, false);
+		if (srv->open)
+			srv->open--;
+		if (c && c->n)
+			c->n--;
+		*socket_context = NULL;
+	}
+	pthread_mutex_unlock(&srv->lock);
+}
+
+static enum MHD_Result run_route(struct enav_http_server *srv, const struct enav_http_route *rt,
+				 struct MHD_Connection *conn)
+{
+	if (rt->long_running) {
+		unsigned cur = atomic_fetch_add(&srv->long_in_flight, 1);
+		if (cur >= srv->max_long) {
+			atomic_fetch_sub(&srv->long_in_flight, 1);
+			atomic_fetch_add(&srv->long_refused, 1);
+			return send_text(
+			    conn, 429,
+			    "too many profile requests at once (http.max_profile_requests)\n",
+			    "Retry-After", "10");
+		}
+	}
+	struct enav_http_response resp = {.status = 500, .content_type = "text/plain"};
+	struct enav_http_request req = {.conn = conn};
+	rt->handler(rt->ctx, &req, &resp);
+	if (rt->long_running)
+		atomic_fetch_sub(&srv->long_in_flight, 1);
+	if (!resp.body)
+		return send_text(conn, 500, "out of memory\n", NULL, NULL);
+	return send_response(conn, resp.status, resp.content_type, resp.body, resp.len, NULL, NULL);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_len, void **con_cls)
 {
 	struct enav_http_server *srv = cls;
-	size_t len;
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-		return send_response(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
-				     dup_text("method not allowed\n", &len), len);
-	for (size_t i = 0; i < srv->n_routes; i++) {
-		if (strcmp(url, srv->routes[i].path) != 0)
-			continue;
-		struct enav_http_response resp = {.status = 500, .content_type = "text/plain"};
-		struct enav_http_request req = {.conn = conn};
-		srv->routes[i].handler(srv->routes[i].ctx, &req, &resp);
-		if (!resp.body)
-			return send_response(conn, 500, "text/plain",
-					     dup_text("out of memory\n", &len), len);
-		return send_response(conn, resp.status, resp.content_type, resp.body, resp.len);
+		return send_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n", NULL,
+				 NULL);
+	const struct enav_http_route *rt = NULL;
+	for (size_t i = 0; i < srv->n_routes && !rt; i++)
+		if (strcmp(url, srv->routes[i].path) == 0)
+			rt = &srv->routes[i];
+	/* Unknown paths need the token too: without it nothing, not even
+	 * which paths exist, is told. */
+	if (srv->token[0] && !(rt && rt->open) &&
+	    !enav_bearer_check(
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
+		srv->token)) {
+		atomic_fetch_add(&srv->unauthorized, 1);
+		return send_text(conn, MHD_HTTP_UNAUTHORIZED, "unauthorized\n", "WWW-Authenticate",
+				 "Bearer realm=\"enav\"");
 	}
-	return send_response(conn, MHD_HTTP_NOT_FOUND, "text/plain", dup_text("not found\n", &len),
-			     len);
+	if (!rt)
+		return send_text(conn, MHD_HTTP_NOT_FOUND, "not found\n", NULL, NULL);
+	return run_route(srv, rt, conn);
 }
 
-struct enav_http_server *enav_http_start(const char *host, uint16_t port, unsigned max_conns,
+static void server_free(struct enav_http_server *srv)
+{
+	explicit_bzero(srv->token, sizeof(srv->token));
+	pthread_mutex_destroy(&srv->lock);
+	free(srv->clients);
+	free(srv);
+}
+
+struct enav_http_server *enav_http_start(const char *host, uint16_t port,
+					 const struct enav_http_options *opt,
 					 const struct enav_http_route *routes, size_t n_routes,
 					 char *err, size_t errlen)
 {
@@ -72,28 +203,49 @@ struct enav_http_server *enav_http_start(const char *host, uint16_t port, unsign
 		snprintf(err, errlen, "http: too many routes");
 		return NULL;
 	}
+	if (opt->bearer_token && strlen(opt->bearer_token) > ENAV_BEARER_MAX) {
+		snprintf(err, errlen, "http: bearer token too long");
+		return NULL;
+	}
 	struct enav_http_server *srv = calloc(1, sizeof(*srv));
-	if (!srv) {
+	unsigned maxc = opt->max_connections ? opt->max_connections : 1;
+	struct client *clients = calloc(maxc, sizeof(*clients));
+	if (!srv || !clients) {
+		free(srv);
+		free(clients);
 		snprintf(err, errlen, "http: out of memory");
 		return NULL;
 	}
+	pthread_mutex_init(&srv->lock, NULL);
+	srv->clients = clients;
+	srv->max_connections = maxc;
+	srv->max_per_client = opt->max_per_client;
+	srv->max_long = opt->max_long;
+	snprintf(srv->name, sizeof(srv->name), "%s", opt->name ? opt->name : "data");
+	if (opt->bearer_token)
+		snprintf(srv->token, sizeof(srv->token), "%s", opt->bearer_token);
 	memcpy(srv->routes, routes, n_routes * sizeof(*routes));
 	srv->n_routes = n_routes;
 	struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons(port)};
 	if (inet_pton(AF_INET, host, &addr.sin_addr) != 1) {
 		snprintf(err, errlen, "http: %s is not an IPv4 address", host);
-		free(srv);
+		server_free(srv);
 		return NULL;
 	}
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
+	if (!opt->one_thread)
+		flags |= MHD_USE_THREAD_PER_CONNECTION;
+	errno = 0;
 	srv->daemon = MHD_start_daemon(
-	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL, port,
-	    NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-	    MHD_OPTION_CONNECTION_LIMIT, max_conns, MHD_OPTION_CONNECTION_TIMEOUT, 10u,
-	    MHD_OPTION_END);
+	    flags, port, accept_policy, srv, on_request, srv, MHD_OPTION_SOCK_ADDR,
+	    (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT, maxc + 1,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, opt->max_per_client ? opt->max_per_client + 1 : 0,
+	    MHD_OPTION_CONNECTION_TIMEOUT, opt->idle_timeout_s ? opt->idle_timeout_s : 10u,
+	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv, MHD_OPTION_END);
 	if (!srv->daemon) {
 		snprintf(err, errlen, "http: cannot listen on %s:%u (%s)", host, port,
 			 errno ? strerror(errno) : "libmicrohttpd refused");
-		free(srv);
+		server_free(srv);
 		return NULL;
 	}
 	return srv;
@@ -104,5 +256,60 @@ void enav_http_stop(struct enav_http_server *srv)
 	if (!srv)
 		return;
 	MHD_stop_daemon(srv->daemon);
-	free(srv);
+	server_free(srv);
+}
+
+void enav_http_metrics(struct enav_http_server *const *srvs, size_t n, struct enav_promtext *p)
+{
+	enav_promtext_family(p, "enav_http_connections", "gauge",
+			     "Open connections of the agent's HTTP listener.");
+	for (size_t i = 0; i < n; i++) {
+		if (!srvs[i])
+			continue;
+		pthread_mutex_lock(&srvs[i]->lock);
+		unsigned open = srvs[i]->open;
+		pthread_mutex_unlock(&srvs[i]->lock);
+		const char *l[] = {"listener", srvs[i]->name};
+		enav_promtext_sample_u64(p, "enav_http_connections", l, 1, open);
+	}
+	enav_promtext_family(p, "enav_http_connections_refused_total", "counter",
+			     "Connections closed at accept: the listener's cap "
+			     "(max_connections) or the client's (max_connections_per_client).");
+	for (size_t i = 0; i < n; i++) {
+		if (!srvs[i])
+			continue;
+		const char *t[] = {"listener", srvs[i]->name, "reason", "max_connections"};
+		enav_promtext_sample_u64(p, "enav_http_connections_refused_total", t, 2,
+					 atomic_load(&srvs[i]->refused_total));
+		const char *c[] = {"listener", srvs[i]->name, "reason", "per_client"};
+		enav_promtext_sample_u64(p, "enav_http_connections_refused_total", c, 2,
+					 atomic_load(&srvs[i]->refused_per_client));
+	}
+	enav_promtext_family(p, "enav_http_unauthorized_total", "counter",
+			     "Requests answered 401: no or a wrong bearer token.");
+	for (size_t i = 0; i < n; i++) {
+		if (!srvs[i])
+			continue;
+		const char *l[] = {"listener", srvs[i]->name};
+		enav_promtext_sample_u64(p, "enav_http_unauthorized_total", l, 1,
+					 atomic_load(&srvs[i]->unauthorized));
+	}
+	enav_promtext_family(p, "enav_http_profile_requests", "gauge",
+			     "Profile requests (/debug/pprof/profile, offcpu, futex) running.");
+	for (size_t i = 0; i < n; i++) {
+		if (!srvs[i] || !srvs[i]->max_long)
+			continue;
+		const char *l[] = {"listener", srvs[i]->name};
+		enav_promtext_sample_u64(p, "enav_http_profile_requests", l, 1,
+					 atomic_load(&srvs[i]->long_in_flight));
+	}
+	enav_promtext_family(p, "enav_http_profile_requests_refused_total", "counter",
+			     "Profile requests answered 429: http.max_profile_requests ran.");
+	for (size_t i = 0; i < n; i++) {
+		if (!srvs[i] || !srvs[i]->max_long)
+			continue;
+		const char *l[] = {"listener", srvs[i]->name};
+		enav_promtext_sample_u64(p, "enav_http_profile_requests_refused_total", l, 1,
+					 atomic_load(&srvs[i]->long_refused));
+	}
 }
