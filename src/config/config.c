@@ -268,6 +268,7 @@ const struct field schema[] = {
     STR_CHECK("http.health_listen", http.health_listen, 0, "127.0.0.1:9465", check_optional_listen),
     U32("http.max_connections_per_client", http.max_connections_per_client, 1, 1024, 8),
     U32("http.idle_timeout_s", http.idle_timeout_s, 1, 600, 10),
+    U32("http.request_timeout_s", http.request_timeout_s, 1, 3600, 30),
     U32("http.max_profile_requests", http.max_profile_requests, 1, 64, 2),
     STR_CHECK("http.bearer_token_file", http.bearer_token_file, 0, "", check_abs_path),
     MAP("exporters"),

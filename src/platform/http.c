@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
 
 #include "platform/bearer.h"
 
@@ -17,6 +19,14 @@
 struct client {
 	uint32_t addr; /* network order; 0 = free slot */
 	unsigned n;
+};
+
+/* An open connection, for its client's count and its deadline. */
+struct conn_slot {
+	bool used;
+	uint32_t addr;
+	int fd;
+	uint64_t deadline_ns; /* CLOCK_MONOTONIC; 0 while a handler runs */
 };
 
 struct enav_http_server {
@@ -31,11 +41,29 @@ struct enav_http_server {
 	 * one above, as a backstop (libmicrohttpd checks them before the accept
 	 * policy, uncounted). */
 	pthread_mutex_t lock;
-	struct client *clients; /* max_connections slots */
+	struct client *clients;	 /* max_connections slots */
+	struct conn_slot *conns; /* max_connections + 1 (libmicrohttpd's backstop) */
 	unsigned open;
+	/* The deadline of a request: from a connection's start, or the end of
+	 * its last response, to the end of its next request's header, and then
+	 * from the handler's end to the end of the response.  A connection
+	 * past it is shut down by the reaper thread (the idle timeout alone
+	 * never ends a client that sends a byte every few seconds). */
+	uint64_t deadline_ns;
+	pthread_t reaper;
+	bool reaper_started, stopping;
+	pthread_cond_t wake;
 	_Atomic unsigned long_in_flight;
 	_Atomic uint64_t refused_total, refused_per_client, unauthorized, long_refused;
+	_Atomic uint64_t deadline_closed;
 };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static enum MHD_Result send_response(struct MHD_Connection *conn, int status, const char *type,
 				     char *body, size_t len, const char *hname, const char *hval)
@@ -107,8 +135,8 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, soc
 	return ok;
 }
 
-/* Counts a connection from its start to its close; socket_context remembers
- * that it was counted, and from which address. */
+/* Counts a connection from its start to its close and gives it a slot for
+ * its deadline; socket_context points at the slot. */
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
 			  enum MHD_ConnectionNotificationCode toe)
 {
@@ -117,22 +145,80 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		const union MHD_ConnectionInfo *ci =
 		    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-		uint32_t a = ci ? ipv4_of(ci->client_addr) : 0;
-		struct client *c = client_slot(srv, a, true);
-		srv->open++;
-		if (c)
-			c->n++;
-		*socket_context = (void *)(uintptr_t)((uint64_t)a | (uint64_t)1 << 32);
+		const union MHD_ConnectionInfo *fi =
+		    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		struct conn_slot *slot = NULL;
+		for (unsigned i = 0; i <= srv->max_connections && !slot; i++)
+			if (!srv->conns[i].used)
+				slot = &srv->conns[i];
+		if (slot) {
+			uint32_t a = ci ? ipv4_of(ci->client_addr) : 0;
+			struct client *c = client_slot(srv, a, true);
+			srv->open++;
+			if (c)
+				c->n++;
+			*slot = (struct conn_slot){.used = true,
+						   .addr = a,
+						   .fd = fi ? fi->connect_fd : -1,
+						   .deadline_ns = mono_ns() + srv->deadline_ns};
+		}
+		*socket_context = slot;
 	} else if (*socket_context) {
-		uint32_t a = (uint32_t)(uintptr_t)*socket_context;
-		struct client *c = client_slot(srv, a, false);
+		/* Before libmicrohttpd closes the descriptor: once the slot is
+		 * free the reaper cannot shut down a number reused since. */
+		struct conn_slot *slot = *socket_context;
+		struct client *c = client_slot(srv, slot->addr, false);
 		if (srv->open)
 			srv->open--;
 		if (c && c->n)
 			c->n--;
+		*slot = (struct conn_slot){.fd = -1};
 		*socket_context = NULL;
 	}
 	pthread_mutex_unlock(&srv->lock);
+}
+
+/* deadline: 0 while a handler runs, else now + the request deadline. */
+static void conn_deadline(struct enav_http_server *srv, struct MHD_Connection *conn, bool running)
+{
+	const union MHD_ConnectionInfo *si =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (!si || !si->socket_context)
+		return;
+	struct conn_slot *slot = si->socket_context;
+	pthread_mutex_lock(&srv->lock);
+	if (slot->used)
+		slot->deadline_ns = running ? 0 : mono_ns() + srv->deadline_ns;
+	pthread_mutex_unlock(&srv->lock);
+}
+
+static void *reaper_main(void *arg)
+{
+	struct enav_http_server *srv = arg;
+	pthread_mutex_lock(&srv->lock);
+	while (!srv->stopping) {
+		uint64_t now = mono_ns();
+		for (unsigned i = 0; i <= srv->max_connections; i++) {
+			struct conn_slot *c = &srv->conns[i];
+			if (c->used && c->deadline_ns && now > c->deadline_ns && c->fd >= 0) {
+				/* Wakes the connection's poll; libmicrohttpd reads
+				 * the end and closes it as its own. */
+				shutdown(c->fd, SHUT_RDWR);
+				c->deadline_ns = 0;
+				atomic_fetch_add(&srv->deadline_closed, 1);
+			}
+		}
+		struct timespec until;
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_nsec += 250000000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&srv->wake, &srv->lock, &until);
+	}
+	pthread_mutex_unlock(&srv->lock);
+	return NULL;
 }
 
 static enum MHD_Result run_route(struct enav_http_server *srv, const struct enav_http_route *rt,
@@ -159,11 +245,9 @@ static enum MHD_Result run_route(struct enav_http_server *srv, const struct enav
 	return send_response(conn, resp.status, resp.content_type, resp.body, resp.len, NULL, NULL);
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-				  const char *method, const char *version, const char *upload,
-				  size_t *upload_len, void **con_cls)
+static enum MHD_Result handle_request(struct enav_http_server *srv, struct MHD_Connection *conn,
+				      const char *url, const char *method)
 {
-	struct enav_http_server *srv = cls;
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 		return send_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n", NULL,
 				 NULL);
@@ -186,10 +270,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return run_route(srv, rt, conn);
 }
 
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_len, void **con_cls)
+{
+	struct enav_http_server *srv = cls;
+	conn_deadline(srv, conn, true);
+	enum MHD_Result r = handle_request(srv, conn, url, method);
+	conn_deadline(srv, conn, false);
+	return r;
+}
+
 static void server_free(struct enav_http_server *srv)
 {
 	explicit_bzero(srv->token, sizeof(srv->token));
+	pthread_cond_destroy(&srv->wake);
 	pthread_mutex_destroy(&srv->lock);
+	free(srv->conns);
 	free(srv->clients);
 	free(srv);
 }
@@ -210,14 +307,24 @@ struct enav_http_server *enav_http_start(const char *host, uint16_t port,
 	struct enav_http_server *srv = calloc(1, sizeof(*srv));
 	unsigned maxc = opt->max_connections ? opt->max_connections : 1;
 	struct client *clients = calloc(maxc, sizeof(*clients));
-	if (!srv || !clients) {
+	struct conn_slot *conns = calloc(maxc + 1, sizeof(*conns));
+	if (!srv || !clients || !conns) {
 		free(srv);
 		free(clients);
+		free(conns);
 		snprintf(err, errlen, "http: out of memory");
 		return NULL;
 	}
 	pthread_mutex_init(&srv->lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&srv->wake, &ca);
+	pthread_condattr_destroy(&ca);
 	srv->clients = clients;
+	srv->conns = conns;
+	srv->deadline_ns =
+	    (uint64_t)(opt->request_timeout_s ? opt->request_timeout_s : 30) * 1000000000u;
 	srv->max_connections = maxc;
 	srv->max_per_client = opt->max_per_client;
 	srv->max_long = opt->max_long;
@@ -248,6 +355,13 @@ struct enav_http_server *enav_http_start(const char *host, uint16_t port,
 		server_free(srv);
 		return NULL;
 	}
+	if (pthread_create(&srv->reaper, NULL, reaper_main, srv) != 0) {
+		snprintf(err, errlen, "http: cannot start the deadline thread");
+		MHD_stop_daemon(srv->daemon);
+		server_free(srv);
+		return NULL;
+	}
+	srv->reaper_started = true;
 	return srv;
 }
 
@@ -255,6 +369,12 @@ void enav_http_stop(struct enav_http_server *srv)
 {
 	if (!srv)
 		return;
+	pthread_mutex_lock(&srv->lock);
+	srv->stopping = true;
+	pthread_cond_signal(&srv->wake);
+	pthread_mutex_unlock(&srv->lock);
+	if (srv->reaper_started)
+		pthread_join(srv->reaper, NULL);
 	MHD_stop_daemon(srv->daemon);
 	server_free(srv);
 }
@@ -284,6 +404,16 @@ void enav_http_metrics(struct enav_http_server *const *srvs, size_t n, struct en
 		const char *c[] = {"listener", srvs[i]->name, "reason", "per_client"};
 		enav_promtext_sample_u64(p, "enav_http_connections_refused_total", c, 2,
 					 atomic_load(&srvs[i]->refused_per_client));
+	}
+	enav_promtext_family(p, "enav_http_deadline_closed_total", "counter",
+			     "Connections shut down past their request deadline "
+			     "(http.request_timeout_s).");
+	for (size_t i = 0; i < n; i++) {
+		if (!srvs[i])
+			continue;
+		const char *l[] = {"listener", srvs[i]->name};
+		enav_promtext_sample_u64(p, "enav_http_deadline_closed_total", l, 1,
+					 atomic_load(&srvs[i]->deadline_closed));
 	}
 	enav_promtext_family(p, "enav_http_unauthorized_total", "counter",
 			     "Requests answered 401: no or a wrong bearer token.");

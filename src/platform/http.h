@@ -54,6 +54,9 @@ struct enav_http_options {
 	unsigned max_connections; /* open connections, all clients together */
 	unsigned max_per_client;  /* open connections from one IPv4 address; 0: no limit */
 	unsigned idle_timeout_s;  /* a connection silent this long is closed */
+	/* A request's header must arrive, and a response be read, within this
+	 * (the handler's own time not counted); 0: 30 s. */
+	unsigned request_timeout_s;
 	unsigned max_long;	  /* concurrent long_running requests */
 	const char *bearer_token; /* NULL or "": no authentication */
 	bool one_thread;	  /* one polling thread; handlers must not block */

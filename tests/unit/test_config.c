@@ -96,6 +96,7 @@ static void expect_defaults(const struct enav_config *c)
 	assert_string_equal(c->http.health_listen, "127.0.0.1:9465");
 	assert_int_equal(c->http.max_connections_per_client, 8);
 	assert_int_equal(c->http.idle_timeout_s, 10);
+	assert_int_equal(c->http.request_timeout_s, 30);
 	assert_int_equal(c->http.max_profile_requests, 2);
 	assert_string_equal(c->http.bearer_token_file, "");
 	assert_int_equal(c->capture.mode, ENAV_CAPTURE_POLICY_ALL);
@@ -543,8 +544,8 @@ static void test_unknown_key_names_are_shown_safely(void **state)
 	parse_err(
 	    "http: {'say \"hi\"': 1}",
 	    "http.\"say \\\"hi\\\"\": unknown key (allowed: enabled, listen, max_connections, "
-	    "health_listen, max_connections_per_client, idle_timeout_s, max_profile_requests, "
-	    "bearer_token_file)");
+	    "health_listen, max_connections_per_client, idle_timeout_s, request_timeout_s, "
+	    "max_profile_requests, bearer_token_file)");
 	parse_err("kernel.poll_interval_ms: 5\n",
 		  "kernel.poll_interval_ms: unknown key (allowed: " ROOT_KEYS
 		  "); write dotted keys as nested mappings");
@@ -708,6 +709,8 @@ static void test_listener_keys(void **state)
 		  "http.max_connections_per_client: 0 is out of range (allowed 1..1024)");
 	parse_err("http: {idle_timeout_s: 0}",
 		  "http.idle_timeout_s: 0 is out of range (allowed 1..600)");
+	parse_err("http: {request_timeout_s: 3601}",
+		  "http.request_timeout_s: 3601 is out of range (allowed 1..3600)");
 	parse_err("http: {max_profile_requests: 65}",
 		  "http.max_profile_requests: 65 is out of range (allowed 1..64)");
 }

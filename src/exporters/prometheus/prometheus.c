@@ -76,10 +76,12 @@ static void handle_readyz(void *ctx, const struct enav_http_request *req,
 }
 
 /* The health listener's own caps: its handlers answer at once, so one
- * polling thread serves it and an idle client is dropped after 2 s. */
-#define HEALTH_MAX_CONNECTIONS 64
-#define HEALTH_MAX_PER_CLIENT  16
-#define HEALTH_IDLE_TIMEOUT_S  2
+ * polling thread serves it, an idle client is dropped after 2 s and any
+ * client after 5 s. */
+#define HEALTH_MAX_CONNECTIONS	 64
+#define HEALTH_MAX_PER_CLIENT	 16
+#define HEALTH_IDLE_TIMEOUT_S	 2
+#define HEALTH_REQUEST_TIMEOUT_S 5
 
 static int listen_addr(const char *key, const char *value, char *host, size_t hostlen,
 		       uint16_t *port, char *err, size_t errlen)
@@ -134,6 +136,7 @@ static int prom_init(struct enav_host *a, void **state, char *err, size_t errlen
 	    .max_connections = cfg->http.max_connections,
 	    .max_per_client = cfg->http.max_connections_per_client,
 	    .idle_timeout_s = cfg->http.idle_timeout_s,
+	    .request_timeout_s = cfg->http.request_timeout_s,
 	    .max_long = cfg->http.max_profile_requests,
 	    .bearer_token = token,
 	};
@@ -144,6 +147,7 @@ static int prom_init(struct enav_host *a, void **state, char *err, size_t errlen
 		    .max_connections = HEALTH_MAX_CONNECTIONS,
 		    .max_per_client = HEALTH_MAX_PER_CLIENT,
 		    .idle_timeout_s = HEALTH_IDLE_TIMEOUT_S,
+		    .request_timeout_s = HEALTH_REQUEST_TIMEOUT_S,
 		    .one_thread = true,
 		};
 		ps->health = enav_http_start(hhost, hport, &health, routes, 2, err, errlen);

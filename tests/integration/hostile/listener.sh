@@ -126,5 +126,41 @@ case_listener_token() {
 		{ fail "no refusal of the 0644 token file: $(tail -2 "$WORK/stderr")"; return 1; }
 }
 
+# A client that sends its request header a byte every 2 s (never silent for
+# the 10 s idle timeout) is shut down at http.request_timeout_s (3 s here),
+# and counted.
+case_listener_drip() {
+	require_root || return
+	TEST_HTTP_LINES="  request_timeout_s: 3" write_config "$WORK/cfg.yaml"
+	start_agent "$WORK/cfg.yaml" || return 1
+	as_tenant /usr/bin/python3 - "$TEST_PORT" >"$WORK/drip.out" 2>&1 <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+t0 = time.time()
+for b in b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 100:
+    try:
+        s.sendall(bytes([b]))
+        s.settimeout(2)
+        if s.recv(1) == b"":
+            break
+    except socket.timeout:
+        pass
+    except OSError:
+        break
+    if time.time() - t0 > 20:
+        break
+print("%.1f" % (time.time() - t0))
+PY
+	local held
+	held=$(tail -1 "$WORK/drip.out")
+	case $held in [0-9]*) ;; *) fail "drip client: $(head -3 "$WORK/drip.out")"; return 1 ;; esac
+	awk -v h="$held" 'BEGIN { exit !(h >= 2.5 && h < 6) }' ||
+		{ fail "a byte every 2 s held the connection $held s (deadline 3 s)"; return 1; }
+	local n
+	n=$(metric 'enav_http_deadline_closed_total{listener="data"}') || { fail "no deadline counter: $n"; return 1; }
+	[ "$n" -ge 1 ] || { fail "deadline closes counted: $n"; return 1; }
+}
+
 run_case "listener: health and /metrics answer while a tenant floods the data port" case_listener_flood
 run_case "listener: bearer token required on /metrics and /debug/pprof/, not on health" case_listener_token
+run_case "listener: a request header dripped a byte at a time is cut at its deadline" case_listener_drip
