@@ -117,6 +117,7 @@ _Static_assert(ENAV_K8S_AUTO == 0 && ENAV_K8S_ON == 1 && ENAV_K8S_OFF == 2,
 	    STR("exporters.otlp." #sig ".key_file", otlp.sig.key_file, 0, "")
 
 static int check_l7_protocol(struct errout *e, const char *where, const char *s, size_t n);
+static int check_optional_listen(struct errout *e, const char *where, const char *s, size_t n);
 
 #define K8S_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount/"
 
@@ -264,6 +265,12 @@ const struct field schema[] = {
     BOOL("http.enabled", http.enabled, true),
     LISTEN("http.listen", http.listen, "127.0.0.1:9464"),
     U32("http.max_connections", http.max_connections, 1, 1024, 16),
+    STR_CHECK("http.health_listen", http.health_listen, 0, "127.0.0.1:9465", check_optional_listen),
+    U32("http.max_connections_per_client", http.max_connections_per_client, 1, 1024, 8),
+    U32("http.idle_timeout_s", http.idle_timeout_s, 1, 600, 10),
+    U32("http.request_timeout_s", http.request_timeout_s, 1, 3600, 30),
+    U32("http.max_profile_requests", http.max_profile_requests, 1, 64, 2),
+    STR_CHECK("http.bearer_token_file", http.bearer_token_file, 0, "", check_abs_path),
     MAP("exporters"),
     MAP("exporters.ndjson"),
     BOOL("exporters.ndjson.enabled", ndjson.enabled, true),
@@ -541,6 +548,20 @@ static int check_l7_protocol(struct errout *e, const char *where, const char *s,
 	show(shown, sizeof(shown), s, n);
 	enav_protocol_selectable_names(allowed, sizeof(allowed));
 	return fail(e, "%s: \"%s\" is not a protocol (allowed: %s)", where, shown, allowed);
+}
+
+/* "" (no such listener) or IPv4:port, as http.listen. */
+static int check_optional_listen(struct errout *e, const char *where, const char *s, size_t n)
+{
+	char shown[SHOW_BUF];
+	if (n == 0 || listen_parse(s, n, NULL, 0, NULL))
+		return 0;
+	show(shown, sizeof(shown), s, n);
+	return fail(
+	    e,
+	    "%s: \"%s\" is not a valid listen address (allowed: \"\" for none, or IPv4:port "
+	    "with port 1..65535, e.g. 127.0.0.1:9465)",
+	    where, shown);
 }
 
 int check_u32(struct errout *e, const struct field *f, uint64_t v, const char *text)

@@ -138,6 +138,20 @@ struct enav_config {
 		char listen[ENAV_CONFIG_LISTEN_MAX]; /* http.listen: "IPv4:port" ("127.0.0.1:9464")
 						      */
 		uint32_t max_connections;	     /* http.max_connections: 1..1024 (16) */
+		/* The listener's exposure (ADR 0018). */
+		/* http.health_listen: "IPv4:port" of /healthz and /readyz on a listener of
+		 * their own ("127.0.0.1:9465"); "" = none (health only on http.listen). */
+		char health_listen[ENAV_CONFIG_LISTEN_MAX];
+		uint32_t
+		    max_connections_per_client; /* http.max_connections_per_client: 1..1024 (8) */
+		uint32_t idle_timeout_s;	/* http.idle_timeout_s: 1..600 (10) */
+		/* http.request_timeout_s: 1..3600 (30): a request's header, and then its
+		 * response, each within this (the handler's own time not counted). */
+		uint32_t request_timeout_s;
+		uint32_t max_profile_requests; /* http.max_profile_requests: 1..64 (2) */
+		/* http.bearer_token_file: "" (none) or a file whose token /metrics and
+		 * the /debug/pprof/ routes require as "Authorization: Bearer TOKEN". */
+		char bearer_token_file[ENAV_CONFIG_PATH_MAX];
 	} http;
 
 	struct {

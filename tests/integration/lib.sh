@@ -113,7 +113,8 @@ make_cgroup() {
 	echo "$path"
 }
 
-# write_config FILE [extra yaml lines...]: a test config on the test port.
+# write_config FILE [extra yaml lines...]: a test config on the test port
+# (TEST_HEALTH_LISTEN: the health listener's address, none by default).
 # The NDJSON exporter writes every signal (no rate limit: the tests count
 # them) to $WORK/signals.ndjson; extra lines may open "exporters:" for another
 # exporter (the ndjson entry joins it, right after that line, so "exporters:"
@@ -125,6 +126,11 @@ write_config() {
 		echo "log_level: info"
 		echo "http:"
 		echo "  listen: 127.0.0.1:$TEST_PORT"
+		# No health listener of its own unless a case asks (its default port,
+		# 9465, is one for every agent of the machine); TEST_HTTP_LINES adds
+		# keys under http: (one per line, indented two spaces).
+		echo "  health_listen: \"${TEST_HEALTH_LISTEN:-}\""
+		[ -z "${TEST_HTTP_LINES:-}" ] || printf '%s\n' "$TEST_HTTP_LINES"
 		for line in "$@"; do
 			echo "$line"
 			if [ "$line" = "exporters:" ]; then

@@ -144,6 +144,7 @@ case_every_span_when_asked() {
 	cat >"$WORK/cfg.yaml" <<CFG
 http:
   listen: 127.0.0.1:$TEST_PORT
+  health_listen: ""
 exporters:
   ndjson:
     rate_limit:

@@ -128,8 +128,9 @@ case_sigint() {
 # No config file at all: NDJSON on stdout and /metrics on 127.0.0.1:9464.
 case_default_run() {
 	require_root || return
-	if curl -fs http://127.0.0.1:9464/healthz >/dev/null 2>&1; then
-		fail "something already listens on 127.0.0.1:9464"
+	if curl -fs http://127.0.0.1:9464/healthz >/dev/null 2>&1 ||
+		curl -fs http://127.0.0.1:9465/healthz >/dev/null 2>&1; then
+		fail "something already listens on 127.0.0.1:9464 or 9465"
 		return 1
 	fi
 	"$ENAV" run >"$WORK/stdout" 2>"$WORK/stderr" &
@@ -138,6 +139,9 @@ case_default_run() {
 	# on a busy machine readiness can take longer than a test config's:
 	# at least 30 s.
 	wait_ready "$AGENT_PID" 9464 30 || return 1
+	# The health listener of its own, on by default (ADR 0018).
+	expect_eq "default /healthz on 127.0.0.1:9465" \
+		"$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:9465/healthz)" 200 || return 1
 	ENAV_TEST_LINGER_MS=100 "$HELPERS/exit_with" 0 default-run-marker
 	sleep 0.5
 	# Into a file first: grep -q closing the pipe early would kill curl with
@@ -163,6 +167,7 @@ case_stalled_output() {
 	{
 		echo "http:"
 		echo "  listen: 127.0.0.1:$TEST_PORT"
+		echo '  health_listen: ""'
 	} >"$WORK/cfg.yaml"
 	"$ENAV" run --config "$WORK/cfg.yaml" >"$WORK/fifo" 2>"$WORK/stderr" &
 	AGENT_PID=$!

@@ -166,7 +166,8 @@ for d in docs:
                 errs.append(f"{n}: capabilities.add {caps.get('add')}")
             paths = {p["httpGet"]["path"]: p["httpGet"]["port"] for p in
                      (c.get("livenessProbe"), c.get("readinessProbe")) if p}
-            if paths != {"/healthz": 9464, "/readyz": 9464}:
+            # The probes on the health listener of their own (ADR 0018).
+            if paths != {"/healthz": 9465, "/readyz": 9465}:
                 errs.append(f"{n}: probes {paths}")
             env = {e["name"]: e for e in c.get("env", [])}
             if env.get("NODE_NAME", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") != "spec.nodeName":
@@ -179,6 +180,10 @@ for d in docs:
             errs.append("/sys not mounted read-only")
         if "/sys/fs/cgroup" not in mounts:
             errs.append("/sys/fs/cgroup not mounted")
+        # The listener's token: a Secret, readable by its owner (root) only.
+        tok = vols.get(mounts.get("/etc/enav/token", {}).get("name"), {}).get("secret") or {}
+        if tok.get("secretName") != "enav-listener-token" or tok.get("defaultMode") != 0o400:
+            errs.append(f"/etc/enav/token: not the Secret enav-listener-token at mode 0400 ({tok})")
 for e in errs:
     print("    " + e, file=sys.stderr)
 sys.exit(1 if errs else 0)
@@ -188,6 +193,10 @@ PY
 	"$ENAV" check-config "$WORK/k8s-config.yaml" >"$WORK/cc" 2>&1 ||
 		{ fail "ConfigMap config rejected: $(cat "$WORK/cc")"; return 1; }
 	grep -q 'listen: "0.0.0.0:9464"' "$WORK/k8s-config.yaml" || { fail "ConfigMap does not listen on 0.0.0.0"; return 1; }
+	# What the pod network may reach (ADR 0018): the data port only with the
+	# token, health on a port of its own.
+	grep -q 'health_listen: "0.0.0.0:9465"' "$WORK/k8s-config.yaml" || { fail "ConfigMap has no health listener on 0.0.0.0:9465"; return 1; }
+	grep -q 'bearer_token_file: /etc/enav/token/token' "$WORK/k8s-config.yaml" || { fail "ConfigMap sets no bearer token file"; return 1; }
 	command -v yamllint >/dev/null || { fail "yamllint missing (scripts/deps.sh test: yamllint)"; return 1; }
 	yamllint -d '{extends: default, rules: {line-length: {max: 100}}}' \
 		"$MANIFEST" >&2 || { fail "yamllint"; return 1; }

@@ -128,6 +128,7 @@ case_non_root() {
 		echo "log_level: info"
 		echo "http:"
 		echo "  listen: 127.0.0.1:$TEST_PORT"
+		echo '  health_listen: ""'
 		echo "exporters:"
 		ndjson_every_signal "$home/signals.ndjson"
 	} >"$home/cfg.yaml"

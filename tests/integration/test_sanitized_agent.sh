@@ -9,7 +9,10 @@ case_asan_agent() {
 	[ -x "$BUILD/asan/enav" ] || { fail "$BUILD/asan/enav not built (make asan)"; return 1; }
 	local cg
 	cg=$(make_cgroup "enav-test.slice/asan.scope") || { fail "cannot create cgroup"; return 1; }
-	write_config "$WORK/cfg.yaml" "transport: perf"
+	# Nine profile requests at once from one address: past the listener's
+	# default caps (2 profiles, 8 connections per client; ADR 0018).
+	TEST_HTTP_LINES=$'  max_profile_requests: 9\n  max_connections_per_client: 16' \
+		write_config "$WORK/cfg.yaml" "transport: perf"
 	ENAV=$BUILD/asan/enav ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 \
 		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 start_agent "$WORK/cfg.yaml" || return 1
 	"$HELPERS/exec_storm" "$cg" 2000 "$(readlink -f "$HELPERS/exit_with")" >/dev/null ||

@@ -93,6 +93,12 @@ static void expect_defaults(const struct enav_config *c)
 	assert_true(c->http.enabled);
 	assert_string_equal(c->http.listen, "127.0.0.1:9464");
 	assert_int_equal(c->http.max_connections, 16);
+	assert_string_equal(c->http.health_listen, "127.0.0.1:9465");
+	assert_int_equal(c->http.max_connections_per_client, 8);
+	assert_int_equal(c->http.idle_timeout_s, 10);
+	assert_int_equal(c->http.request_timeout_s, 30);
+	assert_int_equal(c->http.max_profile_requests, 2);
+	assert_string_equal(c->http.bearer_token_file, "");
 	assert_int_equal(c->capture.mode, ENAV_CAPTURE_POLICY_ALL);
 	assert_int_equal(c->capture.selectors.n, 0);
 	assert_true(c->discovery.inotify);
@@ -537,7 +543,9 @@ static void test_unknown_key_names_are_shown_safely(void **state)
 	parse_err("\"\": 1\n", "\"\": unknown key (allowed: " ROOT_KEYS ")");
 	parse_err(
 	    "http: {'say \"hi\"': 1}",
-	    "http.\"say \\\"hi\\\"\": unknown key (allowed: enabled, listen, max_connections)");
+	    "http.\"say \\\"hi\\\"\": unknown key (allowed: enabled, listen, max_connections, "
+	    "health_listen, max_connections_per_client, idle_timeout_s, request_timeout_s, "
+	    "max_profile_requests, bearer_token_file)");
 	parse_err("kernel.poll_interval_ms: 5\n",
 		  "kernel.poll_interval_ms: unknown key (allowed: " ROOT_KEYS
 		  "); write dotted keys as nested mappings");
@@ -667,6 +675,44 @@ static void test_integer_range(void **state)
 		  "http.max_connections: 1025 is out of range (allowed 1..1024)");
 	parse_err("exporters: {ndjson: {max_line_bytes: 1023}}",
 		  "exporters.ndjson.max_line_bytes: 1023 is out of range (allowed 1024..65536)");
+}
+
+/* The listener's keys (ADR 0018): health_listen may be "" (none) but is
+ * otherwise an address; the token file is an absolute path; the caps are
+ * bounded. */
+static void test_listener_keys(void **state)
+{
+	struct enav_config c;
+
+	(void)state;
+	parse_ok("http: {health_listen: '', bearer_token_file: /etc/enav/token/token,"
+		 " max_connections_per_client: 1, idle_timeout_s: 600, max_profile_requests: 64}",
+		 &c);
+	assert_string_equal(c.http.health_listen, "");
+	assert_string_equal(c.http.bearer_token_file, "/etc/enav/token/token");
+	assert_int_equal(c.http.max_connections_per_client, 1);
+	assert_int_equal(c.http.idle_timeout_s, 600);
+	assert_int_equal(c.http.max_profile_requests, 64);
+	parse_ok("http: {health_listen: '0.0.0.0:9465'}", &c);
+	assert_string_equal(c.http.health_listen, "0.0.0.0:9465");
+	parse_err("http: {health_listen: '9465'}",
+		  "http.health_listen: \"9465\" is not a valid listen address (allowed: \"\" for "
+		  "none, or IPv4:port with port 1..65535, e.g. 127.0.0.1:9465)");
+	parse_err("http: {health_listen: 'localhost:9465'}",
+		  "http.health_listen: \"localhost:9465\" is not a valid listen address (allowed: "
+		  "\"\" for none, or IPv4:port with port 1..65535, e.g. 127.0.0.1:9465)");
+	parse_err(
+	    "http: {bearer_token_file: token}",
+	    "http.bearer_token_file: \"token\" is not an absolute path (a glob pattern may be "
+	    "used; no \"..\")");
+	parse_err("http: {max_connections_per_client: 0}",
+		  "http.max_connections_per_client: 0 is out of range (allowed 1..1024)");
+	parse_err("http: {idle_timeout_s: 0}",
+		  "http.idle_timeout_s: 0 is out of range (allowed 1..600)");
+	parse_err("http: {request_timeout_s: 3601}",
+		  "http.request_timeout_s: 3601 is out of range (allowed 1..3600)");
+	parse_err("http: {max_profile_requests: 65}",
+		  "http.max_profile_requests: 65 is out of range (allowed 1..64)");
 }
 
 /* NDJSON's rate limit (ADR 0015): 0 is no limit, the bound keeps the bucket
@@ -1782,6 +1828,7 @@ int main(void)
 	    cmocka_unit_test(test_new_integer_ranges),
 	    cmocka_unit_test(test_kubernetes_strings),
 	    cmocka_unit_test(test_validate_new_fields),
+	    cmocka_unit_test(test_listener_keys),
 	    cmocka_unit_test(test_ndjson_rate_limit),
 	};
 

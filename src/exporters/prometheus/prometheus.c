@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform/bearer.h"
 #include "platform/http.h"
 #include "platform/log.h"
 
@@ -16,6 +17,7 @@
 struct prometheus_sink {
 	struct enav_host *agent;
 	struct enav_http_server *http;
+	struct enav_http_server *health; /* http.health_listen; NULL when "" */
 	_Atomic uint64_t render_overflows;
 };
 
@@ -83,6 +85,23 @@ static void handle_readyz(void *ctx, const struct enav_http_request *req,
 		text(r, 503, "not ready\n");
 }
 
+/* The health listener's own caps: its handlers answer at once, so one
+ * polling thread serves it, an idle client is dropped after 2 s and any
+ * client after 5 s. */
+#define HEALTH_MAX_CONNECTIONS	 64
+#define HEALTH_MAX_PER_CLIENT	 16
+#define HEALTH_IDLE_TIMEOUT_S	 2
+#define HEALTH_REQUEST_TIMEOUT_S 5
+
+static int listen_addr(const char *key, const char *value, char *host, size_t hostlen,
+		       uint16_t *port, char *err, size_t errlen)
+{
+	if (enav_config_listen_split(value, host, hostlen, port) == 0)
+		return 0;
+	snprintf(err, errlen, "%s: %s is not IPv4:port", key, value);
+	return -EINVAL;
+}
+
 static int prom_init(struct enav_host *a, void **state, char *err, size_t errlen)
 {
 	const struct enav_config *cfg = enav_host_config(a);
@@ -91,28 +110,67 @@ static int prom_init(struct enav_host *a, void **state, char *err, size_t errlen
 		return -ENOMEM;
 	*state = ps;
 	ps->agent = a;
-	char host[64];
-	uint16_t port;
-	if (enav_config_listen_split(cfg->http.listen, host, sizeof(host), &port) != 0) {
-		snprintf(err, errlen, "http.listen: %s is not IPv4:port", cfg->http.listen);
+	char host[64], hhost[64] = "";
+	uint16_t port, hport = 0;
+	if (listen_addr("http.listen", cfg->http.listen, host, sizeof(host), &port, err, errlen))
+		return -EINVAL;
+	if (cfg->http.health_listen[0] && listen_addr("http.health_listen", cfg->http.health_listen,
+						      hhost, sizeof(hhost), &hport, err, errlen))
+		return -EINVAL;
+	if (hhost[0] && hport == port &&
+	    (!strcmp(hhost, host) || !strcmp(hhost, "0.0.0.0") || !strcmp(host, "0.0.0.0"))) {
+		snprintf(err, errlen, "http.health_listen: %s overlaps http.listen %s",
+			 cfg->http.health_listen, cfg->http.listen);
 		return -EINVAL;
 	}
-	/* The listener (http.*) is shared; the exporter is its /metrics route. */
+	/* Read once, here: a token changed later takes a restart (ADR 0018). */
+	char token[ENAV_BEARER_MAX + 1] = "";
+	if (cfg->http.bearer_token_file[0] &&
+	    enav_bearer_load(cfg->http.bearer_token_file, token, sizeof(token), err, errlen) != 0)
+		return -EACCES;
+	/* Health answers without the token on both listeners: it says nothing
+	 * but ok, and the kubelet has no token to send. */
 	struct enav_http_route routes[ENAV_HTTP_MAX_ROUTES] = {
-	    {"/healthz", handle_healthz, ps},
-	    {"/readyz", handle_readyz, ps},
+	    {"/healthz", handle_healthz, ps, .open = true},
+	    {"/readyz", handle_readyz, ps, .open = true},
 	};
 	size_t n = 2;
 	if (cfg->prometheus.enabled)
-		routes[n++] = (struct enav_http_route){"/metrics", handle_metrics, ps};
+		routes[n++] =
+		    (struct enav_http_route){"/metrics", handle_metrics, ps, .open = false};
 	/* The profiling endpoints share this server (Go's /debug/pprof/ shape). */
 	if (cfg->profiling.enabled)
 		n += enav_pprof_http_routes(a, routes + n, ENAV_HTTP_MAX_ROUTES - n);
-	ps->http = enav_http_start(host, port, cfg->http.max_connections, routes, n, err, errlen);
-	if (!ps->http)
+	const struct enav_http_options data = {
+	    .name = "data",
+	    .max_connections = cfg->http.max_connections,
+	    .max_per_client = cfg->http.max_connections_per_client,
+	    .idle_timeout_s = cfg->http.idle_timeout_s,
+	    .request_timeout_s = cfg->http.request_timeout_s,
+	    .max_long = cfg->http.max_profile_requests,
+	    .bearer_token = token,
+	};
+	ps->http = enav_http_start(host, port, &data, routes, n, err, errlen);
+	if (ps->http && hhost[0]) {
+		const struct enav_http_options health = {
+		    .name = "health",
+		    .max_connections = HEALTH_MAX_CONNECTIONS,
+		    .max_per_client = HEALTH_MAX_PER_CLIENT,
+		    .idle_timeout_s = HEALTH_IDLE_TIMEOUT_S,
+		    .request_timeout_s = HEALTH_REQUEST_TIMEOUT_S,
+		    .one_thread = true,
+		};
+		ps->health = enav_http_start(hhost, hport, &health, routes, 2, err, errlen);
+	}
+	bool token_required = token[0] != '\0';
+	explicit_bzero(token, sizeof(token));
+	if (!ps->http || (hhost[0] && !ps->health))
 		return -EADDRINUSE;
-	enav_info("serving %s/healthz, /readyz on http://%s:%u",
-		  cfg->prometheus.enabled ? "/metrics, " : "", host, port);
+	enav_info("serving %s/debug/pprof/, /healthz, /readyz on http://%s:%u (%s)%s%s",
+		  cfg->prometheus.enabled ? "/metrics, " : "", host, port,
+		  token_required ? "bearer token required" : "no authentication",
+		  hhost[0] ? "; /healthz, /readyz on http://" : "",
+		  hhost[0] ? cfg->http.health_listen : "");
 	return 0;
 }
 
@@ -126,6 +184,7 @@ static void prom_fini(void *state, uint64_t deadline_mono_ns)
 	struct prometheus_sink *ps = state;
 	if (!ps)
 		return;
+	enav_http_stop(ps->health);
 	enav_http_stop(ps->http);
 	free(ps);
 }
@@ -136,6 +195,8 @@ static void prom_metrics(void *state, struct enav_promtext *p)
 	enav_promtext_single_u64(p, "enav_metrics_render_overflows_total", "counter",
 				 "Scrapes refused because the exposition exceeded its buffer.",
 				 atomic_load(&ps->render_overflows));
+	struct enav_http_server *const listeners[] = {ps->http, ps->health};
+	enav_http_metrics(listeners, 2, p);
 }
 
 bool enav_prometheus_enabled(const struct enav_config *cfg)

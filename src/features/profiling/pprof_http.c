@@ -188,10 +188,10 @@ static void handle_index(void *ctx, const struct enav_http_request *req,
 size_t enav_pprof_http_routes(struct enav_host *a, struct enav_http_route *out, size_t cap)
 {
 	const struct enav_http_route routes[] = {
-	    {"/debug/pprof/", handle_index, a},
-	    {"/debug/pprof/profile", handle_cpu, a},
-	    {"/debug/pprof/offcpu", handle_offcpu, a},
-	    {"/debug/pprof/futex", handle_futex, a},
+	    {"/debug/pprof/", handle_index, a, .long_running = false},
+	    {"/debug/pprof/profile", handle_cpu, a, .long_running = true},
+	    {"/debug/pprof/offcpu", handle_offcpu, a, .long_running = true},
+	    {"/debug/pprof/futex", handle_futex, a, .long_running = true},
 	};
 	size_t n = sizeof(routes) / sizeof(routes[0]);
 	if (n > cap)
