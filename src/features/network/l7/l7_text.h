@@ -39,4 +39,14 @@ bool enav_l7_traceparent_parse(const char *v, size_t n, uint8_t trace_id[16], ui
 void enav_l7_sql_summarize(const char *sql, size_t n, char *op, size_t op_cap, char *target,
 			   size_t target_cap, char *sanitized, size_t sanitized_cap);
 
+/* Whose SQL it is, where the dialects read quotes differently.  MySQL:
+ * backslashes escape in '..' and "..", and "..", a string, is never shown.
+ * PostgreSQL: a backslash is a character in '..' (not in E'..'), and ".." is
+ * an identifier.  Unknown (enav_l7_sql_summarize): "\'" hides the rest of
+ * the statement, and ".." is never shown. */
+enum enav_sql_dialect { ENAV_SQL_UNKNOWN, ENAV_SQL_MYSQL, ENAV_SQL_POSTGRES };
+void enav_l7_sql_summarize_dialect(const char *sql, size_t n, enum enav_sql_dialect dialect,
+				   char *op, size_t op_cap, char *target, size_t target_cap,
+				   char *sanitized, size_t sanitized_cap);
+
 #endif
