@@ -536,6 +536,40 @@ static void test_sql_dialects(void **state)
 		      "SELECT `id` FROM `db`.`tbl`");
 }
 
+/* url.path as spans carry it: identifier-like segments redacted, the
+ * structure kept; a kept query stays (keep_query is the operator's). */
+static void test_path_redact(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+	    {"/static/big.bin", "/static/big.bin"},
+	    {"/users/alice@example.com/orders", "/users/{id}/orders"},
+	    {"/users/alice%40example.com", "/users/{id}"},
+	    {"/reset/eyJhbGciOiJIUzI1NiJ9x7Yq3", "/reset/{id}"},
+	    {"/api/v1/items/42/", "/api/v1/items/{id}/"},
+	    {"/o/0b7c1f5e-1c2d-4e3f-8a9b-0c1d2e3f4a5b", "/o/{id}"},
+	    {"/login;jsessionid=ABC", "/{id}"},
+	    {"/a/b/c/d/e/f/g/h/i/j", "/a/b/c/d/e/f/g/h/i/j"}, /* no segment cap */
+	    {"/u/42?q=1", "/u/{id}?q=1"},
+	    {"/u/42#frag", "/u/{id}"},
+	    {"", ""},
+	};
+	char out[256];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = enav_l7_path_redact(cases[i].in, strlen(cases[i].in), out, sizeof(out));
+		assert_int_equal(n, strlen(out));
+		if (strcmp(out, cases[i].want) != 0)
+			fail_msg("%s: got %s, want %s", cases[i].in, out, cases[i].want);
+	}
+	char small[8];
+	/* Cut at cap - 1 bytes, and still nothing of what was redacted. */
+	assert_int_equal(enav_l7_path_redact("/1/2/3/4", 8, small, sizeof(small)), 7);
+	assert_int_equal(strcspn(small, "1234"), 7);
+	assert_int_equal(enav_l7_path_redact("/x", 2, small, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -555,6 +589,7 @@ int main(void)
 	    cmocka_unit_test(test_sql_every_prefix),
 	    cmocka_unit_test(test_sql_dialect_strings),
 	    cmocka_unit_test(test_sql_dialects),
+	    cmocka_unit_test(test_path_redact),
 	};
 
 	return cmocka_run_group_tests_name("l7_text", tests, NULL, NULL);

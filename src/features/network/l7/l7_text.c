@@ -198,6 +198,52 @@ size_t enav_l7_path_template(const char *path, size_t n, char *out, size_t cap)
 	return o.n;
 }
 
+/* Segment bytes that identifier-like values carry and route words do not: an
+ * escaped '@' (%40), matrix and key=value parameters, user:token pairs. */
+static bool segment_has_value_bytes(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '%' || s[i] == ';' || s[i] == '=' || s[i] == ':' || s[i] == ',')
+			return true;
+	return false;
+}
+
+size_t enav_l7_path_redact(const char *path, size_t n, char *out, size_t cap)
+{
+	const unsigned char *s = (const unsigned char *)path;
+	struct obuf o;
+
+	ob_init(&o, out, cap);
+	if (cap == 0)
+		return 0;
+	if (!path)
+		n = 0;
+	size_t q = n;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '?' || s[i] == '#') {
+			q = i;
+			break;
+		}
+	for (size_t i = 0; i < q;) {
+		if (s[i] == '/') {
+			ob_putc(&o, '/');
+			i++;
+			continue;
+		}
+		size_t b = i;
+		while (i < q && s[i] != '/')
+			i++;
+		if (segment_is_id(s + b, i - b) || segment_has_value_bytes(s + b, i - b))
+			ob_puts(&o, "{id}");
+		else
+			ob_put(&o, (const char *)s + b, i - b);
+	}
+	/* A query is here only when the operator kept it (keep_query). */
+	if (q < n && s[q] == '?')
+		ob_put(&o, (const char *)s + q, n - q);
+	return o.n;
+}
+
 /* ---- W3C traceparent ------------------------------------------------------ */
 
 static int lhex(unsigned char c)

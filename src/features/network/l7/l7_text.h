@@ -20,6 +20,16 @@
 size_t enav_l7_path_template(const char *path, size_t n, char *out, size_t cap);
 
 /*
+ * The path a span carries (url.path): every segment the route template
+ * would make "{id}" (an e-mail address, digits, a UUID, a hex or long mixed
+ * token), and every segment with '%', ';', '=', ':' or ',' (an escaped
+ * address, parameters, a user:token pair), is "{id}"; no segment cap.  A
+ * query (present only with keep_query) is kept as it is; a fragment goes.
+ * Writes a NUL-terminated string of at most cap-1 bytes; returns its length.
+ */
+size_t enav_l7_path_redact(const char *path, size_t n, char *out, size_t cap);
+
+/*
  * W3C Trace Context `traceparent` header value (version 00, or a later
  * version read as 00 per the spec's forward-compatibility rules).  All or
  * nothing: returns false, and leaves the outputs untouched, for any
