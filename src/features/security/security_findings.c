@@ -379,8 +379,8 @@ static struct enav_signal *notice(enum rule r, const struct enav_signal *s, cons
 			 what);
 	else
 		snprintf(o->finding.summary, sizeof(o->finding.summary),
-			 "rate limited: %u %s findings suppressed in the last minute for this %s "
-			 "(last %s)",
+			 "rate limited: %u %s findings suppressed in this %s's previous minute "
+			 "window (now %s)",
 			 suppressed, rule_names[r], scope, what);
 	return o;
 }
