@@ -254,6 +254,9 @@ const struct field schema[] = {
     U32("security.rate_limit_per_minute", security.rate_per_minute, 1, 10000, 10),
     U32("security.max_tracked_services", security.max_services, 16, 1048576, 4096),
     U32("security.max_rate_entries", security.max_rate_entries, 16, 1048576, 4096),
+    U32("security.workload_rate_limit_per_minute", security.workload_rate_per_minute, 1, 100000,
+	100),
+    LIST("security.exception_label_prefixes", security.exception_label_prefixes, 2, NULL),
     MAP("attribution"),
     U32("attribution.cgroup_cache_entries", attribution.cgroup_cache_entries, 16, 1048576, 4096),
     U32("attribution.process_table_entries", attribution.process_table_entries, 16, 1048576, 16384),
@@ -693,6 +696,33 @@ static int validate_list(struct errout *e, const struct field *f, const struct e
 	return 0;
 }
 
+/* A label: exception must name a key under a prefix the operator reserved
+ * (security.exception_label_prefixes): any other label is set by whoever
+ * creates the pod, the tenant a finding is about (ADR 0019). */
+int config_cross_checks(struct errout *e, const struct enav_config *cfg)
+{
+	const struct enav_config_list *pre = &cfg->security.exception_label_prefixes;
+	for (int r = 0; r < ENAV_RULE__COUNT; r++) {
+		const struct enav_config_list *l = &cfg->security.exceptions[r];
+		for (uint32_t i = 0; i < l->n && i < ENAV_CONFIG_LIST_MAX; i++) {
+			const char *v = l->item[i];
+			if (strncmp(v, "label:", 6) != 0)
+				continue;
+			bool ok = false;
+			for (uint32_t j = 0; j < pre->n && j < ENAV_CONFIG_LIST_MAX && !ok; j++)
+				ok = strncmp(v + 6, pre->item[j], strlen(pre->item[j])) == 0;
+			if (!ok)
+				return fail(
+				    e,
+				    "security.exceptions: \"%.*s\" matches a label the pod's "
+				    "creator sets; use namespace:, service: or cgroup:, or a "
+				    "label key under security.exception_label_prefixes",
+				    60, v);
+		}
+	}
+	return 0;
+}
+
 int enav_config_validate(const struct enav_config *cfg, char *err, size_t errlen)
 {
 	struct errout e = {err, errlen};
@@ -744,7 +774,7 @@ int enav_config_validate(const struct enav_config *cfg, char *err, size_t errlen
 			break;
 		}
 	}
-	return 0;
+	return config_cross_checks(&e, cfg);
 }
 
 int enav_config_listen_split(const char *listen, char *host, size_t hostlen, uint16_t *port)

@@ -332,6 +332,13 @@ struct enav_config {
 		uint32_t rate_per_minute;  /* security.rate_limit_per_minute: 1..10000 (10) */
 		uint32_t max_services;	   /* security.max_tracked_services: 16..1048576 (4096) */
 		uint32_t max_rate_entries; /* security.max_rate_entries: 16..1048576 (4096) */
+		/* security.workload_rate_limit_per_minute: 1..100000 (100): findings of
+		 * one rule in one workload a minute, whatever their evidence (ADR 0019) */
+		uint32_t workload_rate_per_minute;
+		/* security.exception_label_prefixes: label-key prefixes an admission
+		 * policy reserves to the operator; a label: exception must use one
+		 * (a tenant sets its own pods' other labels: ADR 0019) */
+		struct enav_config_list exception_label_prefixes;
 	} security;
 
 	/* OTLP/HTTP export (docs/otlp.md); "" endpoints fall back to the

@@ -67,6 +67,7 @@ struct rename {
 #define describe_field	    enav_config_describe_field
 #define check_u32	    enav_config_check_u32
 #define check_string	    enav_config_check_string
+#define config_cross_checks enav_config_cross_checks
 #define check_selector	    enav_config_check_selector
 #define check_label_key	    enav_config_check_label_key
 #define check_api_server    enav_config_check_api_server
@@ -98,6 +99,8 @@ int check_string(struct errout *e, const struct field *f, const char *where, con
 		 size_t n);
 
 /* The per-key rules of config_checks.c (check_fn). */
+/* Checks that span keys (config.c), once a whole file is read. */
+int config_cross_checks(struct errout *e, const struct enav_config *cfg);
 int check_selector(struct errout *e, const char *where, const char *s, size_t n);
 int check_label_key(struct errout *e, const char *where, const char *s, size_t n);
 int check_api_server(struct errout *e, const char *where, const char *s, size_t n);

@@ -530,6 +530,8 @@ int enav_config_parse(struct enav_config *cfg, const char *yaml, size_t len, cha
 	yaml_parser_set_input_string(&w.parser, (const unsigned char *)yaml, len);
 	rc = walk_document(&w);
 	yaml_parser_delete(&w.parser);
+	if (rc == 0)
+		rc = config_cross_checks(&w.e, &work);
 	/* cfg changes only when the whole file is good. */
 	if (rc == 0)
 		*cfg = work;

@@ -118,6 +118,9 @@ PY
 		"$WORK/signals.ndjson" | wc -l)
 	expect_eq "findings under the rate limit" "$n" 5 || return 1
 	expect_eq "suppressed" "$(metric 'enav_security_findings_suppressed_total{rule="shell_from_network_service"}')" 25 || return 1
+	# The cut itself is reported, once (ADR 0019).
+	expect_eq "rate-limit notices" \
+		"$(count_lines '.kind == "security.finding" and .finding.rule == "findings_rate_limited" and (.finding.summary | contains("shell_from_network_service"))')" 1 || return 1
 	local twin_findings
 	twin_findings=$(jq -c --argjson p "$twin" 'select(.kind == "security.finding" and .finding.related_pid == $p)' \
 		"$WORK/signals.ndjson" | wc -l)

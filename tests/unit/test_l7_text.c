@@ -345,8 +345,9 @@ static void test_sql_targets(void **state)
 	    {"SELECT * FROM a JOIN b ON a.id = b.id", "SELECT", "a", NULL},
 	    {"SELECT * FROM ONLY parent", "SELECT", "parent", NULL},
 	    /* Quoted identifiers lose their quotes. */
+	    /* Dialect unknown: a string to MySQL, so never shown (test_sql_dialects). */
 	    {"SELECT \"id\" FROM \"Users\" WHERE \"id\" = $1", "SELECT", "Users",
-	     "SELECT \"id\" FROM \"Users\" WHERE \"id\" = $1"},
+	     "SELECT ? FROM ? WHERE ? = $1"},
 	    {"SELECT `id` FROM `db`.`tbl`", "SELECT", "db.tbl", "SELECT `id` FROM `db`.`tbl`"},
 	    {"SELECT * FROM \"public\".\"t\"", "SELECT", "public.t", NULL},
 	    /* WITH: the main statement's operation. */
@@ -382,7 +383,10 @@ static void test_sql_literals(void **state)
 	static const struct sqlcase cases[] = {
 	    {"SELECT * FROM t WHERE s = 'it''s' AND n = -12.5e+3", "SELECT", "t",
 	     "SELECT * FROM t WHERE s = ? AND n = -?"},
-	    {"SELECT 'a\\'b' , 'c'", "SELECT", "", "SELECT ? , ?"},
+	    /* \' ends the string to PostgreSQL, escapes a quote to MySQL: what
+	     * either reading would show is hidden. */
+	    {"SELECT 'a\\'b' , 'c'", "SELECT", "", "SELECT ?"},
+	    {"SELECT E'a\\'b', 'c'", "SELECT", "", "SELECT ?, ?"},
 	    {"SELECT E'x\\ny', N'nat', X'ff', B'01', _utf8mb4'mb'", "SELECT", "",
 	     "SELECT ?, ?, ?, ?, ?"},
 	    {"SELECT 0x1F, .5, 1., 3e10, 7", "SELECT", "", "SELECT ?, ?, ?, ?, ?"},
@@ -394,6 +398,10 @@ static void test_sql_literals(void **state)
 	    {"SELECT * FROM t WHERE name = \"Bob Smith\"", "SELECT", "t",
 	     "SELECT * FROM t WHERE name = ?"},
 	    {"SELECT \"a-b\", \"\"", "SELECT", "", "SELECT ?, ?"},
+	    /* Shaped like a name, still a string to MySQL: never shown. */
+	    {"SELECT * FROM users WHERE password = \"hunter2\"", "SELECT", "users",
+	     "SELECT * FROM users WHERE password = ?"},
+	    {"SELECT \"id\" FROM \"Users\"", "SELECT", "Users", "SELECT ? FROM ?"},
 	    /* Unterminated literals swallow the rest. */
 	    {"SELECT * FROM t WHERE a = 'unterminated secret", "SELECT", "t",
 	     "SELECT * FROM t WHERE a = ?"},
@@ -462,8 +470,104 @@ static void test_sql_every_prefix(void **state)
 	enav_l7_sql_summarize(q, n, op, sizeof(op), target, sizeof(target), san, sizeof(san));
 	assert_string_equal(op, "UPDATE");
 	assert_string_equal(target, "t");
-	assert_string_equal(san, "WITH a AS (SELECT x FROM t WHERE y = ?) UPDATE \"T2\" SET v = ? "
+	assert_string_equal(san, "WITH a AS (SELECT x FROM t WHERE y = ?) UPDATE ? SET v = ? "
 				 "|| ? WHERE k = ? AND z = ?");
+}
+
+/* The two misreadings of issue 31, as a PostgreSQL and a MySQL server
+ * read them: no part of a string literal appears in the sanitized text. */
+static void test_sql_dialect_strings(void **state)
+{
+	(void)state;
+	static const struct sqlcase cases[] = {
+	    /* PostgreSQL: 'C:\' is a whole string; 'hunter2' is the next one. */
+	    {"SELECT * FROM t WHERE path = 'C:\\' AND pw = 'hunter2'", "SELECT", "t",
+	     "SELECT * FROM t WHERE path = ?"},
+	    {"UPDATE t SET a = 'x\\', b = 'hunter2 secret' WHERE id = 1", "UPDATE", "t",
+	     "UPDATE t SET a = ?"},
+	    /* MySQL: "it\"s" is one string; "hunter2" the next. */
+	    {"INSERT INTO t VALUES (\"it\\\"s\", \"hunter2\")", "INSERT", "t",
+	     "INSERT INTO t VALUES (?"},
+	    {"INSERT INTO t VALUES (\"a\", \"hunter2\")", "INSERT", "t",
+	     "INSERT INTO t VALUES (?, ?)"},
+	    /* An escaped backslash before the quote reads the same in both. */
+	    {"SELECT 'a\\\\', 'b'", "SELECT", "", "SELECT ?, ?"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		check_sql(&cases[i]);
+		char op[32], target[128], san[256];
+		enav_l7_sql_summarize(cases[i].sql, strlen(cases[i].sql), op, sizeof(op), target,
+				      sizeof(target), san, sizeof(san));
+		assert_null(strstr(san, "hunter2"));
+	}
+}
+
+/* The dialect known (the MySQL and PostgreSQL parsers say which): each
+ * reads its own quotes as its server does, and shows what it can. */
+static void check_dialect(enum enav_sql_dialect d, const char *sql, const char *target,
+			  const char *want)
+{
+	char op[32], tg[128], san[256];
+	enav_l7_sql_summarize_dialect(sql, strlen(sql), d, op, sizeof(op), tg, sizeof(tg), san,
+				      sizeof(san));
+	if (strcmp(san, want) != 0 || strcmp(tg, target) != 0)
+		fail_msg("%s\n  target=%s (want %s)\n  sanitized=%s\n  want     =%s", sql, tg,
+			 target, san, want);
+}
+
+static void test_sql_dialects(void **state)
+{
+	(void)state;
+	/* PostgreSQL: ".." is a name; '\' ends a string; E'..' escapes. */
+	check_dialect(ENAV_SQL_POSTGRES, "SELECT \"id\" FROM \"Users\" WHERE \"id\" = $1", "Users",
+		      "SELECT \"id\" FROM \"Users\" WHERE \"id\" = $1");
+	check_dialect(ENAV_SQL_POSTGRES, "SELECT * FROM t WHERE p = 'C:\\' AND pw = 'hunter2'", "t",
+		      "SELECT * FROM t WHERE p = ? AND pw = ?");
+	check_dialect(ENAV_SQL_POSTGRES, "SELECT E'a\\'hunter2', 'b'", "", "SELECT ?, ?");
+	/* MySQL: ".." is a string, even shaped like a name; \" and \' escape. */
+	check_dialect(ENAV_SQL_MYSQL, "SELECT * FROM users WHERE password = \"hunter2\"", "users",
+		      "SELECT * FROM users WHERE password = ?");
+	check_dialect(ENAV_SQL_MYSQL, "INSERT INTO t VALUES (\"it\\\"s\", \"hunter2\")", "t",
+		      "INSERT INTO t VALUES (?, ?)");
+	check_dialect(ENAV_SQL_MYSQL, "INSERT INTO t VALUES ('it\\'s', 'hunter2')", "t",
+		      "INSERT INTO t VALUES (?, ?)");
+	check_dialect(ENAV_SQL_MYSQL, "SELECT `id` FROM `db`.`tbl`", "db.tbl",
+		      "SELECT `id` FROM `db`.`tbl`");
+}
+
+/* url.path as spans carry it: identifier-like segments redacted, the
+ * structure kept; a kept query stays (keep_query is the operator's). */
+static void test_path_redact(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+	    {"/static/big.bin", "/static/big.bin"},
+	    {"/users/alice@example.com/orders", "/users/{id}/orders"},
+	    {"/users/alice%40example.com", "/users/{id}"},
+	    {"/reset/eyJhbGciOiJIUzI1NiJ9x7Yq3", "/reset/{id}"},
+	    {"/api/v1/items/42/", "/api/v1/items/{id}/"},
+	    {"/o/0b7c1f5e-1c2d-4e3f-8a9b-0c1d2e3f4a5b", "/o/{id}"},
+	    {"/login;jsessionid=ABC", "/{id}"},
+	    {"/a/b/c/d/e/f/g/h/i/j", "/a/b/c/d/e/f/g/h/i/j"}, /* no segment cap */
+	    {"/u/42?q=1", "/u/{id}?q=1"},
+	    {"/u/42#frag", "/u/{id}"},
+	    {"", ""},
+	};
+	char out[256];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = enav_l7_path_redact(cases[i].in, strlen(cases[i].in), out, sizeof(out));
+		assert_int_equal(n, strlen(out));
+		if (strcmp(out, cases[i].want) != 0)
+			fail_msg("%s: got %s, want %s", cases[i].in, out, cases[i].want);
+	}
+	char small[8];
+	/* Cut at cap - 1 bytes, and still nothing of what was redacted. */
+	assert_int_equal(enav_l7_path_redact("/1/2/3/4", 8, small, sizeof(small)), 7);
+	assert_int_equal(strcspn(small, "1234"), 7);
+	assert_int_equal(enav_l7_path_redact("/x", 2, small, 0), 0);
 }
 
 int main(void)
@@ -483,6 +587,9 @@ int main(void)
 	    cmocka_unit_test(test_sql_literals),
 	    cmocka_unit_test(test_sql_caps),
 	    cmocka_unit_test(test_sql_every_prefix),
+	    cmocka_unit_test(test_sql_dialect_strings),
+	    cmocka_unit_test(test_sql_dialects),
+	    cmocka_unit_test(test_path_redact),
 	};
 
 	return cmocka_run_group_tests_name("l7_text", tests, NULL, NULL);

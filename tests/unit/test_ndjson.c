@@ -678,6 +678,28 @@ static void test_output_counts_at_flush(void **state)
 	fclose(o.f);
 }
 
+/* What leaves the node: a span's path without the e-mail address or the
+ * token in it (the query is already gone unless keep_query), and a command
+ * line without the password (redacted at the exec source: argv_redact.c). */
+static void test_span_path_redacted(void **state)
+{
+	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_SPAN, 0);
+	assert_non_null(s);
+	s->time_unix_ns = T_SIGNAL;
+	s->span.op.protocol = ENAV_L7_HTTP1;
+	snprintf(s->span.op.operation, sizeof(s->span.op.operation), "GET");
+	snprintf(s->span.op.target, sizeof(s->span.op.target), "/users/{id}/reset/{id}");
+	snprintf(s->span.op.path, sizeof(s->span.op.path),
+		 "/users/alice@example.com/reset/Zm9vYmFyMTIzNDU2Nzg5MA42");
+	json_t *root = encode_parse(s);
+	json_t *span = json_object_get(root, "span");
+	expect_str(span, "path", "/users/{id}/reset/{id}");
+	assert_null(strstr(g_line, "alice"));
+	assert_null(strstr(g_line, "Zm9v"));
+	json_decref(root);
+	enav_signal_unref(s);
+}
+
 static void test_kind_names(void **state)
 {
 	assert_string_equal(enav_signal_kind_name(ENAV_SIGNAL_PROCESS_EXEC), "process.exec");
@@ -700,6 +722,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_u64_extremes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_buffer_too_small, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_refcount_and_live_count, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_span_path_redacted, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_kind_names, setup, teardown),
 	    cmocka_unit_test(test_output_counts_at_flush),
 	};

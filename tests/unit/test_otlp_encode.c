@@ -27,6 +27,7 @@
 #include "model/pprof.h"
 #include "platform/protobuf.h"
 #include "exporters/otlp/otlp_encode.h"
+#include "exporters/otlp/otlp_spans.h"
 
 extern char **environ;
 
@@ -803,12 +804,47 @@ static void test_partial_success(void **state)
 	}
 }
 
+/* A span's url.path as it leaves the node: the e-mail address and the
+ * token in the request's path are written {id} (enav_l7_path_redact). */
+static void test_span_url_path_redacted(void **state)
+{
+	(void)state;
+	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_SPAN, 0);
+	assert_non_null(s);
+	s->net.role = ENAV_ROLE_SERVER;
+	s->net.family = 4;
+	s->span.op.protocol = ENAV_L7_HTTP1;
+	snprintf(s->span.op.operation, sizeof(s->span.op.operation), "GET");
+	snprintf(s->span.op.target, sizeof(s->span.op.target), "/users/{id}");
+	snprintf(s->span.op.path, sizeof(s->span.op.path),
+		 "/users/alice@example.com/reset/Zm9vYmFyMTIzNDU2Nzg5MA42");
+	memset(s->span.trace_id, 0x11, sizeof(s->span.trace_id));
+	memset(s->span.span_id, 0x22, sizeof(s->span.span_id));
+	s->span.start_time_unix_ns = 1000;
+	s->span.end_time_unix_ns = 2000;
+	struct enav_pb_writer w;
+	enav_pb_writer_init(&w, 0);
+	void *items[] = {s};
+	assert_int_equal(enav_otlp_encode_signal_spans(&w, NULL, 0, items, 1), 0);
+	assert_false(w.failed);
+	assert_non_null(memmem(w.buf, w.len, "url.path", 8));
+	assert_non_null(memmem(w.buf, w.len, "/users/{id}/reset/{id}", 22));
+	assert_null(memmem(w.buf, w.len, "alice", 5));
+	assert_null(memmem(w.buf, w.len, "Zm9v", 4));
+	enav_pb_writer_free(&w);
+	enav_signal_unref(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_metrics),  cmocka_unit_test(test_metrics_invalid),
-	    cmocka_unit_test(test_traces),   cmocka_unit_test(test_logs),
-	    cmocka_unit_test(test_profiles), cmocka_unit_test(test_partial_success),
+	    cmocka_unit_test(test_metrics),
+	    cmocka_unit_test(test_metrics_invalid),
+	    cmocka_unit_test(test_traces),
+	    cmocka_unit_test(test_logs),
+	    cmocka_unit_test(test_span_url_path_redacted),
+	    cmocka_unit_test(test_profiles),
+	    cmocka_unit_test(test_partial_success),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -437,6 +437,71 @@ static void test_interval_writes_one_file(void **state)
 	enav_profile_store_free(s);
 }
 
+static void read_text(const char *path, char *out, size_t cap)
+{
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	ssize_t n = read(fd, out, cap - 1);
+	assert_true(n >= 0);
+	out[n] = '\0';
+	close(fd);
+}
+
+/* Someone who can guess the next temporary name plants a symlink there, to a
+ * file of its choice: the agent neither writes through it nor truncates the
+ * target; the entry is removed and counted, and the profile is written.  A
+ * symlink at the final name is replaced, never followed. */
+static void test_planted_symlink(void **state)
+{
+	char victim[PATH_MAX + 32], link[PATH_MAX * 2], text[64];
+	struct enav_profile_store *s = store_with(ENAV_PROFILE_CPU, 7, 0);
+	struct enav_profile_spool *sp = spool_open(1 << 20, AGE);
+
+	snprintf(victim, sizeof(victim), "%s/victim", g_out);
+	make_file(g_out, "victim", 0, time(NULL));
+	int fd = open(victim, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "keep\n", 5), 5);
+	close(fd);
+	snprintf(link, sizeof(link), "%s/.tmp-enav-cpu-20260101T000000Z-0.pb.gz", g_dir);
+	assert_int_equal(symlink(victim, link), 0);
+	snprintf(link, sizeof(link), "%s/enav-cpu-20260101T000000Z-1.pb.gz", g_dir);
+	assert_int_equal(symlink(victim, link), 0);
+
+	enav_profile_spool_interval(sp, s, 1u << ENAV_PROFILE_CPU, SEC(0), SEC(100), STAMP_UNIX);
+	read_text(victim, text, sizeof(text));
+	FAIL_IF(strcmp(text, "keep\n") != 0, "the symlink's target was written: \"%s\"\n", text);
+	expect_listing(g_dir,
+		       "enav-cpu-20260101T000000Z-0.pb.gz enav-cpu-20260101T000000Z-1.pb.gz");
+	struct stat st;
+	snprintf(link, sizeof(link), "%s/enav-cpu-20260101T000000Z-0.pb.gz", g_dir);
+	assert_int_equal(lstat(link, &st), 0);
+	FAIL_IF(!S_ISREG(st.st_mode), "the spool file is not a regular file\n");
+	assert_int_equal(metric(sp, "enav_profile_spool_planted_total"), 1);
+	assert_int_equal(metric(sp, "enav_profile_spool_written_total"), 1);
+
+	/* The next file's final name holds a symlink: renamed over, not followed. */
+	enav_profile_spool_interval(sp, s, 1u << ENAV_PROFILE_CPU, SEC(0), SEC(100), STAMP_UNIX);
+	read_text(victim, text, sizeof(text));
+	FAIL_IF(strcmp(text, "keep\n") != 0, "the symlink's target was written: \"%s\"\n", text);
+	assert_int_equal(lstat(link, &st), 0);
+	snprintf(link, sizeof(link), "%s/enav-cpu-20260101T000000Z-1.pb.gz", g_dir);
+	assert_int_equal(lstat(link, &st), 0);
+	FAIL_IF(!S_ISREG(st.st_mode), "the symlink at the final name was kept\n");
+	enav_profile_spool_close(sp);
+	enav_profile_store_free(s);
+}
+
+/* A directory others can write is refused: they could plant names in it. */
+static void test_open_refuses_world_writable(void **state)
+{
+	char err[512] = "";
+	assert_int_equal(chmod(g_dir, 0777), 0);
+	struct enav_profile_spool *sp = enav_profile_spool_open(g_dir, 1000, AGE, err, sizeof(err));
+	FAIL_IF(sp != NULL, "a world-writable spool directory was accepted\n");
+	FAIL_IF(strstr(err, "writable by others") == NULL, "error: %s\n", err);
+}
+
 static void test_interval_offcpu(void **state)
 {
 	struct enav_profile_store *s = store_with(ENAV_PROFILE_OFFCPU, 3, 4500000);
@@ -465,6 +530,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_open_error, make_tmp, rm_tmp),
 	    cmocka_unit_test_setup_teardown(test_interval_writes_one_file, make_tmp, rm_tmp),
 	    cmocka_unit_test_setup_teardown(test_interval_offcpu, make_tmp, rm_tmp),
+	    cmocka_unit_test_setup_teardown(test_planted_symlink, make_tmp, rm_tmp),
+	    cmocka_unit_test_setup_teardown(test_open_refuses_world_writable, make_tmp, rm_tmp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,7 @@
 #include "runtime/export_worker.h"
 #include "discovery/k8s.h"
 #include "features/network/dns.h"
+#include "features/network/l7/l7_text.h"
 
 static void encode_argv(struct enav_json *j, const struct enav_signal *s)
 {
@@ -213,8 +214,13 @@ static void encode_span(struct enav_json *j, const struct enav_span_signal *sp)
 	enav_json_kv_string(j, "kind", op->kind == ENAV_L7_OP_MESSAGE ? "message" : "request");
 	enav_json_kv_string(j, "operation", op->operation);
 	enav_json_kv_string(j, "target", op->target);
-	if (op->path[0])
-		enav_json_kv_string(j, "path", op->path);
+	if (op->path[0]) {
+		/* What leaves the node: identifier-like segments redacted (an
+		 * e-mail address or a token in a path; docs/signals.md). */
+		char path[ENAV_L7_PATH_MAX];
+		enav_l7_path_redact(op->path, strlen(op->path), path, sizeof(path));
+		enav_json_kv_string(j, "path", path);
+	}
 	if (op->statement[0])
 		enav_json_kv_string(j, "statement", op->statement);
 	enav_json_kv_string(j, "status", op->status);

@@ -7,6 +7,7 @@
 
 #include "platform/numfmt.h"
 #include "discovery/k8s.h"
+#include "features/network/l7/l7_text.h"
 
 size_t enav_otlp_workload_resource(const struct enav_otlp_kv *node, size_t n_node,
 				   const struct enav_signal *s, struct enav_otlp_workload_res *wr)
@@ -79,6 +80,7 @@ static int encode_request_span(const struct enav_otlp_kv *node, size_t n_node,
 	struct enav_otlp_workload_res wr;
 	size_t nr = enav_otlp_workload_resource(node, n_node, s, &wr);
 	char peer[ENAV_ADDR_TEXT_MAX], name[ENAV_L7_OPERATION_MAX + ENAV_L7_TARGET_MAX + 2];
+	char path[ENAV_L7_PATH_MAX]; /* url.path, identifier-like segments redacted */
 	enav_fmt_addr(peer, net->family, net->remote_addr);
 	bool server = net->role == ENAV_ROLE_SERVER;
 	const char *proto = enav_l7_protocol_name(op->protocol);
@@ -104,7 +106,8 @@ static int encode_request_span(const struct enav_otlp_kv *node, size_t n_node,
 		span_name(name, sizeof(name), op->operation, op->target);
 		a[na++] = KV_STR("http.request.method", op->operation);
 		a[na++] = KV_STR("http.route", op->target);
-		a[na++] = KV_STR("url.path", op->path);
+		enav_l7_path_redact(op->path, strlen(op->path), path, sizeof(path));
+		a[na++] = KV_STR("url.path", path);
 		a[na++] = KV_STR("network.protocol.name", "http");
 		a[na++] =
 		    KV_STR("network.protocol.version", op->protocol == ENAV_L7_HTTP2 ? "2" : "1.1");

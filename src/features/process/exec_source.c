@@ -3,11 +3,14 @@
 
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "platform/clock.h"
 #include "platform/log.h"
+#include "platform/promtext.h"
+#include "features/process/argv_redact.h"
 #include "exec_perf.skel.h"
 #include "exec_ringbuf.skel.h"
 #include "runtime/event_decode.h"
@@ -20,6 +23,9 @@ ENAV_SKEL_OPS(exec_perf);
 struct exec_source {
 	struct enav_bpf_source bpf;
 };
+
+/* Values taken out of command lines (argv_redact.h), for /metrics. */
+static _Atomic uint64_t argv_redacted;
 
 static void exit_status(uint32_t status, struct enav_process_signal *p)
 {
@@ -80,11 +86,21 @@ static struct enav_signal *build_signal(struct enav_bpf_source *bpf,
 	if (ev->type == ENAV_EVENT_CRED_CHANGE)
 		return cred_signal(bpf, ev);
 	bool exec = ev->type == ENAV_EVENT_PROCESS_EXEC;
+	/* Secrets out of the command line before any consumer sees it. */
+	char argv[ENAV_ARGV_MAX + ENAV_ARGV_REDACT_SLACK];
+	uint32_t argv_len = 0, n_redacted = 0;
+	bool argv_cut = false;
+	if (exec && !(ev->exec.flags & ENAV_EXEC_ARGV_FAULT)) {
+		argv_len = (uint32_t)enav_argv_redact(ev->exec.argv, ev->exec.argv_len, argv,
+						      sizeof(argv), &n_redacted, &argv_cut);
+		if (n_redacted)
+			atomic_fetch_add(&argv_redacted, n_redacted);
+	}
 	/* The exec's tail: argv, then filename and exe, each as long as it is. */
 	bool has_exe = exec && ev->exec.exe_len > 0 && ev->exec.exe[0] == '/';
-	uint32_t tail_len = exec ? ev->exec.argv_len + ev->exec.filename_len + 1u +
-				       (has_exe ? ev->exec.exe_len + 1u : 0)
-				 : 0;
+	uint32_t tail_len =
+	    exec ? argv_len + ev->exec.filename_len + 1u + (has_exe ? ev->exec.exe_len + 1u : 0)
+		 : 0;
 	struct enav_signal *s = enav_bpf_source_signal(
 	    bpf, exec ? ENAV_SIGNAL_PROCESS_EXEC : ENAV_SIGNAL_PROCESS_EXIT, tail_len, &ev->hdr);
 	if (!s)
@@ -99,7 +115,7 @@ static struct enav_signal *build_signal(struct enav_bpf_source *bpf,
 		memcpy(p->comm, ev->exec.comm, sizeof(p->comm));
 		p->start_boot_ns = ev->exec.start_boot_ns;
 		p->start_time_unix_ns = enav_clock_boot_to_unix_ns(ev->exec.start_boot_ns);
-		char *filename = tail + ev->exec.argv_len;
+		char *filename = tail + argv_len;
 		memcpy(filename, ev->exec.filename, ev->exec.filename_len + 1u);
 		p->filename = filename;
 		p->filename_truncated = ev->exec.flags & ENAV_EXEC_FILENAME_TRUNCATED;
@@ -119,9 +135,9 @@ static struct enav_signal *build_signal(struct enav_bpf_source *bpf,
 			enav_signal_warn(s, "argv", "user_memory_unreadable");
 		} else {
 			p->has_argv = true;
-			p->argv_truncated = ev->exec.flags & ENAV_EXEC_ARGV_TRUNCATED;
-			p->argv_len = ev->exec.argv_len;
-			memcpy(tail, ev->exec.argv, ev->exec.argv_len);
+			p->argv_truncated = (ev->exec.flags & ENAV_EXEC_ARGV_TRUNCATED) || argv_cut;
+			p->argv_len = argv_len;
+			memcpy(tail, argv, argv_len);
 			p->argv = tail;
 		}
 	} else {
@@ -202,8 +218,19 @@ bool enav_exec_source_enabled(const struct enav_config *cfg)
 	return cfg->exec.enabled;
 }
 
+/* The BPF source's own metrics are rendered with every BPF source
+ * (enav_bpf_sources_render); this adds what is the exec source's alone. */
+static void exec_metrics(void *state, struct enav_promtext *p)
+{
+	(void)state;
+	enav_promtext_single_u64(p, "enav_exec_argv_redacted_total", "counter",
+				 "Secret values replaced by " ENAV_ARGV_REDACTED
+				 " in command lines before export.",
+				 atomic_load(&argv_redacted));
+}
+
 const struct enav_source_ops enav_exec_source_ops = {
     .start = exec_start,
     .stop = exec_stop,
-    .metrics = NULL, /* rendered with every BPF source by enav_bpf_sources_render */
+    .metrics = exec_metrics,
 };

@@ -23,13 +23,14 @@
 #define MAX_FILES 65536 /* files considered per enforcement pass */
 
 struct enav_profile_spool {
-	char dir[512];
+	char dir[512]; /* for messages; files are reached through dfd */
+	int dfd;       /* the directory, opened once: a rename of it changes nothing */
 	uint64_t max_bytes;
 	uint32_t max_age_s;
 	uint64_t seq;
 	pthread_mutex_t lock;
 	_Atomic uint64_t written, bytes_written, write_errors, removed_age, removed_size, files,
-	    bytes;
+	    bytes, planted;
 };
 
 struct spool_file {
@@ -55,9 +56,14 @@ static int by_age(const void *a, const void *b)
 
 void enav_profile_spool_enforce(struct enav_profile_spool *sp, uint64_t now_unix_s)
 {
-	DIR *d = opendir(sp->dir);
-	if (!d)
+	/* A description of its own: readdir's offset is not shared with dfd. */
+	int fd = openat(sp->dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
 	struct spool_file *files = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
@@ -121,11 +127,31 @@ struct enav_profile_spool *enav_profile_spool_open(const char *dir, uint64_t max
 			 strerror(errno));
 		return NULL;
 	}
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+	if (dfd < 0 || fstat(dfd, &st) != 0) {
+		snprintf(err, errlen, "profiling.spool.dir: cannot open %s: %s", dir,
+			 strerror(errno));
+		if (dfd >= 0)
+			close(dfd);
+		return NULL;
+	}
+	/* Another user who can write the directory could plant names in it. */
+	if (st.st_uid != geteuid() || (st.st_mode & S_IWOTH)) {
+		snprintf(err, errlen,
+			 "profiling.spool.dir: %s must be owned by the agent's user and not "
+			 "writable by others (owner uid %u, mode %03o)",
+			 dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
+		close(dfd);
+		return NULL;
+	}
 	struct enav_profile_spool *sp = calloc(1, sizeof(*sp));
 	if (!sp) {
 		snprintf(err, errlen, "profiling.spool: out of memory");
+		close(dfd);
 		return NULL;
 	}
+	sp->dfd = dfd;
 	snprintf(sp->dir, sizeof(sp->dir), "%s", dir);
 	pthread_mutex_init(&sp->lock, NULL);
 	sp->max_bytes = max_bytes;
@@ -148,26 +174,42 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* A new temporary file in the spool: created, never opened through a name
+ * someone else made (O_EXCL; O_NOFOLLOW for a symlink planted there).  A
+ * leftover entry at that name is removed (the entry, never what it points
+ * at) and counted, once. */
+static int create_tmp(struct enav_profile_spool *sp, const char *tmp)
+{
+	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	int fd = openat(sp->dfd, tmp, flags, 0640);
+	if (fd < 0 && errno == EEXIST && unlinkat(sp->dfd, tmp, 0) == 0) {
+		atomic_fetch_add(&sp->planted, 1);
+		fd = openat(sp->dfd, tmp, flags, 0640);
+	}
+	return fd;
+}
+
 /* One file, written under a temporary name and renamed; the lock keeps the
  * sequence numbers of the profiler and pull threads apart. */
 static void write_one(struct enav_profile_spool *sp, const char *kind, const char *stamp,
 		      const uint8_t *body, size_t len)
 {
-	char name[256], tmp[300], path[800], tpath[900];
+	char name[256], tmp[300], path[800];
 	pthread_mutex_lock(&sp->lock);
 	snprintf(name, sizeof(name), PREFIX "%s-%s-%llu" SUFFIX, kind, stamp,
 		 (unsigned long long)sp->seq++);
 	snprintf(tmp, sizeof(tmp), ".tmp-%s", name);
 	snprintf(path, sizeof(path), "%s/%s", sp->dir, name);
-	snprintf(tpath, sizeof(tpath), "%s/%s", sp->dir, tmp);
-	int fd = open(tpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	int fd = create_tmp(sp, tmp);
 	bool ok = fd >= 0 && write_all(fd, body, len) == 0;
 	if (fd >= 0 && close(fd) != 0)
 		ok = false;
-	if (ok && rename(tpath, path) != 0)
+	/* rename replaces an entry at the final name; it never follows one. */
+	if (ok && renameat(sp->dfd, tmp, sp->dfd, name) != 0)
 		ok = false;
 	if (!ok) {
-		unlink(tpath);
+		if (fd >= 0)
+			unlinkat(sp->dfd, tmp, 0);
 		atomic_fetch_add(&sp->write_errors, 1);
 		enav_warn("profiling spool: cannot write %s: %s", path, strerror(errno));
 	} else {
@@ -230,6 +272,7 @@ void enav_profile_spool_close(struct enav_profile_spool *sp)
 	if (!sp)
 		return;
 	pthread_mutex_destroy(&sp->lock);
+	close(sp->dfd);
 	free(sp);
 }
 
@@ -247,6 +290,10 @@ void enav_profile_spool_metrics(struct enav_profile_spool *sp, struct enav_promt
 	enav_promtext_single_u64(p, "enav_profile_spool_write_errors_total", "counter",
 				 "Profile files that could not be built or written.",
 				 atomic_load(&sp->write_errors));
+	enav_promtext_single_u64(p, "enav_profile_spool_planted_total", "counter",
+				 "Entries found at a temporary file's name before the agent "
+				 "created it (removed, never followed).",
+				 atomic_load(&sp->planted));
 	enav_promtext_family(p, "enav_profile_spool_removed_total", "counter",
 			     "Spool files removed by the caps, by reason.");
 	const char *la[] = {"reason", "age"};

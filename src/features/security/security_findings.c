@@ -24,8 +24,10 @@
  *                                (features/security/self_guard_source.c).
  * Each finding is a security.finding signal (evidence "inferred") carrying
  * the workload of the process it is about.  A workload matching one of the
- * rule's security.exceptions selectors gets none.  Rate-limited per rule and
- * workload (cgroup); everything bounded, suppressions and evictions counted.
+ * rule's security.exceptions selectors gets none.  Rate-limited per rule,
+ * workload (cgroup) and evidence, and per rule and workload; a refusal is
+ * itself reported (findings_rate_limited, docs/adr/0019-findings-budget.md);
+ * everything bounded, suppressions and evictions counted.
  */
 #include "features/security/security_findings.h"
 
@@ -107,6 +109,8 @@ struct service {
 struct rate {
 	uint64_t window_start;
 	uint32_t count;
+	uint32_t suppressed; /* in this window */
+	bool noticed;	     /* this window's first refusal was reported */
 };
 
 /* A serving workload (program name in a cgroup) and when it was first seen
@@ -120,16 +124,19 @@ struct findings {
 	struct enav_selector_set exceptions[R__N];
 	const char *readers[ENAV_CONFIG_LIST_MAX];
 	size_t n_readers;
-	uint32_t per_minute;
+	uint32_t per_key, per_workload;
 	struct enav_bcache services; /* pid -> struct service */
-	struct enav_bcache rates;    /* (rule, cgroup) -> struct rate */
+	struct enav_bcache rates;    /* (rule, cgroup[, evidence]) -> struct rate */
 	struct enav_bcache learners; /* workload -> struct learner */
 	struct enav_bcache baseline; /* (workload, remote port) -> presence */
 	struct enav_bcache execs;    /* pid -> struct exec_creds */
 	uint64_t learning_ns;
 	_Atomic uint64_t fired[R__N], suppressed[R__N], excepted[R__N];
 	_Atomic uint64_t service_evictions, rate_evictions, baseline_evictions, learned;
-	_Atomic uint64_t exec_evictions, cred_unknown;
+	_Atomic uint64_t exec_evictions, cred_unknown, notices;
+	/* Rate-limit notices of the observe call under way (ADR 0019). */
+	struct enav_signal *pending[4];
+	size_t n_pending;
 };
 
 static const char *const writable_prefixes[] = {"/tmp/", "/var/tmp/", "/dev/shm/", "/memfd:"};
@@ -186,32 +193,132 @@ static bool excepted(struct findings *f, enum rule r, const struct enav_signal *
 	return false;
 }
 
-/* At most per_minute findings per rule and workload in any minute window,
- * none for an excepted workload. */
+/* FNV-1a over a string, continuing h (the evidence part of a budget key). */
+static uint64_t mix_str(uint64_t h, const char *str)
+{
+	for (const char *c = str ? str : ""; *c; c++)
+		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+	return (h ^ 0xff) * 0x100000001b3ull; /* a separator: "ab"+"c" != "a"+"bc" */
+}
+
+static uint64_t mix_u64(uint64_t h, uint64_t v)
+{
+	for (int i = 0; i < 8; i++, v >>= 8)
+		h = (h ^ (v & 0xff)) * 0x100000001b3ull;
+	return h;
+}
+
+/* What tells one finding of a rule from another in the same workload
+ * (docs/adr/0019-findings-budget.md): the executable, and the file, object
+ * or port the rule is about.  Harmless events spend only their own key. */
+static uint64_t evidence_key(enum rule r, const struct enav_signal *s)
+{
+	const struct enav_process_signal *p = &s->process;
+	uint64_t h = mix_u64(0xcbf29ce484222325ull, (uint64_t)r);
+	h = mix_u64(h, p->cgroup_id);
+	h = mix_str(h, p->has_exe ? p->exe : p->comm);
+	if (r == R_SECRET) {
+		h = mix_u64(mix_u64(h, s->file.dev), s->file.ino);
+		h = mix_str(h, s->file.has_path ? s->file.path : "");
+	} else if (r == R_TAMPER) {
+		h = mix_str(mix_str(h, s->bpf.operation), s->bpf.object_kind);
+		h = mix_u64(h, s->bpf.object_id);
+	} else if (r == R_OUTBOUND) {
+		h = mix_u64(h, s->net.remote_port);
+	}
+	return h ? h : 1;
+}
+
+/* The rule's aggregate key for one workload. */
+static uint64_t workload_budget_key(enum rule r, const struct enav_signal *s)
+{
+	uint64_t h = mix_u64(mix_u64(0x84222325cbf29ce4ull, (uint64_t)r), s->process.cgroup_id);
+	return h ? h : 1;
+}
+
+/* The rate entry for key, created empty (NULL when memory runs out). */
+static struct rate *rate_entry(struct findings *f, uint64_t key)
+{
+	struct rate *rt = enav_bcache_get(&f->rates, key);
+	if (rt)
+		return rt;
+	rt = calloc(1, sizeof(*rt));
+	if (!rt)
+		return NULL;
+	uint64_t before = f->rates.evictions;
+	enav_bcache_put(&f->rates, key, rt);
+	atomic_fetch_add(&f->rate_evictions, f->rates.evictions - before);
+	return rt;
+}
+
+/* Start a new minute window when the old one has passed; what the old one
+ * suppressed is returned (and forgotten), for the caller to report. */
+static uint32_t roll(struct rate *rt, uint64_t now)
+{
+	if (now - rt->window_start < RATE_WINDOW_NS)
+		return 0;
+	uint32_t was = rt->suppressed;
+	rt->window_start = now;
+	rt->count = 0;
+	rt->suppressed = 0;
+	rt->noticed = false;
+	return was;
+}
+
+/* A notice that findings of rule r were suppressed: itself a finding (rule
+ * findings_rate_limited), so a budget spent in advance shows. */
+static struct enav_signal *notice(enum rule r, const struct enav_signal *s, const char *scope,
+				  uint32_t suppressed, uint32_t budget);
+
+/* Keep a notice for sf_observe to hand out after the call's findings. */
+static void hold(struct findings *f, struct enav_signal *o)
+{
+	if (!o)
+		return;
+	if (f->n_pending < sizeof(f->pending) / sizeof(f->pending[0])) {
+		f->pending[f->n_pending++] = o;
+		atomic_fetch_add(&f->notices, 1);
+	} else {
+		enav_signal_unref(o);
+	}
+}
+
+/* Budgets (ADR 0019): per_key findings a minute per rule, workload and
+ * evidence; per_workload findings a minute per rule and workload across
+ * all evidence.  Nothing for an excepted workload.  A refusal is counted;
+ * the first refusal of a window, and the count of a window that ended with
+ * refusals, is held as a findings_rate_limited finding (hold). */
 static bool admit(struct findings *f, enum rule r, const struct enav_signal *s, uint64_t now)
 {
 	if (excepted(f, r, s))
 		return false;
-	uint64_t cgroup_id = s->process.cgroup_id;
-	uint64_t key = (cgroup_id * 0x9e3779b97f4a7c15ull) ^ (uint64_t)r;
-	struct rate *rt = enav_bcache_get(&f->rates, key);
-	if (!rt) {
-		rt = calloc(1, sizeof(*rt));
-		if (!rt)
-			return false;
-		uint64_t before = f->rates.evictions;
-		enav_bcache_put(&f->rates, key, rt);
-		atomic_fetch_add(&f->rate_evictions, f->rates.evictions - before);
+	struct rate *k = rate_entry(f, evidence_key(r, s));
+	struct rate *w = k ? rate_entry(f, workload_budget_key(r, s)) : NULL;
+	/* The second put may have evicted the first entry: look it up again. */
+	if (w)
+		k = enav_bcache_get(&f->rates, evidence_key(r, s));
+	if (!k || !w) {
+		/* No memory for the budget: report rather than hide. */
+		return true;
 	}
-	if (now - rt->window_start >= RATE_WINDOW_NS) {
-		rt->window_start = now;
-		rt->count = 0;
-	}
-	if (rt->count >= f->per_minute) {
+	uint32_t k_was = roll(k, now), w_was = roll(w, now);
+	if (w_was)
+		hold(f, notice(r, s, "workload", w_was, 0));
+	if (k_was)
+		hold(f, notice(r, s, "evidence", k_was, 0));
+	struct rate *over = k->count >= f->per_key ? k : w->count >= f->per_workload ? w : NULL;
+	if (over) {
 		atomic_fetch_add(&f->suppressed[r], 1);
+		over->suppressed++;
+		if (!over->noticed) {
+			over->noticed = true;
+			hold(f, notice(r, s, over == w ? "workload" : "evidence", 0,
+				       over == w ? f->per_workload : f->per_key));
+		}
 		return false;
 	}
-	rt->count++;
+	k->count++;
+	w->count++;
 	return true;
 }
 
@@ -243,6 +350,38 @@ static struct enav_signal *finding(struct findings *f, enum rule r, const struct
 	o->finding.evidence_kind = s->kind;
 	o->finding.evidence_time_unix_ns = s->time_unix_ns;
 	atomic_fetch_add(&f->fired[r], 1);
+	return o;
+}
+
+static struct enav_signal *notice(enum rule r, const struct enav_signal *s, const char *scope,
+				  uint32_t suppressed, uint32_t budget)
+{
+	struct enav_signal *o = enav_signal_new(ENAV_SIGNAL_FINDING, 0);
+	if (!o)
+		return NULL;
+	struct enav_signal *evidence = (struct enav_signal *)s;
+	enav_signal_ref(evidence);
+	enav_signal_pin(o, evidence, unpin_evidence);
+	o->time_unix_ns = s->time_unix_ns;
+	o->process = s->process;
+	o->process.has_argv = false;
+	o->finding.rule = "findings_rate_limited";
+	/* As severe as what it hides: a budget spent in advance is an attack. */
+	o->finding.severity = rule_severity[r];
+	o->finding.evidence_kind = s->kind;
+	o->finding.evidence_time_unix_ns = s->time_unix_ns;
+	const char *what = s->process.has_exe ? s->process.exe : s->process.comm;
+	if (budget)
+		snprintf(o->finding.summary, sizeof(o->finding.summary),
+			 "rate limited: %s findings over %u a minute for this %s (%s, last %s); "
+			 "the rest of the minute suppressed and counted",
+			 rule_names[r], budget, scope, scope[0] == 'w' ? "every executable" : what,
+			 what);
+	else
+		snprintf(o->finding.summary, sizeof(o->finding.summary),
+			 "rate limited: %u %s findings suppressed in this %s's previous minute "
+			 "window (now %s)",
+			 suppressed, rule_names[r], scope, what);
 	return o;
 }
 
@@ -392,10 +531,9 @@ static size_t put_out(struct enav_signal *o, struct enav_signal **out, size_t ou
 	return 1;
 }
 
-static size_t sf_observe(void *state, const struct enav_signal *s, struct enav_signal **out,
-			 size_t out_cap)
+static size_t observe_rules(struct findings *f, const struct enav_signal *s,
+			    struct enav_signal **out, size_t out_cap)
 {
-	struct findings *f = state;
 	const struct enav_process_signal *p = &s->process;
 	size_t n = 0;
 	if (s->kind == ENAV_SIGNAL_FILE_OPEN)
@@ -491,6 +629,23 @@ static size_t sf_observe(void *state, const struct enav_signal *s, struct enav_s
 	return n;
 }
 
+static size_t sf_observe(void *state, const struct enav_signal *s, struct enav_signal **out,
+			 size_t out_cap)
+{
+	struct findings *f = state;
+	f->n_pending = 0;
+	size_t n = observe_rules(f, s, out, out_cap);
+	/* The rate-limit notices this signal raised go out after its findings. */
+	for (size_t i = 0; i < f->n_pending; i++) {
+		if (n < out_cap)
+			out[n++] = f->pending[i];
+		else
+			enav_signal_unref(f->pending[i]);
+	}
+	f->n_pending = 0;
+	return n;
+}
+
 static int sf_init(struct enav_host *a, void **state, char *err, size_t errlen)
 {
 	const struct enav_config *cfg = enav_host_config(a);
@@ -517,7 +672,8 @@ static int sf_init(struct enav_host *a, void **state, char *err, size_t errlen)
 					   errlen))
 			return -EINVAL;
 	f->learning_ns = (uint64_t)cfg->security.outbound_learning_ms * 1000000ull;
-	f->per_minute = cfg->security.rate_per_minute;
+	f->per_key = cfg->security.rate_per_minute;
+	f->per_workload = cfg->security.workload_rate_per_minute;
 	if (enav_bcache_init(&f->services, cfg->security.max_services, free) ||
 	    enav_bcache_init(&f->rates, cfg->security.max_rate_entries, free) ||
 	    enav_bcache_init(&f->learners, cfg->security.max_services, free) ||
@@ -558,10 +714,16 @@ static void sf_metrics(void *state, struct enav_promtext *p)
 	struct findings *f = state;
 	per_rule_family(p, "enav_security_findings_total", "Security findings emitted, by rule.",
 			f->fired);
-	per_rule_family(p, "enav_security_findings_suppressed_total",
-			"Findings not emitted: over security.rate_limit_per_minute for their rule "
-			"and workload.",
-			f->suppressed);
+	per_rule_family(
+	    p, "enav_security_findings_suppressed_total",
+	    "Findings not emitted: over security.rate_limit_per_minute for their rule, "
+	    "workload and evidence, or security.workload_rate_limit_per_minute for their "
+	    "rule and workload.",
+	    f->suppressed);
+	enav_promtext_single_u64(p, "enav_security_rate_limit_notices_total", "counter",
+				 "findings_rate_limited findings emitted: a budget's first refusal "
+				 "in a minute, and the count a minute with refusals ended with.",
+				 atomic_load(&f->notices));
 	per_rule_family(p, "enav_security_findings_excepted_total",
 			"Findings not emitted: the workload matched one of the rule's "
 			"security.exceptions selectors.",

@@ -198,6 +198,52 @@ size_t enav_l7_path_template(const char *path, size_t n, char *out, size_t cap)
 	return o.n;
 }
 
+/* Segment bytes that identifier-like values carry and route words do not: an
+ * escaped '@' (%40), matrix and key=value parameters, user:token pairs. */
+static bool segment_has_value_bytes(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '%' || s[i] == ';' || s[i] == '=' || s[i] == ':' || s[i] == ',')
+			return true;
+	return false;
+}
+
+size_t enav_l7_path_redact(const char *path, size_t n, char *out, size_t cap)
+{
+	const unsigned char *s = (const unsigned char *)path;
+	struct obuf o;
+
+	ob_init(&o, out, cap);
+	if (cap == 0)
+		return 0;
+	if (!path)
+		n = 0;
+	size_t q = n;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '?' || s[i] == '#') {
+			q = i;
+			break;
+		}
+	for (size_t i = 0; i < q;) {
+		if (s[i] == '/') {
+			ob_putc(&o, '/');
+			i++;
+			continue;
+		}
+		size_t b = i;
+		while (i < q && s[i] != '/')
+			i++;
+		if (segment_is_id(s + b, i - b) || segment_has_value_bytes(s + b, i - b))
+			ob_puts(&o, "{id}");
+		else
+			ob_put(&o, (const char *)s + b, i - b);
+	}
+	/* A query is here only when the operator kept it (keep_query). */
+	if (q < n && s[q] == '?')
+		ob_put(&o, (const char *)s + q, n - q);
+	return o.n;
+}
+
 /* ---- W3C traceparent ------------------------------------------------------ */
 
 static int lhex(unsigned char c)
@@ -287,6 +333,7 @@ struct tok {
 struct lexer {
 	const unsigned char *p;
 	size_t n, i;
+	enum enav_sql_dialect dialect;
 	bool prev_wordish; /* previous token ended with an identifier character */
 };
 
@@ -344,8 +391,13 @@ static bool skip_space(struct lexer *lx)
 }
 
 /* A quoted run starting at lx->i with quote q; returns the index after the
- * closing quote (or n when unterminated). */
-static size_t skip_quoted(const struct lexer *lx, unsigned char q, bool backslash)
+ * closing quote (or n when unterminated).  With backslash, "\\q" is where the
+ * dialects part: an escaped quote to MySQL (and a PostgreSQL E'' string), the
+ * end of the string to PostgreSQL (standard_conforming_strings, its default
+ * since 9.1).  Either reading shows text the other hides, so unless the
+ * dialect or the string's kind (escapes) says which, everything from there on
+ * is hidden (n). */
+static size_t skip_quoted(const struct lexer *lx, unsigned char q, bool backslash, bool escapes)
 {
 	size_t i = lx->i + 1;
 
@@ -353,6 +405,11 @@ static size_t skip_quoted(const struct lexer *lx, unsigned char q, bool backslas
 		unsigned char c = lx->p[i];
 
 		if (backslash && c == '\\') {
+			if (!escapes && i + 1 < lx->n && lx->p[i + 1] == q) {
+				if (lx->dialect == ENAV_SQL_POSTGRES)
+					return i + 2; /* the string ends at this quote */
+				return lx->n;
+			}
 			i += 2;
 			continue;
 		}
@@ -414,26 +471,34 @@ static struct tok next_tok(struct lexer *lx)
 		/* A word glued to a quote is a literal's prefix: E'..', N'..',
 		 * X'..', B'..', _utf8mb4'..'. */
 		if (i < lx->n && p[i] == '\'') {
+			/* E'..' is PostgreSQL's escape string: backslashes escape. */
+			bool e_string = i - lx->i == 1 && (p[lx->i] | 0x20) == 'e';
 			lx->i = i;
-			i = skip_quoted(lx, '\'', true);
+			i = skip_quoted(lx, '\'', true, e_string || lx->dialect == ENAV_SQL_MYSQL);
 			t.k = T_LIT;
 		} else {
 			t.k = T_WORD;
 		}
 	} else if (c == '\'') {
-		i = skip_quoted(lx, '\'', true);
+		i = skip_quoted(lx, '\'', true, lx->dialect == ENAV_SQL_MYSQL);
 		t.k = T_LIT;
 	} else if (c == '"') {
-		i = skip_quoted(lx, '"', false);
-		/* An identifier in standard SQL, a string in MySQL's default mode:
-		 * shown only when shaped like an identifier. */
+		/* An identifier in standard SQL, a string in MySQL's default mode
+		 * (with its backslash escapes): read as the target when shaped like
+		 * an identifier; shown in a sanitized statement only when the
+		 * dialect is PostgreSQL's (sql_sanitize): to MySQL "hunter2" may be
+		 * a password. */
+		if (lx->dialect == ENAV_SQL_POSTGRES)
+			i = skip_quoted(lx, '"', false, false);
+		else
+			i = skip_quoted(lx, '"', true, lx->dialect == ENAV_SQL_MYSQL);
 		size_t inner_e = i > t.s + 1 && p[i - 1] == '"' ? i - 1 : i;
 
 		t.k = i > t.s + 1 && p[i - 1] == '"' && plain_ident(p + t.s + 1, inner_e - t.s - 1)
 			  ? T_QIDENT
 			  : T_LIT;
 	} else if (c == '`') {
-		i = skip_quoted(lx, '`', false);
+		i = skip_quoted(lx, '`', false, false);
 		t.k = i > t.s + 1 && p[i - 1] == '`' ? T_QIDENT : T_LIT; /* unterminated: hidden */
 	} else if (is_digit(c) ||
 		   (c == '.' && i + 1 < lx->n && is_digit(p[i + 1]) && !lx->prev_wordish)) {
@@ -574,9 +639,9 @@ static struct tok read_qualified(struct lexer *lx, struct tok t, struct obuf *o)
 	}
 }
 
-static void sql_sanitize(const char *sql, size_t n, char *out, size_t cap)
+static void sql_sanitize(const char *sql, size_t n, enum enav_sql_dialect d, char *out, size_t cap)
 {
-	struct lexer lx = {.p = (const unsigned char *)sql, .n = n};
+	struct lexer lx = {.p = (const unsigned char *)sql, .n = n, .dialect = d};
 	struct obuf o;
 	bool first = true;
 
@@ -589,7 +654,7 @@ static void sql_sanitize(const char *sql, size_t n, char *out, size_t cap)
 		if (t.space_before && !first)
 			ob_putc(&o, ' ');
 		first = false;
-		if (t.k == T_LIT)
+		if (t.k == T_LIT || (t.k == T_QIDENT && sql[t.s] == '"' && d != ENAV_SQL_POSTGRES))
 			ob_putc(&o, '?');
 		else
 			ob_put(&o, sql + t.s, t.e - t.s);
@@ -599,6 +664,14 @@ static void sql_sanitize(const char *sql, size_t n, char *out, size_t cap)
 void enav_l7_sql_summarize(const char *sql, size_t n, char *op, size_t op_cap, char *target,
 			   size_t target_cap, char *sanitized, size_t sanitized_cap)
 {
+	enav_l7_sql_summarize_dialect(sql, n, ENAV_SQL_UNKNOWN, op, op_cap, target, target_cap,
+				      sanitized, sanitized_cap);
+}
+
+void enav_l7_sql_summarize_dialect(const char *sql, size_t n, enum enav_sql_dialect dialect,
+				   char *op, size_t op_cap, char *target, size_t target_cap,
+				   char *sanitized, size_t sanitized_cap)
+{
 	struct obuf oo, ot;
 
 	ob_init(&oo, op, op_cap);
@@ -606,9 +679,9 @@ void enav_l7_sql_summarize(const char *sql, size_t n, char *op, size_t op_cap, c
 	if (!sql)
 		n = 0;
 	if (sanitized)
-		sql_sanitize(sql, n, sanitized, sanitized_cap);
+		sql_sanitize(sql, n, dialect, sanitized, sanitized_cap);
 
-	struct lexer lx = {.p = (const unsigned char *)sql, .n = n};
+	struct lexer lx = {.p = (const unsigned char *)sql, .n = n, .dialect = dialect};
 	struct tok t = next_tok(&lx);
 
 	while (t.k == T_PUNCT && lx.p[t.s] == '(')

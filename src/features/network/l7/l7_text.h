@@ -20,6 +20,16 @@
 size_t enav_l7_path_template(const char *path, size_t n, char *out, size_t cap);
 
 /*
+ * The path a span carries (url.path): every segment the route template
+ * would make "{id}" (an e-mail address, digits, a UUID, a hex or long mixed
+ * token), and every segment with '%', ';', '=', ':' or ',' (an escaped
+ * address, parameters, a user:token pair), is "{id}"; no segment cap.  A
+ * query (present only with keep_query) is kept as it is; a fragment goes.
+ * Writes a NUL-terminated string of at most cap-1 bytes; returns its length.
+ */
+size_t enav_l7_path_redact(const char *path, size_t n, char *out, size_t cap);
+
+/*
  * W3C Trace Context `traceparent` header value (version 00, or a later
  * version read as 00 per the spec's forward-compatibility rules).  All or
  * nothing: returns false, and leaves the outputs untouched, for any
@@ -38,5 +48,15 @@ bool enav_l7_traceparent_parse(const char *v, size_t n, uint8_t trace_id[16], ui
  */
 void enav_l7_sql_summarize(const char *sql, size_t n, char *op, size_t op_cap, char *target,
 			   size_t target_cap, char *sanitized, size_t sanitized_cap);
+
+/* Whose SQL it is, where the dialects read quotes differently.  MySQL:
+ * backslashes escape in '..' and "..", and "..", a string, is never shown.
+ * PostgreSQL: a backslash is a character in '..' (not in E'..'), and ".." is
+ * an identifier.  Unknown (enav_l7_sql_summarize): "\'" hides the rest of
+ * the statement, and ".." is never shown. */
+enum enav_sql_dialect { ENAV_SQL_UNKNOWN, ENAV_SQL_MYSQL, ENAV_SQL_POSTGRES };
+void enav_l7_sql_summarize_dialect(const char *sql, size_t n, enum enav_sql_dialect dialect,
+				   char *op, size_t op_cap, char *target, size_t target_cap,
+				   char *sanitized, size_t sanitized_cap);
 
 #endif

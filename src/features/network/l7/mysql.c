@@ -357,9 +357,10 @@ static struct my_op *push(struct my_state *s, const struct my_reader *r, uint8_t
 static void summarize(struct my_state *s, const uint8_t *sql, size_t n, char *op, char *target,
 		      char *statement)
 {
-	enav_l7_sql_summarize((const char *)sql, n, op, ENAV_L7_OPERATION_MAX, target,
-			      ENAV_L7_TARGET_MAX, s->opt.sanitized ? statement : NULL,
-			      s->opt.sanitized ? ENAV_L7_STATEMENT_MAX : 0);
+	enav_l7_sql_summarize_dialect((const char *)sql, n, ENAV_SQL_MYSQL, op,
+				      ENAV_L7_OPERATION_MAX, target, ENAV_L7_TARGET_MAX,
+				      s->opt.sanitized ? statement : NULL,
+				      s->opt.sanitized ? ENAV_L7_STATEMENT_MAX : 0);
 	if (!s->opt.sanitized)
 		statement[0] = '\0';
 }
