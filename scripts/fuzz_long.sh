@@ -76,6 +76,8 @@ run_one() {
 	local -a flags
 	read -r -a flags <<<"$(fuzz_limits "$name" 2048)"
 	flags+=("${FUZZ_FLAGS[@]}")
+	# run_one runs in a subshell of its own: this stays with this target.
+	ASAN_OPTIONS=$(fuzz_asan_options "$name")
 	rm -rf "$dir"
 	mkdir -p "$dir/corpus"
 	"$bin" "${flags[@]}" -max_total_time="$SECONDS_EACH" -print_final_stats=1 \

@@ -53,11 +53,12 @@ phase "fuzz corpus replay"
 # (tests/fuzz/limits.sh), seeds included.
 . tests/fuzz/limits.sh
 fuzz_one() { # fuzz_one FUZZER CORPUS SCRATCH: the log and rc land in SCRATCH
-	local limits
+	local limits asan
 	read -r -a limits <<<"$(fuzz_limits "$(basename "$1")" 1024)"
-	"$1" "${limits[@]}" -runs=0 "$2" >"$3/log" 2>&1 &&
-		"$1" -max_total_time="${FUZZ_SECONDS:-4}" "${limits[@]}" "$3/new" "$2" \
-			>>"$3/log" 2>&1
+	asan=$(fuzz_asan_options "$(basename "$1")")
+	ASAN_OPTIONS=$asan "$1" "${limits[@]}" -runs=0 "$2" >"$3/log" 2>&1 &&
+		ASAN_OPTIONS=$asan "$1" -max_total_time="${FUZZ_SECONDS:-4}" "${limits[@]}" \
+			"$3/new" "$2" >>"$3/log" 2>&1
 	echo $? >"$3/rc"
 }
 fuzz_dir=$(mktemp -d)
