@@ -15,10 +15,13 @@
  * [vdso] line; the file is reachable both as map_files/START-END and as
  * root/bin/prog, with the device and inode the maps lines name.
  *
- * The process is added, added again as a new exec image (the binary then
- * comes from the cache), the tables refreshed, asked about, and their
- * metrics written.  Nothing may crash, over-read or leak; every call
- * answers 0 or a negative errno.  When the kernel map can be created (root,
+ * One set of tables serves the whole run.  For each input the process is
+ * added, added again as a new exec image (the binary then comes from the
+ * cache), asked about, then gone and the tables refreshed: they must be
+ * back as before the input (rows, bytes, binaries and processes in use,
+ * read from their metrics: only the vDSO's), so an input leaves nothing
+ * behind and a finding reproduces alone.  Nothing may crash, over-read or
+ * leak; every call answers 0 or a negative errno.  When the kernel map can be created (root,
  * CAP_BPF), the entry written for the process is checked too: at most the
  * mapping cap, sorted and non-overlapping, every table inside the rows
  * array, and the rows of each table strictly increasing in pc with kinds
@@ -64,11 +67,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static char g_dir[PATH_MAX], g_proc[PATH_MAX];
 static int g_procs_fd = -1;
 static struct enav_unwind_entry *g_rows;
+static struct enav_unwind_tables *g_t;
+static uint64_t g_base[4]; /* the gauges with only the vDSO loaded */
 
 static void cleanup(void)
 {
 	char cmd[PATH_MAX + 16];
 
+	enav_unwind_tables_free(g_t);
 	if (g_procs_fd >= 0)
 		close(g_procs_fd);
 	free(g_rows);
@@ -82,6 +88,28 @@ static void mkdir_at(const char *fmt, const char *a)
 
 	snprintf(path, sizeof(path), fmt, a, PID);
 	CHECK(mkdir(path, 0755) == 0);
+}
+
+/* The gauges of the tables (rows, bytes, binaries, processes), from their
+ * metrics, which are written on the way. */
+static void gauges(uint64_t out[4])
+{
+	static const char *const names[4] = {
+	    "\nenav_profile_unwind_table_rows ", "\nenav_profile_unwind_table_bytes ",
+	    "\nenav_profile_unwind_binaries ", "\nenav_profile_unwind_processes "};
+	static char text[16384];
+	struct enav_promtext p;
+
+	text[0] = '\n';
+	enav_promtext_init(&p, text + 1, sizeof(text) - 1);
+	enav_unwind_tables_metrics(g_t, &p);
+	CHECK(!p.overflow && p.len < sizeof(text) - 1);
+	text[p.len + 1] = '\0';
+	for (int i = 0; i < 4; i++) {
+		const char *at = strstr(text, names[i]);
+		CHECK(at != NULL);
+		out[i] = strtoull(at + strlen(names[i]), NULL, 10);
+	}
 }
 
 static void setup(void)
@@ -101,6 +129,19 @@ static void setup(void)
 	/* The kernel's map when we may create one; else every update fails. */
 	g_procs_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_unwind", sizeof(uint64_t),
 				    sizeof(struct enav_unwind_proc), 4, NULL);
+	/* One set of tables for the whole run (making one reads our own maps
+	 * for the vDSO, which is most of the time of an input): each input
+	 * must leave it as it found it, which is checked. */
+	g_t = enav_unwind_tables_new(
+	    &(struct enav_unwind_tables_config){.proc_root = g_proc,
+						.max_rows = MAX_ROWS,
+						.max_binary_rows = MAX_BIN_ROWS,
+						.max_processes = 2,
+						.max_binaries = 3},
+	    g_rows, g_procs_fd);
+	CHECK(g_t != NULL);
+	gauges(g_base);
+	CHECK(g_base[0] <= MAX_ROWS && g_base[2] <= 1 && g_base[3] == 0);
 }
 
 static void write_all(const char *path, const void *buf, size_t len)
@@ -192,15 +233,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(path, sizeof(path), "%s/%d/maps", g_proc, PID);
 	write_all(path, maps, (size_t)n);
 
-	memset(g_rows, 0, MAX_ROWS * sizeof(*g_rows));
-	struct enav_unwind_tables *t = enav_unwind_tables_new(
-	    &(struct enav_unwind_tables_config){.proc_root = g_proc,
-						.max_rows = MAX_ROWS,
-						.max_binary_rows = MAX_BIN_ROWS,
-						.max_processes = 2,
-						.max_binaries = 3},
-	    g_rows, g_procs_fd);
-	CHECK(t != NULL);
+	struct enav_unwind_tables *t = g_t;
 	int rc = enav_unwind_tables_add(t, PID, 1);
 	CHECK(rc <= 0);
 	if (rc == 0)
@@ -212,16 +245,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_entry(2);
 		(void)enav_unwind_tables_has(t, PID);
 	}
-	/* The process is gone: its binary is released, its extent returned. */
+	/* The process is gone: its binary is released, its rows returned, and
+	 * the tables are as before the input (only the vDSO loaded). */
 	unlink(path);
 	enav_unwind_tables_refresh(t);
 	CHECK(!enav_unwind_tables_has(t, PID));
-
-	static char text[16384];
-	struct enav_promtext p;
-	enav_promtext_init(&p, text, sizeof(text));
-	enav_unwind_tables_metrics(t, &p);
-	CHECK(!p.overflow && p.len < sizeof(text));
-	enav_unwind_tables_free(t);
+	uint64_t now[4];
+	gauges(now);
+	CHECK(memcmp(now, g_base, sizeof(now)) == 0);
 	return 0;
 }
