@@ -26,7 +26,9 @@ struct job {
 	uint32_t pid;
 	char comm[ENAV_COMM_LEN];
 	uint64_t from_mono, to_mono, from_unix, to_unix;
-	/* A profile built elsewhere (pulled): owned, sent as is under name. */
+	/* A profile built elsewhere (pulled): owned, sent as is under name.
+	 * body moves to the push in hand when it is prepared; pulled stays. */
+	bool pulled;
 	uint8_t *body;
 	size_t len;
 	char name[24];	/* "pulled_cpu" */
@@ -113,8 +115,12 @@ void enav_pyroscope_push_pprof(struct enav_pyroscope *p, const char *name, const
 		enav_export_worker_count_drop(p->ew, ENAV_EXPORT_DROP_QUEUE_FULL, 1);
 		return;
 	}
-	*j = (struct job){
-	    .pid = pid, .from_unix = from_unix_ns, .to_unix = to_unix_ns, .body = body, .len = len};
+	*j = (struct job){.pid = pid,
+			  .from_unix = from_unix_ns,
+			  .to_unix = to_unix_ns,
+			  .pulled = true,
+			  .body = body,
+			  .len = len};
 	snprintf(j->comm, sizeof(j->comm), "%s", comm ? comm : "");
 	snprintf(j->name, sizeof(j->name), "%s", name);
 	snprintf(j->units, sizeof(j->units), "%s", units);
@@ -189,7 +195,7 @@ static void post(struct enav_pyroscope *p, const struct job *j, const uint8_t *b
 	char name[1024];
 	*reply = (struct enav_pyroscope_reply){0};
 	size_t n = (size_t)snprintf(name, sizeof(name), "%s.%s{", p->app,
-				    j->body ? j->name : p->profiles->kind_name(j->kind));
+				    j->pulled ? j->name : p->profiles->kind_name(j->kind));
 	if (n >= sizeof(name)) {
 		reply->answered = true; /* refused as if by the server: never retried */
 		return;
@@ -219,7 +225,7 @@ static void post(struct enav_pyroscope *p, const struct job *j, const uint8_t *b
 		 "&format=pprof&sampleRate=%u&spyName=enav&units=%s&aggregationType=sum",
 		 p->url, ename ? ename : "", (uint64_t)(j->from_unix / 1000000000ull),
 		 (uint64_t)((j->to_unix + 999999999ull) / 1000000000ull), p->cfg.frequency_hz,
-		 j->body ? j->units : kind_units[j->kind]);
+		 j->pulled ? j->units : kind_units[j->kind]);
 	curl_free(ename);
 	curl_mime *mime = curl_mime_init(e);
 	curl_mimepart *part = curl_mime_addpart(mime);
