@@ -13,7 +13,8 @@
  * independently and must agree: sent on 2xx, retried on 429 and 5xx and
  * without an answer, refused otherwise; the excerpt is the body's first
  * line without CRs, at most ENAV_PYROSCOPE_EXCERPT characters, every other
- * byte outside printable ASCII shown as '?', NUL-terminated at its length;
+ * byte outside printable ASCII, every quote and backslash shown as '?',
+ * NUL-terminated at its length;
  * every byte is counted; and the same body in one chunk gives the same
  * reply.
  */
@@ -55,7 +56,8 @@ static size_t expected_excerpt(const uint8_t *body, size_t n, char *out)
 	for (size_t i = 0; i < n && body[i] != '\n' && len < ENAV_PYROSCOPE_EXCERPT; i++) {
 		if (body[i] == '\r')
 			continue;
-		out[len++] = body[i] >= ' ' && body[i] <= '~' ? (char)body[i] : '?';
+		bool shown = body[i] >= ' ' && body[i] <= '~' && !strchr("\"\\", body[i]);
+		out[len++] = shown ? (char)body[i] : '?';
 	}
 	out[len] = '\0';
 	return len;
@@ -106,7 +108,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(r.excerpt[len] == '\0' && strlen(r.excerpt) == len);
 	CHECK(memcmp(r.excerpt, want, len) == 0);
 	for (size_t i = 0; i < len; i++)
-		CHECK(r.excerpt[i] >= ' ' && r.excerpt[i] <= '~');
+		CHECK(r.excerpt[i] >= ' ' && r.excerpt[i] <= '~' && r.excerpt[i] != '"' &&
+		      r.excerpt[i] != '\\');
 	CHECK(whole.body_len == r.body_len && whole.excerpt_len == r.excerpt_len);
 	CHECK(strcmp(whole.excerpt, r.excerpt) == 0);
 	CHECK(enav_pyroscope_verdict(&whole) == enav_pyroscope_verdict(&r));

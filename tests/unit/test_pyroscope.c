@@ -188,13 +188,13 @@ static void test_refusal_logged_not_printed(void **state)
 	static char metrics[16384];
 	char *out, *err;
 
-	srv.script[0] = (struct reply){400, "bad \x1b[31mred\x1b[0m profile\r\nsecond line\n"};
+	srv.script[0] = (struct reply){400, "bad \x1b[31mred\x1b[0m \"profile\"\r\nsecond line\n"};
 	srv.n_script = 1;
 	push_one(&out, &err, metrics, sizeof(metrics));
 	/* libcurl writes a body nobody takes to stdout. */
 	assert_string_equal(out, "");
 	assert_non_null(strstr(err, "push refused with HTTP 400; dropped (answer: \"bad "
-				    "?[31mred?[0m profile\")"));
+				    "?[31mred?[0m ?profile?\")"));
 	assert_null(strstr(err, "second line"));
 	assert_int_equal(srv.n_requests, 1);
 	assert_non_null(strstr(metrics, "enav_pyroscope_dropped_total{reason=\"rejected_4xx\"} 1"));

@@ -163,9 +163,11 @@ void enav_pyroscope_reply_body(struct enav_pyroscope_reply *r, const char *chunk
 		}
 		if (c == '\r')
 			continue;
-		/* The server's bytes go into our log: nothing but printable
-		 * ASCII, so it cannot forge lines or drive a terminal. */
-		r->excerpt[r->excerpt_len++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+		/* The server's bytes go into our log, quoted: nothing but
+		 * printable ASCII, so they cannot forge lines or drive a
+		 * terminal, and no quote or backslash to end the value early. */
+		bool plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+		r->excerpt[r->excerpt_len++] = plain ? (char)c : '?';
 	}
 	r->excerpt[r->excerpt_len] = '\0';
 }

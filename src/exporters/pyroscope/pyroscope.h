@@ -54,8 +54,8 @@ void enav_pyroscope_metrics(struct enav_pyroscope *p, struct enav_promtext *out)
  * What one push's answer means, kept apart from libcurl so that
  * tests/fuzz/fuzz_pyroscope_response.c can drive it.  The body is read and
  * discarded (libcurl would otherwise write it to our stdout); only its
- * first line is kept, printable ASCII only and bounded, for the log line of
- * a refused push.
+ * first line is kept, bounded, for the log line of a refused push: bytes
+ * outside printable ASCII, quotes and backslashes become '?'.
  */
 #define ENAV_PYROSCOPE_EXCERPT 120
 
