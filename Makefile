@@ -14,7 +14,8 @@
 #                   at a time (FUZZ_LONG_TARGETS="fuzz_dns ..." for some); inputs that
 #                   add coverage are merged, minimized, into tests/fuzz/corpus/; crash,
 #                   timeout, leak and OOM inputs -> build/fuzz-long/NAME/; non-zero exit
-#                   on any (scripts/fuzz_long.sh)
+#                   on any (scripts/fuzz_long.sh); the targets fed with tenant files
+#                   run under 256 MiB RSS, 64 MiB per allocation (tests/fuzz/limits.sh)
 #   make format     clang-format every C file in place
 #   make deb        Debian package -> build/enav_$(VERSION)_amd64.deb (packaging/)
 

@@ -49,7 +49,10 @@ done
 # built with -fno-sanitize-recover=undefined, this makes sure of it).
 export ASAN_OPTIONS="detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
-FUZZ_FLAGS=(-rss_limit_mb=2048 -timeout=10 -detect_leaks=1)
+# Memory: the targets fed with tenant files run under the agent's budget
+# for them, the others under a generic 2 GiB (tests/fuzz/limits.sh).
+. tests/fuzz/limits.sh
+FUZZ_FLAGS=(-timeout=10 -detect_leaks=1)
 
 # The last count of executed inputs libFuzzer printed: the final stats, else
 # its "Done N runs" line, else the last "#N" status line (a run cut short).
@@ -70,15 +73,20 @@ count_files() {
 run_one() {
 	local name=$1 bin="$BUILD/fuzz/$1" seeds="tests/fuzz/corpus/$1"
 	local dir="$BUILD/fuzz-long/$1" rc=0 merge_rc=0 before after findings execs status=ok
+	local -a flags
+	read -r -a flags <<<"$(fuzz_limits "$name" 2048)"
+	flags+=("${FUZZ_FLAGS[@]}")
+	# run_one runs in a subshell of its own: this stays with this target.
+	ASAN_OPTIONS=$(fuzz_asan_options "$name")
 	rm -rf "$dir"
 	mkdir -p "$dir/corpus"
-	"$bin" "${FUZZ_FLAGS[@]}" -max_total_time="$SECONDS_EACH" -print_final_stats=1 \
+	"$bin" "${flags[@]}" -max_total_time="$SECONDS_EACH" -print_final_stats=1 \
 		-artifact_prefix="$dir/" "$dir/corpus" "$seeds" >"$dir/fuzz.log" 2>&1 || rc=$?
 	execs=$(execs_of "$dir/fuzz.log")
 	before=$(count_files "$seeds")
 	# Only inputs that add coverage over the seeds are copied in.  An input
 	# that crashes here is skipped by the merge and left as an artifact.
-	"$bin" "${FUZZ_FLAGS[@]}" -merge=1 -merge_control_file="$dir/merge.ctl" \
+	"$bin" "${flags[@]}" -merge=1 -merge_control_file="$dir/merge.ctl" \
 		-artifact_prefix="$dir/" "$seeds" "$dir/corpus" >"$dir/merge.log" 2>&1 || merge_rc=$?
 	after=$(count_files "$seeds")
 	findings=$(find "$dir" -maxdepth 1 -type f \

@@ -49,10 +49,16 @@ done
 phase "fuzz corpus replay"
 # Replay every seed, then a short bounded run from them in a scratch dir;
 # one fuzzer per CPU at a time (each is single-threaded), reported in order.
+# The targets fed with tenant files run under the agent's memory budget
+# (tests/fuzz/limits.sh), seeds included.
+. tests/fuzz/limits.sh
 fuzz_one() { # fuzz_one FUZZER CORPUS SCRATCH: the log and rc land in SCRATCH
-	"$1" -runs=0 "$2" >"$3/log" 2>&1 &&
-		"$1" -max_total_time="${FUZZ_SECONDS:-4}" -rss_limit_mb=1024 "$3/new" "$2" \
-			>>"$3/log" 2>&1
+	local limits asan
+	read -r -a limits <<<"$(fuzz_limits "$(basename "$1")" 1024)"
+	asan=$(fuzz_asan_options "$(basename "$1")")
+	ASAN_OPTIONS=$asan "$1" "${limits[@]}" -runs=0 "$2" >"$3/log" 2>&1 &&
+		ASAN_OPTIONS=$asan "$1" -max_total_time="${FUZZ_SECONDS:-4}" "${limits[@]}" \
+			"$3/new" "$2" >>"$3/log" 2>&1
 	echo $? >"$3/rc"
 }
 fuzz_dir=$(mktemp -d)

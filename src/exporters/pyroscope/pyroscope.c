@@ -26,7 +26,9 @@ struct job {
 	uint32_t pid;
 	char comm[ENAV_COMM_LEN];
 	uint64_t from_mono, to_mono, from_unix, to_unix;
-	/* A profile built elsewhere (pulled): owned, sent as is under name. */
+	/* A profile built elsewhere (pulled): owned, sent as is under name.
+	 * body moves to the push in hand when it is prepared; pulled stays. */
+	bool pulled;
 	uint8_t *body;
 	size_t len;
 	char name[24];	/* "pulled_cpu" */
@@ -113,8 +115,12 @@ void enav_pyroscope_push_pprof(struct enav_pyroscope *p, const char *name, const
 		enav_export_worker_count_drop(p->ew, ENAV_EXPORT_DROP_QUEUE_FULL, 1);
 		return;
 	}
-	*j = (struct job){
-	    .pid = pid, .from_unix = from_unix_ns, .to_unix = to_unix_ns, .body = body, .len = len};
+	*j = (struct job){.pid = pid,
+			  .from_unix = from_unix_ns,
+			  .to_unix = to_unix_ns,
+			  .pulled = true,
+			  .body = body,
+			  .len = len};
 	snprintf(j->comm, sizeof(j->comm), "%s", comm ? comm : "");
 	snprintf(j->name, sizeof(j->name), "%s", name);
 	snprintf(j->units, sizeof(j->units), "%s", units);
@@ -144,15 +150,58 @@ static void put_label(char *dst, size_t cap, size_t *n, const char *key, const c
 static const char *const kind_units[ENAV_PROFILE__COUNT] = {"samples", "nanoseconds",
 							    "nanoseconds"};
 
-/* One attempt: 0 ok, 1 retryable, -1 not retryable (counted by the caller). */
-static int post(struct enav_pyroscope *p, const struct job *j, const uint8_t *body, size_t len,
-		long *status)
+/* ---- the answer ----------------------------------------------------------- */
+
+void enav_pyroscope_reply_body(struct enav_pyroscope_reply *r, const char *chunk, size_t n)
+{
+	r->body_len += n;
+	for (size_t i = 0; i < n && !r->excerpt_done; i++) {
+		unsigned char c = (unsigned char)chunk[i];
+		if (c == '\n' || r->excerpt_len == ENAV_PYROSCOPE_EXCERPT) {
+			r->excerpt_done = true;
+			break;
+		}
+		if (c == '\r')
+			continue;
+		/* The server's bytes go into our log, quoted: nothing but
+		 * printable ASCII, so they cannot forge lines or drive a
+		 * terminal, and no quote or backslash to end the value early. */
+		bool plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+		r->excerpt[r->excerpt_len++] = plain ? (char)c : '?';
+	}
+	r->excerpt[r->excerpt_len] = '\0';
+}
+
+enum enav_export_result enav_pyroscope_verdict(const struct enav_pyroscope_reply *r)
+{
+	if (!r->answered)
+		return ENAV_EXPORT_UNREACHABLE; /* connection refused, reset, timeout */
+	if (r->status >= 200 && r->status < 300)
+		return ENAV_EXPORT_SENT;
+	if (r->status == 429 || r->status >= 500)
+		return ENAV_EXPORT_RETRY;
+	return ENAV_EXPORT_REJECTED;
+}
+
+static size_t on_body(char *ptr, size_t size, size_t nmemb, void *arg)
+{
+	enav_pyroscope_reply_body(arg, ptr, size * nmemb);
+	return size * nmemb;
+}
+
+/* One attempt; the answer in *reply (nothing answered when the push could
+ * not even be named). */
+static void post(struct enav_pyroscope *p, const struct job *j, const uint8_t *body, size_t len,
+		 struct enav_pyroscope_reply *reply)
 {
 	char name[1024];
+	*reply = (struct enav_pyroscope_reply){0};
 	size_t n = (size_t)snprintf(name, sizeof(name), "%s.%s{", p->app,
-				    j->body ? j->name : p->profiles->kind_name(j->kind));
-	if (n >= sizeof(name))
-		return -1;
+				    j->pulled ? j->name : p->profiles->kind_name(j->kind));
+	if (n >= sizeof(name)) {
+		reply->answered = true; /* refused as if by the server: never retried */
+		return;
+	}
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%u", j->pid);
 	put_label(name, sizeof(name), &n, "pid", pid);
@@ -170,7 +219,7 @@ static int post(struct enav_pyroscope *p, const struct job *j, const uint8_t *bo
 	}
 	CURL *e = curl_easy_init();
 	if (!e)
-		return 1;
+		return;
 	char *ename = curl_easy_escape(e, name, 0);
 	char url[2048];
 	snprintf(url, sizeof(url),
@@ -178,7 +227,7 @@ static int post(struct enav_pyroscope *p, const struct job *j, const uint8_t *bo
 		 "&format=pprof&sampleRate=%u&spyName=enav&units=%s&aggregationType=sum",
 		 p->url, ename ? ename : "", (uint64_t)(j->from_unix / 1000000000ull),
 		 (uint64_t)((j->to_unix + 999999999ull) / 1000000000ull), p->cfg.frequency_hz,
-		 j->body ? j->units : kind_units[j->kind]);
+		 j->pulled ? j->units : kind_units[j->kind]);
 	curl_free(ename);
 	curl_mime *mime = curl_mime_init(e);
 	curl_mimepart *part = curl_mime_addpart(mime);
@@ -193,20 +242,16 @@ static int post(struct enav_pyroscope *p, const struct job *j, const uint8_t *bo
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(e, CURLOPT_USERAGENT, "e-navigator/" ENAV_VERSION);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, reply);
 	CURLcode rc = curl_easy_perform(e);
-	*status = 0;
-	if (rc == CURLE_OK)
-		curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, status);
+	if (rc == CURLE_OK) {
+		reply->answered = true;
+		curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &reply->status);
+	}
 	curl_mime_free(mime);
 	curl_easy_cleanup(e);
-	atomic_store(&p->last_status, (int)*status);
-	if (rc != CURLE_OK)
-		return 1; /* no answer: connection refused, reset, timeout */
-	if (*status >= 200 && *status < 300)
-		return 0;
-	if (*status == 429 || *status >= 500)
-		return 1;
-	return -1;
+	atomic_store(&p->last_status, (int)reply->status);
 }
 
 /* ---- the transport of the export worker ----------------------------------- */
@@ -257,14 +302,13 @@ static enum enav_export_prepared pyro_prepare(void *ctx, void **items, size_t n,
 static enum enav_export_result pyro_send(void *ctx, void *body, size_t n, uint32_t *retry_after_ms)
 {
 	struct enav_pyroscope *p = ctx;
-	long status;
-	int r = post(p, p->job, p->body, p->len, &status);
-	if (r == 0)
-		return ENAV_EXPORT_SENT;
-	if (r > 0)
-		return status ? ENAV_EXPORT_RETRY : ENAV_EXPORT_UNREACHABLE;
-	enav_warn("pyroscope: push refused with HTTP %ld; dropped", status);
-	return ENAV_EXPORT_REJECTED;
+	struct enav_pyroscope_reply reply;
+	post(p, p->job, p->body, p->len, &reply);
+	enum enav_export_result r = enav_pyroscope_verdict(&reply);
+	if (r == ENAV_EXPORT_REJECTED)
+		enav_warn("pyroscope: push refused with HTTP %ld; dropped (answer: \"%s\")",
+			  reply.status, reply.excerpt);
+	return r;
 }
 
 static void pyro_release(void *ctx, void *body)

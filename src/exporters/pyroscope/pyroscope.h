@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runtime/export_worker.h"
+
 struct enav_profile_store;
 struct enav_profile_service;
 struct enav_promtext;
@@ -47,5 +49,29 @@ void enav_pyroscope_push_pprof(struct enav_pyroscope *p, const char *name, const
 /* Send what is queued until the deadline, then stop. */
 void enav_pyroscope_stop(struct enav_pyroscope *p, uint64_t deadline_mono_ns);
 void enav_pyroscope_metrics(struct enav_pyroscope *p, struct enav_promtext *out);
+
+/*
+ * What one push's answer means, kept apart from libcurl so that
+ * tests/fuzz/fuzz_pyroscope_response.c can drive it.  The body is read and
+ * discarded (libcurl would otherwise write it to our stdout); only its
+ * first line is kept, bounded, for the log line of a refused push: bytes
+ * outside printable ASCII, quotes and backslashes become '?'.
+ */
+#define ENAV_PYROSCOPE_EXCERPT 120
+
+struct enav_pyroscope_reply {
+	bool answered;	    /* an HTTP answer came (the transfer completed) */
+	long status;	    /* its status; 0 when none */
+	uint64_t body_len;  /* bytes of body received */
+	bool excerpt_done;  /* the first line has ended */
+	size_t excerpt_len; /* < sizeof(excerpt) */
+	char excerpt[ENAV_PYROSCOPE_EXCERPT + 1];
+};
+
+/* One chunk of body as libcurl hands it over (n bytes, not NUL-terminated). */
+void enav_pyroscope_reply_body(struct enav_pyroscope_reply *r, const char *chunk, size_t n);
+/* Sent on 2xx; retried on 429 and 5xx, and on no answer (unreachable);
+ * any other answer refuses the push for good. */
+enum enav_export_result enav_pyroscope_verdict(const struct enav_pyroscope_reply *r);
 
 #endif
