@@ -200,7 +200,10 @@ struct enav_config {
 			bool keep_query;	  /* .keep_query (false): HTTP query strings */
 			bool sanitized_statement; /* .sanitized_statement (false): SQL text,
 						     literals replaced by '?' */
-			uint32_t max_series; /* .max_series: 16..1048576 (2000): RED label sets */
+			/* .max_series: 16..20000 (500): label sets per RED metric family */
+			uint32_t max_series;
+			/* .series_idle_s: 10..86400 (600): a label set unseen this long goes */
+			uint32_t series_idle_s;
 		} l7;
 		/* TLS plaintext (sources.network.tls.*, docs/protocols.md#tls). */
 		struct {
