@@ -150,6 +150,7 @@ const struct field schema[] = {
     U32("sources.network.dns_capture_bytes", network.dns_capture_bytes, 0, 512, 512),
     U32("sources.network.max_edges", network.max_edges, 16, 65536, 1024),
     U32("sources.network.edge_interval_ms", network.edge_interval_ms, 1000, 3600000, 15000),
+    U32("sources.network.edge_idle_s", network.edge_idle_s, 10, 86400, 600),
     U32("sources.network.dns_cache_entries", network.dns_cache_entries, 16, 1048576, 4096),
     MAP("sources.network.l7"),
     BOOL("sources.network.l7.enabled", network.l7.enabled, true),

@@ -181,6 +181,8 @@ struct enav_config {
 		uint32_t max_connections; /* sources.network.max_connections: 64..1048576 (65536) */
 		uint32_t dns_capture_bytes; /* sources.network.dns_capture_bytes: 0..512 (512) */
 		uint32_t max_edges;	    /* sources.network.max_edges: 16..65536 (1024) */
+		/* sources.network.edge_idle_s: 10..86400 (600): edge totals unseen this long go */
+		uint32_t edge_idle_s;
 		uint32_t
 		    edge_interval_ms; /* sources.network.edge_interval_ms: 1000..3600000 (15000) */
 		uint32_t

@@ -12,6 +12,7 @@
 #include "platform/u64map.h"
 #include "enrich/attribution.h"
 #include "features/network/ipname_cache.h"
+#include "features/network/net_edges.h"
 #include "features/network/l7/l7.h"
 
 #define OVERFLOW  "_overflow"
@@ -369,6 +370,8 @@ size_t enav_metrics_exposition_cap(const struct enav_config *cfg)
 	size_t cap = ENAV_METRICS_BASE_BYTES;
 	if (enav_red_metrics_enabled(cfg))
 		cap += enav_red_metrics_exposition_bound(cfg->network.l7.max_series);
+	if (enav_net_edges_enabled(cfg))
+		cap += enav_net_edges_exposition_bound(cfg->network.max_edges);
 	return cap < ENAV_METRICS_CEILING_BYTES ? cap : ENAV_METRICS_CEILING_BYTES;
 }
 

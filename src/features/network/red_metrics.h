@@ -32,7 +32,8 @@ size_t enav_red_metrics_exposition_bound(uint32_t max_per_family);
 /*
  * The hard cap of one rendering of every module's metrics (/metrics, OTLP):
  * a base for the families whose size the agent's own caps fix (node, cgroups,
- * self-accounting), plus the request metrics' bound, at most the ceiling.
+ * self-accounting), plus the bounds of the request metrics and of the edge
+ * totals, at most the ceiling.
  * Memory is taken as the text grows, not up front.
  */
 #define ENAV_METRICS_BASE_BYTES	   ((size_t)16 << 20)

@@ -139,8 +139,66 @@ case_metrics_path_flood() {
 	local bound=$((base_bytes + 65536 + 2 * (max_series + 1) * 17 * 400))
 	[ "$bytes" -le "$bound" ] || { fail "/metrics is $bytes bytes, over the $bound the caps allow"; rc=1; }
 	expect_eq "scrapes at the hard cap" "$(metric enav_metrics_render_overflows_total)" 0 || rc=1
+	# Whole families only: Prometheus' own parser takes the text (3 = lint
+	# warnings only, as test_network.sh allows).
+	if command -v promtool >/dev/null; then
+		promtool check metrics <"$WORK/flood/after.prom" >/dev/null 2>&1
+		local prc=$?
+		[ $prc -eq 0 ] || [ $prc -eq 3 ] || { fail "promtool rejects /metrics after the flood"; rc=1; }
+	fi
+	flood_stop_nginx
+	return $rc
+}
+
+# Edge totals (enav_network_edge_*{client,server}) are capped by max_edges
+# with an __overflow__ edge; a tenant that connects to many addresses once
+# filled them for good, and every later edge of the node went to
+# __overflow__.  Idle totals now expire (sources.network.edge_idle_s).
+case_edge_flood_expires() {
+	require_root || return
+	flood_start_nginx || return 1
+	write_config "$WORK/flood/cfg.yaml" "profiling:" "  enabled: false" \
+		"security:" "  enabled: false" "host:" "  enabled: false" \
+		"sources:" "  network:" "    max_edges: 64" "    edge_idle_s: 10" \
+		"    edge_interval_ms: 1000" "    l7:" "      enabled: false"
+	start_agent "$WORK/flood/cfg.yaml" || { flood_stop_nginx; return 1; }
+	local rc=0 i
+	# The tenant: 200 distinct loopback addresses (refused: nothing listens
+	# there), each a client -> server edge of its own.
+	for ((i = 2; i < 202; i++)); do
+		echo "url = \"http://127.0.$((i / 250)).$((i % 250 + 2)):$FLOOD_HTTP_PORT/\""
+		echo 'output = "/dev/null"'
+	done >"$WORK/flood/edges.cfg"
+	chmod 755 "$WORK/flood"
+	chmod 644 "$WORK/flood/edges.cfg"
+	as_tenant curl -s --connect-timeout 1 -K "$WORK/flood/edges.cfg"
+	local ovf='enav_cardinality_overflow_total{metric="enav_network_edge"}'
+	for ((i = 0; i < $(scaled 50); i++)); do
+		[ "$(metric "$ovf")" -gt 0 ] 2>/dev/null && break
+		sleep 0.1
+	done
+	[ "$(metric "$ovf")" -gt 0 ] 2>/dev/null || { fail "the tenant's edges did not reach max_edges"; rc=1; }
+	# Idle for edge_idle_s (10 s), then a new edge of the node: it has a
+	# label set of its own again, and the tenant's are gone.
+	sleep 12
+	curl -s -o /dev/null "http://127.0.0.1:$FLOOD_HTTP_PORT/" || { fail "curl to nginx"; rc=1; }
+	local body=
+	for ((i = 0; i < $(scaled 50); i++)); do
+		body=$(http_get "http://127.0.0.1:$TEST_PORT/metrics")
+		grep -q "^enav_network_edge_connections_total{client=\"process:curl\",server=\"127.0.0.1\",server_port=\"$FLOOD_HTTP_PORT\"} 1" <<<"$body" && break
+		sleep 0.1
+	done
+	grep -q "^enav_network_edge_connections_total{client=\"process:curl\",server=\"127.0.0.1\",server_port=\"$FLOOD_HTTP_PORT\"} 1" <<<"$body" ||
+		{ fail "a new edge after the flood went uncounted (no label set of its own)"; rc=1; }
+	local held
+	held=$(grep -cE '^enav_network_edge_connections_total\{client="[^"]*",server="127\.0\.(0\.([2-9]|[0-9]{2,3})|1\.[0-9]+)"' <<<"$body")
+	expect_eq "the tenant's idle edges still held" "$held" 0 || rc=1
+	local exp
+	exp=$(awk '$1 == "enav_network_edges_expired_total" { print $2 }' <<<"$body")
+	[ "${exp:-0}" -ge 60 ] 2>/dev/null || { fail "expired edge totals: '${exp:-absent}', want >= 60"; rc=1; }
 	flood_stop_nginx
 	return $rc
 }
 
 run_case "a tenant's path flood leaves /metrics answering 200 with the node's metrics" case_metrics_path_flood
+run_case "a tenant's edge flood expires: later edges get label sets again" case_edge_flood_expires
