@@ -27,7 +27,6 @@
 #include "platform/log.h"
 #include "platform/promtext.h"
 #include "discovery/k8s.h"
-#include "features/network/red_metrics.h"
 #include "features/profiling/profile_store.h"
 #include "exporters/otlp/otlp_encode.h"
 #include "exporters/otlp/otlp_env.h"
@@ -107,8 +106,11 @@ static int encode_metrics(void *ctx, void *const *items, size_t n, struct enav_p
 		if (!snap)
 			return -ENOMEM;
 		/* Requests concatenate: repeated resource_metrics append. */
-		int rc =
-		    enav_prom_encode_otlp(w, snap, &r, scope, o->start_unix_ns, m->time_unix_ns);
+		uint64_t left_out = 0;
+		int rc = enav_prom_encode_otlp(w, snap, &r, scope, o->start_unix_ns,
+					       m->time_unix_ns, &left_out);
+		if (left_out)
+			atomic_fetch_add(&o->metric_families_dropped, left_out);
 		enav_prom_snapshot_free(snap);
 		if (rc)
 			return rc;
@@ -267,8 +269,8 @@ static void push_metrics(struct otlp_sink *o)
 	 * left out (counted), the snapshot is still sent. */
 	struct enav_promtext p;
 	struct metrics_item *m = calloc(1, sizeof(*m));
-	size_t cap = enav_metrics_exposition_cap(enav_host_config(o->agent));
-	if (enav_promtext_init_growable(&p, cap) != 0 || !m)
+	/* The host raises the cap to what the running modules' caps need. */
+	if (enav_promtext_init_growable(&p, ENAV_METRICS_BASE_BYTES) != 0 || !m)
 		goto fail;
 	if (!enav_host_render_metrics(o->agent, &p))
 		goto fail;
@@ -552,7 +554,8 @@ static void otlp_metrics(void *state, struct enav_promtext *p)
 				 atomic_load(&o->metric_render_failures));
 	enav_promtext_single_u64(
 	    p, "enav_otlp_metric_families_dropped_total", "counter",
-	    "Metric families left out of a snapshot at the exposition's hard cap.",
+	    "Metric families left out of a snapshot at the exposition's hard cap or the "
+	    "request size limit.",
 	    atomic_load(&o->metric_families_dropped));
 	enav_promtext_single_u64(p, "enav_otlp_profile_build_failures_total", "counter",
 				 "Profiles that could not be built for export.",

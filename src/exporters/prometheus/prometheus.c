@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "exporters/prometheus/prometheus.h"
-#include "features/network/red_metrics.h"
 #include "features/profiling/pprof_http.h"
 
 #include <errno.h>
@@ -14,8 +13,7 @@
 struct prometheus_sink {
 	struct enav_host *agent;
 	struct enav_http_server *http;
-	size_t hard_cap; /* of one scrape's text (enav_metrics_exposition_cap) */
-	_Atomic uint64_t render_overflows, families_dropped, last_bytes;
+	_Atomic uint64_t render_overflows, families_dropped, last_bytes, last_cap;
 };
 
 static void text(struct enav_http_response *r, int status, const char *body)
@@ -36,7 +34,8 @@ static void handle_metrics(void *ctx, const struct enav_http_request *req,
 {
 	struct prometheus_sink *ps = ctx;
 	struct enav_promtext p;
-	if (enav_promtext_init_growable(&p, ps->hard_cap) != 0) {
+	/* The host raises the cap to what the running modules' caps need. */
+	if (enav_promtext_init_growable(&p, ENAV_METRICS_BASE_BYTES) != 0) {
 		text(r, 503, "out of memory\n");
 		return;
 	}
@@ -50,6 +49,7 @@ static void handle_metrics(void *ctx, const struct enav_http_request *req,
 		atomic_fetch_add(&ps->families_dropped, p.families_dropped);
 	}
 	atomic_store(&ps->last_bytes, p.len);
+	atomic_store(&ps->last_cap, p.hard_cap);
 	r->status = 200;
 	r->content_type = "text/plain; version=0.0.4; charset=utf-8";
 	r->body = p.buf; /* the response owns it now */
@@ -84,7 +84,6 @@ static int prom_init(struct enav_host *a, void **state, char *err, size_t errlen
 		return -ENOMEM;
 	*state = ps;
 	ps->agent = a;
-	ps->hard_cap = enav_metrics_exposition_cap(cfg);
 	char host[64];
 	uint16_t port;
 	if (enav_config_listen_split(cfg->http.listen, host, sizeof(host), &port) != 0) {
@@ -139,8 +138,9 @@ static void prom_metrics(void *state, struct enav_promtext *p)
 				 "Bytes of the last /metrics answer.",
 				 atomic_load(&ps->last_bytes));
 	enav_promtext_single_u64(p, "enav_metrics_exposition_cap_bytes", "gauge",
-				 "Hard cap of one exposition, sized from the configured caps.",
-				 ps->hard_cap);
+				 "Hard cap of the last /metrics answer, sized from the configured "
+				 "caps.",
+				 atomic_load(&ps->last_cap));
 }
 
 bool enav_prometheus_enabled(const struct enav_config *cfg)

@@ -407,12 +407,12 @@ static void ne_metrics(void *state, struct enav_promtext *p)
 				 "Live names displaced because the cache was full.", st.evictions);
 }
 
-size_t enav_net_edges_exposition_bound(uint32_t max_edges)
+size_t enav_net_edges_exposition_bound(const struct enav_config *cfg)
 {
 	/* Four lines an edge (connections, two directions of bytes, failures),
 	 * each with client and server at their longest, every byte escaped. */
 	size_t line = 64 + 2 * 2 * ENAV_EDGE_KEY_MAX + 96;
-	return (size_t)max_edges * 4 * line;
+	return (size_t)cfg->network.max_edges * 4 * line;
 }
 
 bool enav_net_edges_enabled(const struct enav_config *cfg)

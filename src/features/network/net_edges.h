@@ -14,6 +14,6 @@
 extern const struct enav_generator_ops enav_net_edges_ops;
 bool enav_net_edges_enabled(const struct enav_config *cfg);
 /* Bytes of exposition the edge families can take with max_edges totals. */
-size_t enav_net_edges_exposition_bound(uint32_t max_edges);
+size_t enav_net_edges_exposition_bound(const struct enav_config *cfg);
 
 #endif

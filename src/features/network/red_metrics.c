@@ -12,7 +12,6 @@
 #include "platform/u64map.h"
 #include "enrich/attribution.h"
 #include "features/network/ipname_cache.h"
-#include "features/network/net_edges.h"
 #include "features/network/l7/l7.h"
 
 #define OVERFLOW  "_overflow"
@@ -365,14 +364,9 @@ size_t enav_red_metrics_exposition_bound(uint32_t max_per_family)
 	return fixed + (size_t)F__COUNT * ((size_t)max_per_family + 1) * per_series;
 }
 
-size_t enav_metrics_exposition_cap(const struct enav_config *cfg)
+size_t enav_red_metrics_config_bound(const struct enav_config *cfg)
 {
-	size_t cap = ENAV_METRICS_BASE_BYTES;
-	if (enav_red_metrics_enabled(cfg))
-		cap += enav_red_metrics_exposition_bound(cfg->network.l7.max_series);
-	if (enav_net_edges_enabled(cfg))
-		cap += enav_net_edges_exposition_bound(cfg->network.max_edges);
-	return cap < ENAV_METRICS_CEILING_BYTES ? cap : ENAV_METRICS_CEILING_BYTES;
+	return enav_red_metrics_exposition_bound(cfg->network.l7.max_series);
 }
 
 /* name then suffix into out, cut at cap - 1 bytes as snprintf would. */

@@ -28,16 +28,7 @@ void enav_red_table_render(struct enav_red_table *g, struct enav_promtext *p);
 /* Bytes of exposition this module can write at most, with max_per_family
  * label sets in every family: what sizes the /metrics buffer's hard cap. */
 size_t enav_red_metrics_exposition_bound(uint32_t max_per_family);
-
-/*
- * The hard cap of one rendering of every module's metrics (/metrics, OTLP):
- * a base for the families whose size the agent's own caps fix (node, cgroups,
- * self-accounting), plus the bounds of the request metrics and of the edge
- * totals, at most the ceiling.
- * Memory is taken as the text grows, not up front.
- */
-#define ENAV_METRICS_BASE_BYTES	   ((size_t)16 << 20)
-#define ENAV_METRICS_CEILING_BYTES ((size_t)256 << 20)
-size_t enav_metrics_exposition_cap(const struct enav_config *cfg);
+/* The same for the configured cap (the module row's exposition_bound). */
+size_t enav_red_metrics_config_bound(const struct enav_config *cfg);
 
 #endif

@@ -200,5 +200,45 @@ case_edge_flood_expires() {
 	return $rc
 }
 
+# The node and cgroup block of /metrics was rendered into a fixed 768 KiB:
+# some hundreds of cgroups with long names overflowed it, and the node's
+# metrics went with the cgroups' (enav_host_renders_total{outcome=
+# "overflow"}).  A tenant with a delegated cgroup subtree (a systemd user
+# session, a container with its own cgroup namespace) makes as many as it
+# likes.  The block now grows up to a cap sized from host.max_cgroups.
+case_cgroup_flood() {
+	require_root || return
+	local top rel="enav-hostile-$$" i name
+	top=$(make_cgroup "$rel") || { skip "no cgroup2 mount"; return; }
+	cgrun_tree "/$rel"
+	chown 65534:65534 "$top"
+	# Names of 200 characters: the label values a tenant picks.
+	name=$(printf 'tenant%.0s' {1..33})
+	as_tenant bash -c "for ((i = 0; i < 400; i++)); do mkdir '$top'/$name\$i || exit 1; done" ||
+		{ fail "the tenant could not create its cgroups"; return 1; }
+	mkdir -p "$WORK/flood"
+	write_config "$WORK/flood/cfg.yaml" "profiling:" "  enabled: false" \
+		"security:" "  enabled: false" "host:" "  cgroups: all"
+	start_agent "$WORK/flood/cfg.yaml" || return 1
+	local rc=0 code n=0
+	for ((i = 0; i < $(scaled 50); i++)); do
+		code=$(flood_scrape "$WORK/flood/cg.prom")
+		n=$(grep -c "^container_cpu_usage_seconds_total{cgroup=\"/$rel/" "$WORK/flood/cg.prom")
+		[ "$n" -ge 400 ] && break
+		sleep 0.2
+	done
+	echo "    /metrics: $code, $(stat -c %s "$WORK/flood/cg.prom") bytes, $n of the tenant's cgroups" >&2
+	expect_eq "/metrics status" "$code" 200 || rc=1
+	expect_eq "the tenant's cgroups reported" "$n" 400 || rc=1
+	local m
+	for m in node_load1 node_memory_MemTotal_bytes enav_host_cgroups_reported; do
+		grep -q "^$m[{ ]" "$WORK/flood/cg.prom" || { fail "$m missing"; rc=1; }
+	done
+	expect_eq "host collections that overflowed" \
+		"$(awk '$1 == "enav_host_renders_total{outcome=\"overflow\"}" { print $2 }' "$WORK/flood/cg.prom")" 0 || rc=1
+	return $rc
+}
+
 run_case "a tenant's path flood leaves /metrics answering 200 with the node's metrics" case_metrics_path_flood
 run_case "a tenant's edge flood expires: later edges get label sets again" case_edge_flood_expires
+run_case "a tenant's 400 long-named cgroups leave the node's metrics on /metrics" case_cgroup_flood
