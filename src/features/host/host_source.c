@@ -21,8 +21,8 @@
 /*
  * The node's families fit in this; the cgroups' grow with host.max_cgroups
  * (enav_host_cgroups_exposition_bound).  The block grows as it is written:
- * a fixed 768 KiB used to overflow with some 70 containers, and the node's
- * metrics went with the cgroups'.
+ * a fixed 768 KiB used to overflow with about 230 cgroups of long names, and
+ * the node's metrics went with the cgroups'.
  */
 #define HOST_NODE_BYTES ((size_t)4 << 20)
 
@@ -74,8 +74,8 @@ static void host_metrics(void *state, struct enav_promtext *out)
 				atomic_fetch_add(&h->families_dropped, p.families_dropped);
 			}
 		} else {
-			atomic_fetch_add(&h->overflows,
-					 1); /* out of memory: the last block stays */
+			/* Out of memory: the last block stays. */
+			atomic_fetch_add(&h->overflows, 1);
 		}
 		atomic_fetch_add(&h->renders, 1);
 		h->cache_at_ns = now;
