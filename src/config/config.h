@@ -195,6 +195,8 @@ struct enav_config {
 		uint32_t max_connections; /* sources.network.max_connections: 64..1048576 (65536) */
 		uint32_t dns_capture_bytes; /* sources.network.dns_capture_bytes: 0..512 (512) */
 		uint32_t max_edges;	    /* sources.network.max_edges: 16..65536 (1024) */
+		/* sources.network.edge_idle_s: 10..86400 (600): edge totals unseen this long go */
+		uint32_t edge_idle_s;
 		uint32_t
 		    edge_interval_ms; /* sources.network.edge_interval_ms: 1000..3600000 (15000) */
 		uint32_t
@@ -214,7 +216,10 @@ struct enav_config {
 			bool keep_query;	  /* .keep_query (false): HTTP query strings */
 			bool sanitized_statement; /* .sanitized_statement (false): SQL text,
 						     literals replaced by '?' */
-			uint32_t max_series; /* .max_series: 16..1048576 (2000): RED label sets */
+			/* .max_series: 16..20000 (500): label sets per RED metric family */
+			uint32_t max_series;
+			/* .series_idle_s: 10..86400 (600): a label set unseen this long goes */
+			uint32_t series_idle_s;
 		} l7;
 		/* TLS plaintext (sources.network.tls.*, docs/protocols.md#tls). */
 		struct {

@@ -1,20 +1,96 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "platform/promtext.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "platform/numfmt.h"
 
 void enav_promtext_init(struct enav_promtext *p, char *buf, size_t cap)
 {
+	memset(p, 0, sizeof(*p));
 	p->buf = buf;
 	p->cap = cap;
-	p->len = 0;
-	p->overflow = false;
 	if (cap)
 		buf[0] = '\0';
+}
+
+int enav_promtext_init_growable(struct enav_promtext *p, size_t hard_cap)
+{
+	memset(p, 0, sizeof(*p));
+	p->growable = true;
+	p->hard_cap = hard_cap < 1 ? 1 : hard_cap;
+	size_t first = ENAV_PROMTEXT_CHUNK < p->hard_cap ? ENAV_PROMTEXT_CHUNK : p->hard_cap;
+	p->buf = malloc(first);
+	if (!p->buf)
+		return -ENOMEM;
+	p->cap = first;
+	p->buf[0] = '\0';
+	return 0;
+}
+
+void enav_promtext_free(struct enav_promtext *p)
+{
+	if (p->growable)
+		free(p->buf);
+	p->buf = NULL;
+	p->cap = p->len = 0;
+}
+
+/* Nothing more is written: a cut fixed buffer, or a family being skipped. */
+static bool stopped(const struct enav_promtext *p)
+{
+	return p->overflow || p->skipping;
+}
+
+/*
+ * The growable writer at its hard cap (or out of memory): the current family
+ * goes back to where it began, so a scraper never sees half of one, and its
+ * remaining samples are skipped until the next family starts.
+ */
+static void drop_family(struct enav_promtext *p)
+{
+	p->len = p->family_start;
+	p->buf[p->len] = '\0';
+	p->skipping = true;
+	p->families_dropped++;
+}
+
+/* Room for n more bytes and the NUL, growing a growable buffer in chunks. */
+static bool room(struct enav_promtext *p, size_t n)
+{
+	if (p->len < p->cap && n < p->cap - p->len)
+		return true;
+	if (!p->growable || n >= p->hard_cap - p->len)
+		return false;
+	size_t need = p->len + n + 1;
+	size_t grow = p->cap < ((size_t)4 << 20) ? p->cap : (size_t)4 << 20;
+	size_t want = p->cap + (grow > ENAV_PROMTEXT_CHUNK ? grow : ENAV_PROMTEXT_CHUNK);
+	if (want < need)
+		want = need;
+	if (want > p->hard_cap)
+		want = p->hard_cap;
+	char *nb = realloc(p->buf, want);
+	if (!nb)
+		return false;
+	p->buf = nb;
+	p->cap = want;
+	return true;
+}
+
+/* No room: a fixed buffer is cut and flagged, a growable one drops the family. */
+static void no_room(struct enav_promtext *p)
+{
+	if (p->growable) {
+		drop_family(p);
+		return;
+	}
+	p->overflow = true;
+	if (p->len < p->cap)
+		p->buf[p->len] = '\0';
 }
 
 /*
@@ -23,10 +99,10 @@ void enav_promtext_init(struct enav_promtext *p, char *buf, size_t cap)
  */
 static void put_n(struct enav_promtext *p, const char *s, size_t n)
 {
-	if (p->overflow || p->len >= p->cap || n >= p->cap - p->len) {
-		p->overflow = true;
-		if (p->len < p->cap)
-			p->buf[p->len] = '\0';
+	if (stopped(p))
+		return;
+	if (!room(p, n)) {
+		no_room(p);
 		return;
 	}
 	memcpy(p->buf + p->len, s, n);
@@ -45,8 +121,10 @@ static void put_parts(struct enav_promtext *p, const char *const *parts, size_t 
 	size_t len[5], total = 0;
 	for (size_t i = 0; i < n; i++)
 		total += len[i] = strlen(parts[i]);
-	if (p->overflow || p->len >= p->cap || total >= p->cap - p->len) {
-		put_n(p, "", SIZE_MAX); /* overflow, NUL-terminated */
+	if (stopped(p))
+		return;
+	if (!room(p, total)) {
+		no_room(p);
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -59,7 +137,7 @@ static void put_parts(struct enav_promtext *p, const char *const *parts, size_t 
 /* Runs of text with the escapes of escaped[] (a NUL ends s). */
 static void put_escaped(struct enav_promtext *p, const char *s, bool quotes)
 {
-	while (*s && !p->overflow) {
+	while (*s && !stopped(p)) {
 		size_t run = strcspn(s, quotes ? "\\\"\n" : "\\\n");
 		if (run) {
 			put_n(p, s, run);
@@ -93,18 +171,34 @@ void enav_promtext_single_u64(struct enav_promtext *p, const char *name, const c
 
 void enav_promtext_raw(struct enav_promtext *p, const char *text, size_t len)
 {
-	if (p->overflow || len >= p->cap - p->len) {
-		p->overflow = true;
+	/* A cached block is whole families: it is one unit, in or out. */
+	if (p->growable) {
+		p->family_start = p->len;
+		p->skipping = false;
+	}
+	if (p->overflow)
+		return;
+	if (!room(p, len)) {
+		if (p->growable)
+			drop_family(p);
+		else
+			p->overflow = true;
 		return;
 	}
 	memcpy(p->buf + p->len, text, len);
 	p->len += len;
 	p->buf[p->len] = '\0';
+	/* Samples after the block start no family of their own. */
+	p->family_start = p->len;
 }
 
 void enav_promtext_family(struct enav_promtext *p, const char *name, const char *type,
 			  const char *help)
 {
+	if (p->growable) {
+		p->family_start = p->len;
+		p->skipping = false;
+	}
 	/* Cut, on overflow, where the printf-based writer cut. */
 	const char *head[] = {"# HELP ", name, " "};
 	put_parts(p, head, 3);

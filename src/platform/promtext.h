@@ -2,6 +2,12 @@
 /*
  * Prometheus text exposition (format 0.0.4) into a bounded buffer.  Modules
  * describe a family once, then add samples; label values are escaped.
+ *
+ * Two modes.  A fixed buffer (enav_promtext_init) is cut at its end and
+ * flags overflow.  A growable one (enav_promtext_init_growable) reallocates
+ * up to a hard cap and never fails: a family that would pass the cap is
+ * taken back whole (no torn family), the writer skips it and goes on with
+ * the next, and families_dropped counts it.
  */
 #ifndef ENAV_PLATFORM_PROMTEXT_H
 #define ENAV_PLATFORM_PROMTEXT_H
@@ -12,12 +18,26 @@
 
 struct enav_promtext {
 	char *buf;
-	size_t cap;
+	size_t cap; /* bytes of buf (growable: allocated so far) */
 	size_t len;
-	bool overflow;
+	bool overflow; /* fixed mode: the text was cut (a growable one never sets it) */
+	/* Growable mode only. */
+	bool growable;
+	bool skipping;		   /* the current family did not fit: its samples are skipped */
+	size_t hard_cap;	   /* buf never grows past this many bytes */
+	size_t family_start;	   /* where the current family began */
+	uint64_t families_dropped; /* families (or raw blocks) left out at the hard cap */
 };
 
+/* The chunk a growable buffer grows by (at least; it doubles while small). */
+#define ENAV_PROMTEXT_CHUNK ((size_t)64 << 10)
+
 void enav_promtext_init(struct enav_promtext *p, char *buf, size_t cap);
+/* Growable from one chunk up to hard_cap bytes (text and its NUL).  -ENOMEM
+ * when the first chunk cannot be had.  The caller owns p->buf after, and
+ * frees it (enav_promtext_free), or hands it on. */
+int enav_promtext_init_growable(struct enav_promtext *p, size_t hard_cap);
+void enav_promtext_free(struct enav_promtext *p);
 /* type: "counter", "gauge", "histogram", "untyped" */
 void enav_promtext_family(struct enav_promtext *p, const char *name, const char *type,
 			  const char *help);

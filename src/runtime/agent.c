@@ -348,11 +348,26 @@ static uint64_t read_rss_bytes(void)
 	return resident * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+static size_t exposition_cap(const struct enav_host *a)
+{
+	size_t cap = ENAV_METRICS_BASE_BYTES;
+	for (size_t i = 0; i < a->n_inst; i++) {
+		const struct enav_module_instance *mi = &a->inst[i];
+		if (mi->active && mi->module->exposition_bound)
+			cap += mi->module->exposition_bound(&a->cfg);
+		if (cap >= ENAV_METRICS_CEILING_BYTES)
+			return ENAV_METRICS_CEILING_BYTES;
+	}
+	return cap;
+}
+
 bool enav_host_render_metrics(struct enav_host *a, struct enav_promtext *p)
 {
 	/* try: a stopping module holds the write lock and may be waiting on us. */
 	if (atomic_load(&a->stopping) || pthread_rwlock_tryrdlock(&a->modules_lock) != 0)
 		return false;
+	if (p->growable && p->hard_cap < exposition_cap(a))
+		p->hard_cap = exposition_cap(a);
 	const char *exec_hook =
 	    a->decisions.exec_hook == ENAV_EXEC_HOOK_TP_BTF ? "tp_btf" : "raw_tp";
 	const char *bl[] = {"version",	 ENAV_VERSION,

@@ -109,6 +109,10 @@ struct enav_module {
 	unsigned provides;
 	unsigned needs;
 	unsigned wants;
+	/* Optional: the most bytes of exposition the module's metrics take with
+	 * this configuration, for those whose size follows a configured cap of
+	 * label sets (the rest fit in ENAV_METRICS_BASE_BYTES). */
+	size_t (*exposition_bound)(const struct enav_config *cfg);
 };
 
 /* The table, in src/modules.c. */
@@ -155,7 +159,15 @@ void enav_host_unwatch_exec(struct enav_host *h, void *ctx);
 void enav_host_emit(struct enav_host *h, struct enav_signal *s);
 /* Count a signal lost because memory could not be allocated. */
 void enav_host_count_alloc_failure(struct enav_host *h);
-/* Render every module's self metrics plus the agent's own; false while stopping. */
+/*
+ * Render every module's self metrics plus the agent's own; false while
+ * stopping.  A growable p gets its hard cap here, under the modules' lock:
+ * a base for the families of fixed size (node, self-accounting), plus each
+ * running module's exposition_bound, at most the ceiling.  Memory is taken
+ * as the text grows, not up front.
+ */
+#define ENAV_METRICS_BASE_BYTES	   ((size_t)16 << 20)
+#define ENAV_METRICS_CEILING_BYTES ((size_t)64 << 20)
 bool enav_host_render_metrics(struct enav_host *h, struct enav_promtext *p);
 
 /*

@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct enav_otlp_resource r = {&kv, 1};
 	struct enav_pb_writer w;
 	enav_pb_writer_init(&w, 1u << 20);
-	enav_prom_encode_otlp(&w, s, &r, (struct enav_otlp_scope){"fuzz", "0"}, 1, 2);
+	enav_prom_encode_otlp(&w, s, &r, (struct enav_otlp_scope){"fuzz", "0"}, 1, 2, NULL);
 	enav_pb_writer_free(&w);
 	enav_prom_snapshot_free(s);
 	return 0;

@@ -92,6 +92,43 @@ static void test_template_ids(void **state)
 	check_template(path, "/p/{id}");
 }
 
+/*
+ * Letters-only segments a tenant makes up: the issue-31 flood used three
+ * 60-letter lowercase segments per path, each kept as a route word, so every
+ * request made a new label set.
+ */
+static void test_template_letter_floods(void **state)
+{
+	(void)state;
+	char path[200] = "/";
+	char *w = path + 1;
+	for (int seg = 0; seg < 3; seg++) {
+		for (int i = 0; i < 60; i++)
+			*w++ = (char)('a' + (i * 7 + seg * 3) % 26);
+		*w++ = seg < 2 ? '/' : '\0';
+	}
+	check_template(path, "/{id}/{id}/{id}");
+	/* Longer than a route word (32): gone; 32 letters of a word: kept. */
+	check_template("/x/abcdefghijklmnopqrstuvwxyzabcdefg", "/x/{id}");
+	check_template("/x/internationalizationsettingsabcde", "/x/{id}"); /* 33 */
+	check_template("/x/internationalizationsettingsabcd",		   /* 32 */
+		       "/x/internationalizationsettingsabcd");
+	/* Random-looking letters of 12 or more: six consonants in a row, or
+	 * fewer than one vowel in five letters. */
+	check_template("/r/qzxwvkmplrtb", "/r/{id}");
+	check_template("/r/kqhrvbnmeztlwx", "/r/{id}");
+	check_template("/r/bqeztkrnwlpzfgha", "/r/{id}");
+	check_template("/r/QZXWVKMPLRTBNA", "/r/{id}");
+	/* Words, compounds and kebab-case stay. */
+	check_template("/api/healthchecks", "/api/healthchecks");
+	check_template("/api/notifications/preferences", "/api/notifications/preferences");
+	check_template("/api/user-profile-settings", "/api/user-profile-settings");
+	check_template("/api/strengths", "/api/strengths");
+	check_template("/api/getUserAccountById", "/api/getUserAccountById");
+	check_template("/wp-admin/admin-ajax.php", "/wp-admin/admin-ajax.php");
+	check_template("/graphql/subscriptions", "/graphql/subscriptions");
+}
+
 static void test_template_segments(void **state)
 {
 	(void)state;
@@ -575,6 +612,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_template_basic),
 	    cmocka_unit_test(test_template_ids),
+	    cmocka_unit_test(test_template_letter_floods),
 	    cmocka_unit_test(test_template_segments),
 	    cmocka_unit_test(test_template_absolute),
 	    cmocka_unit_test(test_template_cap),

@@ -324,6 +324,116 @@ static void test_single(void **state)
 			"# HELP g A level.\n# TYPE g gauge\ng 0.5\n");
 }
 
+/* ---- growable mode ---------------------------------------------------------- */
+
+/* A family of n samples, each line "name{i="NNNNN"} 1\n". */
+static void emit_family(struct enav_promtext *p, const char *name, int n)
+{
+	enav_promtext_family(p, name, "counter", "A family.");
+	for (int i = 0; i < n; i++) {
+		char v[16];
+		snprintf(v, sizeof(v), "%05d", i);
+		const char *l[] = {"i", v};
+		enav_promtext_sample_u64(p, name, l, 1, 1);
+	}
+}
+
+/* The text grows past its first chunk, in place of the 1 MiB wall of old. */
+static void test_growable_grows(void **state)
+{
+	struct enav_promtext p;
+	assert_int_equal(enav_promtext_init_growable(&p, (size_t)64 << 20), 0);
+	assert_true(p.cap <= ENAV_PROMTEXT_CHUNK);
+	/* About 2.7 MiB of samples: more than twice the fixed buffer /metrics had. */
+	emit_family(&p, "big_total", 120000);
+	emit_family(&p, "after_total", 1);
+	assert_false(p.overflow);
+	assert_int_equal(p.families_dropped, 0);
+	assert_true(p.len > ((size_t)5 << 19));
+	assert_true(p.len < p.cap);
+	assert_int_equal(strlen(p.buf), p.len);
+	assert_non_null(strstr(p.buf, "big_total{i=\"119999\"} 1\n"));
+	assert_non_null(strstr(p.buf, "after_total{i=\"00000\"} 1\n"));
+	enav_promtext_free(&p);
+	assert_null(p.buf);
+}
+
+/*
+ * At the hard cap a family that does not fit is taken back whole (no torn
+ * family) and counted; the families before and after it are all there.
+ */
+static void test_growable_cap_drops_whole_families(void **state)
+{
+	/* Every boundary of a small document: the text is always whole families. */
+	for (size_t cap = 1; cap < 1200; cap++) {
+		struct enav_promtext p;
+		assert_int_equal(enav_promtext_init_growable(&p, cap), 0);
+		emit_family(&p, "a_total", 3);
+		emit_family(&p, "b_total", 20);
+		emit_family(&p, "c_total", 1);
+		assert_false(p.overflow);
+		assert_true(p.len < cap);
+		assert_int_equal(strlen(p.buf), p.len);
+		/* Which families made it: each is whole or absent. */
+		struct enav_promtext ref;
+		char full[4096];
+		size_t kept = 0;
+		uint64_t whole = 0;
+		const char *names[] = {"a_total", "b_total", "c_total"};
+		const int counts[] = {3, 20, 1};
+		for (int f = 0; f < 3; f++) {
+			enav_promtext_init(&ref, full, sizeof(full));
+			emit_family(&ref, names[f], counts[f]);
+			const char *at = strstr(p.buf, full);
+			char head[64];
+			snprintf(head, sizeof(head), "# HELP %s ", names[f]);
+			if (at) {
+				kept += ref.len;
+				whole++;
+			} else {
+				FAIL_IF(strstr(p.buf, head) != NULL, "cap %zu: %s torn\n", cap,
+					names[f]);
+				FAIL_IF(strstr(p.buf, names[f]) != NULL,
+					"cap %zu: %s samples left\n", cap, names[f]);
+			}
+		}
+		assert_int_equal(kept, p.len); /* nothing but whole families */
+		assert_int_equal(p.families_dropped, 3 - whole);
+		enav_promtext_free(&p);
+	}
+
+	/* A big family in the middle is dropped; the small one after it fits. */
+	struct enav_promtext p;
+	assert_int_equal(enav_promtext_init_growable(&p, 300), 0);
+	emit_family(&p, "a_total", 1);
+	emit_family(&p, "b_total", 100);
+	emit_family(&p, "c_total", 1);
+	assert_int_equal(p.families_dropped, 1);
+	assert_non_null(strstr(p.buf, "a_total{i=\"00000\"} 1\n"));
+	assert_null(strstr(p.buf, "b_total"));
+	assert_non_null(strstr(p.buf, "c_total{i=\"00000\"} 1\n"));
+	enav_promtext_free(&p);
+}
+
+/* A cached block (raw) is one unit too, and samples after it still come. */
+static void test_growable_raw_block(void **state)
+{
+	struct enav_promtext p;
+	char block[200];
+	memset(block, 'x', sizeof(block) - 1);
+	block[sizeof(block) - 1] = '\n';
+	assert_int_equal(enav_promtext_init_growable(&p, 150), 0);
+	enav_promtext_single_u64(&p, "a", "gauge", "A.", 1);
+	size_t before = p.len;
+	enav_promtext_raw(&p, block, sizeof(block));
+	assert_int_equal(p.len, before);
+	assert_int_equal(p.families_dropped, 1);
+	enav_promtext_single_u64(&p, "b", "gauge", "B.", 2);
+	assert_non_null(strstr(p.buf, "\nb 2\n"));
+	assert_null(strchr(p.buf, 'x'));
+	enav_promtext_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -338,6 +448,9 @@ int main(void)
 	    cmocka_unit_test(test_cap_zero_writes_nothing),
 	    cmocka_unit_test(test_nan_spelling),
 	    cmocka_unit_test(test_help_escaping),
+	    cmocka_unit_test(test_growable_grows),
+	    cmocka_unit_test(test_growable_cap_drops_whole_families),
+	    cmocka_unit_test(test_growable_raw_block),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,8 +34,6 @@
 #include "exporters/otlp/otlp_worker.h"
 #include "exporters/otlp/prom_to_otlp.h"
 
-#define METRICS_BUFFER_BYTES (1u << 20)
-
 enum { W_METRICS, W_TRACES, W_LOGS, W_PROFILES, W__N };
 static const char *const signal_names[W__N] = {"metrics", "traces", "logs", "profiles"};
 static const char *const signal_paths[W__N] = {"/v1/metrics", "/v1/traces", "/v1/logs",
@@ -69,6 +67,7 @@ struct otlp_sink {
 	bool stop;
 	uint64_t profiles_from_mono;
 	_Atomic uint64_t metric_render_failures, profile_build_failures;
+	_Atomic uint64_t metric_families_dropped;
 };
 
 /* OTEL_RESOURCE_ATTRIBUTES and OTEL_EXPORTER_OTLP_HEADERS pairs
@@ -107,8 +106,11 @@ static int encode_metrics(void *ctx, void *const *items, size_t n, struct enav_p
 		if (!snap)
 			return -ENOMEM;
 		/* Requests concatenate: repeated resource_metrics append. */
-		int rc =
-		    enav_prom_encode_otlp(w, snap, &r, scope, o->start_unix_ns, m->time_unix_ns);
+		uint64_t left_out = 0;
+		int rc = enav_prom_encode_otlp(w, snap, &r, scope, o->start_unix_ns,
+					       m->time_unix_ns, &left_out);
+		if (left_out)
+			atomic_fetch_add(&o->metric_families_dropped, left_out);
 		enav_prom_snapshot_free(snap);
 		if (rc)
 			return rc;
@@ -263,22 +265,25 @@ static void free_profile_item(void *p)
 
 static void push_metrics(struct otlp_sink *o)
 {
-	char *buf = malloc(METRICS_BUFFER_BYTES);
-	struct metrics_item *m = calloc(1, sizeof(*m));
-	if (!buf || !m)
-		goto fail;
+	/* The same growable text as /metrics: at its cap whole families are
+	 * left out (counted), the snapshot is still sent. */
 	struct enav_promtext p;
-	enav_promtext_init(&p, buf, METRICS_BUFFER_BYTES);
-	if (!enav_host_render_metrics(o->agent, &p) || p.overflow)
+	struct metrics_item *m = calloc(1, sizeof(*m));
+	/* The host raises the cap to what the running modules' caps need. */
+	if (enav_promtext_init_growable(&p, ENAV_METRICS_BASE_BYTES) != 0 || !m)
 		goto fail;
-	m->text = buf;
+	if (!enav_host_render_metrics(o->agent, &p))
+		goto fail;
+	if (p.families_dropped)
+		atomic_fetch_add(&o->metric_families_dropped, p.families_dropped);
+	m->text = p.buf;
 	m->len = p.len;
 	m->time_unix_ns = enav_clock_unix_ns();
 	enav_otlp_worker_submit(o->w[W_METRICS], m); /* counts its own drop */
 	return;
 fail:
 	atomic_fetch_add(&o->metric_render_failures, 1);
-	free(buf);
+	free(p.buf);
 	free(m);
 }
 
@@ -545,8 +550,13 @@ static void otlp_metrics(void *state, struct enav_promtext *p)
 			ws[n++] = o->w[i];
 	enav_otlp_worker_metrics(ws, n, p);
 	enav_promtext_single_u64(p, "enav_otlp_metric_snapshot_failures_total", "counter",
-				 "Metric snapshots not taken (agent stopping or buffer overflow).",
+				 "Metric snapshots not taken (agent stopping or out of memory).",
 				 atomic_load(&o->metric_render_failures));
+	enav_promtext_single_u64(
+	    p, "enav_otlp_metric_families_dropped_total", "counter",
+	    "Metric families left out of a snapshot at the exposition's hard cap or the "
+	    "request size limit.",
+	    atomic_load(&o->metric_families_dropped));
 	enav_promtext_single_u64(p, "enav_otlp_profile_build_failures_total", "counter",
 				 "Profiles that could not be built for export.",
 				 atomic_load(&o->profile_build_failures));

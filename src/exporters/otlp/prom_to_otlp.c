@@ -369,9 +369,62 @@ struct hist_group {
 	double sum;
 };
 
+/* Bytes of one string field at most: tag, a length of up to 3 bytes, text. */
+static size_t str_bytes(const char *s)
+{
+	return 4 + (s ? strlen(s) : 0);
+}
+
+/*
+ * Bytes the metric takes encoded, at most: every varint and length at its
+ * widest, so a request of metrics whose estimates fit the writer's limit
+ * never passes it.
+ */
+static size_t metric_bytes(const struct enav_otlp_metric *m)
+{
+	size_t n = 32 + str_bytes(m->name) + str_bytes(m->description) + str_bytes(m->unit);
+	for (size_t i = 0; i < m->n_points; i++) {
+		const struct enav_otlp_point *pt = &m->points[i];
+		/* Wrapper, two times, count, sum or value, flags; packed bounds and
+		 * bucket counts. */
+		n += 64 + 16 * (pt->n_bounds + 1) + 16;
+		for (size_t a = 0; a < pt->n_attrs; a++)
+			n += 16 + str_bytes(pt->attrs[a].key) + str_bytes(pt->attrs[a].s);
+	}
+	return n;
+}
+
+/*
+ * Metrics in order while their bytes fit the writer's room (less a margin
+ * for the resource and scope); a family that does not fit is left out
+ * whole and counted, so a large snapshot is sent without it rather than
+ * refused whole by the request size limit.
+ */
+static size_t fit_metrics(const struct enav_pb_writer *w, const struct enav_otlp_resource *res,
+			  struct enav_otlp_metric *metrics, size_t nm, uint64_t *left_out)
+{
+	size_t limit = w->limit ? w->limit : (size_t)64 << 20;
+	size_t margin = 4096;
+	for (size_t i = 0; i < res->n_attrs; i++)
+		margin += 32 + str_bytes(res->attrs[i].key) + str_bytes(res->attrs[i].s);
+	size_t room = limit > w->len + margin ? limit - w->len - margin : 0;
+	size_t used = 0, kept = 0;
+	for (size_t i = 0; i < nm; i++) {
+		size_t b = metric_bytes(&metrics[i]);
+		if (b > room - used) {
+			if (left_out)
+				(*left_out)++;
+			continue;
+		}
+		used += b;
+		metrics[kept++] = metrics[i];
+	}
+	return kept;
+}
+
 int enav_prom_encode_otlp(struct enav_pb_writer *w, const struct enav_prom_snapshot *s,
 			  const struct enav_otlp_resource *resource, struct enav_otlp_scope scope,
-			  uint64_t start_unix_ns, uint64_t time_unix_ns)
+			  uint64_t start_unix_ns, uint64_t time_unix_ns, uint64_t *left_out)
 {
 	int rc = 0;
 	struct prom_point *pts = malloc((s->n_pts ? s->n_pts : 1) * sizeof(*pts));
@@ -502,6 +555,7 @@ int enav_prom_encode_otlp(struct enav_pb_writer *w, const struct enav_prom_snaps
 			free(names[nm]), names[nm] = NULL;
 		i = j;
 	}
+	nm = fit_metrics(w, resource, metrics, nm, left_out);
 	struct enav_otlp_resource_metrics rm = {
 	    .resource = *resource, .scope = scope, .metrics = metrics, .n_metrics = nm};
 	rc = enav_otlp_encode_metrics(w, &rm, 1);

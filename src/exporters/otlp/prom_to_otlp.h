@@ -33,9 +33,11 @@ void enav_prom_snapshot_free(struct enav_prom_snapshot *s);
 void enav_prom_snapshot_counts(const struct enav_prom_snapshot *s, uint64_t *malformed,
 			       uint64_t *over_cap);
 
-/* Encode one ExportMetricsServiceRequest of the snapshot. */
+/* Encode one ExportMetricsServiceRequest of the snapshot.  Families that
+ * would take the request past the writer's limit are left out whole and
+ * added to *left_out (may be NULL). */
 int enav_prom_encode_otlp(struct enav_pb_writer *w, const struct enav_prom_snapshot *s,
 			  const struct enav_otlp_resource *resource, struct enav_otlp_scope scope,
-			  uint64_t start_unix_ns, uint64_t time_unix_ns);
+			  uint64_t start_unix_ns, uint64_t time_unix_ns, uint64_t *left_out);
 
 #endif

@@ -11,14 +11,11 @@
 #include "platform/http.h"
 #include "platform/log.h"
 
-/* Exposition is rendered per scrape into a buffer of this fixed cap. */
-#define METRICS_BUFFER_BYTES (1u << 20)
-
 struct prometheus_sink {
 	struct enav_host *agent;
 	struct enav_http_server *http;
 	struct enav_http_server *health; /* http.health_listen; NULL when "" */
-	_Atomic uint64_t render_overflows;
+	_Atomic uint64_t render_overflows, families_dropped, last_bytes, last_cap;
 };
 
 static void text(struct enav_http_response *r, int status, const char *body)
@@ -29,29 +26,35 @@ static void text(struct enav_http_response *r, int status, const char *body)
 	r->len = r->body ? strlen(body) : 0;
 }
 
+/*
+ * The text grows with what the modules hold, up to a hard cap sized from
+ * their caps; at the cap whole families are left out (counted) and the
+ * scrape still answers 200 with everything else.
+ */
 static void handle_metrics(void *ctx, const struct enav_http_request *req,
 			   struct enav_http_response *r)
 {
 	struct prometheus_sink *ps = ctx;
-	char *buf = malloc(METRICS_BUFFER_BYTES);
-	if (!buf)
-		return;
 	struct enav_promtext p;
-	enav_promtext_init(&p, buf, METRICS_BUFFER_BYTES);
+	/* The host raises the cap to what the running modules' caps need. */
+	if (enav_promtext_init_growable(&p, ENAV_METRICS_BASE_BYTES) != 0) {
+		text(r, 503, "out of memory\n");
+		return;
+	}
 	if (!enav_host_render_metrics(ps->agent, &p)) {
-		free(buf);
+		enav_promtext_free(&p);
 		text(r, 503, "stopping\n");
 		return;
 	}
-	if (p.overflow) {
+	if (p.families_dropped) {
 		atomic_fetch_add(&ps->render_overflows, 1);
-		free(buf);
-		text(r, 500, "metrics exposition exceeded its buffer\n");
-		return;
+		atomic_fetch_add(&ps->families_dropped, p.families_dropped);
 	}
+	atomic_store(&ps->last_bytes, p.len);
+	atomic_store(&ps->last_cap, p.hard_cap);
 	r->status = 200;
 	r->content_type = "text/plain; version=0.0.4; charset=utf-8";
-	r->body = buf;
+	r->body = p.buf; /* the response owns it now */
 	r->len = p.len;
 }
 
@@ -193,10 +196,22 @@ static void prom_metrics(void *state, struct enav_promtext *p)
 {
 	struct prometheus_sink *ps = state;
 	enav_promtext_single_u64(p, "enav_metrics_render_overflows_total", "counter",
-				 "Scrapes refused because the exposition exceeded its buffer.",
+				 "Scrapes whose exposition reached its hard cap (whole families "
+				 "were left out; the scrape still answered).",
 				 atomic_load(&ps->render_overflows));
 	struct enav_http_server *const listeners[] = {ps->http, ps->health};
 	enav_http_metrics(listeners, 2, p);
+	enav_promtext_single_u64(
+	    p, "enav_metrics_families_dropped_total", "counter",
+	    "Metric families left out of a scrape at the exposition's hard cap.",
+	    atomic_load(&ps->families_dropped));
+	enav_promtext_single_u64(p, "enav_metrics_exposition_bytes", "gauge",
+				 "Bytes of the last /metrics answer.",
+				 atomic_load(&ps->last_bytes));
+	enav_promtext_single_u64(p, "enav_metrics_exposition_cap_bytes", "gauge",
+				 "Hard cap of the last /metrics answer, sized from the configured "
+				 "caps.",
+				 atomic_load(&ps->last_cap));
 }
 
 bool enav_prometheus_enabled(const struct enav_config *cfg)

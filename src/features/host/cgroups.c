@@ -898,6 +898,19 @@ static bool file_used(const struct enav_host_cgroups *h, enum cg_file f)
 	}
 }
 
+size_t enav_host_cgroups_exposition_bound(uint32_t max_cgroups)
+{
+	/* A line at its longest: the six labels at their longest (cgroup path,
+	 * container id, runtime, pod uid, pod and namespace names), every byte
+	 * escaped, with the family name and a value. */
+	size_t labels = ENAV_CGROUP_MOUNT_PATH_MAX + ENAV_CGROUP_REL_PATH_MAX + 64 + 16 + 36 +
+			2 * ENAV_K8S_NAME_MAX;
+	size_t line = 192 + 2 * labels;
+	size_t n_families = sizeof(cg_families) / sizeof(cg_families[0]);
+	/* Families' HELP/TYPE and this module's own, in the 4 KiB. */
+	return n_families * ((size_t)max_cgroups * line + 512) + 4096;
+}
+
 static void render_self(struct enav_host_cgroups *h, struct enav_promtext *p)
 {
 	enav_promtext_family(p, "enav_host_cgroups_reported", "gauge",

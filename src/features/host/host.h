@@ -58,5 +58,7 @@ void enav_host_cgroups_close(struct enav_host_cgroups *h);
  */
 void enav_host_cgroups_render(struct enav_host_cgroups *h, const struct enav_snapshot *snap,
 			      enum enav_host_cgroup_scope mode, struct enav_promtext *p);
+/* Bytes those families take at most with max_cgroups cgroups. */
+size_t enav_host_cgroups_exposition_bound(uint32_t max_cgroups);
 
 #endif

@@ -18,7 +18,13 @@
 #include "features/host/host.h"
 #include "features/host/host_source.h"
 
-#define HOST_BUFFER_BYTES (768u << 10) /* node + cgroup exposition per render */
+/*
+ * The node's families fit in this; the cgroups' grow with host.max_cgroups
+ * (enav_host_cgroups_exposition_bound).  The block grows as it is written:
+ * a fixed 768 KiB used to overflow with about 230 cgroups of long names, and
+ * the node's metrics went with the cgroups'.
+ */
+#define HOST_NODE_BYTES ((size_t)4 << 20)
 
 struct host_source {
 	struct enav_host *agent;
@@ -26,10 +32,10 @@ struct host_source {
 	struct enav_host_cgroups *cgroups;
 	pthread_mutex_t lock; /* one render at a time; protects the cache */
 	char *cache;
-	size_t cache_len;
+	size_t cache_len, cache_cap_bytes;
 	uint64_t cache_at_ns;
 	bool cache_valid;
-	_Atomic uint64_t renders, cache_hits, overflows;
+	_Atomic uint64_t renders, cache_hits, overflows, families_dropped;
 };
 
 static void render(struct host_source *h, struct enav_promtext *p)
@@ -54,19 +60,30 @@ static void host_metrics(void *state, struct enav_promtext *out)
 	uint64_t now = enav_clock_mono_ns();
 	uint64_t ttl = (uint64_t)enav_host_config(h->agent)->host.cache_ms * 1000000ull;
 	if (!h->cache_valid || now - h->cache_at_ns >= ttl) {
+		/* A new block each collection; at its cap whole families are left
+		 * out (cgroups first: the node's are written before them). */
 		struct enav_promtext p;
-		enav_promtext_init(&p, h->cache, HOST_BUFFER_BYTES);
-		render(h, &p);
-		atomic_fetch_add(&h->renders, 1);
-		h->cache_valid = !p.overflow;
-		h->cache_len = p.overflow ? 0 : p.len;
-		h->cache_at_ns = now;
-		if (p.overflow)
+		if (enav_promtext_init_growable(&p, h->cache_cap_bytes) == 0) {
+			render(h, &p);
+			free(h->cache);
+			h->cache = p.buf;
+			h->cache_len = p.len;
+			h->cache_valid = true;
+			if (p.families_dropped) {
+				atomic_fetch_add(&h->overflows, 1);
+				atomic_fetch_add(&h->families_dropped, p.families_dropped);
+			}
+		} else {
+			/* Out of memory: the last block stays. */
 			atomic_fetch_add(&h->overflows, 1);
+		}
+		atomic_fetch_add(&h->renders, 1);
+		h->cache_at_ns = now;
 	} else {
 		atomic_fetch_add(&h->cache_hits, 1);
 	}
-	enav_promtext_raw(out, h->cache, h->cache_len);
+	if (h->cache)
+		enav_promtext_raw(out, h->cache, h->cache_len);
 	pthread_mutex_unlock(&h->lock);
 
 	enav_promtext_family(out, "enav_host_renders_total", "counter",
@@ -78,6 +95,10 @@ static void host_metrics(void *state, struct enav_promtext *out)
 	enav_promtext_sample_u64(out, "enav_host_renders_total", lc, 1,
 				 atomic_load(&h->cache_hits));
 	enav_promtext_sample_u64(out, "enav_host_renders_total", lo, 1, atomic_load(&h->overflows));
+	enav_promtext_single_u64(out, "enav_host_families_dropped_total", "counter",
+				 "Node or cgroup metric families left out of a collection at the "
+				 "block's hard cap.",
+				 atomic_load(&h->families_dropped));
 }
 
 static void host_stop(void *state)
@@ -101,9 +122,7 @@ static int host_start(struct enav_host *a, void **state, char *err, size_t errle
 	*state = h;
 	h->agent = a;
 	pthread_mutex_init(&h->lock, NULL);
-	h->cache = malloc(HOST_BUFFER_BYTES);
-	if (!h->cache)
-		return -ENOMEM;
+	h->cache_cap_bytes = enav_host_source_exposition_bound(cfg);
 	h->node = enav_host_node_open("/proc", "/sys", cfg->host.max_devices, err, errlen);
 	if (!h->node)
 		return -EINVAL;
@@ -116,6 +135,14 @@ static int host_start(struct enav_host *a, void **state, char *err, size_t errle
 	}
 	enav_info("host resources: node metrics%s", h->cgroups ? " and per-cgroup metrics" : "");
 	return 0;
+}
+
+size_t enav_host_source_exposition_bound(const struct enav_config *cfg)
+{
+	size_t cap = HOST_NODE_BYTES;
+	if (cfg->host.cgroups != ENAV_HOST_CGROUPS_NONE)
+		cap += enav_host_cgroups_exposition_bound(cfg->host.max_cgroups);
+	return cap < ENAV_METRICS_CEILING_BYTES ? cap : ENAV_METRICS_CEILING_BYTES;
 }
 
 bool enav_host_source_enabled(const struct enav_config *cfg)

@@ -7,5 +7,8 @@
 
 extern const struct enav_source_ops enav_host_source_ops;
 bool enav_host_source_enabled(const struct enav_config *cfg);
+/* Bytes of the node and cgroup block at most (its hard cap, and the module
+ * row's exposition_bound). */
+size_t enav_host_source_exposition_bound(const struct enav_config *cfg);
 
 #endif

@@ -24,6 +24,7 @@ static const double dns_bounds[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
 
 struct edge {
 	bool used;
+	uint64_t last_ns; /* totals: the last connection counted in it, for expiry */
 	struct enav_edge_signal e;
 };
 
@@ -56,6 +57,9 @@ struct net_edges {
 	struct edge *totals; /* cumulative per-edge counters for /metrics */
 	uint32_t n_totals;
 	uint64_t totals_overflowed;
+	/* Totals unseen for idle_ns are dropped, so the names a tenant makes up
+	 * (its own DNS answers, its workloads) do not hold max_edges for ever. */
+	uint64_t idle_ns, totals_expired;
 };
 
 static struct edge *find_or_add(struct edge *set, uint32_t *n, uint32_t cap, const char *client,
@@ -139,6 +143,7 @@ static void observe_conn(struct net_edges *g, const struct enav_signal *s)
 	struct edge *t = find_or_add(g->totals, &g->n_totals, g->max_edges, client, server,
 				     n->remote_port, &g->totals_overflowed);
 	add_conn(&t->e, s, failed);
+	t->last_ns = enav_clock_mono_ns();
 	pthread_mutex_unlock(&g->lock);
 }
 
@@ -190,6 +195,21 @@ static size_t ne_observe(void *state, const struct enav_signal *s, struct enav_s
 	return 0;
 }
 
+/* Totals idle for idle_ns go (the overflow edge too); the last takes the slot. */
+static void expire_totals(struct net_edges *g, uint64_t now)
+{
+	pthread_mutex_lock(&g->lock);
+	for (uint32_t i = 0; i < g->n_totals;) {
+		if (now > g->totals[i].last_ns && now - g->totals[i].last_ns >= g->idle_ns) {
+			g->totals[i] = g->totals[--g->n_totals];
+			g->totals_expired++;
+		} else {
+			i++;
+		}
+	}
+	pthread_mutex_unlock(&g->lock);
+}
+
 /* At the end of an interval, emit its edges a batch at a time. */
 static size_t ne_tick(void *state, uint64_t now, struct enav_signal **out, size_t out_cap)
 {
@@ -199,6 +219,7 @@ static size_t ne_tick(void *state, uint64_t now, struct enav_signal **out, size_
 			return 0;
 		g->flushing = true;
 		g->flush_pos = 0;
+		expire_totals(g, now);
 	}
 	size_t n = 0;
 	while (n < out_cap && g->flush_pos < g->n_edges) {
@@ -235,6 +256,7 @@ static int ne_init(struct enav_host *a, void **state, char *err, size_t errlen)
 		memset(key, 0x5a, sizeof(key)); /* hash flooding then needs local DNS control */
 	g->max_edges = cfg->network.max_edges;
 	g->interval_ns = (uint64_t)cfg->network.edge_interval_ms * 1000000ull;
+	g->idle_ns = (uint64_t)cfg->network.edge_idle_s * 1000000000ull;
 	g->edges = calloc(g->max_edges, sizeof(*g->edges));
 	g->totals = calloc(g->max_edges, sizeof(*g->totals));
 	if (!g->edges || !g->totals ||
@@ -368,6 +390,13 @@ static void ne_metrics(void *state, struct enav_promtext *p)
 	enav_promtext_sample_u64(p, "enav_cardinality_overflow_total", le1, 1,
 				 g->totals_overflowed);
 	enav_promtext_sample_u64(p, "enav_cardinality_overflow_total", le2, 1, g->dns_overflowed);
+	enav_promtext_single_u64(p, "enav_network_edges_expired_total", "counter",
+				 "Edge totals dropped after sources.network.edge_idle_s without a "
+				 "connection.",
+				 g->totals_expired);
+	enav_promtext_single_u64(p, "enav_network_edges", "gauge",
+				 "Edge totals held for /metrics (overflow edge included).",
+				 g->n_totals);
 	struct enav_ipname_stats st;
 	enav_ipname_cache_stats(&g->names, &st);
 	pthread_mutex_unlock(&g->lock);
@@ -376,6 +405,14 @@ static void ne_metrics(void *state, struct enav_promtext *p)
 				 st.entries);
 	enav_promtext_single_u64(p, "enav_dns_name_cache_evictions_total", "counter",
 				 "Live names displaced because the cache was full.", st.evictions);
+}
+
+size_t enav_net_edges_exposition_bound(const struct enav_config *cfg)
+{
+	/* Four lines an edge (connections, two directions of bytes, failures),
+	 * each with client and server at their longest, every byte escaped. */
+	size_t line = 64 + 2 * 2 * ENAV_EDGE_KEY_MAX + 96;
+	return (size_t)cfg->network.max_edges * 4 * line;
 }
 
 bool enav_net_edges_enabled(const struct enav_config *cfg)

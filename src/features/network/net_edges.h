@@ -13,5 +13,7 @@
 
 extern const struct enav_generator_ops enav_net_edges_ops;
 bool enav_net_edges_enabled(const struct enav_config *cfg);
+/* Bytes of exposition the edge families can take with max_edges totals. */
+size_t enav_net_edges_exposition_bound(const struct enav_config *cfg);
 
 #endif

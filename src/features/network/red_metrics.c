@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform/clock.h"
 #include "platform/numfmt.h"
 #include "platform/u64map.h"
 #include "enrich/attribution.h"
@@ -118,20 +119,30 @@ static const struct {
 
 struct series {
 	uint8_t family;
-	uint64_t hash;
+	bool overflow;	  /* the family's _overflow series (not in the index) */
+	uint64_t hash;	  /* of family and labels: the index key */
+	uint64_t last_ns; /* last span counted in it, for idle expiry */
 	char labels[N_LABELS][LABEL_MAX];
 	uint64_t buckets[N_BOUNDS + 1];
 	uint64_t count;
 	double sum;
 };
 
-struct red_metrics {
+/*
+ * Every family has its own budget of max_per_family label sets plus its
+ * overflow series, so a tenant that floods one (routes of its own server)
+ * leaves the others (its neighbours' databases) counted as before.
+ */
+struct enav_red_table {
 	pthread_mutex_t lock;
-	struct series *series;
-	uint32_t n_series, max_series;
-	struct enav_u64map index; /* label hash -> first series with that hash */
+	struct series *series; /* n_series in use, unordered, of max_total */
+	uint32_t n_series, max_total, max_per_family;
+	uint32_t in_family[F__COUNT]; /* label sets held, overflow series excluded */
+	struct enav_u64map index;     /* label hash -> series with that hash */
 	uint32_t overflow_index[F__COUNT];
 	uint64_t overflowed[F__COUNT];
+	uint64_t expired[F__COUNT];
+	uint64_t idle_ns, last_sweep_ns;
 	uint64_t spans;
 };
 
@@ -206,7 +217,7 @@ static uint64_t hash_labels(enum family f, char labels[N_LABELS][LABEL_MAX])
 	return enav_ipname_siphash24(HASH_K0, HASH_K1, buf, n);
 }
 
-static struct series *new_series(struct red_metrics *g, enum family f, uint64_t h,
+static struct series *new_series(struct enav_red_table *g, enum family f, uint64_t h,
 				 char labels[N_LABELS][LABEL_MAX])
 {
 	struct series *x = &g->series[g->n_series++];
@@ -217,9 +228,8 @@ static struct series *new_series(struct red_metrics *g, enum family f, uint64_t 
 	return x;
 }
 
-/* The series of these labels; past the cap, the metric's overflow series.
- * The last F__COUNT slots are kept for the overflow series. */
-static struct series *find_series(struct red_metrics *g, enum family f,
+/* The series of these labels; past the family's cap, its overflow series. */
+static struct series *find_series(struct enav_red_table *g, enum family f,
 				  char labels[N_LABELS][LABEL_MAX])
 {
 	uint64_t h = hash_labels(f, labels), idx;
@@ -228,8 +238,9 @@ static struct series *find_series(struct red_metrics *g, enum family f,
 		if (x->family == f && !memcmp(x->labels, labels, sizeof(x->labels)))
 			return x;
 		/* A 64-bit collision: counted as overflow rather than merged. */
-	} else if (g->n_series + F__COUNT < g->max_series &&
+	} else if (g->in_family[f] < g->max_per_family && g->n_series < g->max_total &&
 		   enav_u64map_put(&g->index, h, g->n_series) == 0) {
+		g->in_family[f]++;
 		return new_series(g, f, h, labels);
 	}
 	g->overflowed[f]++;
@@ -238,35 +249,68 @@ static struct series *find_series(struct red_metrics *g, enum family f,
 		for (int i = 0; i < N_LABELS; i++)
 			label(ol[i], OVERFLOW);
 		g->overflow_index[f] = g->n_series;
-		new_series(g, f, 0, ol);
+		new_series(g, f, 0, ol)->overflow = true;
 	}
 	return &g->series[g->overflow_index[f]];
 }
 
-static int red_init(struct enav_host *a, void **state, char *err, size_t errlen)
+/* Series i leaves; the last one takes its slot (and its index entry). */
+static void remove_series(struct enav_red_table *g, uint32_t i)
 {
-	struct red_metrics *g = calloc(1, sizeof(*g));
-	if (!g)
-		return -ENOMEM;
-	*state = g;
-	g->max_series = enav_host_config(a)->network.l7.max_series + F__COUNT;
-	g->series = calloc(g->max_series, sizeof(*g->series));
-	if (!g->series || enav_u64map_init(&g->index, g->max_series)) {
-		snprintf(err, errlen, "request metrics: cannot allocate %u series", g->max_series);
-		return -ENOMEM;
-	}
-	for (int f = 0; f < F__COUNT; f++)
+	struct series *x = &g->series[i];
+	enum family f = (enum family)x->family;
+	if (x->overflow) {
 		g->overflow_index[f] = UINT32_MAX;
-	pthread_mutex_init(&g->lock, NULL);
-	return 0;
+	} else {
+		enav_u64map_del(&g->index, x->hash);
+		g->in_family[f]--;
+	}
+	g->expired[f]++;
+	uint32_t last = --g->n_series;
+	if (i == last)
+		return;
+	*x = g->series[last];
+	if (x->overflow)
+		g->overflow_index[x->family] = i;
+	else
+		enav_u64map_put(&g->index, x->hash, i); /* overwrites: never fails */
 }
 
-static size_t red_observe(void *state, const struct enav_signal *s, struct enav_signal **out,
-			  size_t out_cap)
+struct enav_red_table *enav_red_table_new(uint32_t max_per_family, uint64_t idle_ns)
 {
-	struct red_metrics *g = state;
+	struct enav_red_table *g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->max_per_family = max_per_family;
+	g->max_total = F__COUNT * (max_per_family + 1);
+	g->idle_ns = idle_ns;
+	for (int f = 0; f < F__COUNT; f++)
+		g->overflow_index[f] = UINT32_MAX;
+	/* calloc: the pages of label sets never used are never touched. */
+	g->series = calloc(g->max_total, sizeof(*g->series));
+	if (!g->series || enav_u64map_init(&g->index, g->max_total)) {
+		free(g->series);
+		free(g);
+		return NULL;
+	}
+	pthread_mutex_init(&g->lock, NULL);
+	return g;
+}
+
+void enav_red_table_free(struct enav_red_table *g)
+{
+	if (!g)
+		return;
+	enav_u64map_destroy(&g->index);
+	pthread_mutex_destroy(&g->lock);
+	free(g->series);
+	free(g);
+}
+
+void enav_red_table_observe(struct enav_red_table *g, const struct enav_signal *s, uint64_t now_ns)
+{
 	if (s->kind != ENAV_SIGNAL_SPAN)
-		return 0;
+		return;
 	char labels[N_LABELS][LABEL_MAX];
 	memset(labels, 0, sizeof(labels));
 	enum family f = family_of(s, labels);
@@ -281,8 +325,48 @@ static size_t red_observe(void *state, const struct enav_signal *s, struct enav_
 	x->buckets[b]++;
 	x->count++;
 	x->sum += secs;
+	x->last_ns = now_ns;
 	pthread_mutex_unlock(&g->lock);
-	return 0;
+}
+
+void enav_red_table_expire(struct enav_red_table *g, uint64_t now_ns)
+{
+	pthread_mutex_lock(&g->lock);
+	g->last_sweep_ns = now_ns;
+	for (uint32_t i = 0; i < g->n_series;) {
+		const struct series *x = &g->series[i];
+		if (now_ns > x->last_ns && now_ns - x->last_ns >= g->idle_ns)
+			remove_series(g, i); /* the last one moved to i: look again */
+		else
+			i++;
+	}
+	pthread_mutex_unlock(&g->lock);
+}
+
+uint32_t enav_red_table_series(struct enav_red_table *g)
+{
+	pthread_mutex_lock(&g->lock);
+	uint32_t n = g->n_series;
+	pthread_mutex_unlock(&g->lock);
+	return n;
+}
+
+size_t enav_red_metrics_exposition_bound(uint32_t max_per_family)
+{
+	/* A line at its longest: every label value at LABEL_MAX - 1 bytes, each
+	 * byte escaped to two, the longest names, "le" and a 17-digit value. */
+	size_t line = 64 + sizeof("_bucket{}") +
+		      N_LABELS * (32 + sizeof("=\"\",") + 2 * (LABEL_MAX - 1)) +
+		      sizeof(",le=\"+Inf\"") + sizeof(" -1.2345678901234567e+308\n");
+	size_t per_series = (N_BOUNDS + 3) * line; /* buckets, +Inf, _sum, _count */
+	/* Families and the self-accounting of this module (two lines a family). */
+	size_t fixed = F__COUNT * (2 * 256 + 2 * 160) + 1024;
+	return fixed + (size_t)F__COUNT * ((size_t)max_per_family + 1) * per_series;
+}
+
+size_t enav_red_metrics_config_bound(const struct enav_config *cfg)
+{
+	return enav_red_metrics_exposition_bound(cfg->network.l7.max_series);
 }
 
 /* name then suffix into out, cut at cap - 1 bytes as snprintf would. */
@@ -296,9 +380,8 @@ static void suffixed(char *out, size_t cap, const char *name, const char *suffix
 	out[n] = '\0';
 }
 
-static void red_metrics_out(void *state, struct enav_promtext *p)
+void enav_red_table_render(struct enav_red_table *g, struct enav_promtext *p)
 {
-	struct red_metrics *g = state;
 	pthread_mutex_lock(&g->lock);
 	for (int f = 0; f < F__COUNT; f++) {
 		bool any = false;
@@ -341,13 +424,21 @@ static void red_metrics_out(void *state, struct enav_promtext *p)
 			enav_promtext_sample_u64(p, name, l, np, x->count);
 		}
 	}
-	enav_promtext_family(p, "enav_l7_series_overflow_total", "counter",
-			     "Spans counted in a metric's overflow series because "
-			     "sources.network.l7.max_series label sets were in use.");
+	enav_promtext_family(
+	    p, "enav_l7_series_overflow_total", "counter",
+	    "Spans counted in a metric family's _overflow series because "
+	    "sources.network.l7.max_series label sets of that family were in use.");
 	for (int f = 0; f < F__COUNT; f++) {
 		const char *l[] = {"metric", families[f].name};
 		enav_promtext_sample_u64(p, "enav_l7_series_overflow_total", l, 1,
 					 g->overflowed[f]);
+	}
+	enav_promtext_family(p, "enav_l7_series_expired_total", "counter",
+			     "Label sets dropped after sources.network.l7.series_idle_s without a "
+			     "span.");
+	for (int f = 0; f < F__COUNT; f++) {
+		const char *l[] = {"metric", families[f].name};
+		enav_promtext_sample_u64(p, "enav_l7_series_expired_total", l, 1, g->expired[f]);
 	}
 	enav_promtext_single_u64(p, "enav_l7_series", "gauge",
 				 "Label sets the request metrics hold (overflow series included).",
@@ -355,17 +446,49 @@ static void red_metrics_out(void *state, struct enav_promtext *p)
 	pthread_mutex_unlock(&g->lock);
 }
 
+/* ---- the generator ---------------------------------------------------------------- */
+
+static int red_init(struct enav_host *a, void **state, char *err, size_t errlen)
+{
+	const struct enav_config *cfg = enav_host_config(a);
+	uint32_t per_family = cfg->network.l7.max_series;
+	*state =
+	    enav_red_table_new(per_family, (uint64_t)cfg->network.l7.series_idle_s * 1000000000ull);
+	if (!*state) {
+		snprintf(err, errlen, "request metrics: cannot allocate %u series",
+			 F__COUNT * (per_family + 1));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static size_t red_observe(void *state, const struct enav_signal *s, struct enav_signal **out,
+			  size_t out_cap)
+{
+	enav_red_table_observe(state, s, enav_clock_mono_ns());
+	return 0;
+}
+
+/* Expiry runs about once a second: a sweep is linear in the series held. */
+static size_t red_tick(void *state, uint64_t now_mono_ns, struct enav_signal **out, size_t out_cap)
+{
+	struct enav_red_table *g = state;
+	pthread_mutex_lock(&g->lock);
+	bool due = now_mono_ns - g->last_sweep_ns >= 1000000000ull;
+	pthread_mutex_unlock(&g->lock);
+	if (due)
+		enav_red_table_expire(g, now_mono_ns);
+	return 0;
+}
+
+static void red_metrics_out(void *state, struct enav_promtext *p)
+{
+	enav_red_table_render(state, p);
+}
+
 static void red_fini(void *state)
 {
-	struct red_metrics *g = state;
-	if (!g)
-		return;
-	if (g->series) {
-		enav_u64map_destroy(&g->index);
-		pthread_mutex_destroy(&g->lock);
-	}
-	free(g->series);
-	free(g);
+	enav_red_table_free(state);
 }
 
 bool enav_red_metrics_enabled(const struct enav_config *cfg)
@@ -376,6 +499,7 @@ bool enav_red_metrics_enabled(const struct enav_config *cfg)
 const struct enav_generator_ops enav_red_metrics_ops = {
     .init = red_init,
     .observe = red_observe,
+    .tick = red_tick,
     .fini = red_fini,
     .metrics = red_metrics_out,
 };

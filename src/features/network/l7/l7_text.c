@@ -87,6 +87,48 @@ static bool is_uuid(const unsigned char *s, size_t n)
 	return true;
 }
 
+/*
+ * Route words are short: a run of letters longer than this is a name, a
+ * token or a tenant making routes up (letters-only segments of 60 bytes were
+ * enough to flood the request metrics).
+ */
+#define ROUTE_WORD_MAX 32
+
+static bool is_vowel(unsigned char c)
+{
+	c = (unsigned char)(c | 0x20);
+	return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u' || c == 'y';
+}
+
+/*
+ * Letters that do not read as words.  Random lowercase letters are four
+ * fifths consonants; words written in routes rarely chain six consonants
+ * ("healthchecks" has five) or keep fewer than one vowel in five letters.
+ * Only segments of 12 letters or more are judged: a short word is never
+ * turned into {id} by chance.  A word misjudged costs a route its name, not
+ * a label set.
+ */
+static bool letters_look_random(const unsigned char *s, size_t n)
+{
+	size_t letters = 0, vowels = 0, run = 0, longest = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!is_alpha(s[i])) {
+			run = 0;
+			continue;
+		}
+		letters++;
+		if (is_vowel(s[i])) {
+			vowels++;
+			run = 0;
+		} else if (++run > longest) {
+			longest = run;
+		}
+	}
+	if (letters < 12)
+		return false;
+	return longest >= 6 || (letters >= 16 && vowels * 5 < letters);
+}
+
 /* Does a path segment look like an identifier rather than a route word? */
 static bool segment_is_id(const unsigned char *s, size_t n)
 {
@@ -117,7 +159,9 @@ static bool segment_is_id(const unsigned char *s, size_t n)
 		return true;
 	if (n > 64) /* nothing that long is a route word */
 		return true;
-	return false;
+	if (letters == n && n > ROUTE_WORD_MAX)
+		return true;
+	return letters_look_random(s, n);
 }
 
 static bool prefix_ci(const char *s, size_t n, const char *lit)
