@@ -12,7 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -114,11 +116,11 @@ static void test_not_go(void **st)
 	struct enav_go_tls_plan plan;
 	char err[256];
 	/* This test binary is C: nothing to say about it. */
-	assert_int_equal(enav_go_tls_analyze("/proc/self/exe", &plan, err, sizeof(err)),
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(enav_go_tls_analyze(fd, NULL, &plan, err, sizeof(err)),
 			 ENAV_GO_TLS_NOT_GO);
-	assert_int_equal(enav_go_tls_analyze("/nonexistent/enav", &plan, err, sizeof(err)),
-			 ENAV_GO_TLS_ERROR);
-	assert_non_null(strstr(err, "cannot open"));
+	close(fd);
 }
 
 static void test_library_paths(void **st)
