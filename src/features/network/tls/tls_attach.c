@@ -25,69 +25,21 @@
 #include "platform/tenant_file.h"
 #include "runtime/bpf_source.h"
 #include "features/network/tls/go_tls.h"
+#include "features/network/tls/tls_attach_priv.h"
 #include "features/network/tls/tls_sites.h"
 
-#define EXEC_QUEUE	256	      /* exec'd pids awaiting a look */
 #define EXEC_DELAY_NS	100000000ull  /* let the dynamic loader map the libraries */
 #define EXEC_RETRY_NS	1000000000ull /* and look once more a second later */
 #define MAPS_MAX_BYTES	(8ull << 20)  /* of one /proc/PID/maps */
 #define REJECTED_MAX	4096	      /* files known not to need probes */
-#define PATH_CAP	ENAV_TLS_PATH_CAP
-#define MAPS_CANDIDATES 8 /* distinct TLS libraries looked at per process */
-/* enav_tls_files_refused_total's reasons: platform/tenant_file.h's, and a
- * file whose analysis ran out of its byte or time budget. */
-#define REFUSED_BUDGET ENAV_TENANT__COUNT
-#define N_REFUSALS     (ENAV_TENANT__COUNT + 1)
+#define MAPS_CANDIDATES 8	      /* distinct TLS libraries looked at per process */
 
 /* Kernel counters (enum tls_counter in bpf/network/net_tls.bpf.h). */
 static const char *const kernel_reasons[] = {"calls",	   "no_socket",	    "not_tcp_conn",
 					     "calls_full", "sessions_full", "read_fault"};
 #define N_KERNEL_COUNTERS (sizeof(kernel_reasons) / sizeof(kernel_reasons[0]))
 
-struct target {
-	bool used; /* the slot is taken (probes may still be being attached) */
-	bool live; /* attached and published: what /metrics lists */
-	bool seen; /* mapped by some process in the current full scan */
-	int library;
-	dev_t dev;
-	ino_t ino;
-	char path[PATH_CAP]; /* as the process names it (display, metrics label) */
-	const char *offsets; /* Go: where the struct offsets came from */
-	struct bpf_link **links;
-	uint32_t n_links;
-	uint32_t stepped; /* probes on an instruction the kernel single-steps */
-};
-
-struct pending_exec {
-	uint32_t pid;
-	uint8_t tries;
-	uint64_t due_ns;
-};
-
-struct enav_tls_attach {
-	struct enav_tls_attach_config cfg;
-	struct bpf_object *obj;
-	int go_map_fd, counters_fd;
-	pthread_t thread;
-	bool thread_started;
-	pthread_mutex_t lock;	    /* targets and the counters below */
-	pthread_mutex_t queue_lock; /* the exec queue, stopping: held only briefly */
-	pthread_cond_t wake;
-	bool stopping;
-	struct target *targets;
-	uint32_t n_probes, n_stepped;
-	struct pending_exec queue[EXEC_QUEUE];
-	uint32_t queue_len;
-	struct enav_u64map rejected; /* hash(dev, ino) of files with nothing to probe */
-	struct enav_u64map capped;   /* files refused by a cap: warned once, retried */
-	uint64_t attached_total[ENAV_TLS_LIB__COUNT], detached_total[ENAV_TLS_LIB__COUNT];
-	uint64_t refused_total[ENAV_TLS_LIB__COUNT], failed_total[ENAV_TLS_LIB__COUNT];
-	uint64_t cap_refusals, scans;
-	uint64_t files_refused[N_REFUSALS];
-	_Atomic uint64_t exec_dropped;
-};
-
-static const char *lib_name(int library)
+const char *enav_tls_lib_name(int library)
 {
 	const char *n = enav_tls_library_name(library);
 	return n ? n : "none";
@@ -107,7 +59,7 @@ static struct target *find_target(struct enav_tls_attach *t, dev_t dev, ino_t in
 	return NULL;
 }
 
-static void reject(struct enav_tls_attach *t, dev_t dev, ino_t ino)
+void enav_tls_reject(struct enav_tls_attach *t, dev_t dev, ino_t ino)
 {
 	if (enav_u64map_put(&t->rejected, file_key(dev, ino), 1) != 0) {
 		/* Full: forget them all; they are looked at again, once. */
@@ -138,8 +90,8 @@ static void detach(struct enav_tls_attach *t, struct target *tg)
 	}
 	free(tg->links);
 	t->detached_total[tg->library]++;
-	enav_info("tls: detached %s probes from %s (no process maps it)", lib_name(tg->library),
-		  tg->path);
+	enav_info("tls: detached %s probes from %s (no process maps it)",
+		  enav_tls_lib_name(tg->library), tg->path);
 	memset(tg, 0, sizeof(*tg));
 }
 
@@ -147,8 +99,8 @@ static void detach(struct enav_tls_attach *t, struct target *tg)
  * (/proc/self/fd/N of the descriptor the code was read from): with no
  * func_name libbpf opens nothing, and the kernel's lookup of fd_path ends
  * at that descriptor's inode, whatever the tenant's path names by now. */
-static int add_link(struct target *tg, const char *prog_name, struct bpf_object *obj,
-		    const char *fd_path, uint64_t offset, bool ret, uint64_t cookie)
+int enav_tls_add_link(struct target *tg, const char *prog_name, struct bpf_object *obj,
+		      const char *fd_path, uint64_t offset, bool ret, uint64_t cookie)
 {
 	struct bpf_program *prog = bpf_object__find_program_by_name(obj, prog_name);
 	if (!prog) {
@@ -218,10 +170,10 @@ static int attach_func(struct enav_tls_attach *t, struct target *tg, const char 
 			enav_tls_return_site(fc->code, fc->len, fc->vaddr, &ret) == 0;
 	if (have_entry && (have_ret || !lf->returns)) {
 		uint64_t base = fc->file_offset - fc->vaddr;
-		if (add_link(tg, lf->enter, t->obj, path, entry + base, false, cookie))
+		if (enav_tls_add_link(tg, lf->enter, t->obj, path, entry + base, false, cookie))
 			return -1;
-		return lf->returns ? add_link(tg, "enav_tls_return", t->obj, path, ret + base,
-					      false, cookie)
+		return lf->returns ? enav_tls_add_link(tg, "enav_tls_return", t->obj, path,
+						       ret + base, false, cookie)
 				   : 0;
 	}
 	/* The first byte, from the symbol table read through the same
@@ -230,12 +182,13 @@ static int attach_func(struct enav_tls_attach *t, struct target *tg, const char 
 		errno = ENOENT; /* "No such file or directory": the symbol */
 		return -1;
 	}
-	if (add_link(tg, lf->enter, t->obj, path, fc->file_offset, false, cookie))
+	if (enav_tls_add_link(tg, lf->enter, t->obj, path, fc->file_offset, false, cookie))
 		return -1;
 	*stepped += first_emulated ? 0 : lf->returns ? 2 : 1;
 	if (!lf->returns)
 		return 0;
-	return add_link(tg, "enav_tls_return", t->obj, path, fc->file_offset, true, cookie);
+	return enav_tls_add_link(tg, "enav_tls_return", t->obj, path, fc->file_offset, true,
+				 cookie);
 }
 
 /* The first refusal of a file by a cap is logged and counted; it is tried
@@ -296,12 +249,12 @@ static void attach_failed(struct enav_tls_attach *t, struct target *tg, const ch
 	dev_t dev = tg->dev;
 	ino_t ino = tg->ino;
 	memset(tg, 0, sizeof(*tg));
-	reject(t, dev, ino);
+	enav_tls_reject(t, dev, ino);
 }
 
 /* After the probes of tg were attached (rc 0) or one failed (what): the
  * counters and the slot, under the lock. */
-static void publish(struct enav_tls_attach *t, struct target *tg, int rc, const char *what)
+void enav_tls_publish(struct enav_tls_attach *t, struct target *tg, int rc, const char *what)
 {
 	int e = errno;
 	pthread_mutex_lock(&t->lock);
@@ -317,8 +270,8 @@ static void publish(struct enav_tls_attach *t, struct target *tg, int rc, const 
 }
 
 /* A slot for a new file, under the lock (the caps are checked there). */
-static struct target *reserve(struct enav_tls_attach *t, int library, const char *shown, dev_t dev,
-			      ino_t ino, uint32_t probes)
+struct target *enav_tls_reserve(struct enav_tls_attach *t, int library, const char *shown,
+				dev_t dev, ino_t ino, uint32_t probes)
 {
 	pthread_mutex_lock(&t->lock);
 	struct target *tg = new_target(t, library, shown, dev, ino, probes);
@@ -334,13 +287,13 @@ static const char *refusal_name(int r)
 
 /* A file refused before any probe: counted by reason, and remembered so it
  * is not read again (unless it was only gone: the next process may map it). */
-static void file_refused(struct enav_tls_attach *t, const struct enav_tls_candidate *c,
-			 uint32_t pid, int reason)
+void enav_tls_file_refused(struct enav_tls_attach *t, const struct enav_tls_candidate *c,
+			   uint32_t pid, int reason)
 {
 	pthread_mutex_lock(&t->lock);
 	t->files_refused[reason]++;
 	if (reason != ENAV_TENANT_GONE)
-		reject(t, (dev_t)c->dev, (ino_t)c->ino);
+		enav_tls_reject(t, (dev_t)c->dev, (ino_t)c->ino);
 	pthread_mutex_unlock(&t->lock);
 	if (reason != ENAV_TENANT_GONE)
 		enav_warn("tls: %s (pid %u) not probed: %s (%s)", c->path, pid,
@@ -371,10 +324,11 @@ static void attach_library(struct enav_tls_attach *t, int fd, struct enav_tenant
 	if (b->exhausted) {
 		for (size_t i = 0; i < n; i++)
 			free(code[i].code);
-		file_refused(t, c, pid, REFUSED_BUDGET);
+		enav_tls_file_refused(t, c, pid, REFUSED_BUDGET);
 		return;
 	}
-	struct target *tg = reserve(t, library, c->path, (dev_t)c->dev, (ino_t)c->ino, links);
+	struct target *tg =
+	    enav_tls_reserve(t, library, c->path, (dev_t)c->dev, (ino_t)c->ino, links);
 	uint32_t stepped = 0;
 	size_t failed = n;
 	int e = 0;
@@ -391,149 +345,11 @@ static void attach_library(struct enav_tls_attach *t, int fd, struct enav_tenant
 		return;
 	tg->stepped = stepped;
 	errno = e;
-	publish(t, tg, failed < n, failed < n ? funcs[failed].func : NULL);
+	enav_tls_publish(t, tg, failed < n, failed < n ? funcs[failed].func : NULL);
 	if (failed == n)
 		enav_info("tls: probing %s (%s, %u uprobes, %u on an instruction the kernel "
 			  "single-steps)",
-			  c->path, lib_name(library), tg->n_links, stepped);
-}
-
-/* Go's probes sit where Go's code dictates: count the ones the kernel
- * single-steps (every RET; an entry unless it is emulated).  Read through
- * the descriptor the plan came from. */
-static bool stepped_at(int fd, struct enav_tenant_budget *b, uint64_t offset)
-{
-	uint8_t c[6] = {0}; /* the longest emulated form */
-	/* Near the end of the file fewer bytes exist: the one-byte forms. */
-	for (size_t n = sizeof(c); n > 0; n = n > 2 ? n - 1 : 0)
-		if (enav_tenant_pread(fd, c, n, offset, b) == (ssize_t)n)
-			return !enav_tls_starts_emulated(c, n);
-	return true;
-}
-
-/* enum tls_op in bpf/network/net_tls.bpf.h */
-#define GO_OP_READ	1
-#define GO_OP_WRITE	2
-#define GO_OP_HANDSHAKE 3
-/* The probe is on the stack-bound check's JBE (GO_AT_CHECK in net_tls.bpf.h). */
-#define GO_AT_CHECK 0x10
-
-/* Where (*Conn).Read's or Write's entry probe goes: the body's first
- * instruction when the kernel emulates it, else the JBE before it, which it
- * always emulates (the program then counts only the fall-through). */
-static void go_entry_site(int fd, struct enav_tenant_budget *b, const struct enav_go_tls_func *f,
-			  uint64_t *vaddr, uint64_t *offset, uint64_t *flags)
-{
-	bool at_check = stepped_at(fd, b, f->body_offset);
-	*vaddr = at_check ? f->check_vaddr : f->body_vaddr;
-	*offset = at_check ? f->check_offset : f->body_offset;
-	*flags = at_check ? GO_AT_CHECK : 0;
-}
-
-/* Go's probes of one binary, where attach_go placed them. */
-struct go_sites {
-	uint64_t read_at, read_off, read_flags, write_at, write_off, write_flags;
-	uint64_t hs[2], hs_flags[2];
-	uint32_t stepped;
-};
-
-static int attach_go_links(struct enav_tls_attach *t, struct target *tg, const char *fd_path,
-			   const struct enav_go_tls_plan *plan, const struct go_sites *gs,
-			   const char **what)
-{
-	uint32_t idx = (uint32_t)(tg - t->targets);
-	/* Layout of struct go_tls_binary (bpf/network/net_tls.bpf.h). */
-	struct {
-		uint64_t itab, read_entry, write_entry;
-		uint32_t conn_iface, tcpconn_fd, netfd_sysfd, pad;
-	} bin = {plan->itab_tcpconn,
-		 gs->read_at,
-		 gs->write_at,
-		 plan->conn_iface,
-		 plan->tcpconn_fd,
-		 plan->netfd_sysfd,
-		 0};
-	*what = "the binary table";
-	if (bpf_map_update_elem(t->go_map_fd, &idx, &bin, BPF_ANY))
-		return -1;
-	uint64_t base = (uint64_t)idx << 8;
-	/* At or past the stack-bound check: an entry probe sees a call again
-	 * each time the runtime restarts it (enav_go_tls_find_body). */
-	*what = "(*Conn).Read/Write";
-	if (add_link(tg, "enav_go_tls_enter", t->obj, fd_path, gs->read_off, false,
-		     base | gs->read_flags | GO_OP_READ) ||
-	    add_link(tg, "enav_go_tls_enter", t->obj, fd_path, gs->write_off, false,
-		     base | gs->write_flags | GO_OP_WRITE))
-		return -1;
-	/* Writes are emitted at entry (bpf/network/net_tls.bpf.h): only Read returns. */
-	*what = "a return instruction";
-	for (uint32_t i = 0; i < plan->read.n_returns; i++)
-		if (add_link(tg, "enav_go_tls_return", t->obj, fd_path,
-			     plan->read.return_offsets[i], false, base))
-			return -1;
-	*what = "a handshake function";
-	for (int i = 0; i < 2; i++)
-		if (gs->hs[i] && add_link(tg, "enav_go_tls_enter", t->obj, fd_path, gs->hs[i],
-					  false, base | gs->hs_flags[i] | GO_OP_HANDSHAKE))
-			return -1;
-	return 0;
-}
-
-static void attach_go(struct enav_tls_attach *t, int fd, struct enav_tenant_budget *b,
-		      const struct enav_tls_candidate *c, uint32_t pid)
-{
-	struct enav_go_tls_plan plan;
-	char err[256];
-	enum enav_go_tls_status st = enav_go_tls_analyze(fd, b, &plan, err, sizeof(err));
-	if (b->exhausted) {
-		file_refused(t, c, pid, REFUSED_BUDGET);
-		return;
-	}
-	if (st != ENAV_GO_TLS_OK) {
-		pthread_mutex_lock(&t->lock);
-		reject(t, (dev_t)c->dev, (ino_t)c->ino);
-		if (st != ENAV_GO_TLS_NOT_GO && st != ENAV_GO_TLS_NO_TLS)
-			t->refused_total[ENAV_TLS_LIB_GO]++;
-		pthread_mutex_unlock(&t->lock);
-		if (st != ENAV_GO_TLS_NOT_GO && st != ENAV_GO_TLS_NO_TLS)
-			enav_warn("tls: Go binary %s not probed: %s", c->path, err);
-		return;
-	}
-	/* Every read of the file before the lock and the attach. */
-	struct go_sites gs = {0};
-	go_entry_site(fd, b, &plan.read, &gs.read_at, &gs.read_off, &gs.read_flags);
-	go_entry_site(fd, b, &plan.write, &gs.write_at, &gs.write_off, &gs.write_flags);
-	/* A handshake at its JBE when found (a restarted handshake would only
-	 * reset the new session twice, but the first byte is single-stepped). */
-	uint64_t hs[] = {plan.client_handshake, plan.server_handshake};
-	uint64_t hs_check[] = {plan.client_handshake_check, plan.server_handshake_check};
-	for (int i = 0; i < 2; i++) {
-		gs.hs_flags[i] = hs[i] && hs_check[i] ? GO_AT_CHECK : 0;
-		gs.hs[i] = gs.hs_flags[i] ? hs_check[i] : hs[i];
-	}
-	gs.stepped = plan.read.n_returns;
-	uint64_t entries[] = {gs.read_off, gs.write_off, gs.hs[0], gs.hs[1]};
-	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
-		if (entries[i] && stepped_at(fd, b, entries[i]))
-			gs.stepped++;
-	uint32_t probes = 2 + plan.read.n_returns + (gs.hs[0] ? 1 : 0) + (gs.hs[1] ? 1 : 0);
-	struct target *tg =
-	    reserve(t, ENAV_TLS_LIB_GO, c->path, (dev_t)c->dev, (ino_t)c->ino, probes);
-	if (!tg)
-		return;
-	tg->offsets = plan.offsets_source;
-	char fd_path[32];
-	enav_tenant_fd_path(fd, fd_path);
-	const char *what = NULL;
-	int rc = attach_go_links(t, tg, fd_path, &plan, &gs, &what);
-	tg->stepped = gs.stepped;
-	publish(t, tg, rc, what);
-	if (rc == 0)
-		enav_info("tls: probing Go binary %s (%s, %u return instructions in (*Conn).Read, "
-			  "offsets from %s, %u of %u uprobes on an instruction the kernel "
-			  "single-steps)",
-			  c->path, plan.go_version, plan.read.n_returns, plan.offsets_source,
-			  tg->stepped, tg->n_links);
+			  c->path, enav_tls_lib_name(library), tg->n_links, stepped);
 }
 
 /*
@@ -576,13 +392,13 @@ static void consider(struct enav_tls_attach *t, uint32_t pid, const struct enav_
 		why = ENAV_TENANT_TOO_LARGE;
 	}
 	if (fd < 0) {
-		file_refused(t, c, pid, why);
+		enav_tls_file_refused(t, c, pid, why);
 		return;
 	}
 	struct enav_tenant_budget b;
 	enav_tenant_budget_init(&b, t->cfg.max_file_bytes, (uint64_t)t->cfg.max_file_ms * 1000000);
 	if (c->library == ENAV_TLS_LIB_GO)
-		attach_go(t, fd, &b, c, pid);
+		enav_tls_attach_go(t, fd, &b, c, pid);
 	else
 		attach_library(t, fd, &b, c, pid);
 	/* The uprobes hold the inode; the descriptor is not needed after. */
@@ -817,7 +633,7 @@ void enav_tls_attach_metrics(struct enav_tls_attach *t, struct enav_promtext *p)
 		const struct target *tg = &t->targets[i];
 		if (!tg->live)
 			continue;
-		const char *l[] = {"library", lib_name(tg->library), "binary", tg->path};
+		const char *l[] = {"library", enav_tls_lib_name(tg->library), "binary", tg->path};
 		enav_promtext_sample_u64(p, "enav_tls_probed_binary", l, 2, 1);
 	}
 	struct {
@@ -836,7 +652,7 @@ void enav_tls_attach_metrics(struct enav_tls_attach *t, struct enav_promtext *p)
 	for (size_t f = 0; f < sizeof(per_lib) / sizeof(per_lib[0]); f++) {
 		enav_promtext_family(p, per_lib[f].name, "counter", per_lib[f].help);
 		for (int lib = ENAV_TLS_LIB_OPENSSL; lib < ENAV_TLS_LIB__COUNT; lib++) {
-			const char *l[] = {"library", lib_name(lib)};
+			const char *l[] = {"library", enav_tls_lib_name(lib)};
 			enav_promtext_sample_u64(p, per_lib[f].name, l, 1, per_lib[f].v[lib]);
 		}
 	}
