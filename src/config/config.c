@@ -172,7 +172,7 @@ const struct field schema[] = {
     U32("sources.network.tls.scan_interval_ms", network.tls.scan_interval_ms, 500, 3600000, 10000),
     U32("sources.network.tls.max_file_bytes", network.tls.max_file_bytes, 1u << 20, 1u << 31,
 	256u << 20),
-    U32("sources.network.tls.max_file_ms", network.tls.max_file_ms, 10, 60000, 2000),
+    U32("sources.network.tls.max_file_ms", network.tls.max_file_ms, 10, 60000, 10000),
     MAP("sources.file_open"),
     BOOL("sources.file_open.enabled", file_open.enabled, false),
     LIST("sources.file_open.watch_paths", file_open.watch_paths, 2, check_abs_path),

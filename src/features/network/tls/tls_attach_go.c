@@ -20,7 +20,7 @@ static bool stepped_at(int fd, struct enav_tenant_budget *b, uint64_t offset)
 {
 	uint8_t c[6] = {0}; /* the longest emulated form */
 	/* Near the end of the file fewer bytes exist: the one-byte forms. */
-	for (size_t n = sizeof(c); n > 0; n = n > 2 ? n - 1 : 0)
+	for (size_t n = sizeof(c); n > 0; n--)
 		if (enav_tenant_pread(fd, c, n, offset, b) == (ssize_t)n)
 			return !enav_tls_starts_emulated(c, n);
 	return true;
