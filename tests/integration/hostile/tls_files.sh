@@ -134,6 +134,7 @@ tls_stop_bounded() {
 	wait "$AGENT_PID" 2>/dev/null
 	STOP_MS=$((($(date +%s%N) - t0) / 1000000))
 	AGENT_PID=
+	echo "    stopped in $STOP_MS ms (limit $limit ms)" >&2
 	[ "$STOP_MS" -le "$limit" ] || { fail "stopping took $STOP_MS ms, over $limit ms"; return 1; }
 }
 
