@@ -59,19 +59,35 @@ static struct target *find_target(struct enav_tls_attach *t, dev_t dev, ino_t in
 	return NULL;
 }
 
-void enav_tls_reject(struct enav_tls_attach *t, dev_t dev, ino_t ino)
+/* One mapping of one process: a refusal that depends on the path the
+ * tenant shows (a FIFO or symlink there, another inode) is remembered for
+ * that mapping only, never for the inode: otherwise a tenant that maps the
+ * node's libssl and swaps its path would get it unprobed for everyone. */
+static uint64_t mapping_key(const struct enav_tls_candidate *c, uint32_t pid)
 {
-	if (enav_u64map_put(&t->rejected, file_key(dev, ino), 1) != 0) {
+	uint64_t h = file_key((dev_t)c->dev, (ino_t)c->ino) ^
+		     ((uint64_t)pid + 1) * 0xbf58476d1ce4e5b9ull ^ c->start * 0x94d049bb133111ebull;
+	return h ? h : 2;
+}
+
+static void reject_key(struct enav_tls_attach *t, uint64_t key)
+{
+	if (enav_u64map_put(&t->rejected, key, 1) != 0) {
 		/* Full: forget them all; they are looked at again, once. */
 		enav_u64map_clear(&t->rejected);
-		enav_u64map_put(&t->rejected, file_key(dev, ino), 1);
+		enav_u64map_put(&t->rejected, key, 1);
 	}
 }
 
-static bool is_rejected(struct enav_tls_attach *t, dev_t dev, ino_t ino)
+void enav_tls_reject(struct enav_tls_attach *t, dev_t dev, ino_t ino)
+{
+	reject_key(t, file_key(dev, ino));
+}
+
+static bool is_rejected(struct enav_tls_attach *t, uint64_t key)
 {
 	uint64_t v;
-	return enav_u64map_get(&t->rejected, file_key(dev, ino), &v);
+	return enav_u64map_get(&t->rejected, key, &v);
 }
 
 static void detach(struct enav_tls_attach *t, struct target *tg)
@@ -286,14 +302,18 @@ static const char *refusal_name(int r)
 }
 
 /* A file refused before any probe: counted by reason, and remembered so it
- * is not read again (unless it was only gone: the next process may map it). */
+ * is not read again (unless it was only gone: the next process may map
+ * it), by inode or by mapping (mapping_key). */
 void enav_tls_file_refused(struct enav_tls_attach *t, const struct enav_tls_candidate *c,
 			   uint32_t pid, int reason)
 {
 	pthread_mutex_lock(&t->lock);
 	t->files_refused[reason]++;
-	if (reason != ENAV_TENANT_GONE)
+	/* Too large, over budget: the inode's own; the rest: the path's. */
+	if (reason == ENAV_TENANT_TOO_LARGE || reason == REFUSED_BUDGET)
 		enav_tls_reject(t, (dev_t)c->dev, (ino_t)c->ino);
+	else if (reason != ENAV_TENANT_GONE)
+		reject_key(t, mapping_key(c, pid));
 	pthread_mutex_unlock(&t->lock);
 	if (reason != ENAV_TENANT_GONE)
 		enav_warn("tls: %s (pid %u) not probed: %s (%s)", c->path, pid,
@@ -365,7 +385,7 @@ static void consider(struct enav_tls_attach *t, uint32_t pid, const struct enav_
 	struct target *tg = find_target(t, dev, ino);
 	if (tg)
 		tg->seen = true;
-	bool skip = tg || is_rejected(t, dev, ino);
+	bool skip = tg || is_rejected(t, file_key(dev, ino)) || is_rejected(t, mapping_key(c, pid));
 	pthread_mutex_unlock(&t->lock);
 	if (skip)
 		return;

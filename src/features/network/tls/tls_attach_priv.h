@@ -81,7 +81,8 @@ struct target *enav_tls_reserve(struct enav_tls_attach *t, int library, const ch
 /* After tg's probes were attached (rc 0) or one failed (what, errno). */
 void enav_tls_publish(struct enav_tls_attach *t, struct target *tg, int rc, const char *what);
 /* A file refused before any probe, by reason (enum enav_tenant_refusal or
- * REFUSED_BUDGET): counted, remembered unless only gone, logged. */
+ * REFUSED_BUDGET): counted, remembered (by inode or by mapping) unless only
+ * gone, logged. */
 void enav_tls_file_refused(struct enav_tls_attach *t, const struct enav_tls_candidate *c,
 			   uint32_t pid, int reason);
 
