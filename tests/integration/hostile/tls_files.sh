@@ -33,8 +33,10 @@ time.sleep(3600)'
 # Writes the mapper's pid to $state/pid when done.
 # shellcheck disable=SC2016 # expanded by the tenant's shell
 TLS_TENANT='dir=$1 state=$2 mode=$3 target=$4 py=$5 mapper=$6
+echo $$ >"$state/sh"
 "$py" -c "$mapper" "$dir/libssl.so.3" "$state/mapped" &
 pid=$!
+echo $pid >"$state/mapper"
 i=0
 while [ ! -e "$state/mapped" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 [ -e "$state/mapped" ] || exit 1
@@ -65,7 +67,7 @@ tls_files_cleanup() {
 # tls_tenant MODE [TARGET]: sets TLS_DIR (the library's folder as the tenant
 # names it) and TLS_TENANT_PID (the process that maps the copy).
 tls_tenant() {
-	local base i
+	local base i p
 	base=$(mktemp -d "$WORK/tls-tenant-$1.XXXXXX")
 	mkdir -p "$base/lib" "$base/state"
 	cp "$TLS_SYS_LIBSSL" "$base/lib/libssl.so.3"
@@ -78,6 +80,11 @@ tls_tenant() {
 		[ -s "$base/state/pid" ] && break
 		sleep 0.1
 	done
+	# $! is the subshell of as_tenant: the tenant's shell and its mapper
+	# are killed by their own pids, whatever happened to the setup.
+	while read -r p; do
+		TLS_KILL+=("$p")
+	done < <(cat "$base/state/sh" "$base/state/mapper" 2>/dev/null)
 	TLS_TENANT_PID=$(cat "$base/state/pid" 2>/dev/null)
 	[ -n "$TLS_TENANT_PID" ] || { fail "tenant setup failed: $(cat "$base/tenant.log")"; return 1; }
 	TLS_KILL+=("$TLS_TENANT_PID")
