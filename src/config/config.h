@@ -231,6 +231,9 @@ struct enav_config {
 			uint32_t max_sessions;	   /* .max_sessions: 64..1048576 (16384) */
 			uint32_t max_inflight;	   /* .max_inflight: 64..1048576 (4096) calls */
 			uint32_t scan_interval_ms; /* .scan_interval_ms: 500..3600000 (10000) */
+			/* .max_file_bytes: 1 MiB..2 GiB (256 MiB) read of one file */
+			uint32_t max_file_bytes;
+			uint32_t max_file_ms; /* .max_file_ms: 10..60000 (10000) */
 		} tls;
 	} network;
 

@@ -182,21 +182,28 @@ void enav_tenant_budget_init(struct enav_tenant_budget *b, uint64_t max_bytes, u
 	b->exhausted = false;
 }
 
+bool enav_tenant_budget_charge(struct enav_tenant_budget *b, uint64_t n)
+{
+	if (!b)
+		return true;
+	if (b->exhausted || n > b->bytes_left) {
+		b->exhausted = true;
+		errno = EFBIG;
+		return false;
+	}
+	if (b->deadline_mono_ns && enav_clock_mono_ns() > b->deadline_mono_ns) {
+		b->exhausted = true;
+		errno = ETIME;
+		return false;
+	}
+	b->bytes_left -= n;
+	return true;
+}
+
 ssize_t enav_tenant_pread(int fd, void *buf, size_t n, uint64_t off, struct enav_tenant_budget *b)
 {
-	if (b) {
-		if (b->exhausted || n > b->bytes_left) {
-			b->exhausted = true;
-			errno = EFBIG;
-			return -1;
-		}
-		if (b->deadline_mono_ns && enav_clock_mono_ns() > b->deadline_mono_ns) {
-			b->exhausted = true;
-			errno = ETIME;
-			return -1;
-		}
-		b->bytes_left -= n;
-	}
+	if (!enav_tenant_budget_charge(b, n))
+		return -1;
 	size_t done = 0;
 	while (done < n) {
 		ssize_t r = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));

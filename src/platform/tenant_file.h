@@ -90,6 +90,12 @@ struct enav_tenant_budget {
 };
 void enav_tenant_budget_init(struct enav_tenant_budget *b, uint64_t max_bytes, uint64_t max_ns);
 
+/* Charges n bytes that another reader (libelf, libdw) is about to read
+ * through the descriptor, and checks the deadline: true when the budget
+ * allows, else false with errno EFBIG or ETIME and b->exhausted set.  b may
+ * be NULL (no budget). */
+bool enav_tenant_budget_charge(struct enav_tenant_budget *b, uint64_t n);
+
 /* Reads exactly n bytes at off (retrying short reads and EINTR) when the
  * budget allows: n, or -1 (errno EFBIG or ETIME when the budget refused,
  * EIO on a short file).  b may be NULL (no budget). */

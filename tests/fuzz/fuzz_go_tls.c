@@ -51,10 +51,9 @@ static void analyze(const uint8_t *data, size_t len)
 	if (fd < 0)
 		return;
 	if (write(fd, data, len) == (ssize_t)len) {
-		char path[64], err[256];
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		char err[256];
 		struct enav_go_tls_plan plan;
-		enum enav_go_tls_status st = enav_go_tls_analyze(path, &plan, err, sizeof(err));
+		enum enav_go_tls_status st = enav_go_tls_analyze(fd, NULL, &plan, err, sizeof(err));
 		CHECK(st >= ENAV_GO_TLS_OK && st <= ENAV_GO_TLS_ERROR);
 		if (st == ENAV_GO_TLS_OK) {
 			CHECK(plan.read.n_returns >= 1 &&

@@ -3,7 +3,9 @@
  * Go crypto/tls probe planning: return instructions found by decoding (a
  * 0xC3 byte inside an immediate is not one; undecodable code is refused),
  * Go version parsing and the offsets table's bounds, what is not a Go
- * binary, and which mapped files are TLS libraries.  Analysis of a real Go
+ * binary, which mapped files are TLS libraries and which maps lines the
+ * prober takes (the mapping and the inode it must open, never a path
+ * alone).  Analysis of a real Go
  * binary (DWARF offsets, stripped refusal) runs in
  * tests/integration/test_tls.sh, which builds one.
  */
@@ -12,7 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -114,11 +119,11 @@ static void test_not_go(void **st)
 	struct enav_go_tls_plan plan;
 	char err[256];
 	/* This test binary is C: nothing to say about it. */
-	assert_int_equal(enav_go_tls_analyze("/proc/self/exe", &plan, err, sizeof(err)),
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(enav_go_tls_analyze(fd, NULL, &plan, err, sizeof(err)),
 			 ENAV_GO_TLS_NOT_GO);
-	assert_int_equal(enav_go_tls_analyze("/nonexistent/enav", &plan, err, sizeof(err)),
-			 ENAV_GO_TLS_ERROR);
-	assert_non_null(strstr(err, "cannot open"));
+	close(fd);
 }
 
 static void test_library_paths(void **st)
@@ -135,12 +140,40 @@ static void test_library_paths(void **st)
 	assert_int_equal(enav_tls_library_of_path("libgnutls-dane.so.0"), ENAV_TLS_LIB_NONE);
 }
 
+static void test_candidates(void **st)
+{
+	(void)st;
+	struct enav_tls_candidate c;
+	static const char ok[] = "7f1a8b72e000-7f1a8b78b000 r-xp 0001f000 fe:01 11011673     "
+				 "          /usr/lib/x86_64-linux-gnu/libssl.so.3";
+	assert_true(enav_tls_candidate_of_maps_line(ok, strlen(ok), true, false, &c));
+	assert_int_equal(c.library, ENAV_TLS_LIB_OPENSSL);
+	assert_true(c.start == 0x7f1a8b72e000ull && c.end == 0x7f1a8b78b000ull);
+	assert_true(c.dev == makedev(0xfe, 1) && c.ino == 11011673);
+	assert_string_equal(c.path, "/usr/lib/x86_64-linux-gnu/libssl.so.3");
+	/* OpenSSL not wanted; not executable; deleted; no inode; relative. */
+	assert_false(enav_tls_candidate_of_maps_line(ok, strlen(ok), false, true, &c));
+	static const char *const no[] = {
+	    "7f00-7f10 r--p 00000000 fe:01 7 /lib/libssl.so.3",
+	    "7f00-7f10 r-xp 00000000 fe:01 7 /lib/libssl.so.3 (deleted)",
+	    "7f00-7f10 r-xp 00000000 00:00 0 /lib/libssl.so.3",
+	    "7f00-7f10 r-xp 00000000 fe:01 7 libssl.so.3",
+	    "7f00-7f10 r-xp 00000000 fe:01 7 /lib/libcrypto.so.3",
+	    "7f00-7f10 r-xp 00000000 00:00 0 [vdso]",
+	};
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		assert_false(enav_tls_candidate_of_maps_line(no[i], strlen(no[i]), true, true, &c));
+	static const char gnutls[] = "55d0-55e0 r-xp 00000000 00:22 9 /opt/lib/libgnutls.so.30";
+	assert_true(enav_tls_candidate_of_maps_line(gnutls, strlen(gnutls), false, true, &c));
+	assert_int_equal(c.library, ENAV_TLS_LIB_GNUTLS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_find_returns),  cmocka_unit_test(test_find_body),
 	    cmocka_unit_test(test_versions),	  cmocka_unit_test(test_not_go),
-	    cmocka_unit_test(test_library_paths),
+	    cmocka_unit_test(test_library_paths), cmocka_unit_test(test_candidates),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "platform/tenant_file.h"
@@ -176,6 +177,29 @@ static void test_budget_refuses_bytes(void **state)
 	close(fd);
 }
 
+static void test_budget_charge_and_deadline(void **state)
+{
+	(void)state;
+	struct enav_tenant_budget b;
+	enav_tenant_budget_init(&b, 100, 0);
+	assert_true(enav_tenant_budget_charge(&b, 60));
+	assert_true(enav_tenant_budget_charge(&b, 40));
+	errno = 0;
+	assert_false(enav_tenant_budget_charge(&b, 1));
+	assert_int_equal(errno, EFBIG);
+	/* Once refused, always refused: a caller cannot carry on past it. */
+	assert_false(enav_tenant_budget_charge(&b, 0));
+	/* A deadline already past refuses by time. */
+	enav_tenant_budget_init(&b, 100, 1);
+	struct timespec ts = {0, 2000000};
+	nanosleep(&ts, NULL);
+	errno = 0;
+	assert_false(enav_tenant_budget_charge(&b, 1));
+	assert_int_equal(errno, ETIME);
+	assert_true(b.exhausted);
+	assert_true(enav_tenant_budget_charge(NULL, 1u << 30));
+}
+
 static void test_exe_of_self(void **state)
 {
 	(void)state;
@@ -203,6 +227,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_last_component_symlink_refused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_other_inode_refused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_budget_refuses_bytes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_budget_charge_and_deadline, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exe_of_self, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("tenant_file", tests, NULL, NULL);

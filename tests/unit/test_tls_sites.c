@@ -4,16 +4,25 @@
  * kernel emulates, and the entry and return sites found (or refused) in
  * hand-assembled functions shaped like OpenSSL 3's SSL_read (a wrapper with
  * a stack-protector check) and GnuTLS's gnutls_record_send (a tail call).
- * The real libssl is probed in tests/integration/test_tls.sh.
+ * The real libssl is probed in tests/integration/test_tls.sh; here it is
+ * read from a descriptor: whole, cut short at several points (what a
+ * tenant truncating its file meanwhile leaves: an error, never a SIGBUS,
+ * since nothing is mapped), and under a byte budget it exceeds.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "platform/tenant_file.h"
 #include "features/network/tls/tls_sites.h"
 
 #define BASE 0x35430
@@ -147,12 +156,75 @@ static void test_tail_call(void **st)
 	assert_int_equal(enav_tls_return_site(tail, sizeof(tail), BASE, &at), -1);
 }
 
+#define LIBSSL "/usr/lib/x86_64-linux-gnu/libssl.so.3"
+
+static const char *const ssl_names[] = {"SSL_read", "SSL_write", "SSL_free"};
+
+/* A copy of the system's libssl, cut to len bytes (0: whole), in a memfd. */
+static int libssl_copy(size_t len)
+{
+	int src = open(LIBSSL, O_RDONLY | O_CLOEXEC);
+	if (src < 0)
+		return -1;
+	struct stat st;
+	int fd = memfd_create("libssl", MFD_CLOEXEC);
+	char *buf = fstat(src, &st) == 0 ? malloc((size_t)st.st_size) : NULL;
+	size_t n = len && len < (size_t)st.st_size ? len : (size_t)st.st_size;
+	bool ok = fd >= 0 && buf && pread(src, buf, (size_t)st.st_size, 0) == st.st_size &&
+		  write(fd, buf, n) == (ssize_t)n;
+	free(buf);
+	close(src);
+	if (!ok && fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static void free_codes(struct enav_tls_func_code *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(f[i].code);
+}
+
+static void test_read_through_fd(void **st)
+{
+	(void)st;
+	if (access(LIBSSL, R_OK) != 0)
+		skip();
+	struct enav_tls_func_code f[3];
+	int fd = libssl_copy(0);
+	assert_true(fd >= 0);
+	assert_int_equal(enav_tls_read_functions(fd, ssl_names, 3, f, NULL), 0);
+	for (int i = 0; i < 3; i++)
+		assert_true(f[i].found && f[i].code && f[i].len > 0 && f[i].file_offset > 0);
+	free_codes(f, 3);
+	/* A budget smaller than the symbol table refuses, and says so. */
+	struct enav_tenant_budget b;
+	enav_tenant_budget_init(&b, 1024, 0);
+	assert_int_equal(enav_tls_read_functions(fd, ssl_names, 3, f, &b), -1);
+	assert_true(b.exhausted);
+	free_codes(f, 3);
+	close(fd);
+	/* Cut short: whatever is read is in the file, nothing crashes. */
+	static const size_t cuts[] = {1, 64, 4096, 65536, 200000, 400000, 600000};
+	for (size_t c = 0; c < sizeof(cuts) / sizeof(cuts[0]); c++) {
+		fd = libssl_copy(cuts[c]);
+		assert_true(fd >= 0);
+		enav_tls_read_functions(fd, ssl_names, 3, f, NULL);
+		for (int i = 0; i < 3; i++)
+			assert_true(!f[i].code || f[i].file_offset + f[i].len <= cuts[c]);
+		free_codes(f, 3);
+		close(fd);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_emulated),	   cmocka_unit_test(test_wrapper_sites),
 	    cmocka_unit_test(test_entry_refusals), cmocka_unit_test(test_return_refusals),
-	    cmocka_unit_test(test_tail_call),
+	    cmocka_unit_test(test_tail_call),	   cmocka_unit_test(test_read_through_fd),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -454,6 +454,8 @@ static int net_start(struct enav_host *a, void **state, char *err, size_t errlen
 	    .max_binaries = cfg->network.tls.max_binaries,
 	    .max_probes = cfg->network.tls.max_probes,
 	    .scan_interval_ms = cfg->network.tls.scan_interval_ms,
+	    .max_file_bytes = cfg->network.tls.max_file_bytes,
+	    .max_file_ms = cfg->network.tls.max_file_ms,
 	    .self_pid = enav_host_self_pid(a),
 	};
 	src->tls = enav_tls_attach_start(src->bpf.obj, &tc, err, errlen);

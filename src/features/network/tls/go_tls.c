@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "platform/tenant_file.h"
 #include "features/profiling/go_buildinfo.h"
 #include "features/profiling/gopclntab.h"
 
@@ -185,6 +186,46 @@ static void dwarf_members(Dwarf_Die *st, struct dwarf_want *w, size_t n)
 	}
 }
 
+/* What libdw may read of the DWARF sections, at their decompressed size
+ * (a compressed section is a tenant's ratio, up to about 1000:1), charged
+ * before it reads any: false when the budget does not allow it. */
+static bool charge_dwarf(int fd, Elf *elf, struct enav_tenant_budget *b)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n =
+		    gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (!n || (strncmp(n, ".debug_", 7) != 0 && strncmp(n, ".zdebug_", 8) != 0) ||
+		    sh.sh_type == SHT_NOBITS)
+			continue;
+		uint64_t size = sh.sh_size;
+		if (sh.sh_flags & SHF_COMPRESSED) {
+			GElf_Chdr ch;
+			if (!enav_tenant_budget_charge(b, sh.sh_size) || !gelf_getchdr(scn, &ch))
+				return false;
+			size = ch.ch_size;
+		} else if (n[1] == 'z') {
+			/* GNU's old form: "ZLIB" and the size, big-endian. */
+			uint8_t h[12];
+			if (enav_tenant_pread(fd, h, sizeof(h), sh.sh_offset, b) < 0 ||
+			    memcmp(h, "ZLIB", 4) != 0)
+				return false;
+			size = sh.sh_size;
+			uint64_t raw = 0;
+			for (int i = 4; i < 12; i++)
+				raw = raw << 8 | h[i];
+			size += raw;
+		}
+		if (!enav_tenant_budget_charge(b, size))
+			return false;
+	}
+	return true;
+}
+
 /* Member offsets from the binary's DWARF; false when any is missing. */
 static bool dwarf_offsets(Elf *elf, struct enav_go_tls_plan *p)
 {
@@ -257,12 +298,13 @@ static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *sh)
 
 /* A stripped binary still names its functions in .gopclntab (the runtime
  * needs them): enough to know it uses crypto/tls, not to probe it. */
-static bool pclntab_mentions_tls(Elf *elf)
+static bool pclntab_mentions_tls(Elf *elf, struct enav_tenant_budget *b)
 {
 	GElf_Shdr sh;
 	struct enav_gopclntab t;
 	Elf_Scn *scn = find_section(elf, ".gopclntab", &sh);
-	if (!scn || sh.sh_type == SHT_NOBITS || sh.sh_size > PCLNTAB_MAX_SCAN)
+	if (!scn || sh.sh_type == SHT_NOBITS || sh.sh_size > PCLNTAB_MAX_SCAN ||
+	    !enav_tenant_budget_charge(b, sh.sh_size))
 		return false;
 	Elf_Data *d = elf_getdata(scn, NULL);
 	/* Only names are compared: the text start does not matter. */
@@ -275,11 +317,16 @@ struct syms {
 	bool has_read, has_write, has_client_hs, has_server_hs, has_itab;
 };
 
-static bool read_symtab(Elf *elf, struct syms *s)
+static bool read_symtab(Elf *elf, struct syms *s, struct enav_tenant_budget *b)
 {
-	GElf_Shdr sh;
+	GElf_Shdr sh, str;
 	Elf_Scn *scn = find_section(elf, ".symtab", &sh);
 	if (!scn || sh.sh_entsize == 0)
+		return false;
+	/* The symbols and their names, charged before libelf reads them. */
+	Elf_Scn *strscn = elf_getscn(elf, sh.sh_link);
+	if (!strscn || !gelf_getshdr(strscn, &str) || !enav_tenant_budget_charge(b, sh.sh_size) ||
+	    !enav_tenant_budget_charge(b, str.sh_size))
 		return false;
 	Elf_Data *d = elf_getdata(scn, NULL);
 	if (!d)
@@ -306,8 +353,9 @@ static bool read_symtab(Elf *elf, struct syms *s)
 	return true;
 }
 
-static int plan_func(int fd, Elf *elf, const GElf_Sym *sym, struct enav_go_tls_func *f,
-		     const char *name, bool returns, char *err, size_t errlen)
+static int plan_func(int fd, struct enav_tenant_budget *b, Elf *elf, const GElf_Sym *sym,
+		     struct enav_go_tls_func *f, const char *name, bool returns, char *err,
+		     size_t errlen)
 {
 	f->vaddr = sym->st_value;
 	if (!vaddr_to_offset(elf, sym->st_value, &f->file_offset) || sym->st_size == 0 ||
@@ -320,7 +368,7 @@ static int plan_func(int fd, Elf *elf, const GElf_Sym *sym, struct enav_go_tls_f
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	ssize_t got = pread(fd, code, sym->st_size, (off_t)f->file_offset);
+	ssize_t got = enav_tenant_pread(fd, code, sym->st_size, f->file_offset, b);
 	if (got != (ssize_t)sym->st_size ||
 	    enav_go_tls_find_body(code, sym->st_size, sym->st_value, &f->body_vaddr,
 				  &f->check_vaddr) != 0) {
@@ -353,26 +401,18 @@ static int plan_func(int fd, Elf *elf, const GElf_Sym *sym, struct enav_go_tls_f
 	return 0;
 }
 
-enum enav_go_tls_status enav_go_tls_analyze(const char *path, struct enav_go_tls_plan *out,
-					    char *err, size_t errlen)
+enum enav_go_tls_status enav_go_tls_analyze(int fd, struct enav_tenant_budget *b,
+					    struct enav_go_tls_plan *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
 	snprintf(err, errlen, "unreadable");
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot open: %s", strerror(errno));
-		return ENAV_GO_TLS_ERROR;
-	}
 	struct enav_go_buildinfo bi;
 	char berr[160];
 	int rc = enav_go_buildinfo_read_fd(fd, &bi, berr, sizeof(berr));
-	if (rc == -ENOENT || rc == -EINVAL) {
-		close(fd);
+	if (rc == -ENOENT || rc == -EINVAL)
 		return ENAV_GO_TLS_NOT_GO;
-	}
 	if (rc != 0) {
 		snprintf(err, errlen, "build information unreadable: %s", berr);
-		close(fd);
 		return ENAV_GO_TLS_ERROR;
 	}
 	snprintf(out->go_version, sizeof(out->go_version), "%s",
@@ -381,7 +421,8 @@ enum enav_go_tls_status enav_go_tls_analyze(const char *path, struct enav_go_tls
 
 	enum enav_go_tls_status st = ENAV_GO_TLS_ERROR;
 	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* ELF_C_READ: pread, never a mapping a truncation turns into SIGBUS. */
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	GElf_Ehdr eh;
 	struct syms s = {0};
 	int ma = 0, mi = 0;
@@ -389,8 +430,10 @@ enum enav_go_tls_status enav_go_tls_analyze(const char *path, struct enav_go_tls
 		snprintf(err, errlen, "not a readable ELF file");
 		goto out;
 	}
-	if (!read_symtab(elf, &s)) {
-		if (pclntab_mentions_tls(elf)) {
+	if (!read_symtab(elf, &s, b)) {
+		if (b && b->exhausted)
+			goto out;
+		if (pclntab_mentions_tls(elf, b)) {
 			snprintf(err, errlen,
 				 "uses crypto/tls but has no symbol table (stripped with -s): "
 				 "function addresses are not guessed");
@@ -421,24 +464,24 @@ enum enav_go_tls_status enav_go_tls_analyze(const char *path, struct enav_go_tls
 	}
 	out->itab_tcpconn = s.itab.st_value;
 	/* Read is finished at its returns; Write is emitted at entry. */
-	if (plan_func(fd, elf, &s.read, &out->read, SYM_READ, true, err, errlen) ||
-	    plan_func(fd, elf, &s.write, &out->write, SYM_WRITE, false, err, errlen))
+	if (plan_func(fd, b, elf, &s.read, &out->read, SYM_READ, true, err, errlen) ||
+	    plan_func(fd, b, elf, &s.write, &out->write, SYM_WRITE, false, err, errlen))
 		goto out;
 	struct enav_go_tls_func hs;
 	char hs_err[128];
 	if (s.has_client_hs) {
 		vaddr_to_offset(elf, s.client_hs.st_value, &out->client_handshake);
-		if (plan_func(fd, elf, &s.client_hs, &hs, SYM_CLIENT_HS, false, hs_err,
+		if (plan_func(fd, b, elf, &s.client_hs, &hs, SYM_CLIENT_HS, false, hs_err,
 			      sizeof(hs_err)) == 0)
 			out->client_handshake_check = hs.check_offset;
 	}
 	if (s.has_server_hs) {
 		vaddr_to_offset(elf, s.server_hs.st_value, &out->server_handshake);
-		if (plan_func(fd, elf, &s.server_hs, &hs, SYM_SERVER_HS, false, hs_err,
+		if (plan_func(fd, b, elf, &s.server_hs, &hs, SYM_SERVER_HS, false, hs_err,
 			      sizeof(hs_err)) == 0)
 			out->server_handshake_check = hs.check_offset;
 	}
-	if (dwarf_offsets(elf, out)) {
+	if (charge_dwarf(fd, elf, b) && dwarf_offsets(elf, out)) {
 		out->offsets_source = "dwarf";
 	} else if (enav_go_tls_table_offsets(out->go_version, &out->conn_iface, &out->tcpconn_fd,
 					     &out->netfd_sysfd)) {
@@ -454,6 +497,9 @@ enum enav_go_tls_status enav_go_tls_analyze(const char *path, struct enav_go_tls
 out:
 	if (elf)
 		elf_end(elf);
-	close(fd);
+	if (b && b->exhausted) {
+		snprintf(err, errlen, "over its read budget (bytes or time)");
+		st = ENAV_GO_TLS_ERROR;
+	}
 	return st;
 }

@@ -49,10 +49,17 @@ enum enav_go_tls_status {
 	ENAV_GO_TLS_ERROR,   /* unreadable or malformed */
 };
 
-/* Analyse the file at path (open it through /proc/PID/root for another
- * mount namespace).  err holds a one-line reason for REFUSED and ERROR. */
-enum enav_go_tls_status enav_go_tls_analyze(const char *path, struct enav_go_tls_plan *out,
-					    char *err, size_t errlen);
+struct enav_tenant_budget;
+
+/* Analyse the binary open on fd (a tenant's file, opened by
+ * platform/tenant_file: nothing here opens a path).  Read with pread only
+ * (libelf's ELF_C_READ, never a mapping: a file cut short meanwhile is an
+ * error, not a SIGBUS); every section libelf or libdw is asked for, at its
+ * decompressed size, and every code read are charged to b first (NULL: no
+ * budget), and an exhausted budget is ENAV_GO_TLS_ERROR with b->exhausted.
+ * err holds a one-line reason for REFUSED and ERROR. */
+enum enav_go_tls_status enav_go_tls_analyze(int fd, struct enav_tenant_budget *b,
+					    struct enav_go_tls_plan *out, char *err, size_t errlen);
 
 /* The offsets table for Go versions without DWARF: true when known.
  * Exposed for the unit test. */

@@ -22,75 +22,24 @@
 #include "enav/abi.h"
 #include "features/network/l7/l7.h"
 #include "platform/proc_lines.h"
+#include "platform/tenant_file.h"
 #include "runtime/bpf_source.h"
 #include "features/network/tls/go_tls.h"
+#include "features/network/tls/tls_attach_priv.h"
 #include "features/network/tls/tls_sites.h"
 
-#define EXEC_QUEUE     256	     /* exec'd pids awaiting a look */
-#define EXEC_DELAY_NS  100000000ull  /* let the dynamic loader map the libraries */
-#define EXEC_RETRY_NS  1000000000ull /* and look once more a second later */
-#define MAPS_MAX_BYTES (8ull << 20)  /* of one /proc/PID/maps */
-#define REJECTED_MAX   4096	     /* files known not to need probes */
-#define PATH_CAP       512
+#define EXEC_DELAY_NS	100000000ull  /* let the dynamic loader map the libraries */
+#define EXEC_RETRY_NS	1000000000ull /* and look once more a second later */
+#define MAPS_MAX_BYTES	(8ull << 20)  /* of one /proc/PID/maps */
+#define REJECTED_MAX	4096	      /* files known not to need probes */
+#define MAPS_CANDIDATES 8	      /* distinct TLS libraries looked at per process */
 
 /* Kernel counters (enum tls_counter in bpf/network/net_tls.bpf.h). */
 static const char *const kernel_reasons[] = {"calls",	   "no_socket",	    "not_tcp_conn",
 					     "calls_full", "sessions_full", "read_fault"};
 #define N_KERNEL_COUNTERS (sizeof(kernel_reasons) / sizeof(kernel_reasons[0]))
 
-struct target {
-	bool used;
-	bool seen; /* mapped by some process in the current full scan */
-	int library;
-	dev_t dev;
-	ino_t ino;
-	char path[PATH_CAP]; /* as the process names it (display, metrics label) */
-	const char *offsets; /* Go: where the struct offsets came from */
-	struct bpf_link **links;
-	uint32_t n_links;
-	uint32_t stepped; /* probes on an instruction the kernel single-steps */
-};
-
-struct pending_exec {
-	uint32_t pid;
-	uint8_t tries;
-	uint64_t due_ns;
-};
-
-struct enav_tls_attach {
-	struct enav_tls_attach_config cfg;
-	struct bpf_object *obj;
-	int go_map_fd, counters_fd;
-	pthread_t thread;
-	bool thread_started;
-	pthread_mutex_t lock;	    /* targets and the counters below */
-	pthread_mutex_t queue_lock; /* the exec queue, stopping: held only briefly */
-	pthread_cond_t wake;
-	bool stopping;
-	struct target *targets;
-	uint32_t n_probes, n_stepped;
-	struct pending_exec queue[EXEC_QUEUE];
-	uint32_t queue_len;
-	struct enav_u64map rejected; /* hash(dev, ino) of files with nothing to probe */
-	struct enav_u64map capped;   /* files refused by a cap: warned once, retried */
-	uint64_t attached_total[ENAV_TLS_LIB__COUNT], detached_total[ENAV_TLS_LIB__COUNT];
-	uint64_t refused_total[ENAV_TLS_LIB__COUNT], failed_total[ENAV_TLS_LIB__COUNT];
-	uint64_t cap_refusals, scans;
-	_Atomic uint64_t exec_dropped;
-};
-
-int enav_tls_library_of_path(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	if (strncmp(base, "libssl.so", 9) == 0)
-		return ENAV_TLS_LIB_OPENSSL;
-	if (strncmp(base, "libgnutls.so", 12) == 0)
-		return ENAV_TLS_LIB_GNUTLS;
-	return ENAV_TLS_LIB_NONE;
-}
-
-static const char *lib_name(int library)
+const char *enav_tls_lib_name(int library)
 {
 	const char *n = enav_tls_library_name(library);
 	return n ? n : "none";
@@ -110,19 +59,35 @@ static struct target *find_target(struct enav_tls_attach *t, dev_t dev, ino_t in
 	return NULL;
 }
 
-static void reject(struct enav_tls_attach *t, dev_t dev, ino_t ino)
+/* One mapping of one process: a refusal that depends on the path the
+ * tenant shows (a FIFO or symlink there, another inode) is remembered for
+ * that mapping only, never for the inode: otherwise a tenant that maps the
+ * node's libssl and swaps its path would get it unprobed for everyone. */
+static uint64_t mapping_key(const struct enav_tls_candidate *c, uint32_t pid)
 {
-	if (enav_u64map_put(&t->rejected, file_key(dev, ino), 1) != 0) {
+	uint64_t h = file_key((dev_t)c->dev, (ino_t)c->ino) ^
+		     ((uint64_t)pid + 1) * 0xbf58476d1ce4e5b9ull ^ c->start * 0x94d049bb133111ebull;
+	return h ? h : 2;
+}
+
+static void reject_key(struct enav_tls_attach *t, uint64_t key)
+{
+	if (enav_u64map_put(&t->rejected, key, 1) != 0) {
 		/* Full: forget them all; they are looked at again, once. */
 		enav_u64map_clear(&t->rejected);
-		enav_u64map_put(&t->rejected, file_key(dev, ino), 1);
+		enav_u64map_put(&t->rejected, key, 1);
 	}
 }
 
-static bool is_rejected(struct enav_tls_attach *t, dev_t dev, ino_t ino)
+void enav_tls_reject(struct enav_tls_attach *t, dev_t dev, ino_t ino)
+{
+	reject_key(t, file_key(dev, ino));
+}
+
+static bool is_rejected(struct enav_tls_attach *t, uint64_t key)
 {
 	uint64_t v;
-	return enav_u64map_get(&t->rejected, file_key(dev, ino), &v);
+	return enav_u64map_get(&t->rejected, key, &v);
 }
 
 static void detach(struct enav_tls_attach *t, struct target *tg)
@@ -141,22 +106,25 @@ static void detach(struct enav_tls_attach *t, struct target *tg)
 	}
 	free(tg->links);
 	t->detached_total[tg->library]++;
-	enav_info("tls: detached %s probes from %s (no process maps it)", lib_name(tg->library),
-		  tg->path);
+	enav_info("tls: detached %s probes from %s (no process maps it)",
+		  enav_tls_lib_name(tg->library), tg->path);
 	memset(tg, 0, sizeof(*tg));
 }
 
-/* One uprobe; by symbol (libraries) or file offset (Go). */
-static int add_link(struct target *tg, const char *prog_name, struct bpf_object *obj,
-		    const char *path, const char *func, uint64_t offset, bool ret, uint64_t cookie)
+/* One uprobe at a file offset this code resolved, through fd_path
+ * (/proc/self/fd/N of the descriptor the code was read from): with no
+ * func_name libbpf opens nothing, and the kernel's lookup of fd_path ends
+ * at that descriptor's inode, whatever the tenant's path names by now. */
+int enav_tls_add_link(struct target *tg, const char *prog_name, struct bpf_object *obj,
+		      const char *fd_path, uint64_t offset, bool ret, uint64_t cookie)
 {
 	struct bpf_program *prog = bpf_object__find_program_by_name(obj, prog_name);
 	if (!prog) {
 		errno = ENOENT;
 		return -1;
 	}
-	LIBBPF_OPTS(bpf_uprobe_opts, o, .retprobe = ret, .func_name = func, .bpf_cookie = cookie);
-	struct bpf_link *l = bpf_program__attach_uprobe_opts(prog, -1, path, func ? 0 : offset, &o);
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .retprobe = ret, .bpf_cookie = cookie);
+	struct bpf_link *l = bpf_program__attach_uprobe_opts(prog, -1, fd_path, offset, &o);
 	if (!l)
 		return -1;
 	tg->links[tg->n_links++] = l;
@@ -218,19 +186,25 @@ static int attach_func(struct enav_tls_attach *t, struct target *tg, const char 
 			enav_tls_return_site(fc->code, fc->len, fc->vaddr, &ret) == 0;
 	if (have_entry && (have_ret || !lf->returns)) {
 		uint64_t base = fc->file_offset - fc->vaddr;
-		if (add_link(tg, lf->enter, t->obj, path, NULL, entry + base, false, cookie))
+		if (enav_tls_add_link(tg, lf->enter, t->obj, path, entry + base, false, cookie))
 			return -1;
-		return lf->returns ? add_link(tg, "enav_tls_return", t->obj, path, NULL, ret + base,
-					      false, cookie)
+		return lf->returns ? enav_tls_add_link(tg, "enav_tls_return", t->obj, path,
+						       ret + base, false, cookie)
 				   : 0;
 	}
-	/* The first byte: an emulated instruction there costs as little. */
-	if (add_link(tg, lf->enter, t->obj, path, lf->func, 0, false, cookie))
+	/* The first byte, from the symbol table read through the same
+	 * descriptor: an emulated instruction there costs as little. */
+	if (!fc->found) {
+		errno = ENOENT; /* "No such file or directory": the symbol */
+		return -1;
+	}
+	if (enav_tls_add_link(tg, lf->enter, t->obj, path, fc->file_offset, false, cookie))
 		return -1;
 	*stepped += first_emulated ? 0 : lf->returns ? 2 : 1;
 	if (!lf->returns)
 		return 0;
-	return add_link(tg, "enav_tls_return", t->obj, path, lf->func, 0, true, cookie);
+	return enav_tls_add_link(tg, "enav_tls_return", t->obj, path, fc->file_offset, true,
+				 cookie);
 }
 
 /* The first refusal of a file by a cap is logged and counted; it is tried
@@ -280,9 +254,9 @@ static struct target *new_target(struct enav_tls_attach *t, int library, const c
 	return NULL;
 }
 
-static void attach_failed(struct enav_tls_attach *t, struct target *tg, const char *what)
+/* Called with t->lock held. */
+static void attach_failed(struct enav_tls_attach *t, struct target *tg, const char *what, int e)
 {
-	int e = errno;
 	t->failed_total[tg->library]++;
 	enav_warn("tls: cannot probe %s in %s: %s; it stays unprobed", what, tg->path, strerror(e));
 	for (uint32_t i = 0; i < tg->n_links; i++)
@@ -291,12 +265,69 @@ static void attach_failed(struct enav_tls_attach *t, struct target *tg, const ch
 	dev_t dev = tg->dev;
 	ino_t ino = tg->ino;
 	memset(tg, 0, sizeof(*tg));
-	reject(t, dev, ino);
+	enav_tls_reject(t, dev, ino);
 }
 
-static void attach_library(struct enav_tls_attach *t, int library, const char *open_path,
-			   const char *shown, dev_t dev, ino_t ino)
+/* After the probes of tg were attached (rc 0) or one failed (what): the
+ * counters and the slot, under the lock. */
+void enav_tls_publish(struct enav_tls_attach *t, struct target *tg, int rc, const char *what)
 {
+	int e = errno;
+	pthread_mutex_lock(&t->lock);
+	if (rc) {
+		attach_failed(t, tg, what, e);
+	} else {
+		tg->live = true;
+		t->n_probes += tg->n_links;
+		t->n_stepped += tg->stepped;
+		t->attached_total[tg->library]++;
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* A slot for a new file, under the lock (the caps are checked there). */
+struct target *enav_tls_reserve(struct enav_tls_attach *t, int library, const char *shown,
+				dev_t dev, ino_t ino, uint32_t probes)
+{
+	pthread_mutex_lock(&t->lock);
+	struct target *tg = new_target(t, library, shown, dev, ino, probes);
+	pthread_mutex_unlock(&t->lock);
+	return tg;
+}
+
+static const char *refusal_name(int r)
+{
+	return r == REFUSED_BUDGET ? "budget"
+				   : enav_tenant_refusal_name((enum enav_tenant_refusal)r);
+}
+
+/* A file refused before any probe: counted by reason, and remembered so it
+ * is not read again (unless it was only gone: the next process may map
+ * it), by inode or by mapping (mapping_key). */
+void enav_tls_file_refused(struct enav_tls_attach *t, const struct enav_tls_candidate *c,
+			   uint32_t pid, int reason)
+{
+	pthread_mutex_lock(&t->lock);
+	t->files_refused[reason]++;
+	/* Too large, over budget: the inode's own; the rest: the path's. */
+	if (reason == ENAV_TENANT_TOO_LARGE || reason == REFUSED_BUDGET)
+		enav_tls_reject(t, (dev_t)c->dev, (ino_t)c->ino);
+	else if (reason != ENAV_TENANT_GONE)
+		reject_key(t, mapping_key(c, pid));
+	pthread_mutex_unlock(&t->lock);
+	if (reason != ENAV_TENANT_GONE)
+		enav_warn("tls: %s (pid %u) not probed: %s (%s)", c->path, pid,
+			  reason == REFUSED_BUDGET ? "its analysis ran out of the per-file read "
+						     "budget (max_file_bytes, max_file_ms)"
+						   : "the file is not the one the process maps, "
+						     "or not one to read",
+			  refusal_name(reason));
+}
+
+static void attach_library(struct enav_tls_attach *t, int fd, struct enav_tenant_budget *b,
+			   const struct enav_tls_candidate *c, uint32_t pid)
+{
+	int library = c->library;
 	bool openssl = library == ENAV_TLS_LIB_OPENSSL;
 	const struct lib_func *funcs = openssl ? openssl_funcs : gnutls_funcs;
 	size_t n = openssl ? sizeof(openssl_funcs) / sizeof(openssl_funcs[0])
@@ -307,188 +338,114 @@ static void attach_library(struct enav_tls_attach *t, int library, const char *o
 		names[i] = funcs[i].func;
 		links += funcs[i].returns ? 2 : 1;
 	}
-	struct target *tg = new_target(t, library, shown, dev, ino, links);
-	if (!tg)
-		return;
-	/* Unreadable code only costs the cheap sites: the classic probes
-	 * attach by name as before. */
+	/* The file's work first, with no lock held. */
 	struct enav_tls_func_code code[MAX_LIB_FUNCS];
-	enav_tls_read_functions(open_path, names, n, code);
+	enav_tls_read_functions(fd, names, n, code, b);
+	if (b->exhausted) {
+		for (size_t i = 0; i < n; i++)
+			free(code[i].code);
+		enav_tls_file_refused(t, c, pid, REFUSED_BUDGET);
+		return;
+	}
+	struct target *tg =
+	    enav_tls_reserve(t, library, c->path, (dev_t)c->dev, (ino_t)c->ino, links);
 	uint32_t stepped = 0;
 	size_t failed = n;
-	for (size_t i = 0; i < n && failed == n; i++)
-		if (attach_func(t, tg, open_path, &funcs[i], &code[i], (uint64_t)library, &stepped))
+	int e = 0;
+	char fd_path[32];
+	enav_tenant_fd_path(fd, fd_path);
+	for (size_t i = 0; tg && i < n && failed == n; i++)
+		if (attach_func(t, tg, fd_path, &funcs[i], &code[i], (uint64_t)library, &stepped)) {
 			failed = i;
+			e = errno;
+		}
 	for (size_t i = 0; i < n; i++)
 		free(code[i].code);
-	if (failed < n) {
-		attach_failed(t, tg, funcs[failed].func);
-		return;
-	}
-	tg->stepped = stepped;
-	t->n_probes += tg->n_links;
-	t->n_stepped += stepped;
-	t->attached_total[library]++;
-	enav_info("tls: probing %s (%s, %u uprobes, %u on an instruction the kernel single-steps)",
-		  shown, lib_name(library), tg->n_links, stepped);
-}
-
-/* Go's probes sit where Go's code dictates: count the ones the kernel
- * single-steps (every RET; an entry unless it is emulated). */
-static bool stepped_at(const char *path, uint64_t offset)
-{
-	uint8_t b[6] = {0}; /* the longest emulated form */
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t got = fd >= 0 ? pread(fd, b, sizeof(b), (off_t)offset) : -1;
-	if (fd >= 0)
-		close(fd);
-	return got <= 0 || !enav_tls_starts_emulated(b, (size_t)got);
-}
-
-/* enum tls_op in bpf/network/net_tls.bpf.h */
-#define GO_OP_READ	1
-#define GO_OP_WRITE	2
-#define GO_OP_HANDSHAKE 3
-/* The probe is on the stack-bound check's JBE (GO_AT_CHECK in net_tls.bpf.h). */
-#define GO_AT_CHECK 0x10
-
-/* Where (*Conn).Read's or Write's entry probe goes: the body's first
- * instruction when the kernel emulates it, else the JBE before it, which it
- * always emulates (the program then counts only the fall-through). */
-static void go_entry_site(const char *path, const struct enav_go_tls_func *f, uint64_t *vaddr,
-			  uint64_t *offset, uint64_t *flags)
-{
-	bool at_check = stepped_at(path, f->body_offset);
-	*vaddr = at_check ? f->check_vaddr : f->body_vaddr;
-	*offset = at_check ? f->check_offset : f->body_offset;
-	*flags = at_check ? GO_AT_CHECK : 0;
-}
-
-static void attach_go(struct enav_tls_attach *t, const char *open_path, const char *shown,
-		      dev_t dev, ino_t ino)
-{
-	struct enav_go_tls_plan plan;
-	char err[256];
-	enum enav_go_tls_status st = enav_go_tls_analyze(open_path, &plan, err, sizeof(err));
-	if (st == ENAV_GO_TLS_NOT_GO || st == ENAV_GO_TLS_NO_TLS) {
-		reject(t, dev, ino);
-		return;
-	}
-	if (st != ENAV_GO_TLS_OK) {
-		reject(t, dev, ino);
-		t->refused_total[ENAV_TLS_LIB_GO]++;
-		enav_warn("tls: Go binary %s not probed: %s", shown, err);
-		return;
-	}
-	uint32_t probes = 2 + plan.read.n_returns + (plan.client_handshake ? 1 : 0) +
-			  (plan.server_handshake ? 1 : 0);
-	struct target *tg = new_target(t, ENAV_TLS_LIB_GO, shown, dev, ino, probes);
 	if (!tg)
 		return;
-	tg->offsets = plan.offsets_source;
-	uint32_t idx = (uint32_t)(tg - t->targets);
-	uint64_t read_at, read_off, read_flags, write_at, write_off, write_flags;
-	go_entry_site(open_path, &plan.read, &read_at, &read_off, &read_flags);
-	go_entry_site(open_path, &plan.write, &write_at, &write_off, &write_flags);
-	/* Layout of struct go_tls_binary (bpf/network/net_tls.bpf.h). */
-	struct {
-		uint64_t itab, read_entry, write_entry;
-		uint32_t conn_iface, tcpconn_fd, netfd_sysfd, pad;
-	} bin = {plan.itab_tcpconn, read_at,	      write_at, plan.conn_iface,
-		 plan.tcpconn_fd,   plan.netfd_sysfd, 0};
-	if (bpf_map_update_elem(t->go_map_fd, &idx, &bin, BPF_ANY)) {
-		attach_failed(t, tg, "the binary table");
-		return;
-	}
-	uint64_t base = (uint64_t)idx << 8;
-	/* At or past the stack-bound check: an entry probe sees a call again
-	 * each time the runtime restarts it (enav_go_tls_find_body). */
-	if (add_link(tg, "enav_go_tls_enter", t->obj, open_path, NULL, read_off, false,
-		     base | read_flags | GO_OP_READ) ||
-	    add_link(tg, "enav_go_tls_enter", t->obj, open_path, NULL, write_off, false,
-		     base | write_flags | GO_OP_WRITE)) {
-		attach_failed(t, tg, "(*Conn).Read/Write");
-		return;
-	}
-	/* Writes are emitted at entry (bpf/network/net_tls.bpf.h): only Read returns. */
-	for (uint32_t i = 0; i < plan.read.n_returns; i++)
-		if (add_link(tg, "enav_go_tls_return", t->obj, open_path, NULL,
-			     plan.read.return_offsets[i], false, base)) {
-			attach_failed(t, tg, "a return instruction");
-			return;
-		}
-	/* A handshake at its JBE when found (a restarted handshake would only
-	 * reset the new session twice, but the first byte is single-stepped). */
-	uint64_t hs[] = {plan.client_handshake, plan.server_handshake};
-	uint64_t hs_check[] = {plan.client_handshake_check, plan.server_handshake_check};
-	for (int i = 0; i < 2; i++) {
-		uint64_t flags = hs[i] && hs_check[i] ? GO_AT_CHECK : 0;
-		if (flags)
-			hs[i] = hs_check[i];
-		if (hs[i] && add_link(tg, "enav_go_tls_enter", t->obj, open_path, NULL, hs[i],
-				      false, base | flags | GO_OP_HANDSHAKE)) {
-			attach_failed(t, tg, "a handshake function");
-			return;
-		}
-	}
-	tg->stepped = plan.read.n_returns;
-	uint64_t entries[] = {read_off, write_off, hs[0], hs[1]};
-	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
-		if (entries[i] && stepped_at(open_path, entries[i]))
-			tg->stepped++;
-	t->n_probes += tg->n_links;
-	t->n_stepped += tg->stepped;
-	t->attached_total[ENAV_TLS_LIB_GO]++;
-	enav_info("tls: probing Go binary %s (%s, %u return instructions in (*Conn).Read, offsets "
-		  "from %s, %u of %u uprobes on an instruction the kernel single-steps)",
-		  shown, plan.go_version, plan.read.n_returns, plan.offsets_source, tg->stepped,
-		  tg->n_links);
+	tg->stepped = stepped;
+	errno = e;
+	enav_tls_publish(t, tg, failed < n, failed < n ? funcs[failed].func : NULL);
+	if (failed == n)
+		enav_info("tls: probing %s (%s, %u uprobes, %u on an instruction the kernel "
+			  "single-steps)",
+			  c->path, enav_tls_lib_name(library), tg->n_links, stepped);
 }
 
-/* A file some process maps or runs: attach if it is new and probeable. */
-static void consider(struct enav_tls_attach *t, int library, const char *open_path,
-		     const char *shown, dev_t dev, ino_t ino)
+/*
+ * A file some process maps or runs: attach if it is new and probeable.
+ * Called with no lock held: the lock is taken to look the file up, and
+ * again to publish, never while the tenant's file is opened or read.
+ */
+static void consider(struct enav_tls_attach *t, uint32_t pid, const struct enav_tls_candidate *c)
 {
+	dev_t dev = (dev_t)c->dev;
+	ino_t ino = (ino_t)c->ino;
+	pthread_mutex_lock(&t->lock);
 	struct target *tg = find_target(t, dev, ino);
-	if (tg) {
+	if (tg)
 		tg->seen = true;
+	bool skip = tg || is_rejected(t, file_key(dev, ino)) || is_rejected(t, mapping_key(c, pid));
+	pthread_mutex_unlock(&t->lock);
+	if (skip)
+		return;
+	/* Opened once, as the inode the maps line (or the exe's stat) names;
+	 * everything below reads, and attaches, through this descriptor. */
+	struct stat st;
+	enum enav_tenant_refusal why = ENAV_TENANT_OK;
+	int fd;
+	if (c->library == ENAV_TLS_LIB_GO) {
+		fd = enav_tenant_open_exe("/proc", pid, &st, &why);
+		if (fd >= 0 && (st.st_dev != dev || st.st_ino != ino)) {
+			close(fd); /* the process exec'd something else meanwhile */
+			fd = -1;
+			why = ENAV_TENANT_OTHER_INODE;
+		}
+	} else {
+		struct enav_file_ident want = {c->dev, c->ino};
+		fd = enav_tenant_open_mapped("/proc", pid, c->start, c->end, c->path, &want, &st,
+					     &why);
+	}
+	if (fd >= 0 && (uint64_t)st.st_size > t->cfg.max_file_bytes) {
+		close(fd);
+		fd = -1;
+		why = ENAV_TENANT_TOO_LARGE;
+	}
+	if (fd < 0) {
+		enav_tls_file_refused(t, c, pid, why);
 		return;
 	}
-	if (is_rejected(t, dev, ino))
-		return;
-	if (library == ENAV_TLS_LIB_GO)
-		attach_go(t, open_path, shown, dev, ino);
+	struct enav_tenant_budget b;
+	enav_tenant_budget_init(&b, t->cfg.max_file_bytes, (uint64_t)t->cfg.max_file_ms * 1000000);
+	if (c->library == ENAV_TLS_LIB_GO)
+		enav_tls_attach_go(t, fd, &b, c, pid);
 	else
-		attach_library(t, library, open_path, shown, dev, ino);
+		attach_library(t, fd, &b, c, pid);
+	/* The uprobes hold the inode; the descriptor is not needed after. */
+	close(fd);
 }
 
 struct maps_ctx {
 	struct enav_tls_attach *t;
-	uint32_t pid;
+	uint32_t n;
+	struct enav_tls_candidate c[MAPS_CANDIDATES];
 };
 
 static int on_maps_line(void *arg, const char *line, size_t len)
 {
 	struct maps_ctx *m = arg;
-	struct enav_maps_line ml;
-	if (enav_maps_parse_line(line, len, &ml) != 0 || !ml.path || ml.deleted || !ml.exec ||
-	    ml.path_len >= PATH_CAP - 32 || ml.path[0] != '/')
+	struct enav_tls_candidate *c = &m->c[m->n];
+	if (m->n == MAPS_CANDIDATES ||
+	    !enav_tls_candidate_of_maps_line(line, len, m->t->cfg.openssl, m->t->cfg.gnutls, c))
 		return 0;
-	char path[PATH_CAP];
-	memcpy(path, ml.path, ml.path_len);
-	path[ml.path_len] = '\0';
-	int library = enav_tls_library_of_path(path);
-	if (library == ENAV_TLS_LIB_NONE ||
-	    (library == ENAV_TLS_LIB_OPENSSL && !m->t->cfg.openssl) ||
-	    (library == ENAV_TLS_LIB_GNUTLS && !m->t->cfg.gnutls))
-		return 0;
-	char open_path[PATH_CAP + 32];
-	snprintf(open_path, sizeof(open_path), "/proc/%u/root%s", m->pid, path);
-	consider(m->t, library, open_path, path, makedev(ml.dev_major, ml.dev_minor),
-		 (ino_t)ml.inode);
+	for (uint32_t i = 0; i < m->n; i++)
+		if (m->c[i].dev == c->dev && m->c[i].ino == c->ino)
+			return 0;
+	m->n++;
 	return 0;
 }
 
+/* One process: its TLS libraries and its executable.  No lock held. */
 static void look_at_process(struct enav_tls_attach *t, uint32_t pid)
 {
 	char p[64];
@@ -496,27 +453,40 @@ static void look_at_process(struct enav_tls_attach *t, uint32_t pid)
 		snprintf(p, sizeof(p), "/proc/%u/maps", pid);
 		int fd = open(p, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
-			struct maps_ctx m = {t, pid};
-			enav_read_lines(fd, 4096, MAPS_MAX_BYTES, on_maps_line, &m);
+			/* On the heap: the prober thread's stack stays small. */
+			struct maps_ctx *m = calloc(1, sizeof(*m));
+			if (m) {
+				m->t = t;
+				enav_read_lines(fd, 4096, MAPS_MAX_BYTES, on_maps_line, m);
+				for (uint32_t i = 0; i < m->n; i++)
+					consider(t, pid, &m->c[i]);
+				free(m);
+			}
 			close(fd);
 		}
 	}
 	if (t->cfg.go) {
+		/* /proc/PID/exe is the kernel's link to the running inode: its
+		 * stat is the identity, its text only the name shown. */
 		snprintf(p, sizeof(p), "/proc/%u/exe", pid);
 		struct stat st;
-		char exe[PATH_CAP];
-		ssize_t n = readlink(p, exe, sizeof(exe) - 1);
+		struct enav_tls_candidate c = {.library = ENAV_TLS_LIB_GO};
+		ssize_t n = readlink(p, c.path, sizeof(c.path) - 1);
 		if (n <= 0 || stat(p, &st) != 0 || !S_ISREG(st.st_mode))
 			return;
-		exe[n] = '\0';
-		consider(t, ENAV_TLS_LIB_GO, p, exe, st.st_dev, st.st_ino);
+		c.path[n] = '\0';
+		c.dev = st.st_dev;
+		c.ino = st.st_ino;
+		consider(t, pid, &c);
 	}
 }
 
 static void full_scan(struct enav_tls_attach *t)
 {
+	pthread_mutex_lock(&t->lock);
 	for (uint32_t i = 0; i < t->cfg.max_binaries; i++)
 		t->targets[i].seen = false;
+	pthread_mutex_unlock(&t->lock);
 	DIR *d = opendir("/proc");
 	if (!d)
 		return;
@@ -526,9 +496,7 @@ static void full_scan(struct enav_tls_attach *t)
 		unsigned long pid = strtoul(de->d_name, &end, 10);
 		if (*end || pid == 0 || pid == t->cfg.self_pid)
 			continue;
-		pthread_mutex_lock(&t->lock);
 		look_at_process(t, (uint32_t)pid);
-		pthread_mutex_unlock(&t->lock);
 	}
 	closedir(d);
 	pthread_mutex_lock(&t->lock);
@@ -581,10 +549,8 @@ static void *attach_thread(void *arg)
 		uint64_t now = enav_clock_mono_ns();
 		uint32_t n = due_execs(t, now, due);
 		pthread_mutex_unlock(&t->queue_lock);
-		pthread_mutex_lock(&t->lock);
 		for (uint32_t i = 0; i < n; i++)
 			look_at_process(t, due[i]);
-		pthread_mutex_unlock(&t->lock);
 		if (now - last_scan >= (uint64_t)t->cfg.scan_interval_ms * 1000000ull) {
 			full_scan(t);
 			last_scan = enav_clock_mono_ns();
@@ -685,9 +651,9 @@ void enav_tls_attach_metrics(struct enav_tls_attach *t, struct enav_promtext *p)
 			     "Files whose TLS functions are probed now (1 per file).");
 	for (uint32_t i = 0; i < t->cfg.max_binaries; i++) {
 		const struct target *tg = &t->targets[i];
-		if (!tg->used)
+		if (!tg->live)
 			continue;
-		const char *l[] = {"library", lib_name(tg->library), "binary", tg->path};
+		const char *l[] = {"library", enav_tls_lib_name(tg->library), "binary", tg->path};
 		enav_promtext_sample_u64(p, "enav_tls_probed_binary", l, 2, 1);
 	}
 	struct {
@@ -706,9 +672,21 @@ void enav_tls_attach_metrics(struct enav_tls_attach *t, struct enav_promtext *p)
 	for (size_t f = 0; f < sizeof(per_lib) / sizeof(per_lib[0]); f++) {
 		enav_promtext_family(p, per_lib[f].name, "counter", per_lib[f].help);
 		for (int lib = ENAV_TLS_LIB_OPENSSL; lib < ENAV_TLS_LIB__COUNT; lib++) {
-			const char *l[] = {"library", lib_name(lib)};
+			const char *l[] = {"library", enav_tls_lib_name(lib)};
 			enav_promtext_sample_u64(p, per_lib[f].name, l, 1, per_lib[f].v[lib]);
 		}
+	}
+	enav_promtext_family(p, "enav_tls_files_refused_total", "counter",
+			     "Files a process maps or runs that were not read or not probed, by "
+			     "reason (not_regular: a FIFO, device, socket or FUSE file; "
+			     "other_inode: not the inode the maps line names; unsafe_lookup: its "
+			     "path leaves the process's root, or no openat2; too_large: over "
+			     "max_file_bytes; budget: its analysis ran out of max_file_bytes or "
+			     "max_file_ms; gone: the process or file went away).");
+	for (int r = 1; r < N_REFUSALS; r++) {
+		const char *l[] = {"reason", refusal_name(r)};
+		enav_promtext_sample_u64(p, "enav_tls_files_refused_total", l, 1,
+					 t->files_refused[r]);
 	}
 	enav_promtext_single_u64(p, "enav_tls_uprobes", "gauge", "Uprobes attached now.",
 				 t->n_probes);

@@ -2,11 +2,12 @@
 #include "features/network/tls/tls_sites.h"
 
 #include <capstone/capstone.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "platform/tenant_file.h"
 
 #define MAX_FUNC_BYTES 65536 /* larger functions are not analysed */
 #define ENTRY_WINDOW   32    /* instructions looked at for an entry site */
@@ -269,39 +270,49 @@ static bool code_offset(Elf *elf, uint64_t vaddr, uint64_t len, uint64_t *off)
 	return false;
 }
 
-static void read_function(int fd, Elf *elf, const GElf_Sym *sym, struct enav_tls_func_code *f)
+static void read_function(int fd, Elf *elf, const GElf_Sym *sym, struct enav_tls_func_code *f,
+			  struct enav_tenant_budget *b)
 {
 	if (GELF_ST_TYPE(sym->st_info) != STT_FUNC || sym->st_shndx == SHN_UNDEF ||
 	    sym->st_size == 0 || sym->st_size > MAX_FUNC_BYTES ||
 	    !code_offset(elf, sym->st_value, sym->st_size, &f->file_offset))
 		return;
+	f->found = true;
+	f->vaddr = sym->st_value;
 	f->code = malloc(sym->st_size);
 	if (!f->code)
 		return;
-	if (pread(fd, f->code, sym->st_size, (off_t)f->file_offset) != (ssize_t)sym->st_size) {
+	if (enav_tenant_pread(fd, f->code, sym->st_size, f->file_offset, b) < 0) {
 		free(f->code);
 		f->code = NULL;
 		return;
 	}
-	f->vaddr = sym->st_value;
 	f->len = sym->st_size;
 }
 
-int enav_tls_read_functions(const char *path, const char *const *names, size_t n,
-			    struct enav_tls_func_code *out)
+int enav_tls_read_functions(int fd, const char *const *names, size_t n,
+			    struct enav_tls_func_code *out, struct enav_tenant_budget *b)
 {
 	memset(out, 0, n * sizeof(*out));
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
 	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* ELF_C_READ: libelf reads what is asked for with pread; a mapping
+	 * of a file the tenant truncates meanwhile would raise SIGBUS. */
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	int rc = elf && elf_kind(elf) == ELF_K_ELF ? 0 : -1;
 	Elf_Scn *scn = NULL;
 	while (rc == 0 && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || sh.sh_entsize == 0)
 			continue;
+		/* The symbols and their names, charged before libelf reads them. */
+		GElf_Shdr str;
+		Elf_Scn *strscn = elf_getscn(elf, sh.sh_link);
+		if (!strscn || !gelf_getshdr(strscn, &str) ||
+		    !enav_tenant_budget_charge(b, sh.sh_size) ||
+		    !enav_tenant_budget_charge(b, str.sh_size)) {
+			rc = -1;
+			break;
+		}
 		Elf_Data *d = elf_getdata(scn, NULL);
 		size_t count = d ? sh.sh_size / sh.sh_entsize : 0;
 		for (size_t i = 0; i < count; i++) {
@@ -310,12 +321,13 @@ int enav_tls_read_functions(const char *path, const char *const *names, size_t n
 				break;
 			const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
 			for (size_t k = 0; name && k < n; k++)
-				if (!out[k].code && strcmp(name, names[k]) == 0)
-					read_function(fd, elf, &sym, &out[k]);
+				if (!out[k].found && strcmp(name, names[k]) == 0)
+					read_function(fd, elf, &sym, &out[k], b);
 		}
 	}
 	if (elf)
 		elf_end(elf);
-	close(fd);
+	if (b && b->exhausted)
+		rc = -1;
 	return rc;
 }

@@ -52,14 +52,24 @@ int enav_tls_return_site(const uint8_t *code, size_t len, uint64_t vaddr, uint64
 
 /* A function of a shared library, from its dynamic symbol table. */
 struct enav_tls_func_code {
-	uint64_t vaddr, file_offset;
-	uint8_t *code; /* st_size bytes, malloc'd: the caller frees it */
+	bool found;		     /* a defined function of that name with code in a segment */
+	uint64_t vaddr, file_offset; /* when found */
+	uint8_t *code;		     /* st_size bytes, malloc'd (the caller frees it), or NULL */
 	size_t len;
 };
 
-/* Open the ELF file at path and read each named function (NULL code where
- * a name is absent or unreadable).  -1 when the file is no ELF. */
-int enav_tls_read_functions(const char *path, const char *const *names, size_t n,
-			    struct enav_tls_func_code *out);
+struct enav_tenant_budget;
+
+/*
+ * Read each named function of the ELF file open on fd (a tenant's file,
+ * opened by platform/tenant_file: nothing here opens a path).  The file is
+ * read with pread only (libelf's ELF_C_READ, never a mapping, so a file cut
+ * short while it is read is an error, not a SIGBUS), each section and code
+ * read charged to b (NULL: no budget).  A name absent, or whose code cannot
+ * be read, has found false or code NULL.  -1 when the file is no ELF or the
+ * budget ran out (b->exhausted).
+ */
+int enav_tls_read_functions(int fd, const char *const *names, size_t n,
+			    struct enav_tls_func_code *out, struct enav_tenant_budget *b);
 
 #endif
