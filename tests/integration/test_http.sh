@@ -60,6 +60,38 @@ case_health_ready() {
 	expect_eq "POST refused" "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$TEST_PORT/metrics")" 405
 }
 
+# A capture loop stuck in one round (here: its thread stopped with ptrace,
+# the listener's threads still running) turns /healthz to 503 after 15 s,
+# and back to 200 once the loop runs again.  The capture loop is the main
+# thread (tid = pid).
+case_health_stalled_loop() {
+	require_root || return
+	write_config "$WORK/cfg.yaml"
+	start_agent "$WORK/cfg.yaml" || return 1
+	local code i
+	/usr/bin/python3 tests/integration/stop_thread.py "$AGENT_PID" 24 >"$WORK/stop.out" 2>&1 &
+	local stopper=$!
+	for ((i = 0; i < 50; i++)); do
+		grep -q stopped "$WORK/stop.out" && break
+		sleep 0.1
+	done
+	grep -q stopped "$WORK/stop.out" || { fail "could not stop the thread: $(cat "$WORK/stop.out")"; return 1; }
+	code=$(curl -s -o /dev/null -w '%{http_code}' -m 5 "http://127.0.0.1:$TEST_PORT/healthz")
+	expect_eq "/healthz with the loop stopped for a moment" "$code" 200 || return 1
+	sleep 16
+	code=$(curl -s -m 5 "http://127.0.0.1:$TEST_PORT/healthz")
+	case $code in "capture loop stalled for"*) ;; *) fail "/healthz after 16 s stalled: $code"; return 1 ;; esac
+	code=$(curl -s -o /dev/null -w '%{http_code}' -m 5 "http://127.0.0.1:$TEST_PORT/healthz")
+	expect_eq "/healthz status while stalled" "$code" 503 || return 1
+	wait $stopper
+	for ((i = 0; i < 30; i++)); do
+		code=$(curl -s -o /dev/null -w '%{http_code}' -m 5 "http://127.0.0.1:$TEST_PORT/healthz")
+		[ "$code" = 200 ] && return 0
+		sleep 0.1
+	done
+	fail "/healthz still $code after the loop ran again"
+}
+
 # enav_programs FILE: the names of the loaded BPF programs the agent owns
 # (every one is called enav_*), one per line.  bpftool's own failure fails,
 # so it can never read as "nothing loaded".
@@ -212,6 +244,7 @@ case_stalled_output() {
 
 run_case "/metrics passes promtool and has self metrics" case_metrics_promtool
 run_case "/healthz, /readyz, 404, 405" case_health_ready
+run_case "/healthz answers 503 while the capture loop is stuck in one round" case_health_stalled_loop
 run_case "SIGTERM: exit 0 within 2 s (plus the kernel's uprobe teardown), programs detached" case_sigterm_fast
 run_case "SIGINT: exit 0 within the same bound, programs detached" case_sigint
 run_case "stalled stdout reader: still exits within 2 s" case_stalled_output
