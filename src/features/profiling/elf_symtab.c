@@ -320,6 +320,8 @@ static bool push_name(struct loader *l, const char *name, size_t len, uint32_t *
 		size_t cap = l->names_cap ? l->names_cap : 4096;
 		while (cap < t->names_len + len + 1)
 			cap *= 2;
+		if (cap > l->e->file_cap) /* table_fits_cap: what is kept fits it */
+			cap = (size_t)l->e->file_cap;
 		char *p = realloc(t->names, cap);
 		if (!p)
 			return false;

@@ -673,14 +673,58 @@ static struct elf_entry *load_elf(struct enav_symbolizer *s, uint32_t pid, const
 	return e;
 }
 
+/* Opens the file of m and its ELF handle, under the per-file cap; NULL (fd
+ * closed) when it cannot be opened or was refused before. */
+static struct enav_elf *open_elf(struct enav_symbolizer *s, uint32_t pid, const struct proc *p,
+				 const struct umap *m, int *fdp, struct stat *st)
+{
+	enum enav_tenant_refusal why = ENAV_TENANT_OK;
+	struct enav_file_key k;
+	struct enav_elf *h = NULL;
+	int fd = enav_open_map_file(s->proc_root, pid, m->start, m->end, p->paths + m->path, m->dev,
+				    m->inode, &why);
+
+	if (fd < 0) {
+		enav_tenant_mem_open_refused(s->mem, why);
+		return NULL;
+	}
+	if (fstat(fd, st) == 0) {
+		enav_file_key_of(st, &k);
+		/* Refused before: not parsed again while it is the same file. */
+		if (enav_tenant_mem_recall(s->mem, ENAV_TMEM_KIND_SYMBOLS, &k, NULL))
+			enav_tenant_mem_refused(s->mem, ENAV_TMEM_REMEMBERED);
+		else if ((h = enav_elf_open_fd(fd)) != NULL)
+			enav_elf_set_file_cap(h, enav_tenant_mem_file_cap(s->mem));
+	}
+	if (!h)
+		close(fd);
+	*fdp = fd;
+	return h;
+}
+
+/* Puts the new entry e in the cache under key, charged to the budget. */
+static void cache_elf(struct enav_symbolizer *s, struct elf_entry *e, uint64_t key,
+		      const uint8_t *bid, size_t bid_len, const struct stat *st)
+{
+	e->node.key = key;
+	memcpy(e->bid, bid, bid_len);
+	e->bid_len = bid_len;
+	e->dev = (uint64_t)st->st_dev;
+	e->ino = (uint64_t)st->st_ino;
+	e->mtime_ns = mtime_ns(st);
+	e->size = (uint64_t)st->st_size;
+	make_room(s, e->bytes);
+	enav_tenant_mem_charge(s->mem, e->bytes);
+	lru_insert(&s->elfs, &e->node);
+	s->st.elf_loads++;
+}
+
 static struct elf_entry *map_elf(struct enav_symbolizer *s, uint32_t pid, const struct proc *p,
 				 struct umap *m)
 {
 	struct elf_entry *e;
-	enum enav_tenant_refusal why = ENAV_TENANT_OK;
-	struct enav_file_key k;
-	struct enav_elf *h = NULL;
 	struct stat st;
+	int fd = -1;
 
 	if (m->kind != MAP_FILE || m->elf_state == ELF_FAILED)
 		return NULL;
@@ -689,21 +733,8 @@ static struct elf_entry *map_elf(struct enav_symbolizer *s, uint32_t pid, const 
 		s->st.elf_hits++;
 		return e;
 	}
-	int fd = enav_open_map_file(s->proc_root, pid, m->start, m->end, p->paths + m->path, m->dev,
-				    m->inode, &why);
-	if (fd < 0)
-		enav_tenant_mem_open_refused(s->mem, why);
-	else if (fstat(fd, &st) != 0)
-		why = ENAV_TENANT_ERROR;
-	/* Refused before: not parsed again while it is the same file. */
-	else if (enav_file_key_of(&st, &k),
-		 enav_tenant_mem_recall(s->mem, ENAV_TMEM_KIND_SYMBOLS, &k, NULL))
-		enav_tenant_mem_refused(s->mem, ENAV_TMEM_REMEMBERED);
-	else if ((h = enav_elf_open_fd(fd)) != NULL)
-		enav_elf_set_file_cap(h, enav_tenant_mem_file_cap(s->mem));
+	struct enav_elf *h = open_elf(s, pid, p, m, &fd, &st);
 	if (!h) {
-		if (fd >= 0)
-			close(fd);
 		m->elf_state = ELF_FAILED;
 		s->st.elf_failures++;
 		return NULL;
@@ -726,18 +757,12 @@ static struct elf_entry *map_elf(struct enav_symbolizer *s, uint32_t pid, const 
 	if (e) {
 		lru_touch(&s->elfs, &e->node);
 		s->st.elf_hits++;
-	} else if ((e = load_elf(s, pid, p, m, h, &st, bid, bid_len)) != NULL) {
-		e->node.key = key;
-		memcpy(e->bid, bid, bid_len);
-		e->bid_len = bid_len;
-		e->dev = (uint64_t)st.st_dev;
-		e->ino = (uint64_t)st.st_ino;
-		e->mtime_ns = mtime_ns(&st);
-		e->size = (uint64_t)st.st_size;
-		make_room(s, e->bytes);
-		enav_tenant_mem_charge(s->mem, e->bytes);
-		lru_insert(&s->elfs, &e->node);
-		s->st.elf_loads++;
+	} else {
+		/* The table is in memory before its size is known: room for
+		 * the largest one a file may give. */
+		make_room(s, enav_tenant_mem_file_cap(s->mem));
+		if ((e = load_elf(s, pid, p, m, h, &st, bid, bid_len)) != NULL)
+			cache_elf(s, e, key, bid, bid_len, &st);
 	}
 	enav_elf_close(h);
 	close(fd);
