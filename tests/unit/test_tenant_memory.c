@@ -342,6 +342,80 @@ static void test_other_inode_refused(void **state)
 	enav_tenant_mem_free(m);
 }
 
+/* The CRC of a .gnu_debuglink target is computed within the per-file cap and
+ * remembered per identity: a second load uses the remembered CRC (shown by
+ * changing the file's bytes but not its size or mtime), and a target larger
+ * than the cap is not read at all. */
+static void test_debuglink_crc(void **state)
+{
+	(void)state;
+	char proc_root[PATH_MAX], lib[PATH_MAX], dbg[PATH_MAX];
+	const char *np[] = {"linked.so"};
+	struct enav_symbolizer_stats st;
+	struct enav_tenant_mem_stats ms;
+	struct stat dst;
+	struct enav_file_key k;
+	uint64_t crc = 0;
+
+	craft("small.so", 10, 20, 4); /* builds burn.so */
+	run("cd '%s' && objcopy --only-keep-debug burn.so linked.debug && "
+	    "strip --strip-all -o linked.so burn.so && "
+	    "objcopy --add-gnu-debuglink=linked.debug linked.so",
+	    g_tmp);
+	snprintf(proc_root, sizeof(proc_root), "%s/proc", g_tmp);
+	fake_proc(proc_root, 7001, np, 1);
+	snprintf(lib, sizeof(lib), "%s/7001/root/lib", proc_root);
+	run("cp '%s/linked.debug' '%s/'", g_tmp, lib);
+	snprintf(dbg, sizeof(dbg), "%s/linked.debug", lib);
+	struct enav_symbolizer_config c = {
+	    .proc_root = proc_root, .perf_map_dir = g_tmp, .debug_dir = g_tmp};
+	c.mem = enav_tenant_mem_new(8ull << 20);
+	struct enav_symbolizer *s = enav_symbolizer_new(&c);
+	assert_int_equal(enav_symbolizer_snapshot(s, 7001), 0);
+	enav_symbolizer_get_stats(s, &st);
+	assert_true(st.elf_loads == 1 && st.debug_files == 1);
+	enav_symbolizer_free(s);
+	assert_int_equal(stat(dbg, &dst), 0);
+	enav_file_key_of(&dst, &k);
+	assert_true(enav_tenant_mem_recall(c.mem, ENAV_TMEM_KIND_DEBUGLINK, &k, &crc));
+	assert_true(crc != ENAV_TMEM_NO_CRC);
+
+	/* Same identity, other bytes: the remembered CRC decides, unread. */
+	run("f='%s'; t=$(stat -c %%y \"$f\"); printf 'XXXX' | dd of=\"$f\" bs=1 seek=64 "
+	    "conv=notrunc 2>/dev/null; touch -d \"$t\" \"$f\"",
+	    dbg);
+	s = enav_symbolizer_new(&c);
+	assert_int_equal(enav_symbolizer_snapshot(s, 7001), 0);
+	enav_symbolizer_get_stats(s, &st);
+	FAIL_IF(st.debug_files != 1, "the remembered CRC was not used\n");
+	enav_symbolizer_free(s);
+	enav_tenant_mem_free(c.mem);
+
+	/* A target past the per-file cap (1 MiB of an 8 MiB budget) is not
+	 * checksummed: no debug symbols, refused and remembered. */
+	run("cd '%s' && head -c 2000000 /dev/zero >pad && "
+	    "objcopy --add-section .pad=pad linked.debug big.debug && mv big.debug linked.debug && "
+	    "strip --strip-all -o base.so burn.so && "
+	    "objcopy --add-gnu-debuglink=linked.debug base.so linked.so && rm -f '%s'/linked.*",
+	    g_tmp, lib);
+	fake_proc(proc_root, 7001, np, 1);
+	run("cp '%s/linked.debug' '%s/'", g_tmp, lib);
+	c.mem = enav_tenant_mem_new(8ull << 20);
+	s = enav_symbolizer_new(&c);
+	assert_int_equal(enav_symbolizer_snapshot(s, 7001), 0);
+	enav_symbolizer_get_stats(s, &st);
+	enav_tenant_mem_get_stats(c.mem, &ms);
+	FAIL_IF(st.debug_files != 0 || ms.refused[ENAV_TMEM_OVER_FILE_CAP] < 1,
+		"debug files %" PRIu64 ", over_file_cap %" PRIu64 "\n", st.debug_files,
+		ms.refused[ENAV_TMEM_OVER_FILE_CAP]);
+	assert_int_equal(stat(dbg, &dst), 0);
+	enav_file_key_of(&dst, &k);
+	assert_true(enav_tenant_mem_recall(c.mem, ENAV_TMEM_KIND_DEBUGLINK, &k, &crc) &&
+		    crc == ENAV_TMEM_NO_CRC);
+	enav_symbolizer_free(s);
+	enav_tenant_mem_free(c.mem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +424,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_budget_evicts, make_tmp, rm_tmp),
 	    cmocka_unit_test_setup_teardown(test_refusal_remembered, make_tmp, rm_tmp),
 	    cmocka_unit_test_setup_teardown(test_other_inode_refused, make_tmp, rm_tmp),
+	    cmocka_unit_test_setup_teardown(test_debuglink_crc, make_tmp, rm_tmp),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
