@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +187,13 @@ struct enav_profile_store *enav_profile_store_new(const struct enav_profile_stor
 					    .perf_map_dir = "/tmp",
 					    .max_processes = cfg->max_processes,
 					    .max_elf_files = cfg->max_elf_files};
+	/* The tenant memory budget counts the bytes tables keep; for the
+	 * process's RSS to follow it, an evicted table must go back to the
+	 * kernel.  glibc serves large blocks from its heaps once one was freed
+	 * (its mmap threshold rises to the size freed, up to 32 MiB), where
+	 * freed tables stay resident and fragment; a fixed threshold keeps
+	 * every block of 1 MiB or more a mapping of its own (ADR 0020). */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	s->mem = enav_tenant_mem_new(cfg->tenant_memory_bytes);
 	sc.mem = s->mem;
 	s->sym = s->mem ? enav_symbolizer_new(&sc) : NULL;
