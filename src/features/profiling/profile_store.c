@@ -1085,6 +1085,7 @@ void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promte
 	    {"elf_hit", st.elf_hits},
 	    {"elf_eviction", st.elf_evictions},
 	    {"elf_truncated", st.elf_truncated},
+	    {"elf_load_deferred", st.elf_deferred},
 	    {"perf_map_load", st.perf_map_loads},
 	    {"debug_file", st.debug_files},
 	    {"frame_resolved", st.resolved},

@@ -63,6 +63,11 @@
 #define PERF_MAP_LINE_BYTES 1024ull /* bytes read per allowed entry */
 #define PERF_MAP_WALK	    64u
 #define REFRESH_NS	    1000000000ull /* snapshot refresh / perf map check */
+/* ELF loading may take a quarter of the time, in bursts of up to 2 s: a
+ * tenant whose libraries' tables outgrow the budget makes every lookup a
+ * reload, and the caller (a profile build, /metrics) waits on our lock. */
+#define LOAD_SHARE_DIV 4
+#define LOAD_BURST_NS  2000000000ll
 
 /* ---- exact-capacity LRU: hash chains + recency list ------------------------------ */
 
@@ -252,6 +257,8 @@ struct enav_symbolizer {
 	int self_root;	 /* O_PATH of "/": our own view, for perf and debug files */
 	struct enav_tenant_mem *mem;
 	bool own_mem;
+	int64_t load_tokens_ns; /* loading time left (LOAD_SHARE_DIV) */
+	uint64_t load_refill_ns;
 	uint32_t max_maps, max_syms, max_perf;
 	struct lru procs, elfs;
 	struct kernel_table k;
@@ -719,6 +726,22 @@ static void cache_elf(struct enav_symbolizer *s, struct elf_entry *e, uint64_t k
 	s->st.elf_loads++;
 }
 
+/* Whether the loading time budget allows a load now (refilled with a
+ * LOAD_SHARE_DIV-th of the time passed, up to LOAD_BURST_NS). */
+static bool load_allowed(struct enav_symbolizer *s, uint64_t now)
+{
+	uint64_t dt = now - s->load_refill_ns;
+
+	s->load_refill_ns = now;
+	if (dt / LOAD_SHARE_DIV >= (uint64_t)LOAD_BURST_NS)
+		s->load_tokens_ns = LOAD_BURST_NS;
+	else
+		s->load_tokens_ns += (int64_t)(dt / LOAD_SHARE_DIV);
+	if (s->load_tokens_ns > LOAD_BURST_NS)
+		s->load_tokens_ns = LOAD_BURST_NS;
+	return s->load_tokens_ns > 0;
+}
+
 static struct elf_entry *map_elf(struct enav_symbolizer *s, uint32_t pid, const struct proc *p,
 				 struct umap *m)
 {
@@ -732,6 +755,13 @@ static struct elf_entry *map_elf(struct enav_symbolizer *s, uint32_t pid, const 
 		lru_touch(&s->elfs, &e->node);
 		s->st.elf_hits++;
 		return e;
+	}
+	/* Over the loading time budget: left unresolved now (the mapping's
+	 * state unchanged), loaded by a later lookup. */
+	uint64_t t0 = enav_clock_mono_ns();
+	if (!load_allowed(s, t0)) {
+		s->st.elf_deferred++;
+		return NULL;
 	}
 	struct enav_elf *h = open_elf(s, pid, p, m, &fd, &st);
 	if (!h) {
@@ -766,6 +796,7 @@ static struct elf_entry *map_elf(struct enav_symbolizer *s, uint32_t pid, const 
 	}
 	enav_elf_close(h);
 	close(fd);
+	s->load_tokens_ns -= (int64_t)(enav_clock_mono_ns() - t0);
 	if (!e) {
 		m->elf_state = ELF_FAILED;
 		s->st.elf_failures++;
@@ -1146,6 +1177,8 @@ struct enav_symbolizer *enav_symbolizer_new(const struct enav_symbolizer_config 
 		return NULL;
 	s->kallsyms_fd = -1;
 	s->self_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	s->load_tokens_ns = LOAD_BURST_NS;
+	s->load_refill_ns = enav_clock_mono_ns();
 	s->mem = c.mem;
 	if (!s->mem) {
 		s->mem = enav_tenant_mem_new(0);

@@ -50,6 +50,7 @@ struct enav_frame {
 struct enav_symbolizer_stats {
 	uint64_t snapshots, snapshot_failures, process_evictions;
 	uint64_t elf_loads, elf_failures, elf_hits, elf_evictions, elf_truncated;
+	uint64_t elf_deferred; /* loads put off: the loading time budget was spent */
 	uint64_t perf_map_loads;
 	uint64_t debug_files;	       /* ELF loads whose symbols came from a separate debug file */
 	uint64_t resolved, unresolved; /* frames */
