@@ -31,11 +31,11 @@
 #include "features/profiling/tenant_memory.h"
 
 #define MAX_NOTE_BYTES (64u << 10) /* one PT_NOTE / SHT_NOTE read */
-/* A section read into memory, and the symbols and names kept of one file,
- * are bounded by the handle's file_cap (enav_elf_set_file_cap; by default the
- * default budget's per-file share, tenant_memory.h).  One name keeps at most
- * ENAV_TENANT_NAME_MAX bytes: every symbol of a hostile file may point at the
- * same long string, so the bytes kept are counted per symbol, not per string. */
+/* The symbols and names kept of one file are bounded by the handle's
+ * file_cap, a section read into memory by its section_cap
+ * (enav_elf_set_file_cap; by default the default budget's, tenant_memory.h).  One name keeps at
+ * most ENAV_TENANT_NAME_MAX bytes: every symbol of a hostile file may point at the same long
+ * string, so the bytes kept are counted per symbol, not per string. */
 #define MAX_NAME_LEN	ENAV_TENANT_NAME_MAX
 #define NAME_CUT_MARK	"..."	    /* ends a name cut at MAX_NAME_LEN */
 #define MAX_SHNUM	(1u << 20)  /* sections (extended numbering) */
@@ -47,13 +47,15 @@ struct enav_elf {
 	Elf *elf;
 	uint64_t file_size;
 	size_t shnum;
-	uint64_t file_cap; /* bytes one section or one loaded table may take */
-	bool over_cap;	   /* something was left unread or unkept for file_cap */
+	uint64_t file_cap;    /* bytes one loaded table (symbols + names) may keep */
+	uint64_t section_cap; /* bytes of one section read (for as long as e is open) */
+	bool over_cap;	      /* something was left unread or unkept for a cap */
 };
 
 void enav_elf_set_file_cap(struct enav_elf *e, uint64_t cap)
 {
 	e->file_cap = cap;
+	e->section_cap = cap * ENAV_TENANT_SECTION_MUL;
 }
 
 bool enav_elf_over_cap(const struct enav_elf *e)
@@ -175,7 +177,7 @@ static struct enav_elf *wrap(Elf *elf, uint64_t file_size)
 	e->elf = elf;
 	e->file_size = file_size;
 	e->shnum = shnum;
-	e->file_cap = ENAV_TENANT_MEM_DEFAULT / ENAV_TENANT_MEM_FILE_DIV;
+	enav_elf_set_file_cap(e, ENAV_TENANT_MEM_DEFAULT / ENAV_TENANT_MEM_FILE_DIV);
 	return e;
 }
 
@@ -433,7 +435,7 @@ static Elf_Data *section_data(struct enav_elf *e, Elf_Scn *scn, const GElf_Shdr 
 	if (sh->sh_type == SHT_NOBITS || sh->sh_size == 0 ||
 	    !range_ok(sh->sh_offset, sh->sh_size, e->file_size))
 		return NULL;
-	if (sh->sh_size > e->file_cap) {
+	if (sh->sh_size > e->section_cap) {
 		e->over_cap = true;
 		return NULL;
 	}
@@ -525,7 +527,7 @@ static int read_gopclntab(struct enav_elf *e, struct loader *l)
 	struct enav_elf_symtab *t = l->t;
 	uint32_t before = t->n_syms;
 
-	if (enav_elf_gopclntab(e, e->file_cap, &g) != 0)
+	if (enav_elf_gopclntab(e, e->section_cap, &g) != 0)
 		return 0;
 	/* Names may be shared or unterminated in a hostile table: the bytes
 	 * looked at stay within a few times the section. */
@@ -754,7 +756,7 @@ int enav_elf_section(struct enav_elf *e, const char *name, size_t max_bytes, con
 		*sec_vaddr = sh.sh_addr;
 		if (sh.sh_size > max_bytes)
 			return -E2BIG;
-		if (sh.sh_size > e->file_cap) {
+		if (sh.sh_size > e->section_cap) {
 			e->over_cap = true;
 			return -E2BIG;
 		}

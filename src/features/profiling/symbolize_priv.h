@@ -69,8 +69,9 @@ struct enav_elf *enav_elf_open_fd(int fd);
  * pass a private copy: libelf treats it as its own mapping. */
 struct enav_elf *enav_elf_open_mem(const void *buf, size_t len);
 void enav_elf_close(struct enav_elf *e);
-/* The bytes one section read, or one loaded table, may take (the tenant
- * memory budget's per-file share); a handle starts with the default's. */
+/* The bytes one loaded table may keep (the tenant memory budget's per-file
+ * share), and so one section read, ENAV_TENANT_SECTION_MUL times that; a
+ * handle starts with the default budget's share. */
 void enav_elf_set_file_cap(struct enav_elf *e, uint64_t cap);
 /* Whether something of e was left unread or unkept for that cap. */
 bool enav_elf_over_cap(const struct enav_elf *e);

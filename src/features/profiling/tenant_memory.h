@@ -9,8 +9,9 @@
  *  - cap_bytes: what the symbolizer's caches may hold in all; the caches
  *    charge the bytes they keep and evict least recently used entries to
  *    stay under it;
- *  - file_cap: one file's share (cap / 8): a section larger than it is not
- *    read, and a table that would grow past it is refused;
+ *  - file_cap: one file's share (cap / 8): a table that would grow past it
+ *    is refused; a section read while parsing (freed after) may take
+ *    ENAV_TENANT_SECTION_MUL shares (cap / 2), no more;
  *  - refusals are remembered by the file's identity (dev, ino, mtime, size),
  *    so a file refused once is not parsed again each time a process maps it.
  *    The same memory keeps the CRC of .gnu_debuglink targets.
@@ -30,9 +31,13 @@
 #define ENAV_TENANT_MEM_MIN	 (8ull << 20)
 #define ENAV_TENANT_MEM_MAX	 (4096ull << 20)
 #define ENAV_TENANT_MEM_FILE_DIV 8u
-#define ENAV_TENANT_NAME_MAX	 1024u			/* bytes of one symbol name kept */
-#define ENAV_TENANT_MEMO_SLOTS	 4096u			/* identities remembered */
-#define ENAV_TENANT_READ_NS	 (2ull * 1000000000ull) /* one file's read time budget */
+/* One section read while a file is parsed (freed with it) may take this many
+ * file shares: a large Go binary's .gopclntab (tens of MB) is read whole to
+ * name and unwind its functions, while the table kept stays within a share. */
+#define ENAV_TENANT_SECTION_MUL 4u
+#define ENAV_TENANT_NAME_MAX	1024u		       /* bytes of one symbol name kept */
+#define ENAV_TENANT_MEMO_SLOTS	4096u		       /* identities remembered */
+#define ENAV_TENANT_READ_NS	(2ull * 1000000000ull) /* one file's read time budget */
 
 /* Why a file was refused (enav_profile_files_refused_total{reason}). */
 enum enav_tmem_reason {
