@@ -29,6 +29,29 @@ int enav_open_map_file(const char *proc_root, uint32_t pid, uint64_t start, uint
 		       const char *path, uint64_t dev, uint64_t inode,
 		       enum enav_tenant_refusal *why);
 
+/* ---- separate debug files (symbolize_debug.c) --------------------------- */
+
+struct enav_elf;
+struct enav_elf_symtab;
+struct enav_tenant_mem;
+struct enav_debug_files {
+	const char *proc_root; /* "/proc" */
+	const char *debug_dir; /* "" = none */
+	int self_root;	       /* O_PATH of our own "/" */
+	struct enav_tenant_mem *mem;
+	uint32_t max_syms;
+};
+/*
+ * The symbols of the debug file of the binary h (mapped by pid at path bin),
+ * looked for as <debug_dir>/.build-id/xx/rest.debug by build id, then
+ * through its .gnu_debuglink in the binary's directory and its .debug/
+ * subdirectory (inside the process's root) and in <debug_dir>/<binary's
+ * directory>/, into t.  True when t now holds them.
+ */
+bool enav_debug_symbols_load(const struct enav_debug_files *d, uint32_t pid, const char *bin,
+			     struct enav_elf *h, const uint8_t *bid, size_t bid_len,
+			     struct enav_elf_symtab *t);
+
 /* ---- ELF symbol tables (elf_symtab.c) ------------------------------------ */
 
 #define ENAV_ELF_BUILD_ID_MAX 64 /* bytes of an NT_GNU_BUILD_ID descriptor kept */
