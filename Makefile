@@ -188,6 +188,8 @@ $(BUILD)/helpers/%: tests/integration/helpers/%.c
 # Helpers that drive a real client library link it (libmariadb-dev: binary
 # prepared statements for tests/integration/test_l7_sql.sh).
 HELPER_LIBS_mariadb_stmt := -lmariadb
+# The tenant of hostile/profile_memory.sh maps crafted libraries.
+HELPER_LIBS_dlopen_burn := -ldl
 # The native-unwinding workload is built like a distribution binary, without
 # frame pointers (the later flag wins): tests/integration/test_unwind.sh.
 HELPER_CFLAGS_unwind_nofp := -fomit-frame-pointer

@@ -198,6 +198,7 @@ const struct field schema[] = {
     U32("profiling.max_pending_waits", profiling.max_pending_waits, 256, 1048576, 16384),
     U32("profiling.max_processes", profiling.max_processes, 64, 1048576, 4096),
     U32("profiling.max_elf_files", profiling.max_elf_files, 4, 65536, 256),
+    U32("profiling.tenant_memory_mb", profiling.tenant_memory_mb, 8, 4096, 128),
     MAP("profiling.unwind"),
     BOOL("profiling.unwind.eh_frame", profiling.unwind_eh_frame, true),
     U32("profiling.unwind.max_rows", profiling.unwind_max_rows, 4096, 16777216, 1048576),

@@ -277,6 +277,7 @@ struct enav_config {
 		uint32_t max_pending_waits; /* profiling.max_pending_waits: 256..1048576 (16384) */
 		uint32_t max_processes; /* profiling.max_processes: 64..1048576 (4096) snapshots */
 		uint32_t max_elf_files; /* profiling.max_elf_files: 4..65536 (256) symbol tables */
+		uint32_t tenant_memory_mb; /* profiling.tenant_memory_mb: 8..4096 (128) ADR 0020 */
 		char spool_dir[ENAV_CONFIG_PATH_MAX]; /* profiling.spool.dir: "" = no spool ("") */
 		uint32_t spool_max_mb;		      /* profiling.spool.max_mb: 1..1048576 (256) */
 		uint32_t spool_max_age_s; /* profiling.spool.max_age_s: 60..31536000 (86400) */

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -550,6 +551,13 @@ static void build_fake_proc_of(char *proc_root, size_t cap, int pid, const char 
 
 	self_maps_line(fn, line, sizeof(line));
 	assert_int_equal(enav_maps_parse_line(line, strlen(line), &ml), 0);
+	/* The maps line names the file in the fake root: the symbolizer opens
+	 * only the inode (and device) a maps line names. */
+	struct stat cst;
+	assert_int_equal(stat(path, &cst), 0);
+	ml.inode = (uint64_t)cst.st_ino;
+	ml.dev_major = major(cst.st_dev);
+	ml.dev_minor = minor(cst.st_dev);
 	snprintf(maps, sizeof(maps),
 		 "100000-101000 r-xp 00000000 00:00 0 \n"
 		 "200000-201000 r-xp 00000000 00:00 0                  [vdso]\n"

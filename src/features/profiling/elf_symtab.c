@@ -28,21 +28,40 @@
 #include <unistd.h>
 
 #include "features/profiling/gopclntab.h"
+#include "features/profiling/tenant_memory.h"
 
-#define MAX_NOTE_BYTES	  (64u << 10)  /* one PT_NOTE / SHT_NOTE read */
-#define MAX_SECTION_BYTES (1ull << 30) /* a .symtab or its string table */
-#define MAX_NAME_BYTES	  (128u << 20) /* name bytes kept per file */
-#define MAX_NAME_LEN	  (16u << 10)  /* one symbol name */
-#define MAX_SHNUM	  (1u << 20)   /* sections (extended numbering) */
-#define MAX_PHNUM	  4096u	       /* program headers scanned */
-#define MAX_SHSTR_BYTES	  (16u << 20)  /* section name table read for .gnu_debuglink */
-#define MAX_DEBUGLINK	  4096u	       /* a .gnu_debuglink section */
+#define MAX_NOTE_BYTES (64u << 10) /* one PT_NOTE / SHT_NOTE read */
+/* The symbols and names kept of one file are bounded by the handle's
+ * file_cap, a section read into memory by its section_cap
+ * (enav_elf_set_file_cap; by default the default budget's, tenant_memory.h).  One name keeps at
+ * most ENAV_TENANT_NAME_MAX bytes: every symbol of a hostile file may point at the same long
+ * string, so the bytes kept are counted per symbol, not per string. */
+#define MAX_NAME_LEN	ENAV_TENANT_NAME_MAX
+#define NAME_CUT_MARK	"..."	    /* ends a name cut at MAX_NAME_LEN */
+#define MAX_SHNUM	(1u << 20)  /* sections (extended numbering) */
+#define MAX_PHNUM	4096u	    /* program headers scanned */
+#define MAX_SHSTR_BYTES (16u << 20) /* section name table read for .gnu_debuglink */
+#define MAX_DEBUGLINK	4096u	    /* a .gnu_debuglink section */
 
 struct enav_elf {
 	Elf *elf;
 	uint64_t file_size;
 	size_t shnum;
+	uint64_t file_cap;    /* bytes one loaded table (symbols + names) may keep */
+	uint64_t section_cap; /* bytes of one section read (for as long as e is open) */
+	bool over_cap;	      /* something was left unread or unkept for a cap */
 };
+
+void enav_elf_set_file_cap(struct enav_elf *e, uint64_t cap)
+{
+	e->file_cap = cap;
+	e->section_cap = cap * ENAV_TENANT_SECTION_MUL;
+}
+
+bool enav_elf_over_cap(const struct enav_elf *e)
+{
+	return e->over_cap;
+}
 
 static bool libelf_ready(void)
 {
@@ -158,6 +177,7 @@ static struct enav_elf *wrap(Elf *elf, uint64_t file_size)
 	e->elf = elf;
 	e->file_size = file_size;
 	e->shnum = shnum;
+	enav_elf_set_file_cap(e, ENAV_TENANT_MEM_DEFAULT / ENAV_TENANT_MEM_FILE_DIV);
 	return e;
 }
 
@@ -268,24 +288,42 @@ size_t enav_elf_build_id(struct enav_elf *e, uint8_t *out, size_t cap)
 /* ---- loading -------------------------------------------------------------------- */
 
 struct loader {
+	struct enav_elf *e;
 	struct enav_elf_symtab *t;
 	size_t names_cap;
 	uint32_t syms_cap, max_syms;
 	bool debug; /* a separate debug file: its sections are all NOBITS */
 };
 
+/* Bytes the table of l keeps with one more symbol of a name of len bytes
+ * fit the file's cap; else the file is over it. */
+static bool table_fits_cap(struct loader *l, size_t len)
+{
+	struct enav_elf_symtab *t = l->t;
+	uint64_t kept = (uint64_t)t->names_len + (uint64_t)(t->n_syms + 1) * sizeof(*t->syms);
+
+	if (len + 1 > UINT32_MAX - t->names_len || kept + len + 1 > l->e->file_cap) {
+		t->over_cap = l->e->over_cap = true;
+		return false;
+	}
+	return true;
+}
+
 static bool push_name(struct loader *l, const char *name, size_t len, uint32_t *off)
 {
 	struct enav_elf_symtab *t = l->t;
+	bool cut = len > MAX_NAME_LEN;
 
-	if (len + 1 > MAX_NAME_BYTES - t->names_len)
+	if (cut)
+		len = MAX_NAME_LEN;
+	if (!table_fits_cap(l, len))
 		return false;
 	if (t->names_len + len + 1 > l->names_cap) {
 		size_t cap = l->names_cap ? l->names_cap : 4096;
 		while (cap < t->names_len + len + 1)
 			cap *= 2;
-		if (cap > MAX_NAME_BYTES)
-			cap = MAX_NAME_BYTES;
+		if (cap > l->e->file_cap) /* table_fits_cap: what is kept fits it */
+			cap = (size_t)l->e->file_cap;
 		char *p = realloc(t->names, cap);
 		if (!p)
 			return false;
@@ -293,6 +331,9 @@ static bool push_name(struct loader *l, const char *name, size_t len, uint32_t *
 		l->names_cap = cap;
 	}
 	memcpy(t->names + t->names_len, name, len);
+	if (cut) /* a reader sees the name was cut, not a shorter real name */
+		memcpy(t->names + t->names_len + len - (sizeof(NAME_CUT_MARK) - 1), NAME_CUT_MARK,
+		       sizeof(NAME_CUT_MARK) - 1);
 	t->names[t->names_len + len] = '\0';
 	*off = (uint32_t)t->names_len;
 	t->names_len += len + 1;
@@ -391,9 +432,13 @@ static Elf_Scn *find_symtab(struct enav_elf *e, Elf64_Word type, GElf_Shdr *sh)
 /* A section's data after checking its header against the file. */
 static Elf_Data *section_data(struct enav_elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
 {
-	if (sh->sh_type == SHT_NOBITS || sh->sh_size == 0 || sh->sh_size > MAX_SECTION_BYTES ||
+	if (sh->sh_type == SHT_NOBITS || sh->sh_size == 0 ||
 	    !range_ok(sh->sh_offset, sh->sh_size, e->file_size))
 		return NULL;
+	if (sh->sh_size > e->section_cap) {
+		e->over_cap = true;
+		return NULL;
+	}
 	Elf_Data *d = elf_getdata(scn, NULL);
 	if (!d || !d->d_buf || d->d_size == 0 || d->d_size > sh->sh_size)
 		return NULL;
@@ -444,9 +489,15 @@ static int read_symbols(struct enav_elf *e, struct loader *l, Elf_Scn *scn, cons
 		if (type != STT_FUNC && !(type == STT_NOTYPE && sym.st_size > 0 &&
 					  executable_section(e, sym.st_shndx, l->debug)))
 			continue;
+		/* Scan no further than a kept name: every symbol may share one
+		 * long string, and scanning it whole for each is a tenant's CPU. */
 		const char *name = strtab + sym.st_name;
-		const char *nul = memchr(name, '\0', strsize - sym.st_name);
-		if (!nul || nul == name || (size_t)(nul - name) > MAX_NAME_LEN)
+		size_t room = strsize - sym.st_name,
+		       scan = room < MAX_NAME_LEN + 1 ? room : MAX_NAME_LEN + 1;
+		const char *nul = memchr(name, '\0', scan);
+		if (!nul && scan == MAX_NAME_LEN + 1)
+			nul = name + scan; /* longer than kept: push_name cuts it */
+		if (!nul || nul == name)
 			continue;
 		if (sym.st_value + sym.st_size < sym.st_value)
 			continue;
@@ -476,7 +527,7 @@ static int read_gopclntab(struct enav_elf *e, struct loader *l)
 	struct enav_elf_symtab *t = l->t;
 	uint32_t before = t->n_syms;
 
-	if (enav_elf_gopclntab(e, MAX_SECTION_BYTES, &g) != 0)
+	if (enav_elf_gopclntab(e, e->section_cap, &g) != 0)
 		return 0;
 	/* Names may be shared or unterminated in a hostile table: the bytes
 	 * looked at stay within a few times the section. */
@@ -544,16 +595,20 @@ static void finish_symbols(struct enav_elf_symtab *t)
 			cover = s->value + s->size;
 		s->cover_end = cover;
 	}
-	/* Give back the slack of the growth by doubling. */
+	/* Give back the slack of the growth by doubling: the budget charges
+	 * what is kept (enav_elf_symtab_bytes). */
 	struct enav_elf_sym *p = realloc(t->syms, (size_t)n * sizeof(*p));
 	if (p)
 		t->syms = p;
+	char *q = t->names_len ? realloc(t->names, t->names_len) : NULL;
+	if (q)
+		t->names = q;
 }
 
 int enav_elf_load(struct enav_elf *e, uint32_t max_syms, struct enav_elf_symtab **out)
 {
 	struct enav_elf_symtab *t = calloc(1, sizeof(*t));
-	struct loader l = {.t = t, .max_syms = max_syms};
+	struct loader l = {.e = e, .t = t, .max_syms = max_syms};
 	uint8_t bid[ENAV_ELF_BUILD_ID_MAX];
 	int rc;
 
@@ -597,7 +652,7 @@ int enav_elf_load_debug(struct enav_elf *dbg, const uint8_t *bid, size_t bid_len
 	struct enav_elf_symtab *d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	struct loader l = {.t = d, .max_syms = max_syms, .debug = true};
+	struct loader l = {.e = dbg, .t = d, .max_syms = max_syms, .debug = true};
 	int rc = read_symbols(dbg, &l, scn, &sh);
 	if (rc == 0)
 		finish_symbols(d);
@@ -612,6 +667,7 @@ int enav_elf_load_debug(struct enav_elf *dbg, const uint8_t *bid, size_t bid_len
 	t->names = d->names;
 	t->names_len = d->names_len;
 	t->truncated = d->truncated;
+	t->over_cap = d->over_cap;
 	t->from_dynsym = false;
 	t->from_gopclntab = false;
 	t->from_debug = true;
@@ -700,6 +756,10 @@ int enav_elf_section(struct enav_elf *e, const char *name, size_t max_bytes, con
 		*sec_vaddr = sh.sh_addr;
 		if (sh.sh_size > max_bytes)
 			return -E2BIG;
+		if (sh.sh_size > e->section_cap) {
+			e->over_cap = true;
+			return -E2BIG;
+		}
 		if (!range_ok(sh.sh_offset, sh.sh_size, e->file_size) ||
 		    !(d = section_data(e, scn, &sh)) || d->d_size != sh.sh_size)
 			return -EINVAL;
@@ -746,6 +806,11 @@ int enav_elf_eh_frame(struct enav_elf *e, size_t max_bytes, uint8_t **buf, size_
 	}
 	memcpy(*buf, d, *len);
 	return 0;
+}
+
+uint64_t enav_elf_symtab_bytes(const struct enav_elf_symtab *t)
+{
+	return t ? sizeof(*t) + (uint64_t)t->n_syms * sizeof(*t->syms) + t->names_len : 0;
 }
 
 void enav_elf_symtab_free(struct enav_elf_symtab *t)

@@ -23,6 +23,7 @@
  */
 #include "features/profiling/go_buildinfo.h"
 #include "platform/parse.h"
+#include "platform/tenant_file.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -1085,6 +1086,23 @@ int enav_go_buildinfo_read_file(const char *path, struct enav_go_buildinfo *out,
 		rc = -errno;
 		return fail(err, errlen, rc, "%s", strerror(-rc));
 	}
+	rc = enav_go_buildinfo_read_fd(fd, out, err, errlen);
+	close(fd);
+	return rc;
+}
+
+int enav_go_buildinfo_read_exe(uint32_t pid, struct enav_go_buildinfo *out, char *err,
+			       size_t errlen)
+{
+	enum enav_tenant_refusal why;
+	struct stat st;
+	int fd = enav_tenant_open_exe("/proc", pid, &st, &why);
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (fd < 0)
+		return fail(err, errlen, -ENOENT, "executable refused (%s)",
+			    enav_tenant_refusal_name(why));
 	rc = enav_go_buildinfo_read_fd(fd, out, err, errlen);
 	close(fd);
 	return rc;

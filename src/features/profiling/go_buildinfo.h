@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define ENAV_GO_BUILDINFO_MAX_MODINFO  (1u << 20) /* bytes of modinfo text accepted */
@@ -57,6 +58,11 @@ struct enav_go_buildinfo {
 int enav_go_buildinfo_read_file(const char *path, struct enav_go_buildinfo *out, char *err,
 				size_t errlen);
 int enav_go_buildinfo_read_fd(int fd, struct enav_go_buildinfo *out, char *err, size_t errlen);
+/* The executable of a (tenant's) process pid, opened through
+ * platform/tenant_file.c (/proc/PID/exe, a regular file, not FUSE,
+ * non-blocking); the errors of enav_go_buildinfo_read_file. */
+int enav_go_buildinfo_read_exe(uint32_t pid, struct enav_go_buildinfo *out, char *err,
+			       size_t errlen);
 /* Parse modinfo text (the sentinels already stripped, or present: both
  * accepted).  Exposed for tests and the fuzzer.  go_version is set to "". */
 int enav_go_buildinfo_parse_modinfo(const char *text, size_t len, struct enav_go_buildinfo *out,

@@ -59,7 +59,7 @@
 #include "features/profiling/gopclntab.h"
 #include "features/profiling/symbolize_priv.h"
 
-#define GOPCLNTAB_MAX_BYTES (256u << 20)
+#define GOPCLNTAB_MAX_BYTES SIZE_MAX /* the ELF handle's file cap bounds it */
 #define MAX_SP_DELTA	    (1 << 24) /* a frame of 16 MiB: Go's stacks grow to 1 GiB, frames do not */
 #define MAX_EMPTY_STEPS	    64	      /* zero-length ranges one function may hold */
 

@@ -187,9 +187,8 @@ static size_t read_listeners(struct enav_listen_socket *out, size_t cap)
 
 static bool is_go_binary(uint32_t pid, struct enav_go_buildinfo *bi)
 {
-	char path[64], err[160];
-	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
-	return enav_go_buildinfo_read_file(path, bi, err, sizeof(err)) == 0;
+	char err[160];
+	return enav_go_buildinfo_read_exe(pid, bi, err, sizeof(err)) == 0;
 }
 
 static void read_comm(uint32_t pid, char *out, size_t cap)
@@ -339,9 +338,8 @@ static void discover(struct enav_pprof_pull *p)
 			if (go && !find_target(p, url, (uint32_t)pid) && serves_pprof(url)) {
 				struct enav_go_buildinfo copy;
 				char err[160];
-				char exe[64];
-				snprintf(exe, sizeof(exe), "/proc/%lu/exe", pid);
-				if (enav_go_buildinfo_read_file(exe, &copy, err, sizeof(err)) == 0)
+				if (enav_go_buildinfo_read_exe((uint32_t)pid, &copy, err,
+							       sizeof(err)) == 0)
 					note_target(p, url, (uint32_t)pid, true, &copy);
 			} else if (go) {
 				struct target *t = find_target(p, url, (uint32_t)pid);

@@ -489,6 +489,7 @@ static int start_unwinder(struct profile_source *src, char *err, size_t errlen)
 	    .max_binary_rows = cfg->profiling.unwind_max_binary_rows,
 	    .max_processes = cfg->profiling.unwind_max_processes,
 	    .max_binaries = cfg->profiling.unwind_max_binaries,
+	    .mem = enav_profile_store_tenant_mem(src->store),
 	};
 	src->unwind = enav_unwind_tables_new(&uc, rows, map_fd(src, "enav_unwind_procs"));
 	if (!src->unwind) {
@@ -533,6 +534,7 @@ static int profile_start(struct enav_host *a, void **state, char *err, size_t er
 	    .n_allow = cfg->profiling.filter_allow.n,
 	    .max_processes = cfg->profiling.max_processes,
 	    .max_elf_files = cfg->profiling.max_elf_files,
+	    .tenant_memory_bytes = (uint64_t)cfg->profiling.tenant_memory_mb << 20,
 	};
 	src->store = enav_profile_store_new(&sc);
 	if (!src->store) {

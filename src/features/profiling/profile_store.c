@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "features/profiling/go_buildinfo.h"
 #include "features/profiling/pprof_filter.h"
 #include "features/profiling/symbolize.h"
+#include "features/profiling/tenant_memory.h"
 #include "features/profiling/flamegraph.h"
 
 #define MAX_FRAMES 256 /* kernel + user, both capped at 127 by the stack map */
@@ -48,6 +50,7 @@ struct enav_profile_store {
 	char cgroup2_mount[256];
 	int cgroup2_fd;
 	struct enav_symbolizer *sym;
+	struct enav_tenant_mem *mem;  /* shared with the unwind tables */
 	struct enav_bcache tasks;     /* (exec_gen << 32 | tgid) -> comm */
 	struct enav_bcache snap_gens; /* tgid -> 1 + exec_gen of its mapping snapshot */
 	struct enav_bcache owners;    /* executable (dev, inode) -> struct owner_entry */
@@ -184,7 +187,16 @@ struct enav_profile_store *enav_profile_store_new(const struct enav_profile_stor
 					    .perf_map_dir = "/tmp",
 					    .max_processes = cfg->max_processes,
 					    .max_elf_files = cfg->max_elf_files};
-	s->sym = enav_symbolizer_new(&sc);
+	/* The tenant memory budget counts the bytes tables keep; for the
+	 * process's RSS to follow it, an evicted table must go back to the
+	 * kernel.  glibc serves large blocks from its heaps once one was freed
+	 * (its mmap threshold rises to the size freed, up to 32 MiB), where
+	 * freed tables stay resident and fragment; a fixed threshold keeps
+	 * every block of 1 MiB or more a mapping of its own (ADR 0020). */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+	s->mem = enav_tenant_mem_new(cfg->tenant_memory_bytes);
+	sc.mem = s->mem;
+	s->sym = s->mem ? enav_symbolizer_new(&sc) : NULL;
 	if (!s->sym ||
 	    enav_bcache_init(&s->tasks, cfg->max_processes ? cfg->max_processes : 4096, free) ||
 	    enav_bcache_init(&s->snap_gens, cfg->max_processes ? cfg->max_processes : 4096, NULL) ||
@@ -208,6 +220,7 @@ void enav_profile_store_free(struct enav_profile_store *s)
 	}
 	if (s->sym)
 		enav_symbolizer_free(s->sym);
+	enav_tenant_mem_free(s->mem);
 	enav_bcache_destroy(&s->tasks);
 	enav_bcache_destroy(&s->snap_gens);
 	enav_bcache_destroy(&s->owners);
@@ -285,7 +298,7 @@ static uint64_t note_executable(struct enav_profile_store *s, uint32_t tgid)
 	if (!o)
 		return 0;
 	char err[160];
-	if (enav_go_buildinfo_read_file(path, &o->bi, err, sizeof(err)) == 0) {
+	if (enav_go_buildinfo_read_exe(tgid, &o->bi, err, sizeof(err)) == 0) {
 		o->go = true;
 		if (enav_code_owner_from_buildinfo(&o->owner, &o->bi, s->allow_only.allow,
 						   s->allow_only.n_allow, &o->storage) != 0) {
@@ -1010,6 +1023,11 @@ out:
 	free(comms);
 }
 
+struct enav_tenant_mem *enav_profile_store_tenant_mem(struct enav_profile_store *s)
+{
+	return s->mem;
+}
+
 void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promtext *p)
 {
 	struct enav_symbolizer_stats st;
@@ -1067,6 +1085,7 @@ void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promte
 	    {"elf_hit", st.elf_hits},
 	    {"elf_eviction", st.elf_evictions},
 	    {"elf_truncated", st.elf_truncated},
+	    {"elf_load_deferred", st.elf_deferred},
 	    {"perf_map_load", st.perf_map_loads},
 	    {"debug_file", st.debug_files},
 	    {"frame_resolved", st.resolved},
@@ -1076,6 +1095,7 @@ void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promte
 		const char *l[] = {"event", ev[i].name};
 		enav_promtext_sample_u64(p, "enav_symbolizer_events_total", l, 1, ev[i].v);
 	}
+	enav_tenant_mem_metrics(s->mem, p);
 	enav_promtext_family(p, "enav_symbolizer_cache_entries", "gauge",
 			     "Entries in the symbolizer's bounded caches.");
 	const char *lp[] = {"cache", "process_snapshots"};

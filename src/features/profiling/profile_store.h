@@ -63,6 +63,7 @@ struct enav_profile_store_config {
 	uint64_t max_stored_bytes;  /* records + frames over all kept batches, 0 = no cap */
 	uint32_t max_processes;
 	uint32_t max_elf_files;
+	uint64_t tenant_memory_bytes; /* 0 = the default budget (tenant_memory.h) */
 	/* Module path prefixes that are the operator's own code, on top of what
 	 * each Go binary's build info says (profiling.filter.allow). */
 	const char *const *allow;
@@ -117,6 +118,10 @@ const char *enav_profile_kind_name(enum enav_profile_kind k);
 
 struct enav_promtext;
 void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promtext *p);
+/* The tenant memory budget the store's symbolizer charges, for the other
+ * users of tenant binaries (the unwind tables); lives as long as the store. */
+struct enav_tenant_mem;
+struct enav_tenant_mem *enav_profile_store_tenant_mem(struct enav_profile_store *s);
 
 /* The store's reading side, as published to the host. */
 extern const struct enav_profile_service enav_profile_store_service;

@@ -20,7 +20,7 @@
  *  - ELF files are cached by build id, or by dev+inode+mtime+size without
  *    one, in an exact-capacity LRU; processes likewise by pid.
  *  - A file without .symtab (distribution libraries) takes the .symtab of its
- *    separate debug file when one is found (load_debug_symbols): by build id
+ *    separate debug file when one is found (symbolize_debug.c): by build id
  *    under debug_dir, verified to carry the same build id, else through
  *    .gnu_debuglink, verified by CRC32 (and build id when the binary has
  *    one).  Its symbols replace the binary's .dynsym in the same cache entry;
@@ -33,18 +33,18 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <linux/openat2.h>
+#include <sys/sysmacros.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "platform/clock.h"
 #include "platform/log.h"
+#include "platform/tenant_file.h"
 #include "features/profiling/symbolize_priv.h"
+#include "features/profiling/tenant_memory.h"
 
 #define DEF_MAX_PROCESSES    4096u
 #define DEF_MAX_MAPS	     4096u
@@ -62,7 +62,11 @@
 #define PERF_MAP_LINE_BYTES 1024ull /* bytes read per allowed entry */
 #define PERF_MAP_WALK	    64u
 #define REFRESH_NS	    1000000000ull /* snapshot refresh / perf map check */
-#define DEBUGLINK_MAX_BYTES (1ull << 30)  /* a .gnu_debuglink target checksummed */
+/* ELF loading may take a quarter of the time, in bursts of up to 2 s: a
+ * tenant whose libraries' tables outgrow the budget makes every lookup a
+ * reload, and the caller (a profile build, /metrics) waits on our lock. */
+#define LOAD_SHARE_DIV 4
+#define LOAD_BURST_NS  2000000000ll
 
 /* ---- exact-capacity LRU: hash chains + recency list ------------------------------ */
 
@@ -180,6 +184,7 @@ enum { ELF_UNKNOWN, ELF_KNOWN, ELF_FAILED };
 
 struct umap {
 	uint64_t start, end, offset, inode;
+	uint64_t dev;	  /* makedev of the maps line's major:minor */
 	uint64_t elf_key; /* valid when elf_state == ELF_KNOWN */
 	uint32_t path;	  /* offset into proc.paths */
 	uint8_t kind, elf_state;
@@ -194,6 +199,8 @@ struct perf_map {
 	struct pm_entry *e;
 	uint32_t n;
 	char *names;
+	struct enav_tenant_mem *mem;
+	uint64_t bytes; /* charged to mem */
 	bool checked, loaded;
 	uint64_t checked_ns;
 	uint64_t ino, size, mtime_ns; /* of the loaded file */
@@ -213,6 +220,8 @@ struct proc {
 struct elf_entry {
 	struct lru_node node; /* key = hash of the identity */
 	struct enav_elf_symtab *t;
+	struct enav_tenant_mem *mem;
+	uint64_t bytes; /* charged to mem */
 	uint8_t bid[ENAV_ELF_BUILD_ID_MAX];
 	size_t bid_len;
 	uint64_t dev, ino, mtime_ns, size; /* identity without a build id */
@@ -244,6 +253,11 @@ struct enav_symbolizer {
 	int kallsyms_fd;
 	int kallsyms_errno;
 	char *debug_dir; /* "" = no debug files */
+	int self_root;	 /* O_PATH of "/": our own view, for perf and debug files */
+	struct enav_tenant_mem *mem;
+	bool own_mem;
+	int64_t load_tokens_ns; /* loading time left (LOAD_SHARE_DIV) */
+	uint64_t load_refill_ns;
 	uint32_t max_maps, max_syms, max_perf;
 	struct lru procs, elfs;
 	struct kernel_table k;
@@ -442,195 +456,30 @@ static void elf_entry_free(struct lru_node *n)
 	struct elf_entry *e = (struct elf_entry *)n;
 
 	enav_elf_symtab_free(e->t);
+	if (e->mem)
+		enav_tenant_mem_uncharge(e->mem, e->bytes);
 	free(e);
-}
-
-/*
- * Opens path (relative to root, resolved as if chrooted there, when root >= 0)
- * for reading only when it is a regular file, and returns it with its stat:
- * it is first opened O_PATH, so a device or FIFO is never opened for real
- * (that can block or have side effects), then reopened through /proc/self/fd.
- * flags: extra O_PATH flags (O_NOFOLLOW).
- */
-static int open_regular(int root, const char *path, int flags, struct stat *st)
-{
-	char buf[64];
-	int pfd, fd;
-
-	if (root >= 0) {
-		struct open_how how = {
-		    .flags = O_PATH | O_CLOEXEC | (uint64_t)flags,
-		    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-		};
-		pfd = (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
-		if (pfd < 0 && errno == ENOSYS)
-			pfd = openat(root, path, O_PATH | O_CLOEXEC | flags);
-	} else {
-		pfd = open(path, O_PATH | O_CLOEXEC | flags);
-	}
-	if (pfd < 0)
-		return -1;
-	if (fstat(pfd, st) != 0 || !S_ISREG(st->st_mode)) {
-		close(pfd);
-		return -1;
-	}
-	snprintf(buf, sizeof(buf), "/proc/self/fd/%d", pfd);
-	fd = open(buf, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	close(pfd);
-	return fd;
 }
 
 /* Opens the file behind a mapping; -1 when none of the ways works. */
 int enav_open_map_file(const char *proc_root, uint32_t pid, uint64_t start, uint64_t end,
-		       const char *path, uint64_t inode)
+		       const char *path, uint64_t dev, uint64_t inode,
+		       enum enav_tenant_refusal *why)
 {
-	char buf[PATH_MAX + 128];
+	const struct enav_file_ident want = {.dev = dev, .ino = inode};
 	struct stat st;
-	int fd, n;
+	int fd = enav_tenant_open_mapped(proc_root, pid, start, end, path, &want, &st, why);
 
-	n = snprintf(buf, sizeof(buf), "%s/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64, proc_root,
-		     pid, start, end);
-	if (n > 0 && (size_t)n < sizeof(buf) && (fd = open_regular(-1, buf, 0, &st)) >= 0)
+	if (fd >= 0 || *why != ENAV_TENANT_GONE || !path || path[0] != '/')
 		return fd;
-	if (path[0] != '/')
+	/* The process is gone: our own view of the path, when it is still the
+	 * mapped inode (same lookup rules, under our root). */
+	int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
 		return -1;
-	/* The path inside the process's root. */
-	n = snprintf(buf, sizeof(buf), "%s/%" PRIu32 "/root", proc_root, pid);
-	int root =
-	    n > 0 && (size_t)n < sizeof(buf) ? open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
-	if (root >= 0) {
-		fd = open_regular(root, path + 1, 0, &st);
-		close(root);
-		if (fd >= 0)
-			return fd;
-	}
-	/* Our own view of the path: only when it is the mapped inode. */
-	fd = open_regular(-1, path, 0, &st);
-	if (fd >= 0 && (uint64_t)st.st_ino != inode) {
-		close(fd);
-		fd = -1;
-	}
+	fd = enav_tenant_open_in_root(root, path, &want, &st, why);
+	close(root);
 	return fd;
-}
-
-/* ---- separate debug files ----------------------------------------------------- */
-
-/* The CRC32 of fd's content (at most DEBUGLINK_MAX_BYTES) is want. */
-static bool crc_matches(int fd, uint32_t want)
-{
-	const size_t chunk = 64u << 10;
-	unsigned char *buf = malloc(chunk);
-	uLong crc = crc32(0L, Z_NULL, 0);
-	uint64_t off = 0;
-	bool ok = buf != NULL;
-
-	while (ok) {
-		ssize_t n = pread(fd, buf, chunk, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			ok = n == 0;
-			break;
-		}
-		off += (uint64_t)n;
-		if (off > DEBUGLINK_MAX_BYTES)
-			ok = false;
-		else
-			crc = crc32(crc, buf, (uInt)n);
-	}
-	free(buf);
-	return ok && (uint32_t)crc == want;
-}
-
-/*
- * Loads the symbols of the debug file at path (resolved inside root when
- * root >= 0) into t when it is a regular ELF file of the same build (bid),
- * and, for a .gnu_debuglink target (check_crc), has the recorded CRC32.
- */
-static bool try_debug_file(struct enav_symbolizer *s, int root, const char *path,
-			   const uint8_t *bid, size_t bid_len, bool check_crc, uint32_t crc,
-			   struct enav_elf_symtab *t)
-{
-	struct stat st;
-	int fd = open_regular(root, path, 0, &st);
-
-	if (fd < 0)
-		return false;
-	bool crc_ok =
-	    !check_crc || ((uint64_t)st.st_size <= DEBUGLINK_MAX_BYTES && crc_matches(fd, crc));
-	struct enav_elf *d = crc_ok ? enav_elf_open_fd(fd) : NULL;
-	bool used = d && enav_elf_load_debug(d, bid, bid_len, s->max_syms, t) == 1;
-	enav_elf_close(d);
-	close(fd);
-	return used;
-}
-
-/* A path with a "." or ".." component (never in a kernel-reported path). */
-static bool has_dot_component(const char *p, size_t len)
-{
-	for (size_t i = 0; i < len;) {
-		size_t j = i;
-		while (j < len && p[j] != '/')
-			j++;
-		if ((j - i == 1 && p[i] == '.') || (j - i == 2 && p[i] == '.' && p[i + 1] == '.'))
-			return true;
-		i = j + 1;
-	}
-	return false;
-}
-
-/*
- * A binary without .symtab: the symbols of its separate debug file, looked
- * for as <debug_dir>/.build-id/xx/rest.debug by build id, then through its
- * .gnu_debuglink in the binary's directory and its .debug/ subdirectory
- * (inside the process's root) and in <debug_dir>/<binary's directory>/.
- * True when t now holds them.
- */
-static bool load_debug_symbols(struct enav_symbolizer *s, uint32_t pid, const struct proc *p,
-			       const struct umap *m, struct enav_elf *h, const uint8_t *bid,
-			       size_t bid_len, struct enav_elf_symtab *t)
-{
-	char path[PATH_MAX], name[NAME_MAX + 1];
-	uint32_t crc;
-	int n;
-
-	if (s->debug_dir[0] == '\0')
-		return false;
-	if (bid_len >= 2) {
-		n = snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", s->debug_dir,
-			     t->build_id, t->build_id + 2);
-		if (n > 0 && (size_t)n < sizeof(path) &&
-		    try_debug_file(s, -1, path, bid, bid_len, false, 0, t))
-			return true;
-	}
-	if (!enav_elf_debuglink(h, name, sizeof(name), &crc))
-		return false;
-	/* The binary's directory, with its trailing '/'. */
-	const char *bin = p->paths + m->path, *slash = strrchr(bin, '/');
-	if (bin[0] != '/' || !slash)
-		return false;
-	size_t dlen = (size_t)(slash - bin) + 1;
-	if (has_dot_component(bin, dlen))
-		return false;
-	n = snprintf(path, sizeof(path), "%s/%" PRIu32 "/root", s->proc_root, pid);
-	int root =
-	    n > 0 && (size_t)n < sizeof(path) ? open(path, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
-	static const char *const subdirs[] = {"", ".debug/"};
-	bool used = false;
-	for (size_t i = 0; i < 2 && !used; i++) {
-		/* Relative to the process's root, or our own view when it is gone. */
-		n = snprintf(path, sizeof(path), "%.*s%s%s", (int)dlen, bin, subdirs[i], name);
-		if (n > 0 && (size_t)n < sizeof(path))
-			used = try_debug_file(s, root, root >= 0 ? path + 1 : path, bid, bid_len,
-					      true, crc, t);
-	}
-	if (root >= 0)
-		close(root);
-	if (used)
-		return true;
-	n = snprintf(path, sizeof(path), "%s%.*s%s", s->debug_dir, (int)dlen, bin, name);
-	return n > 0 && (size_t)n < sizeof(path) &&
-	       try_debug_file(s, -1, path, bid, bid_len, true, crc, t);
 }
 
 static bool elf_same(const struct elf_entry *e, const uint8_t *bid, size_t bid_len,
@@ -644,10 +493,127 @@ static bool elf_same(const struct elf_entry *e, const uint8_t *bid, size_t bid_l
 	       e->mtime_ns == mtime_ns(st) && e->size == (uint64_t)st->st_size;
 }
 
+/* Drops least recently used symbol tables until n more bytes fit the
+ * budget (or none is left to drop). */
+static void make_room(struct enav_symbolizer *s, uint64_t n)
+{
+	while (!enav_tenant_mem_fits(s->mem, n) && s->elfs.head.prev != &s->elfs.head) {
+		lru_drop(&s->elfs, s->elfs.head.prev);
+		s->elfs.evictions++;
+		enav_tenant_mem_evicted(s->mem);
+	}
+}
+
+/* Loads the symbol table of h (file identity st) into a new entry, or
+ * refuses it when it is past the per-file cap; NULL then, or on failure. */
+static struct elf_entry *load_elf(struct enav_symbolizer *s, uint32_t pid, const struct proc *p,
+				  const struct umap *m, struct enav_elf *h, const struct stat *st,
+				  const uint8_t *bid, size_t bid_len)
+{
+	struct enav_elf_symtab *t = NULL;
+	struct elf_entry *e = calloc(1, sizeof(*e));
+	struct enav_file_key k;
+
+	if (!e)
+		return NULL;
+	enav_file_key_of(st, &k);
+	int rc = enav_elf_load(h, s->max_syms, &t);
+	if (rc == 0 && (t->from_dynsym || t->n_syms == 0) &&
+	    enav_debug_symbols_load(&(struct enav_debug_files){.proc_root = s->proc_root,
+							       .debug_dir = s->debug_dir,
+							       .self_root = s->self_root,
+							       .mem = s->mem,
+							       .max_syms = s->max_syms},
+				    pid, p->paths + m->path, h, bid, bid_len, t))
+		s->st.debug_files++;
+	/* A table that reached the cap is refused whole (not kept cut at an
+	 * arbitrary symbol), and the refusal remembered for the file. */
+	if (rc != 0 || t->over_cap) {
+		if (enav_elf_over_cap(h) || (t && t->over_cap)) {
+			enav_tenant_mem_refused(s->mem, ENAV_TMEM_OVER_FILE_CAP);
+			enav_tenant_mem_remember(s->mem, ENAV_TMEM_KIND_SYMBOLS, &k, 1);
+		}
+		enav_elf_symtab_free(t);
+		free(e);
+		return NULL;
+	}
+	e->t = t;
+	e->mem = s->mem;
+	e->bytes = sizeof(*e) + enav_elf_symtab_bytes(t);
+	/* A section skipped for the cap left a poorer table (.dynsym). */
+	if (t->truncated || enav_elf_over_cap(h))
+		s->st.elf_truncated++;
+	return e;
+}
+
+/* Opens the file of m and its ELF handle, under the per-file cap; NULL (fd
+ * closed) when it cannot be opened or was refused before. */
+static struct enav_elf *open_elf(struct enav_symbolizer *s, uint32_t pid, const struct proc *p,
+				 const struct umap *m, int *fdp, struct stat *st)
+{
+	enum enav_tenant_refusal why = ENAV_TENANT_OK;
+	struct enav_file_key k;
+	struct enav_elf *h = NULL;
+	int fd = enav_open_map_file(s->proc_root, pid, m->start, m->end, p->paths + m->path, m->dev,
+				    m->inode, &why);
+
+	if (fd < 0) {
+		enav_tenant_mem_open_refused(s->mem, why);
+		return NULL;
+	}
+	if (fstat(fd, st) == 0) {
+		enav_file_key_of(st, &k);
+		/* Refused before: not parsed again while it is the same file. */
+		if (enav_tenant_mem_recall(s->mem, ENAV_TMEM_KIND_SYMBOLS, &k, NULL))
+			enav_tenant_mem_refused(s->mem, ENAV_TMEM_REMEMBERED);
+		else if ((h = enav_elf_open_fd(fd)) != NULL)
+			enav_elf_set_file_cap(h, enav_tenant_mem_file_cap(s->mem));
+	}
+	if (!h)
+		close(fd);
+	*fdp = fd;
+	return h;
+}
+
+/* Puts the new entry e in the cache under key, charged to the budget. */
+static void cache_elf(struct enav_symbolizer *s, struct elf_entry *e, uint64_t key,
+		      const uint8_t *bid, size_t bid_len, const struct stat *st)
+{
+	e->node.key = key;
+	memcpy(e->bid, bid, bid_len);
+	e->bid_len = bid_len;
+	e->dev = (uint64_t)st->st_dev;
+	e->ino = (uint64_t)st->st_ino;
+	e->mtime_ns = mtime_ns(st);
+	e->size = (uint64_t)st->st_size;
+	make_room(s, e->bytes);
+	enav_tenant_mem_charge(s->mem, e->bytes);
+	lru_insert(&s->elfs, &e->node);
+	s->st.elf_loads++;
+}
+
+/* Whether the loading time budget allows a load now (refilled with a
+ * LOAD_SHARE_DIV-th of the time passed, up to LOAD_BURST_NS). */
+static bool load_allowed(struct enav_symbolizer *s, uint64_t now)
+{
+	uint64_t dt = now - s->load_refill_ns;
+
+	s->load_refill_ns = now;
+	if (dt / LOAD_SHARE_DIV >= (uint64_t)LOAD_BURST_NS)
+		s->load_tokens_ns = LOAD_BURST_NS;
+	else
+		s->load_tokens_ns += (int64_t)(dt / LOAD_SHARE_DIV);
+	if (s->load_tokens_ns > LOAD_BURST_NS)
+		s->load_tokens_ns = LOAD_BURST_NS;
+	return s->load_tokens_ns > 0;
+}
+
 static struct elf_entry *map_elf(struct enav_symbolizer *s, uint32_t pid, const struct proc *p,
 				 struct umap *m)
 {
 	struct elf_entry *e;
+	struct stat st;
+	int fd = -1;
 
 	if (m->kind != MAP_FILE || m->elf_state == ELF_FAILED)
 		return NULL;
@@ -656,14 +622,15 @@ static struct elf_entry *map_elf(struct enav_symbolizer *s, uint32_t pid, const 
 		s->st.elf_hits++;
 		return e;
 	}
-	int fd =
-	    enav_open_map_file(s->proc_root, pid, m->start, m->end, p->paths + m->path, m->inode);
-	struct enav_elf *h = fd >= 0 ? enav_elf_open_fd(fd) : NULL;
-	struct stat st;
-	if (!h || fstat(fd, &st) != 0) {
-		enav_elf_close(h);
-		if (fd >= 0)
-			close(fd);
+	/* Over the loading time budget: left unresolved now (the mapping's
+	 * state unchanged), loaded by a later lookup. */
+	uint64_t t0 = enav_clock_mono_ns();
+	if (!load_allowed(s, t0)) {
+		s->st.elf_deferred++;
+		return NULL;
+	}
+	struct enav_elf *h = open_elf(s, pid, p, m, &fd, &st);
+	if (!h) {
 		m->elf_state = ELF_FAILED;
 		s->st.elf_failures++;
 		return NULL;
@@ -687,32 +654,15 @@ static struct elf_entry *map_elf(struct enav_symbolizer *s, uint32_t pid, const 
 		lru_touch(&s->elfs, &e->node);
 		s->st.elf_hits++;
 	} else {
-		struct enav_elf_symtab *t = NULL;
-		e = calloc(1, sizeof(*e));
-		if (!e || enav_elf_load(h, s->max_syms, &t) != 0) {
-			free(e);
-			e = NULL;
-		}
-		if (e && (t->from_dynsym || t->n_syms == 0) &&
-		    load_debug_symbols(s, pid, p, m, h, bid, bid_len, t))
-			s->st.debug_files++;
-		if (e) {
-			e->node.key = key;
-			e->t = t;
-			memcpy(e->bid, bid, bid_len);
-			e->bid_len = bid_len;
-			e->dev = (uint64_t)st.st_dev;
-			e->ino = (uint64_t)st.st_ino;
-			e->mtime_ns = mtime_ns(&st);
-			e->size = (uint64_t)st.st_size;
-			lru_insert(&s->elfs, &e->node);
-			s->st.elf_loads++;
-			if (t->truncated)
-				s->st.elf_truncated++;
-		}
+		/* The table is in memory before its size is known: room for
+		 * the largest one a file may give. */
+		make_room(s, enav_tenant_mem_file_cap(s->mem));
+		if ((e = load_elf(s, pid, p, m, h, &st, bid, bid_len)) != NULL)
+			cache_elf(s, e, key, bid, bid_len, &st);
 	}
 	enav_elf_close(h);
 	close(fd);
+	s->load_tokens_ns -= (int64_t)(enav_clock_mono_ns() - t0);
 	if (!e) {
 		m->elf_state = ELF_FAILED;
 		s->st.elf_failures++;
@@ -727,6 +677,9 @@ static struct elf_entry *map_elf(struct enav_symbolizer *s, uint32_t pid, const 
 
 static void perf_map_clear(struct perf_map *pm)
 {
+	if (pm->mem)
+		enav_tenant_mem_uncharge(pm->mem, pm->bytes);
+	pm->bytes = 0;
 	free(pm->e);
 	free(pm->names);
 	pm->e = NULL;
@@ -792,9 +745,12 @@ static void perf_map_check(struct enav_symbolizer *s, uint32_t pid, struct proc 
 		return;
 	if (!p->uid_known)
 		return;
-	int fd = open_regular(-1, path, O_NOFOLLOW, &st);
-	if (fd < 0)
+	enum enav_tenant_refusal why;
+	int fd = enav_tenant_open_in_root(s->self_root, path, NULL, &st, &why);
+	if (fd < 0) {
+		enav_tenant_mem_open_refused(s->mem, why);
 		return; /* gone: keep what was loaded */
+	}
 	if ((st.st_uid != 0 && st.st_uid != p->uid) ||
 	    (pm->loaded && pm->ino == (uint64_t)st.st_ino && pm->size == (uint64_t)st.st_size &&
 	     pm->mtime_ns == mtime_ns(&st))) {
@@ -802,12 +758,20 @@ static void perf_map_check(struct enav_symbolizer *s, uint32_t pid, struct proc 
 		return;
 	}
 	perf_map_clear(pm);
+	/* What is kept is at most about what is read: the bytes read are the
+	 * budget's per-file share at most. */
+	uint64_t max_bytes = (uint64_t)s->max_perf * PERF_MAP_LINE_BYTES;
+	if (max_bytes > enav_tenant_mem_file_cap(s->mem) / 2)
+		max_bytes = enav_tenant_mem_file_cap(s->mem) / 2;
 	struct pm_loader l = {.pm = pm, .max = s->max_perf};
-	enav_read_lines(fd, PERF_MAP_LINE_MAX, (uint64_t)s->max_perf * PERF_MAP_LINE_BYTES,
-			perf_map_line, &l);
+	enav_read_lines(fd, PERF_MAP_LINE_MAX, max_bytes, perf_map_line, &l);
 	close(fd);
 	if (pm->n)
 		qsort(pm->e, pm->n, sizeof(*pm->e), pm_cmp);
+	pm->mem = s->mem;
+	pm->bytes = (uint64_t)l.cap * sizeof(*pm->e) + l.names_cap;
+	make_room(s, pm->bytes);
+	enav_tenant_mem_charge(s->mem, pm->bytes);
 	pm->loaded = true;
 	pm->ino = (uint64_t)st.st_ino;
 	pm->size = (uint64_t)st.st_size;
@@ -880,6 +844,7 @@ static int maps_line(void *ctx, const char *line, size_t len)
 	m.end = ml.end;
 	m.offset = ml.offset;
 	m.inode = ml.inode;
+	m.dev = makedev(ml.dev_major, ml.dev_minor);
 	if (!grow((void **)&l->p->maps, sizeof(*l->p->maps), &l->cap, l->p->n_maps + 1, l->max) ||
 	    !arena_push(&l->p->paths, &l->paths_len, &l->paths_cap, path, plen, UINT32_MAX,
 			&m.path))
@@ -1077,6 +1042,14 @@ struct enav_symbolizer *enav_symbolizer_new(const struct enav_symbolizer_config 
 	if (!s)
 		return NULL;
 	s->kallsyms_fd = -1;
+	s->self_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	s->load_tokens_ns = LOAD_BURST_NS;
+	s->load_refill_ns = enav_clock_mono_ns();
+	s->mem = c.mem;
+	if (!s->mem) {
+		s->mem = enav_tenant_mem_new(0);
+		s->own_mem = true;
+	}
 	s->proc_root = strdup(c.proc_root ? c.proc_root : "/proc");
 	s->kallsyms_path = strdup(c.kallsyms_path ? c.kallsyms_path : "/proc/kallsyms");
 	s->perf_map_dir = strdup(c.perf_map_dir ? c.perf_map_dir : "/tmp");
@@ -1086,7 +1059,8 @@ struct enav_symbolizer *enav_symbolizer_new(const struct enav_symbolizer_config 
 	s->max_perf = c.max_perf_map_entries ? c.max_perf_map_entries : DEF_MAX_PERF_ENTRIES;
 	s->kallsyms_fd = s->kallsyms_path ? open_ro(s->kallsyms_path) : -1;
 	s->kallsyms_errno = s->kallsyms_fd < 0 ? errno : 0;
-	if (!s->proc_root || !s->kallsyms_path || !s->perf_map_dir || !s->debug_dir ||
+	if (!s->mem || s->self_root < 0 || !s->proc_root || !s->kallsyms_path || !s->perf_map_dir ||
+	    !s->debug_dir ||
 	    lru_init(&s->procs, c.max_processes ? c.max_processes : DEF_MAX_PROCESSES, proc_free) ||
 	    lru_init(&s->elfs, c.max_elf_files ? c.max_elf_files : DEF_MAX_ELF_FILES,
 		     elf_entry_free)) {
@@ -1104,6 +1078,10 @@ void enav_symbolizer_free(struct enav_symbolizer *s)
 	lru_destroy(&s->elfs);
 	if (s->kallsyms_fd >= 0)
 		close(s->kallsyms_fd);
+	if (s->self_root >= 0)
+		close(s->self_root);
+	if (s->own_mem)
+		enav_tenant_mem_free(s->mem);
 	free(s->k.syms);
 	free(s->k.names);
 	free(s->proc_root);

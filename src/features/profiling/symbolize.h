@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 struct enav_symbolizer;
+struct enav_tenant_mem;
 
 struct enav_symbolizer_config {
 	const char *proc_root;	       /* "/proc" */
@@ -29,6 +30,9 @@ struct enav_symbolizer_config {
 	uint32_t max_elf_files;	       /* symbol tables kept (LRU by build id/path), 0 = 256 */
 	uint32_t max_symbols_per_file; /* 0 = 2,000,000; beyond it the file is marked truncated */
 	uint32_t max_perf_map_entries; /* 0 = 200,000 */
+	/* The tenant memory budget the caches charge (tenant_memory.h); NULL =
+	 * one of the default size, the symbolizer's own. */
+	struct enav_tenant_mem *mem;
 };
 
 /* A resolved frame.  Strings stay valid until the next call into the
@@ -46,6 +50,7 @@ struct enav_frame {
 struct enav_symbolizer_stats {
 	uint64_t snapshots, snapshot_failures, process_evictions;
 	uint64_t elf_loads, elf_failures, elf_hits, elf_evictions, elf_truncated;
+	uint64_t elf_deferred; /* loads put off: the loading time budget was spent */
 	uint64_t perf_map_loads;
 	uint64_t debug_files;	       /* ELF loads whose symbols came from a separate debug file */
 	uint64_t resolved, unresolved; /* frames */

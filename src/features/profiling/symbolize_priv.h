@@ -18,11 +18,39 @@
 
 #include "platform/proc_lines.h"
 
-/* The file behind an executable mapping of pid, opened read-only (through
- * /proc/PID/map_files, else the path inside the process's root, else our own
- * path when it is the same inode); -1 when none works.  (symbolize.c) */
+/* The file behind an executable mapping of pid, opened through
+ * platform/tenant_file.c (/proc/PID/map_files, else the path inside the
+ * process's root with RESOLVE_IN_ROOT), checked to be the maps line's inode
+ * (and device, when dev is not 0); -1 with *why when none works.  A process
+ * that is gone leaves our own view of the path, with the same checks.
+ * (symbolize.c) */
+enum enav_tenant_refusal;
 int enav_open_map_file(const char *proc_root, uint32_t pid, uint64_t start, uint64_t end,
-		       const char *path, uint64_t inode);
+		       const char *path, uint64_t dev, uint64_t inode,
+		       enum enav_tenant_refusal *why);
+
+/* ---- separate debug files (symbolize_debug.c) --------------------------- */
+
+struct enav_elf;
+struct enav_elf_symtab;
+struct enav_tenant_mem;
+struct enav_debug_files {
+	const char *proc_root; /* "/proc" */
+	const char *debug_dir; /* "" = none */
+	int self_root;	       /* O_PATH of our own "/" */
+	struct enav_tenant_mem *mem;
+	uint32_t max_syms;
+};
+/*
+ * The symbols of the debug file of the binary h (mapped by pid at path bin),
+ * looked for as <debug_dir>/.build-id/xx/rest.debug by build id, then
+ * through its .gnu_debuglink in the binary's directory and its .debug/
+ * subdirectory (inside the process's root) and in <debug_dir>/<binary's
+ * directory>/, into t.  True when t now holds them.
+ */
+bool enav_debug_symbols_load(const struct enav_debug_files *d, uint32_t pid, const char *bin,
+			     struct enav_elf *h, const uint8_t *bid, size_t bid_len,
+			     struct enav_elf_symtab *t);
 
 /* ---- ELF symbol tables (elf_symtab.c) ------------------------------------ */
 
@@ -50,6 +78,7 @@ struct enav_elf_symtab {
 	char *names;
 	size_t names_len;
 	bool truncated;	     /* max_syms or the name budget was reached */
+	bool over_cap;	     /* the kept table reached the file's byte cap */
 	bool from_dynsym;    /* no .symtab: .dynsym was used */
 	bool from_gopclntab; /* no .symtab: a Go binary's .gopclntab named its functions */
 	bool from_debug;     /* the symbols come from a separate debug file */
@@ -63,6 +92,12 @@ struct enav_elf *enav_elf_open_fd(int fd);
  * pass a private copy: libelf treats it as its own mapping. */
 struct enav_elf *enav_elf_open_mem(const void *buf, size_t len);
 void enav_elf_close(struct enav_elf *e);
+/* The bytes one loaded table may keep (the tenant memory budget's per-file
+ * share), and so one section read, ENAV_TENANT_SECTION_MUL times that; a
+ * handle starts with the default budget's share. */
+void enav_elf_set_file_cap(struct enav_elf *e, uint64_t cap);
+/* Whether something of e was left unread or unkept for that cap. */
+bool enav_elf_over_cap(const struct enav_elf *e);
 /* The GNU build id (raw bytes); 0 when there is none. */
 size_t enav_elf_build_id(struct enav_elf *e, uint8_t *out, size_t cap);
 /* Segments and function symbols (.symtab, else .gopclntab and .dynsym), at
@@ -92,8 +127,8 @@ int enav_elf_eh_frame(struct enav_elf *e, size_t max_bytes, uint8_t **buf, size_
 		      uint64_t *sec_vaddr);
 /* The bytes of the section called name as libelf read them (valid until
  * enav_elf_close; not a copy) and its sh_addr; the errors of
- * enav_elf_eh_frame but -ENOMEM.  On -E2BIG, *sec_vaddr is still the
- * section's address (a way to learn it without reading the bytes). */
+ * enav_elf_eh_frame but -ENOMEM (-E2BIG also past the handle's file cap).  On -E2BIG, *sec_vaddr is
+ * still the section's address (a way to learn it without reading the bytes). */
 int enav_elf_section(struct enav_elf *e, const char *name, size_t max_bytes, const uint8_t **buf,
 		     size_t *len, uint64_t *sec_vaddr);
 /* Open the .gopclntab section of e (gopclntab.h), its text start falling
@@ -102,6 +137,8 @@ int enav_elf_section(struct enav_elf *e, const char *name, size_t max_bytes, con
 struct enav_gopclntab;
 int enav_elf_gopclntab(struct enav_elf *e, size_t max_bytes, struct enav_gopclntab *g);
 void enav_elf_symtab_free(struct enav_elf_symtab *t);
+/* The heap bytes t holds (what the budget charges). */
+uint64_t enav_elf_symtab_bytes(const struct enav_elf_symtab *t);
 /* Only the PT_LOAD segments of e into t->segs (nothing else of t is touched). */
 void enav_elf_segments(struct enav_elf *e, struct enav_elf_symtab *t);
 /* File offset -> link-time virtual address through the PT_LOAD segments. */

@@ -20,15 +20,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "features/profiling/go_unwind.h"
 #include "features/profiling/symbolize_priv.h"
+#include "features/profiling/tenant_memory.h"
 #include "platform/clock.h"
 #include "platform/log.h"
 #include "platform/proc_lines.h"
 
-#define EH_FRAME_MAX_BYTES (256u << 20) /* one binary's .eh_frame read into memory */
+/* One binary's .eh_frame is read into memory (and copied) up to the tenant
+ * memory budget's per-file share, set on the ELF handle. */
+#define EH_FRAME_MAX_BYTES SIZE_MAX
 #define MAPS_LINE_MAX	   (PATH_MAX + 256)
 #define MAPS_MAX_BYTES	   (64u << 20)
 #define PATH_KEPT	   160 /* bytes of a binary's path kept for the log */
@@ -83,6 +88,8 @@ struct enav_unwind_tables {
 	uint32_t n_holes, max_holes;
 	uint32_t rows_used, binaries_loaded, processes;
 	struct enav_unwind_entry *enc; /* one binary's encoded rows */
+	struct enav_tenant_mem *mem;
+	bool own_mem;
 	struct enav_unwind_proc entry;
 	/* self-accounting */
 	uint64_t refused[REFUSED__COUNT];
@@ -349,9 +356,30 @@ static struct binary *binary_for(struct enav_unwind_tables *t, uint32_t pid,
 	b->dev_minor = m->dev_minor;
 	snprintf(b->path, sizeof(b->path), "%.*s", (int)m->path_len, m->path);
 	uint64_t t0 = enav_clock_mono_ns();
-	int fd = enav_open_map_file(t->proc_root, pid, m->start, m->end, b->path, m->inode);
-	struct enav_elf *e = fd >= 0 ? enav_elf_open_fd(fd) : NULL;
-	int why = e ? load_rows(t, b, e) : REFUSED_UNREADABLE;
+	enum enav_tenant_refusal open_why = ENAV_TENANT_OK;
+	int fd = enav_open_map_file(t->proc_root, pid, m->start, m->end, b->path,
+				    makedev(m->dev_major, m->dev_minor), m->inode, &open_why);
+	struct enav_elf *e = NULL;
+	struct enav_file_key k;
+	struct stat st;
+	int why = REFUSED_UNREADABLE;
+	if (fd < 0) {
+		enav_tenant_mem_open_refused(t->mem, open_why);
+	} else if (fstat(fd, &st) == 0) {
+		enav_file_key_of(&st, &k);
+		/* Refused for its size before: not parsed again. */
+		if (enav_tenant_mem_recall(t->mem, ENAV_TMEM_KIND_UNWIND, &k, NULL)) {
+			enav_tenant_mem_refused(t->mem, ENAV_TMEM_REMEMBERED);
+			why = REFUSED_TOO_LARGE;
+		} else if ((e = enav_elf_open_fd(fd)) != NULL) {
+			enav_elf_set_file_cap(e, enav_tenant_mem_file_cap(t->mem));
+			why = load_rows(t, b, e);
+			if (why == REFUSED_TOO_LARGE) {
+				enav_tenant_mem_refused(t->mem, ENAV_TMEM_OVER_FILE_CAP);
+				enav_tenant_mem_remember(t->mem, ENAV_TMEM_KIND_UNWIND, &k, 1);
+			}
+		}
+	}
 	enav_elf_close(e);
 	if (fd >= 0)
 		close(fd);
@@ -601,12 +629,17 @@ struct enav_unwind_tables *enav_unwind_tables_new(const struct enav_unwind_table
 		 cfg->proc_root ? cfg->proc_root : "/proc");
 	t->rows = rows;
 	t->procs_fd = procs_fd;
+	t->mem = cfg->mem;
+	if (!t->mem) {
+		t->mem = enav_tenant_mem_new(0);
+		t->own_mem = true;
+	}
 	t->max_holes = cfg->max_binaries + 1;
 	t->bins = calloc(cfg->max_binaries, sizeof(*t->bins));
 	t->procs = calloc(cfg->max_processes, sizeof(*t->procs));
 	t->holes = calloc(t->max_holes, sizeof(*t->holes));
 	t->enc = calloc(cfg->max_binary_rows, sizeof(*t->enc));
-	if (!t->bins || !t->procs || !t->holes || !t->enc) {
+	if (!t->mem || !t->bins || !t->procs || !t->holes || !t->enc) {
 		enav_unwind_tables_free(t);
 		return NULL;
 	}
@@ -624,6 +657,8 @@ void enav_unwind_tables_free(struct enav_unwind_tables *t)
 	free(t->procs);
 	free(t->holes);
 	free(t->enc);
+	if (t->own_mem)
+		enav_tenant_mem_free(t->mem);
 	free(t);
 }
 

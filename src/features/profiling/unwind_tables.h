@@ -26,6 +26,10 @@ struct enav_unwind_tables_config {
 	uint32_t max_binary_rows; /* rows one binary may take */
 	uint32_t max_processes;	  /* entries of enav_unwind_procs */
 	uint32_t max_binaries;	  /* binaries tracked (loaded or refused) */
+	/* The profiler's tenant memory budget (tenant_memory.h): its per-file
+	 * share bounds the sections read, and refusals are remembered and
+	 * counted there.  NULL: a default-sized one of the tables' own. */
+	struct enav_tenant_mem *mem;
 };
 
 struct enav_unwind_tables;

@@ -1,0 +1,125 @@
+# shellcheck shell=bash
+# Memory and CPU the profiler spends on files a tenant maps (ADR 0020).
+# Sourced by tests/integration/test_hostile_tenant.sh.
+#
+# The tenant builds a tiny shared object, crafts 16 copies whose .symtab holds
+# 8,192 function symbols that all name one 16,000-byte string (229 KB on
+# disk; a loader that copies every symbol's name keeps 131 MB of each), plus
+# one with 20,000 such symbols (past the per-file cap even with names cut),
+# and two of its processes dlopen them all and burn CPU while their profiles
+# are requested.  The agent's peak RSS must stay under its start RSS plus the
+# budget (profiling.tenant_memory_mb) plus 96 MiB, the budget's evictions and
+# the per-file refusal must be counted, and the second process's mapping of
+# the refused file must be refused from memory, not parsed again.
+
+# The default of profiling.tenant_memory_mb: the case runs the defaults (and
+# so the same configuration runs on a build that predates the key).
+PROFILE_MEMORY_BUDGET_MB=128
+
+# vm_kib PID FIELD: a /proc/PID/status field in KiB.
+vm_kib() {
+	awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"
+}
+
+# metric_settled NAME: metric, tried for up to 30 s (a profile build in
+# progress holds the symbolizer's lock /metrics waits for).
+metric_settled() {
+	local v i
+	for ((i = 0; i < $(scaled 6); i++)); do
+		v=$(metric "$1") && { echo "$v"; return 0; }
+	done
+	echo "$v"
+	return 1
+}
+
+# cpu_ticks_of PID: utime + stime of PID in clock ticks.
+cpu_ticks_of() {
+	awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"
+}
+
+case_profile_crafted_symbols() {
+	command -v gcc >/dev/null || { skip "gcc is not installed"; return; }
+	[ -x "$HELPERS/dlopen_burn" ] || { fail "$HELPERS/dlopen_burn missing (make helpers)"; return 1; }
+	local dir=$WORK/tenant_libs i libs=() big
+	mkdir -p "$dir" && chown "$TENANT_UID:$TENANT_UID" "$dir"
+	printf 'void enav_crafted_burn(volatile unsigned long *x)\n{ for (int i = 0; i < 1000; i++) *x += i; }\n' >"$dir/burn.c"
+	chown "$TENANT_UID" "$dir/burn.c"
+	# --build-id=none: each copy is its own file to the agent (no shared id).
+	as_tenant gcc -shared -fPIC -O1 -Wl,--build-id=none -o "$dir/burn.so" "$dir/burn.c" ||
+		{ fail "tenant could not build burn.so"; return 1; }
+	for i in $(seq 1 16); do
+		as_tenant /usr/bin/python3 tests/integration/helpers/craft_symtab.py \
+			"$dir/burn.so" "$dir/crafted$i.so" 8192 16000 "$i" ||
+			{ fail "crafting crafted$i.so failed"; return 1; }
+		libs+=("$dir/crafted$i.so")
+	done
+	big=$dir/crafted_big.so
+	as_tenant /usr/bin/python3 tests/integration/helpers/craft_symtab.py \
+		"$dir/burn.so" "$big" 20000 16000 99 || { fail "crafting $big failed"; return 1; }
+	libs+=("$big")
+
+	# The stacks kept for queries are held to 8 MiB (64 by default), so the
+	# bound below is about the tenant budget, not the node's sample volume.
+	write_config "$WORK/cfg.yaml" "profiling:" "  frequency_hz: 199" "  interval_ms: 2000" \
+		"  max_store_mb: 8"
+	start_agent "$WORK/cfg.yaml" || return
+	# The RSS at ready, before the profiler has loaded much of the node's
+	# own processes (which the budget also holds).
+	local base_kib base_ticks loads0
+	base_kib=$(vm_kib "$AGENT_PID" VmRSS)
+	base_ticks=$(cpu_ticks_of "$AGENT_PID")
+	# /metrics waits for the symbolizer's lock, which the node's own
+	# processes (loaded at start) may hold for a while.
+	loads0=$(metric_settled 'enav_symbolizer_events_total{event="elf_load"}')
+	[[ $loads0 =~ ^[0-9]+$ ]] || { fail "no /metrics before the tenant: $loads0"; return 1; }
+
+	local p pid round
+	for p in 1 2; do
+		as_tenant "$HELPERS/dlopen_burn" 60000 "${libs[@]}" >"$WORK/tenant$p.out" 2>&1 &
+		pid=$!
+		for ((i = 0; i < 50; i++)); do
+			grep -q ready "$WORK/tenant$p.out" 2>/dev/null && break
+			sleep 0.1
+		done
+		grep -q ready "$WORK/tenant$p.out" ||
+			{ kill "$pid"; fail "tenant $p did not start: $(cat "$WORK/tenant$p.out")"; return 1; }
+		for round in 1 2 3; do
+			curl -fs -m 60 -o /dev/null "http://127.0.0.1:$TEST_PORT/debug/pprof/profile?seconds=2&pid=$pid" ||
+				{ kill "$pid"; fail "profile request $round of tenant $p failed"; return 1; }
+		done
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+
+	local hwm_kib ticks loads bound_kib hz evictions over remembered loads1
+	kill -0 "$AGENT_PID" 2>/dev/null || { fail "agent died under the crafted files"; return 1; }
+	hwm_kib=$(vm_kib "$AGENT_PID" VmHWM)
+	ticks=$(($(cpu_ticks_of "$AGENT_PID") - base_ticks))
+	hz=$(getconf CLK_TCK)
+	# The budget, plus what it does not hold: the section being parsed
+	# (up to a file's share), the unwinder's copies, the store's 8 MiB,
+	# allocator slack.  Measured here: 130-180 MB over the start.
+	bound_kib=$((base_kib + (PROFILE_MEMORY_BUDGET_MB + 96) * 1024))
+	loads1=$(metric_settled 'enav_symbolizer_events_total{event="elf_load"}') || loads1=$loads0
+	loads=$((loads1 - loads0))
+	echo "    agent RSS at start ${base_kib} KiB, peak ${hwm_kib} KiB (bound ${bound_kib} KiB);" \
+		"CPU $((ticks * 1000 / hz)) ms for ${loads} ELF loads" \
+		"($((loads > 0 ? ticks * 1000000 / hz / loads : 0)) us each)" >&2
+	[ "$hwm_kib" -le "$bound_kib" ] ||
+		{ fail "agent peak RSS ${hwm_kib} KiB over ${bound_kib} KiB"; return 1; }
+	evictions=$(metric_settled enav_profile_tenant_budget_evictions_total) || { fail "$evictions"; return 1; }
+	over=$(metric_settled 'enav_profile_files_refused_total{reason="over_file_cap"}') || { fail "$over"; return 1; }
+	remembered=$(metric_settled 'enav_profile_files_refused_total{reason="remembered"}') ||
+		{ fail "$remembered"; return 1; }
+	echo "    evictions $evictions, refused over_file_cap $over, remembered $remembered," \
+		"tenant bytes $(metric_settled enav_profile_tenant_bytes)" >&2
+	[ "$evictions" -gt 0 ] || { fail "no budget eviction counted"; return 1; }
+	[ "$over" -ge 1 ] || { fail "the oversized file was not refused"; return 1; }
+	[ "$remembered" -ge 1 ] || { fail "the second mapping of the refused file was parsed again"; return 1; }
+	local held
+	held=$(metric_settled enav_profile_tenant_bytes) || { fail "$held"; return 1; }
+	[ "$held" -le $((PROFILE_MEMORY_BUDGET_MB << 20)) ] ||
+		{ fail "tenant bytes $held over the budget"; return 1; }
+}
+
+run_case "profiler: crafted symbol tables stay inside the tenant memory budget" case_profile_crafted_symbols
