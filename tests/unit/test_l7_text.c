@@ -83,6 +83,11 @@ static void test_template_ids(void **state)
 	check_template("/jwt/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", "/jwt/{id}");
 	check_template("/v2/graphql-endpoint", "/v2/graphql-endpoint");
 	check_template("/oauth2/callback", "/oauth2/callback");
+	/* Shorter base64 tokens with three digits or more (12+ characters). */
+	check_template("/reset/Zm9vYmFy4481253", "/reset/{id}");
+	check_template("/reset/Zm9vYmFyx123", "/reset/{id}");
+	check_template("/api/oauth2callback", "/api/oauth2callback");
+	check_template("/ipv6-addresses", "/ipv6-addresses");
 	/* E-mail addresses. */
 	check_template("/users/alice@example.com/profile", "/users/{id}/profile");
 	/* A very long word. */

@@ -48,7 +48,8 @@ case_privacy_argv_and_path() {
 	start_agent "$WORK/cfg.yaml" || { privacy_stop_nginx; return 1; }
 	# Secrets of this run only: other tests on the node may use the usual ones.
 	local pw=hunter2-$RANDOM$RANDOM tok=tok3n$RANDOM$RANDOM mail=alice$RANDOM@example.com
-	local token=Zm9vYmFy$RANDOM$RANDOM
+	local token
+	token=Zm9vYmFy$(printf "%05d%05d" $RANDOM $RANDOM)
 	# setpriv itself, not a subshell: $! is then the pid that execs.
 	setpriv --reuid=$TENANT_UID --regid=$TENANT_UID --clear-groups --inh-caps=-all -- \
 		/bin/true --password "$pw" "DB_TOKEN=$tok" &

@@ -152,8 +152,9 @@ static bool segment_is_id(const unsigned char *s, size_t n)
 		return true;
 	if (n >= 8 && hex == n && digits > 0) /* sha, object id, hex token */
 		return true;
-	/* Long mixed tokens: base64/base62 ids, JWTs, dated slugs. */
-	if (n >= 16 && letters > 0 && digits >= 3)
+	/* Mixed tokens: base64/base62 ids, JWTs, dated slugs.  Route words
+	 * carry a version digit or two ("v2", "oauth2callback"), not three. */
+	if (n >= 12 && letters > 0 && digits >= 3)
 		return true;
 	if (n >= 24 && digits > 0)
 		return true;
