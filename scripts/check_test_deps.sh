@@ -31,9 +31,10 @@ cd "$(dirname "$0")/.."
 VERBOSE=0
 [ "${1:-}" = "-v" ] && VERBOSE=1
 
-FILES=(tests/integration/*.sh tests/run.sh bench/*.sh)
-# Functions defined in these are callable from every script (they are sourced).
-LIBS="tests/integration/lib.sh bench/lib.sh"
+FILES=(tests/integration/*.sh tests/integration/hostile/*.sh tests/run.sh tests/fuzz/limits.sh bench/*.sh)
+# Functions defined in these are callable from every script (they are sourced:
+# the hostile-tenant runner by its case files, the fuzz limits by tests/run.sh).
+LIBS="tests/integration/lib.sh bench/lib.sh tests/integration/test_hostile_tenant.sh tests/fuzz/limits.sh"
 
 # ---- 1. the commands the scripts run ----------------------------------------
 # The tokenizer walks each file character by character with a stack of

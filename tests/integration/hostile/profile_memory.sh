@@ -38,14 +38,14 @@ cpu_ticks_of() {
 }
 
 case_profile_crafted_symbols() {
-	command -v gcc >/dev/null || { skip "gcc is not installed"; return; }
+	command -v clang >/dev/null || { fail "clang missing (scripts/deps.sh build)"; return 1; }
 	[ -x "$HELPERS/dlopen_burn" ] || { fail "$HELPERS/dlopen_burn missing (make helpers)"; return 1; }
 	local dir=$WORK/tenant_libs i libs=() big
 	mkdir -p "$dir" && chown "$TENANT_UID:$TENANT_UID" "$dir"
 	printf 'void enav_crafted_burn(volatile unsigned long *x)\n{ for (int i = 0; i < 1000; i++) *x += i; }\n' >"$dir/burn.c"
 	chown "$TENANT_UID" "$dir/burn.c"
 	# --build-id=none: each copy is its own file to the agent (no shared id).
-	as_tenant gcc -shared -fPIC -O1 -Wl,--build-id=none -o "$dir/burn.so" "$dir/burn.c" ||
+	as_tenant clang -shared -fPIC -O1 -Wl,--build-id=none -o "$dir/burn.so" "$dir/burn.c" ||
 		{ fail "tenant could not build burn.so"; return 1; }
 	for i in $(seq 1 16); do
 		as_tenant /usr/bin/python3 tests/integration/helpers/craft_symtab.py \
