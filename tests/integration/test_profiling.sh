@@ -259,7 +259,9 @@ case_go() {
 
 # cgroup and container filters select by the workload's cgroup, not by pid.
 case_filters() {
-	start_profiling_agent || return
+	# Four filtered profiles of one window at once: past the listener's
+	# default of two concurrent profiles (http.max_profile_requests).
+	TEST_HTTP_LINES='  max_profile_requests: 4' start_profiling_agent || return
 	local cid=4b8e2f1a9c3d5e7f0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d2e4f
 	local rel=enav-prof-test/cri-containerd-$cid.scope
 	local cg
