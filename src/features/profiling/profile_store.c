@@ -42,6 +42,13 @@ struct owner_entry {
 	const char **storage;
 };
 
+/* The store's counters as one scrape read them. */
+struct metrics_snap {
+	struct enav_symbolizer_stats st;
+	uint64_t bytes, batches, recs, added, evicted, revicted, builds, berr, tasks, other,
+	    snapfail, implausible;
+};
+
 struct enav_profile_store {
 	pthread_mutex_t lock;
 	pthread_cond_t closed_cv;
@@ -60,6 +67,10 @@ struct enav_profile_store {
 	uint32_t n_batches, n_recs;
 	uint64_t n_bytes; /* records + frames held */
 	/* The source's drain, serialized by its own lock. */
+	/* The counters /metrics showed last, for a scrape during a build. */
+	pthread_mutex_t snap_lock;
+	struct metrics_snap last_snap;
+	uint64_t stale_scrapes;
 	pthread_mutex_t drain_lock;
 	enav_profile_drain_fn drain;
 	void *drain_ctx;
@@ -181,6 +192,7 @@ struct enav_profile_store *enav_profile_store_new(const struct enav_profile_stor
 	    s->cgroup2_mount[0] ? open(s->cgroup2_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->drain_lock, NULL);
+	pthread_mutex_init(&s->snap_lock, NULL);
 	pthread_cond_init(&s->closed_cv, NULL);
 	struct enav_symbolizer_config sc = {.proc_root = "/proc",
 					    .kallsyms_path = "/proc/kallsyms",
@@ -231,6 +243,7 @@ void enav_profile_store_free(struct enav_profile_store *s)
 		close(s->cgroup2_fd);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->drain_lock);
+	pthread_mutex_destroy(&s->snap_lock);
 	pthread_cond_destroy(&s->closed_cv);
 	free(s);
 }
@@ -1030,15 +1043,46 @@ struct enav_tenant_mem *enav_profile_store_tenant_mem(struct enav_profile_store 
 
 void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promtext *p)
 {
-	struct enav_symbolizer_stats st;
-	pthread_mutex_lock(&s->lock);
-	enav_symbolizer_get_stats(s->sym, &st);
-	uint64_t bytes = s->n_bytes;
-	uint64_t batches = s->n_batches, recs = s->n_recs, added = s->batches_added,
-		 evicted = s->batches_evicted, revicted = s->records_evicted, builds = s->builds,
-		 berr = s->build_errors, tasks = s->tasks_announced, other = s->frames_other_image,
-		 snapfail = s->snapshot_failures, implausible = s->frames_implausible;
-	pthread_mutex_unlock(&s->lock);
+	/* A profile build holds the store's lock while it symbolizes, which
+	 * may load a tenant's files for seconds: a scrape does not wait for
+	 * it, it shows the counters of the last scrape that got the lock. */
+	struct metrics_snap m;
+	if (pthread_mutex_trylock(&s->lock) == 0) {
+		enav_symbolizer_get_stats(s->sym, &m.st);
+		m.bytes = s->n_bytes;
+		m.batches = s->n_batches;
+		m.recs = s->n_recs;
+		m.added = s->batches_added;
+		m.evicted = s->batches_evicted;
+		m.revicted = s->records_evicted;
+		m.builds = s->builds;
+		m.berr = s->build_errors;
+		m.tasks = s->tasks_announced;
+		m.other = s->frames_other_image;
+		m.snapfail = s->snapshot_failures;
+		m.implausible = s->frames_implausible;
+		pthread_mutex_unlock(&s->lock);
+		pthread_mutex_lock(&s->snap_lock);
+		s->last_snap = m;
+		pthread_mutex_unlock(&s->snap_lock);
+	} else {
+		pthread_mutex_lock(&s->snap_lock);
+		m = s->last_snap;
+		s->stale_scrapes++;
+		pthread_mutex_unlock(&s->snap_lock);
+	}
+	const struct enav_symbolizer_stats st = m.st;
+	uint64_t bytes = m.bytes, batches = m.batches, recs = m.recs, added = m.added,
+		 evicted = m.evicted, revicted = m.revicted, builds = m.builds, berr = m.berr,
+		 tasks = m.tasks, other = m.other, snapfail = m.snapfail,
+		 implausible = m.implausible;
+	pthread_mutex_lock(&s->snap_lock);
+	uint64_t stale = s->stale_scrapes;
+	pthread_mutex_unlock(&s->snap_lock);
+	enav_promtext_single_u64(p, "enav_profile_metrics_stale_scrapes_total", "counter",
+				 "Scrapes that showed the profile store's previous counters "
+				 "because a profile build held its lock.",
+				 stale);
 	enav_promtext_single_u64(p, "enav_profile_stored_batches", "gauge",
 				 "Drained profile batches kept for queries.", batches);
 	enav_promtext_single_u64(p, "enav_profile_stored_stacks", "gauge",

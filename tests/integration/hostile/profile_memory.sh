@@ -84,8 +84,19 @@ case_profile_crafted_symbols() {
 		grep -q ready "$WORK/tenant$p.out" ||
 			{ kill "$pid"; fail "tenant $p did not start: $(cat "$WORK/tenant$p.out")"; return 1; }
 		for round in 1 2 3; do
-			curl -fs -m 60 -o /dev/null "http://127.0.0.1:$TEST_PORT/debug/pprof/profile?seconds=2&pid=$pid" ||
-				{ kill "$pid"; fail "profile request $round of tenant $p failed"; return 1; }
+			curl -fs -m 60 -o /dev/null "http://127.0.0.1:$TEST_PORT/debug/pprof/profile?seconds=2&pid=$pid" &
+			local req=$! got
+			# Scrapes while the profile is taken and built (the build
+			# symbolizes under the store's lock, loading the crafted
+			# files): each answers at once with the last counters.
+			while kill -0 "$req" 2>/dev/null; do
+				got=$(curl -s -o /dev/null -m "$(scaled 3)" -w '%{http_code} %{time_total}' \
+					"http://127.0.0.1:$TEST_PORT/metrics")
+				[ "${got%% *}" = 200 ] ||
+					{ kill "$pid" "$req"; fail "/metrics during a profile build: '$got' (want 200 within 3 s)"; return 1; }
+				sleep 0.2
+			done
+			wait "$req" || { kill "$pid"; fail "profile request $round of tenant $p failed"; return 1; }
 		done
 		kill "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
