@@ -133,4 +133,68 @@ case_profile_crafted_symbols() {
 		{ fail "tenant bytes $held over the budget"; return 1; }
 }
 
+# A tenant's libraries without .symtab name a separate debug file through
+# .gnu_debuglink, and the file it names is a 1 GiB sparse file: the agent
+# would read and CRC the whole of it for every library it loads (the old
+# code did, once per load).  Now a debug file over the per-file cap is never
+# read, and the verdict is remembered by identity: the agent's CPU per ELF
+# load stays small, and the refusal is counted.
+case_profile_debuglink_bomb() {
+	command -v clang >/dev/null || { fail "clang missing (scripts/deps.sh build)"; return 1; }
+	command -v llvm-objcopy >/dev/null || { fail "llvm-objcopy missing (scripts/deps.sh build)"; return 1; }
+	[ -x "$HELPERS/dlopen_burn" ] || { fail "$HELPERS/dlopen_burn missing (make helpers)"; return 1; }
+	local dir=$WORK/tenant_debuglink i libs=()
+	mkdir -p "$dir" && chown "$TENANT_UID:$TENANT_UID" "$dir"
+	printf 'void enav_crafted_burn(volatile unsigned long *x)\n{ for (int i = 0; i < 1000; i++) *x += i; }\n' >"$dir/burn.c"
+	chown "$TENANT_UID" "$dir/burn.c"
+	as_tenant clang -shared -fPIC -O1 -Wl,--build-id=none -o "$dir/burn.debug" "$dir/burn.c" ||
+		{ fail "tenant could not build burn.debug"; return 1; }
+	for i in $(seq 1 16); do
+		# Each copy differs (a byte of its own), so each is a load of its own.
+		as_tenant llvm-objcopy --strip-all --add-gnu-debuglink="$dir/burn.debug" \
+			--add-section ".note.enav=/dev/null" "$dir/burn.debug" "$dir/lib$i.so" ||
+			{ fail "objcopy lib$i.so failed"; return 1; }
+		printf '%d' "$i" >>"$dir/lib$i.so"
+		libs+=("$dir/lib$i.so")
+	done
+	# The named debug file becomes 1 GiB of holes: no disk, all reads.
+	as_tenant truncate -s 1G "$dir/burn.debug" || { fail "truncate failed"; return 1; }
+	write_config "$WORK/cfg.yaml" "profiling:" "  frequency_hz: 199" "  interval_ms: 2000" \
+		"  max_store_mb: 8"
+	start_agent "$WORK/cfg.yaml" || return
+	local base_ticks loads0 pid round
+	loads0=$(metric_settled 'enav_symbolizer_events_total{event="elf_load"}')
+	[[ $loads0 =~ ^[0-9]+$ ]] || { fail "no /metrics before the tenant: $loads0"; return 1; }
+	base_ticks=$(cpu_ticks_of "$AGENT_PID")
+	as_tenant "$HELPERS/dlopen_burn" 60000 "${libs[@]}" >"$WORK/debuglink.out" 2>&1 &
+	pid=$!
+	for ((i = 0; i < $(scaled 50); i++)); do
+		grep -q ready "$WORK/debuglink.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q ready "$WORK/debuglink.out" ||
+		{ kill "$pid"; fail "tenant did not start: $(cat "$WORK/debuglink.out")"; return 1; }
+	for round in 1 2 3; do
+		curl -fs -m 60 -o /dev/null "http://127.0.0.1:$TEST_PORT/debug/pprof/profile?seconds=2&pid=$pid" ||
+			{ kill "$pid"; fail "profile request $round failed"; return 1; }
+	done
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	local ticks hz loads over ms_per_load
+	ticks=$(($(cpu_ticks_of "$AGENT_PID") - base_ticks))
+	hz=$(getconf CLK_TCK)
+	loads=$(($(metric_settled 'enav_symbolizer_events_total{event="elf_load"}') - loads0))
+	echo "    agent CPU $((ticks * 1000 / hz)) ms over the case for $loads ELF loads of libraries" \
+		"naming a 1 GiB debug file" >&2
+	[ "$loads" -ge 16 ] || { fail "only $loads ELF loads: the tenant's libraries were not symbolized"; return 1; }
+	# The agent also profiles the rest of the node for those 6+ s: a whole
+	# CPU for the case is what one CRC of 1 GiB per library cost.
+	ms_per_load=$((ticks * 1000 / hz / loads))
+	[ "$ms_per_load" -le 50 ] ||
+		{ fail "agent CPU ${ms_per_load} ms per ELF load (want <= 50)"; return 1; }
+	over=$(metric_settled 'enav_profile_files_refused_total{reason="over_file_cap"}') || { fail "$over"; return 1; }
+	[ "$over" -ge 1 ] || { fail "the 1 GiB debug file was not refused"; return 1; }
+}
+
 run_case "profiler: crafted symbol tables stay inside the tenant memory budget" case_profile_crafted_symbols
+run_case "profiler: a debug link to a 1 GiB file costs no CRC of it" case_profile_debuglink_bomb
