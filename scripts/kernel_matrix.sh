@@ -23,9 +23,11 @@
 #   ENAV_KERNEL_CACHE   kernel packages and initramfs images
 #                       (default /var/cache/enav-kernels)
 #   RESULTS             where logs and verdicts go (default $BUILD/kernel-matrix)
-#   KERNEL_TIMEOUT      seconds one guest may run, boot to power-off (2400: the
+#   KERNEL_TIMEOUT      seconds one guest may run, boot to power-off (3000: the
 #                       clean-clone CI run of 2026-12-05 took 1,479 s on 6.1
-#                       and 1,524 s on 6.12, both guests at once; a guest whose
+#                       and 1,524 s on 6.12, both guests at once, before the
+#                       hostile-tenant suite joined the list; the first five
+#                       tests alone took 1,234 s on 2026-12-06; a guest whose
 #                       kernel locked up must not hold CI past its budget)
 #   GUEST_CMDLINE       the guest kernel's extra command line (quiet);
 #                       loglevel=5 puts stack dumps (soft lockups) on the console
@@ -680,7 +682,7 @@ host_main() {
 	esac
 	CACHE=${ENAV_KERNEL_CACHE:-/var/cache/enav-kernels}
 	RESULTS=$(realpath -m "${RESULTS:-$BUILD/kernel-matrix}")
-	KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-2400}
+	KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-3000}
 	TEST_TIMEOUT=${TEST_TIMEOUT:-1800}
 	mkdir -p "$CACHE" "$RESULTS"
 	local cmd
