@@ -126,7 +126,10 @@ tls_wait_probed() {
 tls_stop_bounded() {
 	local limit t0 i
 	http_get "http://127.0.0.1:$TEST_PORT/metrics" >"$WORK/metrics.final"
-	limit=$(stop_limit_ms)
+	# The README's bound natively; in an emulated guest (ENAV_TIME_SCALE)
+	# the kernel's uprobe teardown alone is slower, and what the case
+	# proves there is that SIGTERM stops an agent a FIFO would have frozen.
+	limit=$(($(stop_limit_ms) * TIME_SCALE))
 	t0=$(date +%s%N)
 	kill -TERM "$AGENT_PID" 2>/dev/null
 	for ((i = 0; i < limit / 50 + 20; i++)); do
