@@ -48,12 +48,6 @@ static enum enav_tenant_refusal from_errno(int e)
 	}
 }
 
-bool enav_tenant_on_overlay(int fd)
-{
-	struct statfs sf;
-	return fstatfs(fd, &sf) == 0 && (unsigned long)sf.f_type == OVERLAYFS_SUPER_MAGIC;
-}
-
 /* fd (O_PATH) is a regular file, on a filesystem whose reads cannot be held
  * by a tenant's daemon, and the inode want names. */
 static enum enav_tenant_refusal check(int fd, const struct enav_file_ident *want, struct stat *st)

@@ -101,7 +101,4 @@ bool enav_tenant_budget_charge(struct enav_tenant_budget *b, uint64_t n);
  * EIO on a short file).  b may be NULL (no budget). */
 ssize_t enav_tenant_pread(int fd, void *buf, size_t n, uint64_t off, struct enav_tenant_budget *b);
 
-/* Whether fd is on overlayfs (its stat's device is the overlay's). */
-bool enav_tenant_on_overlay(int fd);
-
 #endif
