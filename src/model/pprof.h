@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * pprof (perftools.profiles.Profile) builder and decoder.
+ * pprof (perftools.profiles.Profile): the profile every consumer shares.
+ * Built by pprof_builder.c, read back by pprof_decoder.c (both share the
+ * field numbers in pprof_proto_priv.h); gzip is platform/gzip.h's.
  *
  * The builder interns every string it is given (callers' pointers need only
  * live for the call), deduplicates mappings, functions and locations, and

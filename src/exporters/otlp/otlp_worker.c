@@ -53,9 +53,9 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-#include <zlib.h>
 
 #include "platform/clock.h"
+#include "platform/gzip.h"
 #include "platform/log.h"
 #include "platform/promtext.h"
 #include "runtime/export_worker.h"
@@ -389,34 +389,6 @@ static enum enav_export_result post(struct enav_otlp_worker *w, const uint8_t *b
 	return ENAV_EXPORT_REJECTED;
 }
 
-static bool gzip_body(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len)
-{
-	z_stream z = {0};
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-	    Z_OK)
-		return false;
-	size_t cap = deflateBound(&z, (uLong)len);
-	uint8_t *buf = malloc(cap);
-	if (!buf) {
-		deflateEnd(&z);
-		return false;
-	}
-	z.next_in = (Bytef *)in;
-	z.avail_in = (uInt)len;
-	z.next_out = buf;
-	z.avail_out = (uInt)cap;
-	int rc = deflate(&z, Z_FINISH);
-	size_t n = z.total_out;
-	deflateEnd(&z);
-	if (rc != Z_STREAM_END) {
-		free(buf);
-		return false;
-	}
-	*out = buf;
-	*out_len = n;
-	return true;
-}
-
 /* ---- the transport of the export worker ----------------------------------- */
 
 static enum enav_export_prepared otlp_prepare(void *ctx, void **items, size_t n, void **body,
@@ -441,7 +413,7 @@ static enum enav_export_prepared otlp_prepare(void *ctx, void **items, size_t n,
 	if (w->gzip) {
 		uint8_t *z;
 		size_t zlen;
-		if (!gzip_body(pw.buf, pw.len, &z, &zlen)) {
+		if (enav_gzip_compress(pw.buf, pw.len, &z, &zlen) != 0) {
 			enav_pb_writer_free(&pw);
 			set_error(w, E_ENCODE);
 			enav_warn("otlp %s: compressing a batch failed; dropped", w->signal);
