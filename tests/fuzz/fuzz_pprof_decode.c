@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for the pprof decoder (src/model/pprof.c).
+ * libFuzzer target for the pprof decoder (src/model/pprof_decoder.c).
  *
  * Arbitrary bytes (gzip or raw) go to enav_pprof_decode with a 1 MiB cap.
  * Whatever it accepts must hold the invariants it promises (string indexes

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for the protobuf wire format (src/platform/protobuf.c) and the pprof
- * builder and decoder (src/model/pprof.c).
+ * builder and decoder (src/model/pprof_builder.c, pprof_decoder.c).
  */
 #include <stdarg.h>
 #include <stddef.h>

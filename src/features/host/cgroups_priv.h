@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Pure parsers for cgroup resource files (cgroups.c), exposed for the unit
- * tests and the fuzzer.  Every parser reads exactly text[0..len) (no NUL
- * needed, nothing past len is touched), never allocates, and accepts the
- * last line with or without its newline.  Numbers are unsigned decimal; a
- * number that does not fit in 64 bits is not a number (the key counts as
- * absent).  Sums over lines saturate at UINT64_MAX instead of wrapping.
+ * Pure parsers for cgroup resource files (cgroup_parsers.c), used by
+ * cgroups.c and exposed for the unit tests and the fuzzer.  Every parser reads exactly text[0..len)
+ * (no NUL needed, nothing past len is touched), never allocates, and accepts the last line with or
+ * without its newline.  Numbers are unsigned decimal; a number that does not fit in 64 bits is not
+ * a number (the key counts as absent).  Sums over lines saturate at UINT64_MAX instead of wrapping.
  */
 #ifndef ENAV_FEATURES_HOST_CGROUPS_PRIV_H
 #define ENAV_FEATURES_HOST_CGROUPS_PRIV_H
@@ -13,6 +12,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Sums and unit conversions saturate at UINT64_MAX instead of wrapping. */
+static inline uint64_t enav_cg_sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static inline uint64_t enav_cg_sat_mul(uint64_t a, uint64_t b)
+{
+	return (b && a > UINT64_MAX / b) ? UINT64_MAX : a * b;
+}
 
 /* Most keys one keyed parse looks for (the found mask is 32 bits). */
 #define ENAV_CG_MAX_KEYS 32
