@@ -17,17 +17,70 @@ The layers, lowest first (docs/architecture.md explains each):
 
 A folder of features/ or exporters/ is one unit with its subfolders
 (features/network/l7 belongs to features/network).  A header whose name ends
-in _priv.h is private to its unit.  Exit 1 on any violation, naming the file,
-line and include.
+in _priv.h is private to its unit.
+
+Capabilities do not include one another: a feature folder and an exporter
+folder are each a unit of their own, and an include from one such unit to
+another (feature -> feature, feature -> exporter, exporter -> feature,
+exporter -> exporter) is refused unless its header is a declared service.
+A header declares itself a service with a comment line
+
+    enav-service: <why this header is a narrow contract, and for whom>
+
+so the declaration sits where the contract is written, shows in every diff
+that touches it, and cannot be made without a reason.  A service header
+includes nothing else of its own unit (only lower layers and the unit's
+other services), so declaring one never opens the rest of the folder.  Sideways includes
+that predate the rule are listed in PENDING, each with what removing it
+takes; an entry that no include uses any more is itself a violation, so the
+list only shrinks.
+
+Exit 1 on any violation, naming the file, line and include.
 """
 import os
 import re
 import sys
 
+# Sideways includes of this repository that predate the rule: (includer's
+# unit, header) -> what it would take to remove the arrow.  A tree checked
+# with --root brings its own list (--pending UNIT=HEADER, repeatable).
+L7_TEXT = ("l7_text.h holds the span's text rules (route template, url.path "
+           "redaction, traceparent, SQL summary): pure functions that every encoder "
+           "of a span and argv redaction apply alike, so they belong in model/ "
+           "beside l7_op.h; the move edits the L7 parsers' includes "
+           "(src/features/network/l7/, being rewritten for the L7 stream engine)")
+GO_READERS = ("Go TLS reads Go binaries with profiling's readers; they parse "
+              "tenant files for two features and belong below them (their own "
+              "unit at the model layer, say src/golang/); the move edits go_buildinfo* "
+              "and gopclntab*, being reworked by the profiling split")
+PENDING = {
+    ("exporters/ndjson", "src/features/network/l7/l7_text.h"): L7_TEXT,
+    ("exporters/otlp", "src/features/network/l7/l7_text.h"): L7_TEXT,
+    ("features/process", "src/features/network/l7/l7_text.h"): L7_TEXT,
+    ("features/network", "src/features/profiling/go_buildinfo.h"): GO_READERS,
+    ("features/network", "src/features/profiling/gopclntab.h"): GO_READERS,
+    ("exporters/otlp", "src/features/profiling/profile_store.h"):
+        "otlp_sink.c drains and builds through the store's own functions because "
+        "the host hands out the store but not its service table; with "
+        "enav_host_profile_service() (runtime/) it calls svc->drain and svc->build "
+        "from runtime/profiles.h instead",
+    ("features/profiling", "src/exporters/pyroscope/pyroscope.h"):
+        "the profiling source starts the Pyroscope pusher and the pprof pull feeds "
+        "it; Pyroscope becomes an exporter row of its own that reads the store "
+        "through runtime/profiles.h, and the pull hands over what it fetched "
+        "through a service (issue 37, profiles as a pipeline)",
+}
+
 # --root DIR checks another tree (tests/layers/test_check_layers.sh).
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if len(sys.argv) == 3 and sys.argv[1] == "--root":
-    ROOT = sys.argv[2]
+args = sys.argv[1:]
+if args[:1] == ["--root"] and len(args) >= 2:
+    ROOT = args[1]
+    PENDING = {}
+    for a in args[2:]:
+        if a.startswith("--pending="):
+            unit, _, header = a[len("--pending="):].partition("=")
+            PENDING[(unit, header)] = "a test tree's own entry"
 os.chdir(ROOT)
 
 LAYERS = {
@@ -50,6 +103,23 @@ LAYERS = {
 }
 GENERATED = re.compile(r"(\.skel\.h|^vmlinux\.h|^version\.h)$")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+SERVICE = re.compile(r"enav-service:(.*)")
+CAPABILITIES = ("features", "exporters")  # layers whose folders never include each other
+
+
+def service_reason(header, cache={}):
+    """The reason a header gives for being a service, "" when it declares
+    none, None when it declares one without a reason."""
+    if header not in cache:
+        cache[header] = ""
+        with open(header, encoding="utf-8") as fh:
+            for line in fh:
+                m = SERVICE.search(line)
+                if m:
+                    reason = m.group(1).strip(" */")
+                    cache[header] = reason if reason else None
+                    break
+    return cache[header]
 
 
 def unit_of(path):
@@ -93,6 +163,8 @@ def main():
             files += [os.path.join(d, n) for n in names if n.endswith((".c", ".h"))]
     errors = []
     edges = {}  # (from unit, to unit) -> first "file:line: include"
+    services_used = set()  # (unit, header) across capabilities, through a service
+    pending_used = set()  # (unit, header) across capabilities, listed in PENDING
     for f in sorted(files):
         fu, fl = unit_of(f)
         with open(f, encoding="utf-8") as fh:
@@ -117,6 +189,13 @@ def main():
                     errors.append(f"{where}: {fu} or {tu} is in no layer")
                     continue
                 if tu == fu:
+                    # A service is narrow only if it does not hand its users
+                    # the rest of its unit: its own includes stay in lower
+                    # layers or other services of the unit.
+                    if (fl in CAPABILITIES and f.endswith(".h") and service_reason(f)
+                            and not service_reason(target)):
+                        errors.append(f"{where}: service header {f} includes {target}, "
+                                      f"which is not a service of {fu}")
                     continue
                 if f.startswith("src/") and tu.startswith("bpf"):
                     errors.append(f"{where}: user space includes a kernel-side file")
@@ -131,6 +210,20 @@ def main():
                 if target.endswith("_priv.h"):
                     errors.append(f"{where}: {target} is private to {tu}")
                     continue
+                if fl in CAPABILITIES and tl in CAPABILITIES:
+                    reason = service_reason(target)
+                    if reason is None:
+                        errors.append(f"{where}: {target} declares a service without "
+                                      "saying why (enav-service: REASON)")
+                        continue
+                    if not reason:
+                        if (fu, target) not in PENDING:
+                            errors.append(f"{where}: sideways, from {fu} to {tu}: "
+                                          "capabilities meet only through a declared "
+                                          "service (a header saying enav-service:), "
+                                          "or through shared code a layer down")
+                            continue
+                    (services_used if reason else pending_used).add((fu, target))
                 edges.setdefault((fu, tu), where)
     # Cycles between units: Tarjan's strongly connected components.
     graph = {}
@@ -168,6 +261,9 @@ def main():
         inside = [w for (a, b), w in sorted(edges.items()) if a in comp and b in comp]
         errors.append("include cycle between " + ", ".join(comp) + ":\n    " +
                       "\n    ".join(inside))
+    for unit, header in sorted(set(PENDING) - pending_used):
+        errors.append(f"PENDING entry ({unit}, {header}) matches no include: "
+                      "delete it from scripts/check_layers.py")
     for e in errors:
         print("check_layers: " + e)
     if errors:
@@ -175,7 +271,9 @@ def main():
               "in scripts/check_layers.py")
         return 1
     print(f"check_layers: {len(files)} files, {len(edges)} folder-to-folder arrows, "
-          "none up, none private, no cycle")
+          "none up, none private, no cycle; "
+          f"between capabilities {len(services_used)} through a service, "
+          f"{len(pending_used)} pending")
     return 0
 
 

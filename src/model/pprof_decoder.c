@@ -636,7 +636,8 @@ int enav_pprof_decode(const uint8_t *data, size_t len, size_t max_bytes,
 	if (max_bytes > SIZE_MAX / 4)
 		max_bytes = SIZE_MAX / 4;
 	if (enav_gzip_magic(data, len)) {
-		if ((rc = enav_gzip_decompress(data, len, max_bytes, &plain, &plain_len, err, errlen)))
+		if ((rc = enav_gzip_decompress(data, len, max_bytes, &plain, &plain_len, err,
+					       errlen)))
 			return rc;
 		data = plain;
 	} else if (len > max_bytes) {

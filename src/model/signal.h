@@ -102,7 +102,7 @@ struct enav_net_signal {
 	uint32_t retransmits, srtt_us;
 	uint64_t duration_ns;
 	uint64_t start_time_unix_ns;
-	/* DNS: the parsed message (allocated with the signal's tail, see dns.h). */
+	/* DNS: the parsed message (allocated with the signal's tail, model/dns_message.h). */
 	const struct enav_dns_message *dns;
 	bool dns_has_latency;
 	uint64_t dns_latency_ns;

@@ -141,7 +141,8 @@ int enav_gzip_decompress(const uint8_t *in, size_t n, size_t max_out, uint8_t **
 		else if (zr == Z_MEM_ERROR)
 			rc = say(err, errlen, -ENOMEM, "gzip: out of memory");
 		else
-			rc = say(err, errlen, -EINVAL, "gzip: %s", zs.msg ? zs.msg : "corrupt stream");
+			rc = say(err, errlen, -EINVAL, "gzip: %s",
+				 zs.msg ? zs.msg : "corrupt stream");
 		goto out;
 	}
 	if (zs.avail_in) {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for the per-cgroup resource metrics (src/features/host/cgroups.c,
- * its parsers in cgroup_parsers.c) on the fixture trees in tests/fixtures/cgroupfs/ (read relative to the
- * repository root):
+ * its parsers in cgroup_parsers.c) on the fixture trees in
+ * tests/fixtures/cgroupfs/ (read relative to the repository root):
  *   hybrid/  real files recorded on a hybrid host (kernel 6.18: separate cpu
  *            and cpuacct hierarchies, a cgroup2 tree without controllers);
  *            the container paths are renamed, the contents are as read.

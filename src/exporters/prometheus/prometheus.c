@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "exporters/prometheus/prometheus.h"
-#include "features/profiling/pprof_http.h"
+#include "features/profiling/pprof_routes.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -19,12 +19,8 @@
 #include <stdint.h>
 
 #include "platform/http.h"
+#include "features/profiling/pprof_routes.h"
 #include "features/profiling/profile_store.h"
-
-struct enav_host;
-
-/* Fill up to cap routes; returns how many. */
-size_t enav_pprof_http_routes(struct enav_host *a, struct enav_http_route *out, size_t cap);
 
 /* Exposed for tests and tests/fuzz/fuzz_pprof_query.c: the query of a
  * profile request, parsed.  arg answers as enav_http_query() does: a query
