@@ -30,10 +30,10 @@ A header declares itself a service with a comment line
 so the declaration sits where the contract is written, shows in every diff
 that touches it, and cannot be made without a reason.  A service header
 includes nothing else of its own unit (only lower layers and the unit's
-other services), so declaring one never opens the rest of the folder.  Sideways includes
-that predate the rule are listed in PENDING, each with what removing it
-takes; an entry that no include uses any more is itself a violation, so the
-list only shrinks.
+other services), so declaring one never opens the rest of the folder.
+Sideways includes that predate the rule are listed in PENDING, each with
+what removing it takes; an entry that no include uses any more is itself a
+violation, so the list only shrinks.
 
 Exit 1 on any violation, naming the file, line and include.
 """
@@ -78,9 +78,12 @@ if args[:1] == ["--root"] and len(args) >= 2:
     ROOT = args[1]
     PENDING = {}
     for a in args[2:]:
-        if a.startswith("--pending="):
-            unit, _, header = a[len("--pending="):].partition("=")
-            PENDING[(unit, header)] = "a test tree's own entry"
+        unit, _, header = a.removeprefix("--pending=").partition("=")
+        if not a.startswith("--pending=") or not header:
+            sys.exit(f"check_layers: unknown argument {a!r} (--pending=UNIT=HEADER)")
+        PENDING[(unit, header)] = "a test tree's own entry"
+elif args:
+    sys.exit("usage: check_layers.py [--root DIR [--pending=UNIT=HEADER]...]")
 os.chdir(ROOT)
 
 LAYERS = {
