@@ -34,21 +34,25 @@ struct task_info {
 };
 
 /* Whose code a Go executable is, from its build info (or only the
- * allow-list, for a binary without build info). */
+ * allow-list, for a binary without build info).  Shared by the owners cache
+ * and the builds reading it without the lock: the last reference frees it. */
 struct owner_entry {
+	atomic_uint refs;
 	bool go;
 	struct enav_go_buildinfo bi;
 	struct enav_code_owner owner;
 	const char **storage;
 };
 
-/* The store's counters as one scrape read them. */
-struct metrics_snap {
-	struct enav_symbolizer_stats st;
-	uint64_t bytes, batches, recs, added, evicted, revicted, builds, berr, tasks, other,
-	    snapfail, implausible;
-};
-
+/*
+ * Locking: the store's lock guards the batch list, the caches of tasks,
+ * snapshots and owners, and the counters, and is never held across file
+ * I/O.  A build pins the batches of its window under it, then reads them
+ * (immutable once added) and symbolizes without it; an evicted batch that
+ * a build still pins is freed by the build.  Reading a process's build
+ * info and snapshotting its mappings run without it too, and the
+ * symbolizer guards its own caches (symbolize.c).
+ */
 struct enav_profile_store {
 	pthread_mutex_t lock;
 	pthread_cond_t closed_cv;
@@ -67,10 +71,6 @@ struct enav_profile_store {
 	uint32_t n_batches, n_recs;
 	uint64_t n_bytes; /* records + frames held */
 	/* The source's drain, serialized by its own lock. */
-	/* The counters /metrics showed last, for a scrape during a build. */
-	pthread_mutex_t snap_lock;
-	struct metrics_snap last_snap;
-	uint64_t stale_scrapes;
 	pthread_mutex_t drain_lock;
 	enav_profile_drain_fn drain;
 	void *drain_ctx;
@@ -154,9 +154,12 @@ void enav_profile_batch_free(struct enav_profile_batch *b)
 
 /* ---- store --------------------------------------------------------------- */
 
-static void owner_free(void *v)
+/* Drops a reference to an owner (the cache's free function too). */
+static void owner_unref(void *v)
 {
 	struct owner_entry *o = v;
+	if (atomic_fetch_sub(&o->refs, 1) != 1)
+		return;
 	if (o->go)
 		enav_go_buildinfo_free(&o->bi);
 	free(o->storage);
@@ -192,7 +195,6 @@ struct enav_profile_store *enav_profile_store_new(const struct enav_profile_stor
 	    s->cgroup2_mount[0] ? open(s->cgroup2_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->drain_lock, NULL);
-	pthread_mutex_init(&s->snap_lock, NULL);
 	pthread_cond_init(&s->closed_cv, NULL);
 	struct enav_symbolizer_config sc = {.proc_root = "/proc",
 					    .kallsyms_path = "/proc/kallsyms",
@@ -213,7 +215,7 @@ struct enav_profile_store *enav_profile_store_new(const struct enav_profile_stor
 	    enav_bcache_init(&s->tasks, cfg->max_processes ? cfg->max_processes : 4096, free) ||
 	    enav_bcache_init(&s->snap_gens, cfg->max_processes ? cfg->max_processes : 4096, NULL) ||
 	    enav_bcache_init(&s->owners, cfg->max_elf_files ? cfg->max_elf_files : 256,
-			     owner_free) ||
+			     owner_unref) ||
 	    copy_allow(s, cfg) != 0) {
 		enav_profile_store_free(s);
 		return NULL;
@@ -243,7 +245,6 @@ void enav_profile_store_free(struct enav_profile_store *s)
 		close(s->cgroup2_fd);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->drain_lock);
-	pthread_mutex_destroy(&s->snap_lock);
 	pthread_cond_destroy(&s->closed_cv);
 	free(s);
 }
@@ -294,8 +295,10 @@ bool enav_profile_store_sleep(struct enav_profile_store *s, uint32_t ms)
 	return ok;
 }
 
-/* Read the build info of the process's executable once per executable
- * (called with the lock held, while the process lives). */
+/* Read the build info of the process's executable once per executable,
+ * while the process lives.  The executable is the tenant's file: it is read
+ * without the lock (one thread announces processes, so two reads of one
+ * file at once are rare, and the second is dropped). */
 static uint64_t note_executable(struct enav_profile_store *s, uint32_t tgid)
 {
 	char path[64];
@@ -305,23 +308,32 @@ static uint64_t note_executable(struct enav_profile_store *s, uint32_t tgid)
 		return 0;
 	uint64_t key = ((uint64_t)st.st_dev << 40) ^ (uint64_t)st.st_ino;
 	key = key ? key : 1;
-	if (enav_bcache_get(&s->owners, key))
+	pthread_mutex_lock(&s->lock);
+	bool known = enav_bcache_get(&s->owners, key) != NULL;
+	pthread_mutex_unlock(&s->lock);
+	if (known)
 		return key;
 	struct owner_entry *o = calloc(1, sizeof(*o));
 	if (!o)
 		return 0;
+	atomic_init(&o->refs, 1);
 	char err[160];
 	if (enav_go_buildinfo_read_exe(tgid, &o->bi, err, sizeof(err)) == 0) {
 		o->go = true;
 		if (enav_code_owner_from_buildinfo(&o->owner, &o->bi, s->allow_only.allow,
 						   s->allow_only.n_allow, &o->storage) != 0) {
-			owner_free(o);
+			owner_unref(o);
 			return 0;
 		}
 	} else {
 		o->owner = s->allow_only; /* not Go: no modules to admit */
 	}
-	enav_bcache_put(&s->owners, key, o);
+	pthread_mutex_lock(&s->lock);
+	if (enav_bcache_get(&s->owners, key))
+		owner_unref(o); /* read meanwhile by another announcement */
+	else
+		enav_bcache_put(&s->owners, key, o);
+	pthread_mutex_unlock(&s->lock);
 	return key;
 }
 
@@ -334,9 +346,12 @@ void enav_profile_store_resnapshot(struct enav_profile_store *s, uint32_t tgid, 
 {
 	pthread_mutex_lock(&s->lock);
 	/* Only the image snapshotted last: another exec since has its own. */
-	if ((uintptr_t)enav_bcache_get(&s->snap_gens, tgid) == 1u + exec_gen &&
-	    enav_symbolizer_snapshot(s->sym, tgid) != 0)
-		s->snapshot_failures++;
+	bool current = (uintptr_t)enav_bcache_get(&s->snap_gens, tgid) == 1u + exec_gen;
+	pthread_mutex_unlock(&s->lock);
+	if (!current || enav_symbolizer_snapshot(s->sym, tgid) == 0)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->snapshot_failures++;
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -351,22 +366,26 @@ static bool snapshot_matches(struct enav_profile_store *s, uint32_t tgid, uint16
 void enav_profile_store_task(struct enav_profile_store *s, uint32_t tgid, uint16_t exec_gen,
 			     const char *comm)
 {
-	struct task_info *t = calloc(1, sizeof(*t));
 	pthread_mutex_lock(&s->lock);
 	s->tasks_announced++;
-	if (t && enav_bcache_get(&s->tasks, task_key(tgid, exec_gen))) {
-		/* Announced again (see below): what was read while it lived stays. */
-		free(t);
-		t = NULL;
-	}
+	/* Announced again (see below): what was read while it lived stays. */
+	bool known = enav_bcache_get(&s->tasks, task_key(tgid, exec_gen)) != NULL;
+	pthread_mutex_unlock(&s->lock);
+	struct task_info *t = known ? NULL : calloc(1, sizeof(*t));
 	if (t) {
 		snprintf(t->comm, sizeof(t->comm), "%.*s", ENAV_COMM_LEN - 1, comm);
 		t->exe_key = note_executable(s, tgid);
-		enav_bcache_put(&s->tasks, task_key(tgid, exec_gen), t);
 	}
 	/* While it lives: a process that exits before the next build is still
-	 * symbolized from this snapshot.  Remember which image it is of. */
-	if (enav_symbolizer_snapshot(s->sym, tgid) != 0) {
+	 * symbolized from this snapshot.  Taken without the lock (it reads the
+	 * process's files); which image it is of is remembered under it. */
+	int snap = enav_symbolizer_snapshot(s->sym, tgid);
+	pthread_mutex_lock(&s->lock);
+	if (t && !enav_bcache_get(&s->tasks, task_key(tgid, exec_gen)))
+		enav_bcache_put(&s->tasks, task_key(tgid, exec_gen), t);
+	else
+		free(t);
+	if (snap != 0) {
 		s->snapshot_failures++;
 		/* A second announcement of the same image (the unwinder found
 		 * its mappings stale) can come after the process exited: the
@@ -406,7 +425,10 @@ void enav_profile_store_add(struct enav_profile_store *s, struct enav_profile_ba
 		s->n_bytes -= batch_bytes(old);
 		s->batches_evicted++;
 		s->records_evicted += old->n_recs;
-		enav_profile_batch_free(old);
+		if (old->pins)
+			old->evicted = true; /* a build still reads it */
+		else
+			enav_profile_batch_free(old);
 	}
 	pthread_mutex_unlock(&s->lock);
 }
@@ -422,9 +444,22 @@ struct workload {
 	char pod[256], namespace_[256], service[256];
 };
 
+/* What a build knows of one process image, copied from the store's caches
+ * under its lock the first time a record of the image is met. */
+struct task_view {
+	char comm[ENAV_COMM_LEN];
+	bool snapshot;		   /* its mappings were snapshotted (snapshot_matches) */
+	struct owner_entry *owner; /* a reference, or NULL: the allow-list alone */
+	const char *root_name;	   /* comm in the build's names, for folded stacks */
+};
+
 struct build {
 	struct enav_profile_store *s;
 	const struct enav_profile_query *q;
+	struct enav_profile_batch **pinned; /* the window's batches, oldest first */
+	size_t n_pinned;
+	struct enav_bcache views;			 /* task_key() -> struct task_view */
+	uint64_t frames_other_image, frames_implausible; /* added to the store's at the end */
 	struct workload *workloads;
 	size_t n_workloads, cap_workloads;
 	/* (tgid, address) -> location id, open addressing */
@@ -584,6 +619,49 @@ static bool names_grow(struct build *b)
 	return true;
 }
 
+static void task_view_free(void *v)
+{
+	struct task_view *t = v;
+	if (t->owner)
+		owner_unref(t->owner);
+	free(t);
+}
+
+/* The view of r's process image; NULL without memory (then: no name, no
+ * snapshot, the allow-list alone: fail closed). */
+static struct task_view *view_of(struct build *b, const struct enav_profile_record *r)
+{
+	uint64_t key = task_key(r->tgid, r->exec_gen);
+	struct task_view *v = enav_bcache_get(&b->views, key);
+	if (v || !(v = calloc(1, sizeof(*v))))
+		return v;
+	struct enav_profile_store *s = b->s;
+	pthread_mutex_lock(&s->lock);
+	struct task_info *t = enav_bcache_get(&s->tasks, key);
+	if (t) {
+		memcpy(v->comm, t->comm, sizeof(v->comm));
+		v->owner = t->exe_key ? enav_bcache_get(&s->owners, t->exe_key) : NULL;
+		if (v->owner)
+			atomic_fetch_add(&v->owner->refs, 1);
+	}
+	v->snapshot = snapshot_matches(s, r->tgid, r->exec_gen);
+	pthread_mutex_unlock(&s->lock);
+	enav_bcache_put(&b->views, key, v);
+	return v;
+}
+
+static bool has_snapshot(struct build *b, const struct enav_profile_record *r)
+{
+	const struct task_view *v = view_of(b, r);
+	return v && v->snapshot;
+}
+
+static const char *comm_of(struct build *b, const struct enav_profile_record *r)
+{
+	const struct task_view *v = view_of(b, r);
+	return v && v->comm[0] ? v->comm : NULL;
+}
+
 /* Which cache line a frame resolves on: the process image for user frames
  * (pid and exec), one for the kernel; leaf and return addresses apart. */
 static uint64_t frame_key(const struct enav_profile_record *r, bool kernel, bool leaf)
@@ -601,12 +679,12 @@ static void resolve(struct build *b, const struct enav_profile_record *r, uint64
 	uint64_t lookup = leaf || ip == 0 ? ip : ip - 1;
 	if (kernel) {
 		enav_symbolizer_kernel(b->s->sym, lookup, f);
-	} else if (snapshot_matches(b->s, r->tgid, r->exec_gen)) {
+	} else if (has_snapshot(b, r)) {
 		enav_symbolizer_user(b->s->sym, r->tgid, lookup, f);
 	} else {
 		/* No snapshot of this image: the address stays, no name. */
 		memset(f, 0, sizeof(*f));
-		b->s->frames_other_image++;
+		b->frames_other_image++;
 	}
 	f->address = ip;
 }
@@ -615,9 +693,8 @@ static void resolve(struct build *b, const struct enav_profile_record *r, uint64
  * info, else the allow-list alone (fail closed: more is redacted). */
 static const struct enav_code_owner *owner_of(struct build *b, const struct enav_profile_record *r)
 {
-	struct task_info *t = enav_bcache_get(&b->s->tasks, task_key(r->tgid, r->exec_gen));
-	struct owner_entry *o = t && t->exe_key ? enav_bcache_get(&b->s->owners, t->exe_key) : NULL;
-	return o ? &o->owner : &b->s->allow_only;
+	const struct task_view *v = view_of(b, r);
+	return v && v->owner ? &v->owner->owner : &b->s->allow_only;
 }
 
 /* Under redaction, a user frame outside the owner's code loses its name. */
@@ -756,12 +833,12 @@ static uint16_t tracing_frames(struct build *b, const uint64_t *ips, uint16_t n)
 static uint16_t plausible_user_frames(struct build *b, const struct enav_profile_record *r,
 				      const uint64_t *uips)
 {
-	if (!snapshot_matches(b->s, r->tgid, r->exec_gen))
+	if (!has_snapshot(b, r))
 		return r->n_user ? 1 : 0;
 	for (uint16_t i = 0; i < r->n_user; i++) {
 		uint64_t at = i == 0 || uips[i] == 0 ? uips[i] : uips[i] - 1;
 		if (enav_symbolizer_executable(b->s->sym, r->tgid, at) != 1) {
-			b->s->frames_implausible += r->n_user - i;
+			b->frames_implausible += r->n_user - i;
 			return i;
 		}
 	}
@@ -798,9 +875,9 @@ static int add_pprof_sample(struct build *b, const struct enav_profile_batch *bt
 	struct enav_pprof_label labels[8];
 	size_t nl = 0;
 	labels[nl++] = (struct enav_pprof_label){.key = "pid", .num = r->tgid};
-	struct task_info *t = enav_bcache_get(&b->s->tasks, task_key(r->tgid, r->exec_gen));
-	if (t && t->comm[0])
-		labels[nl++] = (struct enav_pprof_label){.key = "comm", .str = t->comm};
+	const char *comm = comm_of(b, r);
+	if (comm)
+		labels[nl++] = (struct enav_pprof_label){.key = "comm", .str = comm};
 	if (w && w->has_path)
 		labels[nl++] = (struct enav_pprof_label){.key = "cgroup", .str = w->path};
 	if (w && w->identity.container_id[0])
@@ -822,8 +899,12 @@ static int add_folded_stack(struct build *b, const struct enav_profile_batch *bt
 	size_t n = 0;
 	const uint64_t *ips = bt->ips + r->ip_off;
 	/* Root first: the process name, then user frames outermost first, then kernel. */
-	struct task_info *t = enav_bcache_get(&b->s->tasks, task_key(r->tgid, r->exec_gen));
-	frames[n++] = t && t->comm[0] ? t->comm : "[unknown process]";
+	/* The stacks outlive the views (a view may be evicted): the name is
+	 * one of the build's own strings. */
+	struct task_view *view = view_of(b, r);
+	if (view && view->comm[0] && !view->root_name)
+		view->root_name = intern_name(b, strdup(view->comm));
+	frames[n++] = view && view->root_name ? view->root_name : "[unknown process]";
 	for (int i = (int)plausible_user_frames(b, r, ips + r->n_kernel) - 1;
 	     i >= 0 && n < MAX_FRAMES; i--) {
 		const char *name =
@@ -862,6 +943,7 @@ static const struct enav_pprof_value_type value_types[ENAV_PROFILE__COUNT][2] = 
 
 static void build_free(struct build *b)
 {
+	enav_bcache_destroy(&b->views);
 	free(b->workloads);
 	free(b->locs);
 	free(b->name_slots);
@@ -905,20 +987,44 @@ static int render_text(struct build *b, const struct enav_profile_query *q, uint
 	return 0;
 }
 
-int enav_profile_store_build(struct enav_profile_store *s, struct enav_profile_query *q,
-			     uint8_t **out, size_t *out_len)
+/* Pins the batches of q's window (lock held); false without memory. */
+static bool pin_window(struct build *b, const struct enav_profile_query *q)
 {
-	if (q->kind >= ENAV_PROFILE__COUNT)
-		return -EINVAL;
-	struct build b = {.s = s, .q = q};
-	int rc = 0;
-	q->matched = 0;
-	pthread_mutex_lock(&s->lock);
-	s->builds++;
-	uint64_t first = 0, last = 0, first_unix = 0;
+	struct enav_profile_store *s = b->s;
+	b->pinned = s->n_batches ? malloc(s->n_batches * sizeof(*b->pinned)) : NULL;
+	if (s->n_batches && !b->pinned)
+		return false;
 	for (struct enav_profile_batch *bt = s->head; bt; bt = bt->next) {
 		if (bt->start_mono_ns < q->from_mono_ns || bt->end_mono_ns > q->to_mono_ns)
 			continue;
+		bt->pins++;
+		b->pinned[b->n_pinned++] = bt;
+	}
+	return true;
+}
+
+/* Unpins them, freeing those evicted meanwhile (lock held). */
+static void unpin_window(struct build *b)
+{
+	for (size_t i = 0; i < b->n_pinned; i++) {
+		struct enav_profile_batch *bt = b->pinned[i];
+		if (--bt->pins == 0 && bt->evicted)
+			enav_profile_batch_free(bt);
+	}
+	free(b->pinned);
+	b->pinned = NULL;
+	b->n_pinned = 0;
+}
+
+/* The records of the pinned batches into a profile (no lock held: this is
+ * where the tenants' files are read). */
+static int build_unlocked(struct build *b, struct enav_profile_query *q, uint8_t **out,
+			  size_t *out_len)
+{
+	struct enav_profile_store *s = b->s;
+	uint64_t first = 0, last = 0, first_unix = 0;
+	for (size_t k = 0; k < b->n_pinned; k++) {
+		const struct enav_profile_batch *bt = b->pinned[k];
 		if (!first || bt->start_mono_ns < first) {
 			first = bt->start_mono_ns;
 			first_unix = bt->start_unix_ns;
@@ -929,38 +1035,58 @@ int enav_profile_store_build(struct enav_profile_store *s, struct enav_profile_q
 	if (q->format == ENAV_PROFILE_FORMAT_PPROF) {
 		int64_t period =
 		    q->kind == ENAV_PROFILE_CPU ? 1000000000ll / s->cfg.frequency_hz : 1;
-		b.pprof = enav_pprof_new(value_types[q->kind], 2, value_types[q->kind][1], period,
-					 (int64_t)first_unix, (int64_t)(last - first), NULL);
-		if (!b.pprof)
-			rc = -ENOMEM;
+		b->pprof = enav_pprof_new(value_types[q->kind], 2, value_types[q->kind][1], period,
+					  (int64_t)first_unix, (int64_t)(last - first), NULL);
+		if (!b->pprof)
+			return -ENOMEM;
 	}
-	for (struct enav_profile_batch *bt = s->head; bt && !rc; bt = bt->next) {
-		if (bt->start_mono_ns < q->from_mono_ns || bt->end_mono_ns > q->to_mono_ns)
-			continue;
+	int rc = 0;
+	for (size_t k = 0; k < b->n_pinned && !rc; k++) {
+		const struct enav_profile_batch *bt = b->pinned[k];
 		for (uint32_t i = 0; i < bt->n_recs && !rc; i++) {
 			const struct enav_profile_record *r = &bt->recs[i];
 			if (r->kind != q->kind)
 				continue;
-			const struct workload *w = workload_of(&b, r->cgroup_id);
+			const struct workload *w = workload_of(b, r->cgroup_id);
 			if (!filter_admits(&q->filter, r, w))
 				continue;
 			q->matched++;
-			rc = b.pprof ? add_pprof_sample(&b, bt, r, w) : add_folded_stack(&b, bt, r);
+			rc = b->pprof ? add_pprof_sample(b, bt, r, w) : add_folded_stack(b, bt, r);
 		}
 	}
-	if (!rc && b.pprof) {
-		if (!q->redact) /* under redaction no comment leaves either */
-			enav_pprof_comment(b.pprof,
-					   "enav: frame-pointer stacks; unsymbolized frames keep "
-					   "their address and mapping");
-		rc = enav_pprof_encode(b.pprof, true, out, out_len);
-	} else if (!rc) {
-		rc = render_text(&b, q, out, out_len);
-	}
 	if (rc)
-		s->build_errors++;
-	build_free(&b);
+		return rc;
+	if (!b->pprof)
+		return render_text(b, q, out, out_len);
+	if (!q->redact) /* under redaction no comment leaves either */
+		enav_pprof_comment(b->pprof, "enav: frame-pointer stacks; unsymbolized frames keep "
+					     "their address and mapping");
+	return enav_pprof_encode(b->pprof, true, out, out_len);
+}
+
+int enav_profile_store_build(struct enav_profile_store *s, struct enav_profile_query *q,
+			     uint8_t **out, size_t *out_len)
+{
+	if (q->kind >= ENAV_PROFILE__COUNT)
+		return -EINVAL;
+	struct build b = {.s = s, .q = q};
+	q->matched = 0;
+	int rc = enav_bcache_init(&b.views, s->cfg.max_processes ? s->cfg.max_processes : 4096,
+				  task_view_free);
+	pthread_mutex_lock(&s->lock);
+	s->builds++;
+	if (!rc && !pin_window(&b, q))
+		rc = -ENOMEM;
 	pthread_mutex_unlock(&s->lock);
+	if (!rc)
+		rc = build_unlocked(&b, q, out, out_len);
+	pthread_mutex_lock(&s->lock);
+	unpin_window(&b);
+	s->build_errors += rc != 0;
+	s->frames_other_image += b.frames_other_image;
+	s->frames_implausible += b.frames_implausible;
+	pthread_mutex_unlock(&s->lock);
+	build_free(&b);
 	return rc;
 }
 
@@ -1043,46 +1169,17 @@ struct enav_tenant_mem *enav_profile_store_tenant_mem(struct enav_profile_store 
 
 void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promtext *p)
 {
-	/* A profile build holds the store's lock while it symbolizes, which
-	 * may load a tenant's files for seconds: a scrape does not wait for
-	 * it, it shows the counters of the last scrape that got the lock. */
-	struct metrics_snap m;
-	if (pthread_mutex_trylock(&s->lock) == 0) {
-		enav_symbolizer_get_stats(s->sym, &m.st);
-		m.bytes = s->n_bytes;
-		m.batches = s->n_batches;
-		m.recs = s->n_recs;
-		m.added = s->batches_added;
-		m.evicted = s->batches_evicted;
-		m.revicted = s->records_evicted;
-		m.builds = s->builds;
-		m.berr = s->build_errors;
-		m.tasks = s->tasks_announced;
-		m.other = s->frames_other_image;
-		m.snapfail = s->snapshot_failures;
-		m.implausible = s->frames_implausible;
-		pthread_mutex_unlock(&s->lock);
-		pthread_mutex_lock(&s->snap_lock);
-		s->last_snap = m;
-		pthread_mutex_unlock(&s->snap_lock);
-	} else {
-		pthread_mutex_lock(&s->snap_lock);
-		m = s->last_snap;
-		s->stale_scrapes++;
-		pthread_mutex_unlock(&s->snap_lock);
-	}
-	const struct enav_symbolizer_stats st = m.st;
-	uint64_t bytes = m.bytes, batches = m.batches, recs = m.recs, added = m.added,
-		 evicted = m.evicted, revicted = m.revicted, builds = m.builds, berr = m.berr,
-		 tasks = m.tasks, other = m.other, snapfail = m.snapfail,
-		 implausible = m.implausible;
-	pthread_mutex_lock(&s->snap_lock);
-	uint64_t stale = s->stale_scrapes;
-	pthread_mutex_unlock(&s->snap_lock);
-	enav_promtext_single_u64(p, "enav_profile_metrics_stale_scrapes_total", "counter",
-				 "Scrapes that showed the profile store's previous counters "
-				 "because a profile build held its lock.",
-				 stale);
+	/* The lock is never held across file I/O (a build symbolizes without
+	 * it): a scrape waits for memory work only. */
+	struct enav_symbolizer_stats st;
+	enav_symbolizer_get_stats(s->sym, &st);
+	pthread_mutex_lock(&s->lock);
+	uint64_t bytes = s->n_bytes, batches = s->n_batches, recs = s->n_recs,
+		 added = s->batches_added, evicted = s->batches_evicted,
+		 revicted = s->records_evicted, builds = s->builds, berr = s->build_errors,
+		 tasks = s->tasks_announced, other = s->frames_other_image,
+		 snapfail = s->snapshot_failures, implausible = s->frames_implausible;
+	pthread_mutex_unlock(&s->lock);
 	enav_promtext_single_u64(p, "enav_profile_stored_batches", "gauge",
 				 "Drained profile batches kept for queries.", batches);
 	enav_promtext_single_u64(p, "enav_profile_stored_stacks", "gauge",
@@ -1130,6 +1227,7 @@ void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promte
 	    {"elf_eviction", st.elf_evictions},
 	    {"elf_truncated", st.elf_truncated},
 	    {"elf_load_deferred", st.elf_deferred},
+	    {"elf_load_concurrent", st.elf_concurrent},
 	    {"perf_map_load", st.perf_map_loads},
 	    {"debug_file", st.debug_files},
 	    {"frame_resolved", st.resolved},

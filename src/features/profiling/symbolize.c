@@ -33,6 +33,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sys/sysmacros.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,9 +65,15 @@
 #define REFRESH_NS	    1000000000ull /* snapshot refresh / perf map check */
 /* ELF loading may take a quarter of the time, in bursts of up to 2 s: a
  * tenant whose libraries' tables outgrow the budget makes every lookup a
- * reload, and the caller (a profile build, /metrics) waits on our lock. */
+ * reload, and the profile build that asked waits for it. */
 #define LOAD_SHARE_DIV 4
 #define LOAD_BURST_NS  2000000000ll
+/* ELF files being loaded at once (each by one thread, with the lock
+ * released); a load past this is put off, counted.  A thread that needs a
+ * file another is loading waits for it, at most one file's read time budget
+ * (the loader's own bound), without the lock. */
+#define LOADS_IN_FLIGHT 32
+#define LOAD_WAIT_NS	ENAV_TENANT_READ_NS
 
 /* ---- exact-capacity LRU: hash chains + recency list ------------------------------ */
 
@@ -202,6 +209,7 @@ struct perf_map {
 	struct enav_tenant_mem *mem;
 	uint64_t bytes; /* charged to mem */
 	bool checked, loaded;
+	bool loading; /* a thread is reading the file with the lock released */
 	uint64_t checked_ns;
 	uint64_t ino, size, mtime_ns; /* of the loaded file */
 };
@@ -211,6 +219,7 @@ struct proc {
 	struct umap *maps;    /* executable mappings, sorted by start */
 	uint32_t n_maps;
 	char *paths;
+	uint64_t gen;	  /* which snapshot this is (enav_symbolizer.snap_gen) */
 	uint64_t snap_ns; /* last snapshot attempt */
 	uint32_t uid;	  /* owner of /proc/PID at the snapshot */
 	bool uid_known;
@@ -220,8 +229,9 @@ struct proc {
 struct elf_entry {
 	struct lru_node node; /* key = hash of the identity */
 	struct enav_elf_symtab *t;
-	struct enav_tenant_mem *mem;
-	uint64_t bytes; /* charged to mem */
+	struct enav_tenant_mem *mem; /* NULL until cached and charged */
+	uint64_t bytes;		     /* charged to mem */
+	bool from_debug, truncated;  /* counted when cached */
 	uint8_t bid[ENAV_ELF_BUILD_ID_MAX];
 	size_t bid_len;
 	uint64_t dev, ino, mtime_ns, size; /* identity without a build id */
@@ -245,7 +255,19 @@ struct kernel_table {
 	uint64_t n_text;
 };
 
+/*
+ * Locking: one mutex guards the caches, the kernel table, the loading
+ * budget and the counters; lookups run under it.  Nothing a tenant controls
+ * is read under it: a snapshot reads /proc/PID/maps before taking it, and a
+ * load of an ELF file or a perf map marks the file as being loaded, drops the
+ * lock to open and parse it, then takes it again to insert the result.  A
+ * second thread that needs a file being loaded does not load it again: it
+ * waits for the first (LOAD_WAIT_NS at most, with the lock released), else
+ * its frame stays unresolved this time, counted.
+ */
 struct enav_symbolizer {
+	pthread_mutex_t lock;
+	pthread_cond_t loaded; /* a load finished (a loading[] slot was freed) */
 	char *proc_root, *kallsyms_path, *perf_map_dir;
 	/* Opened with the symbolizer, read on first use: /proc/kallsyms shows
 	 * addresses to whoever opened it with CAP_SYSLOG, and the agent drops
@@ -260,10 +282,34 @@ struct enav_symbolizer {
 	uint64_t load_refill_ns;
 	uint32_t max_maps, max_syms, max_perf;
 	struct lru procs, elfs;
+	uint64_t snap_gen;
+	struct {
+		uint64_t dev, ino; /* the maps line's identity of the file */
+		bool used;
+	} loading[LOADS_IN_FLIGHT];
 	struct kernel_table k;
 	struct enav_symbolizer_stats st;
-	char kname[2 * ENAV_KSYM_NAME_MAX + 8];
 };
+
+void (*enav_symbolizer_load_hook)(const char *path);
+
+/* The strings a resolved frame points to: copied out of the caches under
+ * the lock, so another thread's eviction cannot free them under the caller.
+ * One set per thread, valid until its next call into the symbolizer. */
+struct frame_strings {
+	char function[PERF_MAP_LINE_MAX + 2 * ENAV_KSYM_NAME_MAX + 8];
+	char map_path[MAPS_LINE_MAX];
+	char build_id[2 * ENAV_ELF_BUILD_ID_MAX + 1];
+};
+static _Thread_local struct frame_strings frame_strings;
+
+static const char *keep_string(char *buf, size_t cap, const char *str)
+{
+	snprintf(buf, cap, "%s", str);
+	return buf;
+}
+
+#define KEEP(field, str) keep_string(frame_strings.field, sizeof(frame_strings.field), (str))
 
 /* ---- small helpers --------------------------------------------------------------- */
 
@@ -423,6 +469,8 @@ bool enav_symbolizer_kernel(struct enav_symbolizer *s, uint64_t addr, struct ena
 
 	*out =
 	    (struct enav_frame){.address = addr, .kernel = true, .map_path = "[kernel.kallsyms]"};
+	pthread_mutex_lock(&s->lock);
+	/* The kernel's file, not a tenant's: read once, under the lock. */
 	if (!k->loaded)
 		load_kallsyms(s);
 	hi = k->n;
@@ -436,16 +484,18 @@ bool enav_symbolizer_kernel(struct enav_symbolizer *s, uint64_t addr, struct ena
 	const struct ksym *ks = lo > 0 ? &k->syms[lo - 1] : NULL;
 	if (!ks || !ks->text || (lo == k->n && addr != ks->addr)) {
 		s->st.unresolved++;
+		pthread_mutex_unlock(&s->lock);
 		return false;
 	}
-	out->function = k->names + ks->name;
-	if (ks->mod) {
-		snprintf(s->kname, sizeof(s->kname), "%s [%s]", k->names + ks->name,
-			 k->names + k->mods[ks->mod - 1]);
-		out->function = s->kname;
-	}
+	if (ks->mod)
+		snprintf(frame_strings.function, sizeof(frame_strings.function), "%s [%s]",
+			 k->names + ks->name, k->names + k->mods[ks->mod - 1]);
+	else
+		KEEP(function, k->names + ks->name);
+	out->function = frame_strings.function;
 	out->function_offset = addr - ks->addr;
 	s->st.resolved++;
+	pthread_mutex_unlock(&s->lock);
 	return true;
 }
 
@@ -504,11 +554,44 @@ static void make_room(struct enav_symbolizer *s, uint64_t n)
 	}
 }
 
+/* A mapping copied out of its snapshot, for a load done with the lock
+ * released (the snapshot may be replaced or evicted meanwhile). */
+struct map_ref {
+	uint64_t start, end, offset, inode, dev;
+	char path[MAPS_LINE_MAX];
+};
+
+static void map_ref_of(const struct proc *p, const struct umap *m, struct map_ref *r)
+{
+	r->start = m->start;
+	r->end = m->end;
+	r->offset = m->offset;
+	r->inode = m->inode;
+	r->dev = m->dev;
+	snprintf(r->path, sizeof(r->path), "%s", p->paths + m->path);
+}
+
+static struct umap *find_map(const struct proc *p, uint64_t addr);
+static struct proc *get_proc(struct enav_symbolizer *s, uint32_t pid);
+
+/* The mapping of pid's current snapshot that still is r (lock held). */
+static struct umap *same_map(struct enav_symbolizer *s, uint32_t pid, const struct map_ref *r)
+{
+	struct proc *p = (struct proc *)lru_find(&s->procs, pid);
+	struct umap *m = p ? find_map(p, r->start) : NULL;
+
+	if (!m || m->start != r->start || m->end != r->end || m->offset != r->offset ||
+	    m->inode != r->inode || m->dev != r->dev || strcmp(p->paths + m->path, r->path) != 0)
+		return NULL;
+	return m;
+}
+
 /* Loads the symbol table of h (file identity st) into a new entry, or
- * refuses it when it is past the per-file cap; NULL then, or on failure. */
-static struct elf_entry *load_elf(struct enav_symbolizer *s, uint32_t pid, const struct proc *p,
-				  const struct umap *m, struct enav_elf *h, const struct stat *st,
-				  const uint8_t *bid, size_t bid_len)
+ * refuses it when it is past the per-file cap; NULL then, or on failure.
+ * Runs without the lock: it reads the tenant's files. */
+static struct elf_entry *load_elf(struct enav_symbolizer *s, uint32_t pid, const char *path,
+				  struct enav_elf *h, const struct stat *st, const uint8_t *bid,
+				  size_t bid_len)
 {
 	struct enav_elf_symtab *t = NULL;
 	struct elf_entry *e = calloc(1, sizeof(*e));
@@ -518,14 +601,14 @@ static struct elf_entry *load_elf(struct enav_symbolizer *s, uint32_t pid, const
 		return NULL;
 	enav_file_key_of(st, &k);
 	int rc = enav_elf_load(h, s->max_syms, &t);
-	if (rc == 0 && (t->from_dynsym || t->n_syms == 0) &&
+	bool from_debug =
+	    rc == 0 && (t->from_dynsym || t->n_syms == 0) &&
 	    enav_debug_symbols_load(&(struct enav_debug_files){.proc_root = s->proc_root,
 							       .debug_dir = s->debug_dir,
 							       .self_root = s->self_root,
 							       .mem = s->mem,
 							       .max_syms = s->max_syms},
-				    pid, p->paths + m->path, h, bid, bid_len, t))
-		s->st.debug_files++;
+				    pid, path, h, bid, bid_len, t);
 	/* A table that reached the cap is refused whole (not kept cut at an
 	 * arbitrary symbol), and the refusal remembered for the file. */
 	if (rc != 0 || t->over_cap) {
@@ -538,24 +621,24 @@ static struct elf_entry *load_elf(struct enav_symbolizer *s, uint32_t pid, const
 		return NULL;
 	}
 	e->t = t;
-	e->mem = s->mem;
 	e->bytes = sizeof(*e) + enav_elf_symtab_bytes(t);
+	/* Counted when it is cached; e->mem stays NULL until it is charged. */
+	e->from_debug = from_debug;
 	/* A section skipped for the cap left a poorer table (.dynsym). */
-	if (t->truncated || enav_elf_over_cap(h))
-		s->st.elf_truncated++;
+	e->truncated = t->truncated || enav_elf_over_cap(h);
 	return e;
 }
 
-/* Opens the file of m and its ELF handle, under the per-file cap; NULL (fd
- * closed) when it cannot be opened or was refused before. */
-static struct enav_elf *open_elf(struct enav_symbolizer *s, uint32_t pid, const struct proc *p,
-				 const struct umap *m, int *fdp, struct stat *st)
+/* Opens the file of r and its ELF handle, under the per-file cap; NULL (fd
+ * closed) when it cannot be opened or was refused before.  No lock held. */
+static struct enav_elf *open_elf(struct enav_symbolizer *s, uint32_t pid, const struct map_ref *r,
+				 int *fdp, struct stat *st)
 {
 	enum enav_tenant_refusal why = ENAV_TENANT_OK;
 	struct enav_file_key k;
 	struct enav_elf *h = NULL;
-	int fd = enav_open_map_file(s->proc_root, pid, m->start, m->end, p->paths + m->path, m->dev,
-				    m->inode, &why);
+	int fd = enav_open_map_file(s->proc_root, pid, r->start, r->end, r->path, r->dev, r->inode,
+				    &why);
 
 	if (fd < 0) {
 		enav_tenant_mem_open_refused(s->mem, why);
@@ -575,7 +658,8 @@ static struct enav_elf *open_elf(struct enav_symbolizer *s, uint32_t pid, const 
 	return h;
 }
 
-/* Puts the new entry e in the cache under key, charged to the budget. */
+/* Puts the new entry e in the cache under key, charged to the budget
+ * (lock held). */
 static void cache_elf(struct enav_symbolizer *s, struct elf_entry *e, uint64_t key,
 		      const uint8_t *bid, size_t bid_len, const struct stat *st)
 {
@@ -586,10 +670,13 @@ static void cache_elf(struct enav_symbolizer *s, struct elf_entry *e, uint64_t k
 	e->ino = (uint64_t)st->st_ino;
 	e->mtime_ns = mtime_ns(st);
 	e->size = (uint64_t)st->st_size;
+	e->mem = s->mem;
 	make_room(s, e->bytes);
 	enav_tenant_mem_charge(s->mem, e->bytes);
 	lru_insert(&s->elfs, &e->node);
 	s->st.elf_loads++;
+	s->st.debug_files += e->from_debug;
+	s->st.elf_truncated += e->truncated;
 }
 
 /* Whether the loading time budget allows a load now (refilled with a
@@ -608,20 +695,67 @@ static bool load_allowed(struct enav_symbolizer *s, uint64_t now)
 	return s->load_tokens_ns > 0;
 }
 
-static struct elf_entry *map_elf(struct enav_symbolizer *s, uint32_t pid, const struct proc *p,
-				 struct umap *m)
+/* Marks r's file as being loaded: its slot; -1 when every slot is taken,
+ * -EBUSY when another thread is loading it (lock held). */
+static int claim_load(struct enav_symbolizer *s, const struct map_ref *r)
+{
+	int free_slot = -1;
+
+	for (int i = 0; i < LOADS_IN_FLIGHT; i++) {
+		if (!s->loading[i].used) {
+			free_slot = free_slot < 0 ? i : free_slot;
+			continue;
+		}
+		if (s->loading[i].dev == r->dev && s->loading[i].ino == r->inode)
+			return -EBUSY;
+	}
+	if (free_slot >= 0) {
+		s->loading[free_slot].dev = r->dev;
+		s->loading[free_slot].ino = r->inode;
+		s->loading[free_slot].used = true;
+	}
+	return free_slot;
+}
+
+/* The cached table of m, when its file is known and still cached (lock held). */
+static struct elf_entry *cached_elf(struct enav_symbolizer *s, const struct umap *m)
 {
 	struct elf_entry *e;
+
+	if (m->kind != MAP_FILE || m->elf_state != ELF_KNOWN ||
+	    !(e = (struct elf_entry *)lru_find(&s->elfs, m->elf_key)))
+		return NULL;
+	lru_touch(&s->elfs, &e->node);
+	s->st.elf_hits++;
+	return e;
+}
+
+/* The key a file is cached under: its build id, else its identity. */
+static uint64_t elf_key(const uint8_t *bid, size_t bid_len, const struct stat *st)
+{
+	if (bid_len)
+		return fnv64(bid, bid_len, 0xcbf29ce484222325ull);
+	uint64_t id[4] = {(uint64_t)st->st_dev, (uint64_t)st->st_ino, mtime_ns(st),
+			  (uint64_t)st->st_size};
+	return fnv64(id, sizeof(id), 0x84222325cbf29ce4ull);
+}
+
+/*
+ * The symbol table of the file r maps, loading it when it is not cached.
+ * Called and returns with the lock held, and drops it while the file is
+ * opened and read; the entry returned is valid until the lock is dropped.
+ */
+static struct elf_entry *map_elf(struct enav_symbolizer *s, uint32_t pid, const struct map_ref *r)
+{
+	struct umap *m = same_map(s, pid, r);
+	struct elf_entry *e, *fresh = NULL;
 	struct stat st;
 	int fd = -1;
 
-	if (m->kind != MAP_FILE || m->elf_state == ELF_FAILED)
+	if (!m || m->kind != MAP_FILE || m->elf_state == ELF_FAILED)
 		return NULL;
-	if (m->elf_state == ELF_KNOWN && (e = (struct elf_entry *)lru_find(&s->elfs, m->elf_key))) {
-		lru_touch(&s->elfs, &e->node);
-		s->st.elf_hits++;
+	if ((e = cached_elf(s, m)) != NULL)
 		return e;
-	}
 	/* Over the loading time budget: left unresolved now (the mapping's
 	 * state unchanged), loaded by a later lookup. */
 	uint64_t t0 = enav_clock_mono_ns();
@@ -629,47 +763,86 @@ static struct elf_entry *map_elf(struct enav_symbolizer *s, uint32_t pid, const 
 		s->st.elf_deferred++;
 		return NULL;
 	}
-	struct enav_elf *h = open_elf(s, pid, p, m, &fd, &st);
-	if (!h) {
-		m->elf_state = ELF_FAILED;
-		s->st.elf_failures++;
+	int slot = claim_load(s, r);
+	if (slot == -EBUSY) {
+		/* Another thread is loading it: what it caches serves us too. */
+		struct timespec until = enav_clock_deadline(CLOCK_REALTIME, LOAD_WAIT_NS);
+		while ((slot = claim_load(s, r)) == -EBUSY &&
+		       pthread_cond_timedwait(&s->loaded, &s->lock, &until) == 0)
+			;
+		m = same_map(s, pid, r);
+		if (slot >= 0 && (!m || m->elf_state == ELF_FAILED || (e = cached_elf(s, m)))) {
+			s->loading[slot].used = false;
+			pthread_cond_broadcast(&s->loaded);
+			return e;
+		}
+		/* Else ours to load (another mapping's loader cached it under
+		 * its build id, found below), or still loading: counted. */
+	}
+	if (slot < 0) {
+		s->st.elf_concurrent++;
 		return NULL;
 	}
+	/* The table is in memory before its size is known: room for the
+	 * largest one a file may give. */
+	make_room(s, enav_tenant_mem_file_cap(s->mem));
+	pthread_mutex_unlock(&s->lock);
+
+	if (enav_symbolizer_load_hook)
+		enav_symbolizer_load_hook(r->path);
 	uint8_t bid[ENAV_ELF_BUILD_ID_MAX];
-	size_t bid_len = enav_elf_build_id(h, bid, sizeof(bid));
-	uint64_t key;
-	if (bid_len) {
-		key = fnv64(bid, bid_len, 0xcbf29ce484222325ull);
-	} else {
-		uint64_t id[4] = {(uint64_t)st.st_dev, (uint64_t)st.st_ino, mtime_ns(&st),
-				  (uint64_t)st.st_size};
-		key = fnv64(id, sizeof(id), 0x84222325cbf29ce4ull);
+	size_t bid_len = 0;
+	uint64_t key = 0;
+	bool opened = false, cached = false;
+	struct enav_elf *h = open_elf(s, pid, r, &fd, &st);
+	if (h) {
+		opened = true;
+		bid_len = enav_elf_build_id(h, bid, sizeof(bid));
+		key = elf_key(bid, bid_len, &st);
+		/* The same build id may be cached from another path. */
+		pthread_mutex_lock(&s->lock);
+		e = (struct elf_entry *)lru_find(&s->elfs, key);
+		cached = e && elf_same(e, bid, bid_len, &st);
+		pthread_mutex_unlock(&s->lock);
+		if (!cached)
+			fresh = load_elf(s, pid, r->path, h, &st, bid, bid_len);
+		enav_elf_close(h);
+		close(fd);
 	}
-	e = (struct elf_entry *)lru_find(&s->elfs, key);
+
+	pthread_mutex_lock(&s->lock);
+	s->loading[slot].used = false;
+	pthread_cond_broadcast(&s->loaded);
+	s->load_tokens_ns -= (int64_t)(enav_clock_mono_ns() - t0);
+	e = opened ? (struct elf_entry *)lru_find(&s->elfs, key) : NULL;
 	if (e && !elf_same(e, bid, bid_len, &st)) {
 		lru_drop(&s->elfs, &e->node); /* hash collision: the newer file wins */
 		e = NULL;
 	}
 	if (e) {
+		/* Cached meanwhile (or before, under another path): ours is
+		 * not needed. */
 		lru_touch(&s->elfs, &e->node);
 		s->st.elf_hits++;
-	} else {
-		/* The table is in memory before its size is known: room for
-		 * the largest one a file may give. */
-		make_room(s, enav_tenant_mem_file_cap(s->mem));
-		if ((e = load_elf(s, pid, p, m, h, &st, bid, bid_len)) != NULL)
-			cache_elf(s, e, key, bid, bid_len, &st);
+		if (fresh)
+			elf_entry_free(&fresh->node);
+	} else if (fresh) {
+		cache_elf(s, fresh, key, bid, bid_len, &st);
+		e = fresh;
 	}
-	enav_elf_close(h);
-	close(fd);
-	s->load_tokens_ns -= (int64_t)(enav_clock_mono_ns() - t0);
+	m = same_map(s, pid, r);
+	if (!e && cached) /* evicted again while we looked: a later lookup reloads it */
+		return NULL;
 	if (!e) {
-		m->elf_state = ELF_FAILED;
+		if (m)
+			m->elf_state = ELF_FAILED;
 		s->st.elf_failures++;
 		return NULL;
 	}
-	m->elf_state = ELF_KNOWN;
-	m->elf_key = key;
+	if (m) {
+		m->elf_state = ELF_KNOWN;
+		m->elf_key = key;
+	}
 	return e;
 }
 
@@ -724,69 +897,115 @@ static int pm_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* What a loaded perf map was read from (to skip rereading it unchanged). */
+struct perf_map_ident {
+	bool loaded;
+	uint64_t ino, size, mtime_ns;
+};
+
 /*
  * The perf map is in a world-writable directory: it is only read when it is
  * a regular file (not a symlink, FIFO or device) owned by root or by the
- * process's user, so another user cannot plant one or point it elsewhere.
+ * process's user (uid), so another user cannot plant one or point it
+ * elsewhere.  Reads it into fresh (not charged) unless it is the file old
+ * was read from; true when fresh holds a new map.  No lock held.
  */
-static void perf_map_check(struct enav_symbolizer *s, uint32_t pid, struct proc *p)
+static bool perf_map_read(struct enav_symbolizer *s, uint32_t pid, uint32_t uid,
+			  const struct perf_map_ident *old, struct perf_map *fresh)
 {
-	struct perf_map *pm = &p->pm;
-	uint64_t now = enav_clock_mono_ns();
 	char path[PATH_MAX];
 	struct stat st;
 
-	if (pm->checked && now - pm->checked_ns < REFRESH_NS)
-		return;
-	pm->checked = true;
-	pm->checked_ns = now;
 	int n = snprintf(path, sizeof(path), "%s/perf-%" PRIu32 ".map", s->perf_map_dir, pid);
 	if (n <= 0 || (size_t)n >= sizeof(path))
-		return;
-	if (!p->uid_known)
-		return;
+		return false;
 	enum enav_tenant_refusal why;
 	int fd = enav_tenant_open_in_root(s->self_root, path, NULL, &st, &why);
 	if (fd < 0) {
 		enav_tenant_mem_open_refused(s->mem, why);
-		return; /* gone: keep what was loaded */
+		return false; /* gone: keep what was loaded */
 	}
-	if ((st.st_uid != 0 && st.st_uid != p->uid) ||
-	    (pm->loaded && pm->ino == (uint64_t)st.st_ino && pm->size == (uint64_t)st.st_size &&
-	     pm->mtime_ns == mtime_ns(&st))) {
+	if ((st.st_uid != 0 && st.st_uid != uid) ||
+	    (old->loaded && old->ino == (uint64_t)st.st_ino && old->size == (uint64_t)st.st_size &&
+	     old->mtime_ns == mtime_ns(&st))) {
 		close(fd);
-		return;
+		return false;
 	}
-	perf_map_clear(pm);
 	/* What is kept is at most about what is read: the bytes read are the
 	 * budget's per-file share at most. */
 	uint64_t max_bytes = (uint64_t)s->max_perf * PERF_MAP_LINE_BYTES;
 	if (max_bytes > enav_tenant_mem_file_cap(s->mem) / 2)
 		max_bytes = enav_tenant_mem_file_cap(s->mem) / 2;
-	struct pm_loader l = {.pm = pm, .max = s->max_perf};
+	struct pm_loader l = {.pm = fresh, .max = s->max_perf};
 	enav_read_lines(fd, PERF_MAP_LINE_MAX, max_bytes, perf_map_line, &l);
 	close(fd);
-	if (pm->n)
-		qsort(pm->e, pm->n, sizeof(*pm->e), pm_cmp);
-	pm->mem = s->mem;
-	pm->bytes = (uint64_t)l.cap * sizeof(*pm->e) + l.names_cap;
-	make_room(s, pm->bytes);
-	enav_tenant_mem_charge(s->mem, pm->bytes);
-	pm->loaded = true;
-	pm->ino = (uint64_t)st.st_ino;
-	pm->size = (uint64_t)st.st_size;
-	pm->mtime_ns = mtime_ns(&st);
-	s->st.perf_map_loads++;
+	if (fresh->n)
+		qsort(fresh->e, fresh->n, sizeof(*fresh->e), pm_cmp);
+	fresh->bytes = (uint64_t)l.cap * sizeof(*fresh->e) + l.names_cap;
+	fresh->loaded = true;
+	fresh->ino = (uint64_t)st.st_ino;
+	fresh->size = (uint64_t)st.st_size;
+	fresh->mtime_ns = mtime_ns(&st);
+	return true;
 }
 
-/* The latest entry (by line) covering addr among the nearest preceding ones. */
-static const char *perf_map_lookup(struct enav_symbolizer *s, uint32_t pid, struct proc *p,
-				   uint64_t addr, uint64_t *off)
+/* Rereads pid's perf map when it is due (once a second) and changed.
+ * Called and returns with the lock held; drops it while reading. */
+static void perf_map_check(struct enav_symbolizer *s, uint32_t pid, struct proc *p)
 {
 	struct perf_map *pm = &p->pm;
+	uint64_t now = enav_clock_mono_ns();
+
+	if (pm->loading || (pm->checked && now - pm->checked_ns < REFRESH_NS))
+		return;
+	pm->checked = true;
+	pm->checked_ns = now;
+	if (!p->uid_known)
+		return;
+	pm->loading = true;
+	uint32_t uid = p->uid;
+	const struct perf_map_ident old = {pm->loaded, pm->ino, pm->size, pm->mtime_ns};
+	pthread_mutex_unlock(&s->lock);
+	struct perf_map fresh = {0};
+	bool got = perf_map_read(s, pid, uid, &old, &fresh);
+	pthread_mutex_lock(&s->lock);
+	/* The snapshot may have been replaced meanwhile (its perf map moves to
+	 * the new one, flag included) or evicted (then ours is dropped). */
+	p = get_proc(s, pid);
+	if (p && p->pm.loading) {
+		p->pm.loading = false;
+		if (got) {
+			bool checked = p->pm.checked;
+			uint64_t checked_ns = p->pm.checked_ns;
+			perf_map_clear(&p->pm);
+			p->pm = fresh;
+			p->pm.checked = checked;
+			p->pm.checked_ns = checked_ns;
+			p->pm.mem = s->mem;
+			make_room(s, p->pm.bytes);
+			enav_tenant_mem_charge(s->mem, p->pm.bytes);
+			s->st.perf_map_loads++;
+			return;
+		}
+	}
+	if (got)
+		perf_map_clear(&fresh);
+}
+
+/* The latest entry (by line) covering addr among the nearest preceding ones
+ * (lock held; may drop it to reread the map). */
+static const char *perf_map_lookup(struct enav_symbolizer *s, uint32_t pid, uint64_t addr,
+				   uint64_t *off)
+{
+	struct proc *p = get_proc(s, pid);
 	uint32_t lo = 0, hi;
 
+	if (!p)
+		return NULL;
 	perf_map_check(s, pid, p);
+	if (!(p = get_proc(s, pid)))
+		return NULL;
+	struct perf_map *pm = &p->pm;
 	hi = pm->n;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -902,33 +1121,74 @@ static void carry_identities(struct proc *p, const struct proc *old)
 	}
 }
 
-int enav_symbolizer_snapshot(struct enav_symbolizer *s, uint32_t pid)
+/* Identify and load the files of pid's snapshot gen now, while they can
+ * still be opened; stops if the snapshot is replaced meanwhile (lock held,
+ * dropped during each load). */
+static void load_snapshot_files(struct enav_symbolizer *s, uint32_t pid, uint64_t gen)
 {
-	struct proc *old = get_proc(s, pid);
-	uint64_t now = enav_clock_mono_ns();
-	char path[PATH_MAX];
-	int rc = 0, fd;
+	struct map_ref r;
 
-	if (old)
-		old->snap_ns = now;
+	for (uint32_t i = 0;; i++) {
+		struct proc *p = (struct proc *)lru_find(&s->procs, pid);
+		if (!p || p->gen != gen || i >= p->n_maps)
+			return;
+		const struct umap *m = &p->maps[i];
+		if (m->kind != MAP_FILE || m->elf_state == ELF_FAILED || cached_elf(s, m))
+			continue;
+		map_ref_of(p, m, &r);
+		map_elf(s, pid, &r);
+	}
+}
+
+/* Reads /proc/PID/maps into a new snapshot (no lock held: the file is as
+ * long as the process makes it). */
+static int read_maps(struct enav_symbolizer *s, uint32_t pid, struct proc **out)
+{
+	char path[PATH_MAX];
+	int fd;
+
 	int n = snprintf(path, sizeof(path), "%s/%" PRIu32 "/maps", s->proc_root, pid);
 	if (n <= 0 || (size_t)n >= sizeof(path))
-		rc = -ENAMETOOLONG;
-	else if ((fd = open_ro(path)) < 0)
-		rc = -errno;
-	struct proc *p = rc == 0 ? calloc(1, sizeof(*p)) : NULL;
-	if (rc == 0 && !p) {
+		return -ENAMETOOLONG;
+	if ((fd = open_ro(path)) < 0)
+		return -errno;
+	struct proc *p = calloc(1, sizeof(*p));
+	if (!p) {
 		close(fd);
-		rc = -ENOMEM;
+		return -ENOMEM;
 	}
-	if (rc == 0) {
-		struct maps_loader l = {.p = p, .max = s->max_maps};
-		rc = enav_read_lines(fd, MAPS_LINE_MAX, MAPS_MAX_BYTES, maps_line, &l);
-		close(fd);
-		/* An exited process reads as empty: keep the old snapshot. */
-		if (rc == 0 && p->n_maps == 0 && old)
-			rc = -ESRCH;
+	struct maps_loader l = {.p = p, .max = s->max_maps};
+	int rc = enav_read_lines(fd, MAPS_LINE_MAX, MAPS_MAX_BYTES, maps_line, &l);
+	close(fd);
+	if (p->n_maps > 1) /* a process with no executable mapping has none at all */
+		qsort(p->maps, p->n_maps, sizeof(*p->maps), umap_cmp);
+	struct stat pst;
+	path[n - (int)strlen("/maps")] = '\0';
+	if (rc == 0 && stat(path, &pst) == 0) {
+		p->uid = (uint32_t)pst.st_uid;
+		p->uid_known = true;
 	}
+	*out = p;
+	return rc;
+}
+
+int enav_symbolizer_snapshot(struct enav_symbolizer *s, uint32_t pid)
+{
+	uint64_t now = enav_clock_mono_ns();
+	struct proc *p = NULL;
+
+	pthread_mutex_lock(&s->lock);
+	struct proc *old = get_proc(s, pid);
+	if (old)
+		old->snap_ns = now;
+	pthread_mutex_unlock(&s->lock);
+	int rc = read_maps(s, pid, &p);
+
+	pthread_mutex_lock(&s->lock);
+	old = get_proc(s, pid);
+	/* An exited process reads as empty: keep the old snapshot. */
+	if (rc == 0 && p->n_maps == 0 && old)
+		rc = -ESRCH;
 	if (rc != 0) {
 		s->st.snapshot_failures++;
 		if (p)
@@ -939,24 +1199,20 @@ int enav_symbolizer_snapshot(struct enav_symbolizer *s, uint32_t pid)
 			if (p) {
 				p->node.key = pid;
 				p->snap_ns = now;
+				p->gen = ++s->snap_gen;
 				lru_insert(&s->procs, &p->node);
 			}
 		}
+		pthread_mutex_unlock(&s->lock);
 		return rc;
 	}
-	if (p->n_maps > 1) /* a process with no executable mapping has none at all */
-		qsort(p->maps, p->n_maps, sizeof(*p->maps), umap_cmp);
-	struct stat pst;
-	path[n - (int)strlen("/maps")] = '\0';
-	if (stat(path, &pst) == 0) {
-		p->uid = (uint32_t)pst.st_uid;
-		p->uid_known = true;
-	} else if (old) {
+	if (!p->uid_known && old) {
 		p->uid = old->uid;
 		p->uid_known = old->uid_known;
 	}
 	p->node.key = pid;
 	p->snap_ns = now;
+	p->gen = ++s->snap_gen;
 	if (old) { /* the perf map belongs to the pid, not to the snapshot */
 		carry_identities(p, old);
 		p->pm = old->pm;
@@ -965,71 +1221,84 @@ int enav_symbolizer_snapshot(struct enav_symbolizer *s, uint32_t pid)
 	}
 	lru_insert(&s->procs, &p->node);
 	s->st.snapshots++;
-	/* Identify and load the files now, while they can still be opened. */
-	for (uint32_t i = 0; i < p->n_maps; i++)
-		map_elf(s, pid, p, &p->maps[i]);
+	load_snapshot_files(s, pid, p->gen);
+	pthread_mutex_unlock(&s->lock);
 	return 0;
 }
 
-int enav_symbolizer_executable(struct enav_symbolizer *s, uint32_t pid, uint64_t addr)
+/* pid's snapshot to look addr up in, taken or refreshed as needed: taken
+ * when there is none, refreshed (once a second at most) when addr is in no
+ * mapping of it.  Lock held; dropped while a snapshot is taken. */
+static struct proc *proc_for(struct enav_symbolizer *s, uint32_t pid, uint64_t addr)
 {
 	struct proc *p = get_proc(s, pid);
 
 	if (!p) {
+		pthread_mutex_unlock(&s->lock);
 		enav_symbolizer_snapshot(s, pid);
+		pthread_mutex_lock(&s->lock);
 		p = get_proc(s, pid);
 	}
 	if (p && !find_map(p, addr) && enav_clock_mono_ns() - p->snap_ns >= REFRESH_NS) {
+		pthread_mutex_unlock(&s->lock);
 		enav_symbolizer_snapshot(s, pid);
+		pthread_mutex_lock(&s->lock);
 		p = get_proc(s, pid);
 	}
-	if (!p || p->n_maps == 0)
-		return -1;
-	return find_map(p, addr) != NULL;
+	return p;
+}
+
+int enav_symbolizer_executable(struct enav_symbolizer *s, uint32_t pid, uint64_t addr)
+{
+	pthread_mutex_lock(&s->lock);
+	struct proc *p = proc_for(s, pid, addr);
+	int rc = !p || p->n_maps == 0 ? -1 : find_map(p, addr) != NULL;
+	pthread_mutex_unlock(&s->lock);
+	return rc;
 }
 
 bool enav_symbolizer_user(struct enav_symbolizer *s, uint32_t pid, uint64_t addr,
 			  struct enav_frame *out)
 {
-	struct proc *p = get_proc(s, pid);
-	struct umap *m = NULL;
+	struct elf_entry *e = NULL;
+	struct map_ref r;
+	const char *fn = NULL;
 	uint64_t off = 0;
 
 	*out = (struct enav_frame){.address = addr};
-	if (!p) {
-		enav_symbolizer_snapshot(s, pid);
-		p = get_proc(s, pid);
-	}
-	if (p && !(m = find_map(p, addr)) && enav_clock_mono_ns() - p->snap_ns >= REFRESH_NS) {
-		enav_symbolizer_snapshot(s, pid);
-		p = get_proc(s, pid);
-		m = p ? find_map(p, addr) : NULL;
-	}
+	pthread_mutex_lock(&s->lock);
+	struct proc *p = proc_for(s, pid, addr);
+	struct umap *m = p ? find_map(p, addr) : NULL;
 	if (m) {
-		out->map_path = p->paths + m->path;
+		out->map_path = KEEP(map_path, p->paths + m->path);
 		out->map_start = m->start;
 		out->map_limit = m->end;
 		out->map_offset = m->offset;
+		if (m->kind == MAP_FILE && !(e = cached_elf(s, m)) && m->elf_state != ELF_FAILED) {
+			map_ref_of(p, m, &r);
+			e = map_elf(s, pid, &r); /* may drop the lock: p and m are stale */
+		}
 	}
-	struct elf_entry *e = m && m->kind == MAP_FILE ? map_elf(s, pid, p, m) : NULL;
 	uint64_t vaddr;
 	if (e) {
 		if (e->t->build_id[0])
-			out->build_id = e->t->build_id;
-		if (enav_elf_offset_to_vaddr(e->t, addr - m->start + m->offset, &vaddr))
-			out->function = enav_elf_lookup(e->t, vaddr, &off);
+			out->build_id = KEEP(build_id, e->t->build_id);
+		if (enav_elf_offset_to_vaddr(e->t, addr - out->map_start + out->map_offset, &vaddr))
+			fn = enav_elf_lookup(e->t, vaddr, &off);
 	} else if (p) {
 		/* JIT code: anonymous (or named anonymous, or memfd) executable
 		 * memory, or no mapping at all; never an ELF file's. */
-		out->function = perf_map_lookup(s, pid, p, addr, &off);
+		fn = perf_map_lookup(s, pid, addr, &off);
 	}
-	if (out->function) {
+	if (fn) {
+		out->function = KEEP(function, fn);
 		out->function_offset = off;
 		s->st.resolved++;
-		return true;
+	} else {
+		s->st.unresolved++;
 	}
-	s->st.unresolved++;
-	return false;
+	pthread_mutex_unlock(&s->lock);
+	return fn != NULL;
 }
 
 /* ---- lifecycle ------------------------------------------------------------------- */
@@ -1042,6 +1311,8 @@ struct enav_symbolizer *enav_symbolizer_new(const struct enav_symbolizer_config 
 	if (!s)
 		return NULL;
 	s->kallsyms_fd = -1;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->loaded, NULL);
 	s->self_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	s->load_tokens_ns = LOAD_BURST_NS;
 	s->load_refill_ns = enav_clock_mono_ns();
@@ -1088,15 +1359,19 @@ void enav_symbolizer_free(struct enav_symbolizer *s)
 	free(s->kallsyms_path);
 	free(s->perf_map_dir);
 	free(s->debug_dir);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->loaded);
 	free(s);
 }
 
 void enav_symbolizer_get_stats(struct enav_symbolizer *s, struct enav_symbolizer_stats *st)
 {
+	pthread_mutex_lock(&s->lock);
 	*st = s->st;
 	st->process_evictions = s->procs.evictions;
 	st->elf_evictions = s->elfs.evictions;
 	st->processes = s->procs.size;
 	st->elf_files = s->elfs.size;
 	st->kernel_symbols = s->k.n_text;
+	pthread_mutex_unlock(&s->lock);
 }

@@ -29,6 +29,11 @@ int enav_open_map_file(const char *proc_root, uint32_t pid, uint64_t start, uint
 		       const char *path, uint64_t dev, uint64_t inode,
 		       enum enav_tenant_refusal *why);
 
+/* A test seam: when set, called with the path of every ELF file the
+ * symbolizer is about to load, on the loading thread, with no lock held (a
+ * unit test blocks in it to play a slow tenant file).  NULL in the agent. */
+extern void (*enav_symbolizer_load_hook)(const char *path);
+
 /* ---- separate debug files (symbolize_debug.c) --------------------------- */
 
 struct enav_elf;
