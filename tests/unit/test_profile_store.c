@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the profile store (src/features/profiling/profile_store.c): batches
- * built by hand, with user frames that are real functions of this binary
- * (symbolized through /proc/self/maps and its ELF symbol table) and kernel
- * frames that resolve to nothing; pprof, folded and flame graph builds, the
- * window, kind and workload filters, the stack cap and retention, drain,
- * sleep and close, and the per-pid and workload lookups; and that a build
- * or an announcement stuck reading a slow tenant file holds up no other
- * build, ingestion or scrape.  No agent: the store is created with
- * cfg.host = NULL.
+ * Unit tests for the profile store (src/features/profiling/profile_store.c, profile_build.c):
+ * batches built by hand, with user frames that are real functions of this binary (symbolized
+ * through /proc/self/maps and its ELF symbol table) and kernel frames that resolve to nothing;
+ * pprof, folded and flame graph builds, the window, kind and workload filters, the stack cap and
+ * retention, drain, sleep and close, and the per-pid and workload lookups; and that a build or an
+ * announcement stuck reading a slow tenant file holds up no other build, ingestion or scrape.  No
+ * agent: the store is created with cfg.host = NULL.
  */
 #include <stdarg.h>
 #include <stddef.h>

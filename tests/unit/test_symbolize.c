@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the symbolizer (src/features/profiling/symbolize.c, platform/proc_lines.c,
+ * Unit tests for the symbolizer (src/features/profiling/symbolize*.c, platform/proc_lines.c,
  * elf_symtab.c): the line parsers on fixtures, the ELF match rules on a
  * hand-built table, kernel lookups on a fixture kallsyms, user lookups
  * through a fake proc root built here (a copy of this test binary), through

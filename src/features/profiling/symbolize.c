@@ -3,7 +3,10 @@
  * Symbolizer: kernel addresses through /proc/kallsyms, user addresses through
  * per-process mapping snapshots, ELF symbol tables and JIT perf maps.  See
  * symbolize.h for the contract; the parsers live in platform/proc_lines.c and the ELF
- * loader in elf_symtab.c.
+ * loader in elf_symtab.c.  This file: process snapshots, user lookups and
+ * the lifecycle; kernel frames are symbolize_kernel.c, the ELF cache
+ * symbolize_elf.c, perf maps symbolize_perf_map.c, the state and its
+ * locking symbolize_state.h.
  *
  * Choices:
  *  - Kernel frames: function is the symbol name, or "name [module]" for a
@@ -27,293 +30,25 @@
  *    addresses are still translated with the binary's PT_LOAD segments (a
  *    debug file's have no file bytes).  Looked for once per load.
  */
-#include "features/profiling/symbolize.h"
+#include "features/profiling/symbolize_state.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
-#include <pthread.h>
-#include <sys/sysmacros.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "platform/clock.h"
-#include "platform/log.h"
-#include "platform/tenant_file.h"
-#include "features/profiling/symbolize_priv.h"
-#include "features/profiling/tenant_memory.h"
-
-#define DEF_MAX_PROCESSES    4096u
-#define DEF_MAX_MAPS	     4096u
-#define DEF_MAX_ELF_FILES    256u
-#define DEF_MAX_SYMBOLS	     2000000u
-#define DEF_MAX_PERF_ENTRIES 200000u
-
-#define MAPS_LINE_MAX	    (PATH_MAX + 256)
-#define MAPS_MAX_BYTES	    (64ull << 20)
-#define KALLSYMS_LINE_MAX   (2 * ENAV_KSYM_NAME_MAX + 64)
-#define KALLSYMS_MAX_BYTES  (256ull << 20)
-#define KALLSYMS_MAX_SYMS   (8u << 20)
-#define KALLSYMS_MAX_MODS   4096u
-#define PERF_MAP_LINE_MAX   4096u
-#define PERF_MAP_LINE_BYTES 1024ull /* bytes read per allowed entry */
-#define PERF_MAP_WALK	    64u
-#define REFRESH_NS	    1000000000ull /* snapshot refresh / perf map check */
-/* ELF loading may take a quarter of the time, in bursts of up to 2 s: a
- * tenant whose libraries' tables outgrow the budget makes every lookup a
- * reload, and the profile build that asked waits for it. */
-#define LOAD_SHARE_DIV 4
-#define LOAD_BURST_NS  2000000000ll
-/* ELF files being loaded at once (each by one thread, with the lock
- * released); a load past this is put off, counted.  A thread that needs a
- * file another is loading waits for it, at most one file's read time budget
- * (the loader's own bound), without the lock. */
-#define LOADS_IN_FLIGHT 32
-#define LOAD_WAIT_NS	ENAV_TENANT_READ_NS
-
-/* ---- exact-capacity LRU: hash chains + recency list ------------------------------ */
-
-struct lru_node {
-	uint64_t key;
-	struct lru_node *prev, *next; /* recency: head.next is the most recent */
-	struct lru_node *hnext;
-};
-
-struct lru {
-	struct lru_node **buckets;
-	uint32_t mask;
-	uint32_t size, cap;
-	struct lru_node head;
-	void (*free_fn)(struct lru_node *n);
-	uint64_t evictions;
-};
-
-static int lru_init(struct lru *l, uint32_t cap, void (*free_fn)(struct lru_node *))
-{
-	uint32_t nb = 16;
-
-	while (nb < cap && nb < (1u << 30))
-		nb <<= 1;
-	*l = (struct lru){.cap = cap, .mask = nb - 1, .free_fn = free_fn};
-	l->head.prev = l->head.next = &l->head;
-	l->buckets = calloc(nb, sizeof(*l->buckets));
-	return l->buckets ? 0 : -ENOMEM;
-}
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
-
-static struct lru_node **lru_bucket(struct lru *l, uint64_t key)
-{
-	return &l->buckets[mix64(key) & l->mask];
-}
-
-static struct lru_node *lru_find(struct lru *l, uint64_t key)
-{
-	for (struct lru_node *n = *lru_bucket(l, key); n; n = n->hnext)
-		if (n->key == key)
-			return n;
-	return NULL;
-}
-
-static void list_unlink(struct lru_node *n)
-{
-	n->prev->next = n->next;
-	n->next->prev = n->prev;
-}
-
-static void list_front(struct lru *l, struct lru_node *n)
-{
-	n->next = l->head.next;
-	n->prev = &l->head;
-	l->head.next->prev = n;
-	l->head.next = n;
-}
-
-static void lru_touch(struct lru *l, struct lru_node *n)
-{
-	list_unlink(n);
-	list_front(l, n);
-}
-
-/* Unlink and free. */
-static void lru_drop(struct lru *l, struct lru_node *n)
-{
-	for (struct lru_node **pp = lru_bucket(l, n->key); *pp; pp = &(*pp)->hnext)
-		if (*pp == n) {
-			*pp = n->hnext;
-			break;
-		}
-	list_unlink(n);
-	l->size--;
-	l->free_fn(n);
-}
-
-/* Insert n (key not present), evicting the least recently used when full. */
-static void lru_insert(struct lru *l, struct lru_node *n)
-{
-	if (l->size >= l->cap && l->head.prev != &l->head) {
-		lru_drop(l, l->head.prev);
-		l->evictions++;
-	}
-	struct lru_node **b = lru_bucket(l, n->key);
-	n->hnext = *b;
-	*b = n;
-	list_front(l, n);
-	l->size++;
-}
-
-static void lru_destroy(struct lru *l)
-{
-	if (!l->buckets)
-		return;
-	while (l->head.next != &l->head)
-		lru_drop(l, l->head.next);
-	free(l->buckets);
-	l->buckets = NULL;
-}
-
-/* ---- state -------------------------------------------------------------------- */
-
-enum { MAP_FILE, MAP_ANON, MAP_PSEUDO };
-enum { ELF_UNKNOWN, ELF_KNOWN, ELF_FAILED };
-
-struct umap {
-	uint64_t start, end, offset, inode;
-	uint64_t dev;	  /* makedev of the maps line's major:minor */
-	uint64_t elf_key; /* valid when elf_state == ELF_KNOWN */
-	uint32_t path;	  /* offset into proc.paths */
-	uint8_t kind, elf_state;
-};
-
-struct pm_entry {
-	uint64_t start, end;
-	uint32_t name, seq;
-};
-
-struct perf_map {
-	struct pm_entry *e;
-	uint32_t n;
-	char *names;
-	struct enav_tenant_mem *mem;
-	uint64_t bytes; /* charged to mem */
-	bool checked, loaded;
-	bool loading; /* a thread is reading the file with the lock released */
-	uint64_t checked_ns;
-	uint64_t ino, size, mtime_ns; /* of the loaded file */
-};
-
-struct proc {
-	struct lru_node node; /* key = pid */
-	struct umap *maps;    /* executable mappings, sorted by start */
-	uint32_t n_maps;
-	char *paths;
-	uint64_t gen;	  /* which snapshot this is (enav_symbolizer.snap_gen) */
-	uint64_t snap_ns; /* last snapshot attempt */
-	uint32_t uid;	  /* owner of /proc/PID at the snapshot */
-	bool uid_known;
-	struct perf_map pm;
-};
-
-struct elf_entry {
-	struct lru_node node; /* key = hash of the identity */
-	struct enav_elf_symtab *t;
-	struct enav_tenant_mem *mem; /* NULL until cached and charged */
-	uint64_t bytes;		     /* charged to mem */
-	bool from_debug, truncated;  /* counted when cached */
-	uint8_t bid[ENAV_ELF_BUILD_ID_MAX];
-	size_t bid_len;
-	uint64_t dev, ino, mtime_ns, size; /* identity without a build id */
-};
-
-struct ksym {
-	uint64_t addr;
-	uint32_t name; /* offset into names; file order among text symbols */
-	uint16_t mod;  /* 0 = core kernel, else index + 1 into mods */
-	uint8_t text;
-};
-
-struct kernel_table {
-	bool loaded;
-	struct ksym *syms;
-	uint32_t n, cap;
-	char *names;
-	size_t names_len, names_cap;
-	uint32_t mods[KALLSYMS_MAX_MODS]; /* name offsets */
-	uint32_t n_mods, last_mod;
-	uint64_t n_text;
-};
-
-/*
- * Locking: one mutex guards the caches, the kernel table, the loading
- * budget and the counters; lookups run under it.  Nothing a tenant controls
- * is read under it: a snapshot reads /proc/PID/maps before taking it, and a
- * load of an ELF file or a perf map marks the file as being loaded, drops the
- * lock to open and parse it, then takes it again to insert the result.  A
- * second thread that needs a file being loaded does not load it again: it
- * waits for the first (LOAD_WAIT_NS at most, with the lock released), else
- * its frame stays unresolved this time, counted.
- */
-struct enav_symbolizer {
-	pthread_mutex_t lock;
-	pthread_cond_t loaded; /* a load finished (a loading[] slot was freed) */
-	char *proc_root, *kallsyms_path, *perf_map_dir;
-	/* Opened with the symbolizer, read on first use: /proc/kallsyms shows
-	 * addresses to whoever opened it with CAP_SYSLOG, and the agent drops
-	 * that capability once started. */
-	int kallsyms_fd;
-	int kallsyms_errno;
-	char *debug_dir; /* "" = no debug files */
-	int self_root;	 /* O_PATH of "/": our own view, for perf and debug files */
-	struct enav_tenant_mem *mem;
-	bool own_mem;
-	int64_t load_tokens_ns; /* loading time left (LOAD_SHARE_DIV) */
-	uint64_t load_refill_ns;
-	uint32_t max_maps, max_syms, max_perf;
-	struct lru procs, elfs;
-	uint64_t snap_gen;
-	struct {
-		uint64_t dev, ino; /* the maps line's identity of the file */
-		bool used;
-	} loading[LOADS_IN_FLIGHT];
-	struct kernel_table k;
-	struct enav_symbolizer_stats st;
-};
 
 void (*enav_symbolizer_load_hook)(const char *path);
 
-/* The strings a resolved frame points to: copied out of the caches under
- * the lock, so another thread's eviction cannot free them under the caller.
- * One set per thread, valid until its next call into the symbolizer. */
-struct frame_strings {
-	char function[PERF_MAP_LINE_MAX + 2 * ENAV_KSYM_NAME_MAX + 8];
-	char map_path[MAPS_LINE_MAX];
-	char build_id[2 * ENAV_ELF_BUILD_ID_MAX + 1];
-};
-static _Thread_local struct frame_strings frame_strings;
-
-static const char *keep_string(char *buf, size_t cap, const char *str)
-{
-	snprintf(buf, cap, "%s", str);
-	return buf;
-}
-
-#define KEEP(field, str) keep_string(frame_strings.field, sizeof(frame_strings.field), (str))
+_Thread_local struct frame_strings enav_frame_strings;
 
 /* ---- small helpers --------------------------------------------------------------- */
 
-static bool grow(void **p, size_t elem, uint32_t *cap, uint32_t need, uint32_t limit)
+bool enav_sym_grow(void **p, size_t elem, uint32_t *cap, uint32_t need, uint32_t limit)
 {
 	if (need <= *cap)
 		return true;
@@ -333,8 +68,8 @@ static bool grow(void **p, size_t elem, uint32_t *cap, uint32_t need, uint32_t l
 }
 
 /* Appends len bytes + NUL to a string arena; false past limit. */
-static bool arena_push(char **a, size_t *len, size_t *cap, const char *s, size_t n, size_t limit,
-		       uint32_t *off)
+bool enav_sym_arena_push(char **a, size_t *len, size_t *cap, const char *s, size_t n, size_t limit,
+			 uint32_t *off)
 {
 	if (n + 1 > limit || *len > limit - n - 1 || *len > UINT32_MAX)
 		return false;
@@ -355,7 +90,7 @@ static bool arena_push(char **a, size_t *len, size_t *cap, const char *s, size_t
 	return true;
 }
 
-static uint64_t fnv64(const void *p, size_t n, uint64_t h)
+uint64_t enav_sym_fnv64(const void *p, size_t n, uint64_t h)
 {
 	const unsigned char *b = p;
 
@@ -364,666 +99,14 @@ static uint64_t fnv64(const void *p, size_t n, uint64_t h)
 	return h;
 }
 
-static uint64_t mtime_ns(const struct stat *st)
+uint64_t enav_sym_mtime_ns(const struct stat *st)
 {
 	return (uint64_t)st->st_mtim.tv_sec * 1000000000ull + (uint64_t)st->st_mtim.tv_nsec;
 }
 
-static int open_ro(const char *path)
+int enav_sym_open_ro(const char *path)
 {
 	return open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-}
-
-/* ---- kernel --------------------------------------------------------------------- */
-
-static int kallsyms_line(void *ctx, const char *line, size_t len)
-{
-	struct kernel_table *k = ctx;
-	struct enav_kallsyms_line kl;
-
-	if (enav_kallsyms_parse_line(line, len, &kl) != 0 || kl.addr == 0)
-		return 0;
-	bool text = enav_kallsyms_is_text(kl.type);
-	bool end_marker = (kl.name_len == 6 && memcmp(kl.name, "_etext", 6) == 0) ||
-			  (kl.name_len == 10 && memcmp(kl.name, "_einittext", 10) == 0);
-	char t = kl.type;
-	bool data = t == 'd' || t == 'D' || t == 'b' || t == 'B' || t == 'r' || t == 'R';
-	if (end_marker)
-		text = false;
-	else if (!text && !data)
-		return 0; /* absolute, undefined, ...: no bound on text */
-	struct ksym ks = {.addr = kl.addr, .text = text};
-	if (text && kl.module) {
-		uint32_t m = k->last_mod;
-		if (!(m < k->n_mods && strlen(k->names + k->mods[m]) == kl.module_len &&
-		      memcmp(k->names + k->mods[m], kl.module, kl.module_len) == 0)) {
-			for (m = 0; m < k->n_mods; m++)
-				if (strlen(k->names + k->mods[m]) == kl.module_len &&
-				    memcmp(k->names + k->mods[m], kl.module, kl.module_len) == 0)
-					break;
-			if (m == k->n_mods) {
-				if (k->n_mods == KALLSYMS_MAX_MODS ||
-				    !arena_push(&k->names, &k->names_len, &k->names_cap, kl.module,
-						kl.module_len, UINT32_MAX, &k->mods[m]))
-					return 0;
-				k->n_mods++;
-			}
-			k->last_mod = m;
-		}
-		ks.mod = (uint16_t)(m + 1);
-	}
-	if (text && !arena_push(&k->names, &k->names_len, &k->names_cap, kl.name, kl.name_len,
-				UINT32_MAX, &ks.name))
-		return 1;
-	if (!grow((void **)&k->syms, sizeof(*k->syms), &k->cap, k->n + 1, KALLSYMS_MAX_SYMS))
-		return 1;
-	k->syms[k->n++] = ks;
-	return 0;
-}
-
-static int ksym_cmp(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->text != y->text)
-		return x->text ? -1 : 1; /* text wins over a marker at its address */
-	return x->name < y->name ? -1 : x->name > y->name;
-}
-
-static void load_kallsyms(struct enav_symbolizer *s)
-{
-	struct kernel_table *k = &s->k;
-	int fd;
-
-	k->loaded = true;
-	fd = s->kallsyms_fd;
-	s->kallsyms_fd = -1;
-	if (fd < 0) {
-		enav_warn("msg=\"kallsyms unreadable\" path=%s err=%d", s->kallsyms_path,
-			  s->kallsyms_errno);
-		return;
-	}
-	k->last_mod = UINT32_MAX;
-	enav_read_lines(fd, KALLSYMS_LINE_MAX, KALLSYMS_MAX_BYTES, kallsyms_line, k);
-	close(fd);
-	if (k->n == 0)
-		return;
-	qsort(k->syms, k->n, sizeof(*k->syms), ksym_cmp);
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < k->n; i++) {
-		if (n > 0 && k->syms[n - 1].addr == k->syms[i].addr)
-			continue;
-		k->syms[n++] = k->syms[i];
-		k->n_text += k->syms[i].text;
-	}
-	k->n = n;
-	s->st.kernel_symbols = k->n_text;
-}
-
-bool enav_symbolizer_kernel(struct enav_symbolizer *s, uint64_t addr, struct enav_frame *out)
-{
-	struct kernel_table *k = &s->k;
-	uint32_t lo = 0, hi;
-
-	*out =
-	    (struct enav_frame){.address = addr, .kernel = true, .map_path = "[kernel.kallsyms]"};
-	pthread_mutex_lock(&s->lock);
-	/* The kernel's file, not a tenant's: read once, under the lock. */
-	if (!k->loaded)
-		load_kallsyms(s);
-	hi = k->n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (k->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	const struct ksym *ks = lo > 0 ? &k->syms[lo - 1] : NULL;
-	if (!ks || !ks->text || (lo == k->n && addr != ks->addr)) {
-		s->st.unresolved++;
-		pthread_mutex_unlock(&s->lock);
-		return false;
-	}
-	if (ks->mod)
-		snprintf(frame_strings.function, sizeof(frame_strings.function), "%s [%s]",
-			 k->names + ks->name, k->names + k->mods[ks->mod - 1]);
-	else
-		KEEP(function, k->names + ks->name);
-	out->function = frame_strings.function;
-	out->function_offset = addr - ks->addr;
-	s->st.resolved++;
-	pthread_mutex_unlock(&s->lock);
-	return true;
-}
-
-/* ---- ELF cache ----------------------------------------------------------------- */
-
-static void elf_entry_free(struct lru_node *n)
-{
-	struct elf_entry *e = (struct elf_entry *)n;
-
-	enav_elf_symtab_free(e->t);
-	if (e->mem)
-		enav_tenant_mem_uncharge(e->mem, e->bytes);
-	free(e);
-}
-
-/* Opens the file behind a mapping; -1 when none of the ways works. */
-int enav_open_map_file(const char *proc_root, uint32_t pid, uint64_t start, uint64_t end,
-		       const char *path, uint64_t dev, uint64_t inode,
-		       enum enav_tenant_refusal *why)
-{
-	const struct enav_file_ident want = {.dev = dev, .ino = inode};
-	struct stat st;
-	int fd = enav_tenant_open_mapped(proc_root, pid, start, end, path, &want, &st, why);
-
-	if (fd >= 0 || *why != ENAV_TENANT_GONE || !path || path[0] != '/')
-		return fd;
-	/* The process is gone: our own view of the path, when it is still the
-	 * mapped inode (same lookup rules, under our root). */
-	int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (root < 0)
-		return -1;
-	fd = enav_tenant_open_in_root(root, path, &want, &st, why);
-	close(root);
-	return fd;
-}
-
-static bool elf_same(const struct elf_entry *e, const uint8_t *bid, size_t bid_len,
-		     const struct stat *st)
-{
-	if (e->bid_len != bid_len)
-		return false;
-	if (bid_len)
-		return memcmp(e->bid, bid, bid_len) == 0;
-	return e->dev == (uint64_t)st->st_dev && e->ino == (uint64_t)st->st_ino &&
-	       e->mtime_ns == mtime_ns(st) && e->size == (uint64_t)st->st_size;
-}
-
-/* Drops least recently used symbol tables until n more bytes fit the
- * budget (or none is left to drop). */
-static void make_room(struct enav_symbolizer *s, uint64_t n)
-{
-	while (!enav_tenant_mem_fits(s->mem, n) && s->elfs.head.prev != &s->elfs.head) {
-		lru_drop(&s->elfs, s->elfs.head.prev);
-		s->elfs.evictions++;
-		enav_tenant_mem_evicted(s->mem);
-	}
-}
-
-/* A mapping copied out of its snapshot, for a load done with the lock
- * released (the snapshot may be replaced or evicted meanwhile). */
-struct map_ref {
-	uint64_t start, end, offset, inode, dev;
-	char path[MAPS_LINE_MAX];
-};
-
-static void map_ref_of(const struct proc *p, const struct umap *m, struct map_ref *r)
-{
-	r->start = m->start;
-	r->end = m->end;
-	r->offset = m->offset;
-	r->inode = m->inode;
-	r->dev = m->dev;
-	snprintf(r->path, sizeof(r->path), "%s", p->paths + m->path);
-}
-
-static struct umap *find_map(const struct proc *p, uint64_t addr);
-static struct proc *get_proc(struct enav_symbolizer *s, uint32_t pid);
-
-/* The mapping of pid's current snapshot that still is r (lock held). */
-static struct umap *same_map(struct enav_symbolizer *s, uint32_t pid, const struct map_ref *r)
-{
-	struct proc *p = (struct proc *)lru_find(&s->procs, pid);
-	struct umap *m = p ? find_map(p, r->start) : NULL;
-
-	if (!m || m->start != r->start || m->end != r->end || m->offset != r->offset ||
-	    m->inode != r->inode || m->dev != r->dev || strcmp(p->paths + m->path, r->path) != 0)
-		return NULL;
-	return m;
-}
-
-/* Loads the symbol table of h (file identity st) into a new entry, or
- * refuses it when it is past the per-file cap; NULL then, or on failure.
- * Runs without the lock: it reads the tenant's files. */
-static struct elf_entry *load_elf(struct enav_symbolizer *s, uint32_t pid, const char *path,
-				  struct enav_elf *h, const struct stat *st, const uint8_t *bid,
-				  size_t bid_len)
-{
-	struct enav_elf_symtab *t = NULL;
-	struct elf_entry *e = calloc(1, sizeof(*e));
-	struct enav_file_key k;
-
-	if (!e)
-		return NULL;
-	enav_file_key_of(st, &k);
-	int rc = enav_elf_load(h, s->max_syms, &t);
-	bool from_debug =
-	    rc == 0 && (t->from_dynsym || t->n_syms == 0) &&
-	    enav_debug_symbols_load(&(struct enav_debug_files){.proc_root = s->proc_root,
-							       .debug_dir = s->debug_dir,
-							       .self_root = s->self_root,
-							       .mem = s->mem,
-							       .max_syms = s->max_syms},
-				    pid, path, h, bid, bid_len, t);
-	/* A table that reached the cap is refused whole (not kept cut at an
-	 * arbitrary symbol), and the refusal remembered for the file. */
-	if (rc != 0 || t->over_cap) {
-		if (enav_elf_over_cap(h) || (t && t->over_cap)) {
-			enav_tenant_mem_refused(s->mem, ENAV_TMEM_OVER_FILE_CAP);
-			enav_tenant_mem_remember(s->mem, ENAV_TMEM_KIND_SYMBOLS, &k, 1);
-		}
-		enav_elf_symtab_free(t);
-		free(e);
-		return NULL;
-	}
-	e->t = t;
-	e->bytes = sizeof(*e) + enav_elf_symtab_bytes(t);
-	/* Counted when it is cached; e->mem stays NULL until it is charged. */
-	e->from_debug = from_debug;
-	/* A section skipped for the cap left a poorer table (.dynsym). */
-	e->truncated = t->truncated || enav_elf_over_cap(h);
-	return e;
-}
-
-/* Opens the file of r and its ELF handle, under the per-file cap; NULL (fd
- * closed) when it cannot be opened or was refused before.  No lock held. */
-static struct enav_elf *open_elf(struct enav_symbolizer *s, uint32_t pid, const struct map_ref *r,
-				 int *fdp, struct stat *st)
-{
-	enum enav_tenant_refusal why = ENAV_TENANT_OK;
-	struct enav_file_key k;
-	struct enav_elf *h = NULL;
-	int fd = enav_open_map_file(s->proc_root, pid, r->start, r->end, r->path, r->dev, r->inode,
-				    &why);
-
-	if (fd < 0) {
-		enav_tenant_mem_open_refused(s->mem, why);
-		return NULL;
-	}
-	if (fstat(fd, st) == 0) {
-		enav_file_key_of(st, &k);
-		/* Refused before: not parsed again while it is the same file. */
-		if (enav_tenant_mem_recall(s->mem, ENAV_TMEM_KIND_SYMBOLS, &k, NULL))
-			enav_tenant_mem_refused(s->mem, ENAV_TMEM_REMEMBERED);
-		else if ((h = enav_elf_open_fd(fd)) != NULL)
-			enav_elf_set_file_cap(h, enav_tenant_mem_file_cap(s->mem));
-	}
-	if (!h)
-		close(fd);
-	*fdp = fd;
-	return h;
-}
-
-/* Puts the new entry e in the cache under key, charged to the budget
- * (lock held). */
-static void cache_elf(struct enav_symbolizer *s, struct elf_entry *e, uint64_t key,
-		      const uint8_t *bid, size_t bid_len, const struct stat *st)
-{
-	e->node.key = key;
-	memcpy(e->bid, bid, bid_len);
-	e->bid_len = bid_len;
-	e->dev = (uint64_t)st->st_dev;
-	e->ino = (uint64_t)st->st_ino;
-	e->mtime_ns = mtime_ns(st);
-	e->size = (uint64_t)st->st_size;
-	e->mem = s->mem;
-	make_room(s, e->bytes);
-	enav_tenant_mem_charge(s->mem, e->bytes);
-	lru_insert(&s->elfs, &e->node);
-	s->st.elf_loads++;
-	s->st.debug_files += e->from_debug;
-	s->st.elf_truncated += e->truncated;
-}
-
-/* Whether the loading time budget allows a load now (refilled with a
- * LOAD_SHARE_DIV-th of the time passed, up to LOAD_BURST_NS). */
-static bool load_allowed(struct enav_symbolizer *s, uint64_t now)
-{
-	uint64_t dt = now - s->load_refill_ns;
-
-	s->load_refill_ns = now;
-	if (dt / LOAD_SHARE_DIV >= (uint64_t)LOAD_BURST_NS)
-		s->load_tokens_ns = LOAD_BURST_NS;
-	else
-		s->load_tokens_ns += (int64_t)(dt / LOAD_SHARE_DIV);
-	if (s->load_tokens_ns > LOAD_BURST_NS)
-		s->load_tokens_ns = LOAD_BURST_NS;
-	return s->load_tokens_ns > 0;
-}
-
-/* Marks r's file as being loaded: its slot; -1 when every slot is taken,
- * -EBUSY when another thread is loading it (lock held). */
-static int claim_load(struct enav_symbolizer *s, const struct map_ref *r)
-{
-	int free_slot = -1;
-
-	for (int i = 0; i < LOADS_IN_FLIGHT; i++) {
-		if (!s->loading[i].used) {
-			free_slot = free_slot < 0 ? i : free_slot;
-			continue;
-		}
-		if (s->loading[i].dev == r->dev && s->loading[i].ino == r->inode)
-			return -EBUSY;
-	}
-	if (free_slot >= 0) {
-		s->loading[free_slot].dev = r->dev;
-		s->loading[free_slot].ino = r->inode;
-		s->loading[free_slot].used = true;
-	}
-	return free_slot;
-}
-
-/* The cached table of m, when its file is known and still cached (lock held). */
-static struct elf_entry *cached_elf(struct enav_symbolizer *s, const struct umap *m)
-{
-	struct elf_entry *e;
-
-	if (m->kind != MAP_FILE || m->elf_state != ELF_KNOWN ||
-	    !(e = (struct elf_entry *)lru_find(&s->elfs, m->elf_key)))
-		return NULL;
-	lru_touch(&s->elfs, &e->node);
-	s->st.elf_hits++;
-	return e;
-}
-
-/* The key a file is cached under: its build id, else its identity. */
-static uint64_t elf_key(const uint8_t *bid, size_t bid_len, const struct stat *st)
-{
-	if (bid_len)
-		return fnv64(bid, bid_len, 0xcbf29ce484222325ull);
-	uint64_t id[4] = {(uint64_t)st->st_dev, (uint64_t)st->st_ino, mtime_ns(st),
-			  (uint64_t)st->st_size};
-	return fnv64(id, sizeof(id), 0x84222325cbf29ce4ull);
-}
-
-/*
- * The symbol table of the file r maps, loading it when it is not cached.
- * Called and returns with the lock held, and drops it while the file is
- * opened and read; the entry returned is valid until the lock is dropped.
- */
-static struct elf_entry *map_elf(struct enav_symbolizer *s, uint32_t pid, const struct map_ref *r)
-{
-	struct umap *m = same_map(s, pid, r);
-	struct elf_entry *e, *fresh = NULL;
-	struct stat st;
-	int fd = -1;
-
-	if (!m || m->kind != MAP_FILE || m->elf_state == ELF_FAILED)
-		return NULL;
-	if ((e = cached_elf(s, m)) != NULL)
-		return e;
-	/* Over the loading time budget: left unresolved now (the mapping's
-	 * state unchanged), loaded by a later lookup. */
-	uint64_t t0 = enav_clock_mono_ns();
-	if (!load_allowed(s, t0)) {
-		s->st.elf_deferred++;
-		return NULL;
-	}
-	int slot = claim_load(s, r);
-	if (slot == -EBUSY) {
-		/* Another thread is loading it: what it caches serves us too. */
-		struct timespec until = enav_clock_deadline(CLOCK_REALTIME, LOAD_WAIT_NS);
-		while ((slot = claim_load(s, r)) == -EBUSY &&
-		       pthread_cond_timedwait(&s->loaded, &s->lock, &until) == 0)
-			;
-		m = same_map(s, pid, r);
-		if (slot >= 0 && (!m || m->elf_state == ELF_FAILED || (e = cached_elf(s, m)))) {
-			s->loading[slot].used = false;
-			pthread_cond_broadcast(&s->loaded);
-			return e;
-		}
-		/* Else ours to load (another mapping's loader cached it under
-		 * its build id, found below), or still loading: counted. */
-	}
-	if (slot < 0) {
-		s->st.elf_concurrent++;
-		return NULL;
-	}
-	/* The table is in memory before its size is known: room for the
-	 * largest one a file may give. */
-	make_room(s, enav_tenant_mem_file_cap(s->mem));
-	pthread_mutex_unlock(&s->lock);
-
-	if (enav_symbolizer_load_hook)
-		enav_symbolizer_load_hook(r->path);
-	uint8_t bid[ENAV_ELF_BUILD_ID_MAX];
-	size_t bid_len = 0;
-	uint64_t key = 0;
-	bool opened = false, cached = false;
-	struct enav_elf *h = open_elf(s, pid, r, &fd, &st);
-	if (h) {
-		opened = true;
-		bid_len = enav_elf_build_id(h, bid, sizeof(bid));
-		key = elf_key(bid, bid_len, &st);
-		/* The same build id may be cached from another path. */
-		pthread_mutex_lock(&s->lock);
-		e = (struct elf_entry *)lru_find(&s->elfs, key);
-		cached = e && elf_same(e, bid, bid_len, &st);
-		pthread_mutex_unlock(&s->lock);
-		if (!cached)
-			fresh = load_elf(s, pid, r->path, h, &st, bid, bid_len);
-		enav_elf_close(h);
-		close(fd);
-	}
-
-	pthread_mutex_lock(&s->lock);
-	s->loading[slot].used = false;
-	pthread_cond_broadcast(&s->loaded);
-	s->load_tokens_ns -= (int64_t)(enav_clock_mono_ns() - t0);
-	e = opened ? (struct elf_entry *)lru_find(&s->elfs, key) : NULL;
-	if (e && !elf_same(e, bid, bid_len, &st)) {
-		lru_drop(&s->elfs, &e->node); /* hash collision: the newer file wins */
-		e = NULL;
-	}
-	if (e) {
-		/* Cached meanwhile (or before, under another path): ours is
-		 * not needed. */
-		lru_touch(&s->elfs, &e->node);
-		s->st.elf_hits++;
-		if (fresh)
-			elf_entry_free(&fresh->node);
-	} else if (fresh) {
-		cache_elf(s, fresh, key, bid, bid_len, &st);
-		e = fresh;
-	}
-	m = same_map(s, pid, r);
-	if (!e && cached) /* evicted again while we looked: a later lookup reloads it */
-		return NULL;
-	if (!e) {
-		if (m)
-			m->elf_state = ELF_FAILED;
-		s->st.elf_failures++;
-		return NULL;
-	}
-	if (m) {
-		m->elf_state = ELF_KNOWN;
-		m->elf_key = key;
-	}
-	return e;
-}
-
-/* ---- perf maps ----------------------------------------------------------------- */
-
-static void perf_map_clear(struct perf_map *pm)
-{
-	if (pm->mem)
-		enav_tenant_mem_uncharge(pm->mem, pm->bytes);
-	pm->bytes = 0;
-	free(pm->e);
-	free(pm->names);
-	pm->e = NULL;
-	pm->names = NULL;
-	pm->n = 0;
-	pm->loaded = false;
-}
-
-struct pm_loader {
-	struct perf_map *pm;
-	uint32_t cap, max, seq;
-	size_t names_len, names_cap;
-};
-
-static int perf_map_line(void *ctx, const char *line, size_t len)
-{
-	struct pm_loader *l = ctx;
-	struct enav_perf_map_line pl;
-	struct pm_entry e;
-
-	if (enav_perf_map_parse_line(line, len, &pl) != 0)
-		return 0;
-	if (l->pm->n >= l->max)
-		return 1;
-	if (!grow((void **)&l->pm->e, sizeof(*l->pm->e), &l->cap, l->pm->n + 1, l->max) ||
-	    !arena_push(&l->pm->names, &l->names_len, &l->names_cap, pl.name, pl.name_len,
-			UINT32_MAX, &e.name))
-		return 1;
-	e.start = pl.start;
-	e.end = pl.start + pl.size;
-	e.seq = l->seq++;
-	l->pm->e[l->pm->n++] = e;
-	return 0;
-}
-
-static int pm_cmp(const void *a, const void *b)
-{
-	const struct pm_entry *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* What a loaded perf map was read from (to skip rereading it unchanged). */
-struct perf_map_ident {
-	bool loaded;
-	uint64_t ino, size, mtime_ns;
-};
-
-/*
- * The perf map is in a world-writable directory: it is only read when it is
- * a regular file (not a symlink, FIFO or device) owned by root or by the
- * process's user (uid), so another user cannot plant one or point it
- * elsewhere.  Reads it into fresh (not charged) unless it is the file old
- * was read from; true when fresh holds a new map.  No lock held.
- */
-static bool perf_map_read(struct enav_symbolizer *s, uint32_t pid, uint32_t uid,
-			  const struct perf_map_ident *old, struct perf_map *fresh)
-{
-	char path[PATH_MAX];
-	struct stat st;
-
-	int n = snprintf(path, sizeof(path), "%s/perf-%" PRIu32 ".map", s->perf_map_dir, pid);
-	if (n <= 0 || (size_t)n >= sizeof(path))
-		return false;
-	enum enav_tenant_refusal why;
-	int fd = enav_tenant_open_in_root(s->self_root, path, NULL, &st, &why);
-	if (fd < 0) {
-		enav_tenant_mem_open_refused(s->mem, why);
-		return false; /* gone: keep what was loaded */
-	}
-	if ((st.st_uid != 0 && st.st_uid != uid) ||
-	    (old->loaded && old->ino == (uint64_t)st.st_ino && old->size == (uint64_t)st.st_size &&
-	     old->mtime_ns == mtime_ns(&st))) {
-		close(fd);
-		return false;
-	}
-	/* What is kept is at most about what is read: the bytes read are the
-	 * budget's per-file share at most. */
-	uint64_t max_bytes = (uint64_t)s->max_perf * PERF_MAP_LINE_BYTES;
-	if (max_bytes > enav_tenant_mem_file_cap(s->mem) / 2)
-		max_bytes = enav_tenant_mem_file_cap(s->mem) / 2;
-	struct pm_loader l = {.pm = fresh, .max = s->max_perf};
-	enav_read_lines(fd, PERF_MAP_LINE_MAX, max_bytes, perf_map_line, &l);
-	close(fd);
-	if (fresh->n)
-		qsort(fresh->e, fresh->n, sizeof(*fresh->e), pm_cmp);
-	fresh->bytes = (uint64_t)l.cap * sizeof(*fresh->e) + l.names_cap;
-	fresh->loaded = true;
-	fresh->ino = (uint64_t)st.st_ino;
-	fresh->size = (uint64_t)st.st_size;
-	fresh->mtime_ns = mtime_ns(&st);
-	return true;
-}
-
-/* Rereads pid's perf map when it is due (once a second) and changed.
- * Called and returns with the lock held; drops it while reading. */
-static void perf_map_check(struct enav_symbolizer *s, uint32_t pid, struct proc *p)
-{
-	struct perf_map *pm = &p->pm;
-	uint64_t now = enav_clock_mono_ns();
-
-	if (pm->loading || (pm->checked && now - pm->checked_ns < REFRESH_NS))
-		return;
-	pm->checked = true;
-	pm->checked_ns = now;
-	if (!p->uid_known)
-		return;
-	pm->loading = true;
-	uint32_t uid = p->uid;
-	const struct perf_map_ident old = {pm->loaded, pm->ino, pm->size, pm->mtime_ns};
-	pthread_mutex_unlock(&s->lock);
-	struct perf_map fresh = {0};
-	bool got = perf_map_read(s, pid, uid, &old, &fresh);
-	pthread_mutex_lock(&s->lock);
-	/* The snapshot may have been replaced meanwhile (its perf map moves to
-	 * the new one, flag included) or evicted (then ours is dropped). */
-	p = get_proc(s, pid);
-	if (p && p->pm.loading) {
-		p->pm.loading = false;
-		if (got) {
-			bool checked = p->pm.checked;
-			uint64_t checked_ns = p->pm.checked_ns;
-			perf_map_clear(&p->pm);
-			p->pm = fresh;
-			p->pm.checked = checked;
-			p->pm.checked_ns = checked_ns;
-			p->pm.mem = s->mem;
-			make_room(s, p->pm.bytes);
-			enav_tenant_mem_charge(s->mem, p->pm.bytes);
-			s->st.perf_map_loads++;
-			return;
-		}
-	}
-	if (got)
-		perf_map_clear(&fresh);
-}
-
-/* The latest entry (by line) covering addr among the nearest preceding ones
- * (lock held; may drop it to reread the map). */
-static const char *perf_map_lookup(struct enav_symbolizer *s, uint32_t pid, uint64_t addr,
-				   uint64_t *off)
-{
-	struct proc *p = get_proc(s, pid);
-	uint32_t lo = 0, hi;
-
-	if (!p)
-		return NULL;
-	perf_map_check(s, pid, p);
-	if (!(p = get_proc(s, pid)))
-		return NULL;
-	struct perf_map *pm = &p->pm;
-	hi = pm->n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (pm->e[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	const struct pm_entry *best = NULL;
-	for (uint32_t i = lo, steps = 0; i > 0 && steps < PERF_MAP_WALK; i--, steps++) {
-		const struct pm_entry *e = &pm->e[i - 1];
-		if (addr < e->end && (!best || e->seq > best->seq))
-			best = e;
-	}
-	if (!best)
-		return NULL;
-	*off = addr - best->start;
-	return pm->names + best->name;
 }
 
 /* ---- process snapshots ------------------------------------------------------------ */
@@ -1032,7 +115,7 @@ static void proc_free(struct lru_node *n)
 {
 	struct proc *p = (struct proc *)n;
 
-	perf_map_clear(&p->pm);
+	enav_sym_perf_map_clear(&p->pm);
 	free(p->maps);
 	free(p->paths);
 	free(p);
@@ -1064,9 +147,10 @@ static int maps_line(void *ctx, const char *line, size_t len)
 	m.offset = ml.offset;
 	m.inode = ml.inode;
 	m.dev = makedev(ml.dev_major, ml.dev_minor);
-	if (!grow((void **)&l->p->maps, sizeof(*l->p->maps), &l->cap, l->p->n_maps + 1, l->max) ||
-	    !arena_push(&l->p->paths, &l->paths_len, &l->paths_cap, path, plen, UINT32_MAX,
-			&m.path))
+	if (!enav_sym_grow((void **)&l->p->maps, sizeof(*l->p->maps), &l->cap, l->p->n_maps + 1,
+			   l->max) ||
+	    !enav_sym_arena_push(&l->p->paths, &l->paths_len, &l->paths_cap, path, plen, UINT32_MAX,
+				 &m.path))
 		return 1;
 	l->p->maps[l->p->n_maps++] = m;
 	return 0;
@@ -1079,7 +163,7 @@ static int umap_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static struct umap *find_map(const struct proc *p, uint64_t addr)
+struct umap *enav_sym_find_map(const struct proc *p, uint64_t addr)
 {
 	uint32_t lo = 0, hi = p->n_maps;
 
@@ -1095,12 +179,12 @@ static struct umap *find_map(const struct proc *p, uint64_t addr)
 	return &p->maps[lo - 1];
 }
 
-static struct proc *get_proc(struct enav_symbolizer *s, uint32_t pid)
+struct proc *enav_sym_get_proc(struct enav_symbolizer *s, uint32_t pid)
 {
-	struct proc *p = (struct proc *)lru_find(&s->procs, pid);
+	struct proc *p = (struct proc *)enav_sym_lru_find(&s->procs, pid);
 
 	if (p)
-		lru_touch(&s->procs, &p->node);
+		enav_sym_lru_touch(&s->procs, &p->node);
 	return p;
 }
 
@@ -1110,7 +194,7 @@ static void carry_identities(struct proc *p, const struct proc *old)
 {
 	for (uint32_t i = 0; i < p->n_maps; i++) {
 		struct umap *m = &p->maps[i];
-		const struct umap *o = find_map(old, m->start);
+		const struct umap *o = enav_sym_find_map(old, m->start);
 
 		if (m->kind != MAP_FILE || !o || o->elf_state != ELF_KNOWN ||
 		    o->start != m->start || o->end != m->end || o->offset != m->offset ||
@@ -1129,14 +213,14 @@ static void load_snapshot_files(struct enav_symbolizer *s, uint32_t pid, uint64_
 	struct map_ref r;
 
 	for (uint32_t i = 0;; i++) {
-		struct proc *p = (struct proc *)lru_find(&s->procs, pid);
+		struct proc *p = (struct proc *)enav_sym_lru_find(&s->procs, pid);
 		if (!p || p->gen != gen || i >= p->n_maps)
 			return;
 		const struct umap *m = &p->maps[i];
-		if (m->kind != MAP_FILE || m->elf_state == ELF_FAILED || cached_elf(s, m))
+		if (m->kind != MAP_FILE || m->elf_state == ELF_FAILED || enav_sym_cached_elf(s, m))
 			continue;
-		map_ref_of(p, m, &r);
-		map_elf(s, pid, &r);
+		enav_sym_map_ref_of(p, m, &r);
+		enav_sym_map_elf(s, pid, &r);
 	}
 }
 
@@ -1150,7 +234,7 @@ static int read_maps(struct enav_symbolizer *s, uint32_t pid, struct proc **out)
 	int n = snprintf(path, sizeof(path), "%s/%" PRIu32 "/maps", s->proc_root, pid);
 	if (n <= 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
-	if ((fd = open_ro(path)) < 0)
+	if ((fd = enav_sym_open_ro(path)) < 0)
 		return -errno;
 	struct proc *p = calloc(1, sizeof(*p));
 	if (!p) {
@@ -1178,14 +262,14 @@ int enav_symbolizer_snapshot(struct enav_symbolizer *s, uint32_t pid)
 	struct proc *p = NULL;
 
 	pthread_mutex_lock(&s->lock);
-	struct proc *old = get_proc(s, pid);
+	struct proc *old = enav_sym_get_proc(s, pid);
 	if (old)
 		old->snap_ns = now;
 	pthread_mutex_unlock(&s->lock);
 	int rc = read_maps(s, pid, &p);
 
 	pthread_mutex_lock(&s->lock);
-	old = get_proc(s, pid);
+	old = enav_sym_get_proc(s, pid);
 	/* An exited process reads as empty: keep the old snapshot. */
 	if (rc == 0 && p->n_maps == 0 && old)
 		rc = -ESRCH;
@@ -1200,7 +284,7 @@ int enav_symbolizer_snapshot(struct enav_symbolizer *s, uint32_t pid)
 				p->node.key = pid;
 				p->snap_ns = now;
 				p->gen = ++s->snap_gen;
-				lru_insert(&s->procs, &p->node);
+				enav_sym_lru_insert(&s->procs, &p->node);
 			}
 		}
 		pthread_mutex_unlock(&s->lock);
@@ -1217,9 +301,9 @@ int enav_symbolizer_snapshot(struct enav_symbolizer *s, uint32_t pid)
 		carry_identities(p, old);
 		p->pm = old->pm;
 		old->pm = (struct perf_map){0};
-		lru_drop(&s->procs, &old->node);
+		enav_sym_lru_drop(&s->procs, &old->node);
 	}
-	lru_insert(&s->procs, &p->node);
+	enav_sym_lru_insert(&s->procs, &p->node);
 	s->st.snapshots++;
 	load_snapshot_files(s, pid, p->gen);
 	pthread_mutex_unlock(&s->lock);
@@ -1231,19 +315,19 @@ int enav_symbolizer_snapshot(struct enav_symbolizer *s, uint32_t pid)
  * mapping of it.  Lock held; dropped while a snapshot is taken. */
 static struct proc *proc_for(struct enav_symbolizer *s, uint32_t pid, uint64_t addr)
 {
-	struct proc *p = get_proc(s, pid);
+	struct proc *p = enav_sym_get_proc(s, pid);
 
 	if (!p) {
 		pthread_mutex_unlock(&s->lock);
 		enav_symbolizer_snapshot(s, pid);
 		pthread_mutex_lock(&s->lock);
-		p = get_proc(s, pid);
+		p = enav_sym_get_proc(s, pid);
 	}
-	if (p && !find_map(p, addr) && enav_clock_mono_ns() - p->snap_ns >= REFRESH_NS) {
+	if (p && !enav_sym_find_map(p, addr) && enav_clock_mono_ns() - p->snap_ns >= REFRESH_NS) {
 		pthread_mutex_unlock(&s->lock);
 		enav_symbolizer_snapshot(s, pid);
 		pthread_mutex_lock(&s->lock);
-		p = get_proc(s, pid);
+		p = enav_sym_get_proc(s, pid);
 	}
 	return p;
 }
@@ -1252,7 +336,7 @@ int enav_symbolizer_executable(struct enav_symbolizer *s, uint32_t pid, uint64_t
 {
 	pthread_mutex_lock(&s->lock);
 	struct proc *p = proc_for(s, pid, addr);
-	int rc = !p || p->n_maps == 0 ? -1 : find_map(p, addr) != NULL;
+	int rc = !p || p->n_maps == 0 ? -1 : enav_sym_find_map(p, addr) != NULL;
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -1268,15 +352,16 @@ bool enav_symbolizer_user(struct enav_symbolizer *s, uint32_t pid, uint64_t addr
 	*out = (struct enav_frame){.address = addr};
 	pthread_mutex_lock(&s->lock);
 	struct proc *p = proc_for(s, pid, addr);
-	struct umap *m = p ? find_map(p, addr) : NULL;
+	struct umap *m = p ? enav_sym_find_map(p, addr) : NULL;
 	if (m) {
 		out->map_path = KEEP(map_path, p->paths + m->path);
 		out->map_start = m->start;
 		out->map_limit = m->end;
 		out->map_offset = m->offset;
-		if (m->kind == MAP_FILE && !(e = cached_elf(s, m)) && m->elf_state != ELF_FAILED) {
-			map_ref_of(p, m, &r);
-			e = map_elf(s, pid, &r); /* may drop the lock: p and m are stale */
+		if (m->kind == MAP_FILE && !(e = enav_sym_cached_elf(s, m)) &&
+		    m->elf_state != ELF_FAILED) {
+			enav_sym_map_ref_of(p, m, &r);
+			e = enav_sym_map_elf(s, pid, &r); /* may drop the lock: p and m are stale */
 		}
 	}
 	uint64_t vaddr;
@@ -1288,7 +373,7 @@ bool enav_symbolizer_user(struct enav_symbolizer *s, uint32_t pid, uint64_t addr
 	} else if (p) {
 		/* JIT code: anonymous (or named anonymous, or memfd) executable
 		 * memory, or no mapping at all; never an ELF file's. */
-		fn = perf_map_lookup(s, pid, addr, &off);
+		fn = enav_sym_perf_map_lookup(s, pid, addr, &off);
 	}
 	if (fn) {
 		out->function = KEEP(function, fn);
@@ -1328,13 +413,14 @@ struct enav_symbolizer *enav_symbolizer_new(const struct enav_symbolizer_config 
 	s->max_maps = c.max_maps_per_proc ? c.max_maps_per_proc : DEF_MAX_MAPS;
 	s->max_syms = c.max_symbols_per_file ? c.max_symbols_per_file : DEF_MAX_SYMBOLS;
 	s->max_perf = c.max_perf_map_entries ? c.max_perf_map_entries : DEF_MAX_PERF_ENTRIES;
-	s->kallsyms_fd = s->kallsyms_path ? open_ro(s->kallsyms_path) : -1;
+	s->kallsyms_fd = s->kallsyms_path ? enav_sym_open_ro(s->kallsyms_path) : -1;
 	s->kallsyms_errno = s->kallsyms_fd < 0 ? errno : 0;
 	if (!s->mem || s->self_root < 0 || !s->proc_root || !s->kallsyms_path || !s->perf_map_dir ||
 	    !s->debug_dir ||
-	    lru_init(&s->procs, c.max_processes ? c.max_processes : DEF_MAX_PROCESSES, proc_free) ||
-	    lru_init(&s->elfs, c.max_elf_files ? c.max_elf_files : DEF_MAX_ELF_FILES,
-		     elf_entry_free)) {
+	    enav_sym_lru_init(&s->procs, c.max_processes ? c.max_processes : DEF_MAX_PROCESSES,
+			      proc_free) ||
+	    enav_sym_lru_init(&s->elfs, c.max_elf_files ? c.max_elf_files : DEF_MAX_ELF_FILES,
+			      enav_sym_elf_entry_free)) {
 		enav_symbolizer_free(s);
 		return NULL;
 	}
@@ -1345,8 +431,8 @@ void enav_symbolizer_free(struct enav_symbolizer *s)
 {
 	if (!s)
 		return;
-	lru_destroy(&s->procs);
-	lru_destroy(&s->elfs);
+	enav_sym_lru_destroy(&s->procs);
+	enav_sym_lru_destroy(&s->elfs);
 	if (s->kallsyms_fd >= 0)
 		close(s->kallsyms_fd);
 	if (s->self_root >= 0)

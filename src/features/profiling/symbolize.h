@@ -10,7 +10,7 @@
  *
  * Every cache is bounded (processes, ELF files, symbols per file); evictions
  * and failures are counted.  Thread-safe: one lock guards the caches, and no
- * tenant file is read while it is held (symbolize.c says how).
+ * tenant file is read while it is held (symbolize_state.h says how).
  */
 #ifndef ENAV_FEATURES_PROFILING_SYMBOLIZE_H
 #define ENAV_FEATURES_PROFILING_SYMBOLIZE_H
