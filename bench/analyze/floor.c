@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The analyzer's readers of the floor, its hooks, the BPF programs of the agent arms and the soak
- * (analyze.h). */
+/*
+ * The analyzer's readers of the records beside the arms (analyze.h): the
+ * handler floor and its hooks against empty programs, each BPF program of
+ * the agent arms per request, and the soak's RSS samples with their slope.
+ */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The analyzer's verdicts: each configuration against its baselines, what each arm captured, and
- * the gates (analyze.h). */
+/*
+ * The analyzer's verdicts (analyze.h): each configuration against its
+ * baselines, what each of its arms captured, and each gate's PASS, FAIL, NO
+ * VERDICT or NO DATA with the exit status they add up to.
+ */
 #include <fnmatch.h>
 #include <math.h>
 #include <stdarg.h>
@@ -80,16 +83,19 @@ static void check_capture(const struct enav_bench_arm *a, struct enav_bench_resu
 			       "(at most %.0f more explained)",
 			       a->round, a->signals, a->ops, a->surplus_max);
 	}
-	/* An expectation without its figure is a capture that did not happen. */
+	/* Figures are summed for the report whether or not they are checked.
+	 * An expectation without its figure is a capture that did not happen. */
+	add(&r->exec_signals, a->exec_signals);
+	add(&r->closes, a->closes);
+	add(&r->close_bytes, a->close_bytes);
+	add(&r->samples, a->samples);
 	if (!isnan(a->execs_run)) {
-		add(&r->exec_signals, a->exec_signals);
 		add(&r->execs_run, a->execs_run);
 		if (!(a->exec_signals >= a->execs_run))
 			reject(r, "round %d: %.0f exec signals for %.0f execs the campaign ran",
 			       a->round, a->exec_signals, a->execs_run);
 	}
 	if (!isnan(a->closes_expected)) {
-		add(&r->closes, a->closes);
 		add(&r->closes_expected, a->closes_expected);
 		if (isnan(a->closes) || !within(a->closes, a->closes_expected))
 			reject(r,
@@ -97,7 +103,6 @@ static void check_capture(const struct enav_bench_arm *a, struct enav_bench_resu
 			       a->round, a->closes, a->closes_expected);
 	}
 	if (!isnan(a->close_bytes_expected)) {
-		add(&r->close_bytes, a->close_bytes);
 		add(&r->close_bytes_expected, a->close_bytes_expected);
 		if (isnan(a->close_bytes) || !within(a->close_bytes, a->close_bytes_expected))
 			reject(
@@ -106,7 +111,6 @@ static void check_capture(const struct enav_bench_arm *a, struct enav_bench_resu
 			    a->round, a->close_bytes, a->close_bytes_expected);
 	}
 	if (!isnan(a->samples_expected)) {
-		add(&r->samples, a->samples);
 		add(&r->samples_expected, a->samples_expected);
 		if (!(a->samples >= a->samples_expected * ENAV_BENCH_SAMPLES_MIN))
 			reject(r, "round %d: %.0f CPU samples for %.0f expected", a->round,
