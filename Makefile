@@ -6,7 +6,9 @@
 #   make test       install test deps, build all variants, run every test
 #   make test-kernels  integration tests in QEMU guests on Debian's kernels
 #                   and on this one -> docs/kernels.md (ARGS=--kernels 6.1 ...)
-#   make bench      the proof harness's quick campaign -> docs/proof/DATE-quick.md
+#   make bench      the proof harness's quick campaign -> docs/proof/DATE-quick.md;
+#                   fails when a gate fails or gives no verdict (BENCH_FLAGS=
+#                   writes the report and exits 0 whatever the verdicts)
 #   make microbench  span-path microbenchmarks: ns per op (bench/micro/)
 #   make asan       the agent and unit tests with ASan + UBSan -> build/asan/
 #   make fuzz       libFuzzer targets                         -> build/fuzz/
@@ -75,7 +77,7 @@ HELPER_SRCS := $(wildcard tests/integration/helpers/*.c)
 # force every object to rebuild on the next make.
 .SECONDARY:
 
-all: $(BUILD)/enav $(BUILD)/microbench
+all: $(BUILD)/enav $(BUILD)/microbench $(BUILD)/enav-bench-analyze
 
 # ---- kernel side -----------------------------------------------------------
 $(BUILD)/bpf/vmlinux.h: /sys/kernel/btf/vmlinux
@@ -130,6 +132,17 @@ $(BUILD)/microbench: $(call objs,$(BUILD),bench/micro/microbench.c $(LIB_SRCS))
 
 microbench: $(BUILD)/microbench
 	$(BUILD)/microbench
+
+# The proof harness's analyzer (bench/analyze/): a bench tool of its own,
+# not linked into the agent; bench/campaign.sh runs it.  The unit test and
+# the fuzz target of the analyzer link its files besides the library's.
+ANALYZE_SRCS := $(filter-out bench/analyze/main.c,$(wildcard bench/analyze/*.c))
+$(BUILD)/enav-bench-analyze: $(call objs,$(BUILD),$(ANALYZE_SRCS) bench/analyze/main.c)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -lm -o $@
+$(patsubst tests/unit/%.c,$(BUILD)/asan/tests/%,$(wildcard tests/unit/test_bench_*.c)): \
+	$(call objs,$(BUILD)/asan,$(ANALYZE_SRCS))
+$(BUILD)/fuzz/fuzz_bench_analyze: $(call objs,$(BUILD)/fuzz,$(ANALYZE_SRCS))
 
 # Sanitizer variant: same sources, separate object tree.
 $(BUILD)/asan/obj/%.o: %.c $(SKELS) $(BUILD)/version.h
@@ -216,11 +229,14 @@ test-kernels:
 	BUILD=$(BUILD) scripts/kernel_matrix.sh $(ARGS)
 
 # The proof harness's quick campaign (bench/campaign.sh): a dated report in
-# docs/proof/ with the gate verdicts.  The full one: bench/campaign.sh --full.
+# docs/proof/ with the gate verdicts.  --strict: exit 3 when a gate fails, 4
+# when none fails but one gives no verdict (a noisy baseline) or has no data.
+# The full one: bench/campaign.sh --full.
+BENCH_FLAGS ?= --strict
 bench:
 	@scripts/deps.sh test
 	@$(MAKE) -j$(JOBS) --no-print-directory all
-	BUILD=$(BUILD) bench/campaign.sh --quick
+	BUILD=$(BUILD) bench/campaign.sh --quick $(BENCH_FLAGS)
 
 deb: $(BUILD)/enav
 	packaging/deb/build.sh $(BUILD)

@@ -23,6 +23,7 @@ for arm in off unwatched watched; do
 	{
 		echo "http:"
 		echo "  listen: 127.0.0.1:$APORT"
+		echo '  health_listen: ""'
 		echo "exporters:"
 		echo "  ndjson:"
 		echo "    path: /dev/null"

@@ -37,6 +37,7 @@ run_arm() { # run_arm NAME RUNS MAX_MS INOTIFY RESCAN_MS [MODE]
 	cat >"$WORK/cfg.yaml" <<CFG
 http:
   listen: 127.0.0.1:$PORT
+  health_listen: ""
 exporters:
   ndjson:
     path: $WORK/$name.ndjson

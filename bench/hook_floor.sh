@@ -43,7 +43,7 @@ trap 'kill $NGINX ${HOLD:-} 2>/dev/null || true; wait 2>/dev/null || true
 	sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"; rm -rf "$WORK"' EXIT
 sleep 0.5
 base_cfg() {
-	printf 'http:\n  listen: 127.0.0.1:%s\nexporters:\n  ndjson:\n    path: %s/signals.ndjson\nprofiling:\n  enabled: false\n' \
+	printf 'http:\n  listen: 127.0.0.1:%s\n  health_listen: ""\nexporters:\n  ndjson:\n    path: %s/signals.ndjson\nprofiling:\n  enabled: false\n' \
 		"$APORT" "$WORK"
 }
 base_cfg >"$WORK/l7.yaml"

@@ -28,7 +28,7 @@ NGINX=$!
 AGENT=
 trap 'kill ${AGENT:-} $NGINX 2>/dev/null; wait 2>/dev/null; sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"; rm -rf "$WORK"' EXIT
 sysctl -qw kernel.bpf_stats_enabled=1
-printf 'http:\n  listen: 127.0.0.1:%s\nexporters:\n  ndjson:\n    enabled: false\n' "$APORT" >"$WORK/cfg.yaml"
+printf 'http:\n  listen: 127.0.0.1:%s\n  health_listen: ""\nexporters:\n  ndjson:\n    enabled: false\n' "$APORT" >"$WORK/cfg.yaml"
 # L7=off: the network source without application protocols (nothing copied).
 [ "${L7:-on}" = on ] || printf 'sources:\n  network:\n    l7:\n      enabled: false\n' >>"$WORK/cfg.yaml"
 

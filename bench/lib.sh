@@ -88,10 +88,13 @@ bpf_delta() {
 # profiling_only_config PORT HZ: an agent config with only the profiling
 # source (CPU, off-CPU and futex, the defaults) at HZ, its HTTP on PORT, and
 # nothing written to stdout (bench/profile_overhead.sh, bench/unwind_cost.sh).
+# Health stays on PORT (the default health listener's fixed port would collide
+# with any other agent on the node).
 profiling_only_config() {
 	cat <<CFG
 http:
   listen: 127.0.0.1:$1
+  health_listen: ""
 sources:
   exec:
     enabled: false

@@ -30,7 +30,7 @@ NGINX=$!
 AGENT=
 trap 'kill $NGINX ${AGENT:-} 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"' EXIT
 {
-	printf 'http:\n  listen: 127.0.0.1:%s\n' "$APORT"
+	printf 'http:\n  listen: 127.0.0.1:%s\n  health_listen: ""\n' "$APORT"
 	for line in "$@"; do echo "$line"; done
 } >"$WORK/cfg.yaml"
 "$ENAV" run --config "$WORK/cfg.yaml" >"$WORK/stdout" 2>"$WORK/stderr" &

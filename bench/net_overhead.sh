@@ -28,6 +28,7 @@ sleep 0.5
 cat >"$WORK/cfg.yaml" <<CFG
 http:
   listen: 127.0.0.1:$APORT
+  health_listen: ""
 exporters:
   ndjson:
     path: $WORK/signals.ndjson

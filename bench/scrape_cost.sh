@@ -17,6 +17,7 @@ make --no-print-directory -s all >/dev/null
 cat >"$WORK/cfg.yaml" <<CFG
 http:
   listen: 127.0.0.1:$APORT
+  health_listen: ""
 exporters:
   ndjson:
     path: /dev/null

@@ -47,6 +47,7 @@ for arm in on off; do
 	cat >"$WORK/cfg-$arm.yaml" <<CFG
 http:
   listen: 127.0.0.1:$APORT
+  health_listen: ""
 exporters:
   ndjson:
     path: $WORK/signals.ndjson

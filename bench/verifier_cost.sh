@@ -17,7 +17,7 @@ trap 'kill ${AGENT:-} 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"' EXIT
 clang -O2 -Wall bench/verified_insns.c -lbpf -o "$WORK/verified_insns"
 {
 	[ $# -gt 0 ] && cat "$1"
-	printf 'http:\n  listen: 127.0.0.1:%s\nlog_level: debug\n' "$APORT"
+	printf 'http:\n  listen: 127.0.0.1:%s\n  health_listen: ""\nlog_level: debug\n' "$APORT"
 } >"$WORK/cfg.yaml"
 "$BUILD/enav" run --config "$WORK/cfg.yaml" >/dev/null 2>"$WORK/agent.log" &
 AGENT=$!

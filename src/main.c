@@ -6,7 +6,6 @@
 #include "runtime/runner.h"
 #include "cli/pprof_filter_cmd.h"
 #include "cli/profile_cmd.h"
-#include "cli/bench_cmd.h"
 #include "config/config.h"
 #include "probe/privileges.h"
 #include "probe/features.h"
@@ -30,8 +29,6 @@ static void usage(FILE *out)
 		"  pprof-filter --binary BIN IN OUT  keep only BIN's own code in a pprof\n"
 		"                               (see enav pprof-filter --help)\n"
 		"  check-config FILE            validate a configuration file and exit\n"
-		"  bench-analyze --arms F --gates F ...  the proof harness's analyzer (see\n"
-		"                               enav bench-analyze --help, bench/campaign.sh)\n"
 		"  buildinfo BINARY             print a Go binary's build information (as\n"
 		"                               go version -m does)\n"
 		"  version                      print the version\n"
@@ -89,8 +86,6 @@ int main(int argc, char **argv)
 
 	if (!strcmp(cmd, "pprof-filter"))
 		return enav_pprof_filter_command(argc - 2, argv + 2);
-	if (!strcmp(cmd, "bench-analyze"))
-		return enav_bench_analyze_command(argc - 2, argv + 2);
 
 	if (!strcmp(cmd, "profile")) {
 		/* Its own options; --config may be among them. */

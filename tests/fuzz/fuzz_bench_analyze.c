@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for the proof harness's analyzer (src/bench/analyze.c):
+ * libFuzzer target for the proof harness's analyzer (bench/analyze/):
  * the first byte chooses which reader gets the rest (arms, gates, floor,
  * soak, floor hooks, BPF programs against a fixed arms file); whatever
  * parses is analysed and reported into a memory stream.
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/analyze.h"
+#include "../../bench/analyze/analyze.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

@@ -5,7 +5,9 @@
 # Figures are not gated here (this machine is busy with the test suite);
 # what is asserted is that the harness measures what it claims to: each
 # agent arm of a protocol workload carries its signal count, no arm is
-# rejected for missing signals, the L7 arms exported their spans to the
+# rejected for missing signals or another capture it fell short of (exec
+# signals, connections and bytes, CPU samples), --strict fails on a failed
+# gate, the L7 arms exported their spans to the
 # OTLP receiver, the cost breakdown names the agent's BPF programs by hook
 # and the floor compares hooks with empty programs, the soak drove events
 # through the agent, and kernel.bpf_stats_enabled is left as it was.
@@ -38,6 +40,26 @@ case_campaign() {
 	# (either would be REJECTED).
 	expect_eq "rejected rows" "$(grep -c 'REJECTED' "$report")" 0 ||
 		{ fail "$(grep -o 'REJECTED: [^|]*' "$report")"; return 1; }
+	# What each arm captured against what the campaign knows happened (none
+	# fell short: no row is REJECTED above): exec signals for its execs in
+	# every agent arm, each client's connections and bytes with the network
+	# source on, the busy loop's CPU samples.
+	grep -qF "## What each arm captured" "$report" || { fail "report lacks the capture table"; return 1; }
+	local row
+	for row in 'http \| l7 \| [0-9]+ / [0-9]+ \| 66 / 66 \| [0-9]+ / [0-9]+ \| - \|' \
+		'redis \| l7 \| [0-9]+ / [0-9]+ \| 18 / 18 \| [0-9]+ / [0-9]+ \| - \|' \
+		'pg \| l7 \| [0-9]+ / [0-9]+ \| 10 / 10 \| [0-9]+ \| - \|' \
+		'cpu \| profiling \| [0-9]+ / [0-9]+ \| - \| - \| [0-9]+ / [0-9]+ \|'; do
+		grep -qE "^\| $row\$" "$report" ||
+			{ fail "no capture row like '$row': $(grep -A9 '^## What each' "$report")"; return 1; }
+	done
+	# The verdicts again from the raw records: --strict fails on the gate the
+	# test mode cannot meet (the 10M-event soak), without it the run passes.
+	local rc=0
+	BUILD=$BUILD bench/reanalyze.sh "$report" --strict >/dev/null 2>"$WORK/reanalyze.err" || rc=$?
+	expect_eq "reanalyze --strict exit status (a failed gate)" "$rc" 3 || return 1
+	grep -q '^FAIL       soak events' "$WORK/reanalyze.err" || { fail "$(cat "$WORK/reanalyze.err")"; return 1; }
+	BUILD=$BUILD bench/reanalyze.sh "$report" >/dev/null 2>&1 || { fail "reanalyze without --strict failed"; return 1; }
 	# Columns by the arms header's names.
 	local arms='/^```/ { inb = !inb; nf = 0; next }
 		inb && $1 == "workload" && $4 == "position" { for (i = 1; i <= NF; i++) c[$i] = i; nf = NF; next }

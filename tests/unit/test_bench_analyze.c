@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "bench/analyze.h"
+#include "../../bench/analyze/analyze.h"
 
 /* Five rounds of wrk -> nginx and redis-benchmark, recorded from a campaign
  * (round 2 of redis/l7 short of signals, as a window too small would make). */

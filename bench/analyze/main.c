@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* `enav bench-analyze`: the proof harness's analyzer (src/bench/analyze.h). */
-#include "cli/bench_cmd.h"
-
+/*
+ * build/enav-bench-analyze: the proof harness's analyzer (analyze.h), a
+ * bench tool of its own, not part of the agent.  bench/campaign.sh runs it
+ * on the records of a campaign; it can be run again on the raw records a
+ * report keeps.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/analyze.h"
+#include "analyze.h"
 
 #define INPUT_MAX (64u << 20)
 
@@ -16,7 +19,7 @@ static char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "re");
 	if (!f) {
-		fprintf(stderr, "enav: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "enav-bench-analyze: %s: %s\n", path, strerror(errno));
 		return NULL;
 	}
 	size_t cap = 1 << 16, n = 0;
@@ -28,7 +31,8 @@ static char *slurp(const char *path, size_t *len)
 			break;
 		if (n + 1 == cap) {
 			if (cap >= INPUT_MAX) {
-				fprintf(stderr, "enav: %s: larger than 64 MiB\n", path);
+				fprintf(stderr, "enav-bench-analyze: %s: larger than 64 MiB\n",
+					path);
 				free(buf);
 				buf = NULL;
 				break;
@@ -72,21 +76,22 @@ static int parse_meta(const char *text, size_t len, struct enav_bench_meta *m)
 
 static void usage(FILE *f)
 {
-	fputs("usage: enav bench-analyze --arms FILE --gates FILE [--floor FILE --cores N]\n"
+	fputs("usage: enav-bench-analyze --arms FILE --gates FILE [--floor FILE --cores N]\n"
 	      "                          [--hooks FILE] [--bpf FILE] [--soak FILE] [--meta FILE]\n"
 	      "                          [--out REPORT.md]\n"
 	      "Reads a campaign's records (bench/campaign.sh), evaluates the gates and writes\n"
 	      "the Markdown report (stdout without --out).  Exit 0 when every gate passes,\n"
-	      "3 when one fails, 2 on bad input.\n",
+	      "3 when one fails, 4 when none fails but one gives no verdict (a noisy\n"
+	      "baseline) or has no data, 2 on bad input.\n",
 	      f);
 }
 
-int enav_bench_analyze_command(int argc, char **argv)
+int main(int argc, char **argv)
 {
 	const char *arms_p = NULL, *gates_p = NULL, *floor_p = NULL, *soak_p = NULL, *meta_p = NULL,
 		   *out_p = NULL, *hooks_p = NULL, *bpf_p = NULL;
 	double cores = 1;
-	for (int i = 0; i < argc; i++) {
+	for (int i = 1; i < argc; i++) {
 		const char **slot = NULL;
 		if (!strcmp(argv[i], "--arms"))
 			slot = &arms_p;
@@ -137,21 +142,21 @@ int enav_bench_analyze_command(int argc, char **argv)
 	if (!arms || !progs || !(arms_t = slurp(arms_p, &len)))
 		goto out;
 	if (enav_bench_parse_arms(arms_t, len, arms, ENAV_BENCH_MAX_ARMS, &na, err, sizeof(err))) {
-		fprintf(stderr, "enav: %s: %s\n", arms_p, err);
+		fprintf(stderr, "enav-bench-analyze: %s: %s\n", arms_p, err);
 		goto out;
 	}
 	if (!(gates_t = slurp(gates_p, &len)))
 		goto out;
 	if (enav_bench_parse_gates(gates_t, len, gates, ENAV_BENCH_MAX_GATES, &ng, err,
 				   sizeof(err))) {
-		fprintf(stderr, "enav: %s: %s\n", gates_p, err);
+		fprintf(stderr, "enav-bench-analyze: %s: %s\n", gates_p, err);
 		goto out;
 	}
 	if (floor_p) {
 		if (!(floor_t = slurp(floor_p, &len)))
 			goto out;
 		if (enav_bench_floor_parse(floor_t, len, cores, &floor, err, sizeof(err))) {
-			fprintf(stderr, "enav: %s: %s\n", floor_p, err);
+			fprintf(stderr, "enav-bench-analyze: %s: %s\n", floor_p, err);
 			goto out;
 		}
 		have_floor = true;
@@ -159,7 +164,7 @@ int enav_bench_analyze_command(int argc, char **argv)
 			if (!(hooks_t = slurp(hooks_p, &len)))
 				goto out;
 			if (enav_bench_hooks_parse(hooks_t, len, &floor, err, sizeof(err))) {
-				fprintf(stderr, "enav: %s: %s\n", hooks_p, err);
+				fprintf(stderr, "enav-bench-analyze: %s: %s\n", hooks_p, err);
 				goto out;
 			}
 		}
@@ -168,7 +173,7 @@ int enav_bench_analyze_command(int argc, char **argv)
 		if (!(bpf_t = slurp(bpf_p, &len)))
 			goto out;
 		if (enav_bench_prog_parse(bpf_t, len, arms, na, progs, err, sizeof(err))) {
-			fprintf(stderr, "enav: %s: %s\n", bpf_p, err);
+			fprintf(stderr, "enav-bench-analyze: %s: %s\n", bpf_p, err);
 			goto out;
 		}
 	}
@@ -176,7 +181,7 @@ int enav_bench_analyze_command(int argc, char **argv)
 		if (!(soak_t = slurp(soak_p, &len)))
 			goto out;
 		if (enav_bench_soak_parse(soak_t, len, &soak, err, sizeof(err))) {
-			fprintf(stderr, "enav: %s: %s\n", soak_p, err);
+			fprintf(stderr, "enav-bench-analyze: %s: %s\n", soak_p, err);
 			goto out;
 		}
 		have_soak = true;
@@ -189,13 +194,13 @@ int enav_bench_analyze_command(int argc, char **argv)
 	size_t nr = enav_bench_analyze(arms, na, results, ENAV_BENCH_MAX_RESULTS);
 	FILE *f = out_p ? fopen(out_p, "we") : stdout;
 	if (!f) {
-		fprintf(stderr, "enav: %s: %s\n", out_p, strerror(errno));
+		fprintf(stderr, "enav-bench-analyze: %s: %s\n", out_p, strerror(errno));
 		goto out;
 	}
-	int failed = enav_bench_report(f, &meta, gates, ng, results, nr, have_floor ? &floor : NULL,
-				       have_soak ? &soak : NULL, progs);
+	enav_bench_report(f, &meta, gates, ng, results, nr, have_floor ? &floor : NULL,
+			  have_soak ? &soak : NULL, progs);
 	if (out_p && fclose(f) != 0) {
-		fprintf(stderr, "enav: %s: %s\n", out_p, strerror(errno));
+		fprintf(stderr, "enav-bench-analyze: %s: %s\n", out_p, strerror(errno));
 		goto out;
 	}
 	/* The verdicts, for the terminal. */
@@ -203,11 +208,13 @@ int enav_bench_analyze_command(int argc, char **argv)
 		struct enav_bench_gate_outcome o;
 		enav_bench_eval_gate(&gates[i], results, nr, have_floor ? &floor : NULL,
 				     have_soak ? &soak : NULL, &o);
-		static const char *const v[] = {"PASS", "FAIL", "NO DATA"};
-		fprintf(stderr, "%-7s %s %s: %s\n", v[o.verdict], gates[i].subject, gates[i].metric,
-			o.detail);
+		fprintf(stderr, "%-10s %s %s: %s\n", enav_bench_verdict_name(o.verdict),
+			gates[i].subject, gates[i].metric, o.detail);
 	}
-	rc = failed ? 3 : 0;
+	struct enav_bench_tally tally;
+	enav_bench_tally_gates(gates, ng, results, nr, have_floor ? &floor : NULL,
+			       have_soak ? &soak : NULL, &tally);
+	rc = enav_bench_exit_status(&tally);
 out:
 	enav_bench_soak_free(&soak);
 	free(arms);

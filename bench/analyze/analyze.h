@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The proof harness's analyzer (`enav bench-analyze`, bench/campaign.sh):
+ * The proof harness's analyzer (build/enav-bench-analyze, bench/campaign.sh):
  * reads the arms a campaign recorded, the handler-floor arms and the soak
  * samples, evaluates the gates declared before the run, and writes the
- * Markdown report for docs/proof/.
+ * Markdown report for docs/proof/.  A bench tool: nothing of the agent links
+ * it.
  *
  * Arms are grouped by workload into rounds: each round runs every agent
  * configuration once, each next to a no-agent baseline ("none"), in an order
@@ -14,9 +15,19 @@
  * coefficient of variation are always reported.  Where the arms carry them,
  * per-request costs (agent CPU user and sys, BPF run time, receiver CPU),
  * spans per request, agent CPU per span and bytes exported per span are
- * medians over rounds of each round's figure.  An agent arm whose signal count is below the
- * workload's own operation count rejects its configuration: a workload that bypassed capture must
- * never pass.
+ * medians over rounds of each round's figure.
+ *
+ * Each agent arm is checked for what it must capture, and one that falls
+ * short rejects its configuration (which then fails every gate it is named
+ * in): the workload's operations as signals, the execs the campaign ran as
+ * exec signals, the connections and bytes the workload moved as tcp.close
+ * counts and bytes, the CPU samples of a busy loop.  A series the campaign
+ * found missing from the agent's /metrics ("missing" in the arms file) is
+ * an error of the same kind, never a zero.
+ *
+ * A configuration whose baselines varied by more than ENAV_BENCH_NOISY_CV is
+ * noisy: a gate on a figure measured against the baseline (the throughput
+ * and p99 ratios) gives it no verdict, neither PASS nor FAIL.
  */
 #ifndef ENAV_BENCH_ANALYZE_H
 #define ENAV_BENCH_ANALYZE_H
@@ -34,6 +45,13 @@
 #define ENAV_BENCH_HOOK_MAX    64   /* a hook's name: tp_btf/sock_send_length */
 #define ENAV_BENCH_MAX_PROGS   512  /* per-program cost rows (workload, config, program) */
 #define ENAV_BENCH_MAX_HOOKS   64   /* floor rows (arm, hook) */
+/* What an arm captured against what the workload did: tcp.close counts and
+ * bytes within this fraction of the workload's (rounded down: a count below
+ * 50 must be exact) ... */
+#define ENAV_BENCH_CLOSE_TOLERANCE 0.02
+/* ... CPU samples at least this fraction of frequency x seconds of the busy
+ * loop (other processes' samples only add). */
+#define ENAV_BENCH_SAMPLES_MIN 0.8
 
 /* A value a tool did not report is NAN ("-" in the TSV). */
 struct enav_bench_arm {
@@ -59,6 +77,18 @@ struct enav_bench_arm {
 	double bpf_ns, bpf_runs;
 	double emitted, spans, spans_exported, export_bytes;
 	double sink_cpu_s;
+	/* What the arm must capture, against what the campaign knows the
+	 * workload did (NAN in either: not checked).  Exec signals of the execs
+	 * the campaign ran after the workload (at least as many: other
+	 * processes exec too); tcp.close of the workload's connections and the
+	 * bytes its client received (within ENAV_BENCH_CLOSE_TOLERANCE); CPU
+	 * samples (at least ENAV_BENCH_SAMPLES_MIN of the expected). */
+	double exec_signals, execs_run;
+	double closes, closes_expected, close_bytes, close_bytes_expected;
+	double samples, samples_expected;
+	/* The first column the campaign recorded as "missing" (its series was
+	 * not in /metrics); "" when none. */
+	char missing[ENAV_BENCH_NAME_MAX];
 };
 
 enum enav_bench_op { ENAV_BENCH_GE, ENAV_BENCH_LE, ENAV_BENCH_EQ, ENAV_BENCH_GT, ENAV_BENCH_LT };
@@ -86,6 +116,10 @@ struct enav_bench_result {
 	double spans_per_req, emitted_per_req;
 	double cpu_us_per_span, bytes_per_span;
 	double sink_us_per_req;
+	/* Sums over the rounds of what the arms captured and what they had to
+	 * (NAN when no arm recorded it). */
+	double exec_signals, execs_run, closes, closes_expected, close_bytes, close_bytes_expected,
+	    samples, samples_expected;
 	bool rejected;
 	char reject_reason[160];
 	bool noisy;
@@ -168,7 +202,16 @@ int enav_bench_soak_parse(const char *text, size_t len, struct enav_bench_soak *
 			  size_t errlen);
 void enav_bench_soak_free(struct enav_bench_soak *s);
 
-enum enav_bench_verdict { ENAV_BENCH_PASS, ENAV_BENCH_FAIL, ENAV_BENCH_NO_DATA };
+/* NO DATA: the gate matched nothing measured.  NO VERDICT: it matched only
+ * noisy figures, or noisy figures and passing ones. */
+enum enav_bench_verdict {
+	ENAV_BENCH_PASS,
+	ENAV_BENCH_FAIL,
+	ENAV_BENCH_NO_DATA,
+	ENAV_BENCH_NO_VERDICT,
+	ENAV_BENCH__VERDICTS
+};
+const char *enav_bench_verdict_name(enum enav_bench_verdict v);
 struct enav_bench_gate_outcome {
 	enum enav_bench_verdict verdict;
 	size_t matched; /* subjects the gate applied to */
@@ -178,6 +221,19 @@ struct enav_bench_gate_outcome {
 void enav_bench_eval_gate(const struct enav_bench_gate *g, const struct enav_bench_result *r,
 			  size_t nr, const struct enav_bench_floor *floor,
 			  const struct enav_bench_soak *soak, struct enav_bench_gate_outcome *out);
+
+/* How many gates gave each verdict. */
+struct enav_bench_tally {
+	size_t n[ENAV_BENCH__VERDICTS];
+};
+void enav_bench_tally_gates(const struct enav_bench_gate *gates, size_t ng,
+			    const struct enav_bench_result *r, size_t nr,
+			    const struct enav_bench_floor *floor,
+			    const struct enav_bench_soak *soak, struct enav_bench_tally *out);
+/* The analyzer's exit status for a tally: 0 when every gate passed, 3 when
+ * one failed, 4 when none failed but one gave no verdict or had no data (a
+ * gate that could not be judged is not a pass).  2 is bad input. */
+int enav_bench_exit_status(const struct enav_bench_tally *t);
 
 /* The whole Markdown report (floor, soak, progs may be NULL); returns the
  * number of failed gates. */
