@@ -208,6 +208,7 @@ static void bench_ndjson(uint64_t iters)
 /* OTLP: spans as the traces worker batches them, 64 to a request body. */
 #define OTLP_BATCH 64
 static struct enav_pb_writer otlp_w;
+static struct enav_otlp_span_encoder *otlp_enc;
 static const struct enav_otlp_kv node_res[] = {
     {.key = "host.name", .type = ENAV_OTLP_STR, .s = "bench-node"},
     {.key = "service.name", .type = ENAV_OTLP_STR, .s = "e-navigator"},
@@ -219,8 +220,7 @@ static void bench_otlp(uint64_t iters)
 		items[k] = kept_span;
 	for (uint64_t i = 0; i < iters; i += OTLP_BATCH) {
 		otlp_w.len = 0;
-		sink += (uint64_t)enav_otlp_encode_signal_spans(&otlp_w, node_res, 2, items,
-								OTLP_BATCH);
+		sink += (uint64_t)enav_otlp_span_encoder_run(otlp_enc, &otlp_w, items, OTLP_BATCH);
 	}
 }
 
@@ -285,7 +285,7 @@ static void bench_path_otlp(uint64_t iters)
 		if (otlp_w.len > 256 * 1024)
 			otlp_w.len = 0;
 		void *item = latest;
-		sink += (uint64_t)enav_otlp_encode_signal_spans(&otlp_w, node_res, 2, &item, 1);
+		sink += (uint64_t)enav_otlp_span_encoder_run(otlp_enc, &otlp_w, &item, 1);
 	}
 }
 
@@ -318,6 +318,9 @@ static void setup(void)
 	kept_span->process.has_cgroup_path = true;
 	kept_span->process.cgroup_path = "/system.slice/nginx.service";
 	enav_pb_writer_init(&otlp_w, 0);
+	otlp_enc = enav_otlp_span_encoder_new(node_res, 2);
+	if (!otlp_enc)
+		exit(1);
 
 	struct enav_config cfg;
 	enav_config_defaults(&cfg);
