@@ -71,17 +71,6 @@ static inline size_t varint_encode(uint8_t *out, uint64_t v)
 	return n;
 }
 
-size_t enav_pb_varint_size(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
 static inline void put(struct enav_pb_writer *w, const void *p, size_t n)
 {
 	if (!reserve(w, n))

@@ -39,7 +39,10 @@ void enav_pb_len_prefix(struct enav_pb_writer *w, uint32_t field, size_t len);
 /* Bytes already encoded (whole fields), appended as they are. */
 void enav_pb_raw(struct enav_pb_writer *w, const void *p, size_t n);
 /* Bytes of v as a varint (1..10). */
-size_t enav_pb_varint_size(uint64_t v);
+static inline size_t enav_pb_varint_size(uint64_t v)
+{
+	return v ? (size_t)(63 - __builtin_clzll(v)) / 7 + 1 : 1;
+}
 /* Submessage: begin ... end; lengths are patched on end. */
 void enav_pb_begin(struct enav_pb_writer *w, uint32_t field);
 void enav_pb_end(struct enav_pb_writer *w);
@@ -76,54 +79,66 @@ static inline const uint8_t *enav_pb_rev_data(const struct enav_pb_rev *r)
 {
 	return r->buf + r->cap - r->len;
 }
-/* Unchecked: inside a reservation only. */
-static inline void enav_pb_rev_put(struct enav_pb_rev *r, const void *p, size_t n)
+/*
+ * Writing goes through a cursor p, the first byte written so far: each put
+ * below writes just before p and returns the new first byte (a local
+ * cursor stays in a register, where r->len would be reloaded after every
+ * copy).  enav_pb_rev_at gives the cursor, enav_pb_rev_set takes it back.
+ * Unchecked: only inside a reservation.
+ */
+static inline uint8_t *enav_pb_rev_at(const struct enav_pb_rev *r)
 {
-	r->len += n;
-	__builtin_memcpy(r->buf + r->cap - r->len, p, n);
+	return r->buf + r->cap - r->len;
 }
-static inline void enav_pb_rev_byte(struct enav_pb_rev *r, uint8_t b)
+static inline void enav_pb_rev_set(struct enav_pb_rev *r, const uint8_t *p)
 {
-	r->buf[r->cap - ++r->len] = b;
+	r->len = (size_t)(r->buf + r->cap - p);
 }
-static inline void enav_pb_rev_varint(struct enav_pb_rev *r, uint64_t v)
+static inline uint8_t *enav_pb_put_at(uint8_t *p, const void *src, size_t n)
+{
+	p -= n;
+	__builtin_memcpy(p, src, n);
+	return p;
+}
+static inline uint8_t *enav_pb_varint_at(uint8_t *p, uint64_t v)
 {
 	if (v < 0x80) {
-		enav_pb_rev_byte(r, (uint8_t)v);
-		return;
+		*--p = (uint8_t)v;
+		return p;
 	}
-	size_t k = enav_pb_varint_size(v);
-	r->len += k;
-	uint8_t *o = r->buf + r->cap - r->len;
+	p -= enav_pb_varint_size(v);
+	uint8_t *o = p;
 	while (v >= 0x80) {
 		*o++ = (uint8_t)(v | 0x80);
 		v >>= 7;
 	}
 	*o = (uint8_t)v;
+	return p;
 }
 /* A tag (field << 3 | wire) in one byte: fields 1..15. */
 #define ENAV_PB_TAG1(field, wire) ((uint8_t)((field) << 3 | (wire)))
-/* The length prefix and tag of a message whose payload is everything
- * written since mark (r->len then). */
-static inline void enav_pb_rev_close(struct enav_pb_rev *r, size_t mark, uint8_t tag)
-{
-	enav_pb_rev_varint(r, r->len - mark);
-	enav_pb_rev_byte(r, tag);
-}
 /* n bytes as a LEN field with a one-byte tag. */
-static inline void enav_pb_rev_bytes(struct enav_pb_rev *r, uint8_t tag, const void *p, size_t n)
+static inline uint8_t *enav_pb_bytes_at(uint8_t *p, uint8_t tag, const void *src, size_t n)
 {
-	enav_pb_rev_put(r, p, n);
-	enav_pb_rev_varint(r, n);
-	enav_pb_rev_byte(r, tag);
+	p = enav_pb_put_at(p, src, n);
+	p = enav_pb_varint_at(p, n);
+	*--p = tag;
+	return p;
 }
-static inline void enav_pb_rev_fixed64(struct enav_pb_rev *r, uint8_t tag, uint64_t v)
+static inline uint8_t *enav_pb_fixed64_at(uint8_t *p, uint8_t tag, uint64_t v)
 {
-	r->len += 8;
-	uint8_t *o = r->buf + r->cap - r->len;
+	p -= 8;
 	for (int i = 0; i < 8; i++)
-		o[i] = (uint8_t)(v >> (8 * i));
-	enav_pb_rev_byte(r, tag);
+		p[i] = (uint8_t)(v >> (8 * i));
+	*--p = tag;
+	return p;
+}
+/* The length prefix and tag of a message whose payload is [p, end). */
+static inline uint8_t *enav_pb_close_at(uint8_t *p, const uint8_t *end, uint8_t tag)
+{
+	p = enav_pb_varint_at(p, (uint64_t)(end - p));
+	*--p = tag;
+	return p;
 }
 
 /* Reader over a byte range; every read is bounds-checked. */

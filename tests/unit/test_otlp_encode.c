@@ -1019,15 +1019,16 @@ static void test_pb_backward_writer(void **state)
 	enav_pb_fixed64(&f, 4, 0x0102030405060708ull);
 	/* Backward: last field first, each piece reserved. */
 	assert_true(enav_pb_rev_reserve(&r, 16));
-	enav_pb_rev_fixed64(&r, ENAV_PB_TAG1(4, 1), 0x0102030405060708ull);
+	enav_pb_rev_set(
+	    &r, enav_pb_fixed64_at(enav_pb_rev_at(&r), ENAV_PB_TAG1(4, 1), 0x0102030405060708ull));
 	for (int k = 0; k < 2; k++) {
 		assert_true(enav_pb_rev_reserve(&r, sizeof(big) + 64));
-		size_t mark = r.len;
-		enav_pb_rev_bytes(&r, ENAV_PB_TAG1(3, 2), big, sizeof(big));
-		enav_pb_rev_varint(&r, 300);
-		enav_pb_rev_byte(&r, ENAV_PB_TAG1(2, 0));
-		enav_pb_rev_bytes(&r, ENAV_PB_TAG1(1, 2), "ab", 2);
-		enav_pb_rev_close(&r, mark, ENAV_PB_TAG1(1, 2));
+		uint8_t *p = enav_pb_rev_at(&r), *end = p;
+		p = enav_pb_bytes_at(p, ENAV_PB_TAG1(3, 2), big, sizeof(big));
+		p = enav_pb_varint_at(p, 300);
+		*--p = ENAV_PB_TAG1(2, 0);
+		p = enav_pb_bytes_at(p, ENAV_PB_TAG1(1, 2), "ab", 2);
+		enav_pb_rev_set(&r, enav_pb_close_at(p, end, ENAV_PB_TAG1(1, 2)));
 	}
 	assert_false(f.failed);
 	assert_false(r.failed);

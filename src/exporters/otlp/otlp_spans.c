@@ -162,6 +162,14 @@ struct attrs {
 	size_t bytes; /* upper bound of their encoding */
 };
 
+/* Only n and bytes: the array is written as attributes are added (zeroing
+ * it all would cost more than the attributes). */
+static inline void attrs_init(struct attrs *as)
+{
+	as->n = 0;
+	as->bytes = 0;
+}
+
 static inline void add_str(struct attrs *as, const char *key, uint8_t key_len, const char *s,
 			   size_t n)
 {
@@ -179,18 +187,20 @@ static inline void add_int(struct attrs *as, const char *key, uint8_t key_len, i
 #define FIELD_LEN(arr) strnlen((arr), sizeof(arr))
 
 /* One KeyValue as the field tag (inside a reservation). */
-static inline void put_attr(struct enav_pb_rev *r, uint8_t tag, const struct attr *a)
+static inline uint8_t *put_attr(uint8_t *p, uint8_t tag, const struct attr *a)
 {
-	size_t mark = r->len;
+	const uint8_t *end = p;
 	if (a->is_int) {
-		enav_pb_rev_varint(r, (uint64_t)a->i);
-		enav_pb_rev_byte(r, TAG_ANY_INT);
+		p = enav_pb_varint_at(p, (uint64_t)a->i);
+		*--p = TAG_ANY_INT;
 	} else {
-		enav_pb_rev_bytes(r, TAG_ANY_STRING, a->s, a->s_len);
+		p = enav_pb_bytes_at(p, TAG_ANY_STRING, a->s, a->s_len);
 	}
-	enav_pb_rev_close(r, mark, TAG_KV_VALUE);
-	enav_pb_rev_bytes(r, TAG_KV_KEY, a->key, a->key_len);
-	enav_pb_rev_close(r, mark, tag);
+	p = enav_pb_close_at(p, end, TAG_KV_VALUE);
+	p = enav_pb_put_at(p, a->key, a->key_len);
+	*--p = a->key_len; /* under 128: KEY() */
+	*--p = TAG_KV_KEY;
+	return enav_pb_close_at(p, end, tag);
 }
 
 /* ---- the encoder -------------------------------------------------------------- */
@@ -369,7 +379,8 @@ static uint32_t group(struct enav_otlp_span_encoder *e, void *const *items, size
 static int put_resource(struct enav_otlp_span_encoder *e, const struct enav_signal *s)
 {
 	const struct enav_process_signal *p = &s->process;
-	struct attrs as = {.n = 0};
+	struct attrs as;
+	attrs_init(&as);
 	if (p->pid)
 		add_int(&as, KEY("process.pid"), p->pid);
 	if (p->comm[0])
@@ -389,11 +400,11 @@ static int put_resource(struct enav_otlp_span_encoder *e, const struct enav_sign
 	/* 32: the Resource's prefix and the ResourceSpans' after it. */
 	if (!enav_pb_rev_reserve(r, as.bytes + e->node_len + 32))
 		return -E2BIG;
-	size_t mark = r->len;
+	uint8_t *at = enav_pb_rev_at(r), *end = at;
 	for (size_t i = as.n; i-- > 0;)
-		put_attr(r, TAG_RESOURCE_ATTRIBUTES, &as.a[i]);
-	enav_pb_rev_put(r, e->node, e->node_len);
-	enav_pb_rev_close(r, mark, TAG_RS_RESOURCE);
+		at = put_attr(at, TAG_RESOURCE_ATTRIBUTES, &as.a[i]);
+	at = enav_pb_put_at(at, e->node, e->node_len);
+	enav_pb_rev_set(r, enav_pb_close_at(at, end, TAG_RS_RESOURCE));
 	return 0;
 }
 
@@ -415,29 +426,29 @@ static int put_span(struct enav_pb_rev *r, const struct span_head *h, const stru
 {
 	if (!enav_pb_rev_reserve(r, SPAN_OVERHEAD + h->name_len + h->status_len + as->bytes))
 		return -E2BIG;
-	size_t mark = r->len;
+	uint8_t *p = enav_pb_rev_at(r), *end = p;
 	if (h->status != ENAV_OTLP_STATUS_UNSET || h->status_len) {
-		size_t st = r->len;
 		if (h->status != ENAV_OTLP_STATUS_UNSET) {
-			enav_pb_rev_varint(r, (uint64_t)h->status);
-			enav_pb_rev_byte(r, TAG_STATUS_CODE);
+			p = enav_pb_varint_at(p, (uint64_t)h->status);
+			*--p = TAG_STATUS_CODE;
 		}
 		if (h->status_len)
-			enav_pb_rev_bytes(r, TAG_STATUS_MESSAGE, h->status_message, h->status_len);
-		enav_pb_rev_close(r, st, TAG_SPAN_STATUS);
+			p = enav_pb_bytes_at(p, TAG_STATUS_MESSAGE, h->status_message,
+					     h->status_len);
+		p = enav_pb_close_at(p, end, TAG_SPAN_STATUS);
 	}
 	for (size_t i = as->n; i-- > 0;)
-		put_attr(r, TAG_SPAN_ATTRIBUTES, &as->a[i]);
-	enav_pb_rev_fixed64(r, TAG_SPAN_END, h->end_unix_ns);
-	enav_pb_rev_fixed64(r, TAG_SPAN_START, h->start_unix_ns);
-	enav_pb_rev_varint(r, (uint64_t)h->kind);
-	enav_pb_rev_byte(r, TAG_SPAN_KIND);
-	enav_pb_rev_bytes(r, TAG_SPAN_NAME, h->name, h->name_len);
+		p = put_attr(p, TAG_SPAN_ATTRIBUTES, &as->a[i]);
+	p = enav_pb_fixed64_at(p, TAG_SPAN_END, h->end_unix_ns);
+	p = enav_pb_fixed64_at(p, TAG_SPAN_START, h->start_unix_ns);
+	p = enav_pb_varint_at(p, (uint64_t)h->kind);
+	*--p = TAG_SPAN_KIND;
+	p = enav_pb_bytes_at(p, TAG_SPAN_NAME, h->name, h->name_len);
 	if (nonzero(h->parent_span_id, 8))
-		enav_pb_rev_bytes(r, TAG_SPAN_PARENT_SPAN_ID, h->parent_span_id, 8);
-	enav_pb_rev_bytes(r, TAG_SPAN_SPAN_ID, h->span_id, 8);
-	enav_pb_rev_bytes(r, TAG_SPAN_TRACE_ID, h->trace_id, 16);
-	enav_pb_rev_close(r, mark, TAG_SS_SPANS);
+		p = enav_pb_bytes_at(p, TAG_SPAN_PARENT_SPAN_ID, h->parent_span_id, 8);
+	p = enav_pb_bytes_at(p, TAG_SPAN_SPAN_ID, h->span_id, 8);
+	p = enav_pb_bytes_at(p, TAG_SPAN_TRACE_ID, h->trace_id, 16);
+	enav_pb_rev_set(r, enav_pb_close_at(p, end, TAG_SS_SPANS));
 	return 0;
 }
 
@@ -470,7 +481,8 @@ static int put_request_span(struct enav_pb_rev *r, const struct enav_signal *s)
 	bool server = net->role == ENAV_ROLE_SERVER;
 	const char *proto = enav_l7_protocol_name(op->protocol);
 	size_t proto_len = strlen(proto);
-	struct attrs as = {.n = 0};
+	struct attrs as;
+	attrs_init(&as);
 	add_str(&as, KEY("network.peer.address"), peer, peer_len);
 	if (sp->tls_library)
 		add_str(&as, KEY("enav.tls.library"), sp->tls_library, strlen(sp->tls_library));
@@ -565,7 +577,8 @@ static int put_tcp_span(struct enav_pb_rev *r, const struct enav_signal *s)
 	const struct enav_net_signal *net = &s->net;
 	char peer[ENAV_ADDR_TEXT_MAX];
 	size_t peer_len = enav_fmt_addr(peer, net->family, net->remote_addr);
-	struct attrs as = {.n = 0};
+	struct attrs as;
+	attrs_init(&as);
 	add_str(&as, KEY("network.transport"), LIT("tcp"));
 	if (net->family == 6)
 		add_str(&as, KEY("network.type"), LIT("ipv6"));
@@ -623,12 +636,16 @@ static int put_workload(struct enav_otlp_span_encoder *e, void *const *items, ui
 	}
 	if (!enav_pb_rev_reserve(r, e->scope_len + 16))
 		return -E2BIG;
-	enav_pb_rev_put(r, e->scope, e->scope_len);
-	enav_pb_rev_close(r, 0, TAG_RS_SCOPE_SPANS);
+	/* The workload's bytes end at the buffer's end: r->buf + r->cap. */
+	const uint8_t *end = r->buf + r->cap;
+	uint8_t *p = enav_pb_put_at(enav_pb_rev_at(r), e->scope, e->scope_len);
+	enav_pb_rev_set(r, enav_pb_close_at(p, end, TAG_RS_SCOPE_SPANS));
 	int rc = put_resource(e, items[e->order[from]]);
 	if (rc)
 		return rc;
-	enav_pb_rev_close(r, 0, TAG_REQUEST_RESOURCE_SPANS);
+	/* put_resource reserved room for this prefix too. */
+	enav_pb_rev_set(
+	    r, enav_pb_close_at(enav_pb_rev_at(r), r->buf + r->cap, TAG_REQUEST_RESOURCE_SPANS));
 	return 0;
 }
 
