@@ -3,6 +3,11 @@
  * Microbenchmarks of the user-side span path, apart from the tests
  * (`make microbench`; built by `make all` so it does not rot).
  *
+ * Every case is per span: the stages (decode of the span's ring records,
+ * HTTP/1 parse, span build in the tracker, RED update, the encoders) and
+ * the whole paths, ring records to an NDJSON line or to an OTLP request
+ * body (batched as the traces worker batches).
+ *
  * Each case warms up, then runs timed batches; a batch is sized to take
  * about BATCH_NS.  It reports ns per operation: the median of the batches,
  * the fastest and the 90th percentile.  Inputs are fixed and shaped like
@@ -17,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <zlib.h>
 
 #include "config/config.h"
 #include "model/signal.h"
@@ -129,13 +135,17 @@ static void next_exchange(void)
 
 /* ---- cases ----------------------------------------------------------------- */
 
+/* The ring records of one exchange (request, response head, body), so
+ * that every stage below is per span. */
 static void bench_decode(uint64_t iters)
 {
 	struct enav_net_decoded d;
+	const struct raw_event *evs[3] = {&ev_request, &ev_headers, &ev_body};
 	for (uint64_t i = 0; i < iters; i++) {
-		const struct raw_event *r = i & 1 ? &ev_headers : &ev_request;
-		sink += enav_net_decode(r->bytes, r->size, &d);
-		sink += d.l7.head.len;
+		for (int k = 0; k < 3; k++) {
+			sink += enav_net_decode(evs[k]->bytes, evs[k]->size, &d);
+			sink += d.l7.head.len;
+		}
 	}
 }
 
@@ -208,6 +218,7 @@ static void bench_ndjson(uint64_t iters)
 /* OTLP: spans as the traces worker batches them, 64 to a request body. */
 #define OTLP_BATCH 64
 static struct enav_pb_writer otlp_w;
+static struct enav_otlp_span_encoder *otlp_enc;
 static const struct enav_otlp_kv node_res[] = {
     {.key = "host.name", .type = ENAV_OTLP_STR, .s = "bench-node"},
     {.key = "service.name", .type = ENAV_OTLP_STR, .s = "e-navigator"},
@@ -219,8 +230,54 @@ static void bench_otlp(uint64_t iters)
 		items[k] = kept_span;
 	for (uint64_t i = 0; i < iters; i += OTLP_BATCH) {
 		otlp_w.len = 0;
-		sink += (uint64_t)enav_otlp_encode_signal_spans(&otlp_w, node_res, 2, items,
-								OTLP_BATCH);
+		sink += (uint64_t)enav_otlp_span_encoder_run(otlp_enc, &otlp_w, items, OTLP_BATCH);
+	}
+}
+
+/* What exporters.otlp.compression: gzip adds: a body of OTLP_BATCH spans
+ * through zlib as the worker calls it (gzip wrapper, default level).  The
+ * last ratio is printed with the case. */
+static double gzip_ratio;
+static void bench_otlp_gzip(uint64_t iters)
+{
+	/* Spans that differ as captured ones do (ids, times, peer port), or
+	 * the body would compress far better than a real one. */
+	static void *items[OTLP_BATCH];
+	if (!items[0]) {
+		for (size_t k = 0; k < OTLP_BATCH; k++) {
+			struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_SPAN, 0);
+			if (!s)
+				exit(1);
+			memcpy(s, kept_span, enav_signal_size(ENAV_SIGNAL_SPAN, 0));
+			atomic_init(&s->refs, 1);
+			s->attr_release = NULL;
+			for (size_t b = 0; b < 16; b++)
+				s->span.trace_id[b] = (uint8_t)rand();
+			for (size_t b = 0; b < 8; b++)
+				s->span.span_id[b] = (uint8_t)rand();
+			s->span.start_time_unix_ns += k * 77777;
+			s->span.end_time_unix_ns += k * 77777 + (uint64_t)(rand() % 100000);
+			s->net.remote_port = (uint16_t)(40000 + rand() % 20000);
+			items[k] = s;
+		}
+	}
+	otlp_w.len = 0;
+	if (enav_otlp_span_encoder_run(otlp_enc, &otlp_w, items, OTLP_BATCH) != 0)
+		exit(1);
+	static uint8_t out[1 << 20];
+	for (uint64_t i = 0; i < iters; i += OTLP_BATCH) {
+		z_stream z = {0};
+		if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+				 Z_DEFAULT_STRATEGY) != Z_OK)
+			exit(1);
+		z.next_in = otlp_w.buf;
+		z.avail_in = (uInt)otlp_w.len;
+		z.next_out = out;
+		z.avail_out = sizeof(out);
+		deflate(&z, Z_FINISH);
+		gzip_ratio = (double)z.total_out / (double)otlp_w.len;
+		sink += z.total_out;
+		deflateEnd(&z);
 	}
 }
 
@@ -278,14 +335,23 @@ static void bench_path_ndjson(uint64_t iters)
 		sink += (uint64_t)enav_ndjson_encode(latest, line, sizeof(line) - 1);
 	}
 }
+/* As the traces worker gets them: each span referenced (the sink's
+ * submit), OTLP_BATCH to a request body, then released. */
 static void bench_path_otlp(uint64_t iters)
 {
+	void *batch[OTLP_BATCH];
+	size_t n = 0;
 	for (uint64_t i = 0; i < iters; i++) {
 		one_span_path();
-		if (otlp_w.len > 256 * 1024)
+		enav_signal_ref(latest);
+		batch[n++] = latest;
+		if (n == OTLP_BATCH) {
 			otlp_w.len = 0;
-		void *item = latest;
-		sink += (uint64_t)enav_otlp_encode_signal_spans(&otlp_w, node_res, 2, &item, 1);
+			sink += (uint64_t)enav_otlp_span_encoder_run(otlp_enc, &otlp_w, batch, n);
+			for (size_t k = 0; k < n; k++)
+				enav_signal_unref(batch[k]);
+			n = 0;
+		}
 	}
 }
 
@@ -318,6 +384,9 @@ static void setup(void)
 	kept_span->process.has_cgroup_path = true;
 	kept_span->process.cgroup_path = "/system.slice/nginx.service";
 	enav_pb_writer_init(&otlp_w, 0);
+	otlp_enc = enav_otlp_span_encoder_new(node_res, 2);
+	if (!otlp_enc)
+		exit(1);
 
 	struct enav_config cfg;
 	enav_config_defaults(&cfg);
@@ -370,11 +439,12 @@ static void use_latest(void)
 }
 
 static const struct bench_case cases[] = {
-    {"decode", "event", bench_decode, NULL},
-    {"http1_parse", "request+response", bench_http1, NULL},
+    {"decode", "span (3 ring records)", bench_decode, NULL},
+    {"http1_parse", "span (request+response)", bench_http1, NULL},
     {"span_build", "span", bench_span_build, NULL},
     {"ndjson_encode", "span", bench_ndjson, NULL},
     {"otlp_encode", "span", bench_otlp, NULL},
+    {"otlp_gzip", "span (body of 64, gzip)", bench_otlp_gzip, NULL},
     {"red_observe", "span", bench_red_observe, NULL},
     {"red_render", "render (10 series)", bench_red_render, NULL},
     {"path_ndjson", "span", bench_path_ndjson, use_latest},
@@ -424,6 +494,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		if (strstr(cases[i].name, filter))
 			run_case(&cases[i]);
+	if (gzip_ratio > 0)
+		printf("otlp_gzip: the body compresses to %.2f of its size\n", gzip_ratio);
 	printf("%d timed batches per case after %llu ms of warm-up; one process, one thread\n",
 	       BATCHES, WARMUP_NS / 1000000ull);
 	return (int)(sink & 0);

@@ -71,17 +71,6 @@ static inline size_t varint_encode(uint8_t *out, uint64_t v)
 	return n;
 }
 
-size_t enav_pb_varint_size(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
 static inline void put(struct enav_pb_writer *w, const void *p, size_t n)
 {
 	if (!reserve(w, n))
@@ -165,6 +154,11 @@ void enav_pb_string(struct enav_pb_writer *w, uint32_t field, const char *s)
 	enav_pb_bytes(w, field, s ? s : "", s ? strlen(s) : 0);
 }
 
+void enav_pb_raw(struct enav_pb_writer *w, const void *p, size_t n)
+{
+	put(w, p, n);
+}
+
 void enav_pb_packed_varints(struct enav_pb_writer *w, uint32_t field, const uint64_t *v, size_t n)
 {
 	size_t total = 0;
@@ -224,6 +218,58 @@ void enav_pb_end(struct enav_pb_writer *w)
 		w->len += k - 1;
 	}
 	varint_encode(w->buf + start, n);
+}
+
+/* ---- backward writer ---- */
+
+void enav_pb_rev_init(struct enav_pb_rev *r, size_t limit)
+{
+	*r = (struct enav_pb_rev){.limit = limit ? limit : PB_DEFAULT_LIMIT};
+}
+
+void enav_pb_rev_free(struct enav_pb_rev *r)
+{
+	free(r->buf);
+	r->buf = NULL;
+	r->cap = r->len = 0;
+}
+
+void enav_pb_rev_reset(struct enav_pb_rev *r)
+{
+	r->len = 0;
+	r->failed = false;
+}
+
+bool enav_pb_rev_reserve_slow(struct enav_pb_rev *r, size_t n)
+{
+	if (r->failed)
+		return false;
+	if (r->len > r->limit || n > r->limit - r->len) {
+		r->failed = true;
+		return false;
+	}
+	if (n <= r->cap - r->len)
+		return true;
+	size_t need = r->len + n;
+	size_t cap = r->cap ? r->cap : 4096;
+
+	while (cap < need)
+		cap = cap > r->limit / 2 ? r->limit : cap * 2;
+	if (cap > r->limit)
+		cap = r->limit;
+	uint8_t *nb = malloc(cap);
+
+	if (!nb) {
+		r->failed = true;
+		return false;
+	}
+	/* What is written sits at the end of the buffer: it moves to the new end. */
+	if (r->len)
+		memcpy(nb + cap - r->len, r->buf + r->cap - r->len, r->len);
+	free(r->buf);
+	r->buf = nb;
+	r->cap = cap;
+	return true;
 }
 
 int enav_pb_read_varint(struct enav_pb_reader *r, uint64_t *v)

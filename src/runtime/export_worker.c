@@ -3,10 +3,16 @@
  * The export worker (see export_worker.h).
  *
  * Behaviour decisions:
- *  - Queue: a ring of item pointers plus their enqueue time (so the batch
- *    delay is measured from the oldest item's arrival), guarded by one
- *    mutex; submit never waits for anything but that mutex, which the worker
- *    only holds for O(batch) pointer moves.
+ *  - Queue: a ring of item pointers guarded by one mutex; submit never
+ *    waits for anything but that mutex, which the worker only holds for
+ *    O(batch) pointer moves.
+ *  - Wakeups are batched, never one per item: the worker runs on a tick of
+ *    batch_max_delay_ms.  An idle worker (empty queue, no deadline) is
+ *    woken by the first item and starts the tick then; at each tick it
+ *    sends what is queued; a full batch is the only other wakeup.  After a
+ *    tick that found nothing it waits one more tick before going idle, so
+ *    a steady flow never wakes it per item.  No item waits longer than
+ *    batch_max_delay_ms (0: every item goes at once, woken per item).
  *  - Backoff: delay d starts at backoff_initial_ms and doubles up to
  *    backoff_max_ms; the wait is "equal jitter" d/2 + rand[0, d/2], so
  *    retries are never closer than d/2.  A wait the answer asked for
@@ -54,8 +60,8 @@ struct enav_export_worker {
 	pthread_mutex_t lock;
 	pthread_cond_t cv; /* CLOCK_MONOTONIC */
 	void **ring;
-	uint64_t *ring_ns; /* enqueue time of each slot */
 	uint32_t head, len;
+	bool idle; /* the worker waits for a first item, without a deadline */
 	_Atomic bool stopping;
 	_Atomic uint64_t deadline;
 	pthread_t thread;
@@ -70,6 +76,7 @@ struct enav_export_worker {
 
 	/* self-accounting */
 	_Atomic uint64_t sent, retries, high_water, drops[ENAV_EXPORT_DROP__N];
+	_Atomic uint64_t signals, wakeups; /* submits that woke the worker; its wakeups */
 	_Atomic uint32_t depth;
 	_Atomic int breaker;
 };
@@ -83,6 +90,7 @@ static void abs_mono(struct timespec *ts, uint64_t ns)
 /* Wait on cv (lock held) until woken or the monotonic time until_ns (0 = no limit). */
 static void wait_until(struct enav_export_worker *w, uint64_t until_ns)
 {
+	atomic_fetch_add(&w->wakeups, 1);
 	if (!until_ns) {
 		pthread_cond_wait(&w->cv, &w->lock);
 		return;
@@ -265,6 +273,10 @@ static uint32_t drain_queue(struct enav_export_worker *w)
 static void *worker_main(void *arg)
 {
 	struct enav_export_worker *w = arg;
+	uint64_t delay_ns = (uint64_t)w->cfg.batch_max_delay_ms * NS_PER_MS;
+	/* Items submitted before the thread first waits go at the first tick. */
+	uint64_t next_tick = enav_clock_mono_ns() + delay_ns;
+	uint32_t due = 0; /* items a tick found queued and not yet sent */
 	/* Cancelled (cancel_at_deadline) only inside the transport's output
 	 * calls, which enable it: never while holding the queue's lock. */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
@@ -282,16 +294,27 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		if (w->len == 0) {
+			due = 0;
+			if (now < next_tick) { /* one quiet tick before going idle */
+				wait_until(w, next_tick);
+				continue;
+			}
+			w->idle = true;
 			wait_until(w, 0);
+			w->idle = false;
+			next_tick = enav_clock_mono_ns() + delay_ns; /* the first item's wait */
 			continue;
 		}
-		uint64_t due =
-		    w->ring_ns[w->head] + (uint64_t)w->cfg.batch_max_delay_ms * NS_PER_MS;
-		if (!stopping && w->len < w->cfg.batch_max_items && now < due) {
-			wait_until(w, due);
-			continue;
+		if (!stopping && w->len < w->cfg.batch_max_items && !due) {
+			if (now < next_tick) {
+				wait_until(w, next_tick);
+				continue;
+			}
+			due = w->len; /* the tick: what is queued now goes */
+			next_tick = now + delay_ns;
 		}
 		uint32_t n = w->len < w->cfg.batch_max_items ? w->len : w->cfg.batch_max_items;
+		due = due > n ? due - n : 0;
 		for (uint32_t i = 0; i < n; i++) {
 			w->batch[i] = w->ring[w->head];
 			w->ring[w->head] = NULL;
@@ -320,7 +343,6 @@ static void *worker_main(void *arg)
 static void destroy(struct enav_export_worker *w)
 {
 	free(w->ring);
-	free(w->ring_ns);
 	free(w->batch);
 	free(w);
 }
@@ -350,9 +372,8 @@ struct enav_export_worker *enav_export_worker_start(const struct enav_export_wor
 	w->ctx = ctx;
 	w->rng = (uint32_t)enav_clock_mono_ns() | 1u;
 	w->ring = calloc(cfg->queue_capacity, sizeof(*w->ring));
-	w->ring_ns = calloc(cfg->queue_capacity, sizeof(*w->ring_ns));
 	w->batch = calloc(cfg->batch_max_items, sizeof(*w->batch));
-	if (!w->ring || !w->ring_ns || !w->batch) {
+	if (!w->ring || !w->batch) {
 		snprintf(err, errlen, "%s: out of memory", name);
 		destroy(w);
 		return NULL;
@@ -378,7 +399,6 @@ bool enav_export_worker_submit(struct enav_export_worker *w, void *item)
 {
 	if (!w)
 		return false;
-	uint64_t now = enav_clock_mono_ns();
 	pthread_mutex_lock(&w->lock);
 	enum enav_export_drop why = ENAV_EXPORT_DROP__N;
 	if (atomic_load(&w->stopping)) {
@@ -388,14 +408,16 @@ bool enav_export_worker_submit(struct enav_export_worker *w, void *item)
 	} else {
 		uint32_t slot = (w->head + w->len) % w->cfg.queue_capacity;
 		w->ring[slot] = item;
-		w->ring_ns[slot] = now;
 		w->len++;
 		atomic_store(&w->depth, w->len);
 		if (w->len > atomic_load(&w->high_water))
 			atomic_store(&w->high_water, w->len);
-		/* The worker only cares about the first item and a full batch. */
-		if (w->len == 1 || w->len == w->cfg.batch_max_items)
+		/* Only an idle worker's first item and a full batch wake it: the
+		 * rest wait for its tick. */
+		if ((w->idle && w->len == 1) || w->len == w->cfg.batch_max_items) {
 			pthread_cond_signal(&w->cv);
+			atomic_fetch_add(&w->signals, 1);
+		}
 	}
 	pthread_mutex_unlock(&w->lock);
 	if (why != ENAV_EXPORT_DROP__N) {
@@ -470,6 +492,8 @@ void enav_export_worker_stats(struct enav_export_worker *w, struct enav_export_s
 	out->high_water = atomic_load(&w->high_water);
 	out->sent = atomic_load(&w->sent);
 	out->retries = atomic_load(&w->retries);
+	out->signals = atomic_load(&w->signals);
+	out->wakeups = atomic_load(&w->wakeups);
 	for (int r = 0; r < ENAV_EXPORT_DROP__N; r++)
 		out->drops[r] = atomic_load(&w->drops[r]);
 	out->breaker = (enum enav_export_breaker)atomic_load(&w->breaker);

@@ -72,7 +72,8 @@ struct enav_export_worker_config {
 	const char *name;	     /* log prefix, e.g. "otlp metrics" */
 	uint32_t queue_capacity;     /* items (> 0) */
 	uint32_t batch_max_items;    /* items per prepare (> 0) */
-	uint32_t batch_max_delay_ms; /* oldest queued item waits at most this long; 0 = none */
+	uint32_t batch_max_delay_ms; /* the worker's tick: a queued item waits at most this
+				      * long; 0 = none (woken per item) */
 	uint32_t backoff_initial_ms; /* first retry waits about this long (> 0) */
 	uint32_t backoff_max_ms;     /* the wait doubles up to this */
 	uint32_t max_elapsed_ms;     /* give a batch up when its next attempt would start
@@ -90,6 +91,9 @@ struct enav_export_worker_config {
 
 struct enav_export_stats {
 	uint64_t depth, capacity, high_water, sent, retries;
+	/* Submits that signalled the worker, and the worker's waits on its
+	 * queue (idle, tick, backoff, breaker): batched, not one per item. */
+	uint64_t signals, wakeups;
 	uint64_t drops[ENAV_EXPORT_DROP__N];
 	enum enav_export_breaker breaker;
 };

@@ -262,6 +262,62 @@ static void test_cancel_blocked_output(void **state)
 	assert_int_equal(atomic_load(&f.items_freed), 5);
 }
 
+/* A steady trickle (an item every ms, a 10 ms tick) wakes the worker per
+ * tick, not per item: one signal (the idle worker's first item) and about
+ * one wakeup per tick.  The worker before this one was signalled by the
+ * first item of every batch and woke twice per batch. */
+static void test_wakeups_batched(void **state)
+{
+	struct fake f = {0};
+	struct enav_export_worker_config c = base();
+	c.queue_capacity = 1024;
+	c.batch_max_items = 1000;
+	c.batch_max_delay_ms = 10;
+	struct enav_export_worker *w = start(&c, &f);
+	uint64_t t0 = enav_clock_mono_ns();
+	for (int i = 0; i < 200; i++) {
+		submit_n(w, 1);
+		usleep(1000);
+	}
+	uint64_t ms = (enav_clock_mono_ns() - t0) / 1000000ull;
+	wait_for(w, sent, 200);
+	struct enav_export_stats st;
+	enav_export_worker_stats(w, &st);
+	/* A loaded machine may stall the loop past a quiet tick: a few. */
+	if (st.signals > 3 || st.wakeups > ms / 10 + 10)
+		fail_msg("%llu signals and %llu wakeups for 200 items over %llu ms",
+			 (unsigned long long)st.signals, (unsigned long long)st.wakeups,
+			 (unsigned long long)ms);
+	assert_true(atomic_load(&f.largest_batch) > 1);
+	enav_export_worker_stop(w, enav_clock_mono_ns() + 1000000000ull);
+	assert_int_equal(atomic_load(&f.items_freed), 200);
+}
+
+/* No item waits much past the tick, and stop flushes at once. */
+static void test_tick_bounds_wait(void **state)
+{
+	struct fake f = {0};
+	struct enav_export_worker_config c = base();
+	c.batch_max_items = 8;
+	c.batch_max_delay_ms = 100;
+	struct enav_export_worker *w = start(&c, &f);
+	uint64_t t0 = enav_clock_mono_ns();
+	submit_n(w, 1);
+	wait_for(w, sent, 1);
+	uint64_t waited = (enav_clock_mono_ns() - t0) / 1000000ull;
+	if (waited < 95 || waited > 1000)
+		fail_msg("the first item went after %llu ms (tick 100)",
+			 (unsigned long long)waited);
+	submit_n(w, 2);
+	t0 = enav_clock_mono_ns();
+	enav_export_worker_stop(w, enav_clock_mono_ns() + 1000000000ull);
+	uint64_t stop_ms = (enav_clock_mono_ns() - t0) / 1000000ull;
+	if (stop_ms > 50)
+		fail_msg("stop took %llu ms with 2 items queued", (unsigned long long)stop_ms);
+	assert_int_equal(atomic_load(&f.items_freed), 3);
+	assert_int_equal(atomic_load(&f.attempts), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +327,8 @@ int main(void)
 	    cmocka_unit_test(test_rejected_and_breaker),
 	    cmocka_unit_test(test_shutdown_deadline),
 	    cmocka_unit_test(test_cancel_blocked_output),
+	    cmocka_unit_test(test_wakeups_batched),
+	    cmocka_unit_test(test_tick_bounds_wait),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -825,7 +825,10 @@ static void test_span_url_path_redacted(void **state)
 	struct enav_pb_writer w;
 	enav_pb_writer_init(&w, 0);
 	void *items[] = {s};
-	assert_int_equal(enav_otlp_encode_signal_spans(&w, NULL, 0, items, 1), 0);
+	struct enav_otlp_span_encoder *e = enav_otlp_span_encoder_new(NULL, 0);
+	assert_non_null(e);
+	assert_int_equal(enav_otlp_span_encoder_run(e, &w, items, 1), 0);
+	enav_otlp_span_encoder_free(e);
 	assert_false(w.failed);
 	assert_non_null(memmem(w.buf, w.len, "url.path", 8));
 	assert_non_null(memmem(w.buf, w.len, "/users/{id}/reset/{id}", 22));
@@ -833,6 +836,216 @@ static void test_span_url_path_redacted(void **state)
 	assert_null(memmem(w.buf, w.len, "Zm9v", 4));
 	enav_pb_writer_free(&w);
 	enav_signal_unref(s);
+}
+
+/* A span signal of workload pid/comm, one HTTP request. */
+static struct enav_signal *http_span(uint32_t pid, const char *comm, uint8_t id)
+{
+	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_SPAN, 0);
+	assert_non_null(s);
+	s->process.pid = pid;
+	snprintf(s->process.comm, sizeof(s->process.comm), "%s", comm);
+	s->net.role = ENAV_ROLE_SERVER;
+	s->net.family = 4;
+	s->net.remote_port = 40000 + id;
+	uint8_t peer[4] = {10, 0, 0, id};
+	memcpy(s->net.remote_addr, peer, 4);
+	s->span.op.protocol = ENAV_L7_HTTP1;
+	s->span.op.status_code = 200;
+	snprintf(s->span.op.operation, sizeof(s->span.op.operation), "GET");
+	snprintf(s->span.op.target, sizeof(s->span.op.target), "/item/%u", id);
+	snprintf(s->span.op.path, sizeof(s->span.op.path), "/item/%u", id);
+	memset(s->span.trace_id, 0x10 + id, sizeof(s->span.trace_id));
+	memset(s->span.span_id, 0x20 + id, sizeof(s->span.span_id));
+	s->span.id_source = "connection";
+	s->span.start_time_unix_ns = 1000 + id;
+	s->span.end_time_unix_ns = 2000 + id;
+	return s;
+}
+
+/* Occurrences of needle in text. */
+static size_t count_of(const char *text, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = text; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* One ResourceSpans per workload in a batch (issue 37), not per span:
+ * spans of two processes interleaved with a TCP close come out as two
+ * resources, each span under its own process, in batch order, and the
+ * body decodes against the schema.  (The encoder before this one wrote a
+ * ResourceSpans per span: 5 here.) */
+static void test_spans_grouped_by_workload(void **state)
+{
+	(void)state;
+	struct enav_signal *items[5] = {
+	    http_span(100, "nginx", 1), http_span(200, "wrk", 2), http_span(100, "nginx", 3),
+	    enav_signal_new(ENAV_SIGNAL_TCP_CLOSE, 0), http_span(100, "nginx", 4)};
+	assert_non_null(items[3]);
+	items[3]->process.pid = 200;
+	snprintf(items[3]->process.comm, sizeof(items[3]->process.comm), "wrk");
+	items[3]->net.family = 4;
+	items[3]->net.role = ENAV_ROLE_CLIENT;
+	items[3]->net.remote_port = 8080;
+	items[3]->time_unix_ns = 5000;
+	static const struct enav_otlp_kv node[] = {
+	    {.key = "host.name", .type = ENAV_OTLP_STR, .s = "node-1"},
+	    {.key = "service.name", .type = ENAV_OTLP_STR, .s = "e-navigator"},
+	};
+	struct enav_otlp_span_encoder *e = enav_otlp_span_encoder_new(node, 2);
+	assert_non_null(e);
+	struct enav_pb_writer w;
+	enav_pb_writer_init(&w, 0);
+	assert_int_equal(enav_otlp_span_encoder_run(e, &w, (void *const *)items, 5), 0);
+	dump("spans", &w);
+	char *t = protoc_decode("opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest",
+				"opentelemetry/proto/collector/trace/v1/trace_service.proto", w.buf,
+				w.len);
+	FAIL_IF(count_of(t, "resource_spans {") != 2, "otlp spans: want 2 resource_spans:\n%s\n",
+		t);
+	FAIL_IF(count_of(t, "\n    spans {") != 5, "otlp spans: want 5 spans:\n%s\n", t);
+	FAIL_IF(count_of(t, "string_value: \"node-1\"") != 2,
+		"otlp spans: the node's attributes in each resource:\n%s\n", t);
+	/* nginx first (first seen), its three spans in batch order, then wrk's. */
+	const char *nginx = strstr(t, "string_value: \"nginx\"");
+	const char *wrk = strstr(t, "string_value: \"wrk\"");
+	assert_non_null(nginx);
+	assert_non_null(wrk);
+	const char *i1 = strstr(t, "name: \"GET /item/1\""),
+		   *i3 = strstr(t, "name: \"GET /item/3\""),
+		   *i4 = strstr(t, "name: \"GET /item/4\""),
+		   *i2 = strstr(t, "name: \"GET /item/2\""),
+		   *tcp = strstr(t, "name: \"tcp connect\"");
+	FAIL_IF(!i1 || !i2 || !i3 || !i4 || !tcp, "otlp spans: a span is missing:\n%s\n", t);
+	FAIL_IF(!(nginx < i1 && i1 < i3 && i3 < i4 && i4 < wrk && wrk < i2 && i2 < tcp),
+		"otlp spans: spans not under their workload in batch order:\n%s\n", t);
+	expect(t, "spans", "int_value: 100");
+	expect(t, "spans", "int_value: 200");
+	expect(t, "spans", "key: \"url.path\"");
+	expect(t, "spans", "key: \"http.response.status_code\"");
+	expect(t, "spans", "string_value: \"10.0.0.3\"");
+	expect(t, "spans", "string_value: \"connection\"");
+	expect(t, "spans", "kind: SPAN_KIND_SERVER");
+	expect(t, "spans", "kind: SPAN_KIND_CLIENT");
+	expect(t, "spans", "name: \"e-navigator\"");
+	free(t);
+
+	/* A reused encoder writes the same bytes for the same spans (the TCP
+	 * span's ids are random: left out). */
+	void *const http[4] = {items[0], items[1], items[2], items[4]};
+	struct enav_pb_writer once, again;
+	enav_pb_writer_init(&once, 0);
+	enav_pb_writer_init(&again, 0);
+	assert_int_equal(enav_otlp_span_encoder_run(e, &once, http, 4), 0);
+	assert_int_equal(enav_otlp_span_encoder_run(e, &again, (void *const *)items, 5), 0);
+	size_t before = again.len;
+	assert_int_equal(enav_otlp_span_encoder_run(e, &again, http, 4), 0);
+	assert_int_equal(again.len - before, once.len);
+	FAIL_IF(memcmp(again.buf + before, once.buf, once.len),
+		"otlp spans: a reused encoder wrote other bytes\n");
+	enav_pb_writer_free(&once);
+	enav_pb_writer_free(&again);
+
+	/* A limit the batch does not fit in: -E2BIG. */
+	struct enav_pb_writer small;
+	enav_pb_writer_init(&small, w.len - 1);
+	assert_int_equal(enav_otlp_span_encoder_run(e, &small, (void *const *)items, 5), -E2BIG);
+	enav_pb_writer_free(&small);
+	enav_pb_writer_free(&w);
+	enav_otlp_span_encoder_free(e);
+	for (size_t i = 0; i < 5; i++)
+		enav_signal_unref(items[i]);
+}
+
+/* Many workloads in one batch (hash collisions, scratch growing past its
+ * first size): each gets exactly its own spans. */
+static void test_spans_many_workloads(void **state)
+{
+	(void)state;
+	enum { N = 600, WORKLOADS = 150 };
+	static struct enav_signal *items[N];
+	for (size_t i = 0; i < N; i++)
+		items[i] = http_span(1000 + (uint32_t)(i % WORKLOADS), "app", (uint8_t)(i % 200));
+	struct enav_otlp_span_encoder *e = enav_otlp_span_encoder_new(NULL, 0);
+	assert_non_null(e);
+	struct enav_pb_writer w;
+	enav_pb_writer_init(&w, 0);
+	assert_int_equal(enav_otlp_span_encoder_run(e, &w, (void *const *)items, N), 0);
+	char *t = protoc_decode("opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest",
+				"opentelemetry/proto/collector/trace/v1/trace_service.proto", w.buf,
+				w.len);
+	FAIL_IF(count_of(t, "resource_spans {") != WORKLOADS,
+		"otlp spans: %zu resource_spans, want %d\n", count_of(t, "resource_spans {"),
+		WORKLOADS);
+	FAIL_IF(count_of(t, "\n    spans {") != N, "otlp spans: %zu spans, want %d\n",
+		count_of(t, "\n    spans {"), N);
+	/* Every resource holds N / WORKLOADS spans. */
+	for (const char *r = strstr(t, "resource_spans {"); r;) {
+		const char *next = strstr(r + 1, "resource_spans {");
+		size_t spans = 0;
+		for (const char *p = r; (p = strstr(p, "\n    spans {")) && (!next || p < next);
+		     p++)
+			spans++;
+		FAIL_IF(spans != N / WORKLOADS, "otlp spans: a resource with %zu spans\n", spans);
+		r = next;
+	}
+	free(t);
+	enav_pb_writer_free(&w);
+	enav_otlp_span_encoder_free(e);
+	for (size_t i = 0; i < N; i++)
+		enav_signal_unref(items[i]);
+}
+
+/* The backward writer writes what the forward one does, growing as needed. */
+static void test_pb_backward_writer(void **state)
+{
+	(void)state;
+	struct enav_pb_writer f;
+	struct enav_pb_rev r;
+	enav_pb_writer_init(&f, 0);
+	enav_pb_rev_init(&r, 0);
+	static char big[20000];
+	memset(big, 'x', sizeof(big));
+	/* Forward: message 1 { 1: "ab", 2: varint 300, 3: big } twice, then 4: fixed64. */
+	for (int k = 0; k < 2; k++) {
+		enav_pb_begin(&f, 1);
+		enav_pb_bytes(&f, 1, "ab", 2);
+		enav_pb_varint(&f, 2, 300);
+		enav_pb_bytes(&f, 3, big, sizeof(big));
+		enav_pb_end(&f);
+	}
+	enav_pb_fixed64(&f, 4, 0x0102030405060708ull);
+	/* Backward: last field first, each piece reserved. */
+	assert_true(enav_pb_rev_reserve(&r, 16));
+	enav_pb_rev_set(
+	    &r, enav_pb_fixed64_at(enav_pb_rev_at(&r), ENAV_PB_TAG1(4, 1), 0x0102030405060708ull));
+	for (int k = 0; k < 2; k++) {
+		assert_true(enav_pb_rev_reserve(&r, sizeof(big) + 64));
+		uint8_t *p = enav_pb_rev_at(&r), *end = p;
+		p = enav_pb_bytes_at(p, ENAV_PB_TAG1(3, 2), big, sizeof(big));
+		p = enav_pb_varint_at(p, 300);
+		*--p = ENAV_PB_TAG1(2, 0);
+		p = enav_pb_bytes_at(p, ENAV_PB_TAG1(1, 2), "ab", 2);
+		enav_pb_rev_set(&r, enav_pb_close_at(p, end, ENAV_PB_TAG1(1, 2)));
+	}
+	assert_false(f.failed);
+	assert_false(r.failed);
+	assert_int_equal(r.len, f.len);
+	assert_memory_equal(enav_pb_rev_data(&r), f.buf, f.len);
+	/* Past the limit: refused, and sticky. */
+	struct enav_pb_rev lim;
+	enav_pb_rev_init(&lim, 100);
+	assert_true(enav_pb_rev_reserve(&lim, 100));
+	assert_false(enav_pb_rev_reserve(&lim, 101));
+	assert_true(lim.failed);
+	assert_false(enav_pb_rev_reserve(&lim, 1));
+	enav_pb_rev_reset(&lim);
+	assert_true(enav_pb_rev_reserve(&lim, 1));
+	enav_pb_rev_free(&lim);
+	enav_pb_rev_free(&r);
+	enav_pb_writer_free(&f);
 }
 
 int main(void)
@@ -843,6 +1056,9 @@ int main(void)
 	    cmocka_unit_test(test_traces),
 	    cmocka_unit_test(test_logs),
 	    cmocka_unit_test(test_span_url_path_redacted),
+	    cmocka_unit_test(test_spans_grouped_by_workload),
+	    cmocka_unit_test(test_spans_many_workloads),
+	    cmocka_unit_test(test_pb_backward_writer),
 	    cmocka_unit_test(test_profiles),
 	    cmocka_unit_test(test_partial_success),
 	};

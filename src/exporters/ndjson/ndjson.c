@@ -478,9 +478,11 @@ void enav_ndjson_out_flush(struct enav_ndjson_out *o)
 /* Signals taken from the queue at once: few, so the signals held stay about
  * the queue's capacity. */
 #define NDJSON_BATCH_MAX 64u
-/* A line waits at most this long for others to share its wake-up and its
- * write(2): under load the writer then wakes once per batch, not per line. */
-#define NDJSON_LINGER_MS 1u
+/* The writer's tick: a line waits at most this long for others to share
+ * its wake-up and its write(2).  At 1 ms a trickle of a signal per ms (an
+ * exec storm) still woke the writer per signal; at 5 ms it wakes about once
+ * per four signals there, and once per batch under load. */
+#define NDJSON_LINGER_MS 5u
 /* Under a steady stream the queue never runs dry: flush at least this often. */
 #define NDJSON_FLUSH_LINES 1024u
 

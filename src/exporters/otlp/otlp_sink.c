@@ -4,7 +4,8 @@
  * per signal.
  *   metrics   every otlp.metrics_interval_ms, the agent's whole /metrics
  *             exposition as OTLP metrics (src/exporters/otlp/prom_to_otlp.h);
- *   traces    one span per TCP connection that closed or failed;
+ *   traces    one span per application operation and per TCP connection
+ *             that closed or failed (src/exporters/otlp/otlp_spans.h);
  *   logs      one record per field warning a signal carries;
  *   profiles  every interval, the node's CPU/off-CPU/futex profiles,
  *             through the symbol filter.
@@ -53,6 +54,7 @@ struct profile_item {
 struct otlp_sink {
 	struct enav_host *agent;
 	struct enav_otlp_worker *w[W__N];
+	struct enav_otlp_span_encoder *spans; /* the traces worker's */
 	char url[W__N][512];
 	char headers[ENAV_OTLP_MAX_HEADERS][ENAV_CONFIG_ENTRY_MAX];
 	size_t n_headers;
@@ -128,7 +130,7 @@ static void free_metrics_item(void *p)
 static int encode_traces(void *ctx, void *const *items, size_t n, struct enav_pb_writer *w)
 {
 	struct otlp_sink *o = ctx;
-	return enav_otlp_encode_signal_spans(w, o->res.kv, o->res.n, items, n);
+	return enav_otlp_span_encoder_run(o->spans, w, items, n);
 }
 
 /* parts[0..n) one after the other into out, cut at cap - 1 bytes as
@@ -455,6 +457,11 @@ static int otlp_init(struct enav_host *a, void **state, char *err, size_t errlen
 		}
 		if (!on[i] || !o->url[i][0])
 			continue;
+		if (i == W_TRACES &&
+		    !(o->spans = enav_otlp_span_encoder_new(o->res.kv, o->res.n))) {
+			snprintf(err, errlen, "otlp: out of memory");
+			return -ENOMEM;
+		}
 		/* A signal's own setting wins over the shared one. */
 		const struct enav_otlp_signal_config *c = sc[i];
 		bool snapshot = i == W_METRICS || i == W_PROFILES;
@@ -535,6 +542,7 @@ static void otlp_fini(void *state, uint64_t deadline_mono_ns)
 	for (int i = 0; i < W__N; i++)
 		if (o->w[i])
 			enav_otlp_worker_stop(o->w[i], deadline_mono_ns);
+	enav_otlp_span_encoder_free(o->spans);
 	pthread_mutex_destroy(&o->lock);
 	pthread_cond_destroy(&o->cv);
 	free(o);
