@@ -111,7 +111,8 @@ static int set_module(struct enav_go_module *m, bool replacement, const char *s,
 	size_t fl[3];
 
 	if (!split_fields(s, n, f, fl))
-		return enav_go_fail(err, errlen, -EINVAL, "modinfo line %zu: more than 3 fields", lineno);
+		return enav_go_fail(err, errlen, -EINVAL, "modinfo line %zu: more than 3 fields",
+				    lineno);
 	char *a = dup_n(f[0], fl[0]), *b = dup_n(f[1], fl[1]), *c = dup_n(f[2], fl[2]);
 	if (!a || !b || !c) {
 		free(a);
@@ -407,51 +408,57 @@ static int parse_setting(struct enav_go_buildinfo *b, const char *kv, size_t n, 
 
 	if (b->n_settings >= ENAV_GO_BUILDINFO_MAX_SETTINGS)
 		return enav_go_fail(err, errlen, -EINVAL, "more than %u build settings",
-			    ENAV_GO_BUILDINFO_MAX_SETTINGS);
+				    ENAV_GO_BUILDINFO_MAX_SETTINGS);
 	if (n == 0)
-		return enav_go_fail(err, errlen, -EINVAL, "modinfo line %zu: build line missing '='",
-			    lineno);
+		return enav_go_fail(err, errlen, -EINVAL,
+				    "modinfo line %zu: build line missing '='", lineno);
 	if (kv[0] == '=')
-		return enav_go_fail(err, errlen, -EINVAL, "modinfo line %zu: build line with missing key",
-			    lineno);
+		return enav_go_fail(err, errlen, -EINVAL,
+				    "modinfo line %zu: build line with missing key", lineno);
 	if (kv[0] == '`' || kv[0] == '"') {
 		rawk_len = go_unquote(kv, n, NULL, NULL);
 		if (!rawk_len)
 			return enav_go_fail(err, errlen, -EINVAL,
-				    "modinfo line %zu: invalid quoted key in build line", lineno);
+					    "modinfo line %zu: invalid quoted key in build line",
+					    lineno);
 		if (rawk_len == n || kv[rawk_len] != '=')
-			return enav_go_fail(err, errlen, -EINVAL,
-				    "modinfo line %zu: build line missing '=' after quoted key",
-				    lineno);
+			return enav_go_fail(
+			    err, errlen, -EINVAL,
+			    "modinfo line %zu: build line missing '=' after quoted key", lineno);
 		key_quoted = true;
 	} else {
 		const char *eq = memchr(kv, '=', n);
 
 		if (!eq)
 			return enav_go_fail(err, errlen, -EINVAL,
-				    "modinfo line %zu: build line missing '=' after key", lineno);
+					    "modinfo line %zu: build line missing '=' after key",
+					    lineno);
 		rawk_len = (size_t)(eq - kv);
 		if (has_any(kv, rawk_len, " \t\r\n\"`"))
 			return enav_go_fail(err, errlen, -EINVAL,
-				    "modinfo line %zu: unquoted build key must be quoted", lineno);
+					    "modinfo line %zu: unquoted build key must be quoted",
+					    lineno);
 	}
 	rawv = kv + rawk_len + 1;
 	rawv_len = n - rawk_len - 1;
 	bool value_quoted = rawv_len > 0 && (rawv[0] == '`' || rawv[0] == '"');
 	if (!value_quoted && has_any(rawv, rawv_len, " \t\r\n\"`"))
 		return enav_go_fail(err, errlen, -EINVAL,
-			    "modinfo line %zu: unquoted build value must be quoted", lineno);
+				    "modinfo line %zu: unquoted build value must be quoted",
+				    lineno);
 
 	char *key = key_quoted ? unquote_dup(kv, rawk_len, &bad) : dup_n(kv, rawk_len);
 	if (!key)
 		return bad ? enav_go_fail(err, errlen, -EINVAL,
-				  "modinfo line %zu: invalid quoted key in build line", lineno)
+					  "modinfo line %zu: invalid quoted key in build line",
+					  lineno)
 			   : enav_go_fail(err, errlen, -ENOMEM, "out of memory");
 	char *value = value_quoted ? unquote_dup(rawv, rawv_len, &bad) : dup_n(rawv, rawv_len);
 	if (!value) {
 		free(key);
 		return bad ? enav_go_fail(err, errlen, -EINVAL,
-				  "modinfo line %zu: invalid quoted value in build line", lineno)
+					  "modinfo line %zu: invalid quoted value in build line",
+					  lineno)
 			   : enav_go_fail(err, errlen, -ENOMEM, "out of memory");
 	}
 	char *raw = dup_n(kv, n);
@@ -486,8 +493,9 @@ static int parse_text(const char *text, size_t len, struct enav_go_buildinfo *b,
 	int rc;
 
 	if (len > ENAV_GO_BUILDINFO_MAX_MODINFO)
-		return enav_go_fail(err, errlen, -EINVAL, "modinfo of %zu bytes exceeds the %u-byte cap",
-			    len, ENAV_GO_BUILDINFO_MAX_MODINFO);
+		return enav_go_fail(err, errlen, -EINVAL,
+				    "modinfo of %zu bytes exceeds the %u-byte cap", len,
+				    ENAV_GO_BUILDINFO_MAX_MODINFO);
 	if (memchr(text, '\0', len))
 		return enav_go_fail(err, errlen, -EINVAL, "NUL byte in modinfo");
 	for (size_t pos = 0; pos < len;) {
@@ -499,8 +507,9 @@ static int parse_text(const char *text, size_t len, struct enav_go_buildinfo *b,
 		if (n > 0 && line[n - 1] == '\r')
 			n--; /* CRLF line ends accepted */
 		if (n > ENAV_GO_BUILDINFO_MAX_LINE)
-			return enav_go_fail(err, errlen, -EINVAL, "modinfo line %zu longer than %u bytes",
-				    lineno, ENAV_GO_BUILDINFO_MAX_LINE);
+			return enav_go_fail(err, errlen, -EINVAL,
+					    "modinfo line %zu longer than %u bytes", lineno,
+					    ENAV_GO_BUILDINFO_MAX_LINE);
 		if (starts(line, n, "path\t", &pl)) {
 			char *p = dup_n(line + pl, n - pl);
 
@@ -516,8 +525,9 @@ static int parse_text(const char *text, size_t len, struct enav_go_buildinfo *b,
 			last = &b->main;
 		} else if (starts(line, n, "dep\t", &pl)) {
 			if (b->n_deps >= ENAV_GO_BUILDINFO_MAX_DEPS)
-				return enav_go_fail(err, errlen, -EINVAL, "more than %u dependencies",
-					    ENAV_GO_BUILDINFO_MAX_DEPS);
+				return enav_go_fail(err, errlen, -EINVAL,
+						    "more than %u dependencies",
+						    ENAV_GO_BUILDINFO_MAX_DEPS);
 			if (b->n_deps == deps_cap) {
 				size_t nc = deps_cap ? deps_cap * 2 : 16;
 				struct enav_go_module *nd;
@@ -539,10 +549,11 @@ static int parse_text(const char *text, size_t len, struct enav_go_buildinfo *b,
 			last = m;
 		} else if (starts(line, n, "=>\t", &pl)) {
 			if (!last)
-				return enav_go_fail(err, errlen, -EINVAL,
-					    "modinfo line %zu: replacement (=>) with no module "
-					    "line before it",
-					    lineno);
+				return enav_go_fail(
+				    err, errlen, -EINVAL,
+				    "modinfo line %zu: replacement (=>) with no module "
+				    "line before it",
+				    lineno);
 			rc = set_module(last, true, line + pl, n - pl, err, errlen, lineno);
 			if (rc)
 				return rc;
@@ -569,8 +580,8 @@ static int fill_empty(struct enav_go_buildinfo *b, char *err, size_t errlen)
 	return 0;
 }
 
-int enav_go_modinfo_parse_unwrapped(const char *text, size_t len, struct enav_go_buildinfo *out, char *err,
-			   size_t errlen)
+int enav_go_modinfo_parse_unwrapped(const char *text, size_t len, struct enav_go_buildinfo *out,
+				    char *err, size_t errlen)
 {
 	int rc = parse_text(text, len, out, err, errlen);
 

@@ -34,7 +34,7 @@ struct build {
 	const struct enav_profile_query *q;
 	struct enav_profile_batch **pinned; /* the window's batches, oldest first */
 	size_t n_pinned;
-	struct enav_bcache views;			 /* enav_profile_task_key() -> struct task_view */
+	struct enav_bcache views; /* enav_profile_task_key() -> struct task_view */
 	uint64_t frames_other_image, frames_implausible; /* added to the store's at the end */
 	struct workload *workloads;
 	size_t n_workloads, cap_workloads;

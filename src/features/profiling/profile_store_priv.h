@@ -86,7 +86,8 @@ static inline uint64_t enav_profile_task_key(uint32_t tgid, uint16_t exec_gen)
 
 /* (Lock held.)  User frames are symbolized only against a snapshot of the same image: a
  * stack from before an exec never gets the names of the program after it. */
-static inline bool enav_profile_snapshot_matches(struct enav_profile_store *s, uint32_t tgid, uint16_t exec_gen)
+static inline bool enav_profile_snapshot_matches(struct enav_profile_store *s, uint32_t tgid,
+						 uint16_t exec_gen)
 {
 	uintptr_t v = (uintptr_t)enav_bcache_get(&s->snap_gens, tgid);
 	return v == 1u + exec_gen;

@@ -82,7 +82,6 @@ void enav_sym_map_ref_of(const struct proc *p, const struct umap *m, struct map_
 	snprintf(r->path, sizeof(r->path), "%s", p->paths + m->path);
 }
 
-
 /* The mapping of pid's current snapshot that still is r (lock held). */
 static struct umap *same_map(struct enav_symbolizer *s, uint32_t pid, const struct map_ref *r)
 {
@@ -280,7 +279,8 @@ struct elf_entry *enav_sym_map_elf(struct enav_symbolizer *s, uint32_t pid, cons
 		       pthread_cond_timedwait(&s->loaded, &s->lock, &until) == 0)
 			;
 		m = same_map(s, pid, r);
-		if (slot >= 0 && (!m || m->elf_state == ELF_FAILED || (e = enav_sym_cached_elf(s, m)))) {
+		if (slot >= 0 &&
+		    (!m || m->elf_state == ELF_FAILED || (e = enav_sym_cached_elf(s, m)))) {
 			s->loading[slot].used = false;
 			pthread_cond_broadcast(&s->loaded);
 			return e;

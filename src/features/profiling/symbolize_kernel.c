@@ -43,8 +43,9 @@ static int kallsyms_line(void *ctx, const char *line, size_t len)
 					break;
 			if (m == k->n_mods) {
 				if (k->n_mods == KALLSYMS_MAX_MODS ||
-				    !enav_sym_arena_push(&k->names, &k->names_len, &k->names_cap, kl.module,
-						kl.module_len, UINT32_MAX, &k->mods[m]))
+				    !enav_sym_arena_push(&k->names, &k->names_len, &k->names_cap,
+							 kl.module, kl.module_len, UINT32_MAX,
+							 &k->mods[m]))
 					return 0;
 				k->n_mods++;
 			}
@@ -52,10 +53,11 @@ static int kallsyms_line(void *ctx, const char *line, size_t len)
 		}
 		ks.mod = (uint16_t)(m + 1);
 	}
-	if (text && !enav_sym_arena_push(&k->names, &k->names_len, &k->names_cap, kl.name, kl.name_len,
-				UINT32_MAX, &ks.name))
+	if (text && !enav_sym_arena_push(&k->names, &k->names_len, &k->names_cap, kl.name,
+					 kl.name_len, UINT32_MAX, &ks.name))
 		return 1;
-	if (!enav_sym_grow((void **)&k->syms, sizeof(*k->syms), &k->cap, k->n + 1, KALLSYMS_MAX_SYMS))
+	if (!enav_sym_grow((void **)&k->syms, sizeof(*k->syms), &k->cap, k->n + 1,
+			   KALLSYMS_MAX_SYMS))
 		return 1;
 	k->syms[k->n++] = ks;
 	return 0;
@@ -128,8 +130,8 @@ bool enav_symbolizer_kernel(struct enav_symbolizer *s, uint64_t addr, struct ena
 		return false;
 	}
 	if (ks->mod)
-		snprintf(enav_frame_strings.function, sizeof(enav_frame_strings.function), "%s [%s]",
-			 k->names + ks->name, k->names + k->mods[ks->mod - 1]);
+		snprintf(enav_frame_strings.function, sizeof(enav_frame_strings.function),
+			 "%s [%s]", k->names + ks->name, k->names + k->mods[ks->mod - 1]);
 	else
 		KEEP(function, k->names + ks->name);
 	out->function = enav_frame_strings.function;

@@ -46,7 +46,7 @@ static int perf_map_line(void *ctx, const char *line, size_t len)
 		return 1;
 	if (!enav_sym_grow((void **)&l->pm->e, sizeof(*l->pm->e), &l->cap, l->pm->n + 1, l->max) ||
 	    !enav_sym_arena_push(&l->pm->names, &l->names_len, &l->names_cap, pl.name, pl.name_len,
-			UINT32_MAX, &e.name))
+				 UINT32_MAX, &e.name))
 		return 1;
 	e.start = pl.start;
 	e.end = pl.start + pl.size;
@@ -162,7 +162,7 @@ static void perf_map_check(struct enav_symbolizer *s, uint32_t pid, struct proc 
 /* The latest entry (by line) covering addr among the nearest preceding ones
  * (lock held; may drop it to reread the map). */
 const char *enav_sym_perf_map_lookup(struct enav_symbolizer *s, uint32_t pid, uint64_t addr,
-				   uint64_t *off)
+				     uint64_t *off)
 {
 	struct proc *p = enav_sym_get_proc(s, pid);
 	uint32_t lo = 0, hi;

@@ -199,7 +199,8 @@ static inline const char *keep_string(char *buf, size_t cap, const char *str)
 	return buf;
 }
 
-#define KEEP(field, str) keep_string(enav_frame_strings.field, sizeof(enav_frame_strings.field), (str))
+#define KEEP(field, str)                                                                           \
+	keep_string(enav_frame_strings.field, sizeof(enav_frame_strings.field), (str))
 
 /* A mapping copied out of its snapshot, for a load done with the lock
  * released (the snapshot may be replaced or evicted meanwhile). */
@@ -234,7 +235,8 @@ void enav_sym_map_ref_of(const struct proc *p, const struct umap *m, struct map_
 struct elf_entry *enav_sym_cached_elf(struct enav_symbolizer *s, const struct umap *m);
 /* The symbol table of the file r maps, loaded when it is not cached; lock
  * held, dropped while the file is read (symbolize_elf.c says how). */
-struct elf_entry *enav_sym_map_elf(struct enav_symbolizer *s, uint32_t pid, const struct map_ref *r);
+struct elf_entry *enav_sym_map_elf(struct enav_symbolizer *s, uint32_t pid,
+				   const struct map_ref *r);
 
 /* ---- perf maps (symbolize_perf_map.c) -------------------------------------------- */
 
