@@ -33,7 +33,8 @@ void enav_l7_framer_feed(struct enav_l7_framer *fr, const struct enav_l7_framing
 			 const struct enav_l7_fragment *f, uint8_t *keep, uint32_t keep_cap,
 			 const struct enav_l7_sink *out)
 {
-	enum enav_l7_stream dir = f->stream == ENAV_L7_RESPONSE ? ENAV_L7_RESPONSE : ENAV_L7_REQUEST;
+	enum enav_l7_stream dir =
+	    f->stream == ENAV_L7_RESPONSE ? ENAV_L7_RESPONSE : ENAV_L7_REQUEST;
 	const uint8_t *d = f->data;
 	size_t cap = f->data ? f->captured : 0;
 	size_t len = f->len > cap ? f->len : cap;
@@ -98,8 +99,8 @@ void enav_l7_framer_feed(struct enav_l7_framer *fr, const struct enav_l7_framing
 			fr->keep_n += (uint32_t)kept;
 			if (vis < take && fr->keep_n < keep_cap)
 				fr->keep_incomplete = true;
-			if (ops->body &&
-			    !ops->body(st, dir, d ? d + pos : NULL, (uint32_t)vis, (uint32_t)take, out))
+			if (ops->body && !ops->body(st, dir, d ? d + pos : NULL, (uint32_t)vis,
+						    (uint32_t)take, out))
 				return;
 			pos += take;
 			fr->left -= (uint32_t)take;

@@ -37,6 +37,7 @@
  * response_seen = false first.
  */
 #include "features/network/l7/l7_common.h"
+#include "features/network/l7/l7_stream.h"
 #include "features/network/l7/l7_text.h"
 
 #include <stdio.h>
@@ -109,17 +110,11 @@ struct my_stmt {
 };
 
 struct my_reader {
-	uint8_t hdr[4];
-	uint8_t hdr_n;
-	uint8_t pseq; /* sequence id of the packet being read */
-	bool in_pkt;
-	bool resync;
-	bool cont;	/* this packet continues a 0xffffff payload */
-	bool next_cont; /* the packet read last was 0xffffff long */
-	uint32_t len, left, buf_n;
-	uint64_t start_ns;
-	uint32_t tcp_seq;
-	bool has_seq;
+	struct enav_l7_framer fr; /* hdr: 3-byte length, sequence id */
+	uint8_t pseq;		  /* sequence id of the packet being read */
+	bool cont;		  /* this packet continues a 0xffffff payload */
+	bool next_cont;		  /* the packet read last was 0xffffff long */
+	uint32_t len;
 };
 
 struct my_state {
@@ -317,24 +312,18 @@ static struct my_op *push(struct my_state *s, const struct my_reader *r, uint8_t
 		flush_pending(s, out);
 		s->resp_lost = false;
 		/* a packet still open on the response stream is stale too */
-		if (rr->in_pkt && !rr->resync) {
-			rr->resync = true;
+		if (rr->fr.in_msg && !rr->fr.resync) {
+			rr->fr.resync = true;
 			out->stats->resyncs++;
 		}
-		rr->in_pkt = false;
+		rr->fr.in_msg = false;
 		rr->next_cont = false;
 	}
-	if (s->count == 0 && s->rd[ENAV_L7_RESPONSE].in_pkt) {
+	if (s->count == 0 && s->rd[ENAV_L7_RESPONSE].fr.in_msg) {
 		/* nothing was asked: a packet open on the response stream is
 		 * bogus (a false resync), and the answer starts afresh */
-		struct my_reader *rr = &s->rd[ENAV_L7_RESPONSE];
-
-		rr->in_pkt = false;
-		rr->next_cont = false;
-		if (!rr->resync) {
-			rr->resync = true;
-			out->stats->resyncs++;
-		}
+		s->rd[ENAV_L7_RESPONSE].next_cont = false;
+		enav_l7_framer_lose(&s->rd[ENAV_L7_RESPONSE].fr, out);
 	}
 	s->unmatched_open = false;
 	if (s->count >= s->opt.max_pending) {
@@ -346,9 +335,9 @@ static struct my_op *push(struct my_state *s, const struct my_reader *r, uint8_t
 	memset(o, 0, sizeof(*o));
 	o->kind = kind;
 	o->emit = emit_op;
-	o->start_ns = r->start_ns;
-	o->has_seq = r->has_seq;
-	o->seq = r->tcp_seq;
+	o->start_ns = r->fr.start_ns;
+	o->has_seq = r->fr.has_seq;
+	o->seq = r->fr.seq;
 	o->req_bytes = (uint64_t)r->len + 4;
 	s->count++;
 	return o;
@@ -404,7 +393,7 @@ static void from_stmt(struct my_state *s, struct my_op *o, const uint8_t *b, siz
 static void command(struct my_state *s, struct my_reader *r, const struct enav_l7_sink *out)
 {
 	const uint8_t *b = s->req_buf;
-	size_t n = r->buf_n;
+	size_t n = r->fr.keep_n;
 	struct my_op *o;
 
 	if (n == 0) {
@@ -520,7 +509,7 @@ static void request_packet(struct my_state *s, struct my_reader *r, const struct
 	if (s->phase != PH_CMD) {
 		if (r->pseq != 0) {
 			if (!s->handshake_seen && r->pseq == 1)
-				handshake_response(s, s->req_buf, r->buf_n, r->len);
+				handshake_response(s, s->req_buf, r->fr.keep_n, r->len);
 			return;
 		}
 		s->phase = PH_CMD; /* a command: the authentication OK was missed */
@@ -763,7 +752,7 @@ static void response_packet(struct my_state *s, struct my_reader *r, uint64_t ts
 			    const struct enav_l7_sink *out)
 {
 	const uint8_t *b = s->resp_buf;
-	size_t n = r->buf_n;
+	size_t n = r->fr.keep_n;
 	uint32_t len = r->len;
 
 	switch (s->phase) {
@@ -844,14 +833,8 @@ static void response_packet(struct my_state *s, struct my_reader *r, uint64_t ts
 
 static void lose(struct my_state *s, enum enav_l7_stream dir, const struct enav_l7_sink *out)
 {
-	struct my_reader *r = &s->rd[dir];
-
-	r->in_pkt = false;
-	r->next_cont = false;
-	if (!r->resync) {
-		r->resync = true;
-		out->stats->resyncs++;
-	}
+	s->rd[dir].next_cont = false;
+	enav_l7_framer_lose(&s->rd[dir].fr, out);
 	if (dir == ENAV_L7_RESPONSE && s->count)
 		s->resp_lost = true;
 }
@@ -909,7 +892,71 @@ static long find_start(struct my_state *s, enum enav_l7_stream dir, const uint8_
 	return -1;
 }
 
-/* The parser's feed: frame packets of one stream, resyncing on gaps. */
+/* ---- the framing the stream engine runs ---------------------------------- */
+
+static long my_find_start(void *st, enum enav_l7_stream dir, const uint8_t *d, size_t from,
+			  size_t cap, size_t len)
+{
+	return find_start(st, dir, d, from, cap, len);
+}
+
+static void my_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
+{
+	if (dir == ENAV_L7_RESPONSE)
+		flush_answered(st, out);
+	lose(st, dir, out);
+}
+
+static void my_lose(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
+{
+	lose(st, dir, out);
+}
+
+static uint32_t my_prefix_len(void *st, enum enav_l7_stream dir)
+{
+	return 4; /* 3-byte length, sequence id */
+}
+
+static bool my_header(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr,
+		      const struct enav_l7_sink *out)
+{
+	struct my_reader *r = &((struct my_state *)st)->rd[dir];
+
+	r->len = le24(fr->hdr);
+	r->pseq = fr->hdr[3];
+	fr->left = r->len;
+	r->cont = r->next_cont;
+	r->next_cont = r->len == MY_MAX_PKT;
+	return true;
+}
+
+static void my_end(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr, uint64_t ts,
+		   const struct enav_l7_sink *out)
+{
+	struct my_state *s = st;
+
+	if (dir == ENAV_L7_REQUEST)
+		request_packet(s, &s->rd[dir], out);
+	else
+		response_packet(s, &s->rd[dir], ts, out);
+}
+
+static bool my_opaque(const void *st)
+{
+	return ((const struct my_state *)st)->phase == PH_OPAQUE;
+}
+
+static const struct enav_l7_framing my_framing = {
+    .prefix_len = my_prefix_len,
+    .header = my_header,
+    .end = my_end,
+    .find_start = my_find_start,
+    .lose = my_lose,
+    .gap = my_gap,
+    .opaque = my_opaque,
+};
+
+/* The parser's feed: the engine frames packets of one stream. */
 static void feed_stream(void *state, const struct enav_l7_fragment *f,
 			const struct enav_l7_sink *out)
 {
@@ -917,79 +964,12 @@ static void feed_stream(void *state, const struct enav_l7_fragment *f,
 
 	if (!s || !f || !out)
 		return;
-	enum enav_l7_stream dir =
-	    f->stream == ENAV_L7_RESPONSE ? ENAV_L7_RESPONSE : ENAV_L7_REQUEST;
-	struct my_reader *r = &s->rd[dir];
-	const uint8_t *d = f->data;
-	size_t cap = f->data ? f->captured : 0;
-	size_t len = f->len > cap ? f->len : cap;
-	size_t pos = 0;
-	uint8_t *buf = dir == ENAV_L7_REQUEST ? s->req_buf : s->resp_buf;
-	size_t buf_cap = dir == ENAV_L7_REQUEST ? MY_REQ_CAP : MY_RESP_CAP;
-
-	if (f->gap) {
-		if (dir == ENAV_L7_RESPONSE)
-			flush_answered(s, out);
-		lose(s, dir, out);
-	}
-	while (pos < len && s->phase != PH_OPAQUE) {
-		if (r->resync) {
-			if (pos >= cap)
-				return;
-			long i = find_start(s, dir, d, pos, cap, len);
-
-			if (i < 0)
-				return;
-			pos = (size_t)i;
-			r->resync = false;
-		}
-		if (!r->in_pkt) {
-			if (pos >= cap) { /* the next header is in the uncaptured tail */
-				lose(s, dir, out);
-				return;
-			}
-			r->in_pkt = true;
-			r->hdr_n = 0;
-			r->buf_n = 0;
-			r->start_ns = f->ts_ns;
-			r->has_seq = f->has_seq;
-			r->tcp_seq = f->seq + (uint32_t)pos;
-		}
-		if (r->hdr_n < 4) {
-			if (pos >= cap) {
-				lose(s, dir, out);
-				return;
-			}
-			while (r->hdr_n < 4 && pos < cap)
-				r->hdr[r->hdr_n++] = d[pos++];
-			if (r->hdr_n < 4)
-				continue;
-			r->len = le24(r->hdr);
-			r->pseq = r->hdr[3];
-			r->left = r->len;
-			r->cont = r->next_cont;
-			r->next_cont = r->len == MY_MAX_PKT;
-		}
-		size_t take = r->left < len - pos ? r->left : len - pos;
-
-		if (take) {
-			size_t vis = pos < cap ? (take < cap - pos ? take : cap - pos) : 0;
-			size_t room = buf_cap - r->buf_n;
-			size_t keep = vis < room ? vis : room;
-
-			memcpy(buf + r->buf_n, d + pos, keep);
-			r->buf_n += (uint32_t)keep;
-			pos += take;
-			r->left -= (uint32_t)take;
-		}
-		if (r->left == 0) {
-			r->in_pkt = false;
-			if (dir == ENAV_L7_REQUEST)
-				request_packet(s, r, out);
-			else
-				response_packet(s, r, f->ts_ns, out);
-		}
-	}
+	if (f->stream == ENAV_L7_RESPONSE)
+		enav_l7_framer_feed(&s->rd[ENAV_L7_RESPONSE].fr, &my_framing, s, f, s->resp_buf,
+				    MY_RESP_CAP, out);
+	else
+		enav_l7_framer_feed(&s->rd[ENAV_L7_REQUEST].fr, &my_framing, s, f, s->req_buf,
+				    MY_REQ_CAP, out);
 }
 
 /* ---- ops ------------------------------------------------------------------ */
