@@ -35,6 +35,7 @@
  * (never read), topic ids (never resolved to names).
  */
 #include "features/network/l7/l7_common.h"
+#include "features/network/l7/l7_stream.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -157,19 +158,10 @@ struct kafka_pending {
 };
 
 struct kafka_dir {
-	bool lost;     /* resyncing: wait for a plausible message start */
-	bool in_msg;   /* the size is read: inside a message body */
-	bool hdr_done; /* the header copy was interpreted */
-	uint8_t pre_n; /* size bytes read so far */
-	uint8_t pre[4];
-	uint32_t size;	/* body bytes (after the size) */
-	uint32_t got;	/* body bytes consumed */
-	uint32_t hdr_n; /* body bytes copied into hdr */
-	bool has_seq;
-	uint32_t seq;
-	uint64_t start_ns; /* first byte of the message */
-	uint64_t last_ns;  /* latest fragment on this stream */
-	uint8_t hdr[KAFKA_HDR_CAP];
+	struct enav_l7_framer fr;   /* keep_n: body bytes copied into hdr */
+	bool hdr_done;		    /* the header copy was interpreted */
+	uint32_t size;		    /* body bytes (after the size) */
+	uint8_t hdr[KAFKA_HDR_CAP]; /* the head of the body */
 };
 
 struct kafka_state {
@@ -519,10 +511,8 @@ static void fifo_pop(struct kafka_state *s)
 
 static void dir_reset(struct kafka_dir *d)
 {
-	d->in_msg = false;
 	d->hdr_done = false;
-	d->pre_n = 0;
-	d->size = d->got = d->hdr_n = 0;
+	d->size = 0;
 }
 
 /* The response in progress ends without its last bytes (gap, lost framing,
@@ -532,7 +522,7 @@ static void flush_cur(struct kafka_state *s, const struct enav_l7_sink *out)
 	if (!s->cur_valid)
 		return;
 	s->cur_valid = false;
-	emit(out, &s->cur, ENAV_L7_OP_REQUEST, true, s->dir[ENAV_L7_RESPONSE].last_ns,
+	emit(out, &s->cur, ENAV_L7_OP_REQUEST, true, s->dir[ENAV_L7_RESPONSE].fr.last_ns,
 	     (uint64_t)s->dir[ENAV_L7_RESPONSE].size + 4, s->cur_has_code, s->cur_code);
 }
 
@@ -546,8 +536,9 @@ static void lose(struct kafka_state *s, int si, const struct enav_l7_sink *out)
 	if (si == ENAV_L7_RESPONSE)
 		flush_cur(s, out);
 	dir_reset(d);
-	d->lost = true;
-	out->stats->resyncs++;
+	if (d->fr.resync) /* every loss counts, a gap while resyncing too */
+		out->stats->resyncs++;
+	enav_l7_framer_lose(&d->fr, out);
 }
 
 static void parse_error(struct kafka_state *s, int si, const struct enav_l7_sink *out)
@@ -566,9 +557,9 @@ static void on_request(struct kafka_state *s, const struct kafka_req *q,
 	p.corr = q->corr;
 	p.api_key = q->key;
 	p.api_version = q->ver;
-	p.has_seq = d->has_seq;
-	p.seq = d->seq;
-	p.start_ns = d->start_ns;
+	p.has_seq = d->fr.has_seq;
+	p.seq = d->fr.seq;
+	p.start_ns = d->fr.start_ns;
 	p.request_bytes = (uint64_t)d->size + 4;
 	if (q->topic && enav_l7_copy_text(p.target, sizeof(p.target), q->topic, q->topic_len))
 		out->stats->truncated_fields++;
@@ -588,7 +579,7 @@ static void on_response(struct kafka_state *s, const struct enav_l7_sink *out)
 {
 	struct kafka_dir *d = &s->dir[ENAV_L7_RESPONSE];
 
-	if (d->hdr_n < 4) {
+	if (d->fr.keep_n < 4) {
 		out->stats->unmatched_responses++;
 		return;
 	}
@@ -611,8 +602,8 @@ static void on_response(struct kafka_state *s, const struct enav_l7_sink *out)
 	fifo_pop(s);
 	s->cur_valid = true;
 	s->cur_code = 0;
-	s->cur_has_code =
-	    parse_response_code(d->hdr, d->hdr_n, s->cur.api_key, s->cur.api_version, &s->cur_code);
+	s->cur_has_code = parse_response_code(d->hdr, d->fr.keep_n, s->cur.api_key,
+					      s->cur.api_version, &s->cur_code);
 }
 
 /* The header copy is complete (or no more of it was captured).  False when
@@ -627,7 +618,7 @@ static bool on_header(struct kafka_state *s, int si, const struct enav_l7_sink *
 		return true;
 	}
 	struct kafka_req q;
-	int rc = parse_request(d->hdr, d->hdr_n, &q);
+	int rc = parse_request(d->hdr, d->fr.keep_n, &q);
 	if (rc < 0) {
 		parse_error(s, si, out);
 		return false;
@@ -674,6 +665,86 @@ static bool plausible_start(struct kafka_state *s, int si, const uint8_t *b, siz
 	return false;
 }
 
+/* ---- the framing the stream engine runs ---------------------------------- */
+
+/* Resync only at a fragment's first byte: a message start there is likely
+ * (one write per request), anywhere else a guess. */
+static long kafka_find_start(void *st, enum enav_l7_stream dir, const uint8_t *d, size_t from,
+			     size_t cap, size_t len)
+{
+	return from == 0 && plausible_start(st, (int)dir, d, cap) ? 0 : -1;
+}
+
+static void kafka_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
+{
+	struct kafka_state *s = st;
+	struct kafka_dir *d = &s->dir[dir];
+	bool lost = false;
+
+	if (d->fr.in_msg && !d->hdr_done && d->fr.keep_n > 0)
+		lost = !on_header(s, (int)dir, out); /* what we have of a cut header */
+	if (!lost)
+		lose(s, (int)dir, out);
+}
+
+static void kafka_lose(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
+{
+	lose(st, (int)dir, out);
+}
+
+static uint32_t kafka_prefix_len(void *st, enum enav_l7_stream dir)
+{
+	return 4; /* BE32 size */
+}
+
+static bool kafka_header(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr,
+			 const struct enav_l7_sink *out)
+{
+	struct kafka_state *s = st;
+	struct kafka_dir *d = &s->dir[dir];
+	uint32_t size = enav_l7_be32(fr->hdr);
+	uint32_t min = dir == ENAV_L7_REQUEST ? KAFKA_MIN_REQ : KAFKA_MIN_RESP;
+
+	if (size < min || size > KAFKA_MAX_MSG) {
+		parse_error(s, (int)dir, out);
+		return false;
+	}
+	d->size = size;
+	d->hdr_done = false;
+	fr->left = size;
+	return true;
+}
+
+/* The header is interpreted once its copy is complete, or no more of it was
+ * captured. */
+static bool kafka_body(void *st, enum enav_l7_stream dir, const uint8_t *data, uint32_t captured,
+		       uint32_t n, const struct enav_l7_sink *out)
+{
+	struct kafka_state *s = st;
+	struct kafka_dir *d = &s->dir[dir];
+	uint32_t want = d->size < KAFKA_HDR_CAP ? d->size : KAFKA_HDR_CAP;
+
+	if (d->hdr_done || (d->fr.keep_n != want && captured == n))
+		return true;
+	return on_header(s, (int)dir, out);
+}
+
+static void kafka_end(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr, uint64_t ts,
+		      const struct enav_l7_sink *out)
+{
+	on_end(st, (int)dir, ts, out);
+}
+
+static const struct enav_l7_framing kafka_framing = {
+    .prefix_len = kafka_prefix_len,
+    .header = kafka_header,
+    .body = kafka_body,
+    .end = kafka_end,
+    .find_start = kafka_find_start,
+    .lose = kafka_lose,
+    .gap = kafka_gap,
+};
+
 static void kafka_feed(void *state, const struct enav_l7_fragment *f,
 		       const struct enav_l7_sink *out)
 {
@@ -681,75 +752,9 @@ static void kafka_feed(void *state, const struct enav_l7_fragment *f,
 
 	if (f->stream != ENAV_L7_REQUEST && f->stream != ENAV_L7_RESPONSE)
 		return;
-	int si = f->stream;
-	struct kafka_dir *d = &s->dir[si];
-	uint32_t len = f->len;
-	uint32_t cap = f->captured < f->len ? f->captured : f->len;
-	if (!f->data)
-		cap = 0;
+	struct kafka_dir *d = &s->dir[f->stream];
 
-	if (f->gap) {
-		bool lost = false;
-		if (d->in_msg && !d->hdr_done && d->hdr_n > 0)
-			lost = !on_header(s, si, out); /* what we have of a cut header */
-		if (!lost)
-			lose(s, si, out);
-	}
-	d->last_ns = f->ts_ns;
-	if (d->lost) {
-		if (!plausible_start(s, si, f->data, cap))
-			return;
-		d->lost = false;
-	}
-
-	uint32_t off = 0;
-	while (off < len) {
-		if (!d->in_msg) {
-			if (off >= cap) { /* a message starts in bytes not captured */
-				lose(s, si, out);
-				return;
-			}
-			if (d->pre_n == 0) {
-				d->start_ns = f->ts_ns;
-				d->has_seq = f->has_seq;
-				d->seq = f->seq + off;
-			}
-			d->pre[d->pre_n++] = f->data[off++];
-			if (d->pre_n < 4)
-				continue;
-			uint32_t size = enav_l7_be32(d->pre);
-			uint32_t min = si == ENAV_L7_REQUEST ? KAFKA_MIN_REQ : KAFKA_MIN_RESP;
-			if (size < min || size > KAFKA_MAX_MSG) {
-				parse_error(s, si, out);
-				return;
-			}
-			d->in_msg = true;
-			d->size = size;
-			d->got = d->hdr_n = 0;
-			d->hdr_done = false;
-			continue;
-		}
-		uint32_t n = len - off;
-		if (n > d->size - d->got)
-			n = d->size - d->got;
-		uint32_t c = off < cap ? cap - off : 0;
-		if (c > n)
-			c = n;
-		if (!d->hdr_done) {
-			uint32_t want = d->size < KAFKA_HDR_CAP ? d->size : KAFKA_HDR_CAP;
-			uint32_t k = want - d->hdr_n;
-			if (k > c)
-				k = c;
-			memcpy(d->hdr + d->hdr_n, f->data + off, k);
-			d->hdr_n += k;
-			if ((d->hdr_n == want || c < n) && !on_header(s, si, out))
-				return;
-		}
-		d->got += n;
-		off += n;
-		if (d->got == d->size)
-			on_end(s, si, f->ts_ns, out);
-	}
+	enav_l7_framer_feed(&d->fr, &kafka_framing, s, f, d->hdr, KAFKA_HDR_CAP, out);
 }
 
 static int kafka_init(void *state, const struct enav_l7_options *opt)

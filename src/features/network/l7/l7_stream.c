@@ -42,6 +42,7 @@ void enav_l7_framer_feed(struct enav_l7_framer *fr, const struct enav_l7_framing
 
 	if (f->gap)
 		ops->gap(st, dir, out);
+	fr->last_ns = f->ts_ns;
 	while (pos < len && !(ops->opaque && ops->opaque(st))) {
 		if (fr->resync) {
 			if (pos >= cap)

@@ -40,6 +40,7 @@ struct enav_l7_framer {
 	uint32_t left;	   /* bytes after the prefix still to come */
 	uint32_t keep_n;   /* bytes after the prefix kept so far */
 	uint64_t start_ns; /* when its first byte arrived */
+	uint64_t last_ns;  /* the latest fragment on this stream (set after gap()) */
 };
 
 /* What a between() hook decided about the byte where a message would start. */
