@@ -35,6 +35,7 @@
  * are skipped.  No other value (no filter, no document, no errmsg) is read.
  */
 #include "features/network/l7/l7_common.h"
+#include "features/network/l7/l7_stream.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -124,17 +125,12 @@ struct mongo_scan {
 };
 
 struct mongo_dir {
-	bool lost;
-	bool in_msg;	/* header read: inside a body */
-	bool committed; /* request: queued or emitted */
-	bool silent;	/* body not of interest */
-	uint8_t hn;
-	uint8_t hb[MONGO_HDR];
-	uint32_t len, got; /* messageLength; bytes of it consumed */
+	struct enav_l7_framer fr; /* hdr: the 16-byte message header */
+	bool in_msg;		  /* header read: inside a body */
+	bool committed;		  /* request: queued or emitted */
+	bool silent;		  /* body not of interest */
+	uint32_t len;		  /* messageLength */
 	int32_t req_id, resp_to, opcode;
-	bool has_seq;
-	uint32_t seq;
-	uint64_t start_ns, last_ns;
 	struct mongo_scan sc;
 };
 
@@ -639,8 +635,7 @@ static void dir_reset(struct mongo_dir *d)
 	d->in_msg = false;
 	d->committed = false;
 	d->silent = false;
-	d->hn = 0;
-	d->len = d->got = 0;
+	d->len = 0;
 }
 
 /* Is the request's operation known (read, or given by its opcode)? */
@@ -667,9 +662,9 @@ static void req_commit(struct mongo_state *s, const struct enav_l7_sink *out)
 	d->committed = true;
 	memset(&p, 0, sizeof(p));
 	p.request_id = d->req_id;
-	p.has_seq = d->has_seq;
-	p.seq = d->seq;
-	p.start_ns = d->start_ns;
+	p.has_seq = d->fr.has_seq;
+	p.seq = d->fr.seq;
+	p.start_ns = d->fr.start_ns;
 	p.request_bytes = d->len;
 	switch (d->opcode) {
 	case OP_MSG:
@@ -739,7 +734,7 @@ static void flush_cur(struct mongo_state *s, const struct enav_l7_sink *out)
 	if (!s->cur_valid)
 		return;
 	s->cur_valid = false;
-	emit(out, &s->cur, ENAV_L7_OP_REQUEST, true, d->last_ns, d->len, &d->sc,
+	emit(out, &s->cur, ENAV_L7_OP_REQUEST, true, d->fr.last_ns, d->len, &d->sc,
 	     d->opcode == OP_REPLY && (d->sc.flags & (REPLY_QUERY_FAIL | REPLY_CURSOR_NF)));
 }
 
@@ -750,8 +745,9 @@ static void lose(struct mongo_state *s, int si, const struct enav_l7_sink *out)
 	if (si == ENAV_L7_RESPONSE)
 		flush_cur(s, out);
 	dir_reset(d);
-	d->lost = true;
-	out->stats->resyncs++;
+	if (d->fr.resync) /* every loss counts, a gap while resyncing too */
+		out->stats->resyncs++;
+	enav_l7_framer_lose(&d->fr, out);
 }
 
 static void parse_error(struct mongo_state *s, int si, const struct enav_l7_sink *out)
@@ -825,11 +821,10 @@ static bool on_header(struct mongo_state *s, int si, const struct enav_l7_sink *
 {
 	struct mongo_dir *d = &s->dir[si];
 
-	d->len = enav_l7_le32(d->hb);
-	d->req_id = (int32_t)enav_l7_le32(d->hb + 4);
-	d->resp_to = (int32_t)enav_l7_le32(d->hb + 8);
-	d->opcode = (int32_t)enav_l7_le32(d->hb + 12);
-	d->got = MONGO_HDR;
+	d->len = enav_l7_le32(d->fr.hdr);
+	d->req_id = (int32_t)enav_l7_le32(d->fr.hdr + 4);
+	d->resp_to = (int32_t)enav_l7_le32(d->fr.hdr + 8);
+	d->opcode = (int32_t)enav_l7_le32(d->fr.hdr + 12);
 	if (d->len < MONGO_HDR || d->len > MONGO_MAX_MSG ||
 	    !(si == ENAV_L7_REQUEST ? request_opcode(d->opcode) : reply_opcode(d->opcode))) {
 		parse_error(s, si, out);
@@ -908,6 +903,74 @@ static bool plausible_start(struct mongo_state *s, int si, const uint8_t *b, siz
 	return false;
 }
 
+/* ---- the framing the stream engine runs ---------------------------------- */
+
+/* Resync only at a fragment's first byte, as Kafka. */
+static long mongo_find_start(void *st, enum enav_l7_stream dir, const uint8_t *d, size_t from,
+			     size_t cap, size_t len)
+{
+	return from == 0 && plausible_start(st, (int)dir, d, cap) ? 0 : -1;
+}
+
+static void mongo_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
+{
+	struct mongo_state *s = st;
+	struct mongo_dir *d = &s->dir[dir];
+
+	/* A request whose command was read is still queued. */
+	if (dir == ENAV_L7_REQUEST && d->in_msg && !d->silent && !d->committed && req_known(d))
+		req_commit(s, out);
+	lose(s, (int)dir, out);
+}
+
+static void mongo_lose(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
+{
+	lose(st, (int)dir, out);
+}
+
+static uint32_t mongo_prefix_len(void *st, enum enav_l7_stream dir)
+{
+	return MONGO_HDR;
+}
+
+static bool mongo_header(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr,
+			 const struct enav_l7_sink *out)
+{
+	struct mongo_state *s = st;
+
+	if (!on_header(s, (int)dir, out))
+		return false;
+	fr->left = s->dir[dir].len - MONGO_HDR;
+	return true;
+}
+
+static bool mongo_body(void *st, enum enav_l7_stream dir, const uint8_t *data, uint32_t captured,
+		       uint32_t n, const struct enav_l7_sink *out)
+{
+	struct mongo_state *s = st;
+	struct mongo_dir *d = &s->dir[dir];
+
+	sc_feed(&d->sc, data, captured);
+	sc_uncaptured(&d->sc, n - captured);
+	return after_scan(s, (int)dir, out);
+}
+
+static void mongo_end(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr, uint64_t ts,
+		      const struct enav_l7_sink *out)
+{
+	on_end(st, (int)dir, ts, out);
+}
+
+static const struct enav_l7_framing mongo_framing = {
+    .prefix_len = mongo_prefix_len,
+    .header = mongo_header,
+    .body = mongo_body,
+    .end = mongo_end,
+    .find_start = mongo_find_start,
+    .lose = mongo_lose,
+    .gap = mongo_gap,
+};
+
 static void mongo_feed(void *state, const struct enav_l7_fragment *f,
 		       const struct enav_l7_sink *out)
 {
@@ -915,69 +978,7 @@ static void mongo_feed(void *state, const struct enav_l7_fragment *f,
 
 	if (f->stream != ENAV_L7_REQUEST && f->stream != ENAV_L7_RESPONSE)
 		return;
-	int si = f->stream;
-	struct mongo_dir *d = &s->dir[si];
-	uint32_t len = f->len;
-	uint32_t cap = f->captured < f->len ? f->captured : f->len;
-	if (!f->data)
-		cap = 0;
-
-	if (f->gap) {
-		/* A request whose command was read is still queued. */
-		if (si == ENAV_L7_REQUEST && d->in_msg && !d->silent && !d->committed &&
-		    req_known(d))
-			req_commit(s, out);
-		lose(s, si, out);
-	}
-	d->last_ns = f->ts_ns;
-	if (d->lost) {
-		if (!plausible_start(s, si, f->data, cap))
-			return;
-		d->lost = false;
-	}
-
-	uint32_t off = 0;
-	while (off < len) {
-		if (!d->in_msg) {
-			if (off >= cap) { /* a header in bytes not captured */
-				lose(s, si, out);
-				return;
-			}
-			if (d->hn == 0) {
-				d->start_ns = f->ts_ns;
-				d->has_seq = f->has_seq;
-				d->seq = f->seq + off;
-			}
-			uint32_t k = MONGO_HDR - d->hn;
-			if (k > cap - off)
-				k = cap - off;
-			memcpy(d->hb + d->hn, f->data + off, k);
-			d->hn = (uint8_t)(d->hn + k);
-			off += k;
-			if (d->hn < MONGO_HDR)
-				continue;
-			if (!on_header(s, si, out))
-				return;
-			if (d->got == d->len) {
-				on_end(s, si, f->ts_ns, out);
-			}
-			continue;
-		}
-		uint32_t n = len - off;
-		if (n > d->len - d->got)
-			n = d->len - d->got;
-		uint32_t c = off < cap ? cap - off : 0;
-		if (c > n)
-			c = n;
-		sc_feed(&d->sc, f->data + off, c);
-		sc_uncaptured(&d->sc, n - c);
-		if (!after_scan(s, si, out))
-			return;
-		d->got += n;
-		off += n;
-		if (d->got == d->len)
-			on_end(s, si, f->ts_ns, out);
-	}
+	enav_l7_framer_feed(&s->dir[f->stream].fr, &mongo_framing, s, f, NULL, 0, out);
 }
 
 static int mongo_init(void *state, const struct enav_l7_options *opt)
