@@ -165,8 +165,7 @@ struct kafka_dir {
 };
 
 struct kafka_state {
-	uint32_t max_pending;
-	uint32_t head, count;
+	struct enav_l7_fifo q; /* of fifo[] */
 	struct kafka_pending fifo[ENAV_L7_MAX_PENDING];
 	struct kafka_dir dir[2];
 	/* The response being read, once matched to its request. */
@@ -497,14 +496,12 @@ static void emit(const struct enav_l7_sink *out, const struct kafka_pending *p, 
 		out->op(out->ctx, &op);
 }
 
-static struct kafka_pending *fifo_at(struct kafka_state *s, uint32_t i)
+/* A request that will get no response: emitted as such. */
+static void unanswered(void *st, uint32_t index, const struct enav_l7_sink *out)
 {
-	return &s->fifo[enav_l7_fifo_slot(s->head, i)];
-}
+	struct kafka_pending *p = &((struct kafka_state *)st)->fifo[index];
 
-static void fifo_pop(struct kafka_state *s)
-{
-	enav_l7_fifo_drop(&s->head, &s->count);
+	emit(out, p, ENAV_L7_OP_REQUEST, false, p->start_ns, 0, false, 0);
 }
 
 /* ---- framing ----------------------------------------------------------------- */
@@ -567,12 +564,10 @@ static void on_request(struct kafka_state *s, const struct kafka_req *q,
 		emit(out, &p, ENAV_L7_OP_MESSAGE, false, p.start_ns, 0, false, 0);
 		return;
 	}
-	if (s->count >= s->max_pending) {
-		out->stats->pending_overflow++;
-		return;
-	}
-	*fifo_at(s, s->count) = p;
-	s->count++;
+	long at = enav_l7_fifo_push(&s->q, p.corr, out);
+
+	if (at >= 0)
+		s->fifo[at] = p;
 }
 
 static void on_response(struct kafka_state *s, const struct enav_l7_sink *out)
@@ -584,22 +579,15 @@ static void on_response(struct kafka_state *s, const struct enav_l7_sink *out)
 		return;
 	}
 	int32_t corr = (int32_t)enav_l7_be32(d->hdr);
-	uint32_t i;
-	for (i = 0; i < s->count; i++)
-		if (fifo_at(s, i)->corr == corr)
-			break;
-	if (i == s->count) {
+	long i = enav_l7_fifo_find(&s->q, corr);
+	if (i < 0) {
 		out->stats->unmatched_responses++;
 		return;
 	}
 	/* In-order protocol: the ones before lost their responses. */
-	for (; i > 0; i--) {
-		struct kafka_pending *p = fifo_at(s, 0);
-		emit(out, p, ENAV_L7_OP_REQUEST, false, p->start_ns, 0, false, 0);
-		fifo_pop(s);
-	}
-	s->cur = *fifo_at(s, 0);
-	fifo_pop(s);
+	enav_l7_fifo_expire(&s->q, (uint32_t)i, unanswered, s, out);
+	s->cur = s->fifo[enav_l7_fifo_at(&s->q, 0)];
+	enav_l7_fifo_pop(&s->q);
 	s->cur_valid = true;
 	s->cur_code = 0;
 	s->cur_has_code = parse_response_code(d->hdr, d->fr.keep_n, s->cur.api_key,
@@ -659,10 +647,7 @@ static bool plausible_start(struct kafka_state *s, int si, const uint8_t *b, siz
 	if (size < KAFKA_MIN_RESP || size > KAFKA_MAX_MSG)
 		return false;
 	int32_t corr = (int32_t)enav_l7_be32(b + 4);
-	for (uint32_t i = 0; i < s->count; i++)
-		if (fifo_at(s, i)->corr == corr)
-			return true;
-	return false;
+	return enav_l7_fifo_find(&s->q, corr) >= 0;
 }
 
 /* ---- the framing the stream engine runs ---------------------------------- */
@@ -761,7 +746,7 @@ static int kafka_init(void *state, const struct enav_l7_options *opt)
 {
 	struct kafka_state *s = state;
 
-	s->max_pending = enav_l7_max_pending(opt);
+	enav_l7_fifo_init(&s->q, enav_l7_max_pending(opt), ENAV_L7_MAX_PENDING);
 	return 0;
 }
 
@@ -770,11 +755,7 @@ static void kafka_finish(void *state, const struct enav_l7_sink *out)
 	struct kafka_state *s = state;
 
 	flush_cur(s, out);
-	while (s->count > 0) {
-		struct kafka_pending *p = fifo_at(s, 0);
-		emit(out, p, ENAV_L7_OP_REQUEST, false, p->start_ns, 0, false, 0);
-		fifo_pop(s);
-	}
+	enav_l7_fifo_expire(&s->q, s->q.count, unanswered, s, out);
 	dir_reset(&s->dir[0]);
 	dir_reset(&s->dir[1]);
 }

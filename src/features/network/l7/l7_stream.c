@@ -117,17 +117,20 @@ void enav_l7_fifo_init(struct enav_l7_fifo *q, uint32_t limit, uint32_t slots)
 {
 	q->head = 0;
 	q->count = 0;
-	q->slots = slots ? slots : 1;
+	q->slots = slots && slots <= ENAV_L7_MAX_PENDING ? slots : ENAV_L7_MAX_PENDING;
 	q->limit = limit < q->slots ? limit : q->slots;
 }
 
-long enav_l7_fifo_push(struct enav_l7_fifo *q, const struct enav_l7_sink *out)
+long enav_l7_fifo_push(struct enav_l7_fifo *q, int64_t id, const struct enav_l7_sink *out)
 {
 	if (q->count >= q->limit) {
 		out->stats->pending_overflow++;
 		return -1;
 	}
-	return (long)enav_l7_fifo_at(q, q->count++);
+	uint32_t at = enav_l7_fifo_at(q, q->count++);
+
+	q->id[at] = id;
+	return (long)at;
 }
 
 void enav_l7_fifo_pop(struct enav_l7_fifo *q)
@@ -138,12 +141,21 @@ void enav_l7_fifo_pop(struct enav_l7_fifo *q)
 	q->count--;
 }
 
-long enav_l7_fifo_find(const struct enav_l7_fifo *q, bool (*is_it)(const void *ctx, uint32_t index),
-		       const void *ctx, const struct enav_l7_sink *out)
+long enav_l7_fifo_find(const struct enav_l7_fifo *q, int64_t id)
 {
 	for (uint32_t i = 0; i < q->count; i++)
-		if (is_it(ctx, enav_l7_fifo_at(q, i)))
+		if (q->id[enav_l7_fifo_at(q, i)] == id)
 			return (long)i;
-	out->stats->unmatched_responses++;
 	return -1;
+}
+
+void enav_l7_fifo_expire(struct enav_l7_fifo *q, uint32_t n,
+			 void (*unanswered)(void *st, uint32_t index,
+					    const struct enav_l7_sink *out),
+			 void *st, const struct enav_l7_sink *out)
+{
+	while (n-- > 0 && q->count > 0) {
+		unanswered(st, enav_l7_fifo_at(q, 0), out);
+		enav_l7_fifo_pop(q);
+	}
 }

@@ -96,11 +96,14 @@ void enav_l7_framer_lose(struct enav_l7_framer *fr, const struct enav_l7_sink *o
 /* ---- pending-request ring ---------------------------------------------- */
 
 /* The index arithmetic of a ring of `slots` entries (ENAV_L7_MAX_PENDING
- * unless the parser keeps more) whose entries the parser holds. */
+ * unless the parser keeps more) whose entries the parser holds, and the id
+ * each was pushed with: a response names the request it answers by that id
+ * (Kafka's correlation id, MongoDB's requestID), or answers the oldest. */
 struct enav_l7_fifo {
 	uint32_t head, count;
 	uint32_t limit; /* entries it may hold: enav_l7_max_pending() */
-	uint32_t slots; /* size of the parser's array */
+	uint32_t slots; /* size of the parser's array, <= ENAV_L7_MAX_PENDING */
+	int64_t id[ENAV_L7_MAX_PENDING];
 };
 
 void enav_l7_fifo_init(struct enav_l7_fifo *q, uint32_t limit, uint32_t slots);
@@ -111,16 +114,22 @@ static inline uint32_t enav_l7_fifo_at(const struct enav_l7_fifo *q, uint32_t i)
 	return (q->head + i) % q->slots;
 }
 
-/* Room for one more: its index, or -1 with pending_overflow counted. */
-long enav_l7_fifo_push(struct enav_l7_fifo *q, const struct enav_l7_sink *out);
+/* Room for one more entry with this id: its array index, or -1 with
+ * pending_overflow counted. */
+long enav_l7_fifo_push(struct enav_l7_fifo *q, int64_t id, const struct enav_l7_sink *out);
 
 /* Drop the oldest entry (none: nothing). */
 void enav_l7_fifo_pop(struct enav_l7_fifo *q);
 
-/* Position (0 = oldest) of the first entry for which is_it(ctx, index)
- * holds, or -1 with unmatched_responses counted: pairing by an id
- * (Kafka's correlation id, MongoDB's responseTo). */
-long enav_l7_fifo_find(const struct enav_l7_fifo *q, bool (*is_it)(const void *ctx, uint32_t index),
-		       const void *ctx, const struct enav_l7_sink *out);
+/* Position (0 = oldest) of the oldest entry pushed with id, or -1. */
+long enav_l7_fifo_find(const struct enav_l7_fifo *q, int64_t id);
+
+/* The n oldest entries will get no response (an in-order protocol answered
+ * a later one, or the connection closed): each is handed to
+ * unanswered(st, array index, out), oldest first, then dropped. */
+void enav_l7_fifo_expire(struct enav_l7_fifo *q, uint32_t n,
+			 void (*unanswered)(void *st, uint32_t index,
+					    const struct enav_l7_sink *out),
+			 void *st, const struct enav_l7_sink *out);
 
 #endif

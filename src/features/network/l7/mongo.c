@@ -135,8 +135,7 @@ struct mongo_dir {
 };
 
 struct mongo_state {
-	uint32_t max_pending;
-	uint32_t head, count;
+	struct enav_l7_fifo q; /* of fifo[] */
 	struct mongo_pending fifo[ENAV_L7_MAX_PENDING];
 	struct mongo_dir dir[2];
 	bool cur_valid; /* the reply being read, matched */
@@ -587,16 +586,6 @@ static void sc_uncaptured(struct mongo_scan *c, uint32_t n)
 
 /* ---- ops -------------------------------------------------------------------------- */
 
-static struct mongo_pending *fifo_at(struct mongo_state *s, uint32_t i)
-{
-	return &s->fifo[enav_l7_fifo_slot(s->head, i)];
-}
-
-static void fifo_pop(struct mongo_state *s)
-{
-	enav_l7_fifo_drop(&s->head, &s->count);
-}
-
 static void emit(const struct enav_l7_sink *out, const struct mongo_pending *p, uint8_t kind,
 		 bool response_seen, uint64_t end_ns, uint64_t response_bytes,
 		 const struct mongo_scan *reply, bool reply_flags_error)
@@ -628,6 +617,14 @@ static void emit(const struct enav_l7_sink *out, const struct mongo_pending *p, 
 	out->stats->ops++;
 	if (out->op)
 		out->op(out->ctx, &op);
+}
+
+/* A request that will get no response: emitted as such. */
+static void unanswered(void *st, uint32_t index, const struct enav_l7_sink *out)
+{
+	struct mongo_pending *p = &((struct mongo_state *)st)->fifo[index];
+
+	emit(out, p, ENAV_L7_OP_REQUEST, false, p->start_ns, 0, NULL, false);
 }
 
 static void dir_reset(struct mongo_dir *d)
@@ -718,12 +715,10 @@ static void req_commit(struct mongo_state *s, const struct enav_l7_sink *out)
 		emit(out, &p, ENAV_L7_OP_MESSAGE, false, p.start_ns, 0, NULL, false);
 		return;
 	}
-	if (s->count >= s->max_pending) {
-		out->stats->pending_overflow++;
-		return;
-	}
-	*fifo_at(s, s->count) = p;
-	s->count++;
+	long at = enav_l7_fifo_push(&s->q, p.request_id, out);
+
+	if (at >= 0)
+		s->fifo[at] = p;
 }
 
 /* The reply in progress ends early (gap, loss, close): it was seen. */
@@ -759,18 +754,14 @@ static void parse_error(struct mongo_state *s, int si, const struct enav_l7_sink
 static void on_reply_header(struct mongo_state *s, const struct enav_l7_sink *out)
 {
 	struct mongo_dir *d = &s->dir[ENAV_L7_RESPONSE];
-	uint32_t i;
-
 	if (d->opcode == OP_COMPRESSED) {
 		s->compressed++;
 		d->silent = true;
 		sc_init(&d->sc, 0, true, false);
 		return;
 	}
-	for (i = 0; i < s->count; i++)
-		if (fifo_at(s, i)->request_id == d->resp_to)
-			break;
-	if (i == s->count) {
+	long i = enav_l7_fifo_find(&s->q, d->resp_to);
+	if (i < 0) {
 		d->silent = true;
 		/* Read the flags only: a reply continuing an exhaust stream. */
 		sc_init(&d->sc, d->opcode, true, false);
@@ -778,13 +769,10 @@ static void on_reply_header(struct mongo_state *s, const struct enav_l7_sink *ou
 			out->stats->unmatched_responses++;
 		return;
 	}
-	for (; i > 0; i--) { /* answered in order: these lost their replies */
-		struct mongo_pending *p = fifo_at(s, 0);
-		emit(out, p, ENAV_L7_OP_REQUEST, false, p->start_ns, 0, NULL, false);
-		fifo_pop(s);
-	}
-	s->cur = *fifo_at(s, 0);
-	fifo_pop(s);
+	/* answered in order: these lost their replies */
+	enav_l7_fifo_expire(&s->q, (uint32_t)i, unanswered, s, out);
+	s->cur = s->fifo[enav_l7_fifo_at(&s->q, 0)];
+	enav_l7_fifo_pop(&s->q);
 	s->cur_valid = true;
 	/* An OP_REPLY to a query or getMore holds data: its flags only. */
 	sc_init(&d->sc, d->opcode, true, d->opcode == OP_MSG || s->cur.is_cmd);
@@ -897,10 +885,7 @@ static bool plausible_start(struct mongo_state *s, int si, const uint8_t *b, siz
 	}
 	if (!reply_opcode(opcode))
 		return false;
-	for (uint32_t i = 0; i < s->count; i++)
-		if (fifo_at(s, i)->request_id == resp_to)
-			return true;
-	return false;
+	return enav_l7_fifo_find(&s->q, resp_to) >= 0;
 }
 
 /* ---- the framing the stream engine runs ---------------------------------- */
@@ -985,7 +970,7 @@ static int mongo_init(void *state, const struct enav_l7_options *opt)
 {
 	struct mongo_state *s = state;
 
-	s->max_pending = enav_l7_max_pending(opt);
+	enav_l7_fifo_init(&s->q, enav_l7_max_pending(opt), ENAV_L7_MAX_PENDING);
 	return 0;
 }
 
@@ -998,11 +983,7 @@ static void mongo_finish(void *state, const struct enav_l7_sink *out)
 	if (rq->in_msg && !rq->silent && !rq->committed && req_known(rq))
 		req_commit(s, out);
 	flush_cur(s, out);
-	while (s->count > 0) {
-		struct mongo_pending *p = fifo_at(s, 0);
-		emit(out, p, ENAV_L7_OP_REQUEST, false, p->start_ns, 0, NULL, false);
-		fifo_pop(s);
-	}
+	enav_l7_fifo_expire(&s->q, s->q.count, unanswered, s, out);
 	dir_reset(&s->dir[0]);
 	dir_reset(&s->dir[1]);
 }
