@@ -526,8 +526,10 @@ static void flush_cur(struct kafka_state *s, const struct enav_l7_sink *out)
 static bool on_header(struct kafka_state *s, int si, const struct enav_l7_sink *out);
 
 /* Drop the partial message and wait for a plausible start. */
-static void lose(struct kafka_state *s, int si, const struct enav_l7_sink *out)
+static void lose(void *st, enum enav_l7_stream si, const struct enav_l7_sink *out)
 {
+	struct kafka_state *s = st;
+
 	struct kafka_dir *d = &s->dir[si];
 
 	if (si == ENAV_L7_RESPONSE)
@@ -619,8 +621,11 @@ static bool on_header(struct kafka_state *s, int si, const struct enav_l7_sink *
 	return true;
 }
 
-static void on_end(struct kafka_state *s, int si, uint64_t ts, const struct enav_l7_sink *out)
+static void on_end(void *st, enum enav_l7_stream si, struct enav_l7_framer *fr, uint64_t ts,
+		   const struct enav_l7_sink *out)
 {
+	struct kafka_state *s = st;
+
 	struct kafka_dir *d = &s->dir[si];
 
 	if (si == ENAV_L7_RESPONSE && s->cur_valid) {
@@ -672,11 +677,6 @@ static void kafka_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_si
 		lose(s, (int)dir, out);
 }
 
-static void kafka_lose(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
-{
-	lose(st, (int)dir, out);
-}
-
 static uint32_t kafka_prefix_len(void *st, enum enav_l7_stream dir)
 {
 	return 4; /* BE32 size */
@@ -714,32 +714,23 @@ static bool kafka_body(void *st, enum enav_l7_stream dir, const uint8_t *data, u
 	return on_header(s, (int)dir, out);
 }
 
-static void kafka_end(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr, uint64_t ts,
-		      const struct enav_l7_sink *out)
-{
-	on_end(st, (int)dir, ts, out);
-}
-
 static const struct enav_l7_framing kafka_framing = {
     .prefix_len = kafka_prefix_len,
     .header = kafka_header,
     .body = kafka_body,
-    .end = kafka_end,
+    .end = on_end,
     .find_start = kafka_find_start,
-    .lose = kafka_lose,
+    .lose = lose,
     .gap = kafka_gap,
+    .framer_at = {offsetof(struct kafka_state, dir[0].fr), offsetof(struct kafka_state, dir[1].fr)},
+    .keep_at = {offsetof(struct kafka_state, dir[0].hdr), offsetof(struct kafka_state, dir[1].hdr)},
+    .keep_cap = {KAFKA_HDR_CAP, KAFKA_HDR_CAP},
 };
 
 static void kafka_feed(void *state, const struct enav_l7_fragment *f,
 		       const struct enav_l7_sink *out)
 {
-	struct kafka_state *s = state;
-
-	if (f->stream != ENAV_L7_REQUEST && f->stream != ENAV_L7_RESPONSE)
-		return;
-	struct kafka_dir *d = &s->dir[f->stream];
-
-	enav_l7_framer_feed(&d->fr, &kafka_framing, s, f, d->hdr, KAFKA_HDR_CAP, out);
+	enav_l7_framed_feed(&kafka_framing, state, f, out);
 }
 
 static int kafka_init(void *state, const struct enav_l7_options *opt)

@@ -29,12 +29,15 @@ static void start_message(struct enav_l7_framer *fr, const struct enav_l7_framin
 	fr->seq = f->seq + (uint32_t)pos;
 }
 
-void enav_l7_framer_feed(struct enav_l7_framer *fr, const struct enav_l7_framing *ops, void *st,
-			 const struct enav_l7_fragment *f, uint8_t *keep, uint32_t keep_cap,
-			 const struct enav_l7_sink *out)
+void enav_l7_framed_feed(const struct enav_l7_framing *ops, void *st,
+			 const struct enav_l7_fragment *f, const struct enav_l7_sink *out)
 {
-	enum enav_l7_stream dir =
-	    f->stream == ENAV_L7_RESPONSE ? ENAV_L7_RESPONSE : ENAV_L7_REQUEST;
+	if (!st || !f || !out || (unsigned)f->stream > ENAV_L7_RESPONSE)
+		return;
+	enum enav_l7_stream dir = f->stream;
+	struct enav_l7_framer *fr = (struct enav_l7_framer *)((char *)st + ops->framer_at[dir]);
+	uint8_t *keep = (uint8_t *)st + ops->keep_at[dir];
+	uint32_t keep_cap = ops->keep_cap[dir];
 	const uint8_t *d = f->data;
 	size_t cap = f->data ? f->captured : 0;
 	size_t len = f->len > cap ? f->len : cap;

@@ -81,13 +81,16 @@ struct enav_l7_framing {
 					const struct enav_l7_sink *out);
 	/* Optional: the stream cannot be read any more (encrypted, compressed). */
 	bool (*opaque)(const void *st);
+	/* Where in the parser's state each direction's framer is, and where
+	 * the first keep_cap bytes after each message's prefix are kept
+	 * (offsetof; keep_cap 0: nothing kept). */
+	size_t framer_at[2], keep_at[2];
+	uint32_t keep_cap[2];
 };
 
-/* Feed one fragment of direction f->stream to its framer.  keep[0..keep_cap)
- * receives the first bytes after each message's prefix. */
-void enav_l7_framer_feed(struct enav_l7_framer *fr, const struct enav_l7_framing *ops, void *st,
-			 const struct enav_l7_fragment *f, uint8_t *keep, uint32_t keep_cap,
-			 const struct enav_l7_sink *out);
+/* Feed one fragment to the framer of its direction: a parser's feed. */
+void enav_l7_framed_feed(const struct enav_l7_framing *ops, void *st,
+			 const struct enav_l7_fragment *f, const struct enav_l7_sink *out);
 
 /* Drop the partial message and wait for a plausible start; a resync is
  * counted once per loss. */

@@ -733,8 +733,10 @@ static void flush_cur(struct mongo_state *s, const struct enav_l7_sink *out)
 	     d->opcode == OP_REPLY && (d->sc.flags & (REPLY_QUERY_FAIL | REPLY_CURSOR_NF)));
 }
 
-static void lose(struct mongo_state *s, int si, const struct enav_l7_sink *out)
+static void lose(void *st, enum enav_l7_stream si, const struct enav_l7_sink *out)
 {
+	struct mongo_state *s = st;
+
 	struct mongo_dir *d = &s->dir[si];
 
 	if (si == ENAV_L7_RESPONSE)
@@ -852,8 +854,11 @@ static bool after_scan(struct mongo_state *s, int si, const struct enav_l7_sink 
 	return true;
 }
 
-static void on_end(struct mongo_state *s, int si, uint64_t ts, const struct enav_l7_sink *out)
+static void on_end(void *st, enum enav_l7_stream si, struct enav_l7_framer *fr, uint64_t ts,
+		   const struct enav_l7_sink *out)
 {
+	struct mongo_state *s = st;
+
 	struct mongo_dir *d = &s->dir[si];
 
 	if (si == ENAV_L7_RESPONSE) {
@@ -908,11 +913,6 @@ static void mongo_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_si
 	lose(s, (int)dir, out);
 }
 
-static void mongo_lose(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
-{
-	lose(st, (int)dir, out);
-}
-
 static uint32_t mongo_prefix_len(void *st, enum enav_l7_stream dir)
 {
 	return MONGO_HDR;
@@ -940,30 +940,21 @@ static bool mongo_body(void *st, enum enav_l7_stream dir, const uint8_t *data, u
 	return after_scan(s, (int)dir, out);
 }
 
-static void mongo_end(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr, uint64_t ts,
-		      const struct enav_l7_sink *out)
-{
-	on_end(st, (int)dir, ts, out);
-}
-
 static const struct enav_l7_framing mongo_framing = {
     .prefix_len = mongo_prefix_len,
     .header = mongo_header,
     .body = mongo_body,
-    .end = mongo_end,
+    .end = on_end,
     .find_start = mongo_find_start,
-    .lose = mongo_lose,
+    .lose = lose,
     .gap = mongo_gap,
+    .framer_at = {offsetof(struct mongo_state, dir[0].fr), offsetof(struct mongo_state, dir[1].fr)},
 };
 
 static void mongo_feed(void *state, const struct enav_l7_fragment *f,
 		       const struct enav_l7_sink *out)
 {
-	struct mongo_state *s = state;
-
-	if (f->stream != ENAV_L7_REQUEST && f->stream != ENAV_L7_RESPONSE)
-		return;
-	enav_l7_framer_feed(&s->dir[f->stream].fr, &mongo_framing, s, f, NULL, 0, out);
+	enav_l7_framed_feed(&mongo_framing, state, f, out);
 }
 
 static int mongo_init(void *state, const struct enav_l7_options *opt)

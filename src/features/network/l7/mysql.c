@@ -831,8 +831,10 @@ static void response_packet(struct my_state *s, struct my_reader *r, uint64_t ts
 
 /* ---- framing -------------------------------------------------------------- */
 
-static void lose(struct my_state *s, enum enav_l7_stream dir, const struct enav_l7_sink *out)
+static void lose(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
 {
+	struct my_state *s = st;
+
 	s->rd[dir].next_cont = false;
 	enav_l7_framer_lose(&s->rd[dir].fr, out);
 	if (dir == ENAV_L7_RESPONSE && s->count)
@@ -883,8 +885,8 @@ static bool chain_ok(struct my_state *s, enum enav_l7_stream dir, const uint8_t 
 	return n >= 2 || j == len || i == 0;
 }
 
-static long find_start(struct my_state *s, enum enav_l7_stream dir, const uint8_t *d, size_t from,
-		       size_t cap, size_t len)
+static long find_start(void *s, enum enav_l7_stream dir, const uint8_t *d, size_t from, size_t cap,
+		       size_t len)
 {
 	for (size_t i = from; i + 4 <= cap; i++)
 		if (chain_ok(s, dir, d, i, cap, len))
@@ -894,21 +896,10 @@ static long find_start(struct my_state *s, enum enav_l7_stream dir, const uint8_
 
 /* ---- the framing the stream engine runs ---------------------------------- */
 
-static long my_find_start(void *st, enum enav_l7_stream dir, const uint8_t *d, size_t from,
-			  size_t cap, size_t len)
-{
-	return find_start(st, dir, d, from, cap, len);
-}
-
 static void my_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
 {
 	if (dir == ENAV_L7_RESPONSE)
 		flush_answered(st, out);
-	lose(st, dir, out);
-}
-
-static void my_lose(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
-{
 	lose(st, dir, out);
 }
 
@@ -950,26 +941,19 @@ static const struct enav_l7_framing my_framing = {
     .prefix_len = my_prefix_len,
     .header = my_header,
     .end = my_end,
-    .find_start = my_find_start,
-    .lose = my_lose,
+    .find_start = find_start,
+    .lose = lose,
     .gap = my_gap,
     .opaque = my_opaque,
+    .framer_at = {offsetof(struct my_state, rd[0].fr), offsetof(struct my_state, rd[1].fr)},
+    .keep_at = {offsetof(struct my_state, req_buf), offsetof(struct my_state, resp_buf)},
+    .keep_cap = {MY_REQ_CAP, MY_RESP_CAP},
 };
 
 /* The parser's feed: the engine frames packets of one stream. */
-static void feed_stream(void *state, const struct enav_l7_fragment *f,
-			const struct enav_l7_sink *out)
+static void my_feed(void *state, const struct enav_l7_fragment *f, const struct enav_l7_sink *out)
 {
-	struct my_state *s = state;
-
-	if (!s || !f || !out)
-		return;
-	if (f->stream == ENAV_L7_RESPONSE)
-		enav_l7_framer_feed(&s->rd[ENAV_L7_RESPONSE].fr, &my_framing, s, f, s->resp_buf,
-				    MY_RESP_CAP, out);
-	else
-		enav_l7_framer_feed(&s->rd[ENAV_L7_REQUEST].fr, &my_framing, s, f, s->req_buf,
-				    MY_REQ_CAP, out);
+	enav_l7_framed_feed(&my_framing, state, f, out);
 }
 
 /* ---- ops ------------------------------------------------------------------ */
@@ -996,6 +980,6 @@ const struct enav_l7_parser_ops enav_l7_mysql_ops = {
     .state_size = sizeof(struct my_state),
     .detect = my_detect,
     .init = my_init,
-    .feed = feed_stream,
+    .feed = my_feed,
     .finish = flush_pending,
 };

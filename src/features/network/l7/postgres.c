@@ -814,8 +814,10 @@ static void flush_answered(struct pg_state *s, const struct enav_l7_sink *out)
 }
 
 /* Loss of framing on one stream: drop the partial message, resync later. */
-static void lose(struct pg_state *s, enum enav_l7_stream dir, const struct enav_l7_sink *out)
+static void lose(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
 {
+	struct pg_state *s = st;
+
 	enav_l7_framer_lose(&s->rd[dir].fr, out);
 	if (dir == ENAV_L7_REQUEST) {
 		s->acc_active = false;
@@ -862,9 +864,11 @@ static bool startup_at(const uint8_t *d, size_t i, size_t cap)
 }
 
 /* Where framing can restart in d[from..cap), or -1. */
-static long find_start(struct pg_state *s, enum enav_l7_stream dir, const uint8_t *d, size_t from,
-		       size_t cap)
+static long find_start(void *st, enum enav_l7_stream dir, const uint8_t *d, size_t from, size_t cap,
+		       size_t len)
 {
+	struct pg_state *s = st;
+
 	if (dir == ENAV_L7_REQUEST && from == 0 && startup_at(d, 0, cap)) {
 		s->typed = false;
 		return 0;
@@ -883,21 +887,10 @@ static long find_start(struct pg_state *s, enum enav_l7_stream dir, const uint8_
 
 /* ---- the framing the stream engine runs ---------------------------------- */
 
-static long pg_find_start(void *st, enum enav_l7_stream dir, const uint8_t *d, size_t from,
-			  size_t cap, size_t len)
-{
-	return find_start(st, dir, d, from, cap);
-}
-
 static void pg_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
 {
 	if (dir == ENAV_L7_RESPONSE)
 		flush_answered(st, out);
-	lose(st, dir, out);
-}
-
-static void pg_lose(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
-{
 	lose(st, dir, out);
 }
 
@@ -984,27 +977,20 @@ static const struct enav_l7_framing pg_framing = {
     .prefix_len = pg_prefix_len,
     .header = pg_header,
     .end = pg_end,
-    .find_start = pg_find_start,
-    .lose = pg_lose,
+    .find_start = find_start,
+    .lose = lose,
     .gap = pg_gap,
     .between = pg_between,
     .opaque = pg_opaque,
+    .framer_at = {offsetof(struct pg_state, rd[0].fr), offsetof(struct pg_state, rd[1].fr)},
+    .keep_at = {offsetof(struct pg_state, req_buf), offsetof(struct pg_state, resp_buf)},
+    .keep_cap = {PG_REQ_CAP, PG_RESP_CAP},
 };
 
 /* The parser's feed: the engine frames messages of one stream. */
-static void feed_stream(void *state, const struct enav_l7_fragment *f,
-			const struct enav_l7_sink *out)
+static void pg_feed(void *state, const struct enav_l7_fragment *f, const struct enav_l7_sink *out)
 {
-	struct pg_state *s = state;
-
-	if (!s || !f || !out)
-		return;
-	if (f->stream == ENAV_L7_RESPONSE)
-		enav_l7_framer_feed(&s->rd[ENAV_L7_RESPONSE].fr, &pg_framing, s, f, s->resp_buf,
-				    PG_RESP_CAP, out);
-	else
-		enav_l7_framer_feed(&s->rd[ENAV_L7_REQUEST].fr, &pg_framing, s, f, s->req_buf,
-				    PG_REQ_CAP, out);
+	enav_l7_framed_feed(&pg_framing, state, f, out);
 }
 
 /* ---- ops ------------------------------------------------------------------ */
@@ -1035,6 +1021,6 @@ const struct enav_l7_parser_ops enav_l7_postgres_ops = {
     .state_size = sizeof(struct pg_state),
     .detect = pg_detect,
     .init = pg_init,
-    .feed = feed_stream,
+    .feed = pg_feed,
     .finish = flush_pending,
 };
