@@ -36,28 +36,10 @@
  */
 #include "features/network/l7/l7_common.h"
 #include "features/network/l7/l7_stream.h"
+#include "features/network/l7/mongo_scan.h"
 
 #include <stdio.h>
 #include <string.h>
-
-#define MONGO_HDR     16
-#define MONGO_MAX_MSG (64u << 20) /* servers cap at 48 MB */
-#define OP_REPLY      1
-#define OP_UPDATE     2001
-#define OP_INSERT     2002
-#define OP_QUERY      2004
-#define OP_GET_MORE   2005
-#define OP_DELETE     2006
-#define OP_KILL	      2007
-#define OP_COMPRESSED 2012
-#define OP_MSG	      2013
-
-#define MSG_MORE_TO_COME (1u << 1)
-#define REPLY_CURSOR_NF	 (1u << 0)
-#define REPLY_QUERY_FAIL (1u << 1)
-
-#define KEY_CAP	     16 /* reply keys of interest are short */
-#define CODENAME_CAP ENAV_L7_STATUS_MAX
 
 struct mongo_pending {
 	int32_t request_id;
@@ -68,60 +50,6 @@ struct mongo_pending {
 	uint64_t request_bytes;
 	char operation[ENAV_L7_OPERATION_MAX];
 	char target[ENAV_L7_TARGET_MAX];
-};
-
-/* What the scanner is doing with the next bytes. */
-enum { M_BYTES, M_SKIP, M_CSTR, M_STR, M_DONE, M_CUT, M_BAD };
-
-/* Where it is in the message. */
-enum {
-	ST_FLAGS,      /* OP_MSG flagBits */
-	ST_SECKIND,    /* OP_MSG section kind */
-	ST_SEQLEN,     /* kind 1 size */
-	ST_REPLY_HDR,  /* OP_REPLY flags, cursor, from, number */
-	ST_Q_FLAGS,    /* OP_QUERY flags */
-	ST_Q_NS,       /* OP_QUERY fullCollectionName */
-	ST_L_INT,      /* legacy: ZERO or flags */
-	ST_L_NS,       /* legacy: fullCollectionName */
-	ST_DOCLEN,     /* document length */
-	ST_ETYPE,      /* element type */
-	ST_EKEY,       /* element key */
-	ST_SLEN,       /* request: first element's string length */
-	ST_SVAL,       /* request: its value */
-	ST_VLEN,       /* reply: a value's length */
-	ST_NUMVAL,     /* reply: ok / code value */
-	ST_CODENAME,   /* reply: codeName value */
-	ST_REGEX,      /* reply: regex pattern, then options */
-	ST_REGEX2,     /* reply: regex options */
-	ST_NEXT,       /* after a skipped value: next element */
-	ST_GO_SECKIND, /* after a skipped section: next section */
-	ST_GO_DOCLEN,  /* after OP_QUERY's two counts: the query */
-};
-
-enum { K_OTHER, K_OK, K_CODE, K_CODENAME };
-
-struct mongo_scan {
-	uint8_t mode, step, after; /* after: step once a skip ends */
-	uint8_t etype, key;
-	bool reply;	 /* scanning a reply (all top-level elements) */
-	bool flags_only; /* a reply whose documents are not of interest */
-	bool in_doc;	 /* doc_left bounds what is consumed */
-	bool nested;	 /* OP_QUERY: inside "$query" */
-	uint8_t bn;
-	uint8_t buf[20];
-	uint32_t left; /* M_BYTES / M_SKIP / M_STR */
-	uint32_t doc_left;
-	uint16_t tn, tcap;
-	bool tcut;
-	char text[ENAV_L7_TARGET_MAX];
-	/* Results. */
-	uint32_t flags;
-	bool have_op, op_cut, have_target, target_cut, have_ns, ns_cut, ns_cmd;
-	char op[ENAV_L7_OPERATION_MAX];
-	char target[ENAV_L7_TARGET_MAX];
-	bool ok_seen, ok_one, code_seen, codename_seen, codename_cut;
-	int32_t code;
-	char codename[CODENAME_CAP];
 };
 
 struct mongo_dir {
@@ -154,434 +82,6 @@ static bool request_opcode(int32_t op)
 static bool reply_opcode(int32_t op)
 {
 	return op == OP_MSG || op == OP_REPLY || op == OP_COMPRESSED;
-}
-
-/* ---- the body scanner -------------------------------------------------------- */
-
-static void sc_bytes(struct mongo_scan *c, uint8_t step, uint32_t n)
-{
-	c->mode = M_BYTES;
-	c->step = step;
-	c->left = n;
-	c->bn = 0;
-}
-
-static void sc_skip(struct mongo_scan *c, uint32_t n, uint8_t after)
-{
-	c->mode = M_SKIP;
-	c->left = n;
-	c->after = after;
-}
-
-static void sc_text(struct mongo_scan *c, uint8_t mode, uint8_t step, uint16_t cap, uint32_t n)
-{
-	c->mode = mode;
-	c->step = step;
-	c->left = n;
-	c->tn = 0;
-	c->tcap = cap;
-	c->tcut = false;
-}
-
-static void sc_bad(struct mongo_scan *c)
-{
-	c->mode = M_BAD;
-}
-
-/* Copy the collected text (printable, cut to cap) into dst; true when cut. */
-static bool sc_take_text(const struct mongo_scan *c, char *dst, size_t cap)
-{
-	bool cut = enav_l7_copy_text(dst, cap, c->text, c->tn);
-	return cut || c->tcut;
-}
-
-static void sc_init(struct mongo_scan *c, int32_t opcode, bool reply, bool want_status)
-{
-	memset(c, 0, sizeof(*c));
-	c->reply = reply;
-	switch (opcode) {
-	case OP_MSG:
-		sc_bytes(c, ST_FLAGS, 4);
-		break;
-	case OP_REPLY:
-		sc_bytes(c, ST_REPLY_HDR, 20);
-		break;
-	case OP_QUERY:
-		sc_bytes(c, ST_Q_FLAGS, 4);
-		break;
-	case OP_UPDATE:
-	case OP_INSERT:
-	case OP_GET_MORE:
-	case OP_DELETE:
-		sc_bytes(c, ST_L_INT, 4);
-		break;
-	default:
-		c->mode = M_DONE;
-		break;
-	}
-	c->flags_only = reply && !want_status;
-}
-
-/* Value of a reply element: read it (ok, code, codeName) or skip it. */
-static void sc_value(struct mongo_scan *c)
-{
-	static const uint8_t fixed[256] = {
-	    [0x01] = 8, [0x07] = 12, [0x08] = 1, [0x09] = 8,
-	    [0x10] = 4, [0x11] = 8,  [0x12] = 8, [0x13] = 16,
-	};
-	uint8_t t = c->etype;
-
-	if ((c->key == K_OK && (t == 0x01 || t == 0x10 || t == 0x12 || t == 0x08)) ||
-	    (c->key == K_CODE && (t == 0x01 || t == 0x10 || t == 0x12))) {
-		sc_bytes(c, ST_NUMVAL, fixed[t]);
-		return;
-	}
-	switch (t) {
-	case 0x06: /* undefined */
-	case 0x0a: /* null */
-	case 0x7f: /* max key */
-	case 0xff: /* min key */
-		sc_bytes(c, ST_ETYPE, 1);
-		return;
-	case 0x02:
-	case 0x03:
-	case 0x04:
-	case 0x05:
-	case 0x0c:
-	case 0x0d:
-	case 0x0e:
-	case 0x0f:
-		sc_bytes(c, ST_VLEN, 4);
-		return;
-	case 0x0b:
-		sc_text(c, M_CSTR, ST_REGEX, 1, 0);
-		return;
-	default:
-		if (fixed[t]) {
-			sc_skip(c, fixed[t], ST_NEXT);
-			return;
-		}
-		sc_bad(c);
-	}
-}
-
-static double f64(const uint8_t *p)
-{
-	uint64_t v = (uint64_t)enav_l7_le32(p) | (uint64_t)enav_l7_le32(p + 4) << 32;
-	double d;
-	memcpy(&d, &v, sizeof(d));
-	return d;
-}
-
-/* The bytes a step waited for are there: decide what comes next. */
-static void sc_step(struct mongo_scan *c)
-{
-	switch (c->step) {
-	case ST_FLAGS:
-		c->flags = enav_l7_le32(c->buf);
-		if (c->flags_only) {
-			c->mode = M_DONE;
-			return;
-		}
-		sc_bytes(c, ST_SECKIND, 1);
-		return;
-	case ST_SECKIND:
-		if (c->buf[0] == 0)
-			sc_bytes(c, ST_DOCLEN, 4);
-		else if (c->buf[0] == 1)
-			sc_bytes(c, ST_SEQLEN, 4);
-		else
-			sc_bad(c);
-		return;
-	case ST_SEQLEN: {
-		uint32_t n = enav_l7_le32(c->buf);
-		if (n < 5 || n > MONGO_MAX_MSG) {
-			sc_bad(c);
-			return;
-		}
-		sc_skip(c, n - 4, ST_GO_SECKIND);
-		return;
-	}
-	case ST_REPLY_HDR: {
-		c->flags = enav_l7_le32(c->buf);
-		uint32_t returned = enav_l7_le32(c->buf + 16);
-		if (c->flags_only || returned == 0) {
-			c->mode = M_DONE;
-			return;
-		}
-		sc_bytes(c, ST_DOCLEN, 4);
-		return;
-	}
-	case ST_Q_FLAGS:
-		c->flags = enav_l7_le32(c->buf);
-		sc_text(c, M_CSTR, ST_Q_NS, ENAV_L7_TARGET_MAX, 0);
-		return;
-	case ST_L_INT:
-		sc_text(c, M_CSTR, ST_L_NS, ENAV_L7_TARGET_MAX, 0);
-		return;
-	case ST_Q_NS:
-	case ST_L_NS: {
-		/* "<db>.<collection>": keep the collection. */
-		const char *dot = memchr(c->text, '.', c->tn);
-		c->have_ns = true;
-		if (dot) {
-			size_t at = (size_t)(dot - c->text) + 1;
-			c->ns_cmd = c->tn - at == 4 && memcmp(dot + 1, "$cmd", 4) == 0 && !c->tcut;
-			c->ns_cut =
-			    enav_l7_copy_text(c->target, sizeof(c->target), dot + 1, c->tn - at) ||
-			    c->tcut;
-		}
-		if (c->step == ST_Q_NS && c->ns_cmd) {
-			c->target[0] = '\0';
-			c->ns_cut = false;
-			sc_skip(c, 8, ST_GO_DOCLEN);
-			return;
-		}
-		c->have_target = dot != NULL;
-		c->target_cut = c->ns_cut;
-		c->mode = M_DONE;
-		return;
-	}
-	case ST_DOCLEN: {
-		uint32_t n = enav_l7_le32(c->buf);
-		if (n < 5 || n > MONGO_MAX_MSG || (c->in_doc && n - 4 > c->doc_left)) {
-			sc_bad(c);
-			return;
-		}
-		c->in_doc = true;
-		c->doc_left = n - 4;
-		sc_bytes(c, ST_ETYPE, 1);
-		return;
-	}
-	case ST_ETYPE:
-		c->etype = c->buf[0];
-		if (c->etype == 0) {
-			/* End of the document: it must end exactly here. */
-			if (c->doc_left != 0 || !c->reply)
-				sc_bad(c);
-			else
-				c->mode = M_DONE;
-			return;
-		}
-		sc_text(c, M_CSTR, ST_EKEY, c->reply ? KEY_CAP : ENAV_L7_OPERATION_MAX, 0);
-		return;
-	case ST_EKEY:
-		if (!c->reply && c->tn == 0) { /* no command has an empty name */
-			sc_bad(c);
-			return;
-		}
-		if (!c->reply) {
-			if (!c->nested && c->etype == 0x03 && c->tn == 6 && !c->tcut &&
-			    memcmp(c->text, "$query", 6) == 0) {
-				c->nested = true;
-				sc_bytes(c, ST_DOCLEN, 4);
-				return;
-			}
-			c->have_op = true;
-			c->op_cut = sc_take_text(c, c->op, sizeof(c->op));
-			if (c->etype == 0x02)
-				sc_bytes(c, ST_SLEN, 4);
-			else
-				c->mode = M_DONE;
-			return;
-		}
-		c->key = K_OTHER;
-		if (!c->tcut && c->tn == 2 && memcmp(c->text, "ok", 2) == 0)
-			c->key = K_OK;
-		else if (!c->tcut && c->tn == 4 && memcmp(c->text, "code", 4) == 0)
-			c->key = K_CODE;
-		else if (!c->tcut && c->tn == 8 && memcmp(c->text, "codeName", 8) == 0)
-			c->key = K_CODENAME;
-		sc_value(c);
-		return;
-	case ST_SLEN: {
-		uint32_t n = enav_l7_le32(c->buf);
-		if (n < 1 || n > c->doc_left) {
-			sc_bad(c);
-			return;
-		}
-		sc_text(c, M_STR, ST_SVAL, ENAV_L7_TARGET_MAX, n);
-		return;
-	}
-	case ST_SVAL:
-		c->have_target = true;
-		c->target_cut = sc_take_text(c, c->target, sizeof(c->target));
-		c->mode = M_DONE;
-		return;
-	case ST_VLEN: {
-		uint32_t n = enav_l7_le32(c->buf);
-		uint8_t t = c->etype;
-		uint64_t rest; /* bytes after the length */
-		if (t == 0x02 || t == 0x0d || t == 0x0e) {
-			if (n < 1) {
-				sc_bad(c);
-				return;
-			}
-			rest = n;
-		} else if (t == 0x05) {
-			rest = (uint64_t)n + 1;
-		} else if (t == 0x0c) {
-			rest = (uint64_t)n + 12;
-		} else { /* document, array, code with scope: the length counts itself */
-			if (n < 5) {
-				sc_bad(c);
-				return;
-			}
-			rest = n - 4;
-		}
-		if (rest > c->doc_left) {
-			sc_bad(c);
-			return;
-		}
-		if (t == 0x02 && c->key == K_CODENAME) {
-			sc_text(c, M_STR, ST_CODENAME, CODENAME_CAP, n);
-			return;
-		}
-		sc_skip(c, (uint32_t)rest, ST_NEXT);
-		return;
-	}
-	case ST_NUMVAL: {
-		int64_t v;
-		bool one;
-		switch (c->etype) {
-		case 0x01: {
-			double d = f64(c->buf);
-			one = d == 1.0;
-			v = d >= -2147483648.0 && d <= 2147483647.0 ? (int64_t)d : -1;
-			break;
-		}
-		case 0x10:
-			v = (int32_t)enav_l7_le32(c->buf);
-			one = v == 1;
-			break;
-		case 0x12:
-			v = (int64_t)((uint64_t)enav_l7_le32(c->buf) |
-				      (uint64_t)enav_l7_le32(c->buf + 4) << 32);
-			one = v == 1;
-			break;
-		default: /* bool */
-			v = c->buf[0];
-			one = c->buf[0] == 1;
-			break;
-		}
-		if (c->key == K_OK) {
-			c->ok_seen = true;
-			c->ok_one = one;
-		} else {
-			c->code_seen = true;
-			c->code = v >= INT32_MIN && v <= INT32_MAX ? (int32_t)v : -1;
-		}
-		sc_bytes(c, ST_ETYPE, 1);
-		return;
-	}
-	case ST_CODENAME:
-		c->codename_seen = true;
-		c->codename_cut = sc_take_text(c, c->codename, sizeof(c->codename));
-		sc_bytes(c, ST_ETYPE, 1);
-		return;
-	case ST_REGEX:
-		sc_text(c, M_CSTR, ST_REGEX2, 1, 0);
-		return;
-	case ST_GO_SECKIND:
-		sc_bytes(c, ST_SECKIND, 1);
-		return;
-	case ST_GO_DOCLEN:
-		sc_bytes(c, ST_DOCLEN, 4);
-		return;
-	case ST_REGEX2:
-	case ST_NEXT:
-	default:
-		sc_bytes(c, ST_ETYPE, 1);
-		return;
-	}
-}
-
-/* Account for k bytes inside the current document. */
-static bool sc_consume(struct mongo_scan *c, uint32_t k)
-{
-	if (!c->in_doc)
-		return true;
-	if (k > c->doc_left) {
-		sc_bad(c);
-		return false;
-	}
-	c->doc_left -= k;
-	return true;
-}
-
-static void sc_feed(struct mongo_scan *c, const uint8_t *p, uint32_t n)
-{
-	while (n > 0 && c->mode <= M_STR) {
-		uint32_t k;
-		switch (c->mode) {
-		case M_BYTES:
-		case M_SKIP:
-		case M_STR:
-			k = n < c->left ? n : c->left;
-			if (!sc_consume(c, k))
-				return;
-			if (c->mode == M_BYTES) {
-				memcpy(c->buf + c->bn, p, k);
-				c->bn = (uint8_t)(c->bn + k);
-			} else if (c->mode == M_STR) {
-				/* The string's last byte is its NUL: not text. */
-				uint32_t text = c->left - 1;
-				uint32_t t = k < text ? k : text;
-				for (uint32_t i = 0; i < t; i++) {
-					if (c->tn + 1u < c->tcap)
-						c->text[c->tn++] = (char)p[i];
-					else
-						c->tcut = true;
-				}
-				if (k == c->left && p[k - 1] != 0) {
-					sc_bad(c);
-					return;
-				}
-			}
-			c->left -= k;
-			p += k;
-			n -= k;
-			if (c->left == 0) {
-				if (c->mode == M_SKIP)
-					c->step = c->after;
-				sc_step(c);
-			}
-			break;
-		case M_CSTR: {
-			const uint8_t *z = memchr(p, 0, n);
-			k = z ? (uint32_t)(z - p) + 1 : n;
-			if (!sc_consume(c, k))
-				return;
-			uint32_t t = z ? k - 1 : k;
-			for (uint32_t i = 0; i < t; i++) {
-				if (c->tn + 1u < c->tcap)
-					c->text[c->tn++] = (char)p[i];
-				else
-					c->tcut = true;
-			}
-			p += k;
-			n -= k;
-			if (z)
-				sc_step(c);
-			break;
-		}
-		default:
-			return;
-		}
-	}
-}
-
-/* n bytes were not captured: fine inside a skip, otherwise the scan ends. */
-static void sc_uncaptured(struct mongo_scan *c, uint32_t n)
-{
-	if (c->mode > M_STR || n == 0)
-		return;
-	if (c->mode == M_SKIP && n < c->left) {
-		if (sc_consume(c, n))
-			c->left -= n;
-		return;
-	}
-	c->mode = M_CUT;
 }
 
 /* ---- ops -------------------------------------------------------------------------- */
@@ -759,14 +259,14 @@ static void on_reply_header(struct mongo_state *s, const struct enav_l7_sink *ou
 	if (d->opcode == OP_COMPRESSED) {
 		s->compressed++;
 		d->silent = true;
-		sc_init(&d->sc, 0, true, false);
+		enav_mongo_scan_init(&d->sc, 0, true, false);
 		return;
 	}
 	long i = enav_l7_fifo_find(&s->q, d->resp_to);
 	if (i < 0) {
 		d->silent = true;
 		/* Read the flags only: a reply continuing an exhaust stream. */
-		sc_init(&d->sc, d->opcode, true, false);
+		enav_mongo_scan_init(&d->sc, d->opcode, true, false);
 		if (!(s->exhaust_valid && d->resp_to == s->exhaust_id))
 			out->stats->unmatched_responses++;
 		return;
@@ -777,7 +277,7 @@ static void on_reply_header(struct mongo_state *s, const struct enav_l7_sink *ou
 	enav_l7_fifo_pop(&s->q);
 	s->cur_valid = true;
 	/* An OP_REPLY to a query or getMore holds data: its flags only. */
-	sc_init(&d->sc, d->opcode, true, d->opcode == OP_MSG || s->cur.is_cmd);
+	enav_mongo_scan_init(&d->sc, d->opcode, true, d->opcode == OP_MSG || s->cur.is_cmd);
 }
 
 static void on_reply_end(struct mongo_state *s, uint64_t ts, const struct enav_l7_sink *out)
@@ -828,10 +328,10 @@ static bool on_header(struct mongo_state *s, int si, const struct enav_l7_sink *
 	if (d->opcode == OP_COMPRESSED) {
 		s->compressed++;
 		d->silent = true;
-		sc_init(&d->sc, 0, false, false);
+		enav_mongo_scan_init(&d->sc, 0, false, false);
 		return true;
 	}
-	sc_init(&d->sc, d->opcode, false, false);
+	enav_mongo_scan_init(&d->sc, d->opcode, false, false);
 	if (d->opcode == OP_KILL)
 		req_commit(s, out);
 	return true;
@@ -935,8 +435,8 @@ static bool mongo_body(void *st, enum enav_l7_stream dir, const uint8_t *data, u
 	struct mongo_state *s = st;
 	struct mongo_dir *d = &s->dir[dir];
 
-	sc_feed(&d->sc, data, captured);
-	sc_uncaptured(&d->sc, n - captured);
+	enav_mongo_scan_feed(&d->sc, data, captured);
+	enav_mongo_scan_uncaptured(&d->sc, n - captured);
 	return after_scan(s, (int)dir, out);
 }
 
