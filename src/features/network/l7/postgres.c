@@ -41,20 +41,16 @@
  */
 #include "features/network/l7/l7_common.h"
 #include "features/network/l7/l7_stream.h"
+#include "features/network/l7/postgres_wire.h"
 #include "features/network/l7/l7_text.h"
 
 #include <string.h>
 
-#define PG_REQ_CAP     1024 /* bytes of a request message body kept: names, SQL text */
-#define PG_RESP_CAP    256  /* bytes of a response message body kept: tag, error fields */
-#define PG_STMTS       16   /* prepared statements remembered (LRU) */
-#define PG_PORTALS     8    /* portals remembered (LRU) */
-#define PG_SLOTS       (2 * ENAV_L7_MAX_PENDING)
-#define PG_MAX_LEN     0x40000000u /* the server refuses longer messages */
-#define PG_CHAIN_MAX   16	   /* headers a resync candidate is checked against */
-#define PG_SSL_CODE    80877103u
-#define PG_GSS_CODE    80877104u
-#define PG_CANCEL_CODE 80877102u
+#define PG_REQ_CAP  1024 /* bytes of a request message body kept: names, SQL text */
+#define PG_RESP_CAP 256	 /* bytes of a response message body kept: tag, error fields */
+#define PG_STMTS    16	 /* prepared statements remembered (LRU) */
+#define PG_PORTALS  8	 /* portals remembered (LRU) */
+#define PG_SLOTS    (2 * ENAV_L7_MAX_PENDING)
 
 enum pg_slot_kind {
 	PG_SIMPLE = 1, /* Query: completed by ReadyForQuery */
@@ -153,112 +149,6 @@ static long cstr(const uint8_t *b, size_t n, size_t *off)
 	long l = (long)(z - (b + *off));
 	*off += (size_t)l + 1;
 	return l;
-}
-
-static bool is_frontend_type(uint8_t t, uint32_t len)
-{
-	if (len < 4 || len > PG_MAX_LEN)
-		return false;
-	switch (t) {
-	case 'Q':
-	case 'f':
-		return len >= 5;
-	case 'P':
-		return len >= 8;
-	case 'B':
-		return len >= 12;
-	case 'E':
-		return len >= 9;
-	case 'D':
-	case 'C':
-		return len >= 6;
-	case 'F':
-		return len >= 12;
-	case 'S':
-	case 'H':
-	case 'X':
-	case 'c':
-		return len == 4;
-	case 'd':
-	case 'p':
-		return true;
-	default:
-		return false;
-	}
-}
-
-static bool is_backend_type(uint8_t t, uint32_t len)
-{
-	if (len < 4 || len > PG_MAX_LEN)
-		return false;
-	switch (t) {
-	case 'Z':
-		return len == 5;
-	case '1':
-	case '2':
-	case '3':
-	case 'n':
-	case 'I':
-	case 's':
-	case 'c':
-		return len == 4;
-	case 'C':
-	case 'E':
-	case 'N':
-		return len >= 5;
-	case 'T':
-	case 'D':
-	case 't':
-	case 'S':
-		return len >= 6;
-	case 'K':
-		return len >= 12 && len <= 264;
-	case 'R':
-	case 'V':
-		return len >= 8;
-	case 'A':
-		return len >= 10;
-	case 'G':
-	case 'H':
-	case 'W':
-		return len >= 7;
-	case 'v':
-		return len >= 12;
-	case 'd':
-		return true;
-	default:
-		return false;
-	}
-}
-
-static bool type_known(enum enav_l7_stream dir, uint8_t t)
-{
-	const char *set = dir == ENAV_L7_REQUEST ? "QfPBEDCFSHXcdp" : "Z123nIscCENTDtSKRVAGHWvd";
-
-	return t != 0 && strchr(set, t) != NULL;
-}
-
-/* Fixed-size messages distinctive enough to resync on alone. */
-static bool strong_type(enum enav_l7_stream dir, uint8_t t, uint32_t len)
-{
-	if (dir == ENAV_L7_REQUEST)
-		return (t == 'S' || t == 'H' || t == 'c') && len == 4;
-	return (t == 'Z' && len == 5) ||
-	       ((t == '1' || t == '2' || t == '3' || t == 'n' || t == 's') && len == 4);
-}
-
-static bool valid_header(enum enav_l7_stream dir, uint8_t t, uint32_t len)
-{
-	return dir == ENAV_L7_REQUEST ? is_frontend_type(t, len) : is_backend_type(t, len);
-}
-
-static bool valid_startup(uint32_t len, uint32_t code)
-{
-	if (code == PG_SSL_CODE || code == PG_GSS_CODE)
-		return len == 8;
-	if (code == PG_CANCEL_CODE)
-		return len == 16;
-	return (code >> 16) == 3 && len >= 8 && len <= 10000;
 }
 
 /* ---- pending FIFO --------------------------------------------------------- */
@@ -829,54 +719,20 @@ static void lose(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *o
 	}
 }
 
-/* Is d[i..cap) a plausible chain of message headers? */
-static bool chain_ok(enum enav_l7_stream dir, const uint8_t *d, size_t i, size_t cap,
-		     bool frag_start)
-{
-	size_t j = i;
-	int n = 0;
-	bool strong = false;
-
-	while (j + 5 <= cap && n < PG_CHAIN_MAX) {
-		uint32_t len = enav_l7_be32(d + j + 1);
-
-		if (!valid_header(dir, d[j], len))
-			return false;
-		if (n == 0)
-			strong = strong_type(dir, d[j], len);
-		if (d[j] == 'Z' && dir == ENAV_L7_RESPONSE && j + 5 < cap && d[j + 5] != 'I' &&
-		    d[j + 5] != 'T' && d[j + 5] != 'E')
-			return false;
-		n++;
-		j += (size_t)len + 1;
-	}
-	if (n == 0)
-		return false;
-	if (j < cap && j + 5 > cap && n < PG_CHAIN_MAX && !type_known(dir, d[j]))
-		return false;
-	return frag_start || n >= 2 || strong;
-}
-
-/* A start-up packet at d[i]? */
-static bool startup_at(const uint8_t *d, size_t i, size_t cap)
-{
-	return i + 8 <= cap && valid_startup(enav_l7_be32(d + i), enav_l7_be32(d + i + 4));
-}
-
 /* Where framing can restart in d[from..cap), or -1. */
 static long find_start(void *st, enum enav_l7_stream dir, const uint8_t *d, size_t from, size_t cap,
 		       size_t len)
 {
 	struct pg_state *s = st;
 
-	if (dir == ENAV_L7_REQUEST && from == 0 && startup_at(d, 0, cap)) {
+	if (dir == ENAV_L7_REQUEST && from == 0 && enav_pg_startup_at(d, 0, cap)) {
 		s->typed = false;
 		return 0;
 	}
 	for (size_t i = from; i + 5 <= cap; i++) {
-		if (!valid_header(dir, d[i], enav_l7_be32(d + i + 1)))
+		if (!enav_pg_valid_header(dir, d[i], enav_l7_be32(d + i + 1)))
 			continue;
-		if (chain_ok(dir, d, i, cap, i == 0)) {
+		if (enav_pg_chain_ok(dir, d, i, cap, i == 0)) {
 			if (dir == ENAV_L7_REQUEST)
 				s->typed = true;
 			return (long)i;
@@ -929,7 +785,7 @@ static bool pg_header(void *st, enum enav_l7_stream dir, struct enav_l7_framer *
 	if (fr->hdr_need == 8) {
 		r->type = 0;
 		r->len = enav_l7_be32(fr->hdr);
-		if (!valid_startup(r->len, enav_l7_be32(fr->hdr + 4))) {
+		if (!enav_pg_valid_startup(r->len, enav_l7_be32(fr->hdr + 4))) {
 			/* joined after the start-up: try typed messages */
 			out->stats->parse_errors++;
 			s->typed = true;
@@ -941,7 +797,7 @@ static bool pg_header(void *st, enum enav_l7_stream dir, struct enav_l7_framer *
 	}
 	r->type = fr->hdr[0];
 	r->len = enav_l7_be32(fr->hdr + 1);
-	if (!valid_header(dir, r->type, r->len)) {
+	if (!enav_pg_valid_header(dir, r->type, r->len)) {
 		out->stats->parse_errors++;
 		lose(s, dir, out);
 		return false;
