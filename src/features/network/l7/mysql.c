@@ -38,16 +38,16 @@
  */
 #include "features/network/l7/l7_common.h"
 #include "features/network/l7/l7_stream.h"
+#include "features/network/l7/mysql_wire.h"
 #include "features/network/l7/l7_text.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define MY_REQ_CAP   1024 /* payload bytes of a request packet kept: SQL text */
-#define MY_RESP_CAP  256  /* payload bytes of a response packet kept: greeting, OK, ERR */
-#define MY_STMTS     16
-#define MY_MAX_PKT   0xffffffu
-#define MY_CHAIN_MAX 16
+#define MY_REQ_CAP  1024 /* payload bytes of a request packet kept: SQL text */
+#define MY_RESP_CAP 256	 /* payload bytes of a response packet kept: greeting, OK, ERR */
+#define MY_STMTS    16
+#define MY_MAX_PKT  0xffffffu
 
 #define CLIENT_PROTOCOL_41   0x00000200u
 #define CLIENT_SSL	     0x00000800u
@@ -145,44 +145,6 @@ struct my_state {
 	char last_prep_statement[ENAV_L7_STATEMENT_MAX];
 	uint64_t stmt_misses, local_infile;
 };
-
-/* ---- helpers -------------------------------------------------------------- */
-
-static uint32_t le16(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
-
-static uint32_t le24(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return le24(p) | (uint32_t)p[3] << 24;
-}
-
-/* Length-encoded integer at b[*off..n); false when cut or invalid. */
-static bool lenenc(const uint8_t *b, size_t n, size_t *off, uint64_t *v)
-{
-	if (*off >= n)
-		return false;
-	uint8_t c = b[*off];
-	size_t w = c < 0xfb ? 0 : c == 0xfc ? 2 : c == 0xfd ? 3 : c == 0xfe ? 8 : 99;
-
-	if (w == 99 || *off + 1 + w > n)
-		return false;
-	if (w == 0) {
-		*v = c;
-	} else {
-		*v = 0;
-		for (size_t i = 0; i < w; i++)
-			*v |= (uint64_t)b[*off + 1 + i] << (8 * i);
-	}
-	*off += 1 + w;
-	return true;
-}
 
 /* ---- FIFO ----------------------------------------------------------------- */
 
@@ -541,24 +503,6 @@ static void err_status(struct my_op *o, const uint8_t *b, size_t n, const struct
 	}
 }
 
-static bool is_progress(const uint8_t *b, size_t n)
-{
-	return n >= 3 && b[0] == 0xff && le16(b + 1) == 0xffff;
-}
-
-/* Status flags of an OK (0x00 or 0xfe header) or EOF packet; 0 when cut. */
-static uint32_t ok_status(const uint8_t *b, size_t n, uint32_t len)
-{
-	size_t off = 1;
-	uint64_t v;
-
-	if (b[0] == 0xfe && len == 5) /* EOF: warnings, status */
-		return n >= 5 ? le16(b + 3) : 0;
-	if (!lenenc(b, n, &off, &v) || !lenenc(b, n, &off, &v) || off + 2 > n)
-		return 0;
-	return le16(b + off);
-}
-
 /* A result-set terminator: EOF, or an OK with a 0xfe header. */
 static bool is_terminator(struct my_state *s, const uint8_t *b, size_t n, uint32_t len)
 {
@@ -599,7 +543,7 @@ static void result_packet(struct my_state *s, struct my_op *o, const uint8_t *b,
 		if (n < 1) {
 			break;
 		} else if (b[0] == 0x00 && o->kind != K_FETCH) {
-			st = ok_status(b, n, len);
+			st = enav_mysql_ok_status(b, n, len);
 			set_op(o->status, "OK");
 			if (!(st & SERVER_MORE_RESULTS))
 				complete(s, ts, out);
@@ -615,7 +559,7 @@ static void result_packet(struct my_state *s, struct my_op *o, const uint8_t *b,
 			size_t off = 0;
 			uint64_t cols;
 
-			if (!lenenc(b, n, &off, &cols) || cols == 0) {
+			if (!enav_mysql_lenenc(b, n, &off, &cols) || cols == 0) {
 				out->stats->parse_errors++;
 				break;
 			}
@@ -636,7 +580,7 @@ static void result_packet(struct my_state *s, struct my_op *o, const uint8_t *b,
 		break;
 	case RS_COLDEFS_EOF:
 		if (is_defs_eof(s, b, n, len)) {
-			st = ok_status(b, n, len);
+			st = enav_mysql_ok_status(b, n, len);
 			s->rs = RS_ROWS;
 			if (st & SERVER_CURSOR_EXISTS) { /* rows come by COM_STMT_FETCH */
 				set_op(o->status, "OK");
@@ -649,7 +593,7 @@ static void result_packet(struct my_state *s, struct my_op *o, const uint8_t *b,
 		break;
 	case RS_ROWS:
 		if (is_terminator(s, b, n, len)) {
-			st = ok_status(b, n, len);
+			st = enav_mysql_ok_status(b, n, len);
 			set_op(o->status, "OK");
 			if ((st & SERVER_MORE_RESULTS) && o->kind != K_FETCH)
 				s->rs = RS_FIRST;
@@ -791,7 +735,7 @@ static void response_packet(struct my_state *s, struct my_reader *r, uint64_t ts
 	}
 	o->resp_bytes += (uint64_t)len + 4;
 	o->resp_started = true;
-	if (r->cont || (n >= 1 && is_progress(b, n)))
+	if (r->cont || (n >= 1 && enav_mysql_is_progress(b, n)))
 		return;
 	switch (o->kind) {
 	case K_QUERY:
@@ -851,49 +795,6 @@ static void flush_answered(struct my_state *s, const struct enav_l7_sink *out)
 	}
 }
 
-static bool plausible_command(uint8_t c, uint32_t len)
-{
-	if (len < 1)
-		return false;
-	if (c == 0x17 || c == 0x19 || c == 0x1c || c == 0x1a || c == 0x18)
-		return len >= 5;
-	return c <= 0x1f || c == 0xfa;
-}
-
-/* A chain of packets with consecutive sequence ids at d[i..cap). */
-static bool chain_ok(struct my_state *s, enum enav_l7_stream dir, const uint8_t *d, size_t i,
-		     size_t cap, size_t len)
-{
-	size_t j = i;
-	int n = 0;
-
-	(void)s;
-	while (j + 4 <= cap && n < MY_CHAIN_MAX) {
-		uint32_t l = le24(d + j);
-		uint8_t sq = d[j + 3];
-
-		if (n == 0 && dir == ENAV_L7_REQUEST &&
-		    (sq != 0 || j + 4 >= cap || !plausible_command(d[j + 4], l)))
-			return false;
-		if (n > 0 && sq != (uint8_t)(d[i + 3] + n))
-			return false;
-		n++;
-		j += 4 + (size_t)l;
-	}
-	if (n == 0)
-		return false;
-	return n >= 2 || j == len || i == 0;
-}
-
-static long find_start(void *s, enum enav_l7_stream dir, const uint8_t *d, size_t from, size_t cap,
-		       size_t len)
-{
-	for (size_t i = from; i + 4 <= cap; i++)
-		if (chain_ok(s, dir, d, i, cap, len))
-			return (long)i;
-	return -1;
-}
-
 /* ---- the framing the stream engine runs ---------------------------------- */
 
 static void my_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
@@ -941,7 +842,7 @@ static const struct enav_l7_framing my_framing = {
     .prefix_len = my_prefix_len,
     .header = my_header,
     .end = my_end,
-    .find_start = find_start,
+    .find_start = enav_mysql_find_start,
     .lose = lose,
     .gap = my_gap,
     .opaque = my_opaque,

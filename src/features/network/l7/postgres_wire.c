@@ -113,7 +113,7 @@ bool enav_pg_valid_startup(uint32_t len, uint32_t code)
 
 /* Is d[i..cap) a plausible chain of message headers? */
 bool enav_pg_chain_ok(enum enav_l7_stream dir, const uint8_t *d, size_t i, size_t cap,
-		     bool frag_start)
+		      bool frag_start)
 {
 	size_t j = i;
 	int n = 0;
@@ -144,4 +144,3 @@ bool enav_pg_startup_at(const uint8_t *d, size_t i, size_t cap)
 {
 	return i + 8 <= cap && enav_pg_valid_startup(enav_l7_be32(d + i), enav_l7_be32(d + i + 4));
 }
-
