@@ -74,12 +74,11 @@ static bool chain_ok(enum enav_l7_stream dir, const uint8_t *d, size_t i, size_t
 	return n >= 2 || j == len || i == 0;
 }
 
-long enav_mysql_find_start(void *s, enum enav_l7_stream dir, const uint8_t *d, size_t from, size_t cap,
-		       size_t len)
+long enav_mysql_find_start(void *s, enum enav_l7_stream dir, const uint8_t *d, size_t from,
+			   size_t cap, size_t len)
 {
 	for (size_t i = from; i + 4 <= cap; i++)
 		if (chain_ok(dir, d, i, cap, len))
 			return (long)i;
 	return -1;
 }
-
