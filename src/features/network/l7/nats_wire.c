@@ -16,7 +16,6 @@ static const struct {
     {"MSG", NO_MSG, 2},		{"HMSG", NO_HMSG, 2}, {"+OK", NO_OK, 2},    {"-ERR", NO_ERR, 2},
 };
 
-
 char enav_nats_upper(char c)
 {
 	return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
@@ -210,4 +209,3 @@ void enav_nats_json_byte(struct n_json *j, uint8_t c)
 		break;
 	}
 }
-
