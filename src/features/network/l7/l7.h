@@ -21,6 +21,10 @@
  *    fragments) instead of emitting a guessed operation.
  *  - Private by default: literal values never leave the node unless the
  *    options ask for them (query strings, statement literals, payloads).
+ *
+ * A length-prefixed protocol leaves reassembly, uncaptured bytes, gaps,
+ * resync and id pairing to the stream engine (l7_stream.h) and keeps only
+ * its framing and field extraction.
  */
 #ifndef ENAV_FEATURES_NETWORK_L7_L7_H
 #define ENAV_FEATURES_NETWORK_L7_L7_H
