@@ -17,17 +17,40 @@
 
 #define ENAV_L7_HEAD 16
 
-/* Values of enum enav_l7_protocol (src/model/protocols.h); protocols.c asserts
- * they match. */
-#define ENAV_L7C_HTTP1	  1
-#define ENAV_L7C_HTTP2	  2
-#define ENAV_L7C_REDIS	  3
-#define ENAV_L7C_POSTGRES 4
-#define ENAV_L7C_MYSQL	  5
-#define ENAV_L7C_KAFKA	  6
-#define ENAV_L7C_MONGO	  7
-#define ENAV_L7C_NATS	  8
-#define ENAV_L7C_NONE	  255 /* as ENAV_L7_CLASS_NONE */
+/*
+ * The protocol list, one row per protocol: everything else is generated from
+ * it.  A row is X(ID, id, parser, name, family):
+ *   ID      ENAV_L7_<ID> in enum enav_l7_protocol (src/model/protocols.h) and,
+ *           for a protocol the kernel classifies, ENAV_L7C_<ID> here
+ *   id      its number: a span's protocol and its bit in a protocol mask, so
+ *           unique and below 32
+ *   parser  enav_l7_<parser>_ops, src/features/network/l7/<parser>.c
+ *   name    metric label, span attribute, configuration value
+ *   family  ENAV_SPAN_FAMILY_<family>: which OpenTelemetry conventions apply
+ * CLASSIFIED: the kernel recognizes it from the first bytes (its signature is
+ * in enav_l7_classify() below) and it has a parser of its own.  UPGRADED:
+ * reached only through another protocol (WebSocket through an HTTP/1
+ * upgrade); no classifier id, no parser row, not selectable.
+ */
+#define ENAV_L7_CLASSIFIED_PROTOCOLS(X)                                                            \
+	X(HTTP1, 1, http1, "http1", HTTP)                                                          \
+	X(HTTP2, 2, http2, "http2", HTTP) /* gRPC is HTTP/2 with op.rpc set */                     \
+	X(REDIS, 3, redis, "redis", DB)                                                            \
+	X(POSTGRES, 4, postgres, "postgresql", DB)                                                 \
+	X(MYSQL, 5, mysql, "mysql", DB)                                                            \
+	X(KAFKA, 6, kafka, "kafka", MESSAGING)                                                     \
+	X(MONGO, 7, mongo, "mongodb", DB)                                                          \
+	X(NATS, 8, nats, "nats", MESSAGING)
+#define ENAV_L7_UPGRADED_PROTOCOLS(X) X(WEBSOCKET, 9, websocket, "websocket", WEBSOCKET)
+
+/* What enav_l7_classify() returns: the protocol's id, so user space reads it
+ * as enum enav_l7_protocol with no table between. */
+enum enav_l7c_id {
+#define ENAV_L7C_ID_ROW(ID, id, parser, name, family) ENAV_L7C_##ID = id,
+	ENAV_L7_CLASSIFIED_PROTOCOLS(ENAV_L7C_ID_ROW)
+#undef ENAV_L7C_ID_ROW
+};
+#define ENAV_L7C_NONE 255 /* as ENAV_L7_CLASS_NONE */
 
 static inline __attribute__((always_inline)) __u32 enav_l7c_be32(const __u8 *h)
 {

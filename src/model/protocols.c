@@ -6,36 +6,24 @@
 
 #include "enav/l7_classify.h"
 
-/* Ordered by id: row i describes protocol i. */
+/* Row i describes protocol i; generated from the protocol list. */
+#define CLASSIFIED_ROW(ID, id, parser, name, family)                                               \
+	[ENAV_L7_##ID] = {ENAV_L7_##ID, name, ENAV_L7C_##ID, ENAV_SPAN_FAMILY_##family},
+#define UPGRADED_ROW(ID, id, parser, name, family)                                                 \
+	[ENAV_L7_##ID] = {ENAV_L7_##ID, name, ENAV_L7C_NONE, ENAV_SPAN_FAMILY_##family},
 static const struct enav_protocol protocols[] = {
-    {ENAV_L7_UNKNOWN, "unknown", ENAV_L7C_NONE, ENAV_SPAN_FAMILY_NONE},
-    {ENAV_L7_HTTP1, "http1", ENAV_L7C_HTTP1, ENAV_SPAN_FAMILY_HTTP},
-    {ENAV_L7_HTTP2, "http2", ENAV_L7C_HTTP2, ENAV_SPAN_FAMILY_HTTP},
-    {ENAV_L7_REDIS, "redis", ENAV_L7C_REDIS, ENAV_SPAN_FAMILY_DB},
-    {ENAV_L7_POSTGRES, "postgresql", ENAV_L7C_POSTGRES, ENAV_SPAN_FAMILY_DB},
-    {ENAV_L7_MYSQL, "mysql", ENAV_L7C_MYSQL, ENAV_SPAN_FAMILY_DB},
-    {ENAV_L7_KAFKA, "kafka", ENAV_L7C_KAFKA, ENAV_SPAN_FAMILY_MESSAGING},
-    {ENAV_L7_MONGO, "mongodb", ENAV_L7C_MONGO, ENAV_SPAN_FAMILY_DB},
-    {ENAV_L7_NATS, "nats", ENAV_L7C_NATS, ENAV_SPAN_FAMILY_MESSAGING},
-    {ENAV_L7_WEBSOCKET, "websocket", ENAV_L7C_NONE, ENAV_SPAN_FAMILY_WEBSOCKET},
-};
+    [ENAV_L7_UNKNOWN] = {ENAV_L7_UNKNOWN, "unknown", ENAV_L7C_NONE, ENAV_SPAN_FAMILY_NONE},
+    ENAV_L7_CLASSIFIED_PROTOCOLS(CLASSIFIED_ROW) ENAV_L7_UPGRADED_PROTOCOLS(UPGRADED_ROW)};
 
+/* Dense ids: as many rows as ids, so no id is skipped or used twice (a
+ * designated row written twice would leave a hole). */
+#define COUNT_ROW(ID, id, parser, name, family) +1
+_Static_assert(1 ENAV_L7_CLASSIFIED_PROTOCOLS(COUNT_ROW)
+		       ENAV_L7_UPGRADED_PROTOCOLS(COUNT_ROW) == ENAV_L7__COUNT,
+	       "protocol ids are 1..n, each used once");
 _Static_assert(sizeof(protocols) / sizeof(protocols[0]) == ENAV_L7__COUNT,
 	       "one row per enum enav_l7_protocol");
 _Static_assert(ENAV_L7__COUNT <= 32, "a protocol mask has 32 bits");
-
-/* The kernel returns a protocol's classifier id and user space reads it as
- * the protocol id (struct enav_l7_event.protocol), and the mask the kernel
- * tests is built from protocol ids: the two must be one number.  The unit
- * test test_l7_classify checks each row's classifier against its id. */
-_Static_assert(ENAV_L7C_HTTP1 == ENAV_L7_HTTP1, "kernel classifier id");
-_Static_assert(ENAV_L7C_HTTP2 == ENAV_L7_HTTP2, "kernel classifier id");
-_Static_assert(ENAV_L7C_REDIS == ENAV_L7_REDIS, "kernel classifier id");
-_Static_assert(ENAV_L7C_POSTGRES == ENAV_L7_POSTGRES, "kernel classifier id");
-_Static_assert(ENAV_L7C_MYSQL == ENAV_L7_MYSQL, "kernel classifier id");
-_Static_assert(ENAV_L7C_KAFKA == ENAV_L7_KAFKA, "kernel classifier id");
-_Static_assert(ENAV_L7C_MONGO == ENAV_L7_MONGO, "kernel classifier id");
-_Static_assert(ENAV_L7C_NATS == ENAV_L7_NATS, "kernel classifier id");
 _Static_assert(ENAV_L7C_NONE >= ENAV_L7__COUNT, "no protocol id means none");
 
 const struct enav_protocol *enav_protocol(unsigned id)

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The application protocols the agent knows, one row each (protocols.c):
- * the id a span carries, the name on metrics and in the configuration, the
- * id the kernel classifier returns (include/enav/l7_classify.h) and the
- * span family that decides the exporters' attributes and RED metrics.
- * The parsers are found by the same id (src/features/network/l7/l7_parsers.c).
+ * The application protocols the agent knows, generated from the one list in
+ * include/enav/l7_classify.h (ENAV_L7_CLASSIFIED_PROTOCOLS and
+ * ENAV_L7_UPGRADED_PROTOCOLS): the id a span carries, the name on metrics
+ * and in the configuration, the id the kernel classifier returns and the
+ * span family that decides the exporters' attributes and RED metrics.  The
+ * parsers are found by the same id (src/features/network/l7/l7_parsers.c).
  *
- * Adding a protocol: an id here, a row in protocols.c, its kernel signature
- * in l7_classify.h, its parser row and file in src/features/network/l7/.
+ * Adding a protocol: a row in that list, its kernel signature in
+ * enav_l7_classify(), its parser file in src/features/network/l7/.
  */
 #ifndef ENAV_MODEL_PROTOCOLS_H
 #define ENAV_MODEL_PROTOCOLS_H
@@ -16,19 +17,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "enav/l7_classify.h"
+
 /* A protocol's bit in a protocol mask (sources.network.l7.protocols, the
- * kernel's rodata) is 1u << id, so ids stay below 32. */
+ * kernel's rodata) is 1u << id, so ids stay below 32 (protocols.c asserts
+ * it).  The rows are in include/enav/l7_classify.h, the one protocol list. */
 enum enav_l7_protocol {
 	ENAV_L7_UNKNOWN = 0,
-	ENAV_L7_HTTP1 = 1,
-	ENAV_L7_HTTP2 = 2, /* gRPC is HTTP/2 with op.rpc set */
-	ENAV_L7_REDIS = 3,
-	ENAV_L7_POSTGRES = 4,
-	ENAV_L7_MYSQL = 5,
-	ENAV_L7_KAFKA = 6,
-	ENAV_L7_MONGO = 7,
-	ENAV_L7_NATS = 8,
-	ENAV_L7_WEBSOCKET = 9, /* reached only through an HTTP/1 upgrade */
+#define ENAV_L7_ENUM_ROW(ID, id, parser, name, family) ENAV_L7_##ID = id,
+	ENAV_L7_CLASSIFIED_PROTOCOLS(ENAV_L7_ENUM_ROW) ENAV_L7_UPGRADED_PROTOCOLS(ENAV_L7_ENUM_ROW)
+#undef ENAV_L7_ENUM_ROW
+	/* ids are dense and the last row has the largest: protocols.c checks */
 	ENAV_L7__COUNT,
 };
 

@@ -32,6 +32,7 @@
 
 #include <nghttp2/nghttp2.h>
 
+#include "features/network/l7/http2_fields.h"
 #include "features/network/l7/l7_text.h"
 
 #define H2_PREFACE     "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
@@ -296,74 +297,13 @@ static void emit(struct h2_state *st, struct h2_stream *s, uint64_t ts, enum end
 
 /* ---- header fields ------------------------------------------------------------- */
 
-static bool name_is(const nghttp2_nv *nv, const char *lit)
-{
-	size_t n = strlen(lit);
-	return nv->namelen == n && memcmp(nv->name, lit, n) == 0;
-}
-
-static bool prefix_ci(const uint8_t *v, size_t n, const char *lit, size_t *at)
-{
-	size_t k = strlen(lit);
-	if (n < k)
-		return false;
-	for (size_t i = 0; i < k; i++) {
-		uint8_t c = v[i];
-		if (c >= 'A' && c <= 'Z')
-			c = (uint8_t)(c + 32);
-		if (c != (uint8_t)lit[i])
-			return false;
-	}
-	*at = k;
-	return true;
-}
-
-static bool media_end(const uint8_t *v, size_t n, size_t at)
-{
-	return at == n || v[at] == '+' || v[at] == ';' || v[at] == ' ' || v[at] == '\t';
-}
-
-/* content-type: 0 not gRPC, 1 gRPC (or gRPC-Web text), 2 gRPC-Web binary. */
-static int grpc_kind(const uint8_t *v, size_t n)
-{
-	size_t at;
-	if (!prefix_ci(v, n, "application/grpc", &at))
-		return 0;
-	if (media_end(v, n, at))
-		return 1;
-	size_t w;
-	if (prefix_ci(v, n, "application/grpc-web", &w)) {
-		if (media_end(v, n, w))
-			return 2;
-		size_t t;
-		if (prefix_ci(v, n, "application/grpc-web-text", &t) && media_end(v, n, t))
-			return 1;
-	}
-	return 0;
-}
-
-/* Decimal digits only, 1..9 of them. */
-static bool parse_uint(const uint8_t *v, size_t n, int32_t *out)
-{
-	if (n == 0 || n > 9)
-		return false;
-	int32_t x = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (v[i] < '0' || v[i] > '9')
-			return false;
-		x = x * 10 + (v[i] - '0');
-	}
-	*out = x;
-	return true;
-}
-
 static void on_request_header(struct h2_state *st, struct h2_stream *s, const nghttp2_nv *nv,
 			      const struct enav_l7_sink *out)
 {
-	if (name_is(nv, ":method")) {
+	if (enav_h2_name_is(nv, ":method")) {
 		if (enav_l7_copy_text(s->method, sizeof(s->method), nv->value, nv->valuelen))
 			out->stats->truncated_fields++;
-	} else if (name_is(nv, ":path")) {
+	} else if (enav_h2_name_is(nv, ":path")) {
 		size_t n = nv->valuelen;
 		if (!st->keep_query) {
 			for (size_t i = 0; i < n; i++) {
@@ -377,10 +317,10 @@ static void on_request_header(struct h2_state *st, struct h2_stream *s, const ng
 			out->stats->truncated_fields++;
 		enav_l7_path_template((const char *)nv->value, nv->valuelen, s->target,
 				      sizeof(s->target));
-	} else if (name_is(nv, "content-type")) {
-		if (grpc_kind(nv->value, nv->valuelen))
+	} else if (enav_h2_name_is(nv, "content-type")) {
+		if (enav_h2_grpc_kind(nv->value, nv->valuelen))
 			s->rpc = true;
-	} else if (name_is(nv, "traceparent")) {
+	} else if (enav_h2_name_is(nv, "traceparent")) {
 		if (!s->has_tp)
 			s->has_tp =
 			    enav_l7_traceparent_parse((const char *)nv->value, nv->valuelen,
@@ -391,21 +331,21 @@ static void on_request_header(struct h2_state *st, struct h2_stream *s, const ng
 static void on_response_header(struct h2_stream *s, const nghttp2_nv *nv)
 {
 	int32_t v;
-	if (name_is(nv, ":status")) {
+	if (enav_h2_name_is(nv, ":status")) {
 		/* 1xx are informational: the final status comes later. */
-		if (nv->valuelen == 3 && parse_uint(nv->value, 3, &v) && v >= 200 &&
+		if (nv->valuelen == 3 && enav_h2_parse_uint(nv->value, 3, &v) && v >= 200 &&
 		    s->http_status < 0) {
 			s->http_status = v;
 			s->response_headers = true;
 		}
-	} else if (name_is(nv, "content-type")) {
-		int k = grpc_kind(nv->value, nv->valuelen);
+	} else if (enav_h2_name_is(nv, "content-type")) {
+		int k = enav_h2_grpc_kind(nv->value, nv->valuelen);
 		if (k)
 			s->rpc = true;
 		if (k == 2)
 			s->gw_scan = true;
-	} else if (name_is(nv, "grpc-status")) {
-		if (parse_uint(nv->value, nv->valuelen, &v))
+	} else if (enav_h2_name_is(nv, "grpc-status")) {
+		if (enav_h2_parse_uint(nv->value, nv->valuelen, &v))
 			s->grpc_status = v;
 	}
 }

@@ -35,6 +35,7 @@
  * (never read), topic ids (never resolved to names).
  */
 #include "features/network/l7/l7_common.h"
+#include "features/network/l7/l7_stream.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -157,24 +158,14 @@ struct kafka_pending {
 };
 
 struct kafka_dir {
-	bool lost;     /* resyncing: wait for a plausible message start */
-	bool in_msg;   /* the size is read: inside a message body */
-	bool hdr_done; /* the header copy was interpreted */
-	uint8_t pre_n; /* size bytes read so far */
-	uint8_t pre[4];
-	uint32_t size;	/* body bytes (after the size) */
-	uint32_t got;	/* body bytes consumed */
-	uint32_t hdr_n; /* body bytes copied into hdr */
-	bool has_seq;
-	uint32_t seq;
-	uint64_t start_ns; /* first byte of the message */
-	uint64_t last_ns;  /* latest fragment on this stream */
-	uint8_t hdr[KAFKA_HDR_CAP];
+	struct enav_l7_framer fr;   /* keep_n: body bytes copied into hdr */
+	bool hdr_done;		    /* the header copy was interpreted */
+	uint32_t size;		    /* body bytes (after the size) */
+	uint8_t hdr[KAFKA_HDR_CAP]; /* the head of the body */
 };
 
 struct kafka_state {
-	uint32_t max_pending;
-	uint32_t head, count;
+	struct enav_l7_fifo q; /* of fifo[] */
 	struct kafka_pending fifo[ENAV_L7_MAX_PENDING];
 	struct kafka_dir dir[2];
 	/* The response being read, once matched to its request. */
@@ -505,24 +496,20 @@ static void emit(const struct enav_l7_sink *out, const struct kafka_pending *p, 
 		out->op(out->ctx, &op);
 }
 
-static struct kafka_pending *fifo_at(struct kafka_state *s, uint32_t i)
+/* A request that will get no response: emitted as such. */
+static void unanswered(void *st, uint32_t index, const struct enav_l7_sink *out)
 {
-	return &s->fifo[enav_l7_fifo_slot(s->head, i)];
-}
+	struct kafka_pending *p = &((struct kafka_state *)st)->fifo[index];
 
-static void fifo_pop(struct kafka_state *s)
-{
-	enav_l7_fifo_drop(&s->head, &s->count);
+	emit(out, p, ENAV_L7_OP_REQUEST, false, p->start_ns, 0, false, 0);
 }
 
 /* ---- framing ----------------------------------------------------------------- */
 
 static void dir_reset(struct kafka_dir *d)
 {
-	d->in_msg = false;
 	d->hdr_done = false;
-	d->pre_n = 0;
-	d->size = d->got = d->hdr_n = 0;
+	d->size = 0;
 }
 
 /* The response in progress ends without its last bytes (gap, lost framing,
@@ -532,22 +519,25 @@ static void flush_cur(struct kafka_state *s, const struct enav_l7_sink *out)
 	if (!s->cur_valid)
 		return;
 	s->cur_valid = false;
-	emit(out, &s->cur, ENAV_L7_OP_REQUEST, true, s->dir[ENAV_L7_RESPONSE].last_ns,
+	emit(out, &s->cur, ENAV_L7_OP_REQUEST, true, s->dir[ENAV_L7_RESPONSE].fr.last_ns,
 	     (uint64_t)s->dir[ENAV_L7_RESPONSE].size + 4, s->cur_has_code, s->cur_code);
 }
 
 static bool on_header(struct kafka_state *s, int si, const struct enav_l7_sink *out);
 
 /* Drop the partial message and wait for a plausible start. */
-static void lose(struct kafka_state *s, int si, const struct enav_l7_sink *out)
+static void lose(void *st, enum enav_l7_stream si, const struct enav_l7_sink *out)
 {
+	struct kafka_state *s = st;
+
 	struct kafka_dir *d = &s->dir[si];
 
 	if (si == ENAV_L7_RESPONSE)
 		flush_cur(s, out);
 	dir_reset(d);
-	d->lost = true;
-	out->stats->resyncs++;
+	if (d->fr.resync) /* every loss counts, a gap while resyncing too */
+		out->stats->resyncs++;
+	enav_l7_framer_lose(&d->fr, out);
 }
 
 static void parse_error(struct kafka_state *s, int si, const struct enav_l7_sink *out)
@@ -566,9 +556,9 @@ static void on_request(struct kafka_state *s, const struct kafka_req *q,
 	p.corr = q->corr;
 	p.api_key = q->key;
 	p.api_version = q->ver;
-	p.has_seq = d->has_seq;
-	p.seq = d->seq;
-	p.start_ns = d->start_ns;
+	p.has_seq = d->fr.has_seq;
+	p.seq = d->fr.seq;
+	p.start_ns = d->fr.start_ns;
 	p.request_bytes = (uint64_t)d->size + 4;
 	if (q->topic && enav_l7_copy_text(p.target, sizeof(p.target), q->topic, q->topic_len))
 		out->stats->truncated_fields++;
@@ -576,43 +566,34 @@ static void on_request(struct kafka_state *s, const struct kafka_req *q,
 		emit(out, &p, ENAV_L7_OP_MESSAGE, false, p.start_ns, 0, false, 0);
 		return;
 	}
-	if (s->count >= s->max_pending) {
-		out->stats->pending_overflow++;
-		return;
-	}
-	*fifo_at(s, s->count) = p;
-	s->count++;
+	long at = enav_l7_fifo_push(&s->q, p.corr, out);
+
+	if (at >= 0)
+		s->fifo[at] = p;
 }
 
 static void on_response(struct kafka_state *s, const struct enav_l7_sink *out)
 {
 	struct kafka_dir *d = &s->dir[ENAV_L7_RESPONSE];
 
-	if (d->hdr_n < 4) {
+	if (d->fr.keep_n < 4) {
 		out->stats->unmatched_responses++;
 		return;
 	}
 	int32_t corr = (int32_t)enav_l7_be32(d->hdr);
-	uint32_t i;
-	for (i = 0; i < s->count; i++)
-		if (fifo_at(s, i)->corr == corr)
-			break;
-	if (i == s->count) {
+	long i = enav_l7_fifo_find(&s->q, corr);
+	if (i < 0) {
 		out->stats->unmatched_responses++;
 		return;
 	}
 	/* In-order protocol: the ones before lost their responses. */
-	for (; i > 0; i--) {
-		struct kafka_pending *p = fifo_at(s, 0);
-		emit(out, p, ENAV_L7_OP_REQUEST, false, p->start_ns, 0, false, 0);
-		fifo_pop(s);
-	}
-	s->cur = *fifo_at(s, 0);
-	fifo_pop(s);
+	enav_l7_fifo_expire(&s->q, (uint32_t)i, unanswered, s, out);
+	s->cur = s->fifo[enav_l7_fifo_at(&s->q, 0)];
+	enav_l7_fifo_pop(&s->q);
 	s->cur_valid = true;
 	s->cur_code = 0;
-	s->cur_has_code =
-	    parse_response_code(d->hdr, d->hdr_n, s->cur.api_key, s->cur.api_version, &s->cur_code);
+	s->cur_has_code = parse_response_code(d->hdr, d->fr.keep_n, s->cur.api_key,
+					      s->cur.api_version, &s->cur_code);
 }
 
 /* The header copy is complete (or no more of it was captured).  False when
@@ -627,7 +608,7 @@ static bool on_header(struct kafka_state *s, int si, const struct enav_l7_sink *
 		return true;
 	}
 	struct kafka_req q;
-	int rc = parse_request(d->hdr, d->hdr_n, &q);
+	int rc = parse_request(d->hdr, d->fr.keep_n, &q);
 	if (rc < 0) {
 		parse_error(s, si, out);
 		return false;
@@ -640,8 +621,11 @@ static bool on_header(struct kafka_state *s, int si, const struct enav_l7_sink *
 	return true;
 }
 
-static void on_end(struct kafka_state *s, int si, uint64_t ts, const struct enav_l7_sink *out)
+static void on_end(void *st, enum enav_l7_stream si, struct enav_l7_framer *fr, uint64_t ts,
+		   const struct enav_l7_sink *out)
 {
+	struct kafka_state *s = st;
+
 	struct kafka_dir *d = &s->dir[si];
 
 	if (si == ENAV_L7_RESPONSE && s->cur_valid) {
@@ -668,95 +652,92 @@ static bool plausible_start(struct kafka_state *s, int si, const uint8_t *b, siz
 	if (size < KAFKA_MIN_RESP || size > KAFKA_MAX_MSG)
 		return false;
 	int32_t corr = (int32_t)enav_l7_be32(b + 4);
-	for (uint32_t i = 0; i < s->count; i++)
-		if (fifo_at(s, i)->corr == corr)
-			return true;
-	return false;
+	return enav_l7_fifo_find(&s->q, corr) >= 0;
 }
+
+/* ---- the framing the stream engine runs ---------------------------------- */
+
+/* Resync only at a fragment's first byte: a message start there is likely
+ * (one write per request), anywhere else a guess. */
+static long kafka_find_start(void *st, enum enav_l7_stream dir, const uint8_t *d, size_t from,
+			     size_t cap, size_t len)
+{
+	return from == 0 && plausible_start(st, (int)dir, d, cap) ? 0 : -1;
+}
+
+static void kafka_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
+{
+	struct kafka_state *s = st;
+	struct kafka_dir *d = &s->dir[dir];
+	bool lost = false;
+
+	if (d->fr.in_msg && !d->hdr_done && d->fr.keep_n > 0)
+		lost = !on_header(s, (int)dir, out); /* what we have of a cut header */
+	if (!lost)
+		lose(s, (int)dir, out);
+}
+
+static uint32_t kafka_prefix_len(void *st, enum enav_l7_stream dir)
+{
+	return 4; /* BE32 size */
+}
+
+static bool kafka_header(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr,
+			 const struct enav_l7_sink *out)
+{
+	struct kafka_state *s = st;
+	struct kafka_dir *d = &s->dir[dir];
+	uint32_t size = enav_l7_be32(fr->hdr);
+	uint32_t min = dir == ENAV_L7_REQUEST ? KAFKA_MIN_REQ : KAFKA_MIN_RESP;
+
+	if (size < min || size > KAFKA_MAX_MSG) {
+		parse_error(s, (int)dir, out);
+		return false;
+	}
+	d->size = size;
+	d->hdr_done = false;
+	fr->left = size;
+	return true;
+}
+
+/* The header is interpreted once its copy is complete, or no more of it was
+ * captured. */
+static bool kafka_body(void *st, enum enav_l7_stream dir, const uint8_t *data, uint32_t captured,
+		       uint32_t n, const struct enav_l7_sink *out)
+{
+	struct kafka_state *s = st;
+	struct kafka_dir *d = &s->dir[dir];
+	uint32_t want = d->size < KAFKA_HDR_CAP ? d->size : KAFKA_HDR_CAP;
+
+	if (d->hdr_done || (d->fr.keep_n != want && captured == n))
+		return true;
+	return on_header(s, (int)dir, out);
+}
+
+static const struct enav_l7_framing kafka_framing = {
+    .prefix_len = kafka_prefix_len,
+    .header = kafka_header,
+    .body = kafka_body,
+    .end = on_end,
+    .find_start = kafka_find_start,
+    .lose = lose,
+    .gap = kafka_gap,
+    .framer_at = {offsetof(struct kafka_state, dir[0].fr), offsetof(struct kafka_state, dir[1].fr)},
+    .keep_at = {offsetof(struct kafka_state, dir[0].hdr), offsetof(struct kafka_state, dir[1].hdr)},
+    .keep_cap = {KAFKA_HDR_CAP, KAFKA_HDR_CAP},
+};
 
 static void kafka_feed(void *state, const struct enav_l7_fragment *f,
 		       const struct enav_l7_sink *out)
 {
-	struct kafka_state *s = state;
-
-	if (f->stream != ENAV_L7_REQUEST && f->stream != ENAV_L7_RESPONSE)
-		return;
-	int si = f->stream;
-	struct kafka_dir *d = &s->dir[si];
-	uint32_t len = f->len;
-	uint32_t cap = f->captured < f->len ? f->captured : f->len;
-	if (!f->data)
-		cap = 0;
-
-	if (f->gap) {
-		bool lost = false;
-		if (d->in_msg && !d->hdr_done && d->hdr_n > 0)
-			lost = !on_header(s, si, out); /* what we have of a cut header */
-		if (!lost)
-			lose(s, si, out);
-	}
-	d->last_ns = f->ts_ns;
-	if (d->lost) {
-		if (!plausible_start(s, si, f->data, cap))
-			return;
-		d->lost = false;
-	}
-
-	uint32_t off = 0;
-	while (off < len) {
-		if (!d->in_msg) {
-			if (off >= cap) { /* a message starts in bytes not captured */
-				lose(s, si, out);
-				return;
-			}
-			if (d->pre_n == 0) {
-				d->start_ns = f->ts_ns;
-				d->has_seq = f->has_seq;
-				d->seq = f->seq + off;
-			}
-			d->pre[d->pre_n++] = f->data[off++];
-			if (d->pre_n < 4)
-				continue;
-			uint32_t size = enav_l7_be32(d->pre);
-			uint32_t min = si == ENAV_L7_REQUEST ? KAFKA_MIN_REQ : KAFKA_MIN_RESP;
-			if (size < min || size > KAFKA_MAX_MSG) {
-				parse_error(s, si, out);
-				return;
-			}
-			d->in_msg = true;
-			d->size = size;
-			d->got = d->hdr_n = 0;
-			d->hdr_done = false;
-			continue;
-		}
-		uint32_t n = len - off;
-		if (n > d->size - d->got)
-			n = d->size - d->got;
-		uint32_t c = off < cap ? cap - off : 0;
-		if (c > n)
-			c = n;
-		if (!d->hdr_done) {
-			uint32_t want = d->size < KAFKA_HDR_CAP ? d->size : KAFKA_HDR_CAP;
-			uint32_t k = want - d->hdr_n;
-			if (k > c)
-				k = c;
-			memcpy(d->hdr + d->hdr_n, f->data + off, k);
-			d->hdr_n += k;
-			if ((d->hdr_n == want || c < n) && !on_header(s, si, out))
-				return;
-		}
-		d->got += n;
-		off += n;
-		if (d->got == d->size)
-			on_end(s, si, f->ts_ns, out);
-	}
+	enav_l7_framed_feed(&kafka_framing, state, f, out);
 }
 
 static int kafka_init(void *state, const struct enav_l7_options *opt)
 {
 	struct kafka_state *s = state;
 
-	s->max_pending = enav_l7_max_pending(opt);
+	enav_l7_fifo_init(&s->q, enav_l7_max_pending(opt), ENAV_L7_MAX_PENDING);
 	return 0;
 }
 
@@ -765,11 +746,7 @@ static void kafka_finish(void *state, const struct enav_l7_sink *out)
 	struct kafka_state *s = state;
 
 	flush_cur(s, out);
-	while (s->count > 0) {
-		struct kafka_pending *p = fifo_at(s, 0);
-		emit(out, p, ENAV_L7_OP_REQUEST, false, p->start_ns, 0, false, 0);
-		fifo_pop(s);
-	}
+	enav_l7_fifo_expire(&s->q, s->q.count, unanswered, s, out);
 	dir_reset(&s->dir[0]);
 	dir_reset(&s->dir[1]);
 }

@@ -21,6 +21,10 @@
  *    fragments) instead of emitting a guessed operation.
  *  - Private by default: literal values never leave the node unless the
  *    options ask for them (query strings, statement literals, payloads).
+ *
+ * A length-prefixed protocol leaves reassembly, uncaptured bytes, gaps,
+ * resync and id pairing to the stream engine (l7_stream.h) and keeps only
+ * its framing and field extraction.
  */
 #ifndef ENAV_FEATURES_NETWORK_L7_L7_H
 #define ENAV_FEATURES_NETWORK_L7_L7_H
@@ -89,14 +93,11 @@ struct enav_l7_parser_ops {
 	void (*finish)(void *state, const struct enav_l7_sink *out);
 };
 
-extern const struct enav_l7_parser_ops enav_l7_http1_ops;
-extern const struct enav_l7_parser_ops enav_l7_http2_ops;
-extern const struct enav_l7_parser_ops enav_l7_redis_ops;
-extern const struct enav_l7_parser_ops enav_l7_postgres_ops;
-extern const struct enav_l7_parser_ops enav_l7_mysql_ops;
-extern const struct enav_l7_parser_ops enav_l7_kafka_ops;
-extern const struct enav_l7_parser_ops enav_l7_mongo_ops;
-extern const struct enav_l7_parser_ops enav_l7_nats_ops;
+/* enav_l7_http1_ops, ...: one per classified protocol, from the list. */
+#define ENAV_L7_PARSER_EXTERN(ID, id, parser, name, family)                                        \
+	extern const struct enav_l7_parser_ops enav_l7_##parser##_ops;
+ENAV_L7_CLASSIFIED_PROTOCOLS(ENAV_L7_PARSER_EXTERN)
+#undef ENAV_L7_PARSER_EXTERN
 
 /* The parser of protocol p (l7_parsers.c); NULL for none, as for a protocol
  * reached only through another's upgrade (WebSocket, fed by http1). */

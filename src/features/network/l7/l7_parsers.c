@@ -1,24 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The parser of each protocol, by the ids of src/model/protocols.h. */
+/* The parser of each protocol, by the ids of src/model/protocols.h:
+ * generated from the protocol list (include/enav/l7_classify.h). */
 #include "features/network/l7/l7.h"
 
-static const struct enav_l7_parser_ops *const parsers[] = {
-    [ENAV_L7_UNKNOWN] = NULL,
-    [ENAV_L7_HTTP1] = &enav_l7_http1_ops,
-    [ENAV_L7_HTTP2] = &enav_l7_http2_ops,
-    [ENAV_L7_REDIS] = &enav_l7_redis_ops,
-    [ENAV_L7_POSTGRES] = &enav_l7_postgres_ops,
-    [ENAV_L7_MYSQL] = &enav_l7_mysql_ops,
-    [ENAV_L7_KAFKA] = &enav_l7_kafka_ops,
-    [ENAV_L7_MONGO] = &enav_l7_mongo_ops,
-    [ENAV_L7_NATS] = &enav_l7_nats_ops,
-    [ENAV_L7_WEBSOCKET] = NULL, /* fed by http1 after an upgrade */
-};
-
-/* A protocol added to the enum without a row here fails to build; the unit
- * test test_l7_classify checks that exactly the selectable protocols have one. */
-_Static_assert(sizeof(parsers) / sizeof(parsers[0]) == ENAV_L7__COUNT,
-	       "a parser row for every enum enav_l7_protocol");
+#define PARSER_ROW(ID, id, parser, name, family) [ENAV_L7_##ID] = &enav_l7_##parser##_ops,
+/* Every classified protocol has a parser; the others (WebSocket, fed by
+ * http1 after an upgrade) have none: their rows stay NULL. */
+static const struct enav_l7_parser_ops *const parsers[ENAV_L7__COUNT] = {
+    ENAV_L7_CLASSIFIED_PROTOCOLS(PARSER_ROW)};
 
 const struct enav_l7_parser_ops *enav_l7_parser(enum enav_l7_protocol p)
 {

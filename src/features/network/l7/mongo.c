@@ -35,28 +35,11 @@
  * are skipped.  No other value (no filter, no document, no errmsg) is read.
  */
 #include "features/network/l7/l7_common.h"
+#include "features/network/l7/l7_stream.h"
+#include "features/network/l7/mongo_scan.h"
 
 #include <stdio.h>
 #include <string.h>
-
-#define MONGO_HDR     16
-#define MONGO_MAX_MSG (64u << 20) /* servers cap at 48 MB */
-#define OP_REPLY      1
-#define OP_UPDATE     2001
-#define OP_INSERT     2002
-#define OP_QUERY      2004
-#define OP_GET_MORE   2005
-#define OP_DELETE     2006
-#define OP_KILL	      2007
-#define OP_COMPRESSED 2012
-#define OP_MSG	      2013
-
-#define MSG_MORE_TO_COME (1u << 1)
-#define REPLY_CURSOR_NF	 (1u << 0)
-#define REPLY_QUERY_FAIL (1u << 1)
-
-#define KEY_CAP	     16 /* reply keys of interest are short */
-#define CODENAME_CAP ENAV_L7_STATUS_MAX
 
 struct mongo_pending {
 	int32_t request_id;
@@ -69,78 +52,18 @@ struct mongo_pending {
 	char target[ENAV_L7_TARGET_MAX];
 };
 
-/* What the scanner is doing with the next bytes. */
-enum { M_BYTES, M_SKIP, M_CSTR, M_STR, M_DONE, M_CUT, M_BAD };
-
-/* Where it is in the message. */
-enum {
-	ST_FLAGS,      /* OP_MSG flagBits */
-	ST_SECKIND,    /* OP_MSG section kind */
-	ST_SEQLEN,     /* kind 1 size */
-	ST_REPLY_HDR,  /* OP_REPLY flags, cursor, from, number */
-	ST_Q_FLAGS,    /* OP_QUERY flags */
-	ST_Q_NS,       /* OP_QUERY fullCollectionName */
-	ST_L_INT,      /* legacy: ZERO or flags */
-	ST_L_NS,       /* legacy: fullCollectionName */
-	ST_DOCLEN,     /* document length */
-	ST_ETYPE,      /* element type */
-	ST_EKEY,       /* element key */
-	ST_SLEN,       /* request: first element's string length */
-	ST_SVAL,       /* request: its value */
-	ST_VLEN,       /* reply: a value's length */
-	ST_NUMVAL,     /* reply: ok / code value */
-	ST_CODENAME,   /* reply: codeName value */
-	ST_REGEX,      /* reply: regex pattern, then options */
-	ST_REGEX2,     /* reply: regex options */
-	ST_NEXT,       /* after a skipped value: next element */
-	ST_GO_SECKIND, /* after a skipped section: next section */
-	ST_GO_DOCLEN,  /* after OP_QUERY's two counts: the query */
-};
-
-enum { K_OTHER, K_OK, K_CODE, K_CODENAME };
-
-struct mongo_scan {
-	uint8_t mode, step, after; /* after: step once a skip ends */
-	uint8_t etype, key;
-	bool reply;	 /* scanning a reply (all top-level elements) */
-	bool flags_only; /* a reply whose documents are not of interest */
-	bool in_doc;	 /* doc_left bounds what is consumed */
-	bool nested;	 /* OP_QUERY: inside "$query" */
-	uint8_t bn;
-	uint8_t buf[20];
-	uint32_t left; /* M_BYTES / M_SKIP / M_STR */
-	uint32_t doc_left;
-	uint16_t tn, tcap;
-	bool tcut;
-	char text[ENAV_L7_TARGET_MAX];
-	/* Results. */
-	uint32_t flags;
-	bool have_op, op_cut, have_target, target_cut, have_ns, ns_cut, ns_cmd;
-	char op[ENAV_L7_OPERATION_MAX];
-	char target[ENAV_L7_TARGET_MAX];
-	bool ok_seen, ok_one, code_seen, codename_seen, codename_cut;
-	int32_t code;
-	char codename[CODENAME_CAP];
-};
-
 struct mongo_dir {
-	bool lost;
-	bool in_msg;	/* header read: inside a body */
-	bool committed; /* request: queued or emitted */
-	bool silent;	/* body not of interest */
-	uint8_t hn;
-	uint8_t hb[MONGO_HDR];
-	uint32_t len, got; /* messageLength; bytes of it consumed */
+	struct enav_l7_framer fr; /* hdr: the 16-byte message header */
+	bool in_msg;		  /* header read: inside a body */
+	bool committed;		  /* request: queued or emitted */
+	bool silent;		  /* body not of interest */
+	uint32_t len;		  /* messageLength */
 	int32_t req_id, resp_to, opcode;
-	bool has_seq;
-	uint32_t seq;
-	uint64_t start_ns, last_ns;
 	struct mongo_scan sc;
 };
 
 struct mongo_state {
-	uint32_t max_pending;
-	uint32_t head, count;
+	struct enav_l7_fifo q; /* of fifo[] */
 	struct mongo_pending fifo[ENAV_L7_MAX_PENDING];
 	struct mongo_dir dir[2];
 	bool cur_valid; /* the reply being read, matched */
@@ -161,445 +84,7 @@ static bool reply_opcode(int32_t op)
 	return op == OP_MSG || op == OP_REPLY || op == OP_COMPRESSED;
 }
 
-/* ---- the body scanner -------------------------------------------------------- */
-
-static void sc_bytes(struct mongo_scan *c, uint8_t step, uint32_t n)
-{
-	c->mode = M_BYTES;
-	c->step = step;
-	c->left = n;
-	c->bn = 0;
-}
-
-static void sc_skip(struct mongo_scan *c, uint32_t n, uint8_t after)
-{
-	c->mode = M_SKIP;
-	c->left = n;
-	c->after = after;
-}
-
-static void sc_text(struct mongo_scan *c, uint8_t mode, uint8_t step, uint16_t cap, uint32_t n)
-{
-	c->mode = mode;
-	c->step = step;
-	c->left = n;
-	c->tn = 0;
-	c->tcap = cap;
-	c->tcut = false;
-}
-
-static void sc_bad(struct mongo_scan *c)
-{
-	c->mode = M_BAD;
-}
-
-/* Copy the collected text (printable, cut to cap) into dst; true when cut. */
-static bool sc_take_text(const struct mongo_scan *c, char *dst, size_t cap)
-{
-	bool cut = enav_l7_copy_text(dst, cap, c->text, c->tn);
-	return cut || c->tcut;
-}
-
-static void sc_init(struct mongo_scan *c, int32_t opcode, bool reply, bool want_status)
-{
-	memset(c, 0, sizeof(*c));
-	c->reply = reply;
-	switch (opcode) {
-	case OP_MSG:
-		sc_bytes(c, ST_FLAGS, 4);
-		break;
-	case OP_REPLY:
-		sc_bytes(c, ST_REPLY_HDR, 20);
-		break;
-	case OP_QUERY:
-		sc_bytes(c, ST_Q_FLAGS, 4);
-		break;
-	case OP_UPDATE:
-	case OP_INSERT:
-	case OP_GET_MORE:
-	case OP_DELETE:
-		sc_bytes(c, ST_L_INT, 4);
-		break;
-	default:
-		c->mode = M_DONE;
-		break;
-	}
-	c->flags_only = reply && !want_status;
-}
-
-/* Value of a reply element: read it (ok, code, codeName) or skip it. */
-static void sc_value(struct mongo_scan *c)
-{
-	static const uint8_t fixed[256] = {
-	    [0x01] = 8, [0x07] = 12, [0x08] = 1, [0x09] = 8,
-	    [0x10] = 4, [0x11] = 8,  [0x12] = 8, [0x13] = 16,
-	};
-	uint8_t t = c->etype;
-
-	if ((c->key == K_OK && (t == 0x01 || t == 0x10 || t == 0x12 || t == 0x08)) ||
-	    (c->key == K_CODE && (t == 0x01 || t == 0x10 || t == 0x12))) {
-		sc_bytes(c, ST_NUMVAL, fixed[t]);
-		return;
-	}
-	switch (t) {
-	case 0x06: /* undefined */
-	case 0x0a: /* null */
-	case 0x7f: /* max key */
-	case 0xff: /* min key */
-		sc_bytes(c, ST_ETYPE, 1);
-		return;
-	case 0x02:
-	case 0x03:
-	case 0x04:
-	case 0x05:
-	case 0x0c:
-	case 0x0d:
-	case 0x0e:
-	case 0x0f:
-		sc_bytes(c, ST_VLEN, 4);
-		return;
-	case 0x0b:
-		sc_text(c, M_CSTR, ST_REGEX, 1, 0);
-		return;
-	default:
-		if (fixed[t]) {
-			sc_skip(c, fixed[t], ST_NEXT);
-			return;
-		}
-		sc_bad(c);
-	}
-}
-
-static double f64(const uint8_t *p)
-{
-	uint64_t v = (uint64_t)enav_l7_le32(p) | (uint64_t)enav_l7_le32(p + 4) << 32;
-	double d;
-	memcpy(&d, &v, sizeof(d));
-	return d;
-}
-
-/* The bytes a step waited for are there: decide what comes next. */
-static void sc_step(struct mongo_scan *c)
-{
-	switch (c->step) {
-	case ST_FLAGS:
-		c->flags = enav_l7_le32(c->buf);
-		if (c->flags_only) {
-			c->mode = M_DONE;
-			return;
-		}
-		sc_bytes(c, ST_SECKIND, 1);
-		return;
-	case ST_SECKIND:
-		if (c->buf[0] == 0)
-			sc_bytes(c, ST_DOCLEN, 4);
-		else if (c->buf[0] == 1)
-			sc_bytes(c, ST_SEQLEN, 4);
-		else
-			sc_bad(c);
-		return;
-	case ST_SEQLEN: {
-		uint32_t n = enav_l7_le32(c->buf);
-		if (n < 5 || n > MONGO_MAX_MSG) {
-			sc_bad(c);
-			return;
-		}
-		sc_skip(c, n - 4, ST_GO_SECKIND);
-		return;
-	}
-	case ST_REPLY_HDR: {
-		c->flags = enav_l7_le32(c->buf);
-		uint32_t returned = enav_l7_le32(c->buf + 16);
-		if (c->flags_only || returned == 0) {
-			c->mode = M_DONE;
-			return;
-		}
-		sc_bytes(c, ST_DOCLEN, 4);
-		return;
-	}
-	case ST_Q_FLAGS:
-		c->flags = enav_l7_le32(c->buf);
-		sc_text(c, M_CSTR, ST_Q_NS, ENAV_L7_TARGET_MAX, 0);
-		return;
-	case ST_L_INT:
-		sc_text(c, M_CSTR, ST_L_NS, ENAV_L7_TARGET_MAX, 0);
-		return;
-	case ST_Q_NS:
-	case ST_L_NS: {
-		/* "<db>.<collection>": keep the collection. */
-		const char *dot = memchr(c->text, '.', c->tn);
-		c->have_ns = true;
-		if (dot) {
-			size_t at = (size_t)(dot - c->text) + 1;
-			c->ns_cmd = c->tn - at == 4 && memcmp(dot + 1, "$cmd", 4) == 0 && !c->tcut;
-			c->ns_cut =
-			    enav_l7_copy_text(c->target, sizeof(c->target), dot + 1, c->tn - at) ||
-			    c->tcut;
-		}
-		if (c->step == ST_Q_NS && c->ns_cmd) {
-			c->target[0] = '\0';
-			c->ns_cut = false;
-			sc_skip(c, 8, ST_GO_DOCLEN);
-			return;
-		}
-		c->have_target = dot != NULL;
-		c->target_cut = c->ns_cut;
-		c->mode = M_DONE;
-		return;
-	}
-	case ST_DOCLEN: {
-		uint32_t n = enav_l7_le32(c->buf);
-		if (n < 5 || n > MONGO_MAX_MSG || (c->in_doc && n - 4 > c->doc_left)) {
-			sc_bad(c);
-			return;
-		}
-		c->in_doc = true;
-		c->doc_left = n - 4;
-		sc_bytes(c, ST_ETYPE, 1);
-		return;
-	}
-	case ST_ETYPE:
-		c->etype = c->buf[0];
-		if (c->etype == 0) {
-			/* End of the document: it must end exactly here. */
-			if (c->doc_left != 0 || !c->reply)
-				sc_bad(c);
-			else
-				c->mode = M_DONE;
-			return;
-		}
-		sc_text(c, M_CSTR, ST_EKEY, c->reply ? KEY_CAP : ENAV_L7_OPERATION_MAX, 0);
-		return;
-	case ST_EKEY:
-		if (!c->reply && c->tn == 0) { /* no command has an empty name */
-			sc_bad(c);
-			return;
-		}
-		if (!c->reply) {
-			if (!c->nested && c->etype == 0x03 && c->tn == 6 && !c->tcut &&
-			    memcmp(c->text, "$query", 6) == 0) {
-				c->nested = true;
-				sc_bytes(c, ST_DOCLEN, 4);
-				return;
-			}
-			c->have_op = true;
-			c->op_cut = sc_take_text(c, c->op, sizeof(c->op));
-			if (c->etype == 0x02)
-				sc_bytes(c, ST_SLEN, 4);
-			else
-				c->mode = M_DONE;
-			return;
-		}
-		c->key = K_OTHER;
-		if (!c->tcut && c->tn == 2 && memcmp(c->text, "ok", 2) == 0)
-			c->key = K_OK;
-		else if (!c->tcut && c->tn == 4 && memcmp(c->text, "code", 4) == 0)
-			c->key = K_CODE;
-		else if (!c->tcut && c->tn == 8 && memcmp(c->text, "codeName", 8) == 0)
-			c->key = K_CODENAME;
-		sc_value(c);
-		return;
-	case ST_SLEN: {
-		uint32_t n = enav_l7_le32(c->buf);
-		if (n < 1 || n > c->doc_left) {
-			sc_bad(c);
-			return;
-		}
-		sc_text(c, M_STR, ST_SVAL, ENAV_L7_TARGET_MAX, n);
-		return;
-	}
-	case ST_SVAL:
-		c->have_target = true;
-		c->target_cut = sc_take_text(c, c->target, sizeof(c->target));
-		c->mode = M_DONE;
-		return;
-	case ST_VLEN: {
-		uint32_t n = enav_l7_le32(c->buf);
-		uint8_t t = c->etype;
-		uint64_t rest; /* bytes after the length */
-		if (t == 0x02 || t == 0x0d || t == 0x0e) {
-			if (n < 1) {
-				sc_bad(c);
-				return;
-			}
-			rest = n;
-		} else if (t == 0x05) {
-			rest = (uint64_t)n + 1;
-		} else if (t == 0x0c) {
-			rest = (uint64_t)n + 12;
-		} else { /* document, array, code with scope: the length counts itself */
-			if (n < 5) {
-				sc_bad(c);
-				return;
-			}
-			rest = n - 4;
-		}
-		if (rest > c->doc_left) {
-			sc_bad(c);
-			return;
-		}
-		if (t == 0x02 && c->key == K_CODENAME) {
-			sc_text(c, M_STR, ST_CODENAME, CODENAME_CAP, n);
-			return;
-		}
-		sc_skip(c, (uint32_t)rest, ST_NEXT);
-		return;
-	}
-	case ST_NUMVAL: {
-		int64_t v;
-		bool one;
-		switch (c->etype) {
-		case 0x01: {
-			double d = f64(c->buf);
-			one = d == 1.0;
-			v = d >= -2147483648.0 && d <= 2147483647.0 ? (int64_t)d : -1;
-			break;
-		}
-		case 0x10:
-			v = (int32_t)enav_l7_le32(c->buf);
-			one = v == 1;
-			break;
-		case 0x12:
-			v = (int64_t)((uint64_t)enav_l7_le32(c->buf) |
-				      (uint64_t)enav_l7_le32(c->buf + 4) << 32);
-			one = v == 1;
-			break;
-		default: /* bool */
-			v = c->buf[0];
-			one = c->buf[0] == 1;
-			break;
-		}
-		if (c->key == K_OK) {
-			c->ok_seen = true;
-			c->ok_one = one;
-		} else {
-			c->code_seen = true;
-			c->code = v >= INT32_MIN && v <= INT32_MAX ? (int32_t)v : -1;
-		}
-		sc_bytes(c, ST_ETYPE, 1);
-		return;
-	}
-	case ST_CODENAME:
-		c->codename_seen = true;
-		c->codename_cut = sc_take_text(c, c->codename, sizeof(c->codename));
-		sc_bytes(c, ST_ETYPE, 1);
-		return;
-	case ST_REGEX:
-		sc_text(c, M_CSTR, ST_REGEX2, 1, 0);
-		return;
-	case ST_GO_SECKIND:
-		sc_bytes(c, ST_SECKIND, 1);
-		return;
-	case ST_GO_DOCLEN:
-		sc_bytes(c, ST_DOCLEN, 4);
-		return;
-	case ST_REGEX2:
-	case ST_NEXT:
-	default:
-		sc_bytes(c, ST_ETYPE, 1);
-		return;
-	}
-}
-
-/* Account for k bytes inside the current document. */
-static bool sc_consume(struct mongo_scan *c, uint32_t k)
-{
-	if (!c->in_doc)
-		return true;
-	if (k > c->doc_left) {
-		sc_bad(c);
-		return false;
-	}
-	c->doc_left -= k;
-	return true;
-}
-
-static void sc_feed(struct mongo_scan *c, const uint8_t *p, uint32_t n)
-{
-	while (n > 0 && c->mode <= M_STR) {
-		uint32_t k;
-		switch (c->mode) {
-		case M_BYTES:
-		case M_SKIP:
-		case M_STR:
-			k = n < c->left ? n : c->left;
-			if (!sc_consume(c, k))
-				return;
-			if (c->mode == M_BYTES) {
-				memcpy(c->buf + c->bn, p, k);
-				c->bn = (uint8_t)(c->bn + k);
-			} else if (c->mode == M_STR) {
-				/* The string's last byte is its NUL: not text. */
-				uint32_t text = c->left - 1;
-				uint32_t t = k < text ? k : text;
-				for (uint32_t i = 0; i < t; i++) {
-					if (c->tn + 1u < c->tcap)
-						c->text[c->tn++] = (char)p[i];
-					else
-						c->tcut = true;
-				}
-				if (k == c->left && p[k - 1] != 0) {
-					sc_bad(c);
-					return;
-				}
-			}
-			c->left -= k;
-			p += k;
-			n -= k;
-			if (c->left == 0) {
-				if (c->mode == M_SKIP)
-					c->step = c->after;
-				sc_step(c);
-			}
-			break;
-		case M_CSTR: {
-			const uint8_t *z = memchr(p, 0, n);
-			k = z ? (uint32_t)(z - p) + 1 : n;
-			if (!sc_consume(c, k))
-				return;
-			uint32_t t = z ? k - 1 : k;
-			for (uint32_t i = 0; i < t; i++) {
-				if (c->tn + 1u < c->tcap)
-					c->text[c->tn++] = (char)p[i];
-				else
-					c->tcut = true;
-			}
-			p += k;
-			n -= k;
-			if (z)
-				sc_step(c);
-			break;
-		}
-		default:
-			return;
-		}
-	}
-}
-
-/* n bytes were not captured: fine inside a skip, otherwise the scan ends. */
-static void sc_uncaptured(struct mongo_scan *c, uint32_t n)
-{
-	if (c->mode > M_STR || n == 0)
-		return;
-	if (c->mode == M_SKIP && n < c->left) {
-		if (sc_consume(c, n))
-			c->left -= n;
-		return;
-	}
-	c->mode = M_CUT;
-}
-
 /* ---- ops -------------------------------------------------------------------------- */
-
-static struct mongo_pending *fifo_at(struct mongo_state *s, uint32_t i)
-{
-	return &s->fifo[enav_l7_fifo_slot(s->head, i)];
-}
-
-static void fifo_pop(struct mongo_state *s)
-{
-	enav_l7_fifo_drop(&s->head, &s->count);
-}
 
 static void emit(const struct enav_l7_sink *out, const struct mongo_pending *p, uint8_t kind,
 		 bool response_seen, uint64_t end_ns, uint64_t response_bytes,
@@ -634,13 +119,20 @@ static void emit(const struct enav_l7_sink *out, const struct mongo_pending *p, 
 		out->op(out->ctx, &op);
 }
 
+/* A request that will get no response: emitted as such. */
+static void unanswered(void *st, uint32_t index, const struct enav_l7_sink *out)
+{
+	struct mongo_pending *p = &((struct mongo_state *)st)->fifo[index];
+
+	emit(out, p, ENAV_L7_OP_REQUEST, false, p->start_ns, 0, NULL, false);
+}
+
 static void dir_reset(struct mongo_dir *d)
 {
 	d->in_msg = false;
 	d->committed = false;
 	d->silent = false;
-	d->hn = 0;
-	d->len = d->got = 0;
+	d->len = 0;
 }
 
 /* Is the request's operation known (read, or given by its opcode)? */
@@ -667,9 +159,9 @@ static void req_commit(struct mongo_state *s, const struct enav_l7_sink *out)
 	d->committed = true;
 	memset(&p, 0, sizeof(p));
 	p.request_id = d->req_id;
-	p.has_seq = d->has_seq;
-	p.seq = d->seq;
-	p.start_ns = d->start_ns;
+	p.has_seq = d->fr.has_seq;
+	p.seq = d->fr.seq;
+	p.start_ns = d->fr.start_ns;
 	p.request_bytes = d->len;
 	switch (d->opcode) {
 	case OP_MSG:
@@ -723,12 +215,10 @@ static void req_commit(struct mongo_state *s, const struct enav_l7_sink *out)
 		emit(out, &p, ENAV_L7_OP_MESSAGE, false, p.start_ns, 0, NULL, false);
 		return;
 	}
-	if (s->count >= s->max_pending) {
-		out->stats->pending_overflow++;
-		return;
-	}
-	*fifo_at(s, s->count) = p;
-	s->count++;
+	long at = enav_l7_fifo_push(&s->q, p.request_id, out);
+
+	if (at >= 0)
+		s->fifo[at] = p;
 }
 
 /* The reply in progress ends early (gap, loss, close): it was seen. */
@@ -739,19 +229,22 @@ static void flush_cur(struct mongo_state *s, const struct enav_l7_sink *out)
 	if (!s->cur_valid)
 		return;
 	s->cur_valid = false;
-	emit(out, &s->cur, ENAV_L7_OP_REQUEST, true, d->last_ns, d->len, &d->sc,
+	emit(out, &s->cur, ENAV_L7_OP_REQUEST, true, d->fr.last_ns, d->len, &d->sc,
 	     d->opcode == OP_REPLY && (d->sc.flags & (REPLY_QUERY_FAIL | REPLY_CURSOR_NF)));
 }
 
-static void lose(struct mongo_state *s, int si, const struct enav_l7_sink *out)
+static void lose(void *st, enum enav_l7_stream si, const struct enav_l7_sink *out)
 {
+	struct mongo_state *s = st;
+
 	struct mongo_dir *d = &s->dir[si];
 
 	if (si == ENAV_L7_RESPONSE)
 		flush_cur(s, out);
 	dir_reset(d);
-	d->lost = true;
-	out->stats->resyncs++;
+	if (d->fr.resync) /* every loss counts, a gap while resyncing too */
+		out->stats->resyncs++;
+	enav_l7_framer_lose(&d->fr, out);
 }
 
 static void parse_error(struct mongo_state *s, int si, const struct enav_l7_sink *out)
@@ -763,35 +256,28 @@ static void parse_error(struct mongo_state *s, int si, const struct enav_l7_sink
 static void on_reply_header(struct mongo_state *s, const struct enav_l7_sink *out)
 {
 	struct mongo_dir *d = &s->dir[ENAV_L7_RESPONSE];
-	uint32_t i;
-
 	if (d->opcode == OP_COMPRESSED) {
 		s->compressed++;
 		d->silent = true;
-		sc_init(&d->sc, 0, true, false);
+		enav_mongo_scan_init(&d->sc, 0, true, false);
 		return;
 	}
-	for (i = 0; i < s->count; i++)
-		if (fifo_at(s, i)->request_id == d->resp_to)
-			break;
-	if (i == s->count) {
+	long i = enav_l7_fifo_find(&s->q, d->resp_to);
+	if (i < 0) {
 		d->silent = true;
 		/* Read the flags only: a reply continuing an exhaust stream. */
-		sc_init(&d->sc, d->opcode, true, false);
+		enav_mongo_scan_init(&d->sc, d->opcode, true, false);
 		if (!(s->exhaust_valid && d->resp_to == s->exhaust_id))
 			out->stats->unmatched_responses++;
 		return;
 	}
-	for (; i > 0; i--) { /* answered in order: these lost their replies */
-		struct mongo_pending *p = fifo_at(s, 0);
-		emit(out, p, ENAV_L7_OP_REQUEST, false, p->start_ns, 0, NULL, false);
-		fifo_pop(s);
-	}
-	s->cur = *fifo_at(s, 0);
-	fifo_pop(s);
+	/* answered in order: these lost their replies */
+	enav_l7_fifo_expire(&s->q, (uint32_t)i, unanswered, s, out);
+	s->cur = s->fifo[enav_l7_fifo_at(&s->q, 0)];
+	enav_l7_fifo_pop(&s->q);
 	s->cur_valid = true;
 	/* An OP_REPLY to a query or getMore holds data: its flags only. */
-	sc_init(&d->sc, d->opcode, true, d->opcode == OP_MSG || s->cur.is_cmd);
+	enav_mongo_scan_init(&d->sc, d->opcode, true, d->opcode == OP_MSG || s->cur.is_cmd);
 }
 
 static void on_reply_end(struct mongo_state *s, uint64_t ts, const struct enav_l7_sink *out)
@@ -825,11 +311,10 @@ static bool on_header(struct mongo_state *s, int si, const struct enav_l7_sink *
 {
 	struct mongo_dir *d = &s->dir[si];
 
-	d->len = enav_l7_le32(d->hb);
-	d->req_id = (int32_t)enav_l7_le32(d->hb + 4);
-	d->resp_to = (int32_t)enav_l7_le32(d->hb + 8);
-	d->opcode = (int32_t)enav_l7_le32(d->hb + 12);
-	d->got = MONGO_HDR;
+	d->len = enav_l7_le32(d->fr.hdr);
+	d->req_id = (int32_t)enav_l7_le32(d->fr.hdr + 4);
+	d->resp_to = (int32_t)enav_l7_le32(d->fr.hdr + 8);
+	d->opcode = (int32_t)enav_l7_le32(d->fr.hdr + 12);
 	if (d->len < MONGO_HDR || d->len > MONGO_MAX_MSG ||
 	    !(si == ENAV_L7_REQUEST ? request_opcode(d->opcode) : reply_opcode(d->opcode))) {
 		parse_error(s, si, out);
@@ -843,10 +328,10 @@ static bool on_header(struct mongo_state *s, int si, const struct enav_l7_sink *
 	if (d->opcode == OP_COMPRESSED) {
 		s->compressed++;
 		d->silent = true;
-		sc_init(&d->sc, 0, false, false);
+		enav_mongo_scan_init(&d->sc, 0, false, false);
 		return true;
 	}
-	sc_init(&d->sc, d->opcode, false, false);
+	enav_mongo_scan_init(&d->sc, d->opcode, false, false);
 	if (d->opcode == OP_KILL)
 		req_commit(s, out);
 	return true;
@@ -869,8 +354,11 @@ static bool after_scan(struct mongo_state *s, int si, const struct enav_l7_sink 
 	return true;
 }
 
-static void on_end(struct mongo_state *s, int si, uint64_t ts, const struct enav_l7_sink *out)
+static void on_end(void *st, enum enav_l7_stream si, struct enav_l7_framer *fr, uint64_t ts,
+		   const struct enav_l7_sink *out)
 {
+	struct mongo_state *s = st;
+
 	struct mongo_dir *d = &s->dir[si];
 
 	if (si == ENAV_L7_RESPONSE) {
@@ -902,89 +390,78 @@ static bool plausible_start(struct mongo_state *s, int si, const uint8_t *b, siz
 	}
 	if (!reply_opcode(opcode))
 		return false;
-	for (uint32_t i = 0; i < s->count; i++)
-		if (fifo_at(s, i)->request_id == resp_to)
-			return true;
-	return false;
+	return enav_l7_fifo_find(&s->q, resp_to) >= 0;
 }
+
+/* ---- the framing the stream engine runs ---------------------------------- */
+
+/* Resync only at a fragment's first byte, as Kafka. */
+static long mongo_find_start(void *st, enum enav_l7_stream dir, const uint8_t *d, size_t from,
+			     size_t cap, size_t len)
+{
+	return from == 0 && plausible_start(st, (int)dir, d, cap) ? 0 : -1;
+}
+
+static void mongo_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
+{
+	struct mongo_state *s = st;
+	struct mongo_dir *d = &s->dir[dir];
+
+	/* A request whose command was read is still queued. */
+	if (dir == ENAV_L7_REQUEST && d->in_msg && !d->silent && !d->committed && req_known(d))
+		req_commit(s, out);
+	lose(s, (int)dir, out);
+}
+
+static uint32_t mongo_prefix_len(void *st, enum enav_l7_stream dir)
+{
+	return MONGO_HDR;
+}
+
+static bool mongo_header(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr,
+			 const struct enav_l7_sink *out)
+{
+	struct mongo_state *s = st;
+
+	if (!on_header(s, (int)dir, out))
+		return false;
+	fr->left = s->dir[dir].len - MONGO_HDR;
+	return true;
+}
+
+static bool mongo_body(void *st, enum enav_l7_stream dir, const uint8_t *data, uint32_t captured,
+		       uint32_t n, const struct enav_l7_sink *out)
+{
+	struct mongo_state *s = st;
+	struct mongo_dir *d = &s->dir[dir];
+
+	enav_mongo_scan_feed(&d->sc, data, captured);
+	enav_mongo_scan_uncaptured(&d->sc, n - captured);
+	return after_scan(s, (int)dir, out);
+}
+
+static const struct enav_l7_framing mongo_framing = {
+    .prefix_len = mongo_prefix_len,
+    .header = mongo_header,
+    .body = mongo_body,
+    .end = on_end,
+    .find_start = mongo_find_start,
+    .lose = lose,
+    .gap = mongo_gap,
+    .framer_at = {offsetof(struct mongo_state, dir[0].fr), offsetof(struct mongo_state, dir[1].fr)},
+};
 
 static void mongo_feed(void *state, const struct enav_l7_fragment *f,
 		       const struct enav_l7_sink *out)
 {
-	struct mongo_state *s = state;
-
-	if (f->stream != ENAV_L7_REQUEST && f->stream != ENAV_L7_RESPONSE)
-		return;
-	int si = f->stream;
-	struct mongo_dir *d = &s->dir[si];
-	uint32_t len = f->len;
-	uint32_t cap = f->captured < f->len ? f->captured : f->len;
-	if (!f->data)
-		cap = 0;
-
-	if (f->gap) {
-		/* A request whose command was read is still queued. */
-		if (si == ENAV_L7_REQUEST && d->in_msg && !d->silent && !d->committed &&
-		    req_known(d))
-			req_commit(s, out);
-		lose(s, si, out);
-	}
-	d->last_ns = f->ts_ns;
-	if (d->lost) {
-		if (!plausible_start(s, si, f->data, cap))
-			return;
-		d->lost = false;
-	}
-
-	uint32_t off = 0;
-	while (off < len) {
-		if (!d->in_msg) {
-			if (off >= cap) { /* a header in bytes not captured */
-				lose(s, si, out);
-				return;
-			}
-			if (d->hn == 0) {
-				d->start_ns = f->ts_ns;
-				d->has_seq = f->has_seq;
-				d->seq = f->seq + off;
-			}
-			uint32_t k = MONGO_HDR - d->hn;
-			if (k > cap - off)
-				k = cap - off;
-			memcpy(d->hb + d->hn, f->data + off, k);
-			d->hn = (uint8_t)(d->hn + k);
-			off += k;
-			if (d->hn < MONGO_HDR)
-				continue;
-			if (!on_header(s, si, out))
-				return;
-			if (d->got == d->len) {
-				on_end(s, si, f->ts_ns, out);
-			}
-			continue;
-		}
-		uint32_t n = len - off;
-		if (n > d->len - d->got)
-			n = d->len - d->got;
-		uint32_t c = off < cap ? cap - off : 0;
-		if (c > n)
-			c = n;
-		sc_feed(&d->sc, f->data + off, c);
-		sc_uncaptured(&d->sc, n - c);
-		if (!after_scan(s, si, out))
-			return;
-		d->got += n;
-		off += n;
-		if (d->got == d->len)
-			on_end(s, si, f->ts_ns, out);
-	}
+	enav_l7_framed_feed(&mongo_framing, state, f, out);
 }
 
 static int mongo_init(void *state, const struct enav_l7_options *opt)
 {
 	struct mongo_state *s = state;
 
-	s->max_pending = enav_l7_max_pending(opt);
+	enav_l7_fifo_init(&s->q, enav_l7_max_pending(opt), ENAV_L7_MAX_PENDING);
 	return 0;
 }
 
@@ -997,11 +474,7 @@ static void mongo_finish(void *state, const struct enav_l7_sink *out)
 	if (rq->in_msg && !rq->silent && !rq->committed && req_known(rq))
 		req_commit(s, out);
 	flush_cur(s, out);
-	while (s->count > 0) {
-		struct mongo_pending *p = fifo_at(s, 0);
-		emit(out, p, ENAV_L7_OP_REQUEST, false, p->start_ns, 0, NULL, false);
-		fifo_pop(s);
-	}
+	enav_l7_fifo_expire(&s->q, s->q.count, unanswered, s, out);
 	dir_reset(&s->dir[0]);
 	dir_reset(&s->dir[1]);
 }

@@ -37,16 +37,17 @@
  * response_seen = false first.
  */
 #include "features/network/l7/l7_common.h"
+#include "features/network/l7/l7_stream.h"
+#include "features/network/l7/mysql_wire.h"
 #include "features/network/l7/l7_text.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define MY_REQ_CAP   1024 /* payload bytes of a request packet kept: SQL text */
-#define MY_RESP_CAP  256  /* payload bytes of a response packet kept: greeting, OK, ERR */
-#define MY_STMTS     16
-#define MY_MAX_PKT   0xffffffu
-#define MY_CHAIN_MAX 16
+#define MY_REQ_CAP  1024 /* payload bytes of a request packet kept: SQL text */
+#define MY_RESP_CAP 256	 /* payload bytes of a response packet kept: greeting, OK, ERR */
+#define MY_STMTS    16
+#define MY_MAX_PKT  0xffffffu
 
 #define CLIENT_PROTOCOL_41   0x00000200u
 #define CLIENT_SSL	     0x00000800u
@@ -109,17 +110,11 @@ struct my_stmt {
 };
 
 struct my_reader {
-	uint8_t hdr[4];
-	uint8_t hdr_n;
-	uint8_t pseq; /* sequence id of the packet being read */
-	bool in_pkt;
-	bool resync;
-	bool cont;	/* this packet continues a 0xffffff payload */
-	bool next_cont; /* the packet read last was 0xffffff long */
-	uint32_t len, left, buf_n;
-	uint64_t start_ns;
-	uint32_t tcp_seq;
-	bool has_seq;
+	struct enav_l7_framer fr; /* hdr: 3-byte length, sequence id */
+	uint8_t pseq;		  /* sequence id of the packet being read */
+	bool cont;		  /* this packet continues a 0xffffff payload */
+	bool next_cont;		  /* the packet read last was 0xffffff long */
+	uint32_t len;
 };
 
 struct my_state {
@@ -150,44 +145,6 @@ struct my_state {
 	char last_prep_statement[ENAV_L7_STATEMENT_MAX];
 	uint64_t stmt_misses, local_infile;
 };
-
-/* ---- helpers -------------------------------------------------------------- */
-
-static uint32_t le16(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
-
-static uint32_t le24(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return le24(p) | (uint32_t)p[3] << 24;
-}
-
-/* Length-encoded integer at b[*off..n); false when cut or invalid. */
-static bool lenenc(const uint8_t *b, size_t n, size_t *off, uint64_t *v)
-{
-	if (*off >= n)
-		return false;
-	uint8_t c = b[*off];
-	size_t w = c < 0xfb ? 0 : c == 0xfc ? 2 : c == 0xfd ? 3 : c == 0xfe ? 8 : 99;
-
-	if (w == 99 || *off + 1 + w > n)
-		return false;
-	if (w == 0) {
-		*v = c;
-	} else {
-		*v = 0;
-		for (size_t i = 0; i < w; i++)
-			*v |= (uint64_t)b[*off + 1 + i] << (8 * i);
-	}
-	*off += 1 + w;
-	return true;
-}
 
 /* ---- FIFO ----------------------------------------------------------------- */
 
@@ -317,24 +274,18 @@ static struct my_op *push(struct my_state *s, const struct my_reader *r, uint8_t
 		flush_pending(s, out);
 		s->resp_lost = false;
 		/* a packet still open on the response stream is stale too */
-		if (rr->in_pkt && !rr->resync) {
-			rr->resync = true;
+		if (rr->fr.in_msg && !rr->fr.resync) {
+			rr->fr.resync = true;
 			out->stats->resyncs++;
 		}
-		rr->in_pkt = false;
+		rr->fr.in_msg = false;
 		rr->next_cont = false;
 	}
-	if (s->count == 0 && s->rd[ENAV_L7_RESPONSE].in_pkt) {
+	if (s->count == 0 && s->rd[ENAV_L7_RESPONSE].fr.in_msg) {
 		/* nothing was asked: a packet open on the response stream is
 		 * bogus (a false resync), and the answer starts afresh */
-		struct my_reader *rr = &s->rd[ENAV_L7_RESPONSE];
-
-		rr->in_pkt = false;
-		rr->next_cont = false;
-		if (!rr->resync) {
-			rr->resync = true;
-			out->stats->resyncs++;
-		}
+		s->rd[ENAV_L7_RESPONSE].next_cont = false;
+		enav_l7_framer_lose(&s->rd[ENAV_L7_RESPONSE].fr, out);
 	}
 	s->unmatched_open = false;
 	if (s->count >= s->opt.max_pending) {
@@ -346,9 +297,9 @@ static struct my_op *push(struct my_state *s, const struct my_reader *r, uint8_t
 	memset(o, 0, sizeof(*o));
 	o->kind = kind;
 	o->emit = emit_op;
-	o->start_ns = r->start_ns;
-	o->has_seq = r->has_seq;
-	o->seq = r->tcp_seq;
+	o->start_ns = r->fr.start_ns;
+	o->has_seq = r->fr.has_seq;
+	o->seq = r->fr.seq;
 	o->req_bytes = (uint64_t)r->len + 4;
 	s->count++;
 	return o;
@@ -404,7 +355,7 @@ static void from_stmt(struct my_state *s, struct my_op *o, const uint8_t *b, siz
 static void command(struct my_state *s, struct my_reader *r, const struct enav_l7_sink *out)
 {
 	const uint8_t *b = s->req_buf;
-	size_t n = r->buf_n;
+	size_t n = r->fr.keep_n;
 	struct my_op *o;
 
 	if (n == 0) {
@@ -520,7 +471,7 @@ static void request_packet(struct my_state *s, struct my_reader *r, const struct
 	if (s->phase != PH_CMD) {
 		if (r->pseq != 0) {
 			if (!s->handshake_seen && r->pseq == 1)
-				handshake_response(s, s->req_buf, r->buf_n, r->len);
+				handshake_response(s, s->req_buf, r->fr.keep_n, r->len);
 			return;
 		}
 		s->phase = PH_CMD; /* a command: the authentication OK was missed */
@@ -550,24 +501,6 @@ static void err_status(struct my_op *o, const uint8_t *b, size_t n, const struct
 	} else {
 		o->status[0] = '\0';
 	}
-}
-
-static bool is_progress(const uint8_t *b, size_t n)
-{
-	return n >= 3 && b[0] == 0xff && le16(b + 1) == 0xffff;
-}
-
-/* Status flags of an OK (0x00 or 0xfe header) or EOF packet; 0 when cut. */
-static uint32_t ok_status(const uint8_t *b, size_t n, uint32_t len)
-{
-	size_t off = 1;
-	uint64_t v;
-
-	if (b[0] == 0xfe && len == 5) /* EOF: warnings, status */
-		return n >= 5 ? le16(b + 3) : 0;
-	if (!lenenc(b, n, &off, &v) || !lenenc(b, n, &off, &v) || off + 2 > n)
-		return 0;
-	return le16(b + off);
 }
 
 /* A result-set terminator: EOF, or an OK with a 0xfe header. */
@@ -610,7 +543,7 @@ static void result_packet(struct my_state *s, struct my_op *o, const uint8_t *b,
 		if (n < 1) {
 			break;
 		} else if (b[0] == 0x00 && o->kind != K_FETCH) {
-			st = ok_status(b, n, len);
+			st = enav_mysql_ok_status(b, n, len);
 			set_op(o->status, "OK");
 			if (!(st & SERVER_MORE_RESULTS))
 				complete(s, ts, out);
@@ -626,7 +559,7 @@ static void result_packet(struct my_state *s, struct my_op *o, const uint8_t *b,
 			size_t off = 0;
 			uint64_t cols;
 
-			if (!lenenc(b, n, &off, &cols) || cols == 0) {
+			if (!enav_mysql_lenenc(b, n, &off, &cols) || cols == 0) {
 				out->stats->parse_errors++;
 				break;
 			}
@@ -647,7 +580,7 @@ static void result_packet(struct my_state *s, struct my_op *o, const uint8_t *b,
 		break;
 	case RS_COLDEFS_EOF:
 		if (is_defs_eof(s, b, n, len)) {
-			st = ok_status(b, n, len);
+			st = enav_mysql_ok_status(b, n, len);
 			s->rs = RS_ROWS;
 			if (st & SERVER_CURSOR_EXISTS) { /* rows come by COM_STMT_FETCH */
 				set_op(o->status, "OK");
@@ -660,7 +593,7 @@ static void result_packet(struct my_state *s, struct my_op *o, const uint8_t *b,
 		break;
 	case RS_ROWS:
 		if (is_terminator(s, b, n, len)) {
-			st = ok_status(b, n, len);
+			st = enav_mysql_ok_status(b, n, len);
 			set_op(o->status, "OK");
 			if ((st & SERVER_MORE_RESULTS) && o->kind != K_FETCH)
 				s->rs = RS_FIRST;
@@ -763,7 +696,7 @@ static void response_packet(struct my_state *s, struct my_reader *r, uint64_t ts
 			    const struct enav_l7_sink *out)
 {
 	const uint8_t *b = s->resp_buf;
-	size_t n = r->buf_n;
+	size_t n = r->fr.keep_n;
 	uint32_t len = r->len;
 
 	switch (s->phase) {
@@ -802,7 +735,7 @@ static void response_packet(struct my_state *s, struct my_reader *r, uint64_t ts
 	}
 	o->resp_bytes += (uint64_t)len + 4;
 	o->resp_started = true;
-	if (r->cont || (n >= 1 && is_progress(b, n)))
+	if (r->cont || (n >= 1 && enav_mysql_is_progress(b, n)))
 		return;
 	switch (o->kind) {
 	case K_QUERY:
@@ -842,16 +775,12 @@ static void response_packet(struct my_state *s, struct my_reader *r, uint64_t ts
 
 /* ---- framing -------------------------------------------------------------- */
 
-static void lose(struct my_state *s, enum enav_l7_stream dir, const struct enav_l7_sink *out)
+static void lose(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
 {
-	struct my_reader *r = &s->rd[dir];
+	struct my_state *s = st;
 
-	r->in_pkt = false;
-	r->next_cont = false;
-	if (!r->resync) {
-		r->resync = true;
-		out->stats->resyncs++;
-	}
+	s->rd[dir].next_cont = false;
+	enav_l7_framer_lose(&s->rd[dir].fr, out);
 	if (dir == ENAV_L7_RESPONSE && s->count)
 		s->resp_lost = true;
 }
@@ -866,130 +795,66 @@ static void flush_answered(struct my_state *s, const struct enav_l7_sink *out)
 	}
 }
 
-static bool plausible_command(uint8_t c, uint32_t len)
+/* ---- the framing the stream engine runs ---------------------------------- */
+
+static void my_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
 {
-	if (len < 1)
-		return false;
-	if (c == 0x17 || c == 0x19 || c == 0x1c || c == 0x1a || c == 0x18)
-		return len >= 5;
-	return c <= 0x1f || c == 0xfa;
+	if (dir == ENAV_L7_RESPONSE)
+		flush_answered(st, out);
+	lose(st, dir, out);
 }
 
-/* A chain of packets with consecutive sequence ids at d[i..cap). */
-static bool chain_ok(struct my_state *s, enum enav_l7_stream dir, const uint8_t *d, size_t i,
-		     size_t cap, size_t len)
+static uint32_t my_prefix_len(void *st, enum enav_l7_stream dir)
 {
-	size_t j = i;
-	int n = 0;
-
-	(void)s;
-	while (j + 4 <= cap && n < MY_CHAIN_MAX) {
-		uint32_t l = le24(d + j);
-		uint8_t sq = d[j + 3];
-
-		if (n == 0 && dir == ENAV_L7_REQUEST &&
-		    (sq != 0 || j + 4 >= cap || !plausible_command(d[j + 4], l)))
-			return false;
-		if (n > 0 && sq != (uint8_t)(d[i + 3] + n))
-			return false;
-		n++;
-		j += 4 + (size_t)l;
-	}
-	if (n == 0)
-		return false;
-	return n >= 2 || j == len || i == 0;
+	return 4; /* 3-byte length, sequence id */
 }
 
-static long find_start(struct my_state *s, enum enav_l7_stream dir, const uint8_t *d, size_t from,
-		       size_t cap, size_t len)
+static bool my_header(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr,
+		      const struct enav_l7_sink *out)
 {
-	for (size_t i = from; i + 4 <= cap; i++)
-		if (chain_ok(s, dir, d, i, cap, len))
-			return (long)i;
-	return -1;
+	struct my_reader *r = &((struct my_state *)st)->rd[dir];
+
+	r->len = le24(fr->hdr);
+	r->pseq = fr->hdr[3];
+	fr->left = r->len;
+	r->cont = r->next_cont;
+	r->next_cont = r->len == MY_MAX_PKT;
+	return true;
 }
 
-/* The parser's feed: frame packets of one stream, resyncing on gaps. */
-static void feed_stream(void *state, const struct enav_l7_fragment *f,
-			const struct enav_l7_sink *out)
+static void my_end(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr, uint64_t ts,
+		   const struct enav_l7_sink *out)
 {
-	struct my_state *s = state;
+	struct my_state *s = st;
 
-	if (!s || !f || !out)
-		return;
-	enum enav_l7_stream dir =
-	    f->stream == ENAV_L7_RESPONSE ? ENAV_L7_RESPONSE : ENAV_L7_REQUEST;
-	struct my_reader *r = &s->rd[dir];
-	const uint8_t *d = f->data;
-	size_t cap = f->data ? f->captured : 0;
-	size_t len = f->len > cap ? f->len : cap;
-	size_t pos = 0;
-	uint8_t *buf = dir == ENAV_L7_REQUEST ? s->req_buf : s->resp_buf;
-	size_t buf_cap = dir == ENAV_L7_REQUEST ? MY_REQ_CAP : MY_RESP_CAP;
+	if (dir == ENAV_L7_REQUEST)
+		request_packet(s, &s->rd[dir], out);
+	else
+		response_packet(s, &s->rd[dir], ts, out);
+}
 
-	if (f->gap) {
-		if (dir == ENAV_L7_RESPONSE)
-			flush_answered(s, out);
-		lose(s, dir, out);
-	}
-	while (pos < len && s->phase != PH_OPAQUE) {
-		if (r->resync) {
-			if (pos >= cap)
-				return;
-			long i = find_start(s, dir, d, pos, cap, len);
+static bool my_opaque(const void *st)
+{
+	return ((const struct my_state *)st)->phase == PH_OPAQUE;
+}
 
-			if (i < 0)
-				return;
-			pos = (size_t)i;
-			r->resync = false;
-		}
-		if (!r->in_pkt) {
-			if (pos >= cap) { /* the next header is in the uncaptured tail */
-				lose(s, dir, out);
-				return;
-			}
-			r->in_pkt = true;
-			r->hdr_n = 0;
-			r->buf_n = 0;
-			r->start_ns = f->ts_ns;
-			r->has_seq = f->has_seq;
-			r->tcp_seq = f->seq + (uint32_t)pos;
-		}
-		if (r->hdr_n < 4) {
-			if (pos >= cap) {
-				lose(s, dir, out);
-				return;
-			}
-			while (r->hdr_n < 4 && pos < cap)
-				r->hdr[r->hdr_n++] = d[pos++];
-			if (r->hdr_n < 4)
-				continue;
-			r->len = le24(r->hdr);
-			r->pseq = r->hdr[3];
-			r->left = r->len;
-			r->cont = r->next_cont;
-			r->next_cont = r->len == MY_MAX_PKT;
-		}
-		size_t take = r->left < len - pos ? r->left : len - pos;
+static const struct enav_l7_framing my_framing = {
+    .prefix_len = my_prefix_len,
+    .header = my_header,
+    .end = my_end,
+    .find_start = enav_mysql_find_start,
+    .lose = lose,
+    .gap = my_gap,
+    .opaque = my_opaque,
+    .framer_at = {offsetof(struct my_state, rd[0].fr), offsetof(struct my_state, rd[1].fr)},
+    .keep_at = {offsetof(struct my_state, req_buf), offsetof(struct my_state, resp_buf)},
+    .keep_cap = {MY_REQ_CAP, MY_RESP_CAP},
+};
 
-		if (take) {
-			size_t vis = pos < cap ? (take < cap - pos ? take : cap - pos) : 0;
-			size_t room = buf_cap - r->buf_n;
-			size_t keep = vis < room ? vis : room;
-
-			memcpy(buf + r->buf_n, d + pos, keep);
-			r->buf_n += (uint32_t)keep;
-			pos += take;
-			r->left -= (uint32_t)take;
-		}
-		if (r->left == 0) {
-			r->in_pkt = false;
-			if (dir == ENAV_L7_REQUEST)
-				request_packet(s, r, out);
-			else
-				response_packet(s, r, f->ts_ns, out);
-		}
-	}
+/* The parser's feed: the engine frames packets of one stream. */
+static void my_feed(void *state, const struct enav_l7_fragment *f, const struct enav_l7_sink *out)
+{
+	enav_l7_framed_feed(&my_framing, state, f, out);
 }
 
 /* ---- ops ------------------------------------------------------------------ */
@@ -1016,6 +881,6 @@ const struct enav_l7_parser_ops enav_l7_mysql_ops = {
     .state_size = sizeof(struct my_state),
     .detect = my_detect,
     .init = my_init,
-    .feed = feed_stream,
+    .feed = my_feed,
     .finish = flush_pending,
 };

@@ -35,10 +35,10 @@
  */
 #include "features/network/l7/l7.h"
 #include "features/network/l7/l7_text.h"
+#include "features/network/l7/nats_wire.h"
 
 #include <string.h>
 
-#define N_HEAD	      256
 #define N_TAIL	      48
 #define N_LINE_MAX    (64u * 1024u)
 #define N_MAX_PAYLOAD (64ull * 1024 * 1024)
@@ -46,48 +46,12 @@
 #define N_SIDS	      8
 #define N_SID_MAX     24
 
-enum n_op {
-	NO_NONE = 0,
-	NO_CONNECT,
-	NO_PUB,
-	NO_HPUB,
-	NO_SUB,
-	NO_UNSUB,
-	NO_PING,
-	NO_PONG,
-	NO_INFO,
-	NO_MSG,
-	NO_HMSG,
-	NO_OK,
-	NO_ERR,
-};
-
-static const struct {
-	const char *word;
-	uint8_t op;
-	uint8_t stream_mask; /* bit per enum enav_l7_stream */
-} n_words[] = {
-    {"CONNECT", NO_CONNECT, 1}, {"PUB", NO_PUB, 1},   {"HPUB", NO_HPUB, 1}, {"SUB", NO_SUB, 1},
-    {"UNSUB", NO_UNSUB, 1},	{"PING", NO_PING, 3}, {"PONG", NO_PONG, 3}, {"INFO", NO_INFO, 2},
-    {"MSG", NO_MSG, 2},		{"HMSG", NO_HMSG, 2}, {"+OK", NO_OK, 2},    {"-ERR", NO_ERR, 2},
-};
-
 enum n_phase {
 	NP_LINE = 0,
 	NP_PAYLOAD,
 	NP_PAY_CR,
 	NP_PAY_LF,
 	NP_LOST,
-};
-
-/* Streaming scan of CONNECT's JSON for a top-level "verbose": true/false. */
-struct n_json {
-	uint8_t depth;
-	bool in_str, esc, key_capture, key_done, expect_key, want_value;
-	bool key_over;
-	uint8_t key_len;
-	char key[8];
-	int8_t verbose; /* -1 not seen */
 };
 
 struct n_stream {
@@ -154,132 +118,6 @@ struct nats_state {
 	struct n_sid sids[N_SIDS];
 	struct n_pend fifo[ENAV_L7_MAX_PENDING];
 };
-
-/* ---- helpers -------------------------------------------------------------- */
-
-static char n_upper(char c)
-{
-	return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
-}
-
-static bool n_ieq(const char *a, size_t an, const char *b)
-{
-	size_t bn = strlen(b);
-
-	if (an != bn)
-		return false;
-	for (size_t i = 0; i < an; i++)
-		if (n_upper(a[i]) != b[i])
-			return false;
-	return true;
-}
-
-static bool n_space(uint8_t c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static uint8_t n_op_of(const char *w, size_t n, int stream)
-{
-	for (size_t i = 0; i < sizeof(n_words) / sizeof(n_words[0]); i++)
-		if ((n_words[i].stream_mask >> stream & 1) && n_ieq(w, n, n_words[i].word))
-			return n_words[i].op;
-	return NO_NONE;
-}
-
-/* Does this fragment start with one of the stream's protocol keywords,
- * followed by a delimiter? */
-static bool n_starts_line(const uint8_t *d, size_t n, int stream)
-{
-	size_t w = 0;
-
-	while (w < n && w < 8 && !n_space(d[w]) && d[w] != '\r' && d[w] != '\n')
-		w++;
-	if (w == n || w == 0)
-		return false;
-	return n_op_of((const char *)d, w, stream) != NO_NONE;
-}
-
-static bool n_parse_u64(const char *s, size_t n, uint64_t *v)
-{
-	uint64_t x = 0;
-
-	if (n == 0 || n > 19)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		x = x * 10 + (uint64_t)(s[i] - '0');
-	}
-	*v = x;
-	return true;
-}
-
-/* The bounded destination of a subject (see the file comment). */
-static bool n_target(char *dst, const char *subj, size_t n, bool cut_before)
-{
-	static const char inbox[] = "_INBOX.", jsack[] = "$JS.ACK.";
-
-	if (n >= sizeof(inbox) - 1 && memcmp(subj, inbox, sizeof(inbox) - 1) == 0) {
-		memcpy(dst, "_INBOX.*", sizeof("_INBOX.*"));
-		return false;
-	}
-	if (n >= sizeof(jsack) - 1 && memcmp(subj, jsack, sizeof(jsack) - 1) == 0) {
-		size_t p = sizeof(jsack) - 1;
-		while (p < n) {
-			size_t e = p;
-			bool digits = true;
-			while (e < n && subj[e] != '.') {
-				digits = digits && subj[e] >= '0' && subj[e] <= '9';
-				e++;
-			}
-			if (digits && e > p) {
-				char tmp[ENAV_L7_TARGET_MAX];
-				size_t k = p < sizeof(tmp) - 2 ? p : sizeof(tmp) - 2;
-				memcpy(tmp, subj, k);
-				tmp[k++] = '*';
-				bool cut = enav_l7_copy_text(dst, ENAV_L7_TARGET_MAX, tmp, k);
-				return cut || p > k - 1;
-			}
-			p = e + 1;
-		}
-	}
-	return enav_l7_copy_text(dst, ENAV_L7_TARGET_MAX, subj, n) || cut_before;
-}
-
-/* op.status of a -ERR: the leading capitalised words of its text.  Returns
- * true when they had to be cut. */
-static bool n_err_status(char *dst, const char *line, size_t n)
-{
-	size_t i = 0, o = 0;
-	char buf[N_HEAD];
-
-	while (i < n && (n_space((uint8_t)line[i]) || line[i] == '\''))
-		i++;
-	while (i < n) {
-		size_t e = i;
-		if (line[i] < 'A' || line[i] > 'Z')
-			break;
-		while (e < n &&
-		       ((line[e] >= 'A' && line[e] <= 'Z') || (line[e] >= 'a' && line[e] <= 'z') ||
-			(line[e] >= '0' && line[e] <= '9')))
-			e++;
-		if (e < n && !n_space((uint8_t)line[e]) && line[e] != '\'')
-			break; /* a word running into other characters */
-		if (o)
-			buf[o++] = ' ';
-		memcpy(buf + o, line + i, e - i);
-		o += e - i;
-		i = e;
-		while (i < n && n_space((uint8_t)line[i]))
-			i++;
-	}
-	if (o == 0) {
-		memcpy(dst, "-ERR", sizeof("-ERR"));
-		return false;
-	}
-	return enav_l7_copy_text(dst, ENAV_L7_STATUS_MAX, buf, o);
-}
 
 /* ---- FIFO and emission ---------------------------------------------------- */
 
@@ -452,76 +290,6 @@ static void n_lose(struct nats_state *s, int stream, bool parse_error,
 	s->st[ENAV_L7_REQUEST].loss_mark = true;
 }
 
-static void n_json_byte(struct n_json *j, uint8_t c)
-{
-	if (j->in_str) {
-		if (j->esc) {
-			j->esc = false;
-		} else if (c == '\\') {
-			j->esc = true;
-			j->key_over = true; /* an escaped key is not "verbose" */
-			return;
-		} else if (c == '"') {
-			j->in_str = false;
-			if (j->key_capture)
-				j->key_done = true;
-			return;
-		}
-		if (j->key_capture) {
-			if (j->key_len < sizeof(j->key))
-				j->key[j->key_len++] = (char)c;
-			else
-				j->key_over = true;
-		}
-		return;
-	}
-	switch (c) {
-	case '{':
-	case '[':
-		if (j->depth < 255)
-			j->depth++;
-		j->expect_key = j->depth == 1 && c == '{';
-		j->want_value = false;
-		break;
-	case '}':
-	case ']':
-		if (j->depth)
-			j->depth--;
-		j->want_value = false;
-		break;
-	case '"':
-		j->in_str = true;
-		j->key_capture = j->depth == 1 && j->expect_key;
-		j->key_len = 0;
-		j->key_over = false;
-		j->key_done = false;
-		j->want_value = false;
-		break;
-	case ':':
-		if (j->depth == 1 && j->key_done)
-			j->want_value =
-			    !j->key_over && j->key_len == 7 && memcmp(j->key, "verbose", 7) == 0;
-		j->key_done = false;
-		j->expect_key = false;
-		break;
-	case ',':
-		if (j->depth == 1)
-			j->expect_key = true;
-		j->want_value = false;
-		break;
-	case ' ':
-	case '\t':
-	case '\r':
-	case '\n':
-		break;
-	default:
-		if (j->want_value && j->depth == 1 && (c == 't' || c == 'f'))
-			j->verbose = c == 't';
-		j->want_value = false;
-		break;
-	}
-}
-
 /* Tokens of the line: up to 8 from the head.  When the line was longer than
  * the head, the last token(s) come from the tail instead. */
 struct n_tokens {
@@ -542,12 +310,12 @@ static void n_tokenize(const struct n_stream *q, size_t content, struct n_tokens
 	size_t hn = content < N_HEAD ? content : N_HEAD;
 	t->long_line = content > N_HEAD;
 	for (size_t i = 0; i < hn;) {
-		while (i < hn && n_space((uint8_t)q->head[i]))
+		while (i < hn && enav_nats_space((uint8_t)q->head[i]))
 			i++;
 		if (i == hn)
 			break;
 		size_t e = i;
-		while (e < hn && !n_space((uint8_t)q->head[e]))
+		while (e < hn && !enav_nats_space((uint8_t)q->head[e]))
 			e++;
 		if (t->n == 8)
 			break;
@@ -566,12 +334,12 @@ static void n_tokenize(const struct n_stream *q, size_t content, struct n_tokens
 		t->tbuf[k] = q->tail[(q->tail_pos + N_TAIL - skip - tn + k) % N_TAIL];
 	size_t e = tn;
 	while (t->tn < 3) {
-		while (e > 0 && n_space((uint8_t)t->tbuf[e - 1]))
+		while (e > 0 && enav_nats_space((uint8_t)t->tbuf[e - 1]))
 			e--;
 		if (e == 0)
 			break;
 		size_t b = e;
-		while (b > 0 && !n_space((uint8_t)t->tbuf[b - 1]))
+		while (b > 0 && !enav_nats_space((uint8_t)t->tbuf[b - 1]))
 			b--;
 		if (b == 0)
 			break; /* the token may continue before the tail */
@@ -631,7 +399,7 @@ static void n_set_target(struct n_stream *q, const struct n_tokens *t, unsigned 
 	}
 	/* A subject that reaches the end of the head may go on past it. */
 	bool cut = t->long_line && t->p[idx] + t->len[idx] == q->head + N_HEAD;
-	if (n_target(q->target, t->p[idx], t->len[idx], cut))
+	if (enav_nats_target(q->target, t->p[idx], t->len[idx], cut))
 		out->stats->truncated_fields++;
 }
 
@@ -693,7 +461,7 @@ static bool n_line_done(struct nats_state *s, int stream, const struct enav_l7_f
 		q->in_msg = false;
 		return true;
 	}
-	uint8_t op = n_op_of(t.p[0], t.len[0], stream);
+	uint8_t op = enav_nats_op_of(t.p[0], t.len[0], stream);
 	switch (op) {
 	case NO_CONNECT:
 		s->verbose = q->js.verbose == 1;
@@ -717,7 +485,7 @@ static bool n_line_done(struct nats_state *s, int stream, const struct enav_l7_f
 		size_t at = (size_t)(t.p[0] - q->head) + t.len[0];
 		if (t.len[0] != 4)
 			return false;
-		bool cut = n_err_status(status, q->head + at, hn - at);
+		bool cut = enav_nats_err_status(status, q->head + at, hn - at);
 		bool invalid_pub = strcmp(status, "Invalid Publish Subject") == 0;
 		n_reply_line(s, q, false, status, cut, invalid_pub, f, out);
 		q->in_msg = false;
@@ -737,7 +505,7 @@ static bool n_line_done(struct nats_state *s, int stream, const struct enav_l7_f
 		/* UNSUB sid [max] */
 		if (t.long_line || t.n < 2 || t.n > 3)
 			return false;
-		if (t.n == 3 && !n_parse_u64(t.p[2], t.len[2], &v))
+		if (t.n == 3 && !enav_nats_parse_u64(t.p[2], t.len[2], &v))
 			return false;
 		const char *sub = n_sid_get(s, t.p[1], t.len[1]);
 		memcpy(q->target, sub, strlen(sub) + 1);
@@ -754,9 +522,11 @@ static bool n_line_done(struct nats_state *s, int stream, const struct enav_l7_f
 		unsigned min = (op == NO_PUB ? 3 : op == NO_MSG || op == NO_HPUB ? 4 : 5);
 		if (!t.long_line && (t.n < min || t.n > min + 1))
 			return false;
-		if (!n_last(&t, 1, &p, &len) || !n_parse_u64(p, len, &v) || v > N_MAX_PAYLOAD)
+		if (!n_last(&t, 1, &p, &len) || !enav_nats_parse_u64(p, len, &v) ||
+		    v > N_MAX_PAYLOAD)
 			return false;
-		if (h && (!n_last(&t, 2, &p, &len) || !n_parse_u64(p, len, &hdr) || hdr > v))
+		if (h &&
+		    (!n_last(&t, 2, &p, &len) || !enav_nats_parse_u64(p, len, &hdr) || hdr > v))
 			return false;
 		n_set_target(q, &t, 1, out);
 		q->op = op;
@@ -830,7 +600,7 @@ static void n_feed_stream(struct nats_state *s, const struct enav_l7_fragment *f
 	if (f->gap && q->phase != NP_LOST)
 		n_lose(s, stream, false, out);
 	if (q->phase == NP_LOST) {
-		if (!n_starts_line(d, n, stream))
+		if (!enav_nats_starts_line(d, n, stream))
 			return;
 		q->phase = NP_LINE;
 	}
@@ -881,13 +651,13 @@ static void n_feed_stream(struct nats_state *s, const struct enav_l7_fragment *f
 				return;
 			}
 			q->cr = c == '\r';
-			if (!q->tok_done && (n_space(c) || c == '\r')) {
+			if (!q->tok_done && (enav_nats_space(c) || c == '\r')) {
 				q->tok_done = true;
-				q->op = n_op_of(q->head,
-						q->line_len - 1 < N_HEAD ? q->line_len - 1 : N_HEAD,
-						stream);
+				q->op = enav_nats_op_of(
+				    q->head, q->line_len - 1 < N_HEAD ? q->line_len - 1 : N_HEAD,
+				    stream);
 			} else if (q->tok_done && q->op == NO_CONNECT) {
-				n_json_byte(&q->js, c);
+				enav_nats_json_byte(&q->js, c);
 			}
 			break;
 		case NP_PAY_CR:
@@ -956,11 +726,11 @@ static bool n_prefix_brace(const uint8_t *d, size_t n, const char *word)
 	if (n < w + 2)
 		return false;
 	for (i = 0; i < w; i++)
-		if (n_upper((char)d[i]) != word[i])
+		if (enav_nats_upper((char)d[i]) != word[i])
 			return false;
-	if (!n_space(d[w]))
+	if (!enav_nats_space(d[w]))
 		return false;
-	for (i = w + 1; i < n && n_space(d[i]); i++)
+	for (i = w + 1; i < n && enav_nats_space(d[i]); i++)
 		;
 	return i < n && d[i] == '{';
 }

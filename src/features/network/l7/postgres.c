@@ -40,20 +40,17 @@
  * flight are emitted with response_seen = false first.
  */
 #include "features/network/l7/l7_common.h"
+#include "features/network/l7/l7_stream.h"
+#include "features/network/l7/postgres_wire.h"
 #include "features/network/l7/l7_text.h"
 
 #include <string.h>
 
-#define PG_REQ_CAP     1024 /* bytes of a request message body kept: names, SQL text */
-#define PG_RESP_CAP    256  /* bytes of a response message body kept: tag, error fields */
-#define PG_STMTS       16   /* prepared statements remembered (LRU) */
-#define PG_PORTALS     8    /* portals remembered (LRU) */
-#define PG_SLOTS       (2 * ENAV_L7_MAX_PENDING)
-#define PG_MAX_LEN     0x40000000u /* the server refuses longer messages */
-#define PG_CHAIN_MAX   16	   /* headers a resync candidate is checked against */
-#define PG_SSL_CODE    80877103u
-#define PG_GSS_CODE    80877104u
-#define PG_CANCEL_CODE 80877102u
+#define PG_REQ_CAP  1024 /* bytes of a request message body kept: names, SQL text */
+#define PG_RESP_CAP 256	 /* bytes of a response message body kept: tag, error fields */
+#define PG_STMTS    16	 /* prepared statements remembered (LRU) */
+#define PG_PORTALS  8	 /* portals remembered (LRU) */
+#define PG_SLOTS    (2 * ENAV_L7_MAX_PENDING)
 
 enum pg_slot_kind {
 	PG_SIMPLE = 1, /* Query: completed by ReadyForQuery */
@@ -97,18 +94,9 @@ struct pg_portal {
 };
 
 struct pg_reader {
-	uint8_t hdr[8];
-	uint8_t hdr_n, hdr_need;
-	uint8_t type; /* 0: untyped start-up packet */
-	bool in_msg;
-	bool resync;
-	bool body_incomplete; /* some kept-range body bytes were not captured */
-	uint32_t len;	      /* the length field */
-	uint32_t left;	      /* body bytes still to come */
-	uint32_t buf_n;
-	uint64_t start_ns;
-	uint32_t seq;
-	bool has_seq;
+	struct enav_l7_framer fr; /* hdr: the type and length, or a start-up's length and code */
+	uint8_t type;		  /* 0: untyped start-up packet */
+	uint32_t len;		  /* the length field */
 };
 
 struct pg_state {
@@ -161,112 +149,6 @@ static long cstr(const uint8_t *b, size_t n, size_t *off)
 	long l = (long)(z - (b + *off));
 	*off += (size_t)l + 1;
 	return l;
-}
-
-static bool is_frontend_type(uint8_t t, uint32_t len)
-{
-	if (len < 4 || len > PG_MAX_LEN)
-		return false;
-	switch (t) {
-	case 'Q':
-	case 'f':
-		return len >= 5;
-	case 'P':
-		return len >= 8;
-	case 'B':
-		return len >= 12;
-	case 'E':
-		return len >= 9;
-	case 'D':
-	case 'C':
-		return len >= 6;
-	case 'F':
-		return len >= 12;
-	case 'S':
-	case 'H':
-	case 'X':
-	case 'c':
-		return len == 4;
-	case 'd':
-	case 'p':
-		return true;
-	default:
-		return false;
-	}
-}
-
-static bool is_backend_type(uint8_t t, uint32_t len)
-{
-	if (len < 4 || len > PG_MAX_LEN)
-		return false;
-	switch (t) {
-	case 'Z':
-		return len == 5;
-	case '1':
-	case '2':
-	case '3':
-	case 'n':
-	case 'I':
-	case 's':
-	case 'c':
-		return len == 4;
-	case 'C':
-	case 'E':
-	case 'N':
-		return len >= 5;
-	case 'T':
-	case 'D':
-	case 't':
-	case 'S':
-		return len >= 6;
-	case 'K':
-		return len >= 12 && len <= 264;
-	case 'R':
-	case 'V':
-		return len >= 8;
-	case 'A':
-		return len >= 10;
-	case 'G':
-	case 'H':
-	case 'W':
-		return len >= 7;
-	case 'v':
-		return len >= 12;
-	case 'd':
-		return true;
-	default:
-		return false;
-	}
-}
-
-static bool type_known(enum enav_l7_stream dir, uint8_t t)
-{
-	const char *set = dir == ENAV_L7_REQUEST ? "QfPBEDCFSHXcdp" : "Z123nIscCENTDtSKRVAGHWvd";
-
-	return t != 0 && strchr(set, t) != NULL;
-}
-
-/* Fixed-size messages distinctive enough to resync on alone. */
-static bool strong_type(enum enav_l7_stream dir, uint8_t t, uint32_t len)
-{
-	if (dir == ENAV_L7_REQUEST)
-		return (t == 'S' || t == 'H' || t == 'c') && len == 4;
-	return (t == 'Z' && len == 5) ||
-	       ((t == '1' || t == '2' || t == '3' || t == 'n' || t == 's') && len == 4);
-}
-
-static bool valid_header(enum enav_l7_stream dir, uint8_t t, uint32_t len)
-{
-	return dir == ENAV_L7_REQUEST ? is_frontend_type(t, len) : is_backend_type(t, len);
-}
-
-static bool valid_startup(uint32_t len, uint32_t code)
-{
-	if (code == PG_SSL_CODE || code == PG_GSS_CODE)
-		return len == 8;
-	if (code == PG_CANCEL_CODE)
-		return len == 16;
-	return (code >> 16) == 3 && len >= 8 && len <= 10000;
 }
 
 /* ---- pending FIFO --------------------------------------------------------- */
@@ -370,22 +252,16 @@ static struct pg_op *push_op(struct pg_state *s, uint8_t kind, const struct enav
 		flush_pending(s, out);
 		s->resp_lost = false;
 		/* a message still open on the response stream is stale too */
-		if (rr->in_msg && !rr->resync) {
-			rr->resync = true;
+		if (rr->fr.in_msg && !rr->fr.resync) {
+			rr->fr.resync = true;
 			out->stats->resyncs++;
 		}
-		rr->in_msg = false;
+		rr->fr.in_msg = false;
 	}
-	if (s->count == 0 && s->rd[ENAV_L7_RESPONSE].in_msg) {
+	if (s->count == 0 && s->rd[ENAV_L7_RESPONSE].fr.in_msg) {
 		/* nothing was asked: a message open on the response stream is
 		 * bogus (a false resync), and the answer starts afresh */
-		struct pg_reader *rr = &s->rd[ENAV_L7_RESPONSE];
-
-		rr->in_msg = false;
-		if (!rr->resync) {
-			rr->resync = true;
-			out->stats->resyncs++;
-		}
+		enav_l7_framer_lose(&s->rd[ENAV_L7_RESPONSE].fr, out);
 	}
 	if (s->n_ops >= s->opt.max_pending || s->count >= PG_SLOTS) {
 		out->stats->pending_overflow++;
@@ -597,11 +473,11 @@ static bool accumulates(uint8_t t)
 static void request_message(struct pg_state *s, struct pg_reader *r, const struct enav_l7_sink *out)
 {
 	const uint8_t *b = s->req_buf;
-	size_t n = r->buf_n;
+	size_t n = r->fr.keep_n;
 	uint64_t wire = (uint64_t)r->len + (r->type ? 1 : 0);
 
 	if (r->type == 0) { /* start-up packet: hdr holds length and code */
-		uint32_t code = enav_l7_be32(r->hdr + 4);
+		uint32_t code = enav_l7_be32(r->fr.hdr + 4);
 
 		if (code == PG_SSL_CODE || code == PG_GSS_CODE) {
 			push_marker(s, PG_SSLANS, out);
@@ -704,7 +580,7 @@ static void response_message(struct pg_state *s, struct pg_reader *r, uint64_t t
 			     const struct enav_l7_sink *out)
 {
 	const uint8_t *b = s->resp_buf;
-	size_t n = r->buf_n;
+	size_t n = r->fr.keep_n;
 	uint64_t wire = (uint64_t)r->len + 1;
 	struct pg_slot *fs = front(s);
 	struct pg_op *o = front_op(s);
@@ -828,15 +704,11 @@ static void flush_answered(struct pg_state *s, const struct enav_l7_sink *out)
 }
 
 /* Loss of framing on one stream: drop the partial message, resync later. */
-static void lose(struct pg_state *s, enum enav_l7_stream dir, const struct enav_l7_sink *out)
+static void lose(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
 {
-	struct pg_reader *r = &s->rd[dir];
+	struct pg_state *s = st;
 
-	r->in_msg = false;
-	if (!r->resync) {
-		r->resync = true;
-		out->stats->resyncs++;
-	}
+	enav_l7_framer_lose(&s->rd[dir].fr, out);
 	if (dir == ENAV_L7_REQUEST) {
 		s->acc_active = false;
 	} else if (s->count) {
@@ -847,52 +719,20 @@ static void lose(struct pg_state *s, enum enav_l7_stream dir, const struct enav_
 	}
 }
 
-/* Is d[i..cap) a plausible chain of message headers? */
-static bool chain_ok(enum enav_l7_stream dir, const uint8_t *d, size_t i, size_t cap,
-		     bool frag_start)
-{
-	size_t j = i;
-	int n = 0;
-	bool strong = false;
-
-	while (j + 5 <= cap && n < PG_CHAIN_MAX) {
-		uint32_t len = enav_l7_be32(d + j + 1);
-
-		if (!valid_header(dir, d[j], len))
-			return false;
-		if (n == 0)
-			strong = strong_type(dir, d[j], len);
-		if (d[j] == 'Z' && dir == ENAV_L7_RESPONSE && j + 5 < cap && d[j + 5] != 'I' &&
-		    d[j + 5] != 'T' && d[j + 5] != 'E')
-			return false;
-		n++;
-		j += (size_t)len + 1;
-	}
-	if (n == 0)
-		return false;
-	if (j < cap && j + 5 > cap && n < PG_CHAIN_MAX && !type_known(dir, d[j]))
-		return false;
-	return frag_start || n >= 2 || strong;
-}
-
-/* A start-up packet at d[i]? */
-static bool startup_at(const uint8_t *d, size_t i, size_t cap)
-{
-	return i + 8 <= cap && valid_startup(enav_l7_be32(d + i), enav_l7_be32(d + i + 4));
-}
-
 /* Where framing can restart in d[from..cap), or -1. */
-static long find_start(struct pg_state *s, enum enav_l7_stream dir, const uint8_t *d, size_t from,
-		       size_t cap)
+static long find_start(void *st, enum enav_l7_stream dir, const uint8_t *d, size_t from, size_t cap,
+		       size_t len)
 {
-	if (dir == ENAV_L7_REQUEST && from == 0 && startup_at(d, 0, cap)) {
+	struct pg_state *s = st;
+
+	if (dir == ENAV_L7_REQUEST && from == 0 && enav_pg_startup_at(d, 0, cap)) {
 		s->typed = false;
 		return 0;
 	}
 	for (size_t i = from; i + 5 <= cap; i++) {
-		if (!valid_header(dir, d[i], enav_l7_be32(d + i + 1)))
+		if (!enav_pg_valid_header(dir, d[i], enav_l7_be32(d + i + 1)))
 			continue;
-		if (chain_ok(dir, d, i, cap, i == 0)) {
+		if (enav_pg_chain_ok(dir, d, i, cap, i == 0)) {
 			if (dir == ENAV_L7_REQUEST)
 				s->typed = true;
 			return (long)i;
@@ -901,131 +741,112 @@ static long find_start(struct pg_state *s, enum enav_l7_stream dir, const uint8_
 	return -1;
 }
 
-/* The parser's feed: frame messages of one stream, resyncing on gaps. */
-static void feed_stream(void *state, const struct enav_l7_fragment *f,
-			const struct enav_l7_sink *out)
+/* ---- the framing the stream engine runs ---------------------------------- */
+
+static void pg_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
 {
-	struct pg_state *s = state;
+	if (dir == ENAV_L7_RESPONSE)
+		flush_answered(st, out);
+	lose(st, dir, out);
+}
 
-	if (!s || !f || !out)
-		return;
-	enum enav_l7_stream dir =
-	    f->stream == ENAV_L7_RESPONSE ? ENAV_L7_RESPONSE : ENAV_L7_REQUEST;
+/* The answer to an SSLRequest or GSSENCRequest is one byte, no message. */
+static enum enav_l7_between pg_between(void *st, enum enav_l7_stream dir, uint8_t a,
+				       const struct enav_l7_sink *out)
+{
+	struct pg_state *s = st;
+	struct pg_slot *fs = front(s);
+
+	if (dir != ENAV_L7_RESPONSE || !fs || fs->kind != PG_SSLANS)
+		return ENAV_L7_BETWEEN_MESSAGE;
+	pop_front(s);
+	if (a == 'S' || a == 'G') {
+		s->encrypted = true;
+		return ENAV_L7_BETWEEN_STOP;
+	}
+	if (a == 'N')
+		return ENAV_L7_BETWEEN_SKIP;
+	return ENAV_L7_BETWEEN_MESSAGE; /* an old server's ErrorResponse */
+}
+
+static uint32_t pg_prefix_len(void *st, enum enav_l7_stream dir)
+{
+	const struct pg_state *s = st;
+
+	return dir == ENAV_L7_REQUEST && !s->typed ? 8 : 5;
+}
+
+static bool pg_header(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr,
+		      const struct enav_l7_sink *out)
+{
+	struct pg_state *s = st;
 	struct pg_reader *r = &s->rd[dir];
-	const uint8_t *d = f->data;
-	size_t cap = f->data ? f->captured : 0;
-	size_t len = f->len > cap ? f->len : cap;
-	size_t pos = 0;
-	uint8_t *buf = dir == ENAV_L7_REQUEST ? s->req_buf : s->resp_buf;
-	size_t buf_cap = dir == ENAV_L7_REQUEST ? PG_REQ_CAP : PG_RESP_CAP;
 
-	if (f->gap) {
-		if (dir == ENAV_L7_RESPONSE)
-			flush_answered(s, out);
+	if (fr->hdr_need == 8) {
+		r->type = 0;
+		r->len = enav_l7_be32(fr->hdr);
+		if (!enav_pg_valid_startup(r->len, enav_l7_be32(fr->hdr + 4))) {
+			/* joined after the start-up: try typed messages */
+			out->stats->parse_errors++;
+			s->typed = true;
+			lose(s, dir, out);
+			return false;
+		}
+		fr->left = r->len - 8;
+		return true;
+	}
+	r->type = fr->hdr[0];
+	r->len = enav_l7_be32(fr->hdr + 1);
+	if (!enav_pg_valid_header(dir, r->type, r->len)) {
+		out->stats->parse_errors++;
 		lose(s, dir, out);
+		return false;
 	}
-	while (pos < len && !s->encrypted) {
-		if (r->resync) {
-			if (pos >= cap)
-				return;
-			long i = find_start(s, dir, d, pos, cap);
-
-			if (i < 0)
-				return;
-			pos = (size_t)i;
-			r->resync = false;
-		}
-		if (!r->in_msg) {
-			struct pg_slot *fs = front(s);
-
-			if (dir == ENAV_L7_RESPONSE && fs && fs->kind == PG_SSLANS) {
-				if (pos >= cap) {
-					lose(s, dir, out);
-					return;
-				}
-				uint8_t a = d[pos];
-
-				pop_front(s);
-				if (a == 'S' || a == 'G') {
-					s->encrypted = true;
-					return;
-				}
-				if (a == 'N') {
-					pos++;
-					continue;
-				}
-				/* an old server's ErrorResponse: read it as a message */
-			}
-			r->in_msg = true;
-			r->hdr_n = 0;
-			r->hdr_need = dir == ENAV_L7_REQUEST && !s->typed ? 8 : 5;
-			r->buf_n = 0;
-			r->body_incomplete = false;
-			r->start_ns = f->ts_ns;
-			r->has_seq = f->has_seq;
-			r->seq = f->seq + (uint32_t)pos;
-		}
-		if (r->hdr_n < r->hdr_need) {
-			if (pos >= cap) { /* the next header is in the uncaptured tail */
-				lose(s, dir, out);
-				return;
-			}
-			while (r->hdr_n < r->hdr_need && pos < cap)
-				r->hdr[r->hdr_n++] = d[pos++];
-			if (r->hdr_n < r->hdr_need)
-				continue;
-			if (r->hdr_need == 8) {
-				r->type = 0;
-				r->len = enav_l7_be32(r->hdr);
-				if (!valid_startup(r->len, enav_l7_be32(r->hdr + 4))) {
-					/* joined after the start-up: try typed messages */
-					out->stats->parse_errors++;
-					s->typed = true;
-					lose(s, dir, out);
-					continue;
-				}
-				r->left = r->len - 8;
-			} else {
-				r->type = r->hdr[0];
-				r->len = enav_l7_be32(r->hdr + 1);
-				if (!valid_header(dir, r->type, r->len)) {
-					out->stats->parse_errors++;
-					lose(s, dir, out);
-					continue;
-				}
-				r->left = r->len - 4;
-				if (dir == ENAV_L7_REQUEST && accumulates(r->type) &&
-				    !s->acc_active) {
-					s->acc_active = true;
-					s->acc_start_ns = r->start_ns;
-					s->acc_has_seq = r->has_seq;
-					s->acc_seq = r->seq;
-					s->acc_bytes = 0;
-				}
-			}
-		}
-		size_t take = r->left < len - pos ? r->left : len - pos;
-
-		if (take) {
-			size_t vis = pos < cap ? (take < cap - pos ? take : cap - pos) : 0;
-			size_t room = buf_cap - r->buf_n;
-			size_t keep = vis < room ? vis : room;
-
-			memcpy(buf + r->buf_n, d + pos, keep);
-			r->buf_n += (uint32_t)keep;
-			if (vis < take && r->buf_n < buf_cap)
-				r->body_incomplete = true;
-			pos += take;
-			r->left -= (uint32_t)take;
-		}
-		if (r->left == 0) {
-			r->in_msg = false;
-			if (dir == ENAV_L7_REQUEST)
-				request_message(s, r, out);
-			else
-				response_message(s, r, f->ts_ns, out);
-		}
+	fr->left = r->len - 4;
+	if (dir == ENAV_L7_REQUEST && accumulates(r->type) && !s->acc_active) {
+		s->acc_active = true;
+		s->acc_start_ns = fr->start_ns;
+		s->acc_has_seq = fr->has_seq;
+		s->acc_seq = fr->seq;
+		s->acc_bytes = 0;
 	}
+	return true;
+}
+
+static void pg_end(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr, uint64_t ts,
+		   const struct enav_l7_sink *out)
+{
+	struct pg_state *s = st;
+
+	if (dir == ENAV_L7_REQUEST)
+		request_message(s, &s->rd[dir], out);
+	else
+		response_message(s, &s->rd[dir], ts, out);
+}
+
+static bool pg_opaque(const void *st)
+{
+	return ((const struct pg_state *)st)->encrypted;
+}
+
+static const struct enav_l7_framing pg_framing = {
+    .prefix_len = pg_prefix_len,
+    .header = pg_header,
+    .end = pg_end,
+    .find_start = find_start,
+    .lose = lose,
+    .gap = pg_gap,
+    .between = pg_between,
+    .opaque = pg_opaque,
+    .framer_at = {offsetof(struct pg_state, rd[0].fr), offsetof(struct pg_state, rd[1].fr)},
+    .keep_at = {offsetof(struct pg_state, req_buf), offsetof(struct pg_state, resp_buf)},
+    .keep_cap = {PG_REQ_CAP, PG_RESP_CAP},
+};
+
+/* The parser's feed: the engine frames messages of one stream. */
+static void pg_feed(void *state, const struct enav_l7_fragment *f, const struct enav_l7_sink *out)
+{
+	enav_l7_framed_feed(&pg_framing, state, f, out);
 }
 
 /* ---- ops ------------------------------------------------------------------ */
@@ -1056,6 +877,6 @@ const struct enav_l7_parser_ops enav_l7_postgres_ops = {
     .state_size = sizeof(struct pg_state),
     .detect = pg_detect,
     .init = pg_init,
-    .feed = feed_stream,
+    .feed = pg_feed,
     .finish = flush_pending,
 };

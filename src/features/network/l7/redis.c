@@ -37,161 +37,14 @@
  * started with response_seen = true, the others with response_seen = false)
  * and parsing restarts at that fragment.
  */
-#include "features/network/l7/l7.h"
+#include "features/network/l7/redis_state.h"
 
 #include <string.h>
-
-#define R_DEPTH	     16
-#define R_CMD_KEEP   32		   /* command-name bytes kept */
-#define R_SUB_KEEP   24		   /* subcommand bytes kept */
-#define R_LINE_KEEP  64		   /* response line bytes kept */
-#define R_CAP_KEEP   24		   /* bulk bytes kept: blob error code, first element */
-#define R_LINE_MAX   (64u * 1024u) /* longest simple string / inline line */
-#define R_NUM_DIGITS 19
-#define R_MAX_LEN    (1ull << 62)
-#define R_STREAMED   UINT64_MAX
-
-enum r_subkind {
-	RK_NONE = 0,
-	RK_SUBSCRIBE,
-	RK_PSUBSCRIBE,
-	RK_SSUBSCRIBE,
-	RK_UNSUBSCRIBE,
-	RK_PUNSUBSCRIBE,
-	RK_SUNSUBSCRIBE,
-	RK__COUNT,
-};
 
 static const char *const r_subkind_names[RK__COUNT] = {
     [RK_SUBSCRIBE] = "subscribe",	[RK_PSUBSCRIBE] = "psubscribe",
     [RK_SSUBSCRIBE] = "ssubscribe",	[RK_UNSUBSCRIBE] = "unsubscribe",
     [RK_PUNSUBSCRIBE] = "punsubscribe", [RK_SUNSUBSCRIBE] = "sunsubscribe",
-};
-
-enum r_special {
-	RS_PLAIN = 0,
-	RS_MONITOR,
-	RS_RESET,
-	RS_HELLO,
-	RS_SYNC,
-};
-
-struct r_pend {
-	uint64_t start_ns;
-	uint64_t req_bytes;
-	uint32_t seq;
-	uint32_t phantoms_before; /* dropped (FIFO full) requests queued before this one */
-	uint32_t expect;	  /* subscribe confirmations this request will get */
-	bool has_seq;
-	bool after_loss; /* first request after a request-stream loss */
-	uint8_t subkind;
-	uint8_t special;
-	char op[ENAV_L7_OPERATION_MAX];
-};
-
-enum rq_phase {
-	RQ_START = 0,
-	RQ_ARRLEN,  /* digits of "*N" */
-	RQ_LEN_LF,  /* '\n' ending a length line */
-	RQ_ELEM,    /* expect '$' */
-	RQ_BULKLEN, /* digits of "$L" */
-	RQ_BODY,    /* bulk body */
-	RQ_BODY_CR, /* '\r' after a body */
-	RQ_BODY_LF, /* '\n' after a body */
-	RQ_INLINE,  /* inline command line */
-	RQ_LOST,    /* wait for a fragment that starts a request */
-};
-
-struct r_req {
-	uint8_t phase;
-	uint8_t len_of; /* '*' or '$': the length line being read */
-	bool neg;
-	uint8_t ndigits;
-	uint64_t num;
-	bool in_msg;
-	bool known; /* a RESP request was parsed: inline commands are accepted */
-	bool loss_mark;
-	uint64_t elems_left;
-	uint64_t elem_idx;
-	uint64_t nargs;
-	uint64_t body_left;
-	uint64_t bytes;
-	uint64_t start_ns;
-	uint32_t seq;
-	bool has_seq;
-	bool cmd_cut, sub_cut;
-	bool cmd_hidden; /* part of the command name was not captured */
-	uint8_t cmd_len, sub_len;
-	char cmd[R_CMD_KEEP];
-	char sub[R_SUB_KEEP];
-	/* inline */
-	uint32_t line_len;
-	uint32_t words;
-	bool in_word;
-};
-
-enum rs_phase {
-	RS_TYPE = 0,
-	RS_LINE,    /* line content after the type byte */
-	RS_LINE_LF, /* '\n' after '\r' */
-	RS_BODY,
-	RS_BODY_CR,
-	RS_BODY_LF,
-	RS_LOST,
-};
-
-struct r_frame {
-	uint64_t left; /* elements still to come, R_STREAMED for "*?" */
-	uint8_t type;
-};
-
-struct r_resp {
-	uint8_t phase;
-	uint8_t type; /* type byte of the line / body being read */
-	uint8_t depth;
-	bool streamed_str; /* inside "$?" chunks */
-	bool in_msg;
-	bool top_set;
-	uint8_t top_type;
-	bool first_set, third_set;
-	bool capture; /* keep the current body's first bytes */
-	bool resp3;
-	bool submode;
-	bool monitor;
-	uint8_t cap_len;
-	uint8_t first_len;
-	uint32_t line_len;
-	uint64_t body_left;
-	uint64_t d1_idx;
-	int64_t third;
-	uint64_t msg_bytes;
-	uint64_t msg_start_ns;
-	char line[R_LINE_KEEP];
-	char cap[R_CAP_KEEP];
-	char first[16];
-	char status[ENAV_L7_STATUS_MAX];
-	bool is_err;
-	struct r_frame st[R_DEPTH];
-	/* loss bookkeeping */
-	uint32_t uncertain;
-	bool head_started;
-	bool lost_err;
-	uint64_t lost_bytes;
-	uint64_t lost_end_ns;
-	uint64_t req_after_loss;
-	char lost_status[ENAV_L7_STATUS_MAX];
-};
-
-struct redis_state {
-	uint32_t max_pending;
-	uint32_t head, n;
-	uint32_t tail_phantoms;
-	uint32_t swallow[RK__COUNT];
-	uint64_t pushes;  /* push frames and pub/sub deliveries seen (not replies) */
-	bool replication; /* after PSYNC/SYNC: an RDB and a command stream, not replies */
-	struct r_req rq;
-	struct r_resp rs;
-	struct r_pend fifo[ENAV_L7_MAX_PENDING];
 };
 
 /* ---- small helpers -------------------------------------------------------- */
@@ -213,12 +66,12 @@ static bool r_ieq(const char *a, size_t an, const char *b)
 	return true;
 }
 
-static bool r_is_digit(uint8_t c)
+bool enav_redis_is_digit(uint8_t c)
 {
 	return c >= '0' && c <= '9';
 }
 
-static bool r_is_type(uint8_t c)
+bool enav_redis_is_type(uint8_t c)
 {
 	return c != 0 && strchr("+-:$*_,#!=(%~>|", c) != NULL;
 }
@@ -273,7 +126,7 @@ static const char *r_subcommand(const char *cmd, size_t cn, const char *sub, siz
 	return NULL;
 }
 
-static uint8_t r_subkind_of(const char *s, size_t n)
+uint8_t enav_redis_subkind_of(const char *s, size_t n)
 {
 	for (unsigned k = 1; k < RK__COUNT; k++)
 		if (r_ieq(s, n, r_subkind_names[k]))
@@ -281,14 +134,14 @@ static uint8_t r_subkind_of(const char *s, size_t n)
 	return RK_NONE;
 }
 
-static bool r_is_delivery(const char *s, size_t n)
+bool enav_redis_is_delivery(const char *s, size_t n)
 {
 	return r_ieq(s, n, "message") || r_ieq(s, n, "pmessage") || r_ieq(s, n, "smessage");
 }
 
 /* The error code word of an error message: the first word when it is an
  * upper-case code ("ERR", "WRONGTYPE", "NOAUTH"), otherwise "". */
-static void r_error_code(char *dst, const char *msg, size_t n, const struct enav_l7_sink *out)
+void enav_redis_error_code(char *dst, const char *msg, size_t n, const struct enav_l7_sink *out)
 {
 	size_t w = 0;
 
@@ -297,7 +150,8 @@ static void r_error_code(char *dst, const char *msg, size_t n, const struct enav
 	bool code = w > 0;
 	for (size_t i = 0; code && i < w; i++) {
 		char c = msg[i];
-		code = (c >= 'A' && c <= 'Z') || r_is_digit((uint8_t)c) || c == '_' || c == '-';
+		code = (c >= 'A' && c <= 'Z') || enav_redis_is_digit((uint8_t)c) || c == '_' ||
+		       c == '-';
 	}
 	if (!code) {
 		dst[0] = '\0';
@@ -309,19 +163,19 @@ static void r_error_code(char *dst, const char *msg, size_t n, const struct enav
 
 /* ---- FIFO and emission ---------------------------------------------------- */
 
-static struct r_pend *r_head(struct redis_state *s)
+struct r_pend *enav_redis_head(struct redis_state *s)
 {
 	return s->n ? &s->fifo[s->head] : NULL;
 }
 
-static void r_pop(struct redis_state *s)
+void enav_redis_pop(struct redis_state *s)
 {
 	s->head = (s->head + 1) % ENAV_L7_MAX_PENDING;
 	s->n--;
 }
 
-static void r_emit(const struct r_pend *p, bool seen, uint64_t end_ns, uint64_t resp_bytes,
-		   bool error, const char *status, const struct enav_l7_sink *out)
+void enav_redis_emit(const struct r_pend *p, bool seen, uint64_t end_ns, uint64_t resp_bytes,
+		     bool error, const char *status, const struct enav_l7_sink *out)
 {
 	struct enav_l7_op op;
 
@@ -402,7 +256,7 @@ static void r_enqueue(struct redis_state *s, const struct enav_l7_sink *out)
 			p->special = RS_HELLO;
 		else if (r_ieq(q->cmd, q->cmd_len, "PSYNC") || r_ieq(q->cmd, q->cmd_len, "SYNC"))
 			p->special = RS_SYNC;
-		p->subkind = r_subkind_of(q->cmd, q->cmd_len);
+		p->subkind = enav_redis_subkind_of(q->cmd, q->cmd_len);
 	}
 	p->expect = q->nargs > UINT32_MAX ? UINT32_MAX : (uint32_t)q->nargs;
 	s->n++;
@@ -443,7 +297,7 @@ static void rq_lose(struct redis_state *s, bool parse_error, const struct enav_l
 /* A fragment that starts a RESP request: '*' then a digit (or '-'). */
 static bool rq_starts_request(const uint8_t *d, uint32_t n)
 {
-	return n >= 1 && d[0] == '*' && (n == 1 || r_is_digit(d[1]) || d[1] == '-');
+	return n >= 1 && d[0] == '*' && (n == 1 || enav_redis_is_digit(d[1]) || d[1] == '-');
 }
 
 static void rq_finish(struct redis_state *s, const struct enav_l7_sink *out)
@@ -561,7 +415,7 @@ static void rq_feed(struct redis_state *s, const struct enav_l7_fragment *f,
 		switch (q->phase) {
 		case RQ_ARRLEN:
 		case RQ_BULKLEN:
-			if (r_is_digit(c) && q->ndigits < R_NUM_DIGITS) {
+			if (enav_redis_is_digit(c) && q->ndigits < R_NUM_DIGITS) {
 				q->num = q->num * 10 + (c - '0');
 				q->ndigits++;
 			} else if (c == '-' && q->ndigits == 0 && !q->neg) {
@@ -704,534 +558,15 @@ static void rq_feed(struct redis_state *s, const struct enav_l7_fragment *f,
 	rq_lose(s, false, out);
 }
 
-/* ---- response stream ------------------------------------------------------ */
-
-static void rs_reset_msg(struct r_resp *r)
-{
-	r->in_msg = false;
-	r->top_set = false;
-	r->first_set = r->third_set = false;
-	r->first_len = 0;
-	r->d1_idx = 0;
-	r->is_err = false;
-	r->status[0] = '\0';
-	r->msg_bytes = 0;
-	r->depth = 0;
-	r->streamed_str = false;
-}
-
-static void rs_lose(struct redis_state *s, const struct enav_l7_fragment *f, bool parse_error,
-		    const struct enav_l7_sink *out)
-{
-	struct r_resp *r = &s->rs;
-
-	if (parse_error)
-		out->stats->parse_errors++;
-	out->stats->resyncs++;
-	if (r->phase != RS_LOST) {
-		struct r_pend *h = r_head(s);
-		r->uncertain = s->n;
-		/* A reply cut by a capture limit or a gap is credited to its
-		 * request; one that turned out to be garbage is not. */
-		r->head_started = !parse_error && r->in_msg && h && h->phantoms_before == 0;
-		r->lost_bytes = r->msg_bytes;
-		r->lost_end_ns = f->ts_ns;
-		r->lost_err = r->is_err;
-		memcpy(r->lost_status, r->status, sizeof(r->lost_status));
-		r->req_after_loss = 0;
-		/* Where the dropped requests' replies fall is unknown now. */
-		for (uint32_t k = 0; k < s->n; k++)
-			s->fifo[(s->head + k) % ENAV_L7_MAX_PENDING].phantoms_before = 0;
-		s->tail_phantoms = 0;
-		memset(s->swallow, 0, sizeof(s->swallow));
-	}
-	rs_reset_msg(r);
-	r->phase = RS_LOST;
-}
-
-static void rs_resolve(struct redis_state *s, const struct enav_l7_sink *out)
-{
-	struct r_resp *r = &s->rs;
-
-	for (uint32_t k = 0; k < r->uncertain && s->n; k++) {
-		struct r_pend *h = r_head(s);
-		if (k == 0 && r->head_started)
-			r_emit(h, true, r->lost_end_ns, r->lost_bytes, r->lost_err, r->lost_status,
-			       out);
-		else
-			r_emit(h, false, 0, 0, false, NULL, out);
-		r_pop(s);
-	}
-	r->uncertain = 0;
-	r->head_started = false;
-}
-
-/* A consumed reply that pairs with a phantom (dropped) request, if any. */
-static bool r_take_phantom(struct redis_state *s)
-{
-	struct r_pend *h = r_head(s);
-
-	if (h && h->phantoms_before) {
-		h->phantoms_before--;
-		return true;
-	}
-	if (!h && s->tail_phantoms) {
-		s->tail_phantoms--;
-		return true;
-	}
-	return false;
-}
-
-/* A reply: true when it completed (and popped) the head request. */
-static bool rs_reply(struct redis_state *s, const struct enav_l7_fragment *f,
-		     const struct enav_l7_sink *out)
-{
-	struct r_resp *r = &s->rs;
-
-	if (r_take_phantom(s))
-		return false;
-	struct r_pend *h = r_head(s);
-	if (!h || (h->after_loss && r->msg_start_ns < h->start_ns)) {
-		out->stats->unmatched_responses++;
-		return false;
-	}
-	r_emit(h, true, f->ts_ns, r->msg_bytes, r->is_err, r->status, out);
-	if (!r->is_err) {
-		if (h->special == RS_MONITOR)
-			r->monitor = true;
-		else if (h->special == RS_RESET)
-			r->submode = r->monitor = r->resp3 = false;
-		else if (h->special == RS_HELLO)
-			r->resp3 = r->top_type == '%'; /* HELLO 2 answers with an array */
-		else if (h->special == RS_SYNC)
-			s->replication = true;
-	}
-	r_pop(s);
-	return true;
-}
-
-static void rs_confirmation(struct redis_state *s, uint8_t kind, const struct enav_l7_fragment *f,
-			    const struct enav_l7_sink *out)
-{
-	struct r_resp *r = &s->rs;
-	struct r_pend *h = r_head(s);
-
-	if (h && h->phantoms_before == 0 && h->subkind == kind) {
-		uint32_t more = h->expect > 1 ? h->expect - 1 : 0;
-		if (rs_reply(s, f, out))
-			s->swallow[kind] = s->swallow[kind] > UINT32_MAX - more
-					       ? UINT32_MAX
-					       : s->swallow[kind] + more;
-	} else if (s->swallow[kind]) {
-		s->swallow[kind]--;
-	} else {
-		s->pushes++;
-	}
-	if (r->third_set)
-		r->submode = r->third > 0;
-}
-
-/* A top-level value (not an attribute) completed. */
-static void rs_top_done(struct redis_state *s, const struct enav_l7_fragment *f,
-			const struct enav_l7_sink *out)
-{
-	struct r_resp *r = &s->rs;
-	uint8_t t = r->top_type;
-	uint8_t kind = RK_NONE;
-	bool delivery = false;
-
-	if ((t == '*' || t == '>') && r->first_set) {
-		kind = r_subkind_of(r->first, r->first_len);
-		delivery = r_is_delivery(r->first, r->first_len);
-	}
-	struct r_pend *h = r_head(s);
-	if (kind && (t == '>' ||
-		     (!r->resp3 && ((h && h->subkind == kind) || r->submode || s->swallow[kind]))))
-		rs_confirmation(s, kind, f, out);
-	else if (t == '>' || (delivery && !r->resp3 && r->submode))
-		s->pushes++;
-	else if (r->monitor && t == '+' && s->n == 0 && s->tail_phantoms == 0)
-		s->pushes++;
-	else
-		(void)rs_reply(s, f, out);
-	rs_reset_msg(r);
-}
-
-static bool rs_value_done(struct redis_state *s, bool was_attr, const struct enav_l7_fragment *f,
-			  const struct enav_l7_sink *out)
-{
-	struct r_resp *r = &s->rs;
-
-	for (;;) {
-		if (r->depth == 0) {
-			if (!was_attr)
-				rs_top_done(s, f, out);
-			return true;
-		}
-		if (was_attr)
-			return false;
-		struct r_frame *fr = &r->st[r->depth - 1];
-		if (r->depth == 1)
-			r->d1_idx++;
-		if (fr->left == R_STREAMED || --fr->left > 0)
-			return false;
-		was_attr = fr->type == '|';
-		r->depth--;
-	}
-}
-
-/* The value now starting sits directly in a top-level array or push. */
-static bool rs_in_top_list(const struct r_resp *r)
-{
-	return r->depth == 1 && (r->st[0].type == '*' || r->st[0].type == '>');
-}
-
-static bool rs_parse_num(const struct r_resp *r, bool allow_neg, int64_t *v)
-{
-	uint32_t k = 0;
-	bool neg = false;
-	uint64_t x = 0;
-
-	if (r->line_len > R_LINE_KEEP || r->line_len == 0)
-		return false;
-	if (r->line[0] == '-' || r->line[0] == '+') {
-		neg = r->line[0] == '-';
-		k = 1;
-	}
-	if (neg && !allow_neg)
-		return false;
-	if (k == r->line_len || r->line_len - k > R_NUM_DIGITS)
-		return false;
-	for (; k < r->line_len; k++) {
-		if (!r_is_digit((uint8_t)r->line[k]))
-			return false;
-		x = x * 10 + (uint64_t)(r->line[k] - '0');
-	}
-	*v = neg ? -(int64_t)x : (int64_t)x;
-	return true;
-}
-
-/* A complete line after the type byte; false: cannot be framed. */
-static bool rs_line_done(struct redis_state *s, const struct enav_l7_fragment *f,
-			 const struct enav_l7_sink *out)
-{
-	struct r_resp *r = &s->rs;
-	uint8_t t = r->type;
-	int64_t v = 0;
-	size_t kept = r->line_len < R_LINE_KEEP ? r->line_len : R_LINE_KEEP;
-
-	switch (t) {
-	case '+':
-	case '-':
-		if (r->depth == 0 && t == '-') {
-			r->is_err = true;
-			r_error_code(r->status, r->line, kept, out);
-		}
-		if (t == '+' && rs_in_top_list(r) && r->d1_idx == 0) {
-			r->first_len = (uint8_t)(kept < sizeof(r->first) ? kept : sizeof(r->first));
-			memcpy(r->first, r->line, r->first_len);
-			r->first_set = kept <= sizeof(r->first);
-		}
-		rs_value_done(s, false, f, out);
-		return true;
-	case ':':
-		if (!rs_parse_num(r, true, &v))
-			return false;
-		if (rs_in_top_list(r) && r->d1_idx == 2) {
-			r->third = v;
-			r->third_set = true;
-		}
-		rs_value_done(s, false, f, out);
-		return true;
-	case '(':
-		for (size_t k = 0; k < kept; k++)
-			if (!r_is_digit((uint8_t)r->line[k]) &&
-			    !(k == 0 && (r->line[0] == '-' || r->line[0] == '+')))
-				return false;
-		if (r->line_len == 0)
-			return false;
-		rs_value_done(s, false, f, out);
-		return true;
-	case ',':
-		if (r->line_len == 0 || r->line_len > R_LINE_KEEP)
-			return false;
-		rs_value_done(s, false, f, out);
-		return true;
-	case '#':
-		if (r->line_len != 1 || (r->line[0] != 't' && r->line[0] != 'f'))
-			return false;
-		rs_value_done(s, false, f, out);
-		return true;
-	case '_':
-		if (r->line_len != 0)
-			return false;
-		rs_value_done(s, false, f, out);
-		return true;
-	case '.':
-		/* end of a streamed aggregate */
-		if (r->line_len != 0 || r->depth == 0 || r->st[r->depth - 1].left != R_STREAMED)
-			return false;
-		r->depth--;
-		rs_value_done(s, r->st[r->depth].type == '|', f, out);
-		return true;
-	default:
-		break;
-	}
-
-	/* Length-prefixed: "$", "!", "=", ";" bodies, aggregates. */
-	bool streamed = r->line_len == 1 && r->line[0] == '?';
-	if (streamed) {
-		if (t == '$') {
-			if (r->streamed_str)
-				return false;
-			r->streamed_str = true;
-			r->phase = RS_TYPE;
-			return true;
-		}
-		if (t != '*' && t != '%' && t != '~')
-			return false;
-	} else {
-		if (!rs_parse_num(r, true, &v))
-			return false;
-		if (v < 0) {
-			/* RESP2 nulls: "$-1", "*-1" */
-			if (v != -1 || (t != '$' && t != '*'))
-				return false;
-			rs_value_done(s, false, f, out);
-			return true;
-		}
-	}
-
-	switch (t) {
-	case '$':
-	case '!':
-	case '=':
-	case ';':
-		if ((uint64_t)v > R_MAX_LEN)
-			return false;
-		if (t == ';' && v == 0) {
-			/* last chunk of a streamed string */
-			r->streamed_str = false;
-			rs_value_done(s, false, f, out);
-			return true;
-		}
-		r->body_left = (uint64_t)v;
-		r->cap_len = 0;
-		r->capture = (t == '!' && r->depth == 0) ||
-			     (t == '$' && rs_in_top_list(r) && r->d1_idx == 0);
-		r->phase = v ? RS_BODY : RS_BODY_CR;
-		return true;
-	default:
-		break;
-	}
-
-	/* Aggregates. */
-	uint64_t cnt = streamed ? R_STREAMED : (uint64_t)v;
-	if (!streamed && (t == '%' || t == '|')) {
-		if (cnt > R_MAX_LEN / 2)
-			return false;
-		cnt *= 2;
-	}
-	if (cnt == 0) {
-		rs_value_done(s, t == '|', f, out);
-		return true;
-	}
-	if (r->depth >= R_DEPTH)
-		return false;
-	r->st[r->depth].left = cnt;
-	r->st[r->depth].type = t;
-	r->depth++;
-	return true;
-}
-
-/* A bulk body (with its CRLF) finished. */
-static void rs_body_done(struct redis_state *s, const struct enav_l7_fragment *f,
-			 const struct enav_l7_sink *out)
-{
-	struct r_resp *r = &s->rs;
-
-	if (r->type == ';') {
-		/* a chunk of a streamed string: more chunks follow */
-		r->phase = RS_TYPE;
-		return;
-	}
-	if (r->type == '!' && r->depth == 0) {
-		r->is_err = true;
-		r_error_code(r->status, r->cap, r->cap_len, out);
-	}
-	if (r->type == '$' && r->capture) {
-		r->first_len =
-		    (uint8_t)(r->cap_len < sizeof(r->first) ? r->cap_len : sizeof(r->first));
-		memcpy(r->first, r->cap, r->first_len);
-		r->first_set = r->cap_len <= sizeof(r->first);
-	}
-	r->capture = false;
-	r->phase = RS_TYPE;
-	rs_value_done(s, false, f, out);
-}
-
-static void rs_start_msg(struct r_resp *r, const struct enav_l7_fragment *f)
-{
-	r->in_msg = true;
-	r->msg_bytes = 0;
-	r->msg_start_ns = f->ts_ns;
-}
-
-static void rs_feed(struct redis_state *s, const struct enav_l7_fragment *f,
-		    const struct enav_l7_sink *out)
-{
-	struct r_resp *r = &s->rs;
-	const uint8_t *d = f->data;
-	uint32_t n = f->captured;
-	uint32_t i = 0;
-
-	if (f->gap)
-		rs_lose(s, f, false, out);
-	if (r->phase == RS_LOST) {
-		bool start = n > 0 && r_is_type(d[0]);
-		if (!start || (r->uncertain > 0 && r->req_after_loss == 0)) {
-			if (r->head_started) {
-				r->lost_bytes += f->len;
-				r->lost_end_ns = f->ts_ns;
-			}
-			return;
-		}
-		rs_resolve(s, out);
-		rs_reset_msg(r);
-		r->phase = RS_TYPE;
-	}
-
-	while (i < n && !s->replication) {
-		uint8_t c = d[i];
-
-		if (r->phase == RS_BODY) {
-			uint64_t k = n - i;
-			if (k > r->body_left)
-				k = r->body_left;
-			if (r->capture && r->cap_len < R_CAP_KEEP) {
-				size_t room = R_CAP_KEEP - r->cap_len;
-				size_t cpy = k < room ? (size_t)k : room;
-				memcpy(r->cap + r->cap_len, d + i, cpy);
-				r->cap_len = (uint8_t)(r->cap_len + cpy);
-			}
-			r->body_left -= k;
-			r->msg_bytes += k;
-			i += (uint32_t)k;
-			if (r->body_left == 0)
-				r->phase = RS_BODY_CR;
-			continue;
-		}
-		if (!r->in_msg) {
-			if (c == '\n') {
-				/* a master's keepalive while it prepares an RDB */
-				i++;
-				continue;
-			}
-			rs_start_msg(r, f);
-		}
-		r->msg_bytes++;
-		i++;
-		switch (r->phase) {
-		case RS_TYPE:
-			if (r->streamed_str ? c != ';'
-					    : !(r_is_type(c) || (c == '.' && r->depth))) {
-				rs_lose(s, f, true, out);
-				return;
-			}
-			r->type = c;
-			r->line_len = 0;
-			if (r->depth == 0 && c != '|' && !r->top_set) {
-				r->top_set = true;
-				r->top_type = c;
-			}
-			if (strchr("%~>|_,#!=(", c))
-				r->resp3 = true;
-			r->phase = RS_LINE;
-			break;
-		case RS_LINE:
-			if (c == '\r') {
-				r->phase = RS_LINE_LF;
-				break;
-			}
-			if (c == '\n' || r->line_len >= R_LINE_MAX) {
-				rs_lose(s, f, true, out);
-				return;
-			}
-			if (r->line_len < R_LINE_KEEP)
-				r->line[r->line_len] = (char)c;
-			r->line_len++;
-			break;
-		case RS_LINE_LF:
-			if (c != '\n') {
-				rs_lose(s, f, true, out);
-				return;
-			}
-			r->phase = RS_TYPE;
-			if (!rs_line_done(s, f, out)) {
-				rs_lose(s, f, true, out);
-				return;
-			}
-			break;
-		case RS_BODY_CR:
-			if (c != '\r') {
-				rs_lose(s, f, true, out);
-				return;
-			}
-			r->phase = RS_BODY_LF;
-			break;
-		case RS_BODY_LF:
-			if (c != '\n') {
-				rs_lose(s, f, true, out);
-				return;
-			}
-			rs_body_done(s, f, out);
-			break;
-		default:
-			rs_lose(s, f, true, out);
-			return;
-		}
-	}
-
-	uint64_t hidden = f->len > f->captured ? f->len - f->captured : 0;
-	if (hidden == 0 || s->replication)
-		return;
-	if (r->phase == RS_BODY || r->phase == RS_BODY_CR || r->phase == RS_BODY_LF) {
-		uint64_t rest = r->phase == RS_BODY	 ? r->body_left + 2
-				: r->phase == RS_BODY_CR ? 2
-							 : 1;
-		if (hidden < rest) {
-			r->msg_bytes += hidden;
-			if (r->phase == RS_BODY && hidden <= r->body_left) {
-				r->body_left -= hidden;
-				if (r->body_left == 0)
-					r->phase = RS_BODY_CR;
-			} else {
-				r->body_left = 0;
-				r->phase = RS_BODY_LF;
-			}
-			return;
-		}
-		r->msg_bytes += rest;
-		hidden -= rest;
-		r->body_left = 0;
-		rs_body_done(s, f, out);
-		if (hidden == 0)
-			return;
-	}
-	rs_lose(s, f, false, out);
-	if (r->head_started)
-		r->lost_bytes += hidden;
-}
-
 /* ---- parser ops ----------------------------------------------------------- */
 
 static bool redis_detect(const uint8_t *d, size_t n, enum enav_l7_stream stream)
 {
 	if (stream == ENAV_L7_REQUEST)
-		return n >= 2 && d[0] == '*' && r_is_digit(d[1]);
+		return n >= 2 && d[0] == '*' && enav_redis_is_digit(d[1]);
 
 	/* Response: one complete, well-formed first line. */
-	if (n < 3 || !r_is_type(d[0]))
+	if (n < 3 || !enav_redis_is_type(d[0]))
 		return false;
 	size_t e = 1;
 	while (e < n && d[e] != '\r' && d[e] != '\n')
@@ -1266,7 +601,7 @@ static bool redis_detect(const uint8_t *d, size_t n, enum enav_l7_stream stream)
 		if (k == ln || ln - k > 20)
 			return false;
 		for (; k < ln; k++)
-			if (!r_is_digit(l[k]))
+			if (!enav_redis_is_digit(l[k]))
 				return false;
 		return true;
 	}
@@ -1293,7 +628,7 @@ static void redis_feed(void *state, const struct enav_l7_fragment *f,
 	if (f->stream == ENAV_L7_REQUEST)
 		rq_feed(s, f, out);
 	else
-		rs_feed(s, f, out);
+		enav_redis_reply_feed(s, f, out);
 }
 
 static void redis_finish(void *state, const struct enav_l7_sink *out)
@@ -1301,10 +636,10 @@ static void redis_finish(void *state, const struct enav_l7_sink *out)
 	struct redis_state *s = state;
 
 	if (s->rs.phase == RS_LOST)
-		rs_resolve(s, out);
+		enav_redis_reply_resolve(s, out);
 	while (s->n) {
-		r_emit(r_head(s), false, 0, 0, false, NULL, out);
-		r_pop(s);
+		enav_redis_emit(enav_redis_head(s), false, 0, 0, false, NULL, out);
+		enav_redis_pop(s);
 	}
 	memset(s, 0, sizeof(*s));
 }

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The L7 stream engine: what every parser of a request/response protocol
+ * needs besides its own framing and field extraction.
+ *
+ *  - enav_l7_framer: one direction of a length-prefixed binary stream
+ *    (PostgreSQL, MySQL, Kafka, MongoDB).  It reassembles each message's
+ *    length prefix and the head of its body across fragments, skips bytes
+ *    the kernel moved but did not copy (captured < len), and after a gap or
+ *    a bad header looks for a plausible message start before framing again
+ *    (resync).  The parser says how long the prefix is, what the prefix
+ *    means, and what to do with a whole message.
+ *  - enav_l7_fifo: the index arithmetic of the pending-request ring (at most
+ *    ENAV_L7_MAX_PENDING entries, a full ring counts pending_overflow) and
+ *    the pairing of a response with the request it answers.
+ *
+ * The parser keeps the ring's slots and the framer's kept bytes in its own
+ * state (the state_size bytes the tracker allocates), so the engine holds
+ * no memory of its own.
+ */
+#ifndef ENAV_FEATURES_NETWORK_L7_L7_STREAM_H
+#define ENAV_FEATURES_NETWORK_L7_L7_STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "features/network/l7/l7.h"
+
+#define ENAV_L7_PREFIX_MAX 16 /* the longest length prefix (MongoDB's header) */
+
+struct enav_l7_framer {
+	uint8_t hdr[ENAV_L7_PREFIX_MAX]; /* the current message's prefix */
+	uint8_t hdr_n, hdr_need;
+	bool in_msg;	      /* a message has started */
+	bool resync;	      /* framing lost: wait for a plausible start */
+	bool keep_incomplete; /* some bytes that would have been kept were not captured */
+	bool has_seq;
+	uint32_t seq;	   /* TCP sequence of the message's first byte */
+	uint32_t left;	   /* bytes after the prefix still to come */
+	uint32_t keep_n;   /* bytes after the prefix kept so far */
+	uint64_t start_ns; /* when its first byte arrived */
+	uint64_t last_ns;  /* the latest fragment on this stream (set after gap()) */
+};
+
+/* What a between() hook decided about the byte where a message would start. */
+enum enav_l7_between {
+	ENAV_L7_BETWEEN_MESSAGE, /* a message starts here: frame it */
+	ENAV_L7_BETWEEN_SKIP,	 /* a lone byte, consumed by the parser */
+	ENAV_L7_BETWEEN_STOP,	 /* nothing more to read in this fragment */
+};
+
+/* A protocol's framing, called with the parser's state and the direction. */
+struct enav_l7_framing {
+	/* Bytes of the prefix that gives the next message's length (<= 16). */
+	uint32_t (*prefix_len)(void *st, enum enav_l7_stream dir);
+	/* The prefix fr->hdr is read: set fr->left, the bytes that follow it,
+	 * and return true; or call lose() and return false (bad header). */
+	bool (*header)(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr,
+		       const struct enav_l7_sink *out);
+	/* Optional: n more bytes after the prefix moved, the first `captured`
+	 * of them at data (also kept, up to the keep buffer).  False: the
+	 * parser lost the stream, stop reading this fragment. */
+	bool (*body)(void *st, enum enav_l7_stream dir, const uint8_t *data, uint32_t captured,
+		     uint32_t n, const struct enav_l7_sink *out);
+	/* The message's last byte arrived at ts (fr->in_msg is already false). */
+	void (*end)(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr, uint64_t ts,
+		    const struct enav_l7_sink *out);
+	/* Resync: where a message plausibly starts in d[from..cap) of a fragment
+	 * that moved len bytes, or -1. */
+	long (*find_start)(void *st, enum enav_l7_stream dir, const uint8_t *d, size_t from,
+			   size_t cap, size_t len);
+	/* Framing is lost (a gap, a prefix in bytes not captured): the parser's
+	 * own clean-up, which calls enav_l7_framer_lose(). */
+	void (*lose)(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out);
+	/* The fragment follows lost bytes (f->gap): usually lose(). */
+	void (*gap)(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out);
+	/* Optional: a byte that may stand alone between messages (PostgreSQL's
+	 * answer to an SSLRequest). */
+	enum enav_l7_between (*between)(void *st, enum enav_l7_stream dir, uint8_t byte,
+					const struct enav_l7_sink *out);
+	/* Optional: the stream cannot be read any more (encrypted, compressed). */
+	bool (*opaque)(const void *st);
+	/* Where in the parser's state each direction's framer is, and where
+	 * the first keep_cap bytes after each message's prefix are kept
+	 * (offsetof; keep_cap 0: nothing kept). */
+	size_t framer_at[2], keep_at[2];
+	uint32_t keep_cap[2];
+};
+
+/* Feed one fragment to the framer of its direction: a parser's feed. */
+void enav_l7_framed_feed(const struct enav_l7_framing *ops, void *st,
+			 const struct enav_l7_fragment *f, const struct enav_l7_sink *out);
+
+/* Drop the partial message and wait for a plausible start; a resync is
+ * counted once per loss. */
+void enav_l7_framer_lose(struct enav_l7_framer *fr, const struct enav_l7_sink *out);
+
+/* ---- pending-request ring ---------------------------------------------- */
+
+/* The index arithmetic of a ring of `slots` entries (ENAV_L7_MAX_PENDING
+ * unless the parser keeps more) whose entries the parser holds, and the id
+ * each was pushed with: a response names the request it answers by that id
+ * (Kafka's correlation id, MongoDB's requestID), or answers the oldest. */
+struct enav_l7_fifo {
+	uint32_t head, count;
+	uint32_t limit; /* entries it may hold: enav_l7_max_pending() */
+	uint32_t slots; /* size of the parser's array, <= ENAV_L7_MAX_PENDING */
+	int64_t id[ENAV_L7_MAX_PENDING];
+};
+
+void enav_l7_fifo_init(struct enav_l7_fifo *q, uint32_t limit, uint32_t slots);
+
+/* Array index of the i-th oldest entry (i may equal count: the next push). */
+static inline uint32_t enav_l7_fifo_at(const struct enav_l7_fifo *q, uint32_t i)
+{
+	return (q->head + i) % q->slots;
+}
+
+/* Room for one more entry with this id: its array index, or -1 with
+ * pending_overflow counted. */
+long enav_l7_fifo_push(struct enav_l7_fifo *q, int64_t id, const struct enav_l7_sink *out);
+
+/* Drop the oldest entry (none: nothing). */
+void enav_l7_fifo_pop(struct enav_l7_fifo *q);
+
+/* Position (0 = oldest) of the oldest entry pushed with id, or -1. */
+long enav_l7_fifo_find(const struct enav_l7_fifo *q, int64_t id);
+
+/* The n oldest entries will get no response (an in-order protocol answered
+ * a later one, or the connection closed): each is handed to
+ * unanswered(st, array index, out), oldest first, then dropped. */
+void enav_l7_fifo_expire(struct enav_l7_fifo *q, uint32_t n,
+			 void (*unanswered)(void *st, uint32_t index,
+					    const struct enav_l7_sink *out),
+			 void *st, const struct enav_l7_sink *out);
+
+#endif
