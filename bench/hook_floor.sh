@@ -134,11 +134,13 @@ awk '$5 != "-" && $5 > 0 { k = $1 SUBSEP $4; runs[k, $3] += $5; ns[k, $3] += $6;
 			}
 		}
 	}' "$WORK/hooks"
-# BPF per request: each round's run time of every program of the arm over
-# its requests; the median round, and every round.
-echo "BPF per request (kernel.bpf_stats_enabled, median round):"
+# BPF per request: each round's run time of the arm's programs on the
+# workload's own hooks (socket, TCP state, retransmit, sys_exit: not the exec
+# and credential programs, which other processes of the machine also run)
+# over its requests; the median round, and every round.
+echo "BPF per request on the socket and TCP hooks (kernel.bpf_stats_enabled, median round):"
 awk 'NR == FNR { req[$1, $2] = $3; next }
-	$5 != "-" { ns[$1, $2] += $6 }
+	$5 != "-" && $4 ~ /sock_(send|recv)_length|tcp_(send|recv)msg|tcp_sendpage|sys_exit|inet_sock_set_state|tcp_retransmit_skb/ { ns[$1, $2] += $6 }
 	END {
 		for (k in ns) { split(k, p, SUBSEP); if (req[k] > 0) print p[1], p[2], ns[k] / req[k] / 1000 }
 	}' "$WORK/requests" "$WORK/hooks" | sort -k1,1 -k3,3g |
