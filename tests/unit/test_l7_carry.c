@@ -41,8 +41,8 @@ static size_t build(uint8_t **out, uint32_t captured, bool marks, const struct e
 	e.direction = ENAV_L7_RECEIVED;
 	e.protocol = 1;
 	e.role = ENAV_ROLE_SERVER;
-	e.flags = ENAV_L7_SEQ_VALID | (marks ? ENAV_L7_MARK_BLOCK : 0) |
-		  (carry ? ENAV_L7_CARRIED : 0);
+	e.flags =
+	    ENAV_L7_SEQ_VALID | (marks ? ENAV_L7_MARK_BLOCK : 0) | (carry ? ENAV_L7_CARRIED : 0);
 	e.family = 2;
 	memcpy(b, &e, FIXED);
 	memset(b + FIXED, 'x', captured);
