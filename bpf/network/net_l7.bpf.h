@@ -276,8 +276,33 @@ struct l7_call {
 	__u8 role;   /* enum enav_tcp_role of the socket */
 	__u8 flags;  /* ENAV_L7_* known before the walk */
 	__u8 tls_library;
-	__u8 pad[7];
+	__u8 take_carry; /* report the connection's carried run on this record */
+	__u8 pad[6];
+	__u64 cgroup_id; /* the caller's, already looked up for the filter */
 };
+
+/*
+ * Hand an L7 record to the transport.  The consumer is woken once per
+ * 64 KiB this CPU emitted (ENAV_LAZY_WAKEUP_SHIFT), counted in the per-CPU
+ * scratch: the ring's own pending count (bpf_ringbuf_query) would cost a
+ * read of the line the consumer writes, on every record.  The consumer's
+ * timer drains the rest within kernel.poll_interval_ms, as for
+ * enav_emit_lazy.
+ */
+static __always_inline void l7_submit(void *ctx, struct l7_scratch *sc, void *e, __u64 size)
+{
+#ifdef ENAV_TRANSPORT_RINGBUF
+	__u64 before = sc->emitted;
+	sc->emitted = before + size;
+	bool crosses =
+	    (before >> ENAV_LAZY_WAKEUP_SHIFT) != ((before + size) >> ENAV_LAZY_WAKEUP_SHIFT);
+	long err = bpf_ringbuf_output(&enav_events, e, size,
+				      crosses ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	enav_count(err ? ENAV_KC_TRANSPORT_FULL : ENAV_KC_EMITTED);
+#else
+	enav_emit(ctx, e, size);
+#endif
+}
 
 /*
  * Classify the stream on its first bytes (once), walk HTTP/2 frames, copy the
@@ -335,7 +360,7 @@ static __always_inline void l7_emit_as(void *ctx, struct l7_scratch *sc, struct 
 			cap = need < h2cap ? need : h2cap;
 	}
 	__u32 n = nodata ? 0 : enav_copy_payload(sc, ret, cap);
-	enav_fill_header(&e->hdr, ENAV_EVENT_L7_DATA, bpf_get_current_cgroup_id());
+	enav_fill_header(&e->hdr, ENAV_EVENT_L7_DATA, call->cgroup_id);
 	e->sock_id = (__u64)sk;
 	e->len = ret;
 	e->captured = n;
@@ -373,14 +398,26 @@ static __always_inline void l7_emit_as(void *ctx, struct l7_scratch *sc, struct 
 	n &= 2 * ENAV_L7_PAYLOAD_MAX - 1;
 	if (n > ENAV_L7_PAYLOAD_MAX)
 		return;
-	__u64 size = ENAV_OFFSETOF(struct enav_l7_event, payload) + n;
+	__u64 tail = n;
 	if (h2) { /* the whole mark block, n_marks of it valid: a constant size */
-		bpf_probe_read_kernel(e->payload + n, sizeof(sc->marks), sc->marks);
-		size += sizeof(sc->marks);
+		bpf_probe_read_kernel(e->payload + tail, sizeof(sc->marks), sc->marks);
+		tail += sizeof(sc->marks);
 	}
+	if (call->take_carry && c && c->carry_len) {
+		sc->carry.boot_ns = c->carry_ns;
+		sc->carry.seq = c->carry_seq;
+		sc->carry.len = c->carry_len;
+		sc->carry.direction = c->carry_dir;
+		c->carry_len = 0;
+		e->flags = flags | ENAV_L7_CARRIED;
+		enav_bound(tail, 8191); /* <= 4096 + the mark block, in the register itself */
+		bpf_probe_read_kernel(e->payload + tail, sizeof(sc->carry), &sc->carry);
+		tail += sizeof(sc->carry);
+	}
+	__u64 size = ENAV_OFFSETOF(struct enav_l7_event, payload) + tail;
 	e->hdr.size = size;
-	if (size <= sizeof(*e) + ENAV_L7_MAX_MARKS * sizeof(struct enav_l7_mark))
-		enav_emit_lazy(ctx, e, size);
+	if (size <= sizeof(*e) + sizeof(sc->marks) + sizeof(sc->carry))
+		l7_submit(ctx, sc, e, size);
 }
 
 /* l7_emit_as for callers whose sk is not a BTF pointer (uprobes, sys_exit). */
@@ -391,12 +428,41 @@ static __always_inline void l7_emit(void *ctx, struct l7_scratch *sc, struct soc
 }
 
 /*
+ * A call without a user buffer (sendfile, splice) on a classified
+ * connection: its record would say only "len bytes, none captured", so the
+ * bytes join the connection's carried run instead, reported on its next
+ * record (one ring record less per static file served).  Returns false
+ * when the call needs a record of its own: the connection is not
+ * classified yet (then it has none either), or the call does not continue
+ * the run (another direction, a sequence jump), which then rides on it.
+ */
+static __always_inline bool l7_carry(struct conn *c, __u32 seq, long ret, bool sent)
+{
+	__u8 l7 = c->l7s.l7;
+	if (l7 == ENAV_L7_CLASS_PENDING || l7 == ENAV_L7_CLASS_NONE)
+		return false;
+	__u8 dir = sent ? ENAV_L7_SENT : ENAV_L7_RECEIVED;
+	__u32 len = c->carry_len;
+	if (len == 0) {
+		c->carry_seq = seq;
+		c->carry_dir = dir;
+	} else if (c->carry_dir != dir || c->carry_seq + len != seq ||
+		   len + (__u64)ret > 1u << 30) {
+		return false;
+	}
+	c->carry_len = len + (__u32)ret;
+	c->carry_ns = bpf_ktime_get_boot_ns();
+	return true;
+}
+
+/*
  * The call's bytes on a followed TCP connection c (classified or pending):
  * called by the socket-level programs and by the sys_exit fallback, with the
  * call's arguments in p and the bytes it moved on this socket in ret.
  */
 static __always_inline void l7_capture(void *ctx, struct sock *sk, struct conn *c,
-				       struct pending *p, long ret, bool sent, bool btf)
+				       struct pending *p, long ret, bool sent, bool btf,
+				       __u64 cgroup_id)
 {
 	/* Not enav_scratch(): through it the compiler lays sys_exit out anew,
 	 * and this program's code is kept as the kernel matrix proved it. */
@@ -430,13 +496,18 @@ static __always_inline void l7_capture(void *ctx, struct sock *sk, struct conn *
 		    BPF_CORE_READ(tp, rcv_nxt) == end)
 			end -= 1;
 	}
+	__u32 seq = end - (__u32)ret;
+	if (nodata && l7_carry(c, seq, ret, sent))
+		return;
 	struct l7_call call = {
 	    .ret = ret,
-	    .seq = end - (__u32)ret,
+	    .seq = seq,
 	    .sent = sent,
 	    .nodata = nodata,
 	    .role = c->role,
 	    .flags = ENAV_L7_SEQ_VALID,
+	    .take_carry = 1,
+	    .cgroup_id = cgroup_id,
 	};
 	l7_emit_as(ctx, sc, sk, &c->l7s, c, &call, btf);
 }

@@ -70,11 +70,18 @@ struct conn {
 	__u8 opened;   /* ENAV_TCP_OPEN already emitted */
 	__u8 seen_fin; /* passed through a FIN state: orderly close */
 	__u8 have_tuple;
-	__u8 pad[3];
+	__u8 carry_dir; /* ENAV_L7_SENT or _RECEIVED: the direction of the carried run */
+	__u8 pad[2];
 	struct l7_stream l7s;
 	__u16 family, sport, dport;
 	__u8 saddr[16], daddr[16]; /* kept: a closing socket has lost its local port */
 	char comm[ENAV_COMM_LEN];
+	/* Calls without a user buffer (sendfile) on a classified connection are
+	 * counted here instead of a record each, and reported on its next L7
+	 * record, or at close (struct enav_l7_carry). */
+	__u64 carry_ns;
+	__u32 carry_seq;
+	__u32 carry_len; /* 0: nothing carried */
 };
 
 struct {
@@ -127,6 +134,8 @@ struct l7_scratch {
 	__u8 hdr[32]; /* read_at's output: variable offsets are not allowed on the stack */
 	char comm[ENAV_COMM_LEN];
 	struct enav_l7_mark marks[ENAV_L7_MAX_MARKS];
+	struct enav_l7_carry carry; /* the record's trailer, built here */
+	__u64 emitted;		    /* bytes this CPU handed the ring: when to wake the consumer */
 };
 
 struct {

@@ -144,7 +144,7 @@ static __always_inline void l7_capture_syscall(void *ctx, struct sock *sk, struc
 	bool sent = is_send(p->nr);
 	if (!sent && (p->nr == NR_recvfrom || p->nr == NR_recvmsg) && (p->arg4 & MSG_PEEK))
 		return; /* read again for real later */
-	l7_capture(ctx, sk, c, p, ret, sent, false);
+	l7_capture(ctx, sk, c, p, ret, sent, false, bpf_get_current_cgroup_id());
 }
 
 static __always_inline int handle_exit(void *ctx, struct pt_regs *regs, long ret)
@@ -328,7 +328,8 @@ static __always_inline int socket_call(void *ctx, struct sock *sk, long ret, int
 	bool dns = enav_dns_capture && dns_port_of(sk, btf);
 	if (!l7 && !dns)
 		return 0;
-	if (!enav_admitted(bpf_get_current_cgroup_id()))
+	__u64 cgroup_id = bpf_get_current_cgroup_id();
+	if (!enav_admitted(cgroup_id))
 		return 0;
 	struct pending p;
 	if (!call_on_socket(sk, &p)) {
@@ -339,7 +340,7 @@ static __always_inline int socket_call(void *ctx, struct sock *sk, long ret, int
 	if (dns && is_dns_syscall(p.nr))
 		dns_at_socket(ctx, sk, &p, ret, sent, proto);
 	if (l7 && is_l7_syscall(p.nr))
-		l7_capture(ctx, sk, c, &p, ret, sent, true);
+		l7_capture(ctx, sk, c, &p, ret, sent, true, cgroup_id);
 	return 0;
 }
 

@@ -50,6 +50,48 @@ static __always_inline void emit_tcp(void *ctx, struct sock *sk, struct conn *c,
 	enav_emit(ctx, &e, sizeof(e));
 }
 
+/*
+ * A connection closing with a carried run (net_l7.bpf.h, l7_carry) that no
+ * later record reported: the run gets a record of its own, "len bytes, none
+ * captured", before the close event, so the parser sees the end of the
+ * last message before the connection ends.  Built on the stack, not in the
+ * per-CPU scratch: this may run in a softirq that interrupted a socket
+ * hook in the middle of a record there.  Attributed to the owner.
+ */
+static __always_inline void l7_flush_carry(void *ctx, struct sock *sk, struct conn *c)
+{
+	__u8 l7 = c->l7s.l7;
+	/* A connection that went TLS since (tls_bind_socket) drops its run. */
+	if (!c->carry_len || l7 == ENAV_L7_CLASS_PENDING || l7 == ENAV_L7_CLASS_NONE)
+		return;
+	struct enav_l7_event_fixed {
+		__u8 b[ENAV_OFFSETOF(struct enav_l7_event, payload)];
+	} rec = {};
+	struct enav_l7_event *e = (void *)&rec;
+	e->hdr.type = ENAV_EVENT_L7_DATA;
+	e->hdr.abi_version = ENAV_ABI_VERSION;
+	e->hdr.size = sizeof(rec);
+	e->hdr.boot_time_ns = c->carry_ns;
+	e->hdr.cgroup_id = c->cgroup_id;
+	e->hdr.pid = c->pid;
+	e->hdr.tid = c->tid;
+	e->sock_id = (__u64)sk;
+	e->len = c->carry_len;
+	e->seq = c->carry_seq;
+	e->direction = c->carry_dir;
+	e->protocol = l7;
+	e->role = c->role;
+	e->flags = ENAV_L7_SEQ_VALID | ENAV_L7_NO_DATA;
+	e->family = c->family;
+	e->sport = c->sport;
+	e->dport = c->dport;
+	__builtin_memcpy(e->saddr, c->saddr, 16);
+	__builtin_memcpy(e->daddr, c->daddr, 16);
+	__builtin_memcpy(e->comm, c->comm, sizeof(e->comm));
+	c->carry_len = 0;
+	enav_emit(ctx, &rec, sizeof(rec));
+}
+
 /* Record the current task as the owner, if the filter admits it. */
 static __always_inline bool take_owner(struct conn *c)
 {
@@ -101,6 +143,7 @@ static __always_inline int handle_state(void *ctx, struct sock *sk, int oldstate
 	if (newstate >= TCP_FIN_WAIT1 && newstate != TCP_CLOSE && newstate != TCP_LISTEN)
 		c->seen_fin = 1;
 	if (newstate == TCP_CLOSE) {
+		l7_flush_carry(ctx, sk, c);
 		bool established = c->opened || (c->flags & ENAV_TCP_PREDATES_ATTACH);
 		/* A server connection nobody accepted stays unattributed: drop it. */
 		if (established || c->role == ENAV_ROLE_CLIENT)

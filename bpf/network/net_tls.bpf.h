@@ -187,6 +187,7 @@ static __always_inline void tls_emit(void *ctx, struct tls_session *s, struct so
 	    .role = c ? c->role : ENAV_ROLE_UNKNOWN,
 	    .flags = ENAV_L7_SEQ_VALID | ENAV_L7_TLS | (absolute ? ENAV_L7_TLS_FROM_START : 0),
 	    .tls_library = library,
+	    .cgroup_id = bpf_get_current_cgroup_id(),
 	};
 	tls_count(TLS_C_CALLS);
 	l7_emit(ctx, sc, sk, &s->l7s, c, &call);

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #endif
 
-#define ENAV_ABI_VERSION 7
+#define ENAV_ABI_VERSION 8
 
 /* libbpf's offsetof is not a constant expression; the builtin is, on both sides. */
 #define ENAV_OFFSETOF(type, member) __builtin_offsetof(type, member)
@@ -243,6 +243,26 @@ struct enav_dns_event {
  * byte (its handshake was seen) plus the client's initial TCP sequence
  * number + 1, so both ends compute the same value for the same byte. */
 #define ENAV_L7_TLS_FROM_START (1u << 5)
+/* A struct enav_l7_carry follows the payload (and the mark block, if any):
+ * calls the kernel counted on this connection without a record of their
+ * own, which come before this record's call in the stream. */
+#define ENAV_L7_CARRIED (1u << 6)
+
+/*
+ * A run of bytes moved without a user buffer (sendfile, splice: the
+ * ENAV_L7_NO_DATA calls), counted in the connection's kernel state instead
+ * of a record each, and reported on the connection's next record (or a
+ * record of its own at close).  One direction, contiguous from seq; the
+ * user side feeds it to the parser as an uncaptured fragment before the
+ * record it rides on, stamped with the time its last call returned.
+ */
+struct enav_l7_carry {
+	__u64 boot_ns;	/* when the run's last call returned */
+	__u32 seq;	/* TCP sequence of the run's first byte */
+	__u32 len;	/* bytes in the run */
+	__u8 direction; /* ENAV_L7_SENT or ENAV_L7_RECEIVED */
+	__u8 _pad[7];
+};
 
 /*
  * HTTP/2 frame headers the kernel found by walking the whole call's bytes
@@ -291,7 +311,8 @@ struct enav_l7_event {
 	__u8 daddr[16];
 	char comm[ENAV_COMM_LEN - 1];
 	__u8 tls_library; /* enum enav_tls_library */
-	/* Variable tail: captured payload bytes, then the mark block (unaligned). */
+	/* Variable tail: captured payload bytes, then the mark block, then the
+	 * carry (ENAV_L7_CARRIED), both unaligned. */
 	__u8 payload[ENAV_L7_PAYLOAD_MAX];
 };
 
@@ -465,6 +486,10 @@ _Static_assert(ENAV_OFFSETOF(struct enav_l7_event, saddr) == 64, "l7 ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_l7_event, payload) == 112, "l7 ABI");
 _Static_assert(sizeof(struct enav_l7_event) == 112 + ENAV_L7_PAYLOAD_MAX, "l7 ABI");
 _Static_assert(sizeof(struct enav_l7_mark) == 16, "l7 ABI");
+_Static_assert(sizeof(struct enav_l7_carry) == 24, "l7 ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_l7_carry, seq) == 8, "l7 ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_l7_carry, len) == 12, "l7 ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_l7_carry, direction) == 16, "l7 ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_l7_event, tls_library) == 111, "l7 ABI");
 _Static_assert((ENAV_L7_PAYLOAD_MAX & (ENAV_L7_PAYLOAD_MAX - 1)) == 0, "l7 cap is a power of two");
 _Static_assert(sizeof(struct enav_profile_key) == 32, "profile ABI");

@@ -181,6 +181,11 @@ static void on_event(void *ctx, const void *data, size_t size)
 	if (d.type == ENAV_EVENT_L7_DATA) {
 		if (!src->l7)
 			return;
+		if (d.l7.has_carry) { /* bytes moved before this record's */
+			struct enav_l7_event carried;
+			enav_net_l7_carried_event(&d.l7.head, &d.l7.carry, &carried);
+			enav_l7_tracker_data(src->l7, &carried, d.l7.payload);
+		}
 		enav_l7_tracker_data(src->l7, &d.l7.head, d.l7.payload);
 		/* Idle connections are finished about once a second. */
 		uint64_t now = d.l7.head.hdr.boot_time_ns;
