@@ -11,7 +11,7 @@ The layers, lowest first (docs/architecture.md explains each):
   model, config  the signal, the configuration  platform
   probe          what this kernel can do        the above
   runtime        runner, host contract, BPF source runner, transports
-  discovery, enrich, features/<f>, exporters/<e>, bench
+  discovery, enrich, features/<f>, exporters/<e>
                  the capabilities, behind the host contract
   cli            src/main.c and src/cli/        anything
 
@@ -97,7 +97,6 @@ LAYERS = {
     "enrich": 4,
     "features": 4,
     "exporters": 4,
-    "bench": 4,
     "cli": 5,
     "main": 5,
     # Kernel side: shared helpers below the per-feature programs.
