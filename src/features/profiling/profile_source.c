@@ -787,7 +787,11 @@ enum enav_unwind_wait enav_profile_source_unwind_state(void *state, uint32_t tgi
 	struct profile_source *src = state;
 	if (!src || !src->unwind)
 		return ENAV_UNWIND_WAIT_READY;
-	pthread_mutex_lock(&src->unwind_lock);
+	/* The unwinder holds unwind_lock while it reads a tenant's binary: a
+	 * busy lock means a load is under way, said without waiting for it
+	 * (the caller polls). */
+	if (pthread_mutex_trylock(&src->unwind_lock) != 0)
+		return ENAV_UNWIND_WAIT_LOADING;
 	bool ready = enav_unwind_tables_has(src->unwind, tgid);
 	pthread_mutex_unlock(&src->unwind_lock);
 	if (ready)
