@@ -47,6 +47,9 @@ for t in "$BUILD"/asan/tests/test_*; do
 done
 
 phase "fuzz corpus replay"
+# First: the raw-event decoders' seeds carry the current ABI version.
+tests/fuzz/check_seed_abi.sh
+record "fuzz:seed_abi" $?
 # Replay every seed, then a short bounded run from them in a scratch dir;
 # one fuzzer per CPU at a time (each is single-threaded), reported in order.
 # The targets fed with tenant files run under the agent's memory budget
