@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The raw event ABI shared by the kernel programs (bpf/) and the user-side
- * decoders (src/sources/).  Both transports (ring buffer and perf buffer)
+ * decoders (each feature's folder under src/features/, and
+ * src/runtime/event_decode.c).  Both transports (ring buffer and perf buffer)
  * carry exactly these bytes, so one decoder serves both.
  *
  * Rules: fixed-width types only, explicit padding, and a static assert on
  * every size and offset a decoder relies on.  Changing any struct here means
- * bumping ENAV_ABI_VERSION.
+ * bumping ENAV_ABI_VERSION, and with it the version in the decoders' fuzz
+ * seeds (tests/fuzz/check_seed_abi.sh fails until they carry it).
  */
 #ifndef ENAV_ABI_H
 #define ENAV_ABI_H
