@@ -1196,8 +1196,8 @@ static void test_load_outside_lock(void **state)
 	uint64_t t0 = mono_ns();
 	assert_false(enav_symbolizer_user(s, pid, addr_of(enav_test_known_function), &f));
 	uint64_t waited = mono_ns() - t0;
-	FAIL_IF(waited < 1500000000ull || waited > 10000000000ull,
-		"waited %" PRIu64 " ns for another thread's load (bound: 2 s)\n", waited);
+	FAIL_IF(waited < 9500000000ull || waited > 20000000000ull,
+		"waited %" PRIu64 " ns for another thread's load (bound: 10 s)\n", waited);
 	assert_non_null(f.map_path);
 	assert_string_equal(f.map_path, slow.path);
 	enav_symbolizer_kernel(s, 0xffffffff81000000ull, &f);

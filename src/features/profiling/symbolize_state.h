@@ -44,10 +44,13 @@
 #define LOAD_BURST_NS  2000000000ll
 /* ELF files being loaded at once (each by one thread, with the lock
  * released); a load past this is put off, counted.  A thread that needs a
- * file another is loading waits for it, at most one file's read time budget
- * (the loader's own bound), without the lock. */
+ * file another is loading waits for it, without the lock, at most five
+ * times one file's read time budget: the loader's reads are bounded by that
+ * budget and its parsing by the file caps, but parsing a large symbol table
+ * takes seconds in an emulated guest (Linux 6.1 and 6.12 under QEMU/TCG
+ * left a profile's frames as addresses when the wait was one budget). */
 #define LOADS_IN_FLIGHT 32
-#define LOAD_WAIT_NS	ENAV_TENANT_READ_NS
+#define LOAD_WAIT_NS	(5 * ENAV_TENANT_READ_NS)
 
 /* ---- exact-capacity LRU (symbol_lru.c) ----------------------------------------- */
 
