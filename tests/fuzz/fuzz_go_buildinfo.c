@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the Go build information reader (src/features/profiling/
- * go_buildinfo.c).  The first input byte chooses:
+ * go_buildinfo.c, go_modinfo.c).  The first input byte chooses:
  *  - even: the rest is modinfo text for enav_go_buildinfo_parse_modinfo (in
  *    its own allocation of exactly its size, so ASan flags any over-read);
  *  - odd: the rest is a file, written to a memfd and read with

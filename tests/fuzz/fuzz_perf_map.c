@@ -2,7 +2,7 @@
 /*
  * libFuzzer target for the JIT perf-map loader of the symbolizer
  * (perf_map_check and perf_map_lookup in src/features/profiling/
- * symbolize.c): the whole file a process writes to /tmp/perf-PID.map, read,
+ * symbolize_perf_map.c): the whole file a process writes to /tmp/perf-PID.map, read,
  * capped, sorted and searched, through the public API only.
  *
  * The input is the file.  A fake proc root holds one process whose only

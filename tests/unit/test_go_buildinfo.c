@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for the Go build information reader (src/features/profiling/
- * go_buildinfo.c): the modinfo parser (mod, dep, replacements, build
+ * go_buildinfo.c, go_modinfo.c): the modinfo parser (mod, dep, replacements, build
  * settings and their quoting, missing fields, sentinels, CRLF, caps, NUL
  * bytes); hand-built ELF files in the pre-1.18 pointer layout (64-bit
  * little-endian, 32-bit big-endian) and the inline layout; a real binary

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the profile store (src/features/profiling/profile_store.c): batches
- * built by hand, with user frames that are real functions of this binary
- * (symbolized through /proc/self/maps and its ELF symbol table) and kernel
- * frames that resolve to nothing; pprof, folded and flame graph builds, the
- * window, kind and workload filters, the stack cap and retention, drain,
- * sleep and close, and the per-pid and workload lookups.  No agent: the
- * store is created with cfg.host = NULL.
+ * Unit tests for the profile store (src/features/profiling/profile_store.c, profile_build.c):
+ * batches built by hand, with user frames that are real functions of this binary (symbolized
+ * through /proc/self/maps and its ELF symbol table) and kernel frames that resolve to nothing;
+ * pprof, folded and flame graph builds, the window, kind and workload filters, the stack cap and
+ * retention, drain, sleep and close, and the per-pid and workload lookups; and that a build or an
+ * announcement stuck reading a slow tenant file holds up no other build, ingestion or scrape.  No
+ * agent: the store is created with cfg.host = NULL.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,6 +29,7 @@
 #include "model/pprof.h"
 #include "platform/promtext.h"
 #include "features/profiling/profile_store.h"
+#include "features/profiling/symbolize_priv.h"
 
 /* A regression check: print what went wrong, then fail. */
 #define FAIL_IF(cond, ...)                                                                         \
@@ -1114,6 +1115,191 @@ static void test_kind_names(void **state)
 	assert_string_equal(enav_profile_kind_name(ENAV_PROFILE__COUNT), "unknown");
 }
 
+/* ---- no lock across a tenant's file ----------------------------------------------- */
+
+/*
+ * A slow tenant file, played through the symbolizer's load hook: the first
+ * load of this test binary blocks until released (at most 30 s, so a
+ * failing test ends).  What other threads do meanwhile must complete.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	char path[PATH_MAX];
+	bool armed, entered, released;
+} gate = {.lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static void gate_hook(const char *path)
+{
+	pthread_mutex_lock(&gate.lock);
+	if (gate.armed && strcmp(path, gate.path) == 0) {
+		gate.armed = false;
+		gate.entered = true;
+		pthread_cond_broadcast(&gate.cv);
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 30;
+		while (!gate.released && pthread_cond_timedwait(&gate.cv, &gate.lock, &ts) == 0)
+			;
+	}
+	pthread_mutex_unlock(&gate.lock);
+}
+
+static void gate_arm(void)
+{
+	ssize_t n = readlink("/proc/self/exe", gate.path, sizeof(gate.path) - 1);
+	assert_true(n > 0);
+	gate.path[n] = '\0';
+	gate.armed = true;
+	gate.entered = gate.released = false;
+	enav_symbolizer_load_hook = gate_hook;
+}
+
+/* Waits up to ms for *flag (under the gate's lock). */
+static bool gate_wait(bool *flag, unsigned ms)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000l;
+	if (ts.tv_nsec >= 1000000000l) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000l;
+	}
+	pthread_mutex_lock(&gate.lock);
+	while (!*flag && pthread_cond_timedwait(&gate.cv, &gate.lock, &ts) == 0)
+		;
+	bool ok = *flag;
+	pthread_mutex_unlock(&gate.lock);
+	return ok;
+}
+
+static void gate_release(void)
+{
+	pthread_mutex_lock(&gate.lock);
+	gate.released = true;
+	pthread_cond_broadcast(&gate.cv);
+	pthread_mutex_unlock(&gate.lock);
+	enav_symbolizer_load_hook = NULL;
+}
+
+struct stuck_job {
+	struct enav_profile_store *s;
+	bool announce; /* announce this process (else: build its CPU profile) */
+	struct built r;
+};
+
+static void *stuck_job_run(void *arg)
+{
+	struct stuck_job *j = arg;
+	if (j->announce)
+		enav_profile_store_task(j->s, self_pid(), 0, "testcomm");
+	else
+		j->r = build(j->s, ENAV_PROFILE_CPU, SEC(1000), SEC(1010),
+			     ENAV_PROFILE_FORMAT_PPROF, NULL);
+	return NULL;
+}
+
+static bool others_done;
+
+/* What must not wait for a tenant's file: a drain's batch, an announcement
+ * of a process that is gone, a build of another kind, a scrape. */
+static void *others_run(void *arg)
+{
+	struct enav_profile_store *s = arg;
+	const uint64_t kern[] = {KADDR};
+	struct enav_profile_batch *b = batch_new(SEC(2000), SEC(2010));
+	rec_add(b, 4242, ENAV_PROFILE_OFFCPU, 0, 1, 5000, kern, 1, NULL, 0);
+	enav_profile_store_add(s, b);
+	enav_profile_store_task(s, 0x7ffffff0u, 0, "gone");
+	struct built r =
+	    build(s, ENAV_PROFILE_OFFCPU, SEC(2000), SEC(2010), ENAV_PROFILE_FORMAT_FOLDED, NULL);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.matched, 1);
+	free(r.out);
+	struct enav_promtext p;
+	assert_int_equal(enav_promtext_init_growable(&p, 1 << 20), 0);
+	enav_profile_store_metrics(s, &p);
+	enav_promtext_free(&p);
+	pthread_mutex_lock(&gate.lock);
+	others_done = true;
+	pthread_cond_broadcast(&gate.cv);
+	pthread_mutex_unlock(&gate.lock);
+	return NULL;
+}
+
+/* Runs others_run while job is stuck in the load of this binary, and
+ * asserts it finished first. */
+static void others_while_stuck(struct stuck_job *job)
+{
+	pthread_t tj, to;
+	others_done = false;
+	gate_arm();
+	assert_int_equal(pthread_create(&tj, NULL, stuck_job_run, job), 0);
+	bool entered = gate_wait(&gate.entered, 10000);
+	FAIL_IF(!entered, "setup: the %s never loaded this binary's symbols\n",
+		job->announce ? "announcement" : "build");
+	assert_int_equal(pthread_create(&to, NULL, others_run, job->s), 0);
+	bool done = gate_wait(&others_done, 5000);
+	gate_release();
+	pthread_join(to, NULL);
+	pthread_join(tj, NULL);
+	FAIL_IF(!done,
+		"a drain, an announcement, a build and a scrape waited for the %s stuck "
+		"reading a tenant's file\n",
+		job->announce ? "announcement" : "build");
+}
+
+static void check_symbolized(struct enav_profile_store *s)
+{
+	struct built r =
+	    build(s, ENAV_PROFILE_CPU, SEC(1000), SEC(1010), ENAV_PROFILE_FORMAT_FOLDED, NULL);
+	assert_int_equal(r.rc, 0);
+	FAIL_IF(!memmem(r.out, r.len, LEAF_NAME, strlen(LEAF_NAME)), "not symbolized: %.*s\n",
+		(int)r.len, (const char *)r.out);
+	free(r.out);
+}
+
+static void test_build_stuck_in_symbol_load(void **state)
+{
+	/* One symbol table kept: the announcement loads every file of this
+	 * process, so this binary's is evicted and the build loads it again. */
+	struct enav_profile_store_config c = {.frequency_hz = FREQ_HZ,
+					      .retention_ms = 3600 * 1000,
+					      .max_stored_stacks = 100000,
+					      .max_processes = 64,
+					      .max_elf_files = 1};
+	struct enav_profile_store *s = enav_profile_store_new(&c);
+	assert_non_null(s);
+	const uint64_t user[] = {ip_in(enav_test_pst_leaf), ip_in(enav_test_pst_mid)};
+	enav_profile_store_task(s, self_pid(), 0, "testcomm");
+	struct enav_profile_batch *b = batch_new(SEC(1000), SEC(1010));
+	rec_add(b, self_pid(), ENAV_PROFILE_CPU, 0, 7, 0, NULL, 0, user, 2);
+	enav_profile_store_add(s, b);
+
+	struct stuck_job job = {.s = s};
+	others_while_stuck(&job);
+	assert_int_equal(job.r.rc, 0);
+	assert_int_equal(job.r.matched, 1);
+	free(job.r.out);
+	check_symbolized(s);
+	enav_profile_store_free(s);
+}
+
+static void test_announcement_stuck_in_symbol_load(void **state)
+{
+	struct enav_profile_store *s = store_default();
+	const uint64_t user[] = {ip_in(enav_test_pst_leaf), ip_in(enav_test_pst_mid)};
+	struct enav_profile_batch *b = batch_new(SEC(1000), SEC(1010));
+	rec_add(b, self_pid(), ENAV_PROFILE_CPU, 0, 7, 0, NULL, 0, user, 2);
+	enav_profile_store_add(s, b);
+
+	struct stuck_job job = {.s = s, .announce = true};
+	others_while_stuck(&job);
+	check_symbolized(s);
+	enav_profile_store_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1135,6 +1321,8 @@ int main(void)
 	    cmocka_unit_test(test_each_pid),
 	    cmocka_unit_test(test_workload),
 	    cmocka_unit_test(test_kind_names),
+	    cmocka_unit_test(test_build_stuck_in_symbol_load),
+	    cmocka_unit_test(test_announcement_stuck_in_symbol_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

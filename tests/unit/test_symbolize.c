@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the symbolizer (src/features/profiling/symbolize.c, platform/proc_lines.c,
+ * Unit tests for the symbolizer (src/features/profiling/symbolize*.c, platform/proc_lines.c,
  * elf_symtab.c): the line parsers on fixtures, the ELF match rules on a
  * hand-built table, kernel lookups on a fixture kallsyms, user lookups
  * through a fake proc root built here (a copy of this test binary), through
@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1111,6 +1112,112 @@ static void test_debug_file_debuglink(void **state)
 	check_static(proc_root, FAKE_PID, root, true, 1);
 }
 
+/* ---- loading without the lock ------------------------------------------------------ */
+
+/* This binary's load blocks in the hook until released (30 s at most). */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	char path[PATH_MAX];
+	bool entered, released;
+	unsigned loads; /* of this binary */
+} slow = {.lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static void slow_hook(const char *path)
+{
+	pthread_mutex_lock(&slow.lock);
+	if (strcmp(path, slow.path) == 0 && slow.loads++ == 0) {
+		slow.entered = true;
+		pthread_cond_broadcast(&slow.cv);
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 30;
+		while (!slow.released && pthread_cond_timedwait(&slow.cv, &slow.lock, &ts) == 0)
+			;
+	}
+	pthread_mutex_unlock(&slow.lock);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *release_later(void *arg)
+{
+	usleep(300 * 1000);
+	pthread_mutex_lock(&slow.lock);
+	slow.released = true;
+	pthread_cond_broadcast(&slow.cv);
+	pthread_mutex_unlock(&slow.lock);
+	return NULL;
+}
+
+static void *snapshot_self(void *arg)
+{
+	enav_symbolizer_snapshot(arg, (uint32_t)getpid());
+	return NULL;
+}
+
+/*
+ * While one thread is stuck loading a file, another thread's lookups run:
+ * a frame in that same file waits for the load at most its read time budget
+ * (2 s), then stays unresolved (counted, the file not loaded twice); kernel
+ * frames and the caches' counters answer.
+ */
+static void test_load_outside_lock(void **state)
+{
+	struct enav_symbolizer_stats st;
+	struct enav_frame f;
+	uint32_t pid = (uint32_t)getpid();
+	ssize_t n = readlink("/proc/self/exe", slow.path, sizeof(slow.path) - 1);
+	assert_true(n > 0);
+	slow.path[n] = '\0';
+	struct enav_symbolizer *s = enav_symbolizer_new(&(struct enav_symbolizer_config){
+	    .perf_map_dir = g_tmp,
+	});
+	assert_non_null(s);
+	enav_symbolizer_load_hook = slow_hook;
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, snapshot_self, s), 0);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	pthread_mutex_lock(&slow.lock);
+	while (!slow.entered && pthread_cond_timedwait(&slow.cv, &slow.lock, &ts) == 0)
+		;
+	bool entered = slow.entered;
+	pthread_mutex_unlock(&slow.lock);
+	assert_true(entered);
+
+	/* The snapshot thread holds no lock: these return within the bound. */
+	uint64_t t0 = mono_ns();
+	assert_false(enav_symbolizer_user(s, pid, addr_of(enav_test_known_function), &f));
+	uint64_t waited = mono_ns() - t0;
+	FAIL_IF(waited < 9500000000ull || waited > 20000000000ull,
+		"waited %" PRIu64 " ns for another thread's load (bound: 10 s)\n", waited);
+	assert_non_null(f.map_path);
+	assert_string_equal(f.map_path, slow.path);
+	enav_symbolizer_kernel(s, 0xffffffff81000000ull, &f);
+	enav_symbolizer_get_stats(s, &st);
+	assert_int_equal(st.elf_concurrent, 1);
+
+	/* A load that ends within the bound serves the waiting lookup. */
+	pthread_t rel;
+	assert_int_equal(pthread_create(&rel, NULL, release_later, NULL), 0);
+	assert_true(enav_symbolizer_user(s, pid, addr_of(enav_test_known_function), &f));
+	assert_string_equal(f.function, "enav_test_known_function");
+	pthread_join(rel, NULL);
+	pthread_join(t, NULL);
+	enav_symbolizer_load_hook = NULL;
+	enav_symbolizer_get_stats(s, &st);
+	assert_int_equal(st.elf_concurrent, 1);
+	assert_int_equal(slow.loads, 1); /* loaded once, by the snapshot */
+	enav_symbolizer_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1126,6 +1233,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_self_real_proc, make_tmp, rm_tmp),
 	    cmocka_unit_test_setup_teardown(test_snapshot_survives_exit, make_tmp, rm_tmp),
 	    cmocka_unit_test_setup_teardown(test_cache_caps, make_tmp, rm_tmp),
+	    cmocka_unit_test_setup_teardown(test_load_outside_lock, make_tmp, rm_tmp),
 	    cmocka_unit_test_setup_teardown(test_debug_file_build_id, make_tmp, rm_tmp),
 	    cmocka_unit_test_setup_teardown(test_debug_file_debuglink, make_tmp, rm_tmp),
 	};

@@ -68,10 +68,13 @@ struct profile_source {
 	uint32_t depth;
 	uint32_t count_cap;
 	bool offcpu, futex;
-	/* .eh_frame unwinding (ADR 0017): tables under unwind_lock, which
-	 * metrics take too; unwind_refused when the kernel refused the code. */
+	/* .eh_frame unwinding (ADR 0017): tables under unwind_lock, held
+	 * while a binary is read; metrics show unwind_stats, copied under lock
+	 * after each load, so a scrape never waits for a tenant's file.
+	 * unwind_refused when the kernel refused the code. */
 	bool unwind_refused;
 	struct enav_unwind_tables *unwind;
+	struct enav_unwind_stats unwind_stats; /* under lock */
 	void *unwind_rows;
 	size_t unwind_rows_len;
 	pthread_mutex_t unwind_lock;
@@ -336,20 +339,26 @@ static void *unwinder_thread(void *arg)
 			src->unwind_len--;
 			src->unwind_current = t.tgid;
 			pthread_mutex_unlock(&src->lock);
+			struct enav_unwind_stats st;
 			pthread_mutex_lock(&src->unwind_lock);
 			enav_unwind_tables_add(src->unwind, t.tgid, t.exec_gen);
+			enav_unwind_tables_stats(src->unwind, &st);
 			pthread_mutex_unlock(&src->unwind_lock);
 			pthread_mutex_lock(&src->lock);
+			src->unwind_stats = st;
 			src->unwind_current = 0;
 			continue;
 		}
 		uint64_t now = enav_clock_mono_ns();
 		if (now >= next_refresh) {
 			pthread_mutex_unlock(&src->lock);
+			struct enav_unwind_stats st;
 			pthread_mutex_lock(&src->unwind_lock);
 			enav_unwind_tables_refresh(src->unwind);
+			enav_unwind_tables_stats(src->unwind, &st);
 			pthread_mutex_unlock(&src->unwind_lock);
 			pthread_mutex_lock(&src->lock);
+			src->unwind_stats = st;
 			next_refresh = now + UNWIND_REFRESH_NS;
 			continue;
 		}
@@ -496,6 +505,7 @@ static int start_unwinder(struct profile_source *src, char *err, size_t errlen)
 		snprintf(err, errlen, "profiling: cannot allocate the unwind tables");
 		return -ENOMEM;
 	}
+	enav_unwind_tables_stats(src->unwind, &src->unwind_stats); /* no thread yet */
 	return 0;
 }
 
@@ -758,9 +768,14 @@ static void profile_metrics(void *state, struct enav_promtext *p)
 	enav_promtext_family(p, "enav_profile_sampling_info", "gauge",
 			     "The perf event the CPU profile samples.");
 	enav_promtext_sample(p, "enav_profile_sampling_info", l, 1, 1);
-	pthread_mutex_lock(&src->unwind_lock);
-	enav_unwind_tables_metrics(src->unwind, p);
-	pthread_mutex_unlock(&src->unwind_lock);
+	if (src->unwind) {
+		/* Not the tables themselves: their lock is held while a
+		 * tenant's binary is read. */
+		pthread_mutex_lock(&src->lock);
+		struct enav_unwind_stats st = src->unwind_stats;
+		pthread_mutex_unlock(&src->lock);
+		enav_unwind_stats_metrics(&st, p);
+	}
 	enav_profile_store_metrics(src->store, p);
 	enav_profile_spool_metrics(src->spool, p);
 	enav_pyroscope_metrics(src->pyroscope, p);
@@ -772,7 +787,11 @@ enum enav_unwind_wait enav_profile_source_unwind_state(void *state, uint32_t tgi
 	struct profile_source *src = state;
 	if (!src || !src->unwind)
 		return ENAV_UNWIND_WAIT_READY;
-	pthread_mutex_lock(&src->unwind_lock);
+	/* The unwinder holds unwind_lock while it reads a tenant's binary: a
+	 * busy lock means a load is under way, said without waiting for it
+	 * (the caller polls). */
+	if (pthread_mutex_trylock(&src->unwind_lock) != 0)
+		return ENAV_UNWIND_WAIT_LOADING;
 	bool ready = enav_unwind_tables_has(src->unwind, tgid);
 	pthread_mutex_unlock(&src->unwind_lock);
 	if (ready)

@@ -9,7 +9,8 @@
  * has exited since is still symbolized).  Labels come from the cgroup id:
  * discovery's snapshot first, else the kernel's own cgroup path.
  *
- * Thread-safe: one lock; building a profile holds it.
+ * Thread-safe: one lock, never held across file I/O; a build takes it to
+ * pin the batches of its window and symbolizes without it.
  */
 #ifndef ENAV_FEATURES_PROFILING_PROFILE_STORE_H
 #define ENAV_FEATURES_PROFILING_PROFILE_STORE_H
@@ -45,6 +46,10 @@ struct enav_profile_batch {
 	uint64_t *ips;
 	uint32_t n_ips, cap_ips;
 	struct enav_profile_batch *next;
+	/* Builds reading it (under the store's lock); an evicted batch still
+	 * pinned is freed by the last build that unpins it. */
+	uint32_t pins;
+	bool evicted;
 };
 
 struct enav_profile_batch *enav_profile_batch_new(uint64_t start_mono_ns, uint64_t start_unix_ns);

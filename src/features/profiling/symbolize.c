@@ -3,7 +3,10 @@
  * Symbolizer: kernel addresses through /proc/kallsyms, user addresses through
  * per-process mapping snapshots, ELF symbol tables and JIT perf maps.  See
  * symbolize.h for the contract; the parsers live in platform/proc_lines.c and the ELF
- * loader in elf_symtab.c.
+ * loader in elf_symtab.c.  This file: process snapshots, user lookups and
+ * the lifecycle; kernel frames are symbolize_kernel.c, the ELF cache
+ * symbolize_elf.c, perf maps symbolize_perf_map.c, the state and its
+ * locking symbolize_state.h.
  *
  * Choices:
  *  - Kernel frames: function is the symbol name, or "name [module]" for a
@@ -27,247 +30,25 @@
  *    addresses are still translated with the binary's PT_LOAD segments (a
  *    debug file's have no file bytes).  Looked for once per load.
  */
-#include "features/profiling/symbolize.h"
+#include "features/profiling/symbolize_state.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
-#include <sys/sysmacros.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "platform/clock.h"
-#include "platform/log.h"
-#include "platform/tenant_file.h"
-#include "features/profiling/symbolize_priv.h"
-#include "features/profiling/tenant_memory.h"
 
-#define DEF_MAX_PROCESSES    4096u
-#define DEF_MAX_MAPS	     4096u
-#define DEF_MAX_ELF_FILES    256u
-#define DEF_MAX_SYMBOLS	     2000000u
-#define DEF_MAX_PERF_ENTRIES 200000u
+void (*enav_symbolizer_load_hook)(const char *path);
 
-#define MAPS_LINE_MAX	    (PATH_MAX + 256)
-#define MAPS_MAX_BYTES	    (64ull << 20)
-#define KALLSYMS_LINE_MAX   (2 * ENAV_KSYM_NAME_MAX + 64)
-#define KALLSYMS_MAX_BYTES  (256ull << 20)
-#define KALLSYMS_MAX_SYMS   (8u << 20)
-#define KALLSYMS_MAX_MODS   4096u
-#define PERF_MAP_LINE_MAX   4096u
-#define PERF_MAP_LINE_BYTES 1024ull /* bytes read per allowed entry */
-#define PERF_MAP_WALK	    64u
-#define REFRESH_NS	    1000000000ull /* snapshot refresh / perf map check */
-/* ELF loading may take a quarter of the time, in bursts of up to 2 s: a
- * tenant whose libraries' tables outgrow the budget makes every lookup a
- * reload, and the caller (a profile build, /metrics) waits on our lock. */
-#define LOAD_SHARE_DIV 4
-#define LOAD_BURST_NS  2000000000ll
-
-/* ---- exact-capacity LRU: hash chains + recency list ------------------------------ */
-
-struct lru_node {
-	uint64_t key;
-	struct lru_node *prev, *next; /* recency: head.next is the most recent */
-	struct lru_node *hnext;
-};
-
-struct lru {
-	struct lru_node **buckets;
-	uint32_t mask;
-	uint32_t size, cap;
-	struct lru_node head;
-	void (*free_fn)(struct lru_node *n);
-	uint64_t evictions;
-};
-
-static int lru_init(struct lru *l, uint32_t cap, void (*free_fn)(struct lru_node *))
-{
-	uint32_t nb = 16;
-
-	while (nb < cap && nb < (1u << 30))
-		nb <<= 1;
-	*l = (struct lru){.cap = cap, .mask = nb - 1, .free_fn = free_fn};
-	l->head.prev = l->head.next = &l->head;
-	l->buckets = calloc(nb, sizeof(*l->buckets));
-	return l->buckets ? 0 : -ENOMEM;
-}
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
-
-static struct lru_node **lru_bucket(struct lru *l, uint64_t key)
-{
-	return &l->buckets[mix64(key) & l->mask];
-}
-
-static struct lru_node *lru_find(struct lru *l, uint64_t key)
-{
-	for (struct lru_node *n = *lru_bucket(l, key); n; n = n->hnext)
-		if (n->key == key)
-			return n;
-	return NULL;
-}
-
-static void list_unlink(struct lru_node *n)
-{
-	n->prev->next = n->next;
-	n->next->prev = n->prev;
-}
-
-static void list_front(struct lru *l, struct lru_node *n)
-{
-	n->next = l->head.next;
-	n->prev = &l->head;
-	l->head.next->prev = n;
-	l->head.next = n;
-}
-
-static void lru_touch(struct lru *l, struct lru_node *n)
-{
-	list_unlink(n);
-	list_front(l, n);
-}
-
-/* Unlink and free. */
-static void lru_drop(struct lru *l, struct lru_node *n)
-{
-	for (struct lru_node **pp = lru_bucket(l, n->key); *pp; pp = &(*pp)->hnext)
-		if (*pp == n) {
-			*pp = n->hnext;
-			break;
-		}
-	list_unlink(n);
-	l->size--;
-	l->free_fn(n);
-}
-
-/* Insert n (key not present), evicting the least recently used when full. */
-static void lru_insert(struct lru *l, struct lru_node *n)
-{
-	if (l->size >= l->cap && l->head.prev != &l->head) {
-		lru_drop(l, l->head.prev);
-		l->evictions++;
-	}
-	struct lru_node **b = lru_bucket(l, n->key);
-	n->hnext = *b;
-	*b = n;
-	list_front(l, n);
-	l->size++;
-}
-
-static void lru_destroy(struct lru *l)
-{
-	if (!l->buckets)
-		return;
-	while (l->head.next != &l->head)
-		lru_drop(l, l->head.next);
-	free(l->buckets);
-	l->buckets = NULL;
-}
-
-/* ---- state -------------------------------------------------------------------- */
-
-enum { MAP_FILE, MAP_ANON, MAP_PSEUDO };
-enum { ELF_UNKNOWN, ELF_KNOWN, ELF_FAILED };
-
-struct umap {
-	uint64_t start, end, offset, inode;
-	uint64_t dev;	  /* makedev of the maps line's major:minor */
-	uint64_t elf_key; /* valid when elf_state == ELF_KNOWN */
-	uint32_t path;	  /* offset into proc.paths */
-	uint8_t kind, elf_state;
-};
-
-struct pm_entry {
-	uint64_t start, end;
-	uint32_t name, seq;
-};
-
-struct perf_map {
-	struct pm_entry *e;
-	uint32_t n;
-	char *names;
-	struct enav_tenant_mem *mem;
-	uint64_t bytes; /* charged to mem */
-	bool checked, loaded;
-	uint64_t checked_ns;
-	uint64_t ino, size, mtime_ns; /* of the loaded file */
-};
-
-struct proc {
-	struct lru_node node; /* key = pid */
-	struct umap *maps;    /* executable mappings, sorted by start */
-	uint32_t n_maps;
-	char *paths;
-	uint64_t snap_ns; /* last snapshot attempt */
-	uint32_t uid;	  /* owner of /proc/PID at the snapshot */
-	bool uid_known;
-	struct perf_map pm;
-};
-
-struct elf_entry {
-	struct lru_node node; /* key = hash of the identity */
-	struct enav_elf_symtab *t;
-	struct enav_tenant_mem *mem;
-	uint64_t bytes; /* charged to mem */
-	uint8_t bid[ENAV_ELF_BUILD_ID_MAX];
-	size_t bid_len;
-	uint64_t dev, ino, mtime_ns, size; /* identity without a build id */
-};
-
-struct ksym {
-	uint64_t addr;
-	uint32_t name; /* offset into names; file order among text symbols */
-	uint16_t mod;  /* 0 = core kernel, else index + 1 into mods */
-	uint8_t text;
-};
-
-struct kernel_table {
-	bool loaded;
-	struct ksym *syms;
-	uint32_t n, cap;
-	char *names;
-	size_t names_len, names_cap;
-	uint32_t mods[KALLSYMS_MAX_MODS]; /* name offsets */
-	uint32_t n_mods, last_mod;
-	uint64_t n_text;
-};
-
-struct enav_symbolizer {
-	char *proc_root, *kallsyms_path, *perf_map_dir;
-	/* Opened with the symbolizer, read on first use: /proc/kallsyms shows
-	 * addresses to whoever opened it with CAP_SYSLOG, and the agent drops
-	 * that capability once started. */
-	int kallsyms_fd;
-	int kallsyms_errno;
-	char *debug_dir; /* "" = no debug files */
-	int self_root;	 /* O_PATH of "/": our own view, for perf and debug files */
-	struct enav_tenant_mem *mem;
-	bool own_mem;
-	int64_t load_tokens_ns; /* loading time left (LOAD_SHARE_DIV) */
-	uint64_t load_refill_ns;
-	uint32_t max_maps, max_syms, max_perf;
-	struct lru procs, elfs;
-	struct kernel_table k;
-	struct enav_symbolizer_stats st;
-	char kname[2 * ENAV_KSYM_NAME_MAX + 8];
-};
+_Thread_local struct frame_strings enav_frame_strings;
 
 /* ---- small helpers --------------------------------------------------------------- */
 
-static bool grow(void **p, size_t elem, uint32_t *cap, uint32_t need, uint32_t limit)
+bool enav_sym_grow(void **p, size_t elem, uint32_t *cap, uint32_t need, uint32_t limit)
 {
 	if (need <= *cap)
 		return true;
@@ -287,8 +68,8 @@ static bool grow(void **p, size_t elem, uint32_t *cap, uint32_t need, uint32_t l
 }
 
 /* Appends len bytes + NUL to a string arena; false past limit. */
-static bool arena_push(char **a, size_t *len, size_t *cap, const char *s, size_t n, size_t limit,
-		       uint32_t *off)
+bool enav_sym_arena_push(char **a, size_t *len, size_t *cap, const char *s, size_t n, size_t limit,
+			 uint32_t *off)
 {
 	if (n + 1 > limit || *len > limit - n - 1 || *len > UINT32_MAX)
 		return false;
@@ -309,7 +90,7 @@ static bool arena_push(char **a, size_t *len, size_t *cap, const char *s, size_t
 	return true;
 }
 
-static uint64_t fnv64(const void *p, size_t n, uint64_t h)
+uint64_t enav_sym_fnv64(const void *p, size_t n, uint64_t h)
 {
 	const unsigned char *b = p;
 
@@ -318,493 +99,14 @@ static uint64_t fnv64(const void *p, size_t n, uint64_t h)
 	return h;
 }
 
-static uint64_t mtime_ns(const struct stat *st)
+uint64_t enav_sym_mtime_ns(const struct stat *st)
 {
 	return (uint64_t)st->st_mtim.tv_sec * 1000000000ull + (uint64_t)st->st_mtim.tv_nsec;
 }
 
-static int open_ro(const char *path)
+int enav_sym_open_ro(const char *path)
 {
 	return open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-}
-
-/* ---- kernel --------------------------------------------------------------------- */
-
-static int kallsyms_line(void *ctx, const char *line, size_t len)
-{
-	struct kernel_table *k = ctx;
-	struct enav_kallsyms_line kl;
-
-	if (enav_kallsyms_parse_line(line, len, &kl) != 0 || kl.addr == 0)
-		return 0;
-	bool text = enav_kallsyms_is_text(kl.type);
-	bool end_marker = (kl.name_len == 6 && memcmp(kl.name, "_etext", 6) == 0) ||
-			  (kl.name_len == 10 && memcmp(kl.name, "_einittext", 10) == 0);
-	char t = kl.type;
-	bool data = t == 'd' || t == 'D' || t == 'b' || t == 'B' || t == 'r' || t == 'R';
-	if (end_marker)
-		text = false;
-	else if (!text && !data)
-		return 0; /* absolute, undefined, ...: no bound on text */
-	struct ksym ks = {.addr = kl.addr, .text = text};
-	if (text && kl.module) {
-		uint32_t m = k->last_mod;
-		if (!(m < k->n_mods && strlen(k->names + k->mods[m]) == kl.module_len &&
-		      memcmp(k->names + k->mods[m], kl.module, kl.module_len) == 0)) {
-			for (m = 0; m < k->n_mods; m++)
-				if (strlen(k->names + k->mods[m]) == kl.module_len &&
-				    memcmp(k->names + k->mods[m], kl.module, kl.module_len) == 0)
-					break;
-			if (m == k->n_mods) {
-				if (k->n_mods == KALLSYMS_MAX_MODS ||
-				    !arena_push(&k->names, &k->names_len, &k->names_cap, kl.module,
-						kl.module_len, UINT32_MAX, &k->mods[m]))
-					return 0;
-				k->n_mods++;
-			}
-			k->last_mod = m;
-		}
-		ks.mod = (uint16_t)(m + 1);
-	}
-	if (text && !arena_push(&k->names, &k->names_len, &k->names_cap, kl.name, kl.name_len,
-				UINT32_MAX, &ks.name))
-		return 1;
-	if (!grow((void **)&k->syms, sizeof(*k->syms), &k->cap, k->n + 1, KALLSYMS_MAX_SYMS))
-		return 1;
-	k->syms[k->n++] = ks;
-	return 0;
-}
-
-static int ksym_cmp(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->text != y->text)
-		return x->text ? -1 : 1; /* text wins over a marker at its address */
-	return x->name < y->name ? -1 : x->name > y->name;
-}
-
-static void load_kallsyms(struct enav_symbolizer *s)
-{
-	struct kernel_table *k = &s->k;
-	int fd;
-
-	k->loaded = true;
-	fd = s->kallsyms_fd;
-	s->kallsyms_fd = -1;
-	if (fd < 0) {
-		enav_warn("msg=\"kallsyms unreadable\" path=%s err=%d", s->kallsyms_path,
-			  s->kallsyms_errno);
-		return;
-	}
-	k->last_mod = UINT32_MAX;
-	enav_read_lines(fd, KALLSYMS_LINE_MAX, KALLSYMS_MAX_BYTES, kallsyms_line, k);
-	close(fd);
-	if (k->n == 0)
-		return;
-	qsort(k->syms, k->n, sizeof(*k->syms), ksym_cmp);
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < k->n; i++) {
-		if (n > 0 && k->syms[n - 1].addr == k->syms[i].addr)
-			continue;
-		k->syms[n++] = k->syms[i];
-		k->n_text += k->syms[i].text;
-	}
-	k->n = n;
-	s->st.kernel_symbols = k->n_text;
-}
-
-bool enav_symbolizer_kernel(struct enav_symbolizer *s, uint64_t addr, struct enav_frame *out)
-{
-	struct kernel_table *k = &s->k;
-	uint32_t lo = 0, hi;
-
-	*out =
-	    (struct enav_frame){.address = addr, .kernel = true, .map_path = "[kernel.kallsyms]"};
-	if (!k->loaded)
-		load_kallsyms(s);
-	hi = k->n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (k->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	const struct ksym *ks = lo > 0 ? &k->syms[lo - 1] : NULL;
-	if (!ks || !ks->text || (lo == k->n && addr != ks->addr)) {
-		s->st.unresolved++;
-		return false;
-	}
-	out->function = k->names + ks->name;
-	if (ks->mod) {
-		snprintf(s->kname, sizeof(s->kname), "%s [%s]", k->names + ks->name,
-			 k->names + k->mods[ks->mod - 1]);
-		out->function = s->kname;
-	}
-	out->function_offset = addr - ks->addr;
-	s->st.resolved++;
-	return true;
-}
-
-/* ---- ELF cache ----------------------------------------------------------------- */
-
-static void elf_entry_free(struct lru_node *n)
-{
-	struct elf_entry *e = (struct elf_entry *)n;
-
-	enav_elf_symtab_free(e->t);
-	if (e->mem)
-		enav_tenant_mem_uncharge(e->mem, e->bytes);
-	free(e);
-}
-
-/* Opens the file behind a mapping; -1 when none of the ways works. */
-int enav_open_map_file(const char *proc_root, uint32_t pid, uint64_t start, uint64_t end,
-		       const char *path, uint64_t dev, uint64_t inode,
-		       enum enav_tenant_refusal *why)
-{
-	const struct enav_file_ident want = {.dev = dev, .ino = inode};
-	struct stat st;
-	int fd = enav_tenant_open_mapped(proc_root, pid, start, end, path, &want, &st, why);
-
-	if (fd >= 0 || *why != ENAV_TENANT_GONE || !path || path[0] != '/')
-		return fd;
-	/* The process is gone: our own view of the path, when it is still the
-	 * mapped inode (same lookup rules, under our root). */
-	int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (root < 0)
-		return -1;
-	fd = enav_tenant_open_in_root(root, path, &want, &st, why);
-	close(root);
-	return fd;
-}
-
-static bool elf_same(const struct elf_entry *e, const uint8_t *bid, size_t bid_len,
-		     const struct stat *st)
-{
-	if (e->bid_len != bid_len)
-		return false;
-	if (bid_len)
-		return memcmp(e->bid, bid, bid_len) == 0;
-	return e->dev == (uint64_t)st->st_dev && e->ino == (uint64_t)st->st_ino &&
-	       e->mtime_ns == mtime_ns(st) && e->size == (uint64_t)st->st_size;
-}
-
-/* Drops least recently used symbol tables until n more bytes fit the
- * budget (or none is left to drop). */
-static void make_room(struct enav_symbolizer *s, uint64_t n)
-{
-	while (!enav_tenant_mem_fits(s->mem, n) && s->elfs.head.prev != &s->elfs.head) {
-		lru_drop(&s->elfs, s->elfs.head.prev);
-		s->elfs.evictions++;
-		enav_tenant_mem_evicted(s->mem);
-	}
-}
-
-/* Loads the symbol table of h (file identity st) into a new entry, or
- * refuses it when it is past the per-file cap; NULL then, or on failure. */
-static struct elf_entry *load_elf(struct enav_symbolizer *s, uint32_t pid, const struct proc *p,
-				  const struct umap *m, struct enav_elf *h, const struct stat *st,
-				  const uint8_t *bid, size_t bid_len)
-{
-	struct enav_elf_symtab *t = NULL;
-	struct elf_entry *e = calloc(1, sizeof(*e));
-	struct enav_file_key k;
-
-	if (!e)
-		return NULL;
-	enav_file_key_of(st, &k);
-	int rc = enav_elf_load(h, s->max_syms, &t);
-	if (rc == 0 && (t->from_dynsym || t->n_syms == 0) &&
-	    enav_debug_symbols_load(&(struct enav_debug_files){.proc_root = s->proc_root,
-							       .debug_dir = s->debug_dir,
-							       .self_root = s->self_root,
-							       .mem = s->mem,
-							       .max_syms = s->max_syms},
-				    pid, p->paths + m->path, h, bid, bid_len, t))
-		s->st.debug_files++;
-	/* A table that reached the cap is refused whole (not kept cut at an
-	 * arbitrary symbol), and the refusal remembered for the file. */
-	if (rc != 0 || t->over_cap) {
-		if (enav_elf_over_cap(h) || (t && t->over_cap)) {
-			enav_tenant_mem_refused(s->mem, ENAV_TMEM_OVER_FILE_CAP);
-			enav_tenant_mem_remember(s->mem, ENAV_TMEM_KIND_SYMBOLS, &k, 1);
-		}
-		enav_elf_symtab_free(t);
-		free(e);
-		return NULL;
-	}
-	e->t = t;
-	e->mem = s->mem;
-	e->bytes = sizeof(*e) + enav_elf_symtab_bytes(t);
-	/* A section skipped for the cap left a poorer table (.dynsym). */
-	if (t->truncated || enav_elf_over_cap(h))
-		s->st.elf_truncated++;
-	return e;
-}
-
-/* Opens the file of m and its ELF handle, under the per-file cap; NULL (fd
- * closed) when it cannot be opened or was refused before. */
-static struct enav_elf *open_elf(struct enav_symbolizer *s, uint32_t pid, const struct proc *p,
-				 const struct umap *m, int *fdp, struct stat *st)
-{
-	enum enav_tenant_refusal why = ENAV_TENANT_OK;
-	struct enav_file_key k;
-	struct enav_elf *h = NULL;
-	int fd = enav_open_map_file(s->proc_root, pid, m->start, m->end, p->paths + m->path, m->dev,
-				    m->inode, &why);
-
-	if (fd < 0) {
-		enav_tenant_mem_open_refused(s->mem, why);
-		return NULL;
-	}
-	if (fstat(fd, st) == 0) {
-		enav_file_key_of(st, &k);
-		/* Refused before: not parsed again while it is the same file. */
-		if (enav_tenant_mem_recall(s->mem, ENAV_TMEM_KIND_SYMBOLS, &k, NULL))
-			enav_tenant_mem_refused(s->mem, ENAV_TMEM_REMEMBERED);
-		else if ((h = enav_elf_open_fd(fd)) != NULL)
-			enav_elf_set_file_cap(h, enav_tenant_mem_file_cap(s->mem));
-	}
-	if (!h)
-		close(fd);
-	*fdp = fd;
-	return h;
-}
-
-/* Puts the new entry e in the cache under key, charged to the budget. */
-static void cache_elf(struct enav_symbolizer *s, struct elf_entry *e, uint64_t key,
-		      const uint8_t *bid, size_t bid_len, const struct stat *st)
-{
-	e->node.key = key;
-	memcpy(e->bid, bid, bid_len);
-	e->bid_len = bid_len;
-	e->dev = (uint64_t)st->st_dev;
-	e->ino = (uint64_t)st->st_ino;
-	e->mtime_ns = mtime_ns(st);
-	e->size = (uint64_t)st->st_size;
-	make_room(s, e->bytes);
-	enav_tenant_mem_charge(s->mem, e->bytes);
-	lru_insert(&s->elfs, &e->node);
-	s->st.elf_loads++;
-}
-
-/* Whether the loading time budget allows a load now (refilled with a
- * LOAD_SHARE_DIV-th of the time passed, up to LOAD_BURST_NS). */
-static bool load_allowed(struct enav_symbolizer *s, uint64_t now)
-{
-	uint64_t dt = now - s->load_refill_ns;
-
-	s->load_refill_ns = now;
-	if (dt / LOAD_SHARE_DIV >= (uint64_t)LOAD_BURST_NS)
-		s->load_tokens_ns = LOAD_BURST_NS;
-	else
-		s->load_tokens_ns += (int64_t)(dt / LOAD_SHARE_DIV);
-	if (s->load_tokens_ns > LOAD_BURST_NS)
-		s->load_tokens_ns = LOAD_BURST_NS;
-	return s->load_tokens_ns > 0;
-}
-
-static struct elf_entry *map_elf(struct enav_symbolizer *s, uint32_t pid, const struct proc *p,
-				 struct umap *m)
-{
-	struct elf_entry *e;
-	struct stat st;
-	int fd = -1;
-
-	if (m->kind != MAP_FILE || m->elf_state == ELF_FAILED)
-		return NULL;
-	if (m->elf_state == ELF_KNOWN && (e = (struct elf_entry *)lru_find(&s->elfs, m->elf_key))) {
-		lru_touch(&s->elfs, &e->node);
-		s->st.elf_hits++;
-		return e;
-	}
-	/* Over the loading time budget: left unresolved now (the mapping's
-	 * state unchanged), loaded by a later lookup. */
-	uint64_t t0 = enav_clock_mono_ns();
-	if (!load_allowed(s, t0)) {
-		s->st.elf_deferred++;
-		return NULL;
-	}
-	struct enav_elf *h = open_elf(s, pid, p, m, &fd, &st);
-	if (!h) {
-		m->elf_state = ELF_FAILED;
-		s->st.elf_failures++;
-		return NULL;
-	}
-	uint8_t bid[ENAV_ELF_BUILD_ID_MAX];
-	size_t bid_len = enav_elf_build_id(h, bid, sizeof(bid));
-	uint64_t key;
-	if (bid_len) {
-		key = fnv64(bid, bid_len, 0xcbf29ce484222325ull);
-	} else {
-		uint64_t id[4] = {(uint64_t)st.st_dev, (uint64_t)st.st_ino, mtime_ns(&st),
-				  (uint64_t)st.st_size};
-		key = fnv64(id, sizeof(id), 0x84222325cbf29ce4ull);
-	}
-	e = (struct elf_entry *)lru_find(&s->elfs, key);
-	if (e && !elf_same(e, bid, bid_len, &st)) {
-		lru_drop(&s->elfs, &e->node); /* hash collision: the newer file wins */
-		e = NULL;
-	}
-	if (e) {
-		lru_touch(&s->elfs, &e->node);
-		s->st.elf_hits++;
-	} else {
-		/* The table is in memory before its size is known: room for
-		 * the largest one a file may give. */
-		make_room(s, enav_tenant_mem_file_cap(s->mem));
-		if ((e = load_elf(s, pid, p, m, h, &st, bid, bid_len)) != NULL)
-			cache_elf(s, e, key, bid, bid_len, &st);
-	}
-	enav_elf_close(h);
-	close(fd);
-	s->load_tokens_ns -= (int64_t)(enav_clock_mono_ns() - t0);
-	if (!e) {
-		m->elf_state = ELF_FAILED;
-		s->st.elf_failures++;
-		return NULL;
-	}
-	m->elf_state = ELF_KNOWN;
-	m->elf_key = key;
-	return e;
-}
-
-/* ---- perf maps ----------------------------------------------------------------- */
-
-static void perf_map_clear(struct perf_map *pm)
-{
-	if (pm->mem)
-		enav_tenant_mem_uncharge(pm->mem, pm->bytes);
-	pm->bytes = 0;
-	free(pm->e);
-	free(pm->names);
-	pm->e = NULL;
-	pm->names = NULL;
-	pm->n = 0;
-	pm->loaded = false;
-}
-
-struct pm_loader {
-	struct perf_map *pm;
-	uint32_t cap, max, seq;
-	size_t names_len, names_cap;
-};
-
-static int perf_map_line(void *ctx, const char *line, size_t len)
-{
-	struct pm_loader *l = ctx;
-	struct enav_perf_map_line pl;
-	struct pm_entry e;
-
-	if (enav_perf_map_parse_line(line, len, &pl) != 0)
-		return 0;
-	if (l->pm->n >= l->max)
-		return 1;
-	if (!grow((void **)&l->pm->e, sizeof(*l->pm->e), &l->cap, l->pm->n + 1, l->max) ||
-	    !arena_push(&l->pm->names, &l->names_len, &l->names_cap, pl.name, pl.name_len,
-			UINT32_MAX, &e.name))
-		return 1;
-	e.start = pl.start;
-	e.end = pl.start + pl.size;
-	e.seq = l->seq++;
-	l->pm->e[l->pm->n++] = e;
-	return 0;
-}
-
-static int pm_cmp(const void *a, const void *b)
-{
-	const struct pm_entry *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/*
- * The perf map is in a world-writable directory: it is only read when it is
- * a regular file (not a symlink, FIFO or device) owned by root or by the
- * process's user, so another user cannot plant one or point it elsewhere.
- */
-static void perf_map_check(struct enav_symbolizer *s, uint32_t pid, struct proc *p)
-{
-	struct perf_map *pm = &p->pm;
-	uint64_t now = enav_clock_mono_ns();
-	char path[PATH_MAX];
-	struct stat st;
-
-	if (pm->checked && now - pm->checked_ns < REFRESH_NS)
-		return;
-	pm->checked = true;
-	pm->checked_ns = now;
-	int n = snprintf(path, sizeof(path), "%s/perf-%" PRIu32 ".map", s->perf_map_dir, pid);
-	if (n <= 0 || (size_t)n >= sizeof(path))
-		return;
-	if (!p->uid_known)
-		return;
-	enum enav_tenant_refusal why;
-	int fd = enav_tenant_open_in_root(s->self_root, path, NULL, &st, &why);
-	if (fd < 0) {
-		enav_tenant_mem_open_refused(s->mem, why);
-		return; /* gone: keep what was loaded */
-	}
-	if ((st.st_uid != 0 && st.st_uid != p->uid) ||
-	    (pm->loaded && pm->ino == (uint64_t)st.st_ino && pm->size == (uint64_t)st.st_size &&
-	     pm->mtime_ns == mtime_ns(&st))) {
-		close(fd);
-		return;
-	}
-	perf_map_clear(pm);
-	/* What is kept is at most about what is read: the bytes read are the
-	 * budget's per-file share at most. */
-	uint64_t max_bytes = (uint64_t)s->max_perf * PERF_MAP_LINE_BYTES;
-	if (max_bytes > enav_tenant_mem_file_cap(s->mem) / 2)
-		max_bytes = enav_tenant_mem_file_cap(s->mem) / 2;
-	struct pm_loader l = {.pm = pm, .max = s->max_perf};
-	enav_read_lines(fd, PERF_MAP_LINE_MAX, max_bytes, perf_map_line, &l);
-	close(fd);
-	if (pm->n)
-		qsort(pm->e, pm->n, sizeof(*pm->e), pm_cmp);
-	pm->mem = s->mem;
-	pm->bytes = (uint64_t)l.cap * sizeof(*pm->e) + l.names_cap;
-	make_room(s, pm->bytes);
-	enav_tenant_mem_charge(s->mem, pm->bytes);
-	pm->loaded = true;
-	pm->ino = (uint64_t)st.st_ino;
-	pm->size = (uint64_t)st.st_size;
-	pm->mtime_ns = mtime_ns(&st);
-	s->st.perf_map_loads++;
-}
-
-/* The latest entry (by line) covering addr among the nearest preceding ones. */
-static const char *perf_map_lookup(struct enav_symbolizer *s, uint32_t pid, struct proc *p,
-				   uint64_t addr, uint64_t *off)
-{
-	struct perf_map *pm = &p->pm;
-	uint32_t lo = 0, hi;
-
-	perf_map_check(s, pid, p);
-	hi = pm->n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (pm->e[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	const struct pm_entry *best = NULL;
-	for (uint32_t i = lo, steps = 0; i > 0 && steps < PERF_MAP_WALK; i--, steps++) {
-		const struct pm_entry *e = &pm->e[i - 1];
-		if (addr < e->end && (!best || e->seq > best->seq))
-			best = e;
-	}
-	if (!best)
-		return NULL;
-	*off = addr - best->start;
-	return pm->names + best->name;
 }
 
 /* ---- process snapshots ------------------------------------------------------------ */
@@ -813,7 +115,7 @@ static void proc_free(struct lru_node *n)
 {
 	struct proc *p = (struct proc *)n;
 
-	perf_map_clear(&p->pm);
+	enav_sym_perf_map_clear(&p->pm);
 	free(p->maps);
 	free(p->paths);
 	free(p);
@@ -845,9 +147,10 @@ static int maps_line(void *ctx, const char *line, size_t len)
 	m.offset = ml.offset;
 	m.inode = ml.inode;
 	m.dev = makedev(ml.dev_major, ml.dev_minor);
-	if (!grow((void **)&l->p->maps, sizeof(*l->p->maps), &l->cap, l->p->n_maps + 1, l->max) ||
-	    !arena_push(&l->p->paths, &l->paths_len, &l->paths_cap, path, plen, UINT32_MAX,
-			&m.path))
+	if (!enav_sym_grow((void **)&l->p->maps, sizeof(*l->p->maps), &l->cap, l->p->n_maps + 1,
+			   l->max) ||
+	    !enav_sym_arena_push(&l->p->paths, &l->paths_len, &l->paths_cap, path, plen, UINT32_MAX,
+				 &m.path))
 		return 1;
 	l->p->maps[l->p->n_maps++] = m;
 	return 0;
@@ -860,7 +163,7 @@ static int umap_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static struct umap *find_map(const struct proc *p, uint64_t addr)
+struct umap *enav_sym_find_map(const struct proc *p, uint64_t addr)
 {
 	uint32_t lo = 0, hi = p->n_maps;
 
@@ -876,12 +179,12 @@ static struct umap *find_map(const struct proc *p, uint64_t addr)
 	return &p->maps[lo - 1];
 }
 
-static struct proc *get_proc(struct enav_symbolizer *s, uint32_t pid)
+struct proc *enav_sym_get_proc(struct enav_symbolizer *s, uint32_t pid)
 {
-	struct proc *p = (struct proc *)lru_find(&s->procs, pid);
+	struct proc *p = (struct proc *)enav_sym_lru_find(&s->procs, pid);
 
 	if (p)
-		lru_touch(&s->procs, &p->node);
+		enav_sym_lru_touch(&s->procs, &p->node);
 	return p;
 }
 
@@ -891,7 +194,7 @@ static void carry_identities(struct proc *p, const struct proc *old)
 {
 	for (uint32_t i = 0; i < p->n_maps; i++) {
 		struct umap *m = &p->maps[i];
-		const struct umap *o = find_map(old, m->start);
+		const struct umap *o = enav_sym_find_map(old, m->start);
 
 		if (m->kind != MAP_FILE || !o || o->elf_state != ELF_KNOWN ||
 		    o->start != m->start || o->end != m->end || o->offset != m->offset ||
@@ -902,33 +205,74 @@ static void carry_identities(struct proc *p, const struct proc *old)
 	}
 }
 
-int enav_symbolizer_snapshot(struct enav_symbolizer *s, uint32_t pid)
+/* Identify and load the files of pid's snapshot gen now, while they can
+ * still be opened; stops if the snapshot is replaced meanwhile (lock held,
+ * dropped during each load). */
+static void load_snapshot_files(struct enav_symbolizer *s, uint32_t pid, uint64_t gen)
 {
-	struct proc *old = get_proc(s, pid);
-	uint64_t now = enav_clock_mono_ns();
-	char path[PATH_MAX];
-	int rc = 0, fd;
+	struct map_ref r;
 
-	if (old)
-		old->snap_ns = now;
+	for (uint32_t i = 0;; i++) {
+		struct proc *p = (struct proc *)enav_sym_lru_find(&s->procs, pid);
+		if (!p || p->gen != gen || i >= p->n_maps)
+			return;
+		const struct umap *m = &p->maps[i];
+		if (m->kind != MAP_FILE || m->elf_state == ELF_FAILED || enav_sym_cached_elf(s, m))
+			continue;
+		enav_sym_map_ref_of(p, m, &r);
+		enav_sym_map_elf(s, pid, &r);
+	}
+}
+
+/* Reads /proc/PID/maps into a new snapshot (no lock held: the file is as
+ * long as the process makes it). */
+static int read_maps(struct enav_symbolizer *s, uint32_t pid, struct proc **out)
+{
+	char path[PATH_MAX];
+	int fd;
+
 	int n = snprintf(path, sizeof(path), "%s/%" PRIu32 "/maps", s->proc_root, pid);
 	if (n <= 0 || (size_t)n >= sizeof(path))
-		rc = -ENAMETOOLONG;
-	else if ((fd = open_ro(path)) < 0)
-		rc = -errno;
-	struct proc *p = rc == 0 ? calloc(1, sizeof(*p)) : NULL;
-	if (rc == 0 && !p) {
+		return -ENAMETOOLONG;
+	if ((fd = enav_sym_open_ro(path)) < 0)
+		return -errno;
+	struct proc *p = calloc(1, sizeof(*p));
+	if (!p) {
 		close(fd);
-		rc = -ENOMEM;
+		return -ENOMEM;
 	}
-	if (rc == 0) {
-		struct maps_loader l = {.p = p, .max = s->max_maps};
-		rc = enav_read_lines(fd, MAPS_LINE_MAX, MAPS_MAX_BYTES, maps_line, &l);
-		close(fd);
-		/* An exited process reads as empty: keep the old snapshot. */
-		if (rc == 0 && p->n_maps == 0 && old)
-			rc = -ESRCH;
+	struct maps_loader l = {.p = p, .max = s->max_maps};
+	int rc = enav_read_lines(fd, MAPS_LINE_MAX, MAPS_MAX_BYTES, maps_line, &l);
+	close(fd);
+	if (p->n_maps > 1) /* a process with no executable mapping has none at all */
+		qsort(p->maps, p->n_maps, sizeof(*p->maps), umap_cmp);
+	struct stat pst;
+	path[n - (int)strlen("/maps")] = '\0';
+	if (rc == 0 && stat(path, &pst) == 0) {
+		p->uid = (uint32_t)pst.st_uid;
+		p->uid_known = true;
 	}
+	*out = p;
+	return rc;
+}
+
+int enav_symbolizer_snapshot(struct enav_symbolizer *s, uint32_t pid)
+{
+	uint64_t now = enav_clock_mono_ns();
+	struct proc *p = NULL;
+
+	pthread_mutex_lock(&s->lock);
+	struct proc *old = enav_sym_get_proc(s, pid);
+	if (old)
+		old->snap_ns = now;
+	pthread_mutex_unlock(&s->lock);
+	int rc = read_maps(s, pid, &p);
+
+	pthread_mutex_lock(&s->lock);
+	old = enav_sym_get_proc(s, pid);
+	/* An exited process reads as empty: keep the old snapshot. */
+	if (rc == 0 && p->n_maps == 0 && old)
+		rc = -ESRCH;
 	if (rc != 0) {
 		s->st.snapshot_failures++;
 		if (p)
@@ -939,97 +283,107 @@ int enav_symbolizer_snapshot(struct enav_symbolizer *s, uint32_t pid)
 			if (p) {
 				p->node.key = pid;
 				p->snap_ns = now;
-				lru_insert(&s->procs, &p->node);
+				p->gen = ++s->snap_gen;
+				enav_sym_lru_insert(&s->procs, &p->node);
 			}
 		}
+		pthread_mutex_unlock(&s->lock);
 		return rc;
 	}
-	if (p->n_maps > 1) /* a process with no executable mapping has none at all */
-		qsort(p->maps, p->n_maps, sizeof(*p->maps), umap_cmp);
-	struct stat pst;
-	path[n - (int)strlen("/maps")] = '\0';
-	if (stat(path, &pst) == 0) {
-		p->uid = (uint32_t)pst.st_uid;
-		p->uid_known = true;
-	} else if (old) {
+	if (!p->uid_known && old) {
 		p->uid = old->uid;
 		p->uid_known = old->uid_known;
 	}
 	p->node.key = pid;
 	p->snap_ns = now;
+	p->gen = ++s->snap_gen;
 	if (old) { /* the perf map belongs to the pid, not to the snapshot */
 		carry_identities(p, old);
 		p->pm = old->pm;
 		old->pm = (struct perf_map){0};
-		lru_drop(&s->procs, &old->node);
+		enav_sym_lru_drop(&s->procs, &old->node);
 	}
-	lru_insert(&s->procs, &p->node);
+	enav_sym_lru_insert(&s->procs, &p->node);
 	s->st.snapshots++;
-	/* Identify and load the files now, while they can still be opened. */
-	for (uint32_t i = 0; i < p->n_maps; i++)
-		map_elf(s, pid, p, &p->maps[i]);
+	load_snapshot_files(s, pid, p->gen);
+	pthread_mutex_unlock(&s->lock);
 	return 0;
+}
+
+/* pid's snapshot to look addr up in, taken or refreshed as needed: taken
+ * when there is none, refreshed (once a second at most) when addr is in no
+ * mapping of it.  Lock held; dropped while a snapshot is taken. */
+static struct proc *proc_for(struct enav_symbolizer *s, uint32_t pid, uint64_t addr)
+{
+	struct proc *p = enav_sym_get_proc(s, pid);
+
+	if (!p) {
+		pthread_mutex_unlock(&s->lock);
+		enav_symbolizer_snapshot(s, pid);
+		pthread_mutex_lock(&s->lock);
+		p = enav_sym_get_proc(s, pid);
+	}
+	if (p && !enav_sym_find_map(p, addr) && enav_clock_mono_ns() - p->snap_ns >= REFRESH_NS) {
+		pthread_mutex_unlock(&s->lock);
+		enav_symbolizer_snapshot(s, pid);
+		pthread_mutex_lock(&s->lock);
+		p = enav_sym_get_proc(s, pid);
+	}
+	return p;
 }
 
 int enav_symbolizer_executable(struct enav_symbolizer *s, uint32_t pid, uint64_t addr)
 {
-	struct proc *p = get_proc(s, pid);
-
-	if (!p) {
-		enav_symbolizer_snapshot(s, pid);
-		p = get_proc(s, pid);
-	}
-	if (p && !find_map(p, addr) && enav_clock_mono_ns() - p->snap_ns >= REFRESH_NS) {
-		enav_symbolizer_snapshot(s, pid);
-		p = get_proc(s, pid);
-	}
-	if (!p || p->n_maps == 0)
-		return -1;
-	return find_map(p, addr) != NULL;
+	pthread_mutex_lock(&s->lock);
+	struct proc *p = proc_for(s, pid, addr);
+	int rc = !p || p->n_maps == 0 ? -1 : enav_sym_find_map(p, addr) != NULL;
+	pthread_mutex_unlock(&s->lock);
+	return rc;
 }
 
 bool enav_symbolizer_user(struct enav_symbolizer *s, uint32_t pid, uint64_t addr,
 			  struct enav_frame *out)
 {
-	struct proc *p = get_proc(s, pid);
-	struct umap *m = NULL;
+	struct elf_entry *e = NULL;
+	struct map_ref r;
+	const char *fn = NULL;
 	uint64_t off = 0;
 
 	*out = (struct enav_frame){.address = addr};
-	if (!p) {
-		enav_symbolizer_snapshot(s, pid);
-		p = get_proc(s, pid);
-	}
-	if (p && !(m = find_map(p, addr)) && enav_clock_mono_ns() - p->snap_ns >= REFRESH_NS) {
-		enav_symbolizer_snapshot(s, pid);
-		p = get_proc(s, pid);
-		m = p ? find_map(p, addr) : NULL;
-	}
+	pthread_mutex_lock(&s->lock);
+	struct proc *p = proc_for(s, pid, addr);
+	struct umap *m = p ? enav_sym_find_map(p, addr) : NULL;
 	if (m) {
-		out->map_path = p->paths + m->path;
+		out->map_path = KEEP(map_path, p->paths + m->path);
 		out->map_start = m->start;
 		out->map_limit = m->end;
 		out->map_offset = m->offset;
+		if (m->kind == MAP_FILE && !(e = enav_sym_cached_elf(s, m)) &&
+		    m->elf_state != ELF_FAILED) {
+			enav_sym_map_ref_of(p, m, &r);
+			e = enav_sym_map_elf(s, pid, &r); /* may drop the lock: p and m are stale */
+		}
 	}
-	struct elf_entry *e = m && m->kind == MAP_FILE ? map_elf(s, pid, p, m) : NULL;
 	uint64_t vaddr;
 	if (e) {
 		if (e->t->build_id[0])
-			out->build_id = e->t->build_id;
-		if (enav_elf_offset_to_vaddr(e->t, addr - m->start + m->offset, &vaddr))
-			out->function = enav_elf_lookup(e->t, vaddr, &off);
+			out->build_id = KEEP(build_id, e->t->build_id);
+		if (enav_elf_offset_to_vaddr(e->t, addr - out->map_start + out->map_offset, &vaddr))
+			fn = enav_elf_lookup(e->t, vaddr, &off);
 	} else if (p) {
 		/* JIT code: anonymous (or named anonymous, or memfd) executable
 		 * memory, or no mapping at all; never an ELF file's. */
-		out->function = perf_map_lookup(s, pid, p, addr, &off);
+		fn = enav_sym_perf_map_lookup(s, pid, addr, &off);
 	}
-	if (out->function) {
+	if (fn) {
+		out->function = KEEP(function, fn);
 		out->function_offset = off;
 		s->st.resolved++;
-		return true;
+	} else {
+		s->st.unresolved++;
 	}
-	s->st.unresolved++;
-	return false;
+	pthread_mutex_unlock(&s->lock);
+	return fn != NULL;
 }
 
 /* ---- lifecycle ------------------------------------------------------------------- */
@@ -1042,6 +396,8 @@ struct enav_symbolizer *enav_symbolizer_new(const struct enav_symbolizer_config 
 	if (!s)
 		return NULL;
 	s->kallsyms_fd = -1;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->loaded, NULL);
 	s->self_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	s->load_tokens_ns = LOAD_BURST_NS;
 	s->load_refill_ns = enav_clock_mono_ns();
@@ -1057,13 +413,14 @@ struct enav_symbolizer *enav_symbolizer_new(const struct enav_symbolizer_config 
 	s->max_maps = c.max_maps_per_proc ? c.max_maps_per_proc : DEF_MAX_MAPS;
 	s->max_syms = c.max_symbols_per_file ? c.max_symbols_per_file : DEF_MAX_SYMBOLS;
 	s->max_perf = c.max_perf_map_entries ? c.max_perf_map_entries : DEF_MAX_PERF_ENTRIES;
-	s->kallsyms_fd = s->kallsyms_path ? open_ro(s->kallsyms_path) : -1;
+	s->kallsyms_fd = s->kallsyms_path ? enav_sym_open_ro(s->kallsyms_path) : -1;
 	s->kallsyms_errno = s->kallsyms_fd < 0 ? errno : 0;
 	if (!s->mem || s->self_root < 0 || !s->proc_root || !s->kallsyms_path || !s->perf_map_dir ||
 	    !s->debug_dir ||
-	    lru_init(&s->procs, c.max_processes ? c.max_processes : DEF_MAX_PROCESSES, proc_free) ||
-	    lru_init(&s->elfs, c.max_elf_files ? c.max_elf_files : DEF_MAX_ELF_FILES,
-		     elf_entry_free)) {
+	    enav_sym_lru_init(&s->procs, c.max_processes ? c.max_processes : DEF_MAX_PROCESSES,
+			      proc_free) ||
+	    enav_sym_lru_init(&s->elfs, c.max_elf_files ? c.max_elf_files : DEF_MAX_ELF_FILES,
+			      enav_sym_elf_entry_free)) {
 		enav_symbolizer_free(s);
 		return NULL;
 	}
@@ -1074,8 +431,8 @@ void enav_symbolizer_free(struct enav_symbolizer *s)
 {
 	if (!s)
 		return;
-	lru_destroy(&s->procs);
-	lru_destroy(&s->elfs);
+	enav_sym_lru_destroy(&s->procs);
+	enav_sym_lru_destroy(&s->elfs);
 	if (s->kallsyms_fd >= 0)
 		close(s->kallsyms_fd);
 	if (s->self_root >= 0)
@@ -1088,15 +445,19 @@ void enav_symbolizer_free(struct enav_symbolizer *s)
 	free(s->kallsyms_path);
 	free(s->perf_map_dir);
 	free(s->debug_dir);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->loaded);
 	free(s);
 }
 
 void enav_symbolizer_get_stats(struct enav_symbolizer *s, struct enav_symbolizer_stats *st)
 {
+	pthread_mutex_lock(&s->lock);
 	*st = s->st;
 	st->process_evictions = s->procs.evictions;
 	st->elf_evictions = s->elfs.evictions;
 	st->processes = s->procs.size;
 	st->elf_files = s->elfs.size;
 	st->kernel_symbols = s->k.n_text;
+	pthread_mutex_unlock(&s->lock);
 }

@@ -9,7 +9,8 @@
  * resolved keeps its address and mapping: a name is never invented.
  *
  * Every cache is bounded (processes, ELF files, symbols per file); evictions
- * and failures are counted.  Not thread-safe: the caller serializes.
+ * and failures are counted.  Thread-safe: one lock guards the caches, and no
+ * tenant file is read while it is held (symbolize_state.h says how).
  */
 #ifndef ENAV_FEATURES_PROFILING_SYMBOLIZE_H
 #define ENAV_FEATURES_PROFILING_SYMBOLIZE_H
@@ -35,8 +36,8 @@ struct enav_symbolizer_config {
 	struct enav_tenant_mem *mem;
 };
 
-/* A resolved frame.  Strings stay valid until the next call into the
- * symbolizer (the caller copies what it keeps). */
+/* A resolved frame.  Strings stay valid until the calling thread's next
+ * call into the symbolizer (the caller copies what it keeps). */
 struct enav_frame {
 	uint64_t address;     /* as sampled (runtime virtual address) */
 	const char *function; /* NULL when unknown */
@@ -50,7 +51,8 @@ struct enav_frame {
 struct enav_symbolizer_stats {
 	uint64_t snapshots, snapshot_failures, process_evictions;
 	uint64_t elf_loads, elf_failures, elf_hits, elf_evictions, elf_truncated;
-	uint64_t elf_deferred; /* loads put off: the loading time budget was spent */
+	uint64_t elf_deferred;	 /* loads put off: the loading time budget was spent */
+	uint64_t elf_concurrent; /* lookups that left a file another thread was loading */
 	uint64_t perf_map_loads;
 	uint64_t debug_files;	       /* ELF loads whose symbols came from a separate debug file */
 	uint64_t resolved, unresolved; /* frames */

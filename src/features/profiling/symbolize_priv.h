@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Internals of the symbolizer (src/features/profiling/symbolize.c), exposed for the
+ * Internals of the symbolizer (src/features/profiling/symbolize*.c), exposed for the
  * unit tests and the fuzz targets: the line parsers of /proc/PID/maps,
  * /proc/kallsyms and JIT perf maps (platform/proc_lines.c), a bounded line reader, and
  * the ELF symbol table loader (elf_symtab.c), which also hands out .eh_frame.
@@ -23,11 +23,16 @@
  * process's root with RESOLVE_IN_ROOT), checked to be the maps line's inode
  * (and device, when dev is not 0); -1 with *why when none works.  A process
  * that is gone leaves our own view of the path, with the same checks.
- * (symbolize.c) */
+ * (symbolize_elf.c) */
 enum enav_tenant_refusal;
 int enav_open_map_file(const char *proc_root, uint32_t pid, uint64_t start, uint64_t end,
 		       const char *path, uint64_t dev, uint64_t inode,
 		       enum enav_tenant_refusal *why);
+
+/* A test seam: when set, called with the path of every ELF file the
+ * symbolizer is about to load, on the loading thread, with no lock held (a
+ * unit test blocks in it to play a slow tenant file).  NULL in the agent. */
+extern void (*enav_symbolizer_load_hook)(const char *path);
 
 /* ---- separate debug files (symbolize_debug.c) --------------------------- */
 

@@ -662,10 +662,22 @@ void enav_unwind_tables_free(struct enav_unwind_tables *t)
 	free(t);
 }
 
-void enav_unwind_tables_metrics(struct enav_unwind_tables *t, struct enav_promtext *p)
+_Static_assert(REFUSED__COUNT == ENAV_UNWIND_REFUSALS, "enav_unwind_stats.refused");
+
+void enav_unwind_tables_stats(const struct enav_unwind_tables *t, struct enav_unwind_stats *st)
 {
-	if (!t)
-		return;
+	*st = (struct enav_unwind_stats){.rows_used = t->rows_used,
+					 .binaries_loaded = t->binaries_loaded,
+					 .processes = t->processes,
+					 .procs_refused = t->procs_refused,
+					 .mappings_over_cap = t->mappings_over_cap,
+					 .map_update_failures = t->map_update_failures,
+					 .load_ns = t->load_ns};
+	memcpy(st->refused, t->refused, sizeof(st->refused));
+}
+
+void enav_unwind_stats_metrics(const struct enav_unwind_stats *t, struct enav_promtext *p)
+{
 	enav_promtext_single_u64(p, "enav_profile_unwind_table_rows", "gauge",
 				 "Unwind rows loaded in the kernel (profiling.unwind.max_rows).",
 				 t->rows_used);
@@ -681,7 +693,7 @@ void enav_unwind_tables_metrics(struct enav_unwind_tables *t, struct enav_promte
 				 t->processes);
 	enav_promtext_family(p, "enav_profile_unwind_binaries_refused_total", "counter",
 			     "Binaries left to frame-pointer walking, by reason.");
-	for (uint32_t i = 0; i < REFUSED__COUNT; i++) {
+	for (uint32_t i = 0; i < ENAV_UNWIND_REFUSALS; i++) {
 		const char *l[] = {"reason", refusal_names[i]};
 		enav_promtext_sample_u64(p, "enav_profile_unwind_binaries_refused_total", l, 1,
 					 t->refused[i]);
@@ -698,4 +710,13 @@ void enav_unwind_tables_metrics(struct enav_unwind_tables *t, struct enav_promte
 	enav_promtext_single(p, "enav_profile_unwind_load_seconds_total", "counter",
 			     "Time spent reading and encoding binaries' .eh_frame.",
 			     (double)t->load_ns / 1e9);
+}
+
+void enav_unwind_tables_metrics(struct enav_unwind_tables *t, struct enav_promtext *p)
+{
+	struct enav_unwind_stats st;
+	if (!t)
+		return;
+	enav_unwind_tables_stats(t, &st);
+	enav_unwind_stats_metrics(&st, p);
 }

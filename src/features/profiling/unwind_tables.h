@@ -48,6 +48,17 @@ bool enav_unwind_tables_has(struct enav_unwind_tables *t, uint32_t tgid);
  * (dlopen), release binaries no process maps.  Called every few seconds. */
 void enav_unwind_tables_refresh(struct enav_unwind_tables *t);
 void enav_unwind_tables_metrics(struct enav_unwind_tables *t, struct enav_promtext *p);
+/* The counters enav_unwind_tables_metrics shows, copied out (by the thread
+ * that owns the tables) so a scrape renders them without waiting for a
+ * load, which reads a tenant's binaries. */
+#define ENAV_UNWIND_REFUSALS 6
+struct enav_unwind_stats {
+	uint32_t rows_used, binaries_loaded, processes;
+	uint64_t refused[ENAV_UNWIND_REFUSALS];
+	uint64_t procs_refused, mappings_over_cap, map_update_failures, load_ns;
+};
+void enav_unwind_tables_stats(const struct enav_unwind_tables *t, struct enav_unwind_stats *st);
+void enav_unwind_stats_metrics(const struct enav_unwind_stats *st, struct enav_promtext *p);
 
 /*
  * Encode a parsed table into kernel rows: offsets the row format cannot

@@ -68,8 +68,8 @@ case_profile_crafted_symbols() {
 	local base_kib base_ticks loads0
 	base_kib=$(vm_kib "$AGENT_PID" VmRSS)
 	base_ticks=$(cpu_ticks_of "$AGENT_PID")
-	# /metrics waits for the symbolizer's lock, which the node's own
-	# processes (loaded at start) may hold for a while.
+	# The node's own processes are still being loaded at start: settled
+	# counters, not the first scrape's.
 	loads0=$(metric_settled 'enav_symbolizer_events_total{event="elf_load"}')
 	[[ $loads0 =~ ^[0-9]+$ ]] || { fail "no /metrics before the tenant: $loads0"; return 1; }
 
@@ -86,9 +86,11 @@ case_profile_crafted_symbols() {
 		for round in 1 2 3; do
 			curl -fs -m 60 -o /dev/null "http://127.0.0.1:$TEST_PORT/debug/pprof/profile?seconds=2&pid=$pid" &
 			local req=$! got
-			# Scrapes while the profile is taken and built (the build
-			# symbolizes under the store's lock, loading the crafted
-			# files): each answers at once with the last counters.
+			# Scrapes while the profile is taken and built, and the
+			# crafted files are loaded for symbols and unwind tables:
+			# no lock a scrape takes is held while a tenant's file is
+			# read, so each answers at once (this failed when the
+			# unwinder's lock was).
 			while kill -0 "$req" 2>/dev/null; do
 				got=$(curl -s -o /dev/null -m "$(scaled 3)" -w '%{http_code} %{time_total}' \
 					"http://127.0.0.1:$TEST_PORT/metrics")
