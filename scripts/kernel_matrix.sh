@@ -211,20 +211,51 @@ glob_regex() {
 	printf '%s' "$1" | sed -e 's/[].+^$()|{}[]/\\&/g' -e 's/\*/[0-9][0-9.]*/g'
 }
 
+# use_suite SUITE: points APT_OPTS at the system's apt lists ("-") or at a
+# private set of lists for another Debian suite (kernels.list's SUITE column,
+# for example bullseye for Debian 11's kernels).  The private lists live in
+# $CACHE/apt-SUITE and name the suite, its -updates and its -security archive
+# on the mirrors the system's own sources use; the system's sources and lists
+# are never touched.  The lists are refreshed once a day.
+APT_OPTS=()
+use_suite() {
+	local suite=$1 d mirror
+	APT_OPTS=()
+	[ "$suite" != - ] || return 0
+	[[ $suite =~ ^[a-z]+$ ]] || die "kernels.list: bad suite '$suite'"
+	d=$CACHE/apt-$suite
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+	# apt's download sandbox user (_apt) writes the lists.
+	chown -R _apt "$d/lists" 2>/dev/null || true
+	mirror=http://deb.debian.org
+	local key=/usr/share/keyrings/debian-archive-keyring.gpg
+	{
+		echo "deb [signed-by=$key] $mirror/debian $suite main"
+		echo "deb [signed-by=$key] $mirror/debian $suite-updates main"
+		echo "deb [signed-by=$key] $mirror/debian-security $suite-security main"
+	} >"$d/sources.list"
+	APT_OPTS=(-o "Dir::Etc::SourceList=$d/sources.list" -o Dir::Etc::SourceParts=-
+		-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache")
+	if [ -z "$(find "$d/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null | head -n1)" ]; then
+		apt-get "${APT_OPTS[@]}" update -q >&2 ||
+			echo "== apt lists for $suite could not be refreshed; using what the cache has" >&2
+	fi
+}
+
 # resolve_package GLOB: the newest package apt has a candidate for whose name
 # matches GLOB ('*' = a version: digits and dots); offline, the newest one
-# already unpacked in the cache.
+# already unpacked in the cache.  APT_OPTS selects the suite's lists.
 resolve_package() {
 	local glob=$1 re prefix p
 	re=$(glob_regex "$glob")
 	prefix=${glob%%\**}
 	while read -r p; do
 		# Not grep -q: its early exit would fail the pipeline (pipefail).
-		if [ "$(apt-cache policy "$p" 2>/dev/null | grep -c '^  Candidate: [^(]')" -gt 0 ]; then
+		if [ "$(apt-cache "${APT_OPTS[@]}" policy "$p" 2>/dev/null | grep -c '^  Candidate: [^(]')" -gt 0 ]; then
 			echo "$p"
 			return 0
 		fi
-	done < <(apt-cache pkgnames "$prefix" 2>/dev/null | grep -E "^$re\$" | sort -Vr)
+	done < <(apt-cache "${APT_OPTS[@]}" pkgnames "$prefix" 2>/dev/null | grep -E "^$re\$" | sort -Vr)
 	# No candidate (no apt lists, no network): the newest unpacked.
 	find "$CACHE" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | grep -E "^$re\$" |
 		sort -Vr | head -n1 | grep . || return 1
@@ -238,7 +269,7 @@ fetch_kernel() {
 		tmp=$(mktemp -d "$CACHE/.download.XXXXXX")
 		# apt's download sandbox user (_apt) must be able to write there.
 		chown _apt "$tmp" 2>/dev/null || true
-		(cd "$tmp" && apt-get download -q "$pkg" >&2) || {
+		(cd "$tmp" && apt-get "${APT_OPTS[@]}" download -q "$pkg" >&2) || {
 			rm -rf "$tmp"
 			die "cannot download $pkg"
 		}
@@ -398,14 +429,15 @@ exec switch_root /newroot /bin/bash -c \
 INIT
 }
 
-# prepare_kernel NAME PACKAGE ACCEL: the kernel fetched, its initramfs built,
+# prepare_kernel NAME PACKAGE ACCEL SUITE: the kernel fetched, its initramfs built,
 # the guest's instructions written into $RESULTS/NAME (boot.env says how to
 # boot it).  One at a time: apt and the cache are shared.
 prepare_kernel() {
-	local name=$1 glob=$2 accel=$3 pkg kver dir hash img out
+	local name=$1 glob=$2 accel=$3 suite=${4:--} pkg kver dir hash img out
 	out=$RESULTS/$name
 	rm -rf "$out"
 	mkdir -p "$out"
+	use_suite "$suite"
 	pkg=$(resolve_package "$glob") || {
 		echo "no package matches $glob" >"$out/error.txt"
 		echo "== $name: no package matches $glob" >&2
@@ -692,14 +724,14 @@ host_main() {
 		command -v "$cmd" >/dev/null || die "$cmd missing: scripts/deps.sh test installs it"
 	done
 
-	local name pkg accel
+	local name pkg accel suite
 	if [ $guests -eq 1 ]; then
-		while read -r name pkg accel; do
+		while read -r name pkg accel suite; do
 			if [ -n "$kernels_opt" ] && [[ ",$kernels_opt," != *",$name,"* ]]; then
 				continue
 			fi
 			if [ $run -eq 1 ]; then
-				prepare_kernel "$name" "$pkg" "$accel"
+				prepare_kernel "$name" "$pkg" "$accel" "${suite:--}"
 			elif [ ! -d "$RESULTS/$name" ]; then
 				continue
 			fi
