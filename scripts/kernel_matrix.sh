@@ -31,6 +31,12 @@
 #                       (6.1) and 2,879 s (6.12) on 2026-12-06, with other
 #                       work on the host; a guest whose
 #                       kernel locked up must not hold CI past its budget)
+#   MAX_GUESTS          guests running at once (2: each keeps a host core busy)
+#   MATRIX_DEADLINE     seconds since the epoch by which the run must end: a
+#                       guest gets at most the time left to it minus a minute,
+#                       one that cannot start is not booted, and the tests it
+#                       did not finish read "missing" (a failure) in the table,
+#                       which is still printed and written (.ci/run sets it)
 #   GUEST_CMDLINE       the guest kernel's extra command line (quiet);
 #                       loglevel=5 puts stack dumps (soft lockups) on the console
 #   TEST_TIMEOUT        seconds one test script may run (1800)
@@ -474,11 +480,27 @@ boot_kernel() {
 	[ -f "$out/boot.env" ] || return 0 # not prepared: error.txt says why
 	# shellcheck source=/dev/null
 	. "$out/boot.env"
-	echo "== $name: $BOOT_PKG, accel $BOOT_ACCEL, up to $KERNEL_TIMEOUT s"
+	# The run's deadline (MATRIX_DEADLINE) caps the guest's time, keeping a
+	# minute for the report: a guest cut by it names the tests it did not
+	# finish ("missing" in the table), and the table and docs are written.
+	local limit=$KERNEL_TIMEOUT why=""
+	if [ -n "${MATRIX_DEADLINE:-}" ]; then
+		local left=$((MATRIX_DEADLINE - $(date +%s) - 60))
+		if [ "$left" -lt "$limit" ]; then
+			limit=$left
+			why=" (the run's deadline)"
+		fi
+		if [ "$limit" -lt 60 ]; then
+			echo "not booted: the run's deadline left ${left} s" >"$out/error.txt"
+			echo "== $name: not booted, the run's deadline is near"
+			return 0
+		fi
+	fi
+	echo "== $name: $BOOT_PKG, accel $BOOT_ACCEL, up to $limit s$why"
 	t0=$(date +%s)
 	# The serial console is the guest's stdout: logged whole (without the
 	# firmware's terminal escapes and carriage returns), shown prefixed.
-	timeout --kill-after=30 "$KERNEL_TIMEOUT" nice -n 10 qemu-system-x86_64 \
+	timeout --kill-after=30 "$limit" nice -n 10 qemu-system-x86_64 \
 		-accel "$BOOT_ACCEL" -cpu max -m 4G -smp 2 -nographic -no-reboot -nic none \
 		-kernel "$BOOT_KERNEL" -initrd "$BOOT_INITRD" \
 		-append "console=ttyS0 panic=-1 ${GUEST_CMDLINE:-quiet}" \
@@ -491,7 +513,7 @@ boot_kernel() {
 		rc=${PIPESTATUS[0]}
 	echo $(($(date +%s) - t0)) >"$out/wall_s"
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-		echo "guest killed after $KERNEL_TIMEOUT s" >"$out/error.txt"
+		echo "guest killed after $limit s$why" >"$out/error.txt"
 	elif [ "$rc" -ne 0 ]; then
 		echo "qemu exited $rc" >"$out/error.txt"
 	elif [ ! -f "$out/done" ]; then
@@ -717,6 +739,11 @@ host_main() {
 	CACHE=${ENAV_KERNEL_CACHE:-/var/cache/enav-kernels}
 	RESULTS=$(realpath -m "${RESULTS:-$BUILD/kernel-matrix}")
 	KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-3300}
+	MAX_GUESTS=${MAX_GUESTS:-2}
+	[[ $MAX_GUESTS =~ ^[1-9][0-9]*$ ]] || die "MAX_GUESTS must be a positive number"
+	if [ -n "${MATRIX_DEADLINE:-}" ]; then
+		[[ $MATRIX_DEADLINE =~ ^[0-9]+$ ]] || die "MATRIX_DEADLINE must be seconds since the epoch"
+	fi
 	TEST_TIMEOUT=${TEST_TIMEOUT:-1800}
 	mkdir -p "$CACHE" "$RESULTS"
 	local cmd
@@ -738,12 +765,18 @@ host_main() {
 			KERNELS_RUN+=("$name")
 		done < <(read_list "$REPO/tests/kernels/kernels.list")
 		if [ $run -eq 1 ]; then
-			local k pids=()
+			# At most MAX_GUESTS emulated machines at once (each TCG guest
+			# keeps a host core busy); the next starts when one powers off.
+			local k running=0
 			for k in "${KERNELS_RUN[@]}"; do
+				if [ "$running" -ge "$MAX_GUESTS" ]; then
+					wait -n || true
+					running=$((running - 1))
+				fi
 				boot_kernel "$k" &
-				pids+=($!)
+				running=$((running + 1))
 			done
-			for k in "${pids[@]}"; do wait "$k" || true; done
+			wait || true
 		fi
 	fi
 	# The host's run comes after every guest has powered off: test_tls
