@@ -233,11 +233,13 @@ int enav_profile_store_drain(struct enav_profile_store *s, uint64_t *mono_ns)
 bool enav_profile_store_sleep(struct enav_profile_store *s, uint32_t ms)
 {
 	struct timespec ts = enav_clock_deadline(CLOCK_REALTIME, (uint64_t)ms * 1000000ull);
+	atomic_fetch_add(&s->windows_open, 1);
 	pthread_mutex_lock(&s->lock);
 	while (!s->closed && pthread_cond_timedwait(&s->closed_cv, &s->lock, &ts) != ETIMEDOUT)
 		;
 	bool ok = !s->closed;
 	pthread_mutex_unlock(&s->lock);
+	atomic_fetch_sub(&s->windows_open, 1);
 	return ok;
 }
 
@@ -511,6 +513,10 @@ void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promte
 				 "Stacks dropped with evicted batches.", revicted);
 	enav_promtext_single_u64(p, "enav_profile_builds_total", "counter",
 				 "Profiles built (pprof, folded or flame graph).", builds);
+	enav_promtext_single_u64(p, "enav_profile_windows_open", "gauge",
+				 "Profile requests collecting their window (drained at its start, "
+				 "not yet at its end).",
+				 atomic_load(&s->windows_open));
 	enav_promtext_single_u64(p, "enav_profile_build_errors_total", "counter",
 				 "Profile builds that failed.", berr);
 	enav_promtext_single_u64(p, "enav_profile_processes_announced_total", "counter",

@@ -102,7 +102,9 @@ void enav_profile_store_add(struct enav_profile_store *s, struct enav_profile_ba
 /* Drain now (through the source), returning the time covered.  -ENODEV
  * without a source, -ESHUTDOWN once closed. */
 int enav_profile_store_drain(struct enav_profile_store *s, uint64_t *mono_ns);
-/* Sleep up to ms, returning early (false) when the store closes. */
+/* A profile request's window: sleep up to ms (counted in
+ * enav_profile_windows_open meanwhile), returning early (false) when the
+ * store closes. */
 bool enav_profile_store_sleep(struct enav_profile_store *s, uint32_t ms);
 
 /* Build one profile; *out is malloc'd.  0 or -errno. */

@@ -65,6 +65,8 @@ struct enav_profile_store {
 	/* self-accounting */
 	uint64_t batches_added, batches_evicted, records_evicted, builds, build_errors;
 	uint64_t tasks_announced, snapshot_failures, frames_other_image, frames_implausible;
+	/* Profile requests between their first and last drain: their windows. */
+	_Atomic uint32_t windows_open;
 };
 
 /* What a cgroup id says about its workload, memoized per build. */
