@@ -263,11 +263,14 @@ case_go() {
 	src=$(cd "$(dirname "$0")" && pwd)/go/hotloop.go
 	go build -o "$WORK/hotloop" "$src" 2>"$WORK/gobuild.err" ||
 		{ fail "go build: $(cat "$WORK/gobuild.err")"; return 1; }
-	"$WORK/hotloop" 5 >/dev/null &
+	# Runs until the request is answered: its first drain can come seconds
+	# late in an emulated guest (seen: a window with no sample at all).
+	"$WORK/hotloop" "$(scaled 10)" >/dev/null &
 	local wpid=$!
 	sleep 0.3
 	curl -fs -o "$WORK/go.pb.gz" "$BASE/profile?seconds=3&pid=$wpid" ||
-		{ fail "GET /debug/pprof/profile failed"; return 1; }
+		{ kill "$wpid"; fail "GET /debug/pprof/profile failed"; return 1; }
+	kill "$wpid" 2>/dev/null
 	wait $wpid
 	pprof_ok "$WORK/go.pb.gz" || return 1
 	local top first
@@ -285,12 +288,15 @@ case_filters() {
 	local rel=enav-prof-test/cri-containerd-$cid.scope
 	local cg
 	cg=$(make_cgroup "$rel") || { fail "cannot create cgroup $rel"; return 1; }
+	# Both run until the requests are answered (four drains in a row can
+	# take seconds in an emulated guest; a workload that ended first was
+	# seen there as its exit's stacks only).
 	(
 		echo "$BASHPID" >"$cg/cgroup.procs"
-		exec "$WORKLOAD" cpu "$(scaled 5)" >/dev/null
+		exec "$WORKLOAD" cpu "$(scaled 30)" >/dev/null
 	) &
 	local wpid=$!
-	"$WORKLOAD" cpu "$(scaled 5)" >/dev/null &
+	"$WORKLOAD" cpu "$(scaled 30)" >/dev/null &
 	local other=$!
 	running_workload "$wpid" "$other" || return 1
 	curl -fs -o "$WORK/cg.folded" "$BASE/profile?seconds=2&format=folded&cgroup=/enav-prof-test" &
@@ -303,7 +309,8 @@ case_filters() {
 	# folded form cannot tell the two identical workloads apart.
 	curl -fs -o "$WORK/cgpath.pb.gz" "$BASE/profile?seconds=2&cgroup=/enav-prof-test" &
 	local c4=$!
-	wait $c1 && wait $c2 && wait $c3 && wait $c4 || { fail "a filtered request failed"; return 1; }
+	wait $c1 && wait $c2 && wait $c3 && wait $c4 || { kill "$wpid" "$other"; fail "a filtered request failed"; return 1; }
+	kill "$wpid" "$other" 2>/dev/null
 	wait $wpid $other
 	local total
 	total=$(folded_total "$WORK/cg.folded")
@@ -424,13 +431,21 @@ case_push_and_spool() {
 	# The agent keeps spooling (and expiring) meanwhile: a listing is
 	# compared with the metric only when the metric read before it and the
 	# one read after it agree.
-	local m1 m2 listed try
+	# Each listing starts just after the metric moved (an interval's files
+	# were written), the furthest from the next interval's: in an emulated
+	# guest two scrapes and a listing can take longer than the 2 s between
+	# intervals otherwise.
+	local m0 m1 m2 listed try i
 	for ((try = 0; try < 10; try++)); do
-		m1=$(metric enav_profile_spool_files)
+		m0=$(metric enav_profile_spool_files)
+		for ((i = 0; i < $(scaled 30); i++)); do
+			m1=$(metric enav_profile_spool_files)
+			[ "$m1" != "$m0" ] && break
+			sleep 0.1
+		done
 		listed=$(find "$WORK/spool" -maxdepth 1 -name 'enav-*.pb.gz' | wc -l)
 		m2=$(metric enav_profile_spool_files)
 		[ "$m1" = "$m2" ] && break
-		sleep 0.2
 	done
 	[ "$m1" = "$m2" ] || { fail "spool files metric moved during each of $try listings (last $m1 then $m2)"; return 1; }
 	expect_eq "spool files metric (same before and after the listing)" "$m1" "$listed"
