@@ -65,19 +65,23 @@ run_case() {
 	local rc
 	# ONLY_CASE=function_name runs one case (debugging; never set in CI).
 	[ -n "${ONLY_CASE:-}" ] && [ "$fn" != "$ONLY_CASE" ] && return 0
+	local t0=$SECONDS
 	"$fn"
 	rc=$?
+	# Each verdict carries the case's wall time, its agent's stop included:
+	# the kernel matrix's budget is planned from these (docs/kernels.md).
+	stop_agent >/dev/null 2>&1 || true
+	local took="($((SECONDS - t0)) s)"
 	if [ $rc -eq 0 ]; then
 		PASSED=$((PASSED + 1))
-		echo "PASS $name"
+		echo "PASS $name $took"
 	elif [ $rc -eq 77 ]; then
 		SKIPPED=$((SKIPPED + 1))
-		echo "SKIP $name"
+		echo "SKIP $name $took"
 	else
 		FAILED=$((FAILED + 1))
-		echo "FAIL $name"
+		echo "FAIL $name $took"
 	fi
-	stop_agent >/dev/null 2>&1 || true
 }
 
 finish() {
