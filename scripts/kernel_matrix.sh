@@ -552,7 +552,7 @@ collect() {
 		if [ -f "$RESULTS/$k/verdicts.tsv" ]; then
 			while IFS=$'\t' read -r _ t verdict p f s secs; do
 				VERDICT[$k/$t]=$verdict
-				COUNTS[$k/$t]="$p/$f/$s"
+				COUNTS[$k/$t]="$p/$f/$s ${secs}s"
 			done < <(tail -n +2 "$RESULTS/$k/verdicts.tsv")
 		fi
 		while IFS= read -r line; do
@@ -565,22 +565,30 @@ collect() {
 
 print_table() {
 	local k line key
-	printf '\n%-34s' "test (passed/failed/skipped)"
-	for k in "${KERNELS_RUN[@]}"; do printf ' %-18s' "$k"; done
+	printf '\n%-34s' "test (passed/failed/skipped time)"
+	for k in "${KERNELS_RUN[@]}"; do printf ' %-23s' "$k"; done
 	printf '\n'
 	while IFS= read -r line; do
 		key=$(test_key "$line")
 		printf '%-34s' "$key"
 		for k in "${KERNELS_RUN[@]}"; do
-			printf ' %-18s' "${VERDICT[$k/$key]} ${COUNTS[$k/$key]:-}"
+			printf ' %-23s' "${VERDICT[$k/$key]} ${COUNTS[$k/$key]:-}"
 		done
 		printf '\n'
 	done < <(read_list "$TESTS_LIST")
 	printf '%-34s' "agent start (defaults, debug)"
 	for k in "${KERNELS_RUN[@]}"; do
-		printf ' %-18s' "$(cut -c1-18 "$RESULTS/$k/agent-start.txt" 2>/dev/null || echo -)"
+		printf ' %-23s' "$(cut -c1-23 "$RESULTS/$k/agent-start.txt" 2>/dev/null || echo -)"
 	done
-	printf '\n\n'
+	printf '\n'
+	# The budget CI plans from: each guest's wall time and its slowest test.
+	local slow
+	for k in "${KERNELS_RUN[@]}"; do
+		[ -f "$RESULTS/$k/verdicts.tsv" ] || continue
+		slow=$(tail -n +2 "$RESULTS/$k/verdicts.tsv" | sort -t$'\t' -k7,7nr | head -n1 | cut -f2,7 | tr '\t' ' ')
+		echo "$k: run took $(cat "$RESULTS/$k/wall_s" 2>/dev/null || echo -) s; slowest test: ${slow:--} s"
+	done
+	printf '\n'
 	for k in "${KERNELS_RUN[@]}"; do
 		[ ! -f "$RESULTS/$k/error.txt" ] || echo "$k: $(cat "$RESULTS/$k/error.txt")"
 	done
