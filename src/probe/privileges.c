@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "probe/privileges.h"
+#include "platform/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -223,6 +224,11 @@ bool enav_privileges_locked(void)
 	       prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
 }
 
+/* How long the drop waits for every thread to run its handler, and how
+ * often it signals a thread that has not yet. */
+#define DROP_WAIT_NS	 (10ull * 1000000000ull)
+#define DROP_RESIGNAL_NS (100ull * 1000000ull)
+
 static void on_drop_signal(int sig)
 {
 	(void)sig;
@@ -284,17 +290,25 @@ int enav_privileges_drop(uint64_t keep, char *err, size_t errlen)
 	long self = syscall(SYS_gettid);
 	pid_t pid = getpid();
 	/* Signal each thread whose set is not yet the target, until none is
-	 * left (a thread created meanwhile inherited either set). */
-	for (int pass = 0; rc == 0 && pass < 50; pass++) {
+	 * left (a thread created meanwhile inherited either set), again every
+	 * DROP_RESIGNAL_NS.  A thread runs its handler only once scheduled: on
+	 * a loaded node (or an emulated one) that took longer than the 100 ms
+	 * this used to allow, and the agent refused to start; DROP_WAIT_NS
+	 * bounds the wait for a thread that never runs. */
+	uint64_t t0 = enav_clock_mono_ns(), last_signal = 0;
+	bool signalled = false;
+	for (;;) {
 		DIR *d = opendir("/proc/self/task");
 		if (!d) {
 			snprintf(err, errlen, "/proc/self/task: %s", strerror(errno));
 			rc = -1;
 			break;
 		}
+		uint64_t now = enav_clock_mono_ns();
+		bool resignal = !signalled || now - last_signal >= DROP_RESIGNAL_NS;
 		int pending = 0;
 		struct dirent *de;
-		while ((de = readdir(d))) {
+		while (rc == 0 && (de = readdir(d))) {
 			long tid = strtol(de->d_name, NULL, 10);
 			if (tid <= 0 || tid == self)
 				continue;
@@ -302,20 +316,25 @@ int enav_privileges_drop(uint64_t keep, char *err, size_t errlen)
 			if (c < 0 || (uint64_t)c == target)
 				continue; /* gone, or dropped */
 			pending++;
-			if (pass % 10 == 0 && syscall(SYS_tgkill, pid, tid, sig) != 0 &&
-			    errno != ESRCH)
+			if (resignal && syscall(SYS_tgkill, pid, tid, sig) != 0 && errno != ESRCH)
 				pending--; /* cannot signal: it is checked again next pass */
 		}
 		closedir(d);
-		if (!pending)
+		if (resignal) {
+			signalled = true;
+			last_signal = now;
+		}
+		if (rc != 0 || !pending)
 			break;
+		if (enav_clock_mono_ns() - t0 >= DROP_WAIT_NS) {
+			snprintf(err, errlen,
+				 "%d thread(s) did not drop their capabilities within %u ms",
+				 pending, (unsigned)(DROP_WAIT_NS / 1000000));
+			rc = -1;
+			break;
+		}
 		struct timespec ts = {0, 2000000};
 		nanosleep(&ts, NULL);
-		if (pass == 49) {
-			snprintf(err, errlen, "%d thread(s) did not drop their capabilities",
-				 pending);
-			rc = -1;
-		}
 	}
 	if (atomic_load(&drop_failed)) {
 		snprintf(err, errlen, "capset failed in %d thread(s)", atomic_load(&drop_failed));
