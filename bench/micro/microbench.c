@@ -304,6 +304,22 @@ static void bench_red_render(uint64_t iters)
 	}
 }
 
+/* A span signal's allocation and release as the path makes them: the
+ * capture thread allocates one per span, the traces worker releases a
+ * batch (exporters.otlp.batch_max_items, 512) at once; here one thread does
+ * both, so this is the pool's own cost without the cross-thread traffic. */
+#define POOL_BATCH 512
+static void bench_signal_pool(uint64_t iters)
+{
+	static struct enav_signal *held[POOL_BATCH];
+	for (uint64_t i = 0; i < iters; i += POOL_BATCH) {
+		for (size_t k = 0; k < POOL_BATCH; k++)
+			held[k] = enav_signal_new(ENAV_SIGNAL_SPAN, 0);
+		for (size_t k = 0; k < POOL_BATCH; k++)
+			enav_signal_unref(held[k]);
+	}
+}
+
 /* The whole user-side path of one span, decode to encoded bytes: the
  * decoder on its three events, the tracker, the RED metrics, an encoder. */
 static struct enav_signal *latest;
@@ -446,6 +462,7 @@ static const struct bench_case cases[] = {
     {"otlp_encode", "span", bench_otlp, NULL},
     {"otlp_gzip", "span (body of 64, gzip)", bench_otlp_gzip, NULL},
     {"red_observe", "span", bench_red_observe, NULL},
+    {"signal_pool", "span (new, then unref in batches of 512)", bench_signal_pool, NULL},
     {"red_render", "render (10 series)", bench_red_render, NULL},
     {"path_ndjson", "span", bench_path_ndjson, use_latest},
     {"path_otlp", "span", bench_path_otlp, use_latest},

@@ -8,7 +8,8 @@
 # Profiling is off in both, as in issue 22's table.  Prints one line: arm,
 # requests, agent user and sys microseconds per request (from
 # /proc/PID/stat over the wrk run), spans exported, and the agent threads'
-# voluntary context switches per 1000 requests (wakeups).  Needs root.
+# voluntary context switches and minor page faults per 1000 requests
+# (wakeups; buffers not reused).  Needs root.
 #   [PERF=perf.data] bench/micro/span_cpu.sh BINARY ARM [PORT] [SECONDS]
 set -euo pipefail
 BIN=$1 ARM=$2 PORT=${3:-27100} SECS=${4:-10}
@@ -48,15 +49,15 @@ for _ in $(seq 100); do
 done
 curl -sf "http://127.0.0.1:$PORT/4k.bin" >/dev/null
 sleep 1
-cpu() { awk '{print $14, $15}' "/proc/$AGENT/stat"; }
+cpu() { awk '{print $14, $15, $10}' "/proc/$AGENT/stat"; }
 # Context switches of every agent thread: wakeups show up here.
 switches() { cat /proc/"$AGENT"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ {s += $2} END {print s + 0}'; }
-read -r u0 s0 < <(cpu)
+read -r u0 s0 f0 < <(cpu)
 cs0=$(switches)
 # PERF=FILE also records the agent's call graphs over the run.
 [ -n "${PERF:-}" ] && { perf record -q -g -p "$AGENT" -o "$PERF" -- sleep "$SECS" 2>/dev/null & }
 wrk -t1 -c32 -d"$SECS" "http://127.0.0.1:$PORT/4k.bin" >"$WORK/wrk.out"
-read -r u1 s1 < <(cpu)
+read -r u1 s1 f1 < <(cpu)
 cs1=$(switches)
 sleep 1
 reqs=$(awk '/requests in/ {print $1}' "$WORK/wrk.out")
@@ -66,6 +67,6 @@ m=$(curl -sf "http://127.0.0.1:$((PORT + 1))/metrics")
 spans=$(awk '/^enav_l7_spans_total / {print $2}' <<<"$m")
 dropped=$(awk '/^enav_sink_dropped_total/ {s += $2} END {print s + 0}' <<<"$m")
 awk -v a="$ARM" -v r="$reqs" -v rps="$rps" -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v t="$tck" \
-	-v sp="$spans" -v d="$dropped" -v cs=$((cs1 - cs0)) 'BEGIN {
-	printf "%s requests=%d req/s=%s user_us/req=%.2f sys_us/req=%.2f total_us/req=%.2f spans=%s sink_dropped=%s voluntary_switches/1k_req=%.1f\n",
-		a, r, rps, u * 1e6 / t / r, s * 1e6 / t / r, (u + s) * 1e6 / t / r, sp, d, cs * 1000 / r }'
+	-v sp="$spans" -v d="$dropped" -v cs=$((cs1 - cs0)) -v mf=$((f1 - f0)) 'BEGIN {
+	printf "%s requests=%d req/s=%s user_us/req=%.2f sys_us/req=%.2f total_us/req=%.2f spans=%s sink_dropped=%s voluntary_switches/1k_req=%.1f minor_faults/1k_req=%.1f\n",
+		a, r, rps, u * 1e6 / t / r, s * 1e6 / t / r, (u + s) * 1e6 / t / r, sp, d, cs * 1000 / r, mf * 1000 / r }'

@@ -959,6 +959,57 @@ static void test_spans_grouped_by_workload(void **state)
 		enav_signal_unref(items[i]);
 }
 
+/* The encoder remembers the last peer and url.path it wrote as text: each
+ * span still carries its own, when they alternate within a batch and across
+ * batches (paths and addresses of one length, so only their bytes differ). */
+static void test_spans_peer_path_own(void **state)
+{
+	(void)state;
+	static const uint8_t who[] = {1, 2, 1, 1, 2, 2, 1};
+	enum { N = sizeof(who) };
+	struct enav_signal *items[N];
+	for (size_t i = 0; i < N; i++) {
+		items[i] = http_span(100, "nginx", who[i]);
+		snprintf(items[i]->span.op.path, sizeof(items[i]->span.op.path), "%s",
+			 who[i] == 1 ? "/alpha" : "/gamma");
+	}
+	struct enav_otlp_span_encoder *e = enav_otlp_span_encoder_new(NULL, 0);
+	assert_non_null(e);
+	for (int round = 0; round < 2; round++) {
+		struct enav_pb_writer w;
+		enav_pb_writer_init(&w, 0);
+		/* The second batch starts where the first ended: with span 2's. */
+		void *const *batch = (void *const *)items + round;
+		assert_int_equal(enav_otlp_span_encoder_run(e, &w, batch, N - round), 0);
+		char *t = protoc_decode(
+		    "opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest",
+		    "opentelemetry/proto/collector/trace/v1/trace_service.proto", w.buf, w.len);
+		size_t seen = 0;
+		for (const char *sp = strstr(t, "\n    spans {"); sp;) {
+			const char *next = strstr(sp + 1, "\n    spans {");
+			size_t len = next ? (size_t)(next - sp) : strlen(sp);
+			char *one = strndup(sp, len);
+			assert_non_null(one);
+			bool first = strstr(one, "name: \"GET /item/1\"") != NULL;
+			FAIL_IF(!strstr(one, first ? "\"/alpha\"" : "\"/gamma\"") ||
+				    !strstr(one, first ? "\"10.0.0.1\"" : "\"10.0.0.2\"") ||
+				    strstr(one, first ? "\"/gamma\"" : "\"/alpha\"") ||
+				    strstr(one, first ? "\"10.0.0.2\"" : "\"10.0.0.1\""),
+				"otlp spans: a span with another's peer or path:\n%s\n", one);
+			free(one);
+			seen++;
+			sp = next;
+		}
+		FAIL_IF(seen != N - (size_t)round, "otlp spans: %zu spans, want %zu:\n%s\n", seen,
+			N - (size_t)round, t);
+		free(t);
+		enav_pb_writer_free(&w);
+	}
+	enav_otlp_span_encoder_free(e);
+	for (size_t i = 0; i < N; i++)
+		enav_signal_unref(items[i]);
+}
+
 /* Many workloads in one batch (hash collisions, scratch growing past its
  * first size): each gets exactly its own spans. */
 static void test_spans_many_workloads(void **state)
@@ -1056,6 +1107,7 @@ int main(void)
 	    cmocka_unit_test(test_traces),
 	    cmocka_unit_test(test_logs),
 	    cmocka_unit_test(test_span_url_path_redacted),
+	    cmocka_unit_test(test_spans_peer_path_own),
 	    cmocka_unit_test(test_spans_grouped_by_workload),
 	    cmocka_unit_test(test_spans_many_workloads),
 	    cmocka_unit_test(test_pb_backward_writer),

@@ -2,7 +2,8 @@
 /*
  * Unit tests for the request metrics table (src/features/network/red_metrics.c):
  * each family has its own label-set budget with an overflow series, a flood
- * of one family leaves the others counted, and idle label sets expire.
+ * of one family leaves the others counted, idle label sets expire, and the
+ * last-series shortcut counts a span only where its labels are equal.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -162,12 +163,53 @@ static void test_idle_expiry(void **state)
 	enav_red_table_free(g);
 }
 
+/* The count of the first exposition line that starts with prefix, or -1. */
+static long line_value(const char *text, const char *prefix)
+{
+	for (const char *at = text; at && *at; at = strchr(at, '\n'), at = at ? at + 1 : NULL)
+		if (!strncmp(at, prefix, strlen(prefix))) {
+			const char *sp = strchr(at, ' ');
+			return sp ? strtol(sp + 1, NULL, 10) : -1;
+		}
+	return -1;
+}
+
+/* A span lands in its family's last series only when every label is equal:
+ * a label that is a prefix of the last one's (or the other way) is a label
+ * set of its own, and the families keep their own last series. */
+static void test_last_series(void **state)
+{
+	struct enav_red_table *g = enav_red_table_new(16, 600 * SEC);
+	observe(g, ENAV_L7_HTTP1, true, "GET", "/ab", SEC);
+	observe(g, ENAV_L7_HTTP1, true, "GET", "/a", SEC);
+	observe(g, ENAV_L7_HTTP1, false, "GET", "/a", SEC);
+	observe(g, ENAV_L7_HTTP1, true, "GET", "/a", SEC);
+	observe(g, ENAV_L7_HTTP1, true, "GET", "/ab", SEC);
+	observe(g, ENAV_L7_HTTP1, true, "GETX", "/ab", SEC);
+	assert_int_equal(enav_red_table_series(g), 4);
+	char *text = render(g);
+	const char *srv = "http_server_request_duration_seconds_count{http_request_method=";
+	char prefix[256];
+	snprintf(prefix, sizeof(prefix), "%s\"GET\",http_route=\"/a\",", srv);
+	assert_int_equal(line_value(text, prefix), 2);
+	snprintf(prefix, sizeof(prefix), "%s\"GET\",http_route=\"/ab\",", srv);
+	assert_int_equal(line_value(text, prefix), 2);
+	snprintf(prefix, sizeof(prefix), "%s\"GETX\",http_route=\"/ab\",", srv);
+	assert_int_equal(line_value(text, prefix), 1);
+	assert_int_equal(line_value(text, "http_client_request_duration_seconds_count{"
+					  "http_request_method=\"GET\",http_route=\"/a\","),
+			 1);
+	free(text);
+	enav_red_table_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_per_family_cap),
 	    cmocka_unit_test(test_exposition_bound),
 	    cmocka_unit_test(test_idle_expiry),
+	    cmocka_unit_test(test_last_series),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -205,6 +205,48 @@ static inline uint8_t *put_attr(uint8_t *p, uint8_t tag, const struct attr *a)
 
 /* ---- the encoder -------------------------------------------------------------- */
 
+/*
+ * The last peer address and URL path the encoder turned into text, with
+ * that text: a batch is mostly a few connections and a few routes, so the
+ * formatting and the path redaction (a third of a span's encoding) usually
+ * come down to one comparison.  Both are pure functions of their input.
+ */
+struct text_memo {
+	uint8_t family;
+	uint8_t addr[16];
+	size_t peer_len; /* 0: nothing remembered */
+	char peer[ENAV_ADDR_TEXT_MAX];
+	size_t path_len, redacted_len;
+	bool has_path;
+	char path[ENAV_L7_PATH_MAX];
+	char redacted[ENAV_L7_PATH_MAX];
+};
+
+/* The text of the remote address (in m, valid until the next call). */
+static size_t memo_peer(struct text_memo *m, const struct enav_net_signal *net, const char **out)
+{
+	if (!m->peer_len || m->family != net->family || memcmp(m->addr, net->remote_addr, 16)) {
+		m->family = net->family;
+		memcpy(m->addr, net->remote_addr, 16);
+		m->peer_len = enav_fmt_addr(m->peer, net->family, net->remote_addr);
+	}
+	*out = m->peer;
+	return m->peer_len;
+}
+
+/* url.path of path[0..n): enav_l7_path_redact's text (in m, valid until the next call). */
+static size_t memo_path(struct text_memo *m, const char *path, size_t n, const char **out)
+{
+	if (!m->has_path || m->path_len != n || memcmp(m->path, path, n)) {
+		memcpy(m->path, path, n); /* n <= ENAV_L7_PATH_MAX: FIELD_LEN */
+		m->path_len = n;
+		m->redacted_len = enav_l7_path_redact(path, n, m->redacted, sizeof(m->redacted));
+		m->has_path = true;
+	}
+	*out = m->redacted;
+	return m->redacted_len;
+}
+
 struct enav_otlp_span_encoder {
 	struct enav_pb_rev rev; /* one ResourceSpans at a time, written backward */
 	uint8_t *node;		/* the node's attributes as Resource.attributes fields */
@@ -219,6 +261,7 @@ struct enav_otlp_span_encoder {
 	uint32_t *order;    /* items grouped by workload, batch order inside each */
 	uint32_t *table;    /* hash -> workload + 1; 0 empty; 2 * cap slots */
 	size_t table_mask;
+	struct text_memo memo;
 };
 
 struct enav_otlp_span_encoder *enav_otlp_span_encoder_new(const struct enav_otlp_kv *node,
@@ -468,14 +511,14 @@ static size_t span_name(char *out, size_t cap, const char *a, size_t na, const c
 
 /* One application operation, with the semantic conventions' attributes of
  * its protocol family. */
-static int put_request_span(struct enav_pb_rev *r, const struct enav_signal *s)
+static int put_request_span(struct enav_pb_rev *r, struct text_memo *m, const struct enav_signal *s)
 {
 	const struct enav_span_signal *sp = &s->span;
 	const struct enav_l7_op *op = &sp->op;
 	const struct enav_net_signal *net = &s->net;
-	char peer[ENAV_ADDR_TEXT_MAX], name[ENAV_L7_OPERATION_MAX + ENAV_L7_TARGET_MAX + 2];
-	char path[ENAV_L7_PATH_MAX]; /* url.path, identifier-like segments redacted */
-	size_t peer_len = enav_fmt_addr(peer, net->family, net->remote_addr);
+	char name[ENAV_L7_OPERATION_MAX + ENAV_L7_TARGET_MAX + 2];
+	const char *peer, *path; /* path: url.path, identifier-like segments redacted */
+	size_t peer_len = memo_peer(m, net, &peer);
 	size_t op_len = FIELD_LEN(op->operation), target_len = FIELD_LEN(op->target);
 	size_t status_len = FIELD_LEN(op->status);
 	bool server = net->role == ENAV_ROLE_SERVER;
@@ -515,8 +558,8 @@ static int put_request_span(struct enav_pb_rev *r, const struct enav_signal *s)
 		    span_name(name, sizeof(name), op->operation, op_len, op->target, target_len);
 		add_str(&as, KEY("http.request.method"), op->operation, op_len);
 		add_str(&as, KEY("http.route"), op->target, target_len);
-		add_str(&as, KEY("url.path"), path,
-			enav_l7_path_redact(op->path, FIELD_LEN(op->path), path, sizeof(path)));
+		size_t path_len = memo_path(m, op->path, FIELD_LEN(op->path), &path);
+		add_str(&as, KEY("url.path"), path, path_len);
 		add_str(&as, KEY("network.protocol.name"), LIT("http"));
 		if (op->protocol == ENAV_L7_HTTP2)
 			add_str(&as, KEY("network.protocol.version"), LIT("2"));
@@ -572,11 +615,11 @@ static int put_request_span(struct enav_pb_rev *r, const struct enav_signal *s)
 }
 
 /* A closed or failed TCP connection as "tcp accept" / "tcp connect". */
-static int put_tcp_span(struct enav_pb_rev *r, const struct enav_signal *s)
+static int put_tcp_span(struct enav_pb_rev *r, struct text_memo *m, const struct enav_signal *s)
 {
 	const struct enav_net_signal *net = &s->net;
-	char peer[ENAV_ADDR_TEXT_MAX];
-	size_t peer_len = enav_fmt_addr(peer, net->family, net->remote_addr);
+	const char *peer;
+	size_t peer_len = memo_peer(m, net, &peer);
 	struct attrs as;
 	attrs_init(&as);
 	add_str(&as, KEY("network.transport"), LIT("tcp"));
@@ -630,7 +673,8 @@ static int put_workload(struct enav_otlp_span_encoder *e, void *const *items, ui
 	struct enav_pb_rev *r = &e->rev;
 	for (uint32_t k = to; k-- > from;) {
 		const struct enav_signal *s = items[e->order[k]];
-		int rc = s->kind == ENAV_SIGNAL_SPAN ? put_request_span(r, s) : put_tcp_span(r, s);
+		int rc = s->kind == ENAV_SIGNAL_SPAN ? put_request_span(r, &e->memo, s)
+						     : put_tcp_span(r, &e->memo, s);
 		if (rc)
 			return rc;
 	}

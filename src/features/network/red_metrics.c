@@ -140,54 +140,77 @@ struct enav_red_table {
 	uint32_t in_family[F__COUNT]; /* label sets held, overflow series excluded */
 	struct enav_u64map index;     /* label hash -> series with that hash */
 	uint32_t overflow_index[F__COUNT];
+	uint32_t last_of[F__COUNT]; /* the series each family counted last, or UINT32_MAX */
 	uint64_t overflowed[F__COUNT];
 	uint64_t expired[F__COUNT];
 	uint64_t idle_ns, last_sweep_ns;
 	uint64_t spans;
 };
 
-/* s into a label, cut at LABEL_MAX - 1 bytes as snprintf would. */
-static void label(char out[LABEL_MAX], const char *s)
+/*
+ * A span's labels by reference first (text and length, nothing copied):
+ * most spans fall in the series their family counted last (a server's
+ * route, its client's), which is found by comparing these with its stored
+ * labels, without the zeroed copies, the hash and the index lookup a new
+ * label set needs.
+ */
+struct label_ref {
+	const char *s;
+	size_t n;
+};
+
+struct label_set {
+	struct label_ref l[N_LABELS];
+	char code[24];		  /* a status code as text */
+	char workload[LABEL_MAX]; /* enav_workload_key's */
+};
+
+/* s as a label, cut at LABEL_MAX - 1 bytes as snprintf would. */
+static void label(struct label_set *ls, int i, const char *s)
 {
-	size_t n = strnlen(s, LABEL_MAX - 1);
-	memcpy(out, s, n);
-	out[n] = '\0';
+	ls->l[i] = (struct label_ref){s, strnlen(s, LABEL_MAX - 1)};
 }
 
-static enum family family_of(const struct enav_signal *s, char labels[N_LABELS][LABEL_MAX])
+static void code_label(struct label_set *ls, int i, int32_t code)
+{
+	size_t n = code >= 0 ? enav_fmt_i64(ls->code, code) : 0;
+	ls->code[n] = '\0';
+	ls->l[i] = (struct label_ref){ls->code, n};
+}
+
+static enum family family_of(const struct enav_signal *s, struct label_set *ls)
 {
 	const struct enav_l7_op *op = &s->span.op;
 	bool server = s->net.role == ENAV_ROLE_SERVER;
 	const char *proto = enav_l7_protocol_name(op->protocol);
 	const char *error = op->error ? (op->status[0] ? op->status : "error") : "";
-	enav_workload_key(s, labels[4], LABEL_MAX);
+	enav_workload_key(s, ls->workload, LABEL_MAX);
+	label(ls, 4, ls->workload);
 	switch (enav_protocol(op->protocol)->family) {
 	case ENAV_SPAN_FAMILY_HTTP:
 		if (op->rpc) {
-			label(labels[0], "grpc");
-			label(labels[1], op->target);
-			if (op->status_code >= 0)
-				labels[2][enav_fmt_i64(labels[2], op->status_code)] = '\0';
-			label(labels[3], error);
+			label(ls, 0, "grpc");
+			label(ls, 1, op->target);
+			code_label(ls, 2, op->status_code);
+			label(ls, 3, error);
 			return server ? F_RPC_SERVER : F_RPC_CLIENT;
 		}
-		label(labels[0], op->operation);
-		label(labels[1], op->target);
-		if (op->status_code >= 0)
-			labels[2][enav_fmt_i64(labels[2], op->status_code)] = '\0';
-		label(labels[3], op->protocol == ENAV_L7_HTTP2 ? "http2" : "http");
+		label(ls, 0, op->operation);
+		label(ls, 1, op->target);
+		code_label(ls, 2, op->status_code);
+		label(ls, 3, op->protocol == ENAV_L7_HTTP2 ? "http2" : "http");
 		return server ? F_HTTP_SERVER : F_HTTP_CLIENT;
 	case ENAV_SPAN_FAMILY_WEBSOCKET:
-		label(labels[0], op->operation);
-		label(labels[1], op->messaging_receive ? "receive" : "transmit");
-		label(labels[2], op->target);
-		label(labels[3], server ? "server" : "client");
+		label(ls, 0, op->operation);
+		label(ls, 1, op->messaging_receive ? "receive" : "transmit");
+		label(ls, 2, op->target);
+		label(ls, 3, server ? "server" : "client");
 		return F_WS_FRAMES;
 	case ENAV_SPAN_FAMILY_MESSAGING:
-		label(labels[0], proto);
-		label(labels[1], op->operation);
-		label(labels[2], op->target);
-		label(labels[3], error);
+		label(ls, 0, proto);
+		label(ls, 1, op->operation);
+		label(ls, 2, op->target);
+		label(ls, 3, error);
 		if (op->kind == ENAV_L7_OP_REQUEST)
 			return server ? F_MSG_SERVER_OP : F_MSG_CLIENT_OP;
 		if (server)
@@ -196,12 +219,24 @@ static enum family family_of(const struct enav_signal *s, char labels[N_LABELS][
 	case ENAV_SPAN_FAMILY_DB:
 	case ENAV_SPAN_FAMILY_NONE:
 	default:
-		label(labels[0], proto);
-		label(labels[1], op->operation);
-		label(labels[2], op->target);
-		label(labels[3], error);
+		label(ls, 0, proto);
+		label(ls, 1, op->operation);
+		label(ls, 2, op->target);
+		label(ls, 3, error);
 		return server ? F_DB_SERVER : F_DB_CLIENT;
 	}
+}
+
+/* Series x holds exactly these labels (its stored ones are NUL-padded). */
+static bool same_labels(const struct series *x, enum family f, const struct label_set *ls)
+{
+	if (x->family != f || x->overflow)
+		return false;
+	for (int i = 0; i < N_LABELS; i++)
+		if (x->labels[i][ls->l[i].n] != '\0' ||
+		    memcmp(x->labels[i], ls->l[i].s, ls->l[i].n) != 0)
+			return false;
+	return true;
 }
 
 static uint64_t hash_labels(enum family f, char labels[N_LABELS][LABEL_MAX])
@@ -245,9 +280,9 @@ static struct series *find_series(struct enav_red_table *g, enum family f,
 	}
 	g->overflowed[f]++;
 	if (g->overflow_index[f] == UINT32_MAX) {
-		char ol[N_LABELS][LABEL_MAX];
+		char ol[N_LABELS][LABEL_MAX] = {{0}};
 		for (int i = 0; i < N_LABELS; i++)
-			label(ol[i], OVERFLOW);
+			memcpy(ol[i], OVERFLOW, sizeof(OVERFLOW));
 		g->overflow_index[f] = g->n_series;
 		new_series(g, f, 0, ol)->overflow = true;
 	}
@@ -266,6 +301,8 @@ static void remove_series(struct enav_red_table *g, uint32_t i)
 		g->in_family[f]--;
 	}
 	g->expired[f]++;
+	/* Series move: no family's last series is known any more. */
+	memset(g->last_of, 0xff, sizeof(g->last_of));
 	uint32_t last = --g->n_series;
 	if (i == last)
 		return;
@@ -285,7 +322,7 @@ struct enav_red_table *enav_red_table_new(uint32_t max_per_family, uint64_t idle
 	g->max_total = F__COUNT * (max_per_family + 1);
 	g->idle_ns = idle_ns;
 	for (int f = 0; f < F__COUNT; f++)
-		g->overflow_index[f] = UINT32_MAX;
+		g->overflow_index[f] = g->last_of[f] = UINT32_MAX;
 	/* calloc: the pages of label sets never used are never touched. */
 	g->series = calloc(g->max_total, sizeof(*g->series));
 	if (!g->series || enav_u64map_init(&g->index, g->max_total)) {
@@ -311,14 +348,25 @@ void enav_red_table_observe(struct enav_red_table *g, const struct enav_signal *
 {
 	if (s->kind != ENAV_SIGNAL_SPAN)
 		return;
-	char labels[N_LABELS][LABEL_MAX];
-	memset(labels, 0, sizeof(labels));
-	enum family f = family_of(s, labels);
+	struct label_set ls;
+	enum family f = family_of(s, &ls);
 	const struct enav_l7_op *op = &s->span.op;
 	double secs = op->end_ns > op->start_ns ? (double)(op->end_ns - op->start_ns) / 1e9 : 0;
 	pthread_mutex_lock(&g->lock);
 	g->spans++;
-	struct series *x = find_series(g, f, labels);
+	struct series *x = NULL;
+	uint32_t last = g->last_of[f];
+	if (last < g->n_series && same_labels(&g->series[last], f, &ls)) {
+		x = &g->series[last];
+	} else {
+		char labels[N_LABELS][LABEL_MAX];
+		memset(labels, 0, sizeof(labels));
+		for (int i = 0; i < N_LABELS; i++)
+			memcpy(labels[i], ls.l[i].s, ls.l[i].n);
+		x = find_series(g, f, labels);
+		if (!x->overflow)
+			g->last_of[f] = (uint32_t)(x - g->series);
+	}
 	int b = 0;
 	while (b < N_BOUNDS && secs > bounds[b])
 		b++;
