@@ -18,6 +18,12 @@
  * that excludes the stream); at most opt->max_pending streams are tracked at
  * once, further ones are counted as pending_overflow.
  *
+ * The stream engine (l7_stream.h) frames each direction: it reassembles the
+ * 9-byte frame headers across fragments, hands the payload over as it
+ * arrives (p NULL for bytes moved but not captured) and says when a frame
+ * ends; this file reads the payload's phases (pad length, priority or
+ * promised-stream prefix, body, padding) and the frames' meaning.
+ *
  * HPACK state cannot be rebuilt once a header block byte is lost, so every
  * loss of sync (a gap, uncaptured bytes that hide a header block or a frame
  * header, a framing or HPACK error, a connection not seen from its preface)
@@ -25,6 +31,7 @@
  * freed, and nothing more is emitted for it.
  */
 #include "features/network/l7/l7_common.h"
+#include "features/network/l7/l7_stream.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -67,9 +74,6 @@ enum phase { PH_PADLEN, PH_PREFIX, PH_BODY, PH_PAD };
 enum role { ROLE_IGNORE, ROLE_REQUEST, ROLE_RESPONSE };
 enum end_how { END_NORMAL, END_RST, END_GOAWAY, END_CLOSE };
 
-/* gRPC-Web trailer text scanner states ("grpc-status: <digits>" lines). */
-enum { GW_NAME, GW_AFTER_NAME, GW_VALUE_WS, GW_DIGITS, GW_SKIP };
-
 struct h2_stream {
 	uint32_t id; /* 0: free */
 	bool rpc;
@@ -85,25 +89,15 @@ struct h2_stream {
 	char path[ENAV_L7_PATH_MAX];
 	char target[ENAV_L7_TARGET_MAX];
 	uint8_t trace_id[16], parent_id[8], trace_flags;
-	/* gRPC-Web binary response body: 5-byte message prefixes, trailer frame
-	 * (flag 0x80) scanned for grpc-status. */
-	bool gw_scan, gw_lost;
-	uint8_t gw_hdr_got, gw_flag, gw_state, gw_idx, gw_ndig;
-	uint32_t gw_left, gw_val;
+	struct enav_h2_grpc_web gw; /* a gRPC-Web binary response body */
 };
 
 struct h2_dir {
 	nghttp2_hd_inflater *hd;
 	uint8_t preface_got; /* request stream: preface bytes matched */
 	bool first_frame_seen;
-	/* frame header being assembled, and where its first byte was */
-	uint8_t hdr[H2_HDR_LEN];
-	uint8_t hdr_got;
-	bool hdr_has_seq;
-	uint32_t hdr_seq;
-	uint64_t hdr_ts;
+	struct enav_l7_framer fr; /* the frame header, and where its first byte was */
 	/* the frame being consumed */
-	bool in_frame;
 	uint8_t type, flags, phase, prefix_len, pad_len;
 	bool padded;
 	uint32_t sid, len, phase_left;
@@ -343,7 +337,7 @@ static void on_response_header(struct h2_stream *s, const nghttp2_nv *nv)
 		if (k)
 			s->rpc = true;
 		if (k == 2)
-			s->gw_scan = true;
+			s->gw.scan = true;
 	} else if (enav_h2_name_is(nv, "grpc-status")) {
 		if (enav_h2_parse_uint(nv->value, nv->valuelen, &v))
 			s->grpc_status = v;
@@ -386,97 +380,6 @@ static bool inflate(struct h2_state *st, struct h2_dir *dir, const uint8_t *p, s
 	}
 }
 
-/* ---- gRPC-Web body ---------------------------------------------------------------- */
-
-static void gw_accept(struct h2_stream *s)
-{
-	if (s->gw_state == GW_DIGITS && s->grpc_status < 0)
-		s->grpc_status = (int32_t)s->gw_val;
-}
-
-static void gw_trailer_byte(struct h2_stream *s, uint8_t c)
-{
-	static const char name[] = "grpc-status";
-	if (c == '\n') {
-		gw_accept(s);
-		s->gw_state = GW_NAME;
-		s->gw_idx = 0;
-		return;
-	}
-	switch (s->gw_state) {
-	case GW_NAME: {
-		uint8_t l = c >= 'A' && c <= 'Z' ? (uint8_t)(c + 32) : c;
-		if (l == (uint8_t)name[s->gw_idx]) {
-			if (++s->gw_idx == sizeof(name) - 1)
-				s->gw_state = GW_AFTER_NAME;
-		} else {
-			s->gw_state = GW_SKIP;
-		}
-		break;
-	}
-	case GW_AFTER_NAME:
-		if (c == ':')
-			s->gw_state = GW_VALUE_WS;
-		else if (c != ' ' && c != '\t')
-			s->gw_state = GW_SKIP;
-		break;
-	case GW_VALUE_WS:
-		if (c >= '0' && c <= '9') {
-			s->gw_state = GW_DIGITS;
-			s->gw_val = (uint32_t)(c - '0');
-			s->gw_ndig = 1;
-		} else if (c != ' ' && c != '\t') {
-			s->gw_state = GW_SKIP;
-		}
-		break;
-	case GW_DIGITS:
-		if (c >= '0' && c <= '9' && s->gw_ndig < 9) {
-			s->gw_val = s->gw_val * 10 + (uint32_t)(c - '0');
-			s->gw_ndig++;
-		} else {
-			if (c == '\r' || c == ' ' || c == '\t')
-				gw_accept(s);
-			s->gw_state = GW_SKIP;
-		}
-		break;
-	default:
-		break;
-	}
-}
-
-static void gw_body(struct h2_stream *s, const uint8_t *p, size_t n)
-{
-	while (n > 0) {
-		if (s->gw_hdr_got < 5) {
-			if (s->gw_hdr_got == 0) {
-				s->gw_flag = *p;
-				s->gw_left = 0;
-			} else {
-				s->gw_left = s->gw_left << 8 | *p;
-			}
-			p++;
-			n--;
-			if (++s->gw_hdr_got < 5)
-				continue;
-			s->gw_state = GW_NAME;
-			s->gw_idx = 0;
-		} else {
-			size_t k = n < s->gw_left ? n : s->gw_left;
-			if (s->gw_flag & 0x80)
-				for (size_t i = 0; i < k; i++)
-					gw_trailer_byte(s, p[i]);
-			p += k;
-			n -= k;
-			s->gw_left -= (uint32_t)k;
-		}
-		if (s->gw_hdr_got == 5 && s->gw_left == 0) {
-			if (s->gw_flag & 0x80)
-				gw_accept(s);
-			s->gw_hdr_got = 0;
-		}
-	}
-}
-
 /* ---- frames -------------------------------------------------------------------- */
 
 static bool is_block_frame(uint8_t type)
@@ -492,11 +395,14 @@ static void add_bytes(struct h2_stream *s, int d, uint64_t n)
 		s->resp_bytes += n;
 }
 
-/* The 9-byte header is complete: validate it and set the frame up. */
-static void begin_frame(struct h2_state *st, int d, const struct enav_l7_sink *out)
+/* The 9-byte header fr->hdr is complete: validate it and set the frame up.
+ * A bad one kills the connection (no resync: HPACK state is lost). */
+static bool h2_header(void *state, enum enav_l7_stream d, struct enav_l7_framer *fr,
+		      const struct enav_l7_sink *out)
 {
+	struct h2_state *st = state;
 	struct h2_dir *dir = &st->dir[d];
-	const uint8_t *h = dir->hdr;
+	const uint8_t *h = fr->hdr;
 	uint32_t len = (uint32_t)h[0] << 16 | (uint32_t)h[1] << 8 | h[2];
 	uint8_t type = h[3], flags = h[4];
 	uint32_t sid = enav_l7_be32(h + 5) & 0x7fffffffu;
@@ -545,10 +451,10 @@ static void begin_frame(struct h2_state *st, int d, const struct enav_l7_sink *o
 				st->last_req_sid = sid;
 				s = new_stream(st, sid);
 				if (s) {
-					s->start_ns = dir->hdr_ts;
-					s->last_ns = dir->hdr_ts;
-					s->has_seq = dir->hdr_has_seq;
-					s->seq = dir->hdr_seq;
+					s->start_ns = fr->start_ns;
+					s->last_ns = fr->start_ns;
+					s->has_seq = fr->has_seq;
+					s->seq = fr->seq;
 					dir->block_role = ROLE_REQUEST;
 				} else {
 					out->stats->pending_overflow++;
@@ -602,7 +508,7 @@ static void begin_frame(struct h2_state *st, int d, const struct enav_l7_sink *o
 	if (len < (dir->padded ? 1u : 0u) + dir->prefix_len)
 		goto bad;
 
-	dir->in_frame = true;
+	fr->left = len;
 	if (dir->padded) {
 		dir->phase = PH_PADLEN;
 		dir->phase_left = 1;
@@ -610,9 +516,10 @@ static void begin_frame(struct h2_state *st, int d, const struct enav_l7_sink *o
 		dir->phase = PH_PREFIX;
 		dir->phase_left = dir->prefix_len;
 	}
-	return;
+	return true;
 bad:
 	die(st, out);
+	return false;
 }
 
 static void apply_setting(struct h2_state *st, int d, uint16_t id, uint32_t v)
@@ -657,12 +564,8 @@ static void consume(struct h2_state *st, int d, const uint8_t *p, size_t k,
 	case T_DATA:
 		if (d == ENAV_L7_RESPONSE) {
 			struct h2_stream *s = find_stream(st, dir->sid);
-			if (s && s->gw_scan && !s->gw_lost) {
-				if (p)
-					gw_body(s, p, k);
-				else
-					s->gw_lost = true;
-			}
+			if (s)
+				enav_h2_grpc_web_body(&s->gw, p, k, &s->grpc_status);
 		}
 		return;
 	case T_SETTINGS:
@@ -717,9 +620,7 @@ static void end_frame(struct h2_state *st, int d, uint64_t ts, const struct enav
 	case T_DATA:
 		if (from_server && (dir->flags & F_END_STREAM)) {
 			if (s) {
-				if (s->gw_scan && !s->gw_lost && s->gw_hdr_got == 5 &&
-				    (s->gw_flag & 0x80))
-					gw_accept(s);
+				enav_h2_grpc_web_end(&s->gw, &s->grpc_status);
 				emit(st, s, ts, END_NORMAL, 0, true, out);
 			} else {
 				out->stats->unmatched_responses++;
@@ -752,11 +653,12 @@ static void end_frame(struct h2_state *st, int d, uint64_t ts, const struct enav
 	}
 }
 
-/* Move past phases that are done; the frame ends after its padding. */
-static void advance(struct h2_state *st, int d, uint64_t ts, const struct enav_l7_sink *out)
+/* Move past phases that are done, up to the padding (whose end is the
+ * frame's: h2_end). */
+static void advance(struct h2_state *st, int d, const struct enav_l7_sink *out)
 {
 	struct h2_dir *dir = &st->dir[d];
-	while (!st->dead && dir->in_frame && dir->phase_left == 0) {
+	while (!st->dead && dir->phase_left == 0 && dir->phase != PH_PAD) {
 		switch (dir->phase) {
 		case PH_PADLEN:
 			if (dir->pad_len > dir->len - 1u - dir->prefix_len) {
@@ -771,7 +673,7 @@ static void advance(struct h2_state *st, int d, uint64_t ts, const struct enav_l
 			dir->phase_left =
 			    dir->len - (dir->padded ? 1u : 0u) - dir->prefix_len - dir->pad_len;
 			break;
-		case PH_BODY:
+		default: /* PH_BODY */
 			if (is_block_frame(dir->type) && (dir->flags & F_END_HEADERS) &&
 			    !inflate(st, dir, NULL, 0, true, out)) {
 				die(st, out);
@@ -780,88 +682,120 @@ static void advance(struct h2_state *st, int d, uint64_t ts, const struct enav_l
 			dir->phase = PH_PAD;
 			dir->phase_left = dir->pad_len;
 			break;
-		default:
-			dir->in_frame = false;
-			dir->hdr_got = 0;
-			end_frame(st, d, ts, out);
-			break;
 		}
 	}
 }
 
-/* Bytes of one direction; p is NULL for the uncaptured tail. */
-static void run(struct h2_state *st, const struct enav_l7_fragment *f, const uint8_t *p, size_t n,
-		size_t off, const struct enav_l7_sink *out)
+/* n payload bytes of the current frame; p is NULL for uncaptured ones. */
+static void payload(struct h2_state *st, int d, const uint8_t *p, size_t n,
+		    const struct enav_l7_sink *out)
 {
-	int d = f->stream == ENAV_L7_RESPONSE ? ENAV_L7_RESPONSE : ENAV_L7_REQUEST;
 	struct h2_dir *dir = &st->dir[d];
+
+	advance(st, d, out);
 	while (n > 0 && !st->dead) {
-		size_t k;
-		if (d == ENAV_L7_REQUEST && dir->preface_got < H2_PREFACE_LEN) {
-			k = H2_PREFACE_LEN - dir->preface_got;
-			if (k > n)
-				k = n;
-			if (!p || memcmp(p, &H2_PREFACE[dir->preface_got], k) != 0) {
-				die(st, out);
-				return;
-			}
-			dir->preface_got = (uint8_t)(dir->preface_got + k);
-		} else if (!dir->in_frame) {
-			if (!p) { /* a frame header we cannot see */
-				die(st, out);
-				return;
-			}
-			if (dir->hdr_got == 0) {
-				dir->hdr_ts = f->ts_ns;
-				dir->hdr_has_seq = f->has_seq;
-				dir->hdr_seq = f->seq + (uint32_t)off;
-			}
-			k = H2_HDR_LEN - dir->hdr_got;
-			if (k > n)
-				k = n;
-			memcpy(dir->hdr + dir->hdr_got, p, k);
-			dir->hdr_got = (uint8_t)(dir->hdr_got + k);
-			if (dir->hdr_got == H2_HDR_LEN) {
-				begin_frame(st, d, out);
-				advance(st, d, f->ts_ns, out);
-			}
-		} else {
-			k = dir->phase_left;
-			if (k > n)
-				k = n;
-			if (dir->type == T_DATA || is_block_frame(dir->type)) {
-				struct h2_stream *s = find_stream(st, dir->sid);
-				if (s)
-					add_bytes(s, d, k);
-			}
-			consume(st, d, p, k, out);
-			dir->phase_left -= (uint32_t)k;
-			advance(st, d, f->ts_ns, out);
+		size_t k = dir->phase_left < n ? dir->phase_left : n;
+
+		if (dir->type == T_DATA || is_block_frame(dir->type)) {
+			struct h2_stream *s = find_stream(st, dir->sid);
+			if (s)
+				add_bytes(s, d, k);
 		}
+		consume(st, d, p, k, out);
+		dir->phase_left -= (uint32_t)k;
+		advance(st, d, out);
 		if (p)
 			p += k;
 		n -= k;
-		off += k;
 	}
 }
+
+static bool h2_body(void *state, enum enav_l7_stream d, const uint8_t *p, uint32_t captured,
+		    uint32_t n, const struct enav_l7_sink *out)
+{
+	struct h2_state *st = state;
+
+	payload(st, d, p, captured, out);
+	if (n > captured)
+		payload(st, d, NULL, n - captured, out);
+	return !st->dead;
+}
+
+static void h2_end(void *state, enum enav_l7_stream d, struct enav_l7_framer *fr, uint64_t ts,
+		   const struct enav_l7_sink *out)
+{
+	struct h2_state *st = state;
+
+	advance(st, d, out);
+	if (!st->dead)
+		end_frame(st, d, ts, out);
+}
+
+static uint32_t h2_prefix_len(void *state, enum enav_l7_stream d)
+{
+	return H2_HDR_LEN;
+}
+
+/* The client's stream starts with the preface, matched byte by byte. */
+static enum enav_l7_between h2_between(void *state, enum enav_l7_stream d, uint8_t byte,
+				       const struct enav_l7_sink *out)
+{
+	struct h2_dir *dir = &((struct h2_state *)state)->dir[d];
+
+	if (d != ENAV_L7_REQUEST || dir->preface_got >= H2_PREFACE_LEN)
+		return ENAV_L7_BETWEEN_MESSAGE;
+	if (byte != (uint8_t)H2_PREFACE[dir->preface_got]) {
+		die(state, out);
+		return ENAV_L7_BETWEEN_STOP;
+	}
+	dir->preface_got++;
+	return ENAV_L7_BETWEEN_SKIP;
+}
+
+/* A gap, or a frame header or preface byte not captured: HPACK is lost. */
+static void h2_lose(void *state, enum enav_l7_stream d, const struct enav_l7_sink *out)
+{
+	die(state, out);
+}
+
+/* Never asked: no loss resyncs (h2_header and h2_lose kill the connection). */
+static long h2_find_start(void *state, enum enav_l7_stream d, const uint8_t *p, size_t from,
+			  size_t cap, size_t len)
+{
+	return -1;
+}
+
+static bool h2_dead(const void *state)
+{
+	return ((const struct h2_state *)state)->dead;
+}
+
+static const struct enav_l7_framing h2_framing = {
+    .prefix_len = h2_prefix_len,
+    .header = h2_header,
+    .body = h2_body,
+    .end = h2_end,
+    .find_start = h2_find_start,
+    .lose = h2_lose,
+    .gap = h2_lose,
+    .between = h2_between,
+    .opaque = h2_dead,
+    .framer_at = {offsetof(struct h2_state, dir[0].fr), offsetof(struct h2_state, dir[1].fr)},
+};
 
 static void h2_feed(void *state, const struct enav_l7_fragment *f, const struct enav_l7_sink *out)
 {
 	struct h2_state *st = state;
 	if (st->dead)
 		return;
-	if (f->gap) { /* the dynamic tables are lost with the bytes */
+	struct enav_l7_fragment within = *f;
+	if (within.captured > within.len) /* never from the tracker */
+		within.captured = within.len;
+	if (within.captured > 0 && !within.data && !within.gap) {
 		die(st, out);
 		return;
 	}
-	size_t cap = f->captured < f->len ? f->captured : f->len;
-	if (cap > 0 && !f->data) {
-		die(st, out);
-		return;
-	}
-	run(st, f, f->data, cap, 0, out);
-	if (f->len > cap)
-		run(st, f, NULL, f->len - cap, cap, out);
+	enav_l7_framed_feed(&h2_framing, st, &within, out);
 }
 
 static void h2_finish(void *state, const struct enav_l7_sink *out)

@@ -116,6 +116,29 @@ void enav_l7_framed_feed(const struct enav_l7_framing *ops, void *st,
 	}
 }
 
+uint64_t enav_l7_crlf_body_skip(uint8_t *phase, uint64_t *left, uint8_t body_at, uint64_t n,
+				bool *ended)
+{
+	uint64_t took = 0;
+
+	*ended = false;
+	if (*phase == body_at) {
+		took = n < *left ? n : *left;
+		*left -= took;
+		if (*left == 0)
+			*phase = (uint8_t)(body_at + 1);
+	}
+	if (*phase == body_at + 1 && took < n) {
+		*phase = (uint8_t)(body_at + 2);
+		took++;
+	}
+	if (*phase == body_at + 2 && took < n) {
+		took++;
+		*ended = true;
+	}
+	return took;
+}
+
 void enav_l7_fifo_init(struct enav_l7_fifo *q, uint32_t limit, uint32_t slots)
 {
 	q->head = 0;

@@ -96,6 +96,19 @@ void enav_l7_framed_feed(const struct enav_l7_framing *ops, void *st,
  * counted once per loss. */
 void enav_l7_framer_lose(struct enav_l7_framer *fr, const struct enav_l7_sink *out);
 
+/* ---- text protocols ------------------------------------------------------ */
+
+/*
+ * A body of announced length and the CRLF after it (a RESP bulk string, a
+ * NATS payload), where the parser's phase is body_at in the body,
+ * body_at + 1 before its CR and body_at + 2 before its LF.  Moves *phase and
+ * *left past at most n bytes the syscall moved but the capture did not copy;
+ * returns how many it took.  *ended: the LF was among them, the body is done
+ * (the caller says what comes next).
+ */
+uint64_t enav_l7_crlf_body_skip(uint8_t *phase, uint64_t *left, uint8_t body_at, uint64_t n,
+				bool *ended);
+
 /* ---- pending-request ring ---------------------------------------------- */
 
 /* The index arithmetic of a ring of `slots` entries (ENAV_L7_MAX_PENDING
@@ -123,6 +136,14 @@ long enav_l7_fifo_push(struct enav_l7_fifo *q, int64_t id, const struct enav_l7_
 
 /* Drop the oldest entry (none: nothing). */
 void enav_l7_fifo_pop(struct enav_l7_fifo *q);
+
+/* Forget every entry without an answer (which request the next response
+ * answers is unknown). */
+static inline void enav_l7_fifo_clear(struct enav_l7_fifo *q)
+{
+	q->head = 0;
+	q->count = 0;
+}
 
 /* Position (0 = oldest) of the oldest entry pushed with id, or -1. */
 long enav_l7_fifo_find(const struct enav_l7_fifo *q, int64_t id);
