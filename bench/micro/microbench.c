@@ -263,7 +263,8 @@ static void parser_bench_setup(struct parser_bench *b, void (*run)(uint64_t))
 	struct enav_l7_options opt = {.max_pending = 32};
 	b->state = calloc(1, b->ops->state_size);
 	if (!b->state || b->ops->init(b->state, &opt)) {
-		fprintf(stderr, "microbench: %s init failed\n", b->ops->name);
+		fprintf(stderr, "microbench: %s init failed\n",
+			enav_l7_protocol_name(b->ops->protocol));
 		exit(1);
 	}
 	if (b->ops == &enav_l7_nats_ops) {
@@ -280,7 +281,8 @@ static void parser_bench_setup(struct parser_bench *b, void (*run)(uint64_t))
 	run(3);
 	if (b->stats.ops != ops + 3 || b->stats.parse_errors || b->stats.pending_overflow) {
 		fprintf(stderr, "microbench: %s made %llu ops of 3 (%llu parse errors)\n",
-			b->ops->name, (unsigned long long)(b->stats.ops - ops),
+			enav_l7_protocol_name(b->ops->protocol),
+			(unsigned long long)(b->stats.ops - ops),
 			(unsigned long long)b->stats.parse_errors);
 		exit(1);
 	}

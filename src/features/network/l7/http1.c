@@ -650,6 +650,32 @@ static size_t step(struct h1_state *st, enum enav_l7_stream stream,
 	}
 }
 
+/* Bytes of a stream that switched protocols (or waits for the answer to
+ * its upgrade) were lost: WebSocket looks for its next frame, a tunnel stays
+ * a tunnel.  False: the stream is still HTTP. */
+static bool switched_lost(struct h1_stream *s, const struct enav_l7_sink *out)
+{
+	switch (s->phase) {
+	case P_WEBSOCKET:
+		if (s->ws.phase != ENAV_L7_WS_RESYNC)
+			enav_l7_ws_lost(&s->ws, out);
+		return true;
+	case P_UPGRADE_WAIT:
+		if (s->wait_ws) {
+			s->phase = P_WEBSOCKET;
+			memset(&s->ws, 0, sizeof(s->ws));
+			enav_l7_ws_lost(&s->ws, out);
+		} else {
+			s->phase = P_TUNNEL;
+		}
+		return true;
+	case P_TUNNEL:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Bytes the syscall moved beyond the capture (rest > 0). */
 static void skip_uncaptured(struct h1_state *st, enum enav_l7_stream stream,
 			    const struct enav_l7_fragment *f, uint64_t rest,
@@ -679,26 +705,13 @@ static void skip_uncaptured(struct h1_state *st, enum enav_l7_stream stream,
 		case P_BODY_CLOSE:
 			account(st, stream, rest);
 			return;
-		case P_TUNNEL:
 		case P_RESYNC:
 			return;
-		case P_WEBSOCKET:
-			/* A frame header in bytes we cannot read. */
-			if (s->ws.phase != ENAV_L7_WS_RESYNC)
-				enav_l7_ws_lost(&s->ws, out);
-			return;
-		case P_UPGRADE_WAIT:
-			if (s->wait_ws) {
-				s->phase = P_WEBSOCKET;
-				memset(&s->ws, 0, sizeof(s->ws));
-				enav_l7_ws_lost(&s->ws, out);
-			} else {
-				s->phase = P_TUNNEL;
-			}
-			return;
 		default:
-			/* A start line, header or chunk framing we cannot read. */
-			msg_lost(st, stream, f->ts_ns, rest, true, out);
+			/* A WebSocket frame header, a start line, header or chunk
+			 * framing we cannot read. */
+			if (!switched_lost(s, out))
+				msg_lost(st, stream, f->ts_ns, rest, true, out);
 			return;
 		}
 	}
@@ -709,27 +722,9 @@ static void on_gap(struct h1_state *st, enum enav_l7_stream stream,
 {
 	struct h1_stream *s = &st->s[stream];
 
-	switch (s->phase) {
-	case P_WEBSOCKET:
-		if (s->ws.phase != ENAV_L7_WS_RESYNC)
-			enav_l7_ws_lost(&s->ws, out);
-		return;
-	case P_TUNNEL:
-	case P_BODY_CLOSE: /* still the same body, until close */
-		return;
-	case P_UPGRADE_WAIT:
-		if (s->wait_ws) {
-			s->phase = P_WEBSOCKET;
-			memset(&s->ws, 0, sizeof(s->ws));
-			enav_l7_ws_lost(&s->ws, out);
-		} else {
-			s->phase = P_TUNNEL;
-		}
-		return;
-	default:
+	/* A body read until close is still the same body. */
+	if (s->phase != P_BODY_CLOSE && !switched_lost(s, out))
 		msg_lost(st, stream, f->ts_ns, 0, true, out);
-		return;
-	}
 }
 
 static void h1_feed(void *state, const struct enav_l7_fragment *f, const struct enav_l7_sink *out)
@@ -809,12 +804,4 @@ static void h1_finish(void *state, const struct enav_l7_sink *out)
 	}
 }
 
-const struct enav_l7_parser_ops enav_l7_http1_ops = {
-    .protocol = ENAV_L7_HTTP1,
-    .name = "http1",
-    .state_size = sizeof(struct h1_state),
-    .detect = h1_detect,
-    .init = h1_init,
-    .feed = h1_feed,
-    .finish = h1_finish,
-};
+ENAV_L7_PARSER(http1, struct h1_state, h1_detect, h1_init, h1_feed, h1_finish);

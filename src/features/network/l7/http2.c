@@ -819,12 +819,4 @@ static void h2_finish(void *state, const struct enav_l7_sink *out)
 	st->dead = true;
 }
 
-const struct enav_l7_parser_ops enav_l7_http2_ops = {
-    .protocol = ENAV_L7_HTTP2,
-    .name = "http2",
-    .state_size = sizeof(struct h2_state),
-    .detect = h2_detect,
-    .init = h2_init,
-    .feed = h2_feed,
-    .finish = h2_finish,
-};
+ENAV_L7_PARSER(http2, struct h2_state, h2_detect, h2_init, h2_feed, h2_finish);

@@ -777,12 +777,4 @@ static bool kafka_detect(const uint8_t *d, size_t n, enum enav_l7_stream stream)
 	return true;
 }
 
-const struct enav_l7_parser_ops enav_l7_kafka_ops = {
-    .protocol = ENAV_L7_KAFKA,
-    .name = "kafka",
-    .state_size = sizeof(struct kafka_state),
-    .detect = kafka_detect,
-    .init = kafka_init,
-    .feed = kafka_feed,
-    .finish = kafka_finish,
-};
+ENAV_L7_PARSER(kafka, struct kafka_state, kafka_detect, kafka_init, kafka_feed, kafka_finish);

@@ -109,6 +109,35 @@ void enav_l7_framer_lose(struct enav_l7_framer *fr, const struct enav_l7_sink *o
 uint64_t enav_l7_crlf_body_skip(uint8_t *phase, uint64_t *left, uint8_t body_at, uint64_t n,
 				bool *ended);
 
+/* The same body's captured bytes: how many of the n at hand are the body's
+ * (the caller reads them), moving on to the CR when it ends. */
+static inline uint64_t enav_l7_crlf_body_take(uint8_t *phase, uint64_t *left, uint8_t body_at,
+					      uint64_t n)
+{
+	uint64_t k = n < *left ? n : *left;
+
+	*left -= k;
+	if (*left == 0)
+		*phase = (uint8_t)(body_at + 1);
+	return k;
+}
+
+/* Byte c where the body's CR or LF is due: false when it is not that byte
+ * (the stream is lost); *ended after the LF. */
+static inline bool enav_l7_crlf_body_byte(uint8_t *phase, uint8_t body_at, uint8_t c, bool *ended)
+{
+	bool cr = *phase == body_at + 1;
+
+	*ended = false;
+	if (c != (cr ? '\r' : '\n'))
+		return false;
+	if (cr)
+		*phase = (uint8_t)(body_at + 2);
+	else
+		*ended = true;
+	return true;
+}
+
 /* ---- pending-request ring ---------------------------------------------- */
 
 /* The index arithmetic of a ring of `slots` entries (ENAV_L7_MAX_PENDING

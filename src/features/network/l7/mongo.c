@@ -492,12 +492,4 @@ static bool mongo_detect(const uint8_t *d, size_t n, enum enav_l7_stream stream)
 	       (op == OP_MSG || op == OP_QUERY);
 }
 
-const struct enav_l7_parser_ops enav_l7_mongo_ops = {
-    .protocol = ENAV_L7_MONGO,
-    .name = "mongodb",
-    .state_size = sizeof(struct mongo_state),
-    .detect = mongo_detect,
-    .init = mongo_init,
-    .feed = mongo_feed,
-    .finish = mongo_finish,
-};
+ENAV_L7_PARSER(mongo, struct mongo_state, mongo_detect, mongo_init, mongo_feed, mongo_finish);

@@ -875,12 +875,4 @@ static int my_init(void *state, const struct enav_l7_options *opt)
 	return 0;
 }
 
-const struct enav_l7_parser_ops enav_l7_mysql_ops = {
-    .protocol = ENAV_L7_MYSQL,
-    .name = "mysql",
-    .state_size = sizeof(struct my_state),
-    .detect = my_detect,
-    .init = my_init,
-    .feed = my_feed,
-    .finish = flush_pending,
-};
+ENAV_L7_PARSER(mysql, struct my_state, my_detect, my_init, my_feed, flush_pending);

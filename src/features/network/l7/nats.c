@@ -606,18 +606,14 @@ static void n_feed_stream(struct nats_state *s, const struct enav_l7_fragment *f
 		uint8_t c = d[i];
 
 		if (q->phase == NP_PAYLOAD) {
-			uint64_t k = n - i;
-			if (k > q->payload_left)
-				k = q->payload_left;
+			uint64_t k =
+			    enav_l7_crlf_body_take(&q->phase, &q->payload_left, NP_PAYLOAD, n - i);
 			uint64_t hk = k < q->hdr_left ? k : q->hdr_left;
 			for (uint64_t j = 0; j < hk; j++)
 				n_header_byte(q, d[i + j]);
 			q->hdr_left -= hk;
-			q->payload_left -= k;
 			q->bytes += k;
 			i += (uint32_t)k;
-			if (q->payload_left == 0)
-				q->phase = NP_PAY_CR;
 			continue;
 		}
 		if (q->phase == NP_LINE && !q->in_msg)
@@ -658,19 +654,16 @@ static void n_feed_stream(struct nats_state *s, const struct enav_l7_fragment *f
 			}
 			break;
 		case NP_PAY_CR:
-			if (c != '\r') {
+		case NP_PAY_LF: {
+			bool ended;
+			if (!enav_l7_crlf_body_byte(&q->phase, NP_PAYLOAD, c, &ended)) {
 				n_lose(s, stream, true, out);
 				return;
 			}
-			q->phase = NP_PAY_LF;
+			if (ended)
+				n_payload_done(s, stream, out);
 			break;
-		case NP_PAY_LF:
-			if (c != '\n') {
-				n_lose(s, stream, true, out);
-				return;
-			}
-			n_payload_done(s, stream, out);
-			break;
+		}
 		default:
 			n_lose(s, stream, true, out);
 			return;
@@ -752,12 +745,4 @@ static void nats_finish(void *state, const struct enav_l7_sink *out)
 	memset(s, 0, sizeof(*s));
 }
 
-const struct enav_l7_parser_ops enav_l7_nats_ops = {
-    .protocol = ENAV_L7_NATS,
-    .name = "nats",
-    .state_size = sizeof(struct nats_state),
-    .detect = nats_detect,
-    .init = nats_init,
-    .feed = nats_feed,
-    .finish = nats_finish,
-};
+ENAV_L7_PARSER(nats, struct nats_state, nats_detect, nats_init, nats_feed, nats_finish);

@@ -373,15 +373,11 @@ static void rq_feed(struct redis_state *s, const struct enav_l7_fragment *f,
 		uint8_t c = d[i];
 
 		if (q->phase == RQ_BODY) {
-			uint64_t k = n - i;
-			if (k > q->body_left)
-				k = q->body_left;
+			uint64_t k =
+			    enav_l7_crlf_body_take(&q->phase, &q->body_left, RQ_BODY, n - i);
 			rq_keep(q, d + i, (size_t)k);
-			q->body_left -= k;
 			q->bytes += k;
 			i += (uint32_t)k;
-			if (q->body_left == 0)
-				q->phase = RQ_BODY_CR;
 			continue;
 		}
 		if (q->phase == RQ_START) {
@@ -465,19 +461,16 @@ static void rq_feed(struct redis_state *s, const struct enav_l7_fragment *f,
 			q->num = 0;
 			break;
 		case RQ_BODY_CR:
-			if (c != '\r') {
+		case RQ_BODY_LF: {
+			bool ended;
+			if (!enav_l7_crlf_body_byte(&q->phase, RQ_BODY, c, &ended)) {
 				rq_lose(s, true, out);
 				return;
 			}
-			q->phase = RQ_BODY_LF;
+			if (ended)
+				rq_elem_done(s, out);
 			break;
-		case RQ_BODY_LF:
-			if (c != '\n') {
-				rq_lose(s, true, out);
-				return;
-			}
-			rq_elem_done(s, out);
-			break;
+		}
 		case RQ_INLINE:
 			if (c == '\n') {
 				q->nargs = q->words ? q->words - 1 : 0;
@@ -630,12 +623,4 @@ static void redis_finish(void *state, const struct enav_l7_sink *out)
 	memset(s, 0, sizeof(*s));
 }
 
-const struct enav_l7_parser_ops enav_l7_redis_ops = {
-    .protocol = ENAV_L7_REDIS,
-    .name = "redis",
-    .state_size = sizeof(struct redis_state),
-    .detect = redis_detect,
-    .init = redis_init,
-    .feed = redis_feed,
-    .finish = redis_finish,
-};
+ENAV_L7_PARSER(redis, struct redis_state, redis_detect, redis_init, redis_feed, redis_finish);
