@@ -191,7 +191,7 @@ static void test_fifo(void **unused)
 	struct enav_l7_fifo q;
 
 	memset(&stats, 0, sizeof(stats));
-	enav_l7_fifo_init(&q, 3, ENAV_L7_MAX_PENDING);
+	enav_l7_fifo_init(&q, 3);
 	assert_int_equal(enav_l7_fifo_push(&q, 10, &sink), 0);
 	assert_int_equal(enav_l7_fifo_push(&q, 11, &sink), 1);
 	assert_int_equal(enav_l7_fifo_push(&q, 12, &sink), 2);
@@ -201,7 +201,7 @@ static void test_fifo(void **unused)
 	assert_int_equal(enav_l7_fifo_find(&q, 99), -1);
 
 	/* Wrap around the array's end. */
-	enav_l7_fifo_init(&q, ENAV_L7_MAX_PENDING, ENAV_L7_MAX_PENDING);
+	enav_l7_fifo_init(&q, ENAV_L7_MAX_PENDING);
 	for (int i = 0; i < ENAV_L7_MAX_PENDING - 1; i++) {
 		enav_l7_fifo_push(&q, i, &sink);
 		enav_l7_fifo_pop(&q);
@@ -231,7 +231,7 @@ static void test_fifo_expire(void **unused)
 	struct enav_l7_fifo q;
 
 	n_expired = 0;
-	enav_l7_fifo_init(&q, 8, ENAV_L7_MAX_PENDING);
+	enav_l7_fifo_init(&q, 8);
 	for (int i = 0; i < 5; i++)
 		enav_l7_fifo_push(&q, 20 + i, &sink);
 	/* A response to id 23: the three before it lost theirs, oldest first. */

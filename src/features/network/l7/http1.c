@@ -777,7 +777,7 @@ static int h1_init(void *state, const struct enav_l7_options *opt)
 	struct h1_state *st = state;
 
 	memset(st, 0, sizeof(*st));
-	enav_l7_fifo_init(&st->q, enav_l7_max_pending(opt), ENAV_L7_MAX_PENDING);
+	enav_l7_fifo_init(&st->q, enav_l7_max_pending(opt));
 	st->keep_query = opt && opt->keep_query;
 	enav_h1_msg_reset(&st->s[ENAV_L7_REQUEST]);
 	enav_h1_msg_reset(&st->s[ENAV_L7_RESPONSE]);

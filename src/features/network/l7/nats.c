@@ -606,14 +606,18 @@ static void n_feed_stream(struct nats_state *s, const struct enav_l7_fragment *f
 		uint8_t c = d[i];
 
 		if (q->phase == NP_PAYLOAD) {
-			uint64_t k =
-			    enav_l7_crlf_body_take(&q->phase, &q->payload_left, NP_PAYLOAD, n - i);
+			uint64_t k = n - i;
+			if (k > q->payload_left)
+				k = q->payload_left;
 			uint64_t hk = k < q->hdr_left ? k : q->hdr_left;
 			for (uint64_t j = 0; j < hk; j++)
 				n_header_byte(q, d[i + j]);
 			q->hdr_left -= hk;
+			q->payload_left -= k;
 			q->bytes += k;
 			i += (uint32_t)k;
+			if (q->payload_left == 0)
+				q->phase = NP_PAY_CR;
 			continue;
 		}
 		if (q->phase == NP_LINE && !q->in_msg)
@@ -654,16 +658,19 @@ static void n_feed_stream(struct nats_state *s, const struct enav_l7_fragment *f
 			}
 			break;
 		case NP_PAY_CR:
-		case NP_PAY_LF: {
-			bool ended;
-			if (!enav_l7_crlf_body_byte(&q->phase, NP_PAYLOAD, c, &ended)) {
+			if (c != '\r') {
 				n_lose(s, stream, true, out);
 				return;
 			}
-			if (ended)
-				n_payload_done(s, stream, out);
+			q->phase = NP_PAY_LF;
 			break;
-		}
+		case NP_PAY_LF:
+			if (c != '\n') {
+				n_lose(s, stream, true, out);
+				return;
+			}
+			n_payload_done(s, stream, out);
+			break;
 		default:
 			n_lose(s, stream, true, out);
 			return;
@@ -726,7 +733,7 @@ static int nats_init(void *state, const struct enav_l7_options *opt)
 {
 	struct nats_state *s = state;
 
-	enav_l7_fifo_init(&s->q, enav_l7_max_pending(opt), ENAV_L7_MAX_PENDING);
+	enav_l7_fifo_init(&s->q, enav_l7_max_pending(opt));
 	return 0;
 }
 

@@ -373,11 +373,15 @@ static void rq_feed(struct redis_state *s, const struct enav_l7_fragment *f,
 		uint8_t c = d[i];
 
 		if (q->phase == RQ_BODY) {
-			uint64_t k =
-			    enav_l7_crlf_body_take(&q->phase, &q->body_left, RQ_BODY, n - i);
+			uint64_t k = n - i;
+			if (k > q->body_left)
+				k = q->body_left;
 			rq_keep(q, d + i, (size_t)k);
+			q->body_left -= k;
 			q->bytes += k;
 			i += (uint32_t)k;
+			if (q->body_left == 0)
+				q->phase = RQ_BODY_CR;
 			continue;
 		}
 		if (q->phase == RQ_START) {
@@ -461,16 +465,19 @@ static void rq_feed(struct redis_state *s, const struct enav_l7_fragment *f,
 			q->num = 0;
 			break;
 		case RQ_BODY_CR:
-		case RQ_BODY_LF: {
-			bool ended;
-			if (!enav_l7_crlf_body_byte(&q->phase, RQ_BODY, c, &ended)) {
+			if (c != '\r') {
 				rq_lose(s, true, out);
 				return;
 			}
-			if (ended)
-				rq_elem_done(s, out);
+			q->phase = RQ_BODY_LF;
 			break;
-		}
+		case RQ_BODY_LF:
+			if (c != '\n') {
+				rq_lose(s, true, out);
+				return;
+			}
+			rq_elem_done(s, out);
+			break;
 		case RQ_INLINE:
 			if (c == '\n') {
 				q->nargs = q->words ? q->words - 1 : 0;
@@ -591,7 +598,7 @@ static int redis_init(void *state, const struct enav_l7_options *opt)
 {
 	struct redis_state *s = state;
 
-	enav_l7_fifo_init(&s->q, enav_l7_max_pending(opt), ENAV_L7_MAX_PENDING);
+	enav_l7_fifo_init(&s->q, enav_l7_max_pending(opt));
 	s->rq.phase = RQ_START;
 	s->rs.phase = RS_TYPE;
 	return 0;

@@ -406,16 +406,20 @@ void enav_redis_reply_feed(struct redis_state *s, const struct enav_l7_fragment 
 		uint8_t c = d[i];
 
 		if (r->phase == RS_BODY) {
-			uint64_t k =
-			    enav_l7_crlf_body_take(&r->phase, &r->body_left, RS_BODY, n - i);
+			uint64_t k = n - i;
+			if (k > r->body_left)
+				k = r->body_left;
 			if (r->capture && r->cap_len < R_CAP_KEEP) {
 				size_t room = R_CAP_KEEP - r->cap_len;
 				size_t cpy = k < room ? (size_t)k : room;
 				memcpy(r->cap + r->cap_len, d + i, cpy);
 				r->cap_len = (uint8_t)(r->cap_len + cpy);
 			}
+			r->body_left -= k;
 			r->msg_bytes += k;
 			i += (uint32_t)k;
+			if (r->body_left == 0)
+				r->phase = RS_BODY_CR;
 			continue;
 		}
 		if (!r->in_msg) {
@@ -470,16 +474,19 @@ void enav_redis_reply_feed(struct redis_state *s, const struct enav_l7_fragment 
 			}
 			break;
 		case RS_BODY_CR:
-		case RS_BODY_LF: {
-			bool ended;
-			if (!enav_l7_crlf_body_byte(&r->phase, RS_BODY, c, &ended)) {
+			if (c != '\r') {
 				rs_lose(s, f, true, out);
 				return;
 			}
-			if (ended)
-				rs_body_done(s, f, out);
+			r->phase = RS_BODY_LF;
 			break;
-		}
+		case RS_BODY_LF:
+			if (c != '\n') {
+				rs_lose(s, f, true, out);
+				return;
+			}
+			rs_body_done(s, f, out);
+			break;
 		default:
 			rs_lose(s, f, true, out);
 			return;
