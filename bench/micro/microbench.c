@@ -182,6 +182,112 @@ static void bench_http1(uint64_t iters)
 	}
 }
 
+/* The other parsers alone, each on one connection: one request and its
+ * response per operation, shaped like a small keep-alive client (Redis SET
+ * and +OK; a NATS PUB and its +OK on a verbose connection; an HTTP/2 GET on
+ * a new stream, its HEADERS and a 5-byte DATA).  setup() checks that every
+ * operation emits exactly one op, so a parser that stops pairing shows. */
+struct parser_bench {
+	const struct enav_l7_parser_ops *ops;
+	void *state;
+	struct enav_l7_parser_stats stats;
+	uint64_t ts;
+	uint32_t seq[2];
+};
+static struct parser_bench redis_b = {.ops = &enav_l7_redis_ops};
+static struct parser_bench nats_b = {.ops = &enav_l7_nats_ops};
+static struct parser_bench h2_b = {.ops = &enav_l7_http2_ops};
+
+static void pb_feed(struct parser_bench *b, enum enav_l7_stream stream, const void *p, size_t n)
+{
+	struct enav_l7_sink out = {count_op, NULL, &b->stats};
+	struct enav_l7_fragment f = {
+	    .stream = stream,
+	    .data = p,
+	    .captured = (uint32_t)n,
+	    .len = (uint32_t)n,
+	    .ts_ns = b->ts += 10000,
+	    .has_seq = true,
+	    .seq = b->seq[stream],
+	};
+	b->seq[stream] += (uint32_t)n;
+	b->ops->feed(b->state, &f, &out);
+}
+#define PB_FEED(b, stream, lit) pb_feed(b, stream, lit, sizeof(lit) - 1)
+
+static void bench_redis(uint64_t iters)
+{
+	for (uint64_t i = 0; i < iters; i++) {
+		PB_FEED(&redis_b, ENAV_L7_REQUEST,
+			"*3\r\n$3\r\nSET\r\n$3\r\nkey\r\n$5\r\nvalue\r\n");
+		PB_FEED(&redis_b, ENAV_L7_RESPONSE, "+OK\r\n");
+	}
+}
+
+static void bench_nats(uint64_t iters)
+{
+	for (uint64_t i = 0; i < iters; i++) {
+		PB_FEED(&nats_b, ENAV_L7_REQUEST, "PUB orders.new 5\r\nhello\r\n");
+		PB_FEED(&nats_b, ENAV_L7_RESPONSE, "+OK\r\n");
+	}
+}
+
+/* HPACK: :method GET, :scheme http, :path /, :authority "localhost" (a
+ * literal never indexed, so the dynamic table stays as it is). */
+static uint8_t h2_req[] = {0,	 0, 14,	 1,   0x05, 0,	 0,   0,   0,	0x82, 0x86, 0x84,
+			   0x01, 9, 'l', 'o', 'c',  'a', 'l', 'h', 'o', 's',  't'};
+static uint8_t h2_resp[] = {0, 0, 1, 1, 0x04, 0, 0, 0, 0, 0x88, /* :status 200 */
+			    0, 0, 5, 0, 0x01, 0, 0, 0, 0, 'h',	'e', 'l', 'l', 'o'};
+static uint32_t h2_sid = 1;
+
+static void bench_http2(uint64_t iters)
+{
+	for (uint64_t i = 0; i < iters; i++) {
+		uint32_t sid = h2_sid;
+
+		h2_sid += 2;
+		for (int k = 0; k < 4; k++) {
+			uint8_t v = (uint8_t)(sid >> (24 - 8 * k));
+
+			h2_req[5 + k] = v;
+			h2_resp[5 + k] = v;
+			h2_resp[10 + 5 + k] = v;
+		}
+		pb_feed(&h2_b, ENAV_L7_REQUEST, h2_req, sizeof(h2_req));
+		pb_feed(&h2_b, ENAV_L7_RESPONSE, h2_resp, sizeof(h2_resp));
+	}
+}
+
+static void parser_bench_setup(struct parser_bench *b, void (*run)(uint64_t))
+{
+	struct enav_l7_options opt = {.max_pending = 32};
+	b->state = calloc(1, b->ops->state_size);
+	if (!b->state || b->ops->init(b->state, &opt)) {
+		fprintf(stderr, "microbench: %s init failed\n",
+			enav_l7_protocol_name(b->ops->protocol));
+		exit(1);
+	}
+	if (b->ops == &enav_l7_nats_ops) {
+		PB_FEED(b, ENAV_L7_RESPONSE, "INFO {\"server_id\":\"bench\"}\r\n");
+		PB_FEED(b, ENAV_L7_REQUEST, "CONNECT {\"verbose\":true}\r\n");
+		PB_FEED(b, ENAV_L7_RESPONSE, "+OK\r\n");
+	} else if (b->ops == &enav_l7_http2_ops) {
+		static const uint8_t settings[] = {0, 0, 0, 4, 0, 0, 0, 0, 0};
+		PB_FEED(b, ENAV_L7_REQUEST, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+		pb_feed(b, ENAV_L7_REQUEST, settings, sizeof(settings));
+		pb_feed(b, ENAV_L7_RESPONSE, settings, sizeof(settings));
+	}
+	uint64_t ops = b->stats.ops;
+	run(3);
+	if (b->stats.ops != ops + 3 || b->stats.parse_errors || b->stats.pending_overflow) {
+		fprintf(stderr, "microbench: %s made %llu ops of 3 (%llu parse errors)\n",
+			enav_l7_protocol_name(b->ops->protocol),
+			(unsigned long long)(b->stats.ops - ops),
+			(unsigned long long)b->stats.parse_errors);
+		exit(1);
+	}
+}
+
 /* The tracker: three fragments in, one span signal out (then released). */
 static struct enav_l7_tracker *tracker;
 static struct enav_signal *kept_span;
@@ -380,6 +486,9 @@ static void setup(void)
 		fprintf(stderr, "microbench: http1 init failed\n");
 		exit(1);
 	}
+	parser_bench_setup(&redis_b, bench_redis);
+	parser_bench_setup(&nats_b, bench_nats);
+	parser_bench_setup(&h2_b, bench_http2);
 	struct enav_l7_tracker_config tc = {
 	    .max_connections = 1024,
 	    .idle_timeout_ms = 60000,
@@ -457,6 +566,9 @@ static void use_latest(void)
 static const struct bench_case cases[] = {
     {"decode", "span (3 ring records)", bench_decode, NULL},
     {"http1_parse", "span (request+response)", bench_http1, NULL},
+    {"redis_parse", "op (SET, +OK)", bench_redis, NULL},
+    {"nats_parse", "op (PUB, +OK)", bench_nats, NULL},
+    {"http2_parse", "op (GET stream, HEADERS+DATA)", bench_http2, NULL},
     {"span_build", "span", bench_span_build, NULL},
     {"ndjson_encode", "span", bench_ndjson, NULL},
     {"otlp_encode", "span", bench_otlp, NULL},

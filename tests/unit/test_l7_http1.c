@@ -1241,7 +1241,7 @@ static void test_detect(void **state)
 	assert_false(enav_l7_http1_ops.detect(my, sizeof(my), RESP));
 	assert_false(enav_l7_http1_ops.detect(h2, sizeof(h2), RESP));
 	assert_false(enav_l7_http1_ops.detect(NULL, 0, REQ));
-	assert_string_equal(enav_l7_http1_ops.name, "http1");
+	assert_string_equal(enav_l7_protocol_name(enav_l7_http1_ops.protocol), "http1");
 	assert_int_equal(enav_l7_http1_ops.protocol, ENAV_L7_HTTP1);
 }
 

@@ -704,7 +704,7 @@ static void test_detect(void **unused)
 	(void)unused;
 	const struct enav_l7_parser_ops *p = &enav_l7_http2_ops;
 	assert_int_equal(p->protocol, ENAV_L7_HTTP2);
-	assert_string_equal(p->name, "http2");
+	assert_string_equal(enav_l7_protocol_name(p->protocol), "http2");
 	/* real first fragments */
 	assert_true(p->detect(nghttp_get_0, sizeof(nghttp_get_0), ENAV_L7_REQUEST));
 	assert_true(p->detect(nghttp_get_1, sizeof(nghttp_get_1), ENAV_L7_RESPONSE));

@@ -1926,7 +1926,7 @@ static void test_meta(void **unused)
 {
 	(void)unused;
 	assert_int_equal(enav_l7_kafka_ops.protocol, ENAV_L7_KAFKA);
-	assert_string_equal(enav_l7_kafka_ops.name, "kafka");
+	assert_string_equal(enav_l7_protocol_name(enav_l7_kafka_ops.protocol), "kafka");
 	assert_string_equal(enav_l7_protocol_name(ENAV_L7_KAFKA), "kafka");
 	/* init without options, finish on a fresh state, NULL op callback. */
 	void *st = calloc(1, enav_l7_kafka_ops.state_size);

@@ -2284,7 +2284,7 @@ static void test_meta(void **unused)
 {
 	(void)unused;
 	assert_int_equal(enav_l7_mongo_ops.protocol, ENAV_L7_MONGO);
-	assert_string_equal(enav_l7_mongo_ops.name, "mongodb");
+	assert_string_equal(enav_l7_protocol_name(enav_l7_mongo_ops.protocol), "mongodb");
 	assert_string_equal(enav_l7_protocol_name(ENAV_L7_MONGO), "mongodb");
 	void *st = calloc(1, enav_l7_mongo_ops.state_size);
 	struct enav_l7_parser_stats stats = {0};

@@ -1441,7 +1441,7 @@ static void test_detect(void **state)
 	assert_false(det(settings, sizeof(settings), ENAV_L7_RESPONSE));
 	assert_false(det(NULL, 0, ENAV_L7_RESPONSE));
 	assert_true(det(my_stmt_bytes, 104, ENAV_L7_RESPONSE));
-	assert_string_equal(enav_l7_mysql_ops.name, "mysql");
+	assert_string_equal(enav_l7_protocol_name(enav_l7_mysql_ops.protocol), "mysql");
 	assert_int_equal(enav_l7_mysql_ops.protocol, ENAV_L7_MYSQL);
 }
 

@@ -784,7 +784,7 @@ static bool det(const char *s, size_t n, enum enav_l7_stream st)
 static void test_detect(void **unused)
 {
 	(void)unused;
-	assert_string_equal(enav_l7_nats_ops.name, "nats");
+	assert_string_equal(enav_l7_protocol_name(enav_l7_nats_ops.protocol), "nats");
 	assert_int_equal(enav_l7_nats_ops.protocol, ENAV_L7_NATS);
 	for (size_t i = 0; i < N(verbose_session); i++) {
 		const struct chunk *c = &verbose_session[i];

@@ -6142,7 +6142,7 @@ static void test_detect(void **state)
 	assert_false(det(NULL, 0, ENAV_L7_REQUEST));
 	assert_true(det(pg_psql_bytes, 53, ENAV_L7_REQUEST));
 	assert_true(det(pg_psql_ssl_bytes, 8, ENAV_L7_REQUEST));
-	assert_string_equal(enav_l7_postgres_ops.name, "postgresql");
+	assert_string_equal(enav_l7_protocol_name(enav_l7_postgres_ops.protocol), "postgresql");
 	assert_int_equal(enav_l7_postgres_ops.protocol, ENAV_L7_POSTGRES);
 }
 

@@ -929,7 +929,7 @@ static bool det(const char *s, size_t n, enum enav_l7_stream st)
 static void test_detect(void **unused)
 {
 	(void)unused;
-	assert_string_equal(enav_l7_redis_ops.name, "redis");
+	assert_string_equal(enav_l7_protocol_name(enav_l7_redis_ops.protocol), "redis");
 	assert_int_equal(enav_l7_redis_ops.protocol, ENAV_L7_REDIS);
 	/* The kernel's signature: '*' then a digit. */
 	assert_true(DET("*1", ENAV_L7_REQUEST));

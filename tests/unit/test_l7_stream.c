@@ -5,7 +5,8 @@
  * kept up to its cap, bytes not captured skipped by length, a prefix in
  * uncaptured bytes and a gap losing the framing, resync at the first start
  * the parser accepts; and the pending ring: overflow, pairing by id across
- * a wrap, expiry of the older entries.
+ * a wrap, expiry of the older entries; and a text protocol's body and CRLF
+ * skipped across uncaptured bytes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -190,7 +191,7 @@ static void test_fifo(void **unused)
 	struct enav_l7_fifo q;
 
 	memset(&stats, 0, sizeof(stats));
-	enav_l7_fifo_init(&q, 3, ENAV_L7_MAX_PENDING);
+	enav_l7_fifo_init(&q, 3);
 	assert_int_equal(enav_l7_fifo_push(&q, 10, &sink), 0);
 	assert_int_equal(enav_l7_fifo_push(&q, 11, &sink), 1);
 	assert_int_equal(enav_l7_fifo_push(&q, 12, &sink), 2);
@@ -200,7 +201,7 @@ static void test_fifo(void **unused)
 	assert_int_equal(enav_l7_fifo_find(&q, 99), -1);
 
 	/* Wrap around the array's end. */
-	enav_l7_fifo_init(&q, ENAV_L7_MAX_PENDING, ENAV_L7_MAX_PENDING);
+	enav_l7_fifo_init(&q, ENAV_L7_MAX_PENDING);
 	for (int i = 0; i < ENAV_L7_MAX_PENDING - 1; i++) {
 		enav_l7_fifo_push(&q, i, &sink);
 		enav_l7_fifo_pop(&q);
@@ -230,7 +231,7 @@ static void test_fifo_expire(void **unused)
 	struct enav_l7_fifo q;
 
 	n_expired = 0;
-	enav_l7_fifo_init(&q, 8, ENAV_L7_MAX_PENDING);
+	enav_l7_fifo_init(&q, 8);
 	for (int i = 0; i < 5; i++)
 		enav_l7_fifo_push(&q, 20 + i, &sink);
 	/* A response to id 23: the three before it lost theirs, oldest first. */
@@ -247,12 +248,57 @@ static void test_fifo_expire(void **unused)
 	assert_int_equal(q.count, 0);
 }
 
+/* Phases as a text parser numbers them: the body, its CR, its LF. */
+enum { P_OTHER, P_BODY, P_CR, P_LF };
+
+static void test_crlf_body_skip(void **unused)
+{
+	uint8_t phase = P_BODY;
+	uint64_t left = 5;
+	bool ended;
+
+	/* Inside the body: it shrinks, the CRLF is still to come. */
+	assert_int_equal(enav_l7_crlf_body_skip(&phase, &left, P_BODY, 3, &ended), 3);
+	assert_false(ended);
+	assert_int_equal(phase, P_BODY);
+	assert_int_equal(left, 2);
+	/* The rest of the body and its CR: only the LF remains. */
+	assert_int_equal(enav_l7_crlf_body_skip(&phase, &left, P_BODY, 3, &ended), 3);
+	assert_false(ended);
+	assert_int_equal(phase, P_LF);
+	assert_int_equal(left, 0);
+	/* The LF ends it; what follows is not the body's. */
+	assert_int_equal(enav_l7_crlf_body_skip(&phase, &left, P_BODY, 10, &ended), 1);
+	assert_true(ended);
+
+	/* Body, CR and LF in one go, bytes to spare. */
+	phase = P_BODY;
+	left = 4;
+	assert_int_equal(enav_l7_crlf_body_skip(&phase, &left, P_BODY, 100, &ended), 6);
+	assert_true(ended);
+	/* The body ends exactly: the CR is next. */
+	phase = P_BODY;
+	left = 4;
+	assert_int_equal(enav_l7_crlf_body_skip(&phase, &left, P_BODY, 4, &ended), 4);
+	assert_false(ended);
+	assert_int_equal(phase, P_CR);
+	/* From the CR, both bytes. */
+	assert_int_equal(enav_l7_crlf_body_skip(&phase, &left, P_BODY, 2, &ended), 2);
+	assert_true(ended);
+	/* Not in a body: nothing taken. */
+	phase = P_OTHER;
+	assert_int_equal(enav_l7_crlf_body_skip(&phase, &left, P_BODY, 7, &ended), 0);
+	assert_false(ended);
+	assert_int_equal(phase, P_OTHER);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_framer),
 	    cmocka_unit_test(test_fifo),
 	    cmocka_unit_test(test_fifo_expire),
+	    cmocka_unit_test(test_crlf_body_skip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -119,14 +119,14 @@ static bool start_prefix_ok(enum enav_l7_stream stream, const char *l, size_t n)
 
 struct h1_req *enav_h1_fifo_at(struct h1_state *st, uint32_t i)
 {
-	return &st->fifo[enav_l7_fifo_slot(st->head, i)];
+	return &st->fifo[enav_l7_fifo_at(&st->q, i)];
 }
 
 static struct h1_req *req_entry(struct h1_state *st)
 {
-	if (!st->cur_pushed || st->count == 0)
+	if (!st->cur_pushed || st->q.count == 0)
 		return NULL;
-	struct h1_req *t = enav_h1_fifo_at(st, st->count - 1);
+	struct h1_req *t = enav_h1_fifo_at(st, st->q.count - 1);
 
 	return t->id == st->cur_id ? t : NULL;
 }
@@ -137,13 +137,12 @@ static void fifo_pop(struct h1_state *st)
 
 	if (st->cur_pushed && h->id == st->cur_id)
 		st->cur_pushed = false;
-	enav_l7_fifo_drop(&st->head, &st->count);
+	enav_l7_fifo_pop(&st->q);
 }
 
 static void fifo_clear(struct h1_state *st)
 {
-	st->head = 0;
-	st->count = 0;
+	enav_l7_fifo_clear(&st->q);
 	st->cur_pushed = false;
 	st->skip_responses = 0;
 }
@@ -165,9 +164,10 @@ void enav_h1_push_request(struct h1_state *st, const struct enav_l7_sink *out)
 		memcpy(st->cur.parent_id, m->parent_id, sizeof(st->cur.parent_id));
 		st->cur.trace_flags = m->trace_flags;
 	}
-	if (st->count >= st->max_pending) {
-		out->stats->pending_overflow++;
-		struct h1_req *t = enav_h1_fifo_at(st, st->count - 1);
+	long at = enav_l7_fifo_push(&st->q, (int64_t)st->next_id + 1, out);
+
+	if (at < 0) { /* full: the newest entry's response is followed by one to skip */
+		struct h1_req *t = enav_h1_fifo_at(st, st->q.count - 1);
 
 		if (t->skip_after < UINT16_MAX)
 			t->skip_after++;
@@ -176,8 +176,7 @@ void enav_h1_push_request(struct h1_state *st, const struct enav_l7_sink *out)
 	}
 	st->cur.id = ++st->next_id;
 	st->cur.skip_after = 0;
-	*enav_h1_fifo_at(st, st->count) = st->cur;
-	st->count++;
+	st->fifo[at] = st->cur;
 	st->cur_pushed = true;
 	st->cur_id = st->cur.id;
 }
@@ -313,7 +312,7 @@ void enav_h1_decide_match(struct h1_state *st, const struct enav_l7_sink *out)
 		st->skip_responses--;
 		return;
 	}
-	if (st->count == 0) {
+	if (st->q.count == 0) {
 		out->stats->unmatched_responses++;
 		return;
 	}
@@ -337,7 +336,7 @@ void enav_h1_response_done(struct h1_state *st, uint64_t end_ns, const struct en
 	struct h1_stream *s = &st->s[ENAV_L7_RESPONSE];
 
 	enav_h1_decide_match(st, out);
-	if (s->m.matched && st->count > 0) {
+	if (s->m.matched && st->q.count > 0) {
 		struct h1_req *req = enav_h1_fifo_at(st, 0);
 
 		emit_http(req, &s->m, end_ns, out);
@@ -651,6 +650,32 @@ static size_t step(struct h1_state *st, enum enav_l7_stream stream,
 	}
 }
 
+/* Bytes of a stream that switched protocols (or waits for the answer to
+ * its upgrade) were lost: WebSocket looks for its next frame, a tunnel stays
+ * a tunnel.  False: the stream is still HTTP. */
+static bool switched_lost(struct h1_stream *s, const struct enav_l7_sink *out)
+{
+	switch (s->phase) {
+	case P_WEBSOCKET:
+		if (s->ws.phase != ENAV_L7_WS_RESYNC)
+			enav_l7_ws_lost(&s->ws, out);
+		return true;
+	case P_UPGRADE_WAIT:
+		if (s->wait_ws) {
+			s->phase = P_WEBSOCKET;
+			memset(&s->ws, 0, sizeof(s->ws));
+			enav_l7_ws_lost(&s->ws, out);
+		} else {
+			s->phase = P_TUNNEL;
+		}
+		return true;
+	case P_TUNNEL:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Bytes the syscall moved beyond the capture (rest > 0). */
 static void skip_uncaptured(struct h1_state *st, enum enav_l7_stream stream,
 			    const struct enav_l7_fragment *f, uint64_t rest,
@@ -680,26 +705,13 @@ static void skip_uncaptured(struct h1_state *st, enum enav_l7_stream stream,
 		case P_BODY_CLOSE:
 			account(st, stream, rest);
 			return;
-		case P_TUNNEL:
 		case P_RESYNC:
 			return;
-		case P_WEBSOCKET:
-			/* A frame header in bytes we cannot read. */
-			if (s->ws.phase != ENAV_L7_WS_RESYNC)
-				enav_l7_ws_lost(&s->ws, out);
-			return;
-		case P_UPGRADE_WAIT:
-			if (s->wait_ws) {
-				s->phase = P_WEBSOCKET;
-				memset(&s->ws, 0, sizeof(s->ws));
-				enav_l7_ws_lost(&s->ws, out);
-			} else {
-				s->phase = P_TUNNEL;
-			}
-			return;
 		default:
-			/* A start line, header or chunk framing we cannot read. */
-			msg_lost(st, stream, f->ts_ns, rest, true, out);
+			/* A WebSocket frame header, a start line, header or chunk
+			 * framing we cannot read. */
+			if (!switched_lost(s, out))
+				msg_lost(st, stream, f->ts_ns, rest, true, out);
 			return;
 		}
 	}
@@ -710,27 +722,9 @@ static void on_gap(struct h1_state *st, enum enav_l7_stream stream,
 {
 	struct h1_stream *s = &st->s[stream];
 
-	switch (s->phase) {
-	case P_WEBSOCKET:
-		if (s->ws.phase != ENAV_L7_WS_RESYNC)
-			enav_l7_ws_lost(&s->ws, out);
-		return;
-	case P_TUNNEL:
-	case P_BODY_CLOSE: /* still the same body, until close */
-		return;
-	case P_UPGRADE_WAIT:
-		if (s->wait_ws) {
-			s->phase = P_WEBSOCKET;
-			memset(&s->ws, 0, sizeof(s->ws));
-			enav_l7_ws_lost(&s->ws, out);
-		} else {
-			s->phase = P_TUNNEL;
-		}
-		return;
-	default:
+	/* A body read until close is still the same body. */
+	if (s->phase != P_BODY_CLOSE && !switched_lost(s, out))
 		msg_lost(st, stream, f->ts_ns, 0, true, out);
-		return;
-	}
 }
 
 static void h1_feed(void *state, const struct enav_l7_fragment *f, const struct enav_l7_sink *out)
@@ -783,7 +777,7 @@ static int h1_init(void *state, const struct enav_l7_options *opt)
 	struct h1_state *st = state;
 
 	memset(st, 0, sizeof(*st));
-	st->max_pending = enav_l7_max_pending(opt);
+	enav_l7_fifo_init(&st->q, enav_l7_max_pending(opt));
 	st->keep_query = opt && opt->keep_query;
 	enav_h1_msg_reset(&st->s[ENAV_L7_REQUEST]);
 	enav_h1_msg_reset(&st->s[ENAV_L7_RESPONSE]);
@@ -804,18 +798,10 @@ static void h1_finish(void *state, const struct enav_l7_sink *out)
 	if (s->phase != P_WEBSOCKET && s->phase != P_TUNNEL && s->m.start_done &&
 	    !(s->m.status >= 100 && s->m.status < 200))
 		enav_h1_response_done(st, s->last_ts, out);
-	while (st->count > 0) {
+	while (st->q.count > 0) {
 		emit_http(enav_h1_fifo_at(st, 0), NULL, st->last_ts, out);
 		fifo_pop(st);
 	}
 }
 
-const struct enav_l7_parser_ops enav_l7_http1_ops = {
-    .protocol = ENAV_L7_HTTP1,
-    .name = "http1",
-    .state_size = sizeof(struct h1_state),
-    .detect = h1_detect,
-    .init = h1_init,
-    .feed = h1_feed,
-    .finish = h1_finish,
-};
+ENAV_L7_PARSER(http1, struct h1_state, h1_detect, h1_init, h1_feed, h1_finish);

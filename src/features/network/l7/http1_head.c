@@ -307,7 +307,7 @@ static void response_headers_done(struct h1_state *st, const struct enav_l7_frag
 	}
 	enav_h1_decide_match(st, out);
 
-	const struct h1_req *req = m->matched && st->count > 0 ? enav_h1_fifo_at(st, 0) : NULL;
+	const struct h1_req *req = m->matched && st->q.count > 0 ? enav_h1_fifo_at(st, 0) : NULL;
 
 	if (status == 101 || (req && req->connect && status >= 200 && status < 300)) {
 		enum h1_switch sw = status == 101 && (m->upgrade_ws || (req && req->upgrade_ws))

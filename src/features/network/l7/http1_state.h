@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "features/network/l7/l7.h"
+#include "features/network/l7/l7_stream.h"
 #include "features/network/l7/websocket.h"
 
 #define H1_LINE_MAX	    1024	/* bytes kept of a start, header or trailer line */
@@ -83,14 +84,13 @@ struct h1_stream {
 };
 
 struct h1_state {
-	uint32_t max_pending;
 	bool keep_query, finished;
 	uint8_t switched;   /* enum h1_switch */
 	bool uncertain;	    /* requests may have been lost after loss_mark: pair causally */
 	uint32_t loss_mark; /* the last request id assigned before the loss */
 	bool cur_pushed;    /* the request being read is in the FIFO as cur_id */
 	uint32_t cur_id, next_id;
-	uint32_t head, count;
+	struct enav_l7_fifo q; /* the requests awaiting a response, in fifo[] */
 	uint32_t skip_responses;
 	uint64_t last_ts;
 	struct h1_stream s[2];

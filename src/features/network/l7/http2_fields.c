@@ -61,3 +61,109 @@ bool enav_h2_parse_uint(const uint8_t *v, size_t n, int32_t *out)
 	*out = x;
 	return true;
 }
+
+/* ---- gRPC-Web body -------------------------------------------------------- */
+
+/* Trailer text scanner states ("grpc-status: <digits>" lines). */
+enum { GW_NAME, GW_AFTER_NAME, GW_VALUE_WS, GW_DIGITS, GW_SKIP };
+
+static void gw_accept(const struct enav_h2_grpc_web *s, int32_t *status)
+{
+	if (s->state == GW_DIGITS && *status < 0)
+		*status = (int32_t)s->val;
+}
+
+static void gw_trailer_byte(struct enav_h2_grpc_web *s, uint8_t c, int32_t *status)
+{
+	static const char name[] = "grpc-status";
+	if (c == '\n') {
+		gw_accept(s, status);
+		s->state = GW_NAME;
+		s->idx = 0;
+		return;
+	}
+	switch (s->state) {
+	case GW_NAME: {
+		uint8_t l = c >= 'A' && c <= 'Z' ? (uint8_t)(c + 32) : c;
+		if (l == (uint8_t)name[s->idx]) {
+			if (++s->idx == sizeof(name) - 1)
+				s->state = GW_AFTER_NAME;
+		} else {
+			s->state = GW_SKIP;
+		}
+		break;
+	}
+	case GW_AFTER_NAME:
+		if (c == ':')
+			s->state = GW_VALUE_WS;
+		else if (c != ' ' && c != '\t')
+			s->state = GW_SKIP;
+		break;
+	case GW_VALUE_WS:
+		if (c >= '0' && c <= '9') {
+			s->state = GW_DIGITS;
+			s->val = (uint32_t)(c - '0');
+			s->ndig = 1;
+		} else if (c != ' ' && c != '\t') {
+			s->state = GW_SKIP;
+		}
+		break;
+	case GW_DIGITS:
+		if (c >= '0' && c <= '9' && s->ndig < 9) {
+			s->val = s->val * 10 + (uint32_t)(c - '0');
+			s->ndig++;
+		} else {
+			if (c == '\r' || c == ' ' || c == '\t')
+				gw_accept(s, status);
+			s->state = GW_SKIP;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+void enav_h2_grpc_web_body(struct enav_h2_grpc_web *s, const uint8_t *p, size_t n, int32_t *status)
+{
+	if (!s->scan || s->lost)
+		return;
+	if (!p) {
+		s->lost = true;
+		return;
+	}
+	while (n > 0) {
+		if (s->hdr_got < 5) {
+			if (s->hdr_got == 0) {
+				s->flag = *p;
+				s->left = 0;
+			} else {
+				s->left = s->left << 8 | *p;
+			}
+			p++;
+			n--;
+			if (++s->hdr_got < 5)
+				continue;
+			s->state = GW_NAME;
+			s->idx = 0;
+		} else {
+			size_t k = n < s->left ? n : s->left;
+			if (s->flag & 0x80)
+				for (size_t i = 0; i < k; i++)
+					gw_trailer_byte(s, p[i], status);
+			p += k;
+			n -= k;
+			s->left -= (uint32_t)k;
+		}
+		if (s->hdr_got == 5 && s->left == 0) {
+			if (s->flag & 0x80)
+				gw_accept(s, status);
+			s->hdr_got = 0;
+		}
+	}
+}
+
+void enav_h2_grpc_web_end(const struct enav_h2_grpc_web *s, int32_t *status)
+{
+	if (s->scan && !s->lost && s->hdr_got == 5 && (s->flag & 0x80))
+		gw_accept(s, status);
+}

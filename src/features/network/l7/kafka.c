@@ -677,11 +677,6 @@ static void kafka_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_si
 		lose(s, (int)dir, out);
 }
 
-static uint32_t kafka_prefix_len(void *st, enum enav_l7_stream dir)
-{
-	return 4; /* BE32 size */
-}
-
 static bool kafka_header(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr,
 			 const struct enav_l7_sink *out)
 {
@@ -715,7 +710,7 @@ static bool kafka_body(void *st, enum enav_l7_stream dir, const uint8_t *data, u
 }
 
 static const struct enav_l7_framing kafka_framing = {
-    .prefix_len = kafka_prefix_len,
+    .prefix = 4, /* BE32 size */
     .header = kafka_header,
     .body = kafka_body,
     .end = on_end,
@@ -737,7 +732,7 @@ static int kafka_init(void *state, const struct enav_l7_options *opt)
 {
 	struct kafka_state *s = state;
 
-	enav_l7_fifo_init(&s->q, enav_l7_max_pending(opt), ENAV_L7_MAX_PENDING);
+	enav_l7_fifo_init(&s->q, enav_l7_max_pending(opt));
 	return 0;
 }
 
@@ -777,12 +772,4 @@ static bool kafka_detect(const uint8_t *d, size_t n, enum enav_l7_stream stream)
 	return true;
 }
 
-const struct enav_l7_parser_ops enav_l7_kafka_ops = {
-    .protocol = ENAV_L7_KAFKA,
-    .name = "kafka",
-    .state_size = sizeof(struct kafka_state),
-    .detect = kafka_detect,
-    .init = kafka_init,
-    .feed = kafka_feed,
-    .finish = kafka_finish,
-};
+ENAV_L7_PARSER(kafka, struct kafka_state, kafka_detect, kafka_init, kafka_feed, kafka_finish);

@@ -79,8 +79,7 @@ struct enav_l7_sink {
 };
 
 struct enav_l7_parser_ops {
-	enum enav_l7_protocol protocol;
-	const char *name; /* "http1", "redis": the protocol label on every metric */
+	enum enav_l7_protocol protocol; /* its name: enav_l7_protocol_name() */
 	size_t state_size;
 	/* Cheap: does the first fragment of `stream` look like this protocol?
 	 * n may be less than a whole message. */
@@ -98,6 +97,24 @@ struct enav_l7_parser_ops {
 	extern const struct enav_l7_parser_ops enav_l7_##parser##_ops;
 ENAV_L7_CLASSIFIED_PROTOCOLS(ENAV_L7_PARSER_EXTERN)
 #undef ENAV_L7_PARSER_EXTERN
+
+/* The protocol of each parser, by the list's parser column
+ * (ENAV_L7_PARSER_OF_http1 is ENAV_L7_HTTP1). */
+#define ENAV_L7_PARSER_OF_ROW(ID, id, parser, name, family) ENAV_L7_PARSER_OF_##parser = id,
+enum { ENAV_L7_CLASSIFIED_PROTOCOLS(ENAV_L7_PARSER_OF_ROW) };
+#undef ENAV_L7_PARSER_OF_ROW
+
+/* Defines enav_l7_<parser>_ops, in the parser's file: its protocol, and so
+ * its name, come from its row of the list. */
+#define ENAV_L7_PARSER(parser, state_type, detect_fn, init_fn, feed_fn, finish_fn)                 \
+	const struct enav_l7_parser_ops enav_l7_##parser##_ops = {                                 \
+	    .protocol = (enum enav_l7_protocol)ENAV_L7_PARSER_OF_##parser,                         \
+	    .state_size = sizeof(state_type),                                                      \
+	    .detect = detect_fn,                                                                   \
+	    .init = init_fn,                                                                       \
+	    .feed = feed_fn,                                                                       \
+	    .finish = finish_fn,                                                                   \
+	}
 
 /* The parser of protocol p (l7_parsers.c); NULL for none, as for a protocol
  * reached only through another's upgrade (WebSocket, fed by http1). */

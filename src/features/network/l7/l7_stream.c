@@ -16,7 +16,7 @@ void enav_l7_framer_lose(struct enav_l7_framer *fr, const struct enav_l7_sink *o
 static void start_message(struct enav_l7_framer *fr, const struct enav_l7_framing *ops, void *st,
 			  enum enav_l7_stream dir, const struct enav_l7_fragment *f, size_t pos)
 {
-	uint32_t need = ops->prefix_len(st, dir);
+	uint32_t need = ops->prefix ? ops->prefix : ops->prefix_len(st, dir);
 
 	fr->in_msg = true;
 	fr->hdr_n = 0;
@@ -116,32 +116,34 @@ void enav_l7_framed_feed(const struct enav_l7_framing *ops, void *st,
 	}
 }
 
-void enav_l7_fifo_init(struct enav_l7_fifo *q, uint32_t limit, uint32_t slots)
+uint64_t enav_l7_crlf_body_skip(uint8_t *phase, uint64_t *left, uint8_t body_at, uint64_t n,
+				bool *ended)
+{
+	uint64_t took = 0;
+
+	*ended = false;
+	if (*phase == body_at) {
+		took = n < *left ? n : *left;
+		*left -= took;
+		if (*left == 0)
+			*phase = (uint8_t)(body_at + 1);
+	}
+	if (*phase == body_at + 1 && took < n) {
+		*phase = (uint8_t)(body_at + 2);
+		took++;
+	}
+	if (*phase == body_at + 2 && took < n) {
+		took++;
+		*ended = true;
+	}
+	return took;
+}
+
+void enav_l7_fifo_init(struct enav_l7_fifo *q, uint32_t limit)
 {
 	q->head = 0;
 	q->count = 0;
-	q->slots = slots && slots <= ENAV_L7_MAX_PENDING ? slots : ENAV_L7_MAX_PENDING;
-	q->limit = limit < q->slots ? limit : q->slots;
-}
-
-long enav_l7_fifo_push(struct enav_l7_fifo *q, int64_t id, const struct enav_l7_sink *out)
-{
-	if (q->count >= q->limit) {
-		out->stats->pending_overflow++;
-		return -1;
-	}
-	uint32_t at = enav_l7_fifo_at(q, q->count++);
-
-	q->id[at] = id;
-	return (long)at;
-}
-
-void enav_l7_fifo_pop(struct enav_l7_fifo *q)
-{
-	if (q->count == 0)
-		return;
-	q->head = enav_l7_fifo_at(q, 1);
-	q->count--;
+	q->limit = limit < ENAV_L7_MAX_PENDING ? limit : ENAV_L7_MAX_PENDING;
 }
 
 long enav_l7_fifo_find(const struct enav_l7_fifo *q, int64_t id)

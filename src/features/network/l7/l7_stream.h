@@ -52,7 +52,10 @@ enum enav_l7_between {
 
 /* A protocol's framing, called with the parser's state and the direction. */
 struct enav_l7_framing {
-	/* Bytes of the prefix that gives the next message's length (<= 16). */
+	/* Bytes of the prefix that gives the next message's length (<= 16):
+	 * prefix when it never changes (no call per message), else
+	 * prefix_len(). */
+	uint32_t prefix;
 	uint32_t (*prefix_len)(void *st, enum enav_l7_stream dir);
 	/* The prefix fr->hdr is read: set fr->left, the bytes that follow it,
 	 * and return true; or call lose() and return false (bad header). */
@@ -96,33 +99,73 @@ void enav_l7_framed_feed(const struct enav_l7_framing *ops, void *st,
  * counted once per loss. */
 void enav_l7_framer_lose(struct enav_l7_framer *fr, const struct enav_l7_sink *out);
 
+/* ---- text protocols ------------------------------------------------------ */
+
+/*
+ * A body of announced length and the CRLF after it (a RESP bulk string, a
+ * NATS payload), where the parser's phase is body_at in the body,
+ * body_at + 1 before its CR and body_at + 2 before its LF.  Moves *phase and
+ * *left past at most n bytes the syscall moved but the capture did not copy;
+ * returns how many it took.  *ended: the LF was among them, the body is done
+ * (the caller says what comes next).
+ */
+uint64_t enav_l7_crlf_body_skip(uint8_t *phase, uint64_t *left, uint8_t body_at, uint64_t n,
+				bool *ended);
+
 /* ---- pending-request ring ---------------------------------------------- */
 
-/* The index arithmetic of a ring of `slots` entries (ENAV_L7_MAX_PENDING
- * unless the parser keeps more) whose entries the parser holds, and the id
- * each was pushed with: a response names the request it answers by that id
- * (Kafka's correlation id, MongoDB's requestID), or answers the oldest. */
+/* The index arithmetic of a ring of ENAV_L7_MAX_PENDING entries whose
+ * entries the parser holds, and the id each was pushed with: a response
+ * names the request it answers by that id (Kafka's correlation id,
+ * MongoDB's requestID), or answers the oldest. */
 struct enav_l7_fifo {
 	uint32_t head, count;
 	uint32_t limit; /* entries it may hold: enav_l7_max_pending() */
-	uint32_t slots; /* size of the parser's array, <= ENAV_L7_MAX_PENDING */
 	int64_t id[ENAV_L7_MAX_PENDING];
 };
 
-void enav_l7_fifo_init(struct enav_l7_fifo *q, uint32_t limit, uint32_t slots);
+_Static_assert((ENAV_L7_MAX_PENDING & (ENAV_L7_MAX_PENDING - 1)) == 0,
+	       "the ring wraps with a mask");
+
+void enav_l7_fifo_init(struct enav_l7_fifo *q, uint32_t limit);
 
 /* Array index of the i-th oldest entry (i may equal count: the next push). */
 static inline uint32_t enav_l7_fifo_at(const struct enav_l7_fifo *q, uint32_t i)
 {
-	return (q->head + i) % q->slots;
+	return (q->head + i) & (ENAV_L7_MAX_PENDING - 1);
 }
 
 /* Room for one more entry with this id: its array index, or -1 with
- * pending_overflow counted. */
-long enav_l7_fifo_push(struct enav_l7_fifo *q, int64_t id, const struct enav_l7_sink *out);
+ * pending_overflow counted.  Inline, as pop: once per request. */
+static inline long enav_l7_fifo_push(struct enav_l7_fifo *q, int64_t id,
+				     const struct enav_l7_sink *out)
+{
+	if (q->count >= q->limit) {
+		out->stats->pending_overflow++;
+		return -1;
+	}
+	uint32_t at = enav_l7_fifo_at(q, q->count++);
+
+	q->id[at] = id;
+	return (long)at;
+}
 
 /* Drop the oldest entry (none: nothing). */
-void enav_l7_fifo_pop(struct enav_l7_fifo *q);
+static inline void enav_l7_fifo_pop(struct enav_l7_fifo *q)
+{
+	if (q->count == 0)
+		return;
+	q->head = enav_l7_fifo_at(q, 1);
+	q->count--;
+}
+
+/* Forget every entry without an answer (which request the next response
+ * answers is unknown). */
+static inline void enav_l7_fifo_clear(struct enav_l7_fifo *q)
+{
+	q->head = 0;
+	q->count = 0;
+}
 
 /* Position (0 = oldest) of the oldest entry pushed with id, or -1. */
 long enav_l7_fifo_find(const struct enav_l7_fifo *q, int64_t id);

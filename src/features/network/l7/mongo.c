@@ -413,11 +413,6 @@ static void mongo_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_si
 	lose(s, (int)dir, out);
 }
 
-static uint32_t mongo_prefix_len(void *st, enum enav_l7_stream dir)
-{
-	return MONGO_HDR;
-}
-
 static bool mongo_header(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr,
 			 const struct enav_l7_sink *out)
 {
@@ -441,7 +436,7 @@ static bool mongo_body(void *st, enum enav_l7_stream dir, const uint8_t *data, u
 }
 
 static const struct enav_l7_framing mongo_framing = {
-    .prefix_len = mongo_prefix_len,
+    .prefix = MONGO_HDR,
     .header = mongo_header,
     .body = mongo_body,
     .end = on_end,
@@ -461,7 +456,7 @@ static int mongo_init(void *state, const struct enav_l7_options *opt)
 {
 	struct mongo_state *s = state;
 
-	enav_l7_fifo_init(&s->q, enav_l7_max_pending(opt), ENAV_L7_MAX_PENDING);
+	enav_l7_fifo_init(&s->q, enav_l7_max_pending(opt));
 	return 0;
 }
 
@@ -492,12 +487,4 @@ static bool mongo_detect(const uint8_t *d, size_t n, enum enav_l7_stream stream)
 	       (op == OP_MSG || op == OP_QUERY);
 }
 
-const struct enav_l7_parser_ops enav_l7_mongo_ops = {
-    .protocol = ENAV_L7_MONGO,
-    .name = "mongodb",
-    .state_size = sizeof(struct mongo_state),
-    .detect = mongo_detect,
-    .init = mongo_init,
-    .feed = mongo_feed,
-    .finish = mongo_finish,
-};
+ENAV_L7_PARSER(mongo, struct mongo_state, mongo_detect, mongo_init, mongo_feed, mongo_finish);

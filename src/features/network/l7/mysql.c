@@ -804,11 +804,6 @@ static void my_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_sink 
 	lose(st, dir, out);
 }
 
-static uint32_t my_prefix_len(void *st, enum enav_l7_stream dir)
-{
-	return 4; /* 3-byte length, sequence id */
-}
-
 static bool my_header(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr,
 		      const struct enav_l7_sink *out)
 {
@@ -839,7 +834,7 @@ static bool my_opaque(const void *st)
 }
 
 static const struct enav_l7_framing my_framing = {
-    .prefix_len = my_prefix_len,
+    .prefix = 4, /* 3-byte length, sequence id */
     .header = my_header,
     .end = my_end,
     .find_start = enav_mysql_find_start,
@@ -875,12 +870,4 @@ static int my_init(void *state, const struct enav_l7_options *opt)
 	return 0;
 }
 
-const struct enav_l7_parser_ops enav_l7_mysql_ops = {
-    .protocol = ENAV_L7_MYSQL,
-    .name = "mysql",
-    .state_size = sizeof(struct my_state),
-    .detect = my_detect,
-    .init = my_init,
-    .feed = my_feed,
-    .finish = flush_pending,
-};
+ENAV_L7_PARSER(mysql, struct my_state, my_detect, my_init, my_feed, flush_pending);

@@ -34,6 +34,7 @@
  * a loss is paired only with a reply that started after it was sent.
  */
 #include "features/network/l7/l7.h"
+#include "features/network/l7/l7_stream.h"
 #include "features/network/l7/l7_text.h"
 #include "features/network/l7/nats_wire.h"
 
@@ -109,8 +110,7 @@ struct n_sid {
 };
 
 struct nats_state {
-	uint32_t max_pending;
-	uint32_t head, n;
+	struct enav_l7_fifo q;	/* the requests awaiting +OK or -ERR, in fifo[] */
 	uint32_t tail_phantoms; /* requests dropped after the last queued one */
 	bool verbose;
 	uint8_t sid_next;
@@ -188,19 +188,18 @@ static void n_emit_pend(const struct n_pend *p, bool seen, uint64_t end_ns, uint
 
 static struct n_pend *n_head(struct nats_state *s)
 {
-	return s->n ? &s->fifo[s->head] : NULL;
+	return s->q.count ? &s->fifo[s->q.head] : NULL;
 }
 
 static void n_pop(struct nats_state *s)
 {
-	s->head = (s->head + 1) % ENAV_L7_MAX_PENDING;
-	s->n--;
+	enav_l7_fifo_pop(&s->q);
 }
 
 static void n_flush(struct nats_state *s, const struct enav_l7_sink *out)
 {
 	s->tail_phantoms = 0;
-	while (s->n) {
+	while (s->q.count) {
 		n_emit_pend(n_head(s), false, 0, 0, false, NULL, out);
 		n_pop(s);
 	}
@@ -218,14 +217,13 @@ static void n_complete_request(struct nats_state *s, struct n_stream *q, uint8_t
 		q->loss_mark = false;
 		return;
 	}
-	if (s->n >= s->max_pending) {
-		/* Dropped: its +OK will pair with a later request, which the
-		 * count makes visible. */
-		out->stats->pending_overflow++;
-		s->tail_phantoms++; /* its reply is still consumed in order */
+	long at = enav_l7_fifo_push(&s->q, 0, out);
+	if (at < 0) {
+		/* Dropped (counted): its reply is still consumed in order. */
+		s->tail_phantoms++;
 		return;
 	}
-	struct n_pend *p = &s->fifo[(s->head + s->n) % ENAV_L7_MAX_PENDING];
+	struct n_pend *p = &s->fifo[at];
 	memset(p, 0, sizeof(*p));
 	p->start_ns = q->start_ns;
 	p->req_bytes = q->bytes;
@@ -242,7 +240,6 @@ static void n_complete_request(struct nats_state *s, struct n_stream *q, uint8_t
 	memcpy(p->tp_trace, q->tp_trace, 16);
 	memcpy(p->tp_parent, q->tp_parent, 8);
 	p->tp_flags = q->tp_flags;
-	s->n++;
 }
 
 /* ---- subscriptions (for UNSUB's target) ----------------------------------- */
@@ -683,27 +680,19 @@ static void n_feed_stream(struct nats_state *s, const struct enav_l7_fragment *f
 	uint64_t hidden = f->len > f->captured ? f->len - f->captured : 0;
 	if (hidden == 0)
 		return;
-	if (q->phase == NP_PAYLOAD || q->phase == NP_PAY_CR || q->phase == NP_PAY_LF) {
-		uint64_t rest = q->phase == NP_PAYLOAD	? q->payload_left + 2
-				: q->phase == NP_PAY_CR ? 2
-							: 1;
-		uint64_t k = hidden < rest ? hidden : rest;
+	if (q->phase >= NP_PAYLOAD && q->phase <= NP_PAY_LF) {
+		uint64_t before = q->payload_left;
+		bool ended;
+		uint64_t k =
+		    enav_l7_crlf_body_skip(&q->phase, &q->payload_left, NP_PAYLOAD, hidden, &ended);
+		uint64_t pk = before - q->payload_left; /* of the payload: headers first */
+
+		q->hdr_left = pk < q->hdr_left ? q->hdr_left - pk : 0;
 		q->bytes += k;
-		if (q->phase == NP_PAYLOAD) {
-			uint64_t pk = k < q->payload_left ? k : q->payload_left;
-			q->hdr_left = pk < q->hdr_left ? q->hdr_left - pk : 0;
-			q->payload_left -= pk;
-			k -= pk;
-			if (q->payload_left == 0)
-				q->phase = NP_PAY_CR;
-		}
-		if (k && q->phase == NP_PAY_CR) {
-			q->phase = NP_PAY_LF;
-			k--;
-		}
-		if (k && q->phase == NP_PAY_LF)
+		hidden -= k;
+		if (ended)
 			n_payload_done(s, stream, out);
-		if (hidden <= rest)
+		if (hidden == 0)
 			return;
 	}
 	/* Message boundaries hidden in the uncaptured bytes.  A CONNECT cut
@@ -744,7 +733,7 @@ static int nats_init(void *state, const struct enav_l7_options *opt)
 {
 	struct nats_state *s = state;
 
-	s->max_pending = enav_l7_max_pending(opt);
+	enav_l7_fifo_init(&s->q, enav_l7_max_pending(opt));
 	return 0;
 }
 
@@ -763,12 +752,4 @@ static void nats_finish(void *state, const struct enav_l7_sink *out)
 	memset(s, 0, sizeof(*s));
 }
 
-const struct enav_l7_parser_ops enav_l7_nats_ops = {
-    .protocol = ENAV_L7_NATS,
-    .name = "nats",
-    .state_size = sizeof(struct nats_state),
-    .detect = nats_detect,
-    .init = nats_init,
-    .feed = nats_feed,
-    .finish = nats_finish,
-};
+ENAV_L7_PARSER(nats, struct nats_state, nats_detect, nats_init, nats_feed, nats_finish);

@@ -871,12 +871,4 @@ static int pg_init(void *state, const struct enav_l7_options *opt)
 	return 0;
 }
 
-const struct enav_l7_parser_ops enav_l7_postgres_ops = {
-    .protocol = ENAV_L7_POSTGRES,
-    .name = "postgresql",
-    .state_size = sizeof(struct pg_state),
-    .detect = pg_detect,
-    .init = pg_init,
-    .feed = pg_feed,
-    .finish = flush_pending,
-};
+ENAV_L7_PARSER(postgres, struct pg_state, pg_detect, pg_init, pg_feed, flush_pending);

@@ -165,13 +165,12 @@ void enav_redis_error_code(char *dst, const char *msg, size_t n, const struct en
 
 struct r_pend *enav_redis_head(struct redis_state *s)
 {
-	return s->n ? &s->fifo[s->head] : NULL;
+	return s->q.count ? &s->fifo[s->q.head] : NULL;
 }
 
 void enav_redis_pop(struct redis_state *s)
 {
-	s->head = (s->head + 1) % ENAV_L7_MAX_PENDING;
-	s->n--;
+	enav_l7_fifo_pop(&s->q);
 }
 
 void enav_redis_emit(const struct r_pend *p, bool seen, uint64_t end_ns, uint64_t resp_bytes,
@@ -213,13 +212,13 @@ static void r_enqueue(struct redis_state *s, const struct enav_l7_sink *out)
 		q->loss_mark = false;
 		return;
 	}
-	if (s->n >= s->max_pending) {
-		out->stats->pending_overflow++;
+	long at = enav_l7_fifo_push(&s->q, 0, out);
+	if (at < 0) {
 		s->tail_phantoms++;
 		q->loss_mark = false;
 		return;
 	}
-	struct r_pend *p = &s->fifo[(s->head + s->n) % ENAV_L7_MAX_PENDING];
+	struct r_pend *p = &s->fifo[at];
 	memset(p, 0, sizeof(*p));
 	p->start_ns = q->start_ns;
 	p->req_bytes = q->bytes;
@@ -259,7 +258,6 @@ static void r_enqueue(struct redis_state *s, const struct enav_l7_sink *out)
 		p->subkind = enav_redis_subkind_of(q->cmd, q->cmd_len);
 	}
 	p->expect = q->nargs > UINT32_MAX ? UINT32_MAX : (uint32_t)q->nargs;
-	s->n++;
 }
 
 /* ---- request stream ------------------------------------------------------- */
@@ -508,33 +506,21 @@ static void rq_feed(struct redis_state *s, const struct enav_l7_fragment *f,
 	uint64_t hidden = f->len > f->captured ? f->len - f->captured : 0;
 	if (hidden == 0)
 		return;
-	if (q->phase == RQ_BODY || q->phase == RQ_BODY_CR || q->phase == RQ_BODY_LF) {
-		uint64_t rest = q->phase == RQ_BODY	 ? q->body_left + 2
-				: q->phase == RQ_BODY_CR ? 2
-							 : 1;
+	if (q->phase >= RQ_BODY && q->phase <= RQ_BODY_LF) {
 		if (q->phase == RQ_BODY && q->body_left) {
 			if (q->elem_idx == 0)
 				q->cmd_hidden = true;
 			else if (q->elem_idx == 1)
 				q->sub_cut = true;
 		}
-		if (hidden < rest) {
-			q->bytes += hidden;
-			if (q->phase == RQ_BODY && hidden <= q->body_left) {
-				q->body_left -= hidden;
-				if (q->body_left == 0)
-					q->phase = RQ_BODY_CR;
-			} else {
-				/* part of the CRLF is hidden: only '\n' remains */
-				q->body_left = 0;
-				q->phase = RQ_BODY_LF;
-			}
-			return;
-		}
-		q->bytes += rest;
-		hidden -= rest;
-		q->body_left = 0;
-		rq_elem_done(s, out);
+		bool ended;
+		uint64_t k =
+		    enav_l7_crlf_body_skip(&q->phase, &q->body_left, RQ_BODY, hidden, &ended);
+
+		q->bytes += k;
+		hidden -= k;
+		if (ended)
+			rq_elem_done(s, out);
 		if (hidden == 0)
 			return;
 	}
@@ -612,7 +598,7 @@ static int redis_init(void *state, const struct enav_l7_options *opt)
 {
 	struct redis_state *s = state;
 
-	s->max_pending = enav_l7_max_pending(opt);
+	enav_l7_fifo_init(&s->q, enav_l7_max_pending(opt));
 	s->rq.phase = RQ_START;
 	s->rs.phase = RS_TYPE;
 	return 0;
@@ -637,19 +623,11 @@ static void redis_finish(void *state, const struct enav_l7_sink *out)
 
 	if (s->rs.phase == RS_LOST)
 		enav_redis_reply_resolve(s, out);
-	while (s->n) {
+	while (s->q.count) {
 		enav_redis_emit(enav_redis_head(s), false, 0, 0, false, NULL, out);
 		enav_redis_pop(s);
 	}
 	memset(s, 0, sizeof(*s));
 }
 
-const struct enav_l7_parser_ops enav_l7_redis_ops = {
-    .protocol = ENAV_L7_REDIS,
-    .name = "redis",
-    .state_size = sizeof(struct redis_state),
-    .detect = redis_detect,
-    .init = redis_init,
-    .feed = redis_feed,
-    .finish = redis_finish,
-};
+ENAV_L7_PARSER(redis, struct redis_state, redis_detect, redis_init, redis_feed, redis_finish);

@@ -31,7 +31,7 @@ static void rs_lose(struct redis_state *s, const struct enav_l7_fragment *f, boo
 	out->stats->resyncs++;
 	if (r->phase != RS_LOST) {
 		struct r_pend *h = enav_redis_head(s);
-		r->uncertain = s->n;
+		r->uncertain = s->q.count;
 		/* A reply cut by a capture limit or a gap is credited to its
 		 * request; one that turned out to be garbage is not. */
 		r->head_started = !parse_error && r->in_msg && h && h->phantoms_before == 0;
@@ -41,8 +41,8 @@ static void rs_lose(struct redis_state *s, const struct enav_l7_fragment *f, boo
 		memcpy(r->lost_status, r->status, sizeof(r->lost_status));
 		r->req_after_loss = 0;
 		/* Where the dropped requests' replies fall is unknown now. */
-		for (uint32_t k = 0; k < s->n; k++)
-			s->fifo[(s->head + k) % ENAV_L7_MAX_PENDING].phantoms_before = 0;
+		for (uint32_t k = 0; k < s->q.count; k++)
+			s->fifo[enav_l7_fifo_at(&s->q, k)].phantoms_before = 0;
 		s->tail_phantoms = 0;
 		memset(s->swallow, 0, sizeof(s->swallow));
 	}
@@ -54,7 +54,7 @@ void enav_redis_reply_resolve(struct redis_state *s, const struct enav_l7_sink *
 {
 	struct r_resp *r = &s->rs;
 
-	for (uint32_t k = 0; k < r->uncertain && s->n; k++) {
+	for (uint32_t k = 0; k < r->uncertain && s->q.count; k++) {
 		struct r_pend *h = enav_redis_head(s);
 		if (k == 0 && r->head_started)
 			enav_redis_emit(h, true, r->lost_end_ns, r->lost_bytes, r->lost_err,
@@ -151,7 +151,7 @@ static void rs_top_done(struct redis_state *s, const struct enav_l7_fragment *f,
 		rs_confirmation(s, kind, f, out);
 	else if (t == '>' || (delivery && !r->resp3 && r->submode))
 		s->pushes++;
-	else if (r->monitor && t == '+' && s->n == 0 && s->tail_phantoms == 0)
+	else if (r->monitor && t == '+' && s->q.count == 0 && s->tail_phantoms == 0)
 		s->pushes++;
 	else
 		(void)rs_reply(s, f, out);
@@ -496,26 +496,15 @@ void enav_redis_reply_feed(struct redis_state *s, const struct enav_l7_fragment 
 	uint64_t hidden = f->len > f->captured ? f->len - f->captured : 0;
 	if (hidden == 0 || s->replication)
 		return;
-	if (r->phase == RS_BODY || r->phase == RS_BODY_CR || r->phase == RS_BODY_LF) {
-		uint64_t rest = r->phase == RS_BODY	 ? r->body_left + 2
-				: r->phase == RS_BODY_CR ? 2
-							 : 1;
-		if (hidden < rest) {
-			r->msg_bytes += hidden;
-			if (r->phase == RS_BODY && hidden <= r->body_left) {
-				r->body_left -= hidden;
-				if (r->body_left == 0)
-					r->phase = RS_BODY_CR;
-			} else {
-				r->body_left = 0;
-				r->phase = RS_BODY_LF;
-			}
-			return;
-		}
-		r->msg_bytes += rest;
-		hidden -= rest;
-		r->body_left = 0;
-		rs_body_done(s, f, out);
+	if (r->phase >= RS_BODY && r->phase <= RS_BODY_LF) {
+		bool ended;
+		uint64_t k =
+		    enav_l7_crlf_body_skip(&r->phase, &r->body_left, RS_BODY, hidden, &ended);
+
+		r->msg_bytes += k;
+		hidden -= k;
+		if (ended)
+			rs_body_done(s, f, out);
 		if (hidden == 0)
 			return;
 	}

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "features/network/l7/l7.h"
+#include "features/network/l7/l7_stream.h"
 
 #define R_DEPTH	     16
 #define R_CMD_KEEP   32		   /* command-name bytes kept */
@@ -148,8 +149,7 @@ struct r_resp {
 };
 
 struct redis_state {
-	uint32_t max_pending;
-	uint32_t head, n;
+	struct enav_l7_fifo q; /* the requests awaiting a reply, in fifo[] */
 	uint32_t tail_phantoms;
 	uint32_t swallow[RK__COUNT];
 	uint64_t pushes;  /* push frames and pub/sub deliveries seen (not replies) */
