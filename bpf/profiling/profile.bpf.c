@@ -17,6 +17,7 @@
  * a name: comm travels only in the new-process notification event.
  */
 #include "enav_common.bpf.h"
+#include "enav_task.bpf.h"
 
 /* errno values map updates return (vmlinux.h has no errno.h). */
 #define EEXIST 17
@@ -103,8 +104,7 @@ struct {
 /* Which exec of the process the current stack belongs to. */
 static __always_inline __u16 exec_gen(void)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	return (__u16)task->self_exec_id;
+	return (__u16)enav_current_self_exec_id();
 }
 
 struct {
@@ -182,10 +182,8 @@ static __always_inline __u64 store_stack(void *ctx, bool user, __u32 tgid, __u16
 static __always_inline void capture_stacks(void *ctx, bool want_kernel, __u32 tgid, __u16 gen,
 					   __u64 *ustack, __u64 *kstack)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-
 	*kstack = want_kernel ? store_stack(ctx, false, tgid, gen) : 0;
-	*ustack = task->mm ? store_stack(ctx, true, tgid, gen) : 0;
+	*ustack = enav_current_has_mm() ? store_stack(ctx, true, tgid, gen) : 0;
 }
 
 /* Announce a process image the first time one of its stacks is counted. */
@@ -282,8 +280,7 @@ static __always_inline bool sampled(__u32 every)
  * signal pay for profiling its own delivery (CPU samples of the agent stay). */
 static __always_inline bool wait_admitted(struct wait_start *w, __u32 every)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	if (!task->mm)
+	if (!enav_current_has_mm())
 		return false; /* kernel threads have no workload stack */
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	if (tgid == enav_self_tgid) {
