@@ -33,14 +33,20 @@ const volatile bool enav_unwind_enabled = false;
  */
 #ifdef ENAV_UNWIND_BOUNDED
 #define ENAV_UNWIND_STEPS ENAV_UNWIND_BOUNDED_STEPS
+/* A function of its own: inlined, the compiler lays the walk's loop out so
+ * that its back-edge is a plain fall-through, which 5.10 refuses. */
+#define ENAV_UNWIND_STEP_ATTR static __noinline
 #define enav_unwind_loop(n, fn, ctx)                                                               \
 	do {                                                                                       \
-		for (__u32 enav_i = 0; enav_i < (n); enav_i++)                                     \
+		__u32 enav_i = 0;                                                                  \
+		do {                                                                               \
 			if (fn(enav_i, ctx))                                                       \
 				break;                                                             \
+		} while (++enav_i < (n));                                                          \
 	} while (0)
 #else
 #define ENAV_UNWIND_STEPS	     ENAV_PROFILE_MAX_DEPTH
+#define ENAV_UNWIND_STEP_ATTR	     static
 #define enav_unwind_loop(n, fn, ctx) bpf_loop(n, fn, ctx, 0)
 #endif
 
@@ -175,7 +181,7 @@ static __always_inline bool unwind_row(struct enav_unwind_regs *r,
 }
 #endif
 
-static long unwind_step(__u32 i, void *arg)
+ENAV_UNWIND_STEP_ATTR long unwind_step(__u32 i, void *arg)
 {
 	struct enav_unwind_walk *u = arg;
 	struct enav_unwind_regs *r = u->r;
