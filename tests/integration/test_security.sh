@@ -279,9 +279,9 @@ case_secret_file_read() {
 	# 6.2): a kernel without it refuses the source, which the file asked
 	# for, so the start fails and names the program (docs/boundaries.md).
 	command -v bpftool >/dev/null || { fail "bpftool missing"; return 1; }
-	if ! bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q "FUNC 'bpf_rdonly_cast'"; then
+	if ! bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep "FUNC 'bpf_rdonly_cast'" >/dev/null; then
 		local rc=0
-		timeout "$((${ENAV_READY_WAIT_S:-10} + 60))" "$ENAV" run --config "$WORK/cfg.yaml" \
+		timeout "$((${ENAV_READY_WAIT_S:-10} * 2 + 60))" "$ENAV" run --config "$WORK/cfg.yaml" \
 			>"$WORK/stdout" 2>"$WORK/stderr" || rc=$?
 		[ $rc -ne 0 ] && [ $rc -ne 124 ] || { fail "enav run: exit $rc, want a refusal to start"; return 1; }
 		grep -q '^enav: file_open: the kernel refused program enav_fopen_' "$WORK/stderr" ||
