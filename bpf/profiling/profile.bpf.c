@@ -31,6 +31,10 @@ const volatile __u32 enav_futex_sample_every = 1;
 const volatile __u32 enav_stack_bytes = ENAV_PROFILE_MAX_DEPTH * 8;
 /* The agent's own process: its waits are not recorded (wait_admitted). */
 const volatile __u32 enav_self_tgid = 0;
+/* sched_switch passes prev_state (Linux 5.18+, probe row
+ * sched_switch_prev_state); before, it has three arguments and the state is
+ * read from the task.  The other branch is dead code the verifier skips. */
+const volatile bool enav_switch_state_arg = true;
 
 #define TASK_RUNNING_STATE 0
 /* futex(2) operations that wait (FUTEX_CMD_MASK strips PRIVATE and CLOCK_REALTIME). */
@@ -375,20 +379,37 @@ static __always_inline int handle_switch(void *ctx, bool preempt, __u32 prev_tid
 	return 0;
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(enav_offcpu_switch_btf, bool preempt, struct task_struct *prev,
-	     struct task_struct *next, unsigned int prev_state)
+/* The blocking task's state when sched_switch has no prev_state argument:
+ * task_struct's state field, named __state since 5.14. */
+static __always_inline unsigned int task_state(struct task_struct *t)
 {
-	return handle_switch(ctx, preempt, prev->pid, next->pid, prev_state);
+	struct task_struct___pre514 {
+		long state;
+	} __attribute__((preserve_access_index)) *old = (void *)t;
+
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return (unsigned int)BPF_CORE_READ(old, state);
+}
+
+SEC("tp_btf/sched_switch")
+int enav_offcpu_switch_btf(u64 *ctx)
+{
+	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
+	unsigned int state = enav_switch_state_arg ? (unsigned int)ctx[3] : task_state(prev);
+
+	return handle_switch(ctx, (bool)ctx[0], prev->pid, next->pid, state);
 }
 
 SEC("raw_tp/sched_switch")
-int BPF_PROG(enav_offcpu_switch_raw, bool preempt, struct task_struct *prev,
-	     struct task_struct *next, unsigned int prev_state)
+int enav_offcpu_switch_raw(u64 *ctx)
 {
+	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
+	unsigned int state = enav_switch_state_arg ? (unsigned int)ctx[3] : task_state(prev);
+
 	/* Untyped pointers: read through CO-RE instead of direct loads. */
-	return handle_switch(ctx, preempt, BPF_CORE_READ(prev, pid), BPF_CORE_READ(next, pid),
-			     prev_state);
+	return handle_switch(ctx, (bool)ctx[0], BPF_CORE_READ(prev, pid), BPF_CORE_READ(next, pid),
+			     state);
 }
 
 /* ---- futex ---------------------------------------------------------------- */

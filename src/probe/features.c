@@ -94,6 +94,7 @@ static void probe_tracing(struct enav_features *f, struct btf *vmlinux)
 		set_result(&f->feat[ENAV_FEAT_TP_BTF], ENOENT, control, "vmlinux BTF");
 		set_result(&f->feat[ENAV_FEAT_FENTRY], ENOENT, control, "vmlinux BTF");
 		set_result(&f->feat[ENAV_FEAT_SOCK_TP], ENOENT, control, "vmlinux BTF");
+		set_result(&f->feat[ENAV_FEAT_SWITCH_STATE], ENOENT, true, "vmlinux BTF");
 		return;
 	}
 
@@ -126,6 +127,17 @@ static void probe_tracing(struct enav_features *f, struct btf *vmlinux)
 	set_result(&f->feat[ENAV_FEAT_SOCK_TP], sock_tp ? 0 : ENOENT, tracing_control,
 		   sock_tp ? "sock_send_length and sock_recv_length in vmlinux BTF"
 			   : "no sock_send_length/sock_recv_length in vmlinux BTF (Linux 6.3+)");
+
+	/* sched_switch's fourth argument, prev_state (Linux 5.18+): its BTF
+	 * typedef's prototype has five parameters (the first is the context).
+	 * Before it the off-CPU hook reads the state from the task. */
+	id = btf__find_by_name_kind(vmlinux, "btf_trace_sched_switch", BTF_KIND_TYPEDEF);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(vmlinux, id);
+	while (t && (btf_is_typedef(t) || btf_is_ptr(t)))
+		t = btf__type_by_id(vmlinux, t->type);
+	bool switch_state = t && btf_is_func_proto(t) && btf_vlen(t) >= 5;
+	set_result(&f->feat[ENAV_FEAT_SWITCH_STATE], switch_state ? 0 : ENOENT, true,
+		   "prev_state argument of sched_switch in vmlinux BTF (Linux 5.18+)");
 
 	/* fentry on a function every kernel has; the syscall byte path would use fexit. */
 	id = btf__find_by_name_kind(vmlinux, "vfs_read", BTF_KIND_FUNC);
@@ -561,6 +573,7 @@ const char *enav_feature_name(enum enav_feature feat)
 	    [ENAV_FEAT_SOCK_TP] = "socket_tracepoints",
 	    [ENAV_FEAT_BPF_LOOP] = "bpf_loop",
 	    [ENAV_FEAT_PERF_DYN_HASH] = "perf_event_dynamic_hash",
+	    [ENAV_FEAT_SWITCH_STATE] = "sched_switch_prev_state",
 	};
 	return feat < ENAV_FEAT__COUNT ? names[feat] : "unknown";
 }

@@ -454,6 +454,8 @@ static void configure(void *ctx)
 	 * hash maps: there the processes' entries are allocated up front. */
 	if (enav_host_features(src->agent)->feat[ENAV_FEAT_PERF_DYN_HASH].status != ENAV_PROBE_YES)
 		bpf_map__set_map_flags(bpf_object__find_map_by_name(obj, "enav_unwind_procs"), 0);
+	bool switch_state =
+	    enav_host_features(src->agent)->feat[ENAV_FEAT_SWITCH_STATE].status == ENAV_PROBE_YES;
 #define SET_RODATA(K)                                                                              \
 	do {                                                                                       \
 		K->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;                           \
@@ -464,6 +466,7 @@ static void configure(void *ctx)
 		K->rodata->enav_stack_bytes = cfg->profiling.max_stack_depth * 8;                  \
 		K->rodata->enav_unwind_enabled = unwind;                                           \
 		K->rodata->enav_self_tgid = enav_host_self_pid(src->agent);                        \
+		K->rodata->enav_switch_state_arg = switch_state;                                   \
 	} while (0)
 	/* The four skeletons share one .rodata layout; each is named for its own. */
 	if (src->bpf.ops == &profile_ringbuf_ops) {
