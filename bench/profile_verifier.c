@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include SKEL_H
 
@@ -26,6 +27,21 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* What the probe's row sched_switch_prev_state finds (Linux 5.18+). */
+static bool switch_has_state(void)
+{
+	struct btf *b = btf__load_vmlinux_btf();
+	if (!b)
+		return false;
+	int id = btf__find_by_name_kind(b, "btf_trace_sched_switch", BTF_KIND_TYPEDEF);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(b, id);
+	while (t && (btf_is_typedef(t) || btf_is_ptr(t)))
+		t = btf__type_by_id(b, t->type);
+	bool yes = t && btf_is_func_proto(t) && btf_vlen(t) >= 5;
+	btf__free(b);
+	return yes;
+}
+
 int main(int argc, char **argv)
 {
 	struct SKEL *s = CAT(SKEL, __open)();
@@ -35,6 +51,7 @@ int main(int argc, char **argv)
 	}
 	int unwind = argc > 1 ? atoi(argv[1]) : 1;
 	s->rodata->enav_unwind_enabled = unwind;
+	s->rodata->enav_switch_state_arg = switch_has_state();
 	bpf_map__set_max_entries(s->maps.enav_unwind_rows, 1 << 20);
 	bpf_map__set_max_entries(s->maps.enav_unwind_procs, 256);
 	/* Preallocated: what kernels before 6.1 need; the verifier's work is
