@@ -391,6 +391,11 @@ void enav_features_probe(struct enav_features *f)
 	int loop_err = err > 0 ? 0 : err == 0 ? EINVAL : -err;
 	set_result(&f->feat[ENAV_FEAT_BPF_LOOP], loop_err, control,
 		   "perf_event program calls bpf_loop (Linux 5.17+)");
+	if (loop_err == EINVAL)
+		snprintf(f->feat[ENAV_FEAT_BPF_LOOP].detail,
+			 sizeof(f->feat[ENAV_FEAT_BPF_LOOP].detail),
+			 "no bpf_loop helper (Linux 5.17+): the profiler's unwinder is the bounded "
+			 "one, at most 64 frames deep"); /* ENAV_UNWIND_BOUNDED_STEPS */
 	/* Without it the unwinder's process map is preallocated. */
 	set_result(&f->feat[ENAV_FEAT_PERF_DYN_HASH], probe_perf_dynamic_hash(), control,
 		   "perf_event program uses a hash map allocated on use (Linux 6.1+)");
