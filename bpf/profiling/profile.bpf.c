@@ -481,20 +481,22 @@ int enav_futex_exit(struct syscall_exit_ctx *ctx)
 	return futex_exit(ctx);
 }
 
+/* futex_waitv(2), the first futex2 call (Linux 5.16+), and futex_wait(2)
+ * (6.7+): optional (the source's optional_prefix enav_futex2), attached only
+ * where they exist. */
 SEC("tracepoint/syscalls/sys_enter_futex_waitv")
-int enav_futex_waitv_enter(struct syscall_enter_ctx *ctx)
+int enav_futex2_waitv_enter(struct syscall_enter_ctx *ctx)
 {
 	futex_begin(ctx);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_futex_waitv")
-int enav_futex_waitv_exit(struct syscall_exit_ctx *ctx)
+int enav_futex2_waitv_exit(struct syscall_exit_ctx *ctx)
 {
 	return futex_exit(ctx);
 }
 
-/* futex_wait(2) (futex2, Linux 6.7+): optional, attached only where it exists. */
 SEC("tracepoint/syscalls/sys_enter_futex_wait")
 int enav_futex2_wait_enter(struct syscall_enter_ctx *ctx)
 {

@@ -605,7 +605,8 @@ static int profile_start(struct enav_host *a, void **state, char *err, size_t er
 				"profiling.offcpu.enabled", cfg->profiling.offcpu);
 	enav_bpf_source_feature(&src->bpf, "futex", "enav_futex", NULL, "profiling.futex.enabled",
 				cfg->profiling.futex && enav_tracefs_ensure());
-	/* futex_wait(2) arrived in Linux 6.7: its hook is optional. */
+	/* futex_waitv(2) arrived in Linux 5.16, futex_wait(2) in 6.7: their
+	 * hooks are optional. */
 	src->bpf.optional_prefix = "enav_futex2";
 	rc = enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
 	if (rc || enav_host_load_only(a))
