@@ -98,6 +98,10 @@ $(BUILD)/bpf/%_perf.bpf.o: %.bpf.c $(BPF_HDRS) include/enav/abi.h $(BUILD)/bpf/v
 	$(Q)$(BPF_CC) $(BPF_CFLAGS) -DENAV_TRANSPORT_PERF -c $< -o $@.tmp
 	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
 
+# profile_bounded.bpf.c is profile.bpf.c for kernels without bpf_loop.
+$(BUILD)/bpf/profile_bounded_ringbuf.bpf.o $(BUILD)/bpf/profile_bounded_perf.bpf.o: \
+	bpf/profiling/profile.bpf.c
+
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) > $@

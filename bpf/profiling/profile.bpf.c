@@ -17,6 +17,7 @@
  * a name: comm travels only in the new-process notification event.
  */
 #include "enav_common.bpf.h"
+#include "enav_task.bpf.h"
 
 /* errno values map updates return (vmlinux.h has no errno.h). */
 #define EEXIST 17
@@ -30,6 +31,10 @@ const volatile __u32 enav_futex_sample_every = 1;
 const volatile __u32 enav_stack_bytes = ENAV_PROFILE_MAX_DEPTH * 8;
 /* The agent's own process: its waits are not recorded (wait_admitted). */
 const volatile __u32 enav_self_tgid = 0;
+/* sched_switch passes prev_state (Linux 5.18+, probe row
+ * sched_switch_prev_state); before, it has three arguments and the state is
+ * read from the task.  The other branch is dead code the verifier skips. */
+const volatile bool enav_switch_state_arg = true;
 
 #define TASK_RUNNING_STATE 0
 /* futex(2) operations that wait (FUTEX_CMD_MASK strips PRIVATE and CLOCK_REALTIME). */
@@ -103,8 +108,7 @@ struct {
 /* Which exec of the process the current stack belongs to. */
 static __always_inline __u16 exec_gen(void)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	return (__u16)task->self_exec_id;
+	return (__u16)enav_current_self_exec_id();
 }
 
 struct {
@@ -182,10 +186,8 @@ static __always_inline __u64 store_stack(void *ctx, bool user, __u32 tgid, __u16
 static __always_inline void capture_stacks(void *ctx, bool want_kernel, __u32 tgid, __u16 gen,
 					   __u64 *ustack, __u64 *kstack)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-
 	*kstack = want_kernel ? store_stack(ctx, false, tgid, gen) : 0;
-	*ustack = task->mm ? store_stack(ctx, true, tgid, gen) : 0;
+	*ustack = enav_current_has_mm() ? store_stack(ctx, true, tgid, gen) : 0;
 }
 
 /* Announce a process image the first time one of its stacks is counted. */
@@ -282,8 +284,7 @@ static __always_inline bool sampled(__u32 every)
  * signal pay for profiling its own delivery (CPU samples of the agent stay). */
 static __always_inline bool wait_admitted(struct wait_start *w, __u32 every)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	if (!task->mm)
+	if (!enav_current_has_mm())
 		return false; /* kernel threads have no workload stack */
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	if (tgid == enav_self_tgid) {
@@ -378,20 +379,37 @@ static __always_inline int handle_switch(void *ctx, bool preempt, __u32 prev_tid
 	return 0;
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(enav_offcpu_switch_btf, bool preempt, struct task_struct *prev,
-	     struct task_struct *next, unsigned int prev_state)
+/* The blocking task's state when sched_switch has no prev_state argument:
+ * task_struct's state field, named __state since 5.14. */
+static __always_inline unsigned int task_state(struct task_struct *t)
 {
-	return handle_switch(ctx, preempt, prev->pid, next->pid, prev_state);
+	struct task_struct___pre514 {
+		long state;
+	} __attribute__((preserve_access_index)) *old = (void *)t;
+
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return (unsigned int)BPF_CORE_READ(old, state);
+}
+
+SEC("tp_btf/sched_switch")
+int enav_offcpu_switch_btf(u64 *ctx)
+{
+	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
+	unsigned int state = enav_switch_state_arg ? (unsigned int)ctx[3] : task_state(prev);
+
+	return handle_switch(ctx, (bool)ctx[0], prev->pid, next->pid, state);
 }
 
 SEC("raw_tp/sched_switch")
-int BPF_PROG(enav_offcpu_switch_raw, bool preempt, struct task_struct *prev,
-	     struct task_struct *next, unsigned int prev_state)
+int enav_offcpu_switch_raw(u64 *ctx)
 {
+	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
+	unsigned int state = enav_switch_state_arg ? (unsigned int)ctx[3] : task_state(prev);
+
 	/* Untyped pointers: read through CO-RE instead of direct loads. */
-	return handle_switch(ctx, preempt, BPF_CORE_READ(prev, pid), BPF_CORE_READ(next, pid),
-			     prev_state);
+	return handle_switch(ctx, (bool)ctx[0], BPF_CORE_READ(prev, pid), BPF_CORE_READ(next, pid),
+			     state);
 }
 
 /* ---- futex ---------------------------------------------------------------- */
@@ -463,20 +481,22 @@ int enav_futex_exit(struct syscall_exit_ctx *ctx)
 	return futex_exit(ctx);
 }
 
+/* futex_waitv(2), the first futex2 call (Linux 5.16+), and futex_wait(2)
+ * (6.7+): optional (the source's optional_prefix enav_futex2), attached only
+ * where they exist. */
 SEC("tracepoint/syscalls/sys_enter_futex_waitv")
-int enav_futex_waitv_enter(struct syscall_enter_ctx *ctx)
+int enav_futex2_waitv_enter(struct syscall_enter_ctx *ctx)
 {
 	futex_begin(ctx);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_futex_waitv")
-int enav_futex_waitv_exit(struct syscall_exit_ctx *ctx)
+int enav_futex2_waitv_exit(struct syscall_exit_ctx *ctx)
 {
 	return futex_exit(ctx);
 }
 
-/* futex_wait(2) (futex2, Linux 6.7+): optional, attached only where it exists. */
 SEC("tracepoint/syscalls/sys_enter_futex_wait")
 int enav_futex2_wait_enter(struct syscall_enter_ctx *ctx)
 {

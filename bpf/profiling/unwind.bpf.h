@@ -21,6 +21,35 @@
  * unwinder (feature "unwind_eh_frame"): stacks are then frame-pointer walks. */
 const volatile bool enav_unwind_enabled = false;
 
+#include "enav_task.bpf.h"
+
+/*
+ * Where the kernel has bpf_loop (Linux 5.17+) the verifier checks each
+ * callback once, whatever the count.  profile_bounded.bpf.c builds this file
+ * for older kernels with plain bounded loops instead, which the verifier
+ * walks through every iteration: the walk is then shorter
+ * (ENAV_UNWIND_BOUNDED_STEPS) to stay within its budget, and deeper stacks
+ * end with the unwind_depth_limit count.
+ */
+#ifdef ENAV_UNWIND_BOUNDED
+#define ENAV_UNWIND_STEPS ENAV_UNWIND_BOUNDED_STEPS
+/* A function of its own: inlined, the compiler lays the walk's loop out so
+ * that its back-edge is a plain fall-through, which 5.10 refuses. */
+#define ENAV_UNWIND_STEP_ATTR static __noinline
+#define enav_unwind_loop(n, fn, ctx)                                                               \
+	do {                                                                                       \
+		__u32 enav_i = 0;                                                                  \
+		do {                                                                               \
+			if (fn(enav_i, ctx))                                                       \
+				break;                                                             \
+		} while (++enav_i < (n));                                                          \
+	} while (0)
+#else
+#define ENAV_UNWIND_STEPS	     ENAV_PROFILE_MAX_DEPTH
+#define ENAV_UNWIND_STEP_ATTR	     static
+#define enav_unwind_loop(n, fn, ctx) bpf_loop(n, fn, ctx, 0)
+#endif
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE); /* user space writes rows in place */
@@ -66,6 +95,9 @@ struct enav_unwind_walk {
 	struct enav_unwind_regs *r;
 };
 
+#ifdef ENAV_UNWIND_BOUNDED
+#include "unwind_bounded.bpf.h"
+#else
 /*
  * The verifier must be able to prune these loops: the mapping search is a
  * linear scan (its index is the only value used as an offset), and the row
@@ -147,8 +179,9 @@ static __always_inline bool unwind_row(struct enav_unwind_regs *r,
 	*out = *e;
 	return true;
 }
+#endif
 
-static long unwind_step(__u32 i, void *arg)
+ENAV_UNWIND_STEP_ATTR long unwind_step(__u32 i, void *arg)
 {
 	struct enav_unwind_walk *u = arg;
 	struct enav_unwind_regs *r = u->r;
@@ -241,9 +274,8 @@ static __always_inline int unwind_user(struct enav_profile_stack *st, __u32 max,
 {
 	if (!enav_unwind_enabled)
 		return -1;
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	if (!regs)
+	struct enav_user_regs regs;
+	if (!enav_current_user_regs(&regs))
 		return -1;
 	__u64 key = (__u64)gen << 32 | tgid;
 	struct enav_unwind_proc *p = bpf_map_lookup_elem(&enav_unwind_procs, &key);
@@ -258,9 +290,9 @@ static __always_inline int unwind_user(struct enav_profile_stack *st, __u32 max,
 	struct enav_unwind_regs *r = bpf_map_lookup_elem(&enav_unwind_scratch, &zero);
 	if (!r)
 		return -1;
-	*r = (struct enav_unwind_regs){.ip = regs->ip, .sp = regs->sp, .bp = regs->bp, .max = max};
+	*r = (struct enav_unwind_regs){.ip = regs.ip, .sp = regs.sp, .bp = regs.bp, .max = max};
 	struct enav_unwind_walk u = {.proc = p, .st = st, .r = r};
-	bpf_loop(ENAV_PROFILE_MAX_DEPTH, unwind_step, &u, 0);
+	enav_unwind_loop(ENAV_UNWIND_STEPS, unwind_step, &u);
 	prof_count(r->end ? r->end : ENAV_PC_UNWIND_DEPTH);
 	if (r->end == ENAV_PC_UNWIND_NOT_EXEC && !(p->flags & ENAV_UNWIND_PROC_STALE)) {
 		/* Once per list: the announcement (announce_task, right after

@@ -12,6 +12,7 @@
 #include "enav_common.bpf.h"
 #include "enav_fd.bpf.h"
 #include "enav_path.bpf.h"
+#include "enav_task.bpf.h"
 
 /* The agent's own process: its calls are not reports. */
 const volatile __u32 enav_self_tgid = 0;
@@ -112,9 +113,13 @@ int enav_guard_bpf_exit(struct trace_event_raw_sys_exit *ctx)
 	__u32 tgid = pid_tgid >> 32;
 	if (tgid == enav_self_tgid)
 		return 0;
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	__u32 cmd = PT_REGS_PARM1_CORE(regs);
-	const void *uattr = (const void *)PT_REGS_PARM2_CORE(regs);
+	/* Before Linux 5.15 (no bpf_task_pt_regs) they are read from the top
+	 * of the task's kernel stack (enav_task.bpf.h). */
+	struct enav_user_regs regs;
+	if (!enav_current_user_regs(&regs))
+		return 0;
+	__u32 cmd = regs.di;
+	const void *uattr = (const void *)regs.si;
 	__u64 object = call_object(tgid, cmd, uattr);
 	if (!object)
 		return 0;

@@ -94,6 +94,7 @@ static void probe_tracing(struct enav_features *f, struct btf *vmlinux)
 		set_result(&f->feat[ENAV_FEAT_TP_BTF], ENOENT, control, "vmlinux BTF");
 		set_result(&f->feat[ENAV_FEAT_FENTRY], ENOENT, control, "vmlinux BTF");
 		set_result(&f->feat[ENAV_FEAT_SOCK_TP], ENOENT, control, "vmlinux BTF");
+		set_result(&f->feat[ENAV_FEAT_SWITCH_STATE], ENOENT, true, "vmlinux BTF");
 		return;
 	}
 
@@ -126,6 +127,17 @@ static void probe_tracing(struct enav_features *f, struct btf *vmlinux)
 	set_result(&f->feat[ENAV_FEAT_SOCK_TP], sock_tp ? 0 : ENOENT, tracing_control,
 		   sock_tp ? "sock_send_length and sock_recv_length in vmlinux BTF"
 			   : "no sock_send_length/sock_recv_length in vmlinux BTF (Linux 6.3+)");
+
+	/* sched_switch's fourth argument, prev_state (Linux 5.18+): its BTF
+	 * typedef's prototype has five parameters (the first is the context).
+	 * Before it the off-CPU hook reads the state from the task. */
+	id = btf__find_by_name_kind(vmlinux, "btf_trace_sched_switch", BTF_KIND_TYPEDEF);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(vmlinux, id);
+	while (t && (btf_is_typedef(t) || btf_is_ptr(t)))
+		t = btf__type_by_id(vmlinux, t->type);
+	bool switch_state = t && btf_is_func_proto(t) && btf_vlen(t) >= 5;
+	set_result(&f->feat[ENAV_FEAT_SWITCH_STATE], switch_state ? 0 : ENOENT, true,
+		   "prev_state argument of sched_switch in vmlinux BTF (Linux 5.18+)");
 
 	/* fentry on a function every kernel has; the syscall byte path would use fexit. */
 	id = btf__find_by_name_kind(vmlinux, "vfs_read", BTF_KIND_FUNC);
@@ -194,6 +206,29 @@ static long self_exec_offset(char *path, size_t pathlen)
 	}
 	close(fd);
 	return off;
+}
+
+/* A perf_event program that refers to a hash map allocated on use: before
+ * Linux 6.1 such programs may only use preallocated hash maps. */
+static int probe_perf_dynamic_hash(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_NO_PREALLOC);
+	int map = bpf_map_create(BPF_MAP_TYPE_HASH, "enav_probe", 4, 4, 1, &mo);
+	if (map < 0)
+		return errno;
+	/* r1 = the map (ld_imm64 of its fd); r0 = 0; exit */
+	const struct bpf_insn prog[] = {
+	    {.code = 0x18, .dst_reg = 1, .src_reg = BPF_PSEUDO_MAP_FD, .imm = map},
+	    {.code = 0},
+	    {.code = 0xb7, .dst_reg = 0, .imm = 0},
+	    {.code = 0x95},
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_PERF_EVENT, "enav_probe", "GPL", prog, 4, NULL);
+	int err = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	close(map);
+	return err;
 }
 
 static void probe_perf_events(struct enav_features *f)
@@ -350,6 +385,20 @@ void enav_features_probe(struct enav_features *f)
 
 	probe_tracing(f, vmlinux);
 	probe_perf_events(f);
+	/* Without it the profiler loads its bounded-loop unwinder
+	 * (bpf/profiling/profile_bounded.bpf.c). */
+	err = libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL);
+	int loop_err = err > 0 ? 0 : err == 0 ? EINVAL : -err;
+	set_result(&f->feat[ENAV_FEAT_BPF_LOOP], loop_err, control,
+		   "perf_event program calls bpf_loop (Linux 5.17+)");
+	if (loop_err == EINVAL)
+		snprintf(f->feat[ENAV_FEAT_BPF_LOOP].detail,
+			 sizeof(f->feat[ENAV_FEAT_BPF_LOOP].detail),
+			 "no bpf_loop helper (Linux 5.17+): the profiler's unwinder is the bounded "
+			 "one, at most 64 frames deep"); /* ENAV_UNWIND_BOUNDED_STEPS */
+	/* Without it the unwinder's process map is preallocated. */
+	set_result(&f->feat[ENAV_FEAT_PERF_DYN_HASH], probe_perf_dynamic_hash(), control,
+		   "perf_event program uses a hash map allocated on use (Linux 6.1+)");
 	probe_cgroups(f);
 	probe_caps(f);
 	btf__free(vmlinux);
@@ -527,6 +576,9 @@ const char *enav_feature_name(enum enav_feature feat)
 	    [ENAV_FEAT_PERF_SAMPLING] = "perf_event_sampling",
 	    [ENAV_FEAT_TRACEFS] = "tracefs",
 	    [ENAV_FEAT_SOCK_TP] = "socket_tracepoints",
+	    [ENAV_FEAT_BPF_LOOP] = "bpf_loop",
+	    [ENAV_FEAT_PERF_DYN_HASH] = "perf_event_dynamic_hash",
+	    [ENAV_FEAT_SWITCH_STATE] = "sched_switch_prev_state",
 	};
 	return feat < ENAV_FEAT__COUNT ? names[feat] : "unknown";
 }

@@ -51,7 +51,11 @@ enum enav_feature {
 	ENAV_FEAT_UPROBE,
 	ENAV_FEAT_PERF_SAMPLING,
 	ENAV_FEAT_TRACEFS,
-	ENAV_FEAT_SOCK_TP, /* sock:sock_send_length/sock_recv_length as BTF tracepoints (6.3+) */
+	ENAV_FEAT_SOCK_TP,  /* sock:sock_send_length/sock_recv_length as BTF tracepoints (6.3+) */
+	ENAV_FEAT_BPF_LOOP, /* the bpf_loop helper (5.17+): the profiler's unwinder variant */
+	ENAV_FEAT_PERF_DYN_HASH, /* perf_event programs may use hash maps not preallocated (6.1+) */
+	ENAV_FEAT_SWITCH_STATE, /* sched_switch passes prev_state (5.18+): the off-CPU hook reads it
+				 */
 	ENAV_FEAT__COUNT,
 };
 

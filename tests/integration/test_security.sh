@@ -275,6 +275,21 @@ case_secret_file_read() {
 		"sources:" "  file_open:" "    enabled: true" "    watch_paths: [\"$WORK/secrets/*\"]" \
 		"    rescan_interval_ms: 500" \
 		"security:" "  secret_file_readers: [\"/usr/bin/head\"]"
+	# The source walks the fd table with the bpf_rdonly_cast kfunc (Linux
+	# 6.2): a kernel without it (Debian 11's 5.10) refuses the source, which
+	# the file asked for, so the start fails and names the kfunc
+	# (docs/boundaries.md).
+	command -v bpftool >/dev/null || { fail "bpftool missing"; return 1; }
+	if ! bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep "FUNC 'bpf_rdonly_cast'" >/dev/null; then
+		local rc=0
+		timeout "$((${ENAV_READY_WAIT_S:-10} * 2 + 60))" "$ENAV" run --config "$WORK/cfg.yaml" \
+			>"$WORK/stdout" 2>"$WORK/stderr" || rc=$?
+		[ $rc -ne 0 ] && [ $rc -ne 124 ] || { fail "enav run: exit $rc, want a refusal to start"; return 1; }
+		grep -q '^enav: file_open: this kernel lacks the bpf_rdonly_cast kfunc (Linux 6.2) the watched-file hook needs; set sources.file_open.enabled: false$' "$WORK/stderr" ||
+			{ fail "refusal: $(grep '^enav:' "$WORK/stderr")"; return 1; }
+		echo "    file_open refused by name: $(grep '^enav: file_open:' "$WORK/stderr")"
+		return 0
+	fi
 	start_agent "$WORK/cfg.yaml" || return 1
 	expect_eq "open hooks" "$(metric enav_file_open_hooks)" 3 || return 1
 	expect_eq "watched files" "$(metric enav_file_open_watched_files)" 1 || return 1

@@ -381,6 +381,15 @@ case_go_stripped() {
 	go_profile hotloop_stripped
 }
 
+# The bounded-loop unwinder, what a kernel without bpf_loop (before 5.17)
+# loads, forced on this one (ENAV_TEST_UNWIND_BOUNDED): the same chain down
+# to main without frame pointers, and the profiler says which variant ran.
+case_nofp_bounded() {
+	ENAV_TEST_UNWIND_BOUNDED=1 case_nofp || return 1
+	grep -q 'user stacks by .eh_frame and frame pointers (bounded loops: no bpf_loop)' "$WORK/nofp.err" ||
+		{ fail "the bounded unwinder did not run: $(grep 'profiling:' "$WORK/nofp.err")"; return 1; }
+}
+
 # ucase NAME FUNCTION: run_case, then stop what the case started.
 ucase() {
 	run_case "unwind: $1" "$2"
@@ -393,6 +402,7 @@ ucase "nginx worker reaches main; unnamed frames keep build id and offset" case_
 ucase "postgres backend under pgbench -S reaches main" case_postgres
 ucase "python3.11 native frames down to main, _PyEval_EvalFrameDefault" case_python
 ucase "-fomit-frame-pointer hot_fn <- middle_fn <- outer_fn <- main" case_nofp
+ucase "-fomit-frame-pointer chain by the bounded-loop unwinder (no bpf_loop)" case_nofp_bounded
 ucase "frame pointers through libc's qsort (CPU)" case_mixed
 ucase "frame pointers through libc's qsort (off-CPU)" case_mixed_offcpu
 ucase "frame pointers through libc's qsort (futex)" case_mixed_futex

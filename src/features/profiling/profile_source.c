@@ -27,6 +27,8 @@
 #include "platform/clock.h"
 #include "platform/log.h"
 #include "features/profiling/profile_store.h"
+#include "profile_bounded_perf.skel.h"
+#include "profile_bounded_ringbuf.skel.h"
 #include "profile_perf.skel.h"
 #include "profile_ringbuf.skel.h"
 #include "features/profiling/profile_spool.h"
@@ -38,6 +40,9 @@
 
 ENAV_SKEL_OPS(profile_ringbuf);
 ENAV_SKEL_OPS(profile_perf);
+/* The same programs for kernels without bpf_loop (bpf/profiling/profile_bounded.bpf.c). */
+ENAV_SKEL_OPS(profile_bounded_ringbuf);
+ENAV_SKEL_OPS(profile_bounded_perf);
 
 #define TASK_RING 1024
 /* How often the unwinder re-reads the mappings of the processes it knows:
@@ -73,6 +78,7 @@ struct profile_source {
 	 * after each load, so a scrape never waits for a tenant's file.
 	 * unwind_refused when the kernel refused the code. */
 	bool unwind_refused;
+	bool bounded; /* the bounded-loop unwinder: no bpf_loop here */
 	struct enav_unwind_tables *unwind;
 	struct enav_unwind_stats unwind_stats; /* under lock */
 	void *unwind_rows;
@@ -427,7 +433,6 @@ static void configure(void *ctx)
 {
 	struct profile_source *src = ctx;
 	const struct enav_config *cfg = enav_host_config(src->agent);
-	bool ringbuf = enav_host_decisions(src->agent)->transport == ENAV_TRANSPORT_RINGBUF;
 	struct bpf_object *obj = src->bpf.obj;
 	struct bpf_map *stacks = bpf_object__find_map_by_name(obj, "enav_prof_stacks");
 	bpf_map__set_max_entries(stacks, cfg->profiling.stack_map_entries);
@@ -445,6 +450,12 @@ static void configure(void *ctx)
 				 unwind ? cfg->profiling.unwind_max_rows : 1);
 	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_unwind_procs"),
 				 unwind ? cfg->profiling.unwind_max_processes : 1);
+	/* Before Linux 6.1 a perf_event program may only use preallocated
+	 * hash maps: there the processes' entries are allocated up front. */
+	if (enav_host_features(src->agent)->feat[ENAV_FEAT_PERF_DYN_HASH].status != ENAV_PROBE_YES)
+		bpf_map__set_map_flags(bpf_object__find_map_by_name(obj, "enav_unwind_procs"), 0);
+	bool switch_state =
+	    enav_host_features(src->agent)->feat[ENAV_FEAT_SWITCH_STATE].status == ENAV_PROBE_YES;
 #define SET_RODATA(K)                                                                              \
 	do {                                                                                       \
 		K->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;                           \
@@ -455,12 +466,20 @@ static void configure(void *ctx)
 		K->rodata->enav_stack_bytes = cfg->profiling.max_stack_depth * 8;                  \
 		K->rodata->enav_unwind_enabled = unwind;                                           \
 		K->rodata->enav_self_tgid = enav_host_self_pid(src->agent);                        \
+		K->rodata->enav_switch_state_arg = switch_state;                                   \
 	} while (0)
-	if (ringbuf) {
+	/* The four skeletons share one .rodata layout; each is named for its own. */
+	if (src->bpf.ops == &profile_ringbuf_ops) {
 		struct profile_ringbuf *k = src->bpf.skel;
 		SET_RODATA(k);
-	} else {
+	} else if (src->bpf.ops == &profile_perf_ops) {
 		struct profile_perf *k = src->bpf.skel;
+		SET_RODATA(k);
+	} else if (src->bpf.ops == &profile_bounded_ringbuf_ops) {
+		struct profile_bounded_ringbuf *k = src->bpf.skel;
+		SET_RODATA(k);
+	} else {
+		struct profile_bounded_perf *k = src->bpf.skel;
 		SET_RODATA(k);
 	}
 #undef SET_RODATA
@@ -560,8 +579,18 @@ static int profile_start(struct enav_host *a, void **state, char *err, size_t er
 		return rc;
 	}
 	src->bpf.event_types = 1u << ENAV_EVENT_PROFILE_TASK;
-	rc = enav_bpf_source_open(&src->bpf, a, "profiling", &profile_ringbuf_ops,
-				  &profile_perf_ops, err, errlen);
+	/* bpf_loop (Linux 5.17+) verifies the unwinder's steps once; without
+	 * it the bounded variant walks fewer frames (probe row bpf_loop). */
+	src->bounded = enav_host_features(a)->feat[ENAV_FEAT_BPF_LOOP].status != ENAV_PROBE_YES;
+	/* Tests run the bounded unwinder on a kernel that has bpf_loop too
+	 * (test_unwind.sh's case_bounded). */
+	const char *force = getenv("ENAV_TEST_UNWIND_BOUNDED");
+	if (force && strcmp(force, "1") == 0)
+		src->bounded = true;
+	rc = enav_bpf_source_open(
+	    &src->bpf, a, "profiling",
+	    src->bounded ? &profile_bounded_ringbuf_ops : &profile_ringbuf_ops,
+	    src->bounded ? &profile_bounded_perf_ops : &profile_perf_ops, err, errlen);
 	if (rc)
 		return rc;
 	src->bpf.configure = configure;
@@ -576,7 +605,8 @@ static int profile_start(struct enav_host *a, void **state, char *err, size_t er
 				"profiling.offcpu.enabled", cfg->profiling.offcpu);
 	enav_bpf_source_feature(&src->bpf, "futex", "enav_futex", NULL, "profiling.futex.enabled",
 				cfg->profiling.futex && enav_tracefs_ensure());
-	/* futex_wait(2) arrived in Linux 6.7: its hook is optional. */
+	/* futex_waitv(2) arrived in Linux 5.16, futex_wait(2) in 6.7: their
+	 * hooks are optional. */
 	src->bpf.optional_prefix = "enav_futex2";
 	rc = enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
 	if (rc || enav_host_load_only(a))
@@ -640,10 +670,11 @@ static int profile_start(struct enav_host *a, void **state, char *err, size_t er
 		}
 		src->unwind_thread_started = true;
 	}
-	enav_info("profiling: %s at %u Hz on %d CPUs, off-CPU %s, futex %s, user stacks by %s",
+	enav_info("profiling: %s at %u Hz on %d CPUs, off-CPU %s, futex %s, user stacks by %s%s",
 		  src->event_name, cfg->profiling.frequency_hz, src->n_perf,
 		  src->offcpu ? "on" : "off", src->futex ? "on" : "off",
-		  src->unwind ? ".eh_frame and frame pointers" : "frame pointers only");
+		  src->unwind ? ".eh_frame and frame pointers" : "frame pointers only",
+		  src->unwind && src->bounded ? " (bounded loops: no bpf_loop)" : "");
 	return 0;
 }
 
