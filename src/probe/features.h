@@ -52,6 +52,10 @@ enum enav_feature {
 	ENAV_FEAT_PERF_SAMPLING,
 	ENAV_FEAT_TRACEFS,
 	ENAV_FEAT_SOCK_TP, /* sock:sock_send_length/sock_recv_length as BTF tracepoints (6.3+) */
+	/* bpf_get_func_ret (5.17), bpf_task_pt_regs (5.15) and
+	 * bpf_get_current_task_btf (5.11): without them the fexit payload
+	 * programs are the compat set (bpf/network/net_payload.bpf.h) */
+	ENAV_FEAT_FUNC_ARG_HELPERS,
 	ENAV_FEAT__COUNT,
 };
 
@@ -82,7 +86,10 @@ struct enav_decisions {
 	char hooks_reason[192];
 	enum enav_exec_hook exec_hook;
 	enum enav_payload_hook payload_hook;
-	char payload_hook_reason[192];
+	/* fexit without the helpers of ENAV_FEAT_FUNC_ARG_HELPERS: the
+	 * network source loads its enav_compat_ programs instead */
+	bool payload_compat;
+	char payload_hook_reason[256];
 };
 
 void enav_features_probe(struct enav_features *f);
