@@ -405,13 +405,14 @@ static void decide_payload_hook(const struct enav_features *f, struct enav_decis
 		d->payload_hook = ENAV_PAYLOAD_FEXIT;
 		d->payload_compat = f->feat[ENAV_FEAT_FUNC_ARG_HELPERS].status != ENAV_PROBE_YES;
 		snprintf(
-		    d->payload_hook_reason, sizeof(d->payload_hook_reason),
-		    "hooks fexit: fexit on tcp_sendmsg/tcp_recvmsg and udp(v6)_sendmsg/recvmsg%s",
+		    d->payload_hook_reason, sizeof(d->payload_hook_reason), "%s",
 		    d->payload_compat
-			? "; compat set (no func_arg_helpers): arguments from the typed context, "
-			  "syscall registers from the top of the task's kernel stack, static "
-			  "subprograms, TLS library probes without cookies, no Go TLS"
-			: "");
+			? "hooks fexit, compat set (no func_arg_helpers): fexit on tcp_/udp(v6)_ "
+			  "sendmsg/recvmsg with arguments from the typed context, syscall "
+			  "registers from the task's kernel stack, scalar-only global "
+			  "functions, TLS library probes without cookies, no Go TLS"
+			: "hooks fexit: fexit on tcp_sendmsg/tcp_recvmsg and "
+			  "udp(v6)_sendmsg/recvmsg");
 	} else if (d->exec_hook == ENAV_EXEC_HOOK_TP_BTF &&
 		   f->feat[ENAV_FEAT_SOCK_TP].status == ENAV_PROBE_YES) {
 		d->payload_hook = ENAV_PAYLOAD_SOCKET_TP;
