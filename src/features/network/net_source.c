@@ -471,10 +471,22 @@ static int net_start(struct enav_host *a, void **state, char *err, size_t errlen
 		/* Go's probes carry the binary and the call in their cookie, and
 		 * nothing else in a uprobe's context says which binary it is. */
 		*skip++ = "enav_go_tls_";
-		if (src->tls_wanted)
+		if (src->tls_wanted && tls_library_wanted(cfg, "go")) {
+			static const char why[] =
+			    "Go TLS probes need bpf_get_attach_cookie (Linux 5.15+)";
 			enav_feature_record("network", "go_tls", ENAV_FEATURE_HOOK_MISSING, NULL,
-					    "Go TLS probes need bpf_get_attach_cookie "
-					    "(Linux 5.15+)");
+					    why);
+			/* Asked for in the file: never off quietly (as a refusal). */
+			if (enav_config_explicitly_on(cfg, "sources.network.tls.enabled")) {
+				snprintf(err, errlen,
+					 "network feature go_tls: %s (sources.network.tls.enabled "
+					 "is set in the configuration; sources.network.tls."
+					 "libraries without go leaves Go out)",
+					 why);
+				return -ENOTSUP;
+			}
+			enav_warn("network: feature go_tls is off: %s", why);
+		}
 	} else {
 		*skip++ = "enav_tls_compat_";
 		enav_bpf_source_feature(&src->bpf, "go_tls", "enav_go_tls_", NULL,
