@@ -668,6 +668,8 @@ EOF
 			"hooks (auto)|.auto.hooks" \
 			"why|.auto.hooks_reason" \
 			"exec hook|.auto.exec_hook" \
+			"payload hook|.auto.payload_hook + \": \" + .auto.payload_hook_reason" \
+			"func_arg_helpers|.capabilities.func_arg_helpers.status + \": \" + .capabilities.func_arg_helpers.detail" \
 			"fentry/fexit|.capabilities.fentry_fexit.status + \": \" + .capabilities.fentry_fexit.detail" \
 			"kprobe|.capabilities.kprobe.status + \": \" + .capabilities.kprobe.detail" \
 			"tp_btf|.capabilities.btf_tracepoint.status" \

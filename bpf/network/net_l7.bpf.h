@@ -52,10 +52,27 @@ static __always_inline bool load_segments(struct l7_scratch *sc, struct pending 
 	return sc->n_seg > 0;
 }
 
+/*
+ * Three helpers below are global functions: the verifier checks each once,
+ * on its own, instead of at every call site along every path.  Linux 5.10's
+ * verifier refuses a global function with a pointer argument ("Arg#0 type
+ * PTR ... is not supported yet"), and a static one is checked in each
+ * caller's context, where the frame walk alone passes the million
+ * instructions.  So each has a compat twin, global too, that takes only
+ * scalars and finds the per-CPU scratch itself (the caller's: a program
+ * does not change CPU).  The caller's compat flag picks one at compile
+ * time, so a program built for such kernels (the _compat programs of
+ * net_payload.bpf.h and net_tls.bpf.h) carries only the twins.
+ */
+static __always_inline struct l7_scratch *l7_scratch_here(void)
+{
+	__u32 zero = 0;
+	return bpf_map_lookup_elem(&enav_l7_scratch, &zero);
+}
+
 /* Copy up to cap bytes from the start of the call's buffers into the scratch
- * payload; returns the bytes copied.  A global function, verified once on
- * its own rather than at both call sites along every path. */
-__noinline __u32 enav_copy_payload(struct l7_scratch *sc, __u64 ret, __u32 cap)
+ * payload; returns the bytes copied. */
+static __always_inline __u32 copy_payload_body(struct l7_scratch *sc, __u64 ret, __u32 cap)
 {
 	if (!sc)
 		return 0;
@@ -77,6 +94,21 @@ __noinline __u32 enav_copy_payload(struct l7_scratch *sc, __u64 ret, __u32 cap)
 		off += w;
 	}
 	return off < cap ? off : cap;
+}
+
+__noinline __u32 enav_copy_payload(struct l7_scratch *sc, __u64 ret, __u32 cap)
+{
+	return copy_payload_body(sc, ret, cap);
+}
+
+__noinline __u32 enav_copy_payload_compat(__u64 ret, __u32 cap)
+{
+	return copy_payload_body(l7_scratch_here(), ret, cap);
+}
+
+static __always_inline __u32 copy_payload(struct l7_scratch *sc, __u64 ret, __u32 cap, bool compat)
+{
+	return compat ? enav_copy_payload_compat(ret, cap) : enav_copy_payload(sc, ret, cap);
 }
 
 /* The segment holding logical offset pos (< 2^62), without a branch per
@@ -122,23 +154,15 @@ static __always_inline int read_at(struct l7_scratch *sc, __u64 pos, __u32 n)
 	return bpf_probe_read_user(sc->hdr + first, rest, (void *)sc->base[next]) ? -1 : 0;
 }
 
-struct h2_walk {
-	__u64 pos, ret;
-	__u64 need; /* bytes to capture: through the last non-DATA frame's payload */
-	__u32 nm;
-	__u8 lost, part_len;
-	__u8 last_type; /* the frame the call ends in */
-	__u8 pad;
-};
-
 #define H2_DATA 0
 
 /*
- * The frame walk proper, as a global function: the verifier checks it once
- * on its own, with generic arguments, instead of once per path of the
- * program that calls it.  Marks land in sc->marks[0..nm).
+ * The frame walk proper, as a global function (and its compat twin): the
+ * verifier checks it once on its own, with generic arguments, instead of
+ * once per path of the program that calls it.  Marks land in
+ * sc->marks[0..nm).
  */
-__noinline int enav_h2_walk(struct l7_scratch *sc, struct h2_walk *w)
+static __always_inline int h2_walk_body(struct l7_scratch *sc, struct h2_walk *w)
 {
 	if (!sc || !w)
 		return 0;
@@ -189,6 +213,20 @@ __noinline int enav_h2_walk(struct l7_scratch *sc, struct h2_walk *w)
 	return 0;
 }
 
+__noinline int enav_h2_walk(struct l7_scratch *sc, struct h2_walk *w)
+{
+	return h2_walk_body(sc, w);
+}
+
+/* The walk's state in the scratch (sc->walk): no pointer argument. */
+__noinline int enav_h2_walk_compat(void)
+{
+	struct l7_scratch *sc = l7_scratch_here();
+	if (!sc)
+		return 0;
+	return h2_walk_body(sc, &sc->walk);
+}
+
 /*
  * HTTP/2: walk the frame headers through the whole call (the captured
  * prefix is often only part of it) and append a mark for every header not
@@ -196,7 +234,7 @@ __noinline int enav_h2_walk(struct l7_scratch *sc, struct h2_walk *w)
  * what it did not see.  The walk's position carries over to the next call.
  */
 static __always_inline __u16 h2_walk(struct l7_scratch *sc, struct l7_stream *c, __u64 ret, int dir,
-				     __u64 *need, __u8 *flags)
+				     __u64 *need, __u8 *flags, bool compat)
 {
 	if (dir < 0 || dir > 1)
 		return 0;
@@ -227,7 +265,13 @@ static __always_inline __u16 h2_walk(struct l7_scratch *sc, struct l7_stream *c,
 	/* A frame continuing from the previous call: its payload counts too. */
 	__u64 first_need = c->h2_cur_type[dir] == H2_DATA ? 0 : pos;
 	struct h2_walk w = {.pos = pos, .ret = ret, .need = first_need};
-	enav_h2_walk(sc, &w);
+	if (compat) {
+		sc->walk = w;
+		enav_h2_walk_compat();
+		w = sc->walk;
+	} else {
+		enav_h2_walk(sc, &w);
+	}
 	pos = w.pos;
 	*need = w.need;
 	if (w.nm)
@@ -253,18 +297,36 @@ static __always_inline __u16 h2_walk(struct l7_scratch *sc, struct l7_stream *c,
 }
 
 /*
- * The classifier (include/enav/l7_classify.h) as a global function: the
- * verifier checks it once on its own instead of at each of its three call
- * sites along every path of the program that calls it.  n is clamped here:
- * the classifier reads at most ENAV_L7_HEAD bytes of the payload.
+ * The classifier (include/enav/l7_classify.h) as a global function (and its
+ * compat twin): the verifier checks it once on its own instead of at each
+ * of its three call sites along every path of the program that calls it.
+ * n is clamped here: the classifier reads at most ENAV_L7_HEAD bytes.
  */
-__noinline int enav_l7_classify_head(struct l7_scratch *sc, __u32 n, __u32 len, int request)
+static __always_inline int classify_head_body(struct l7_scratch *sc, __u32 n, __u32 len,
+					      int request)
 {
 	if (!sc)
 		return ENAV_L7_CLASS_NONE;
 	if (n > ENAV_L7_HEAD)
 		n = ENAV_L7_HEAD;
 	return enav_l7_classify(sc->e.payload, n, len, request != 0, enav_l7_protocols);
+}
+
+__noinline int enav_l7_classify_head(struct l7_scratch *sc, __u32 n, __u32 len, int request)
+{
+	return classify_head_body(sc, n, len, request);
+}
+
+__noinline int enav_l7_classify_head_compat(__u32 n, __u32 len, int request)
+{
+	return classify_head_body(l7_scratch_here(), n, len, request);
+}
+
+static __always_inline int classify_head(struct l7_scratch *sc, __u32 n, __u32 len, int request,
+					 bool compat)
+{
+	return compat ? enav_l7_classify_head_compat(n, len, request)
+		      : enav_l7_classify_head(sc, n, len, request);
 }
 
 /* One call's bytes, as l7_emit needs them described. */
@@ -312,7 +374,7 @@ static __always_inline void l7_submit(void *ctx, struct l7_scratch *sc, void *e,
  */
 static __always_inline void l7_emit_as(void *ctx, struct l7_scratch *sc, struct sock *sk,
 				       struct l7_stream *st, struct conn *c, struct l7_call *call,
-				       bool btf)
+				       bool btf, bool compat)
 {
 	__u32 cap = enav_l7_capture;
 	if (cap > ENAV_L7_PAYLOAD_MAX)
@@ -323,18 +385,18 @@ static __always_inline void l7_emit_as(void *ctx, struct l7_scratch *sc, struct 
 	if (st->l7 == ENAV_L7_CLASS_PENDING) {
 		if (nodata)
 			return;
-		__u32 n = enav_copy_payload(sc, ret, cap < ENAV_L7_HEAD ? cap : ENAV_L7_HEAD);
+		__u32 n = copy_payload(sc, ret, cap < ENAV_L7_HEAD ? cap : ENAV_L7_HEAD, compat);
 		__u8 verdict;
 		bool request = (call->role == ENAV_ROLE_CLIENT) == sent;
 		if (call->role == ENAV_ROLE_UNKNOWN) {
 			request = true;
-			verdict = enav_l7_classify_head(sc, n, ret, 1);
+			verdict = classify_head(sc, n, ret, 1, compat);
 			if (verdict == ENAV_L7_CLASS_NONE) {
 				request = false;
-				verdict = enav_l7_classify_head(sc, n, ret, 0);
+				verdict = classify_head(sc, n, ret, 0, compat);
 			}
 		} else {
-			verdict = enav_l7_classify_head(sc, n, ret, request);
+			verdict = classify_head(sc, n, ret, request, compat);
 		}
 		st->l7 = verdict;
 		if (verdict == ENAV_L7_CLASS_NONE)
@@ -351,7 +413,7 @@ static __always_inline void l7_emit_as(void *ctx, struct l7_scratch *sc, struct 
 		/* Walk first: the capture extends over every header block and
 		 * control frame (up to the HTTP/2 cap), never into DATA. */
 		__u64 need = 0;
-		marks = h2_walk(sc, st, ret, dir, &need, &flags);
+		marks = h2_walk(sc, st, ret, dir, &need, &flags, compat);
 		flags |= ENAV_L7_MARK_BLOCK;
 		__u32 h2cap = enav_l7_h2_capture;
 		if (h2cap > ENAV_L7_PAYLOAD_MAX)
@@ -359,7 +421,7 @@ static __always_inline void l7_emit_as(void *ctx, struct l7_scratch *sc, struct 
 		if (need > cap)
 			cap = need < h2cap ? need : h2cap;
 	}
-	__u32 n = nodata ? 0 : enav_copy_payload(sc, ret, cap);
+	__u32 n = nodata ? 0 : copy_payload(sc, ret, cap, compat);
 	enav_fill_header(&e->hdr, ENAV_EVENT_L7_DATA, call->cgroup_id);
 	e->sock_id = (__u64)sk;
 	e->len = ret;
@@ -386,7 +448,7 @@ static __always_inline void l7_emit_as(void *ctx, struct l7_scratch *sc, struct 
 	/* The process's name (its leader's), not the thread's: "kcat", not
 	 * "rdk:broker0", so a workload is one label.  15 bytes: the 16th
 	 * carries the TLS library. */
-	if (btf) { /* plain loads through the BTF task: no helper calls */
+	if (btf && !compat) { /* plain loads through the BTF task: no helper calls */
 		struct task_struct *task = bpf_get_current_task_btf();
 		__builtin_memcpy(e->comm, task->group_leader->comm, sizeof(e->comm));
 	} else {
@@ -422,9 +484,10 @@ static __always_inline void l7_emit_as(void *ctx, struct l7_scratch *sc, struct 
 
 /* l7_emit_as for callers whose sk is not a BTF pointer (uprobes, sys_exit). */
 static __always_inline void l7_emit(void *ctx, struct l7_scratch *sc, struct sock *sk,
-				    struct l7_stream *st, struct conn *c, struct l7_call *call)
+				    struct l7_stream *st, struct conn *c, struct l7_call *call,
+				    bool compat)
 {
-	l7_emit_as(ctx, sc, sk, st, c, call, false);
+	l7_emit_as(ctx, sc, sk, st, c, call, false, compat);
 }
 
 /*
@@ -462,7 +525,7 @@ static __always_inline bool l7_carry(struct conn *c, __u32 seq, long ret, bool s
  */
 static __always_inline void l7_capture(void *ctx, struct sock *sk, struct conn *c,
 				       struct pending *p, long ret, bool sent, bool btf,
-				       __u64 cgroup_id)
+				       __u64 cgroup_id, bool compat)
 {
 	/* Not enav_scratch(): through it the compiler lays sys_exit out anew,
 	 * and this program's code is kept as the kernel matrix proved it. */
@@ -509,7 +572,7 @@ static __always_inline void l7_capture(void *ctx, struct sock *sk, struct conn *
 	    .take_carry = 1,
 	    .cgroup_id = cgroup_id,
 	};
-	l7_emit_as(ctx, sc, sk, &c->l7s, c, &call, btf);
+	l7_emit_as(ctx, sc, sk, &c->l7s, c, &call, btf, compat);
 }
 
 #endif

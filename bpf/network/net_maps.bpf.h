@@ -120,6 +120,16 @@ const volatile __u32 enav_l7_h2_capture = ENAV_L7_PAYLOAD_MAX;
 
 #define L7_MAX_IOV 8
 
+/* The HTTP/2 frame walk's state (net_l7.bpf.h). */
+struct h2_walk {
+	__u64 pos, ret;
+	__u64 need; /* bytes to capture: through the last non-DATA frame's payload */
+	__u32 nm;
+	__u8 lost, part_len;
+	__u8 last_type; /* the frame the call ends in */
+	__u8 pad;
+};
+
 /* Payload copies land at a masked offset below ENAV_L7_PAYLOAD_MAX with a
  * masked length of at most ENAV_L7_PAYLOAD_MAX: the slack keeps every copy
  * provably inside the buffer. */
@@ -136,6 +146,7 @@ struct l7_scratch {
 	struct enav_l7_mark marks[ENAV_L7_MAX_MARKS];
 	struct enav_l7_carry carry; /* the record's trailer, built here */
 	__u64 emitted;		    /* bytes this CPU handed the ring: when to wake the consumer */
+	struct h2_walk walk;	    /* the walk's state for enav_h2_walk_compat */
 };
 
 struct {

@@ -144,7 +144,7 @@ static __always_inline void l7_capture_syscall(void *ctx, struct sock *sk, struc
 	bool sent = is_send(p->nr);
 	if (!sent && (p->nr == NR_recvfrom || p->nr == NR_recvmsg) && (p->arg4 & MSG_PEEK))
 		return; /* read again for real later */
-	l7_capture(ctx, sk, c, p, ret, sent, false, bpf_get_current_cgroup_id());
+	l7_capture(ctx, sk, c, p, ret, sent, false, bpf_get_current_cgroup_id(), false);
 }
 
 static __always_inline int handle_exit(void *ctx, struct pt_regs *regs, long ret)
@@ -282,6 +282,53 @@ static __always_inline bool call_on_socket(struct sock *sk, struct pending *p)
 	return file && sock && (__u64)file == (__u64)sock->file;
 }
 
+/* The x86-64 user code segment: saved registers of a 64-bit syscall. */
+#define X86_USER_CS 0x33
+
+/* Read the saved user registers at the top of a kernel stack of size
+ * stack_size (x86-64's task_pt_regs); false unless they are a 64-bit
+ * user entry's. */
+static __always_inline bool stack_user_regs(void *stack, __u32 stack_size, struct pt_regs *regs)
+{
+	if (bpf_probe_read_kernel(regs, sizeof(*regs), stack + stack_size - sizeof(*regs)))
+		return false;
+	return regs->cs == X86_USER_CS;
+}
+
+/*
+ * call_on_socket for kernels before 5.15 (Linux 5.10): no bpf_task_pt_regs
+ * and no bpf_get_current_task_btf.  The same saved user registers, read
+ * where task_pt_regs finds them: the top of the task's kernel stack, 16 KiB
+ * (32 KiB with KASAN, tried when the first is not a user entry's).  The
+ * user code segment in them is the proof they are; the descriptor must
+ * still resolve to sk.
+ */
+static __always_inline bool call_on_socket_compat(struct sock *sk, struct pending *p)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	void *stack = BPF_CORE_READ(task, stack);
+	struct pt_regs regs;
+	if (!stack ||
+	    (!stack_user_regs(stack, 16384, &regs) && !stack_user_regs(stack, 32768, &regs)))
+		return false;
+	long nr = regs.orig_ax;
+	if (!is_l7_syscall(nr) && !is_dns_syscall(nr))
+		return false;
+	p->nr = nr;
+	p->fd = PT_REGS_PARM1_SYSCALL(&regs);
+	p->buf = PT_REGS_PARM2_SYSCALL(&regs);
+	p->arg3 = PT_REGS_PARM3_SYSCALL(&regs);
+	p->arg4 = PT_REGS_PARM4_SYSCALL(&regs);
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	if (!fdt || p->fd >= BPF_CORE_READ(fdt, max_fds))
+		return false;
+	struct file **fds = BPF_CORE_READ(fdt, fd);
+	struct file *file = NULL;
+	bpf_probe_read_kernel(&file, sizeof(file), &fds[p->fd]);
+	struct socket *sock = sk->sk_socket;
+	return file && sock && (__u64)file == (__u64)sock->file;
+}
+
 /* DNS on the socket hooks: each message of a *mmsg call at its own hook. */
 static __always_inline void dns_at_socket(void *ctx, struct sock *sk, struct pending *p, long ret,
 					  bool sent, __u8 proto)
@@ -306,7 +353,7 @@ static __always_inline void dns_at_socket(void *ctx, struct sock *sk, struct pen
  * of an enabled protocol), so a call nobody wants costs a map lookup.
  */
 static __always_inline int socket_call(void *ctx, struct sock *sk, long ret, int flags, bool sent,
-				       bool payload)
+				       bool payload, bool compat)
 {
 	if (!sent && (flags & MSG_PEEK))
 		return 0; /* read again for real later */
@@ -332,7 +379,7 @@ static __always_inline int socket_call(void *ctx, struct sock *sk, long ret, int
 	if (!enav_admitted(cgroup_id))
 		return 0;
 	struct pending p;
-	if (!call_on_socket(sk, &p)) {
+	if (!(compat ? call_on_socket_compat(sk, &p) : call_on_socket(sk, &p))) {
 		if (ret > 0)
 			enav_count(ENAV_KC_PAYLOAD_UNPROVEN);
 		return 0;
@@ -340,7 +387,7 @@ static __always_inline int socket_call(void *ctx, struct sock *sk, long ret, int
 	if (dns && is_dns_syscall(p.nr))
 		dns_at_socket(ctx, sk, &p, ret, sent, proto);
 	if (l7 && is_l7_syscall(p.nr))
-		l7_capture(ctx, sk, c, &p, ret, sent, true, cgroup_id);
+		l7_capture(ctx, sk, c, &p, ret, sent, true, cgroup_id, compat);
 	return 0;
 }
 
@@ -348,26 +395,26 @@ static __always_inline int socket_call(void *ctx, struct sock *sk, long ret, int
 SEC("tp_btf/sock_send_length")
 int BPF_PROG(enav_sock_send_btf, struct sock *sk, int ret, int flags)
 {
-	return socket_call(ctx, sk, ret, flags, true, true);
+	return socket_call(ctx, sk, ret, flags, true, true, false);
 }
 
 SEC("tp_btf/sock_recv_length")
 int BPF_PROG(enav_sock_recv_btf, struct sock *sk, int ret, int flags)
 {
-	return socket_call(ctx, sk, ret, flags, false, true);
+	return socket_call(ctx, sk, ret, flags, false, true, false);
 }
 
 /* sys_exit fallback: bytes only here, payloads at sys_exit. */
 SEC("raw_tp/sock_send_length")
 int BPF_PROG(enav_sock_send_raw, struct sock *sk, int ret, int flags)
 {
-	return socket_call(ctx, sk, ret, flags, true, false);
+	return socket_call(ctx, sk, ret, flags, true, false, false);
 }
 
 SEC("raw_tp/sock_recv_length")
 int BPF_PROG(enav_sock_recv_raw, struct sock *sk, int ret, int flags)
 {
-	return socket_call(ctx, sk, ret, flags, false, false);
+	return socket_call(ctx, sk, ret, flags, false, false, false);
 }
 
 /*
@@ -389,7 +436,7 @@ static __always_inline int fexit_recv(void *ctx, struct sock *sk)
 	__u32 flags_at = bpf_get_func_arg_cnt(ctx) == 6 ? 4 : 3;
 	if (bpf_get_func_arg(ctx, flags_at, &flags) || bpf_get_func_ret(ctx, &ret))
 		return 0;
-	return socket_call(ctx, sk, (int)ret, (int)flags, false, true);
+	return socket_call(ctx, sk, (int)ret, (int)flags, false, true, false);
 }
 
 static __always_inline int fexit_send(void *ctx, struct sock *sk)
@@ -397,7 +444,7 @@ static __always_inline int fexit_send(void *ctx, struct sock *sk)
 	__u64 ret = 0;
 	if (bpf_get_func_ret(ctx, &ret))
 		return 0;
-	return socket_call(ctx, sk, (int)ret, 0, true, true);
+	return socket_call(ctx, sk, (int)ret, 0, true, true, false);
 }
 
 SEC("fexit/tcp_sendmsg")
@@ -449,6 +496,61 @@ SEC("fexit/udpv6_recvmsg")
 int BPF_PROG(enav_udp6_recv_fexit, struct sock *sk)
 {
 	return fexit_recv(ctx, sk);
+}
+
+/*
+ * fexit before Linux 5.17 (Debian 11's 5.10): no bpf_get_func_arg/_ret, so
+ * the arguments and the return value come from the typed context, in the
+ * signatures those kernels have (tcp_recvmsg and udp(v6)_recvmsg still take
+ * nonblock); no global function with pointer arguments, no
+ * bpf_task_pt_regs, no bpf_get_current_task_btf (compat: see
+ * call_on_socket_compat and net_l7.bpf.h).  The probe chooses these or the
+ * ones above (payload_hook in `enav probe`); each loads alone.
+ */
+SEC("fexit/tcp_sendmsg")
+int BPF_PROG(enav_compat_tcp_send, struct sock *sk, void *msg, size_t size, int ret)
+{
+	return socket_call(ctx, sk, ret, 0, true, true, true);
+}
+
+SEC("fexit/tcp_recvmsg")
+int BPF_PROG(enav_compat_tcp_recv, struct sock *sk, void *msg, size_t len, int nonblock, int flags,
+	     int *addr_len, int ret)
+{
+	return socket_call(ctx, sk, ret, flags, false, true, true);
+}
+
+SEC("fexit/tcp_sendpage")
+int BPF_PROG(enav_compat_tcp_sendpage, struct sock *sk, void *page, int offset, size_t size,
+	     int flags, int ret)
+{
+	return socket_call(ctx, sk, ret, 0, true, true, true);
+}
+
+SEC("fexit/udp_sendmsg")
+int BPF_PROG(enav_compat_udp_send, struct sock *sk, void *msg, size_t len, int ret)
+{
+	return socket_call(ctx, sk, ret, 0, true, true, true);
+}
+
+SEC("fexit/udp_recvmsg")
+int BPF_PROG(enav_compat_udp_recv, struct sock *sk, void *msg, size_t len, int nonblock, int flags,
+	     int *addr_len, int ret)
+{
+	return socket_call(ctx, sk, ret, flags, false, true, true);
+}
+
+SEC("fexit/udpv6_sendmsg")
+int BPF_PROG(enav_compat_udp6_send, struct sock *sk, void *msg, size_t len, int ret)
+{
+	return socket_call(ctx, sk, ret, 0, true, true, true);
+}
+
+SEC("fexit/udpv6_recvmsg")
+int BPF_PROG(enav_compat_udp6_recv, struct sock *sk, void *msg, size_t len, int nonblock, int flags,
+	     int *addr_len, int ret)
+{
+	return socket_call(ctx, sk, ret, flags, false, true, true);
 }
 
 #endif

@@ -142,7 +142,7 @@ static __always_inline struct tls_session *tls_session_get(struct tls_key *k, bo
 
 /* Emit n plaintext bytes at buf of session s on socket sk. */
 static __always_inline void tls_emit(void *ctx, struct tls_session *s, struct sock *sk, bool sent,
-				     __u64 buf, __u64 n, __u8 library)
+				     __u64 buf, __u64 n, __u8 library, bool compat)
 {
 	int dir = sent ? 0 : 1;
 	__u32 seq = s->offset[dir & 1];
@@ -190,12 +190,12 @@ static __always_inline void tls_emit(void *ctx, struct tls_session *s, struct so
 	    .cgroup_id = bpf_get_current_cgroup_id(),
 	};
 	tls_count(TLS_C_CALLS);
-	l7_emit(ctx, sc, sk, &s->l7s, c, &call);
+	l7_emit(ctx, sc, sk, &s->l7s, c, &call, compat);
 }
 
 /* ---- libraries (OpenSSL, GnuTLS) ---------------------------------------- */
 
-static __always_inline int tls_enter(struct pt_regs *ctx, __u8 op, bool ex)
+static __always_inline int tls_enter_lib(struct pt_regs *ctx, __u8 op, bool ex, __u8 library)
 {
 	if (!enav_admitted(bpf_get_current_cgroup_id()))
 		return 0;
@@ -204,12 +204,18 @@ static __always_inline int tls_enter(struct pt_regs *ctx, __u8 op, bool ex)
 	    .buf = PT_REGS_PARM2(ctx),
 	    .out_len = ex ? PT_REGS_PARM4(ctx) : 0,
 	    .op = op,
-	    .library = bpf_get_attach_cookie(ctx),
+	    .library = library,
 	};
 	__u64 id = bpf_get_current_pid_tgid();
 	if (bpf_map_update_elem(&enav_tls_calls, &id, &call, BPF_ANY) != 0)
 		tls_count(TLS_C_CALLS_FULL);
 	return 0;
+}
+
+/* The library is the probe's cookie (bpf_get_attach_cookie, Linux 5.15+). */
+static __always_inline int tls_enter(struct pt_regs *ctx, __u8 op, bool ex)
+{
+	return tls_enter_lib(ctx, op, ex, bpf_get_attach_cookie(ctx));
 }
 
 SEC("uprobe")
@@ -243,8 +249,7 @@ int enav_tls_handshake_enter(struct pt_regs *ctx)
 }
 
 /* Return of any of the calls above. */
-SEC("uretprobe")
-int enav_tls_return(struct pt_regs *ctx)
+static __always_inline int tls_return(struct pt_regs *ctx, bool compat)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct tls_call *p = bpf_map_lookup_elem(&enav_tls_calls, &id);
@@ -284,9 +289,75 @@ int enav_tls_return(struct pt_regs *ctx)
 		tls_count(TLS_C_NO_SOCKET);
 		return 0;
 	}
-	tls_emit(ctx, s, (struct sock *)s->sock, call.op == TLS_OP_WRITE, call.buf, n,
-		 call.library);
+	tls_emit(ctx, s, (struct sock *)s->sock, call.op == TLS_OP_WRITE, call.buf, n, call.library,
+		 compat);
 	return 0;
+}
+
+SEC("uretprobe")
+int enav_tls_return(struct pt_regs *ctx)
+{
+	return tls_return(ctx, false);
+}
+
+/*
+ * Kernels without bpf_get_attach_cookie (before 5.15: Debian 11's 5.10):
+ * an entry program per library and call, the library a constant, and a
+ * return program built without global functions (net_l7.bpf.h).  The agent
+ * attaches these or the ones above, as the probe says (tls_attach.c).
+ */
+SEC("uprobe")
+int enav_tls_compat_ossl_read(struct pt_regs *ctx)
+{
+	return tls_enter_lib(ctx, TLS_OP_READ, false, ENAV_TLS_LIB_OPENSSL);
+}
+
+SEC("uprobe")
+int enav_tls_compat_ossl_read_ex(struct pt_regs *ctx)
+{
+	return tls_enter_lib(ctx, TLS_OP_READ, true, ENAV_TLS_LIB_OPENSSL);
+}
+
+SEC("uprobe")
+int enav_tls_compat_ossl_write(struct pt_regs *ctx)
+{
+	return tls_enter_lib(ctx, TLS_OP_WRITE, false, ENAV_TLS_LIB_OPENSSL);
+}
+
+SEC("uprobe")
+int enav_tls_compat_ossl_write_ex(struct pt_regs *ctx)
+{
+	return tls_enter_lib(ctx, TLS_OP_WRITE, true, ENAV_TLS_LIB_OPENSSL);
+}
+
+SEC("uprobe")
+int enav_tls_compat_ossl_handshake(struct pt_regs *ctx)
+{
+	return tls_enter_lib(ctx, TLS_OP_HANDSHAKE, false, ENAV_TLS_LIB_OPENSSL);
+}
+
+SEC("uprobe")
+int enav_tls_compat_gnutls_read(struct pt_regs *ctx)
+{
+	return tls_enter_lib(ctx, TLS_OP_READ, false, ENAV_TLS_LIB_GNUTLS);
+}
+
+SEC("uprobe")
+int enav_tls_compat_gnutls_write(struct pt_regs *ctx)
+{
+	return tls_enter_lib(ctx, TLS_OP_WRITE, false, ENAV_TLS_LIB_GNUTLS);
+}
+
+SEC("uprobe")
+int enav_tls_compat_gnutls_handshake(struct pt_regs *ctx)
+{
+	return tls_enter_lib(ctx, TLS_OP_HANDSHAKE, false, ENAV_TLS_LIB_GNUTLS);
+}
+
+SEC("uretprobe")
+int enav_tls_compat_return(struct pt_regs *ctx)
+{
+	return tls_return(ctx, true);
 }
 
 /* SSL_free, gnutls_deinit: the address may be reused by the next session. */
@@ -365,7 +436,7 @@ static __always_inline void go_emit(void *ctx, struct go_tls_binary *b, __u64 co
 	if (!s)
 		return;
 	s->sock = (__u64)sk;
-	tls_emit(ctx, s, sk, sent, buf, n, ENAV_TLS_LIB_GO);
+	tls_emit(ctx, s, sk, sent, buf, n, ENAV_TLS_LIB_GO, false);
 }
 
 /* On the stack-bound check's JBE rather than past it (the cookie says). */

@@ -73,6 +73,42 @@ static int map_probe(enum bpf_map_type type, __u32 key, __u32 value, __u32 entri
 	return 0;
 }
 
+/* The helpers this kernel has, by their names in vmlinux BTF's enum
+ * bpf_func_id: the kernel's own list, no program load per helper. */
+static bool btf_has_helper(const struct btf *vmlinux, const char *name)
+{
+	int id = btf__find_by_name_kind(vmlinux, "bpf_func_id", BTF_KIND_ENUM);
+	if (id < 0)
+		return false;
+	const struct btf_type *t = btf__type_by_id(vmlinux, id);
+	const struct btf_enum *e = btf_enum(t);
+	for (unsigned i = 0; i < btf_vlen(t); i++)
+		if (strcmp(btf__name_by_offset(vmlinux, e[i].name_off), name) == 0)
+			return true;
+	return false;
+}
+
+static void probe_func_arg_helpers(struct enav_features *f, const struct btf *vmlinux, bool control)
+{
+	static const char *const needed[][2] = {
+	    {"BPF_FUNC_get_current_task_btf", "bpf_get_current_task_btf (Linux 5.11+)"},
+	    {"BPF_FUNC_task_pt_regs", "bpf_task_pt_regs (Linux 5.15+)"},
+	    {"BPF_FUNC_get_func_ret", "bpf_get_func_ret (Linux 5.17+)"},
+	    {"BPF_FUNC_get_attach_cookie", "bpf_get_attach_cookie (Linux 5.15+)"},
+	};
+	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
+		if (!btf_has_helper(vmlinux, needed[i][0])) {
+			char what[128];
+			snprintf(what, sizeof(what), "no %s in vmlinux BTF", needed[i][1]);
+			set_result(&f->feat[ENAV_FEAT_FUNC_ARG_HELPERS], ENOENT, control, what);
+			return;
+		}
+	}
+	set_result(&f->feat[ENAV_FEAT_FUNC_ARG_HELPERS], 0, control,
+		   "bpf_get_current_task_btf, bpf_task_pt_regs, bpf_get_func_ret, "
+		   "bpf_get_attach_cookie in vmlinux BTF");
+}
+
 static void probe_tracing(struct enav_features *f, struct btf *vmlinux)
 {
 	bool control = f->feat[ENAV_FEAT_BPF_SYSCALL].status == ENAV_PROBE_YES;
@@ -95,6 +131,7 @@ static void probe_tracing(struct enav_features *f, struct btf *vmlinux)
 		set_result(&f->feat[ENAV_FEAT_FENTRY], ENOENT, control, "vmlinux BTF");
 		set_result(&f->feat[ENAV_FEAT_SOCK_TP], ENOENT, control, "vmlinux BTF");
 		set_result(&f->feat[ENAV_FEAT_SWITCH_STATE], ENOENT, true, "vmlinux BTF");
+		set_result(&f->feat[ENAV_FEAT_FUNC_ARG_HELPERS], ENOENT, control, "vmlinux BTF");
 		return;
 	}
 
@@ -138,6 +175,7 @@ static void probe_tracing(struct enav_features *f, struct btf *vmlinux)
 	bool switch_state = t && btf_is_func_proto(t) && btf_vlen(t) >= 5;
 	set_result(&f->feat[ENAV_FEAT_SWITCH_STATE], switch_state ? 0 : ENOENT, true,
 		   "prev_state argument of sched_switch in vmlinux BTF (Linux 5.18+)");
+	probe_func_arg_helpers(f, vmlinux, tracing_control);
 
 	/* fentry on a function every kernel has; the syscall byte path would use fexit. */
 	id = btf__find_by_name_kind(vmlinux, "vfs_read", BTF_KIND_FUNC);
@@ -410,11 +448,19 @@ void enav_features_probe(struct enav_features *f)
  * socket hook runs five. */
 static void decide_payload_hook(const struct enav_features *f, struct enav_decisions *d)
 {
+	d->payload_compat = false;
 	if (d->hooks == ENAV_HOOKS_FEXIT) {
 		d->payload_hook = ENAV_PAYLOAD_FEXIT;
+		d->payload_compat = f->feat[ENAV_FEAT_FUNC_ARG_HELPERS].status != ENAV_PROBE_YES;
 		snprintf(
-		    d->payload_hook_reason, sizeof(d->payload_hook_reason),
-		    "hooks fexit: fexit on tcp_sendmsg/tcp_recvmsg and udp(v6)_sendmsg/recvmsg");
+		    d->payload_hook_reason, sizeof(d->payload_hook_reason), "%s",
+		    d->payload_compat
+			? "hooks fexit, compat set (no func_arg_helpers): fexit on tcp_/udp(v6)_ "
+			  "sendmsg/recvmsg with arguments from the typed context, syscall "
+			  "registers from the task's kernel stack, scalar-only global "
+			  "functions, TLS library probes without cookies, no Go TLS"
+			: "hooks fexit: fexit on tcp_sendmsg/tcp_recvmsg and "
+			  "udp(v6)_sendmsg/recvmsg");
 	} else if (d->exec_hook == ENAV_EXEC_HOOK_TP_BTF &&
 		   f->feat[ENAV_FEAT_SOCK_TP].status == ENAV_PROBE_YES) {
 		d->payload_hook = ENAV_PAYLOAD_SOCKET_TP;
@@ -579,6 +625,7 @@ const char *enav_feature_name(enum enav_feature feat)
 	    [ENAV_FEAT_BPF_LOOP] = "bpf_loop",
 	    [ENAV_FEAT_PERF_DYN_HASH] = "perf_event_dynamic_hash",
 	    [ENAV_FEAT_SWITCH_STATE] = "sched_switch_prev_state",
+	    [ENAV_FEAT_FUNC_ARG_HELPERS] = "func_arg_helpers",
 	};
 	return feat < ENAV_FEAT__COUNT ? names[feat] : "unknown";
 }

@@ -54,8 +54,12 @@ enum enav_feature {
 	ENAV_FEAT_SOCK_TP,  /* sock:sock_send_length/sock_recv_length as BTF tracepoints (6.3+) */
 	ENAV_FEAT_BPF_LOOP, /* the bpf_loop helper (5.17+): the profiler's unwinder variant */
 	ENAV_FEAT_PERF_DYN_HASH, /* perf_event programs may use hash maps not preallocated (6.1+) */
-	ENAV_FEAT_SWITCH_STATE, /* sched_switch passes prev_state (5.18+): the off-CPU hook reads it
-				 */
+	/* sched_switch passes prev_state (5.18+): the off-CPU hook reads it */
+	ENAV_FEAT_SWITCH_STATE,
+	/* bpf_get_func_ret (5.17), bpf_task_pt_regs (5.15) and
+	 * bpf_get_current_task_btf (5.11): without them the fexit payload
+	 * programs are the compat set (bpf/network/net_payload.bpf.h) */
+	ENAV_FEAT_FUNC_ARG_HELPERS,
 	ENAV_FEAT__COUNT,
 };
 
@@ -86,7 +90,10 @@ struct enav_decisions {
 	char hooks_reason[192];
 	enum enav_exec_hook exec_hook;
 	enum enav_payload_hook payload_hook;
-	char payload_hook_reason[192];
+	/* fexit without the helpers of ENAV_FEAT_FUNC_ARG_HELPERS: the
+	 * network source loads its enav_compat_ programs instead */
+	bool payload_compat;
+	char payload_hook_reason[256];
 };
 
 void enav_features_probe(struct enav_features *f);

@@ -49,7 +49,7 @@ struct enav_bpf_skel_ops {
 
 #define ENAV_BPF_MAX_LINKS	 16
 #define ENAV_BPF_MAX_EVENT_TYPES 16
-#define ENAV_BPF_MAX_SKIPS	 8
+#define ENAV_BPF_MAX_SKIPS	 12
 #define ENAV_BPF_MAX_FEATURES	 4
 
 /* A part of a source that goes off alone when this kernel refuses one of its

@@ -17,6 +17,14 @@ hook_suffix() {
 	esac
 }
 
+# Kernels without bpf_get_attach_cookie and the fexit helpers (Debian 11's
+# 5.10): the probe's compat set, where Go TLS is refused by name before any
+# program loads, and the OpenSSL/GnuTLS return program is enav_tls_compat_return.
+compat_set() {
+	"$ENAV" probe --json 2>/dev/null | jq -e '.auto.payload_hook_reason | test("compat set")' >/dev/null
+}
+GO_NEEDS_COOKIE='Go TLS probes need bpf_get_attach_cookie (Linux 5.15+)'
+
 # expect_start_fails CONFIG: enav run exits non-zero before it is ready.
 expect_start_fails() {
 	local rc=0
@@ -43,6 +51,10 @@ curl_healthz_counted() {
 case_feature_off() {
 	require_root || return
 	write_config "$WORK/cfg.yaml"
+	if compat_set; then
+		go_tls_refused_by_name
+		return
+	fi
 	ENAV_TEST_REFUSE_PROGRAMS=enav_go_tls_enter start_agent "$WORK/cfg.yaml" || return 1
 	local lines
 	lines=$(grep -c 'network: feature go_tls is off' "$WORK/stderr")
@@ -68,14 +80,32 @@ case_feature_off() {
 	expect_eq "probe go_tls without the fault" "$(jq -r '.features[] | select(.feature == "go_tls") | .state' "$WORK/probe-clean.json")" on
 }
 
+# The compat set's kernels: go_tls off by name, once, before any load; the
+# rest of the source on and capturing.
+go_tls_refused_by_name() {
+	start_agent "$WORK/cfg.yaml" || return 1
+	expect_eq "warning lines" "$(grep -c "network: feature go_tls is off: $GO_NEEDS_COOKIE" "$WORK/stderr")" 1 || return 1
+	expect_eq "go_tls state" "$(metric 'enav_feature_enabled{source="network",feature="go_tls",state="hook_missing"}')" 0 || return 1
+	expect_eq "tls state" "$(metric 'enav_feature_enabled{source="network",feature="tls",state="on"}')" 1 || return 1
+	expect_eq "payload state" "$(metric 'enav_feature_enabled{source="network",feature="payload_capture",state="on"}')" 1 || return 1
+	curl_healthz_counted || return 1
+	stop_agent
+	expect_eq "exit status" "$STOP_RC" 0 || return 1
+	"$ENAV" probe --json --config "$WORK/cfg.yaml" >"$WORK/probe.json" 2>/dev/null
+	expect_eq "probe go_tls" "$(jq -r '.features[] | select(.source == "network" and .feature == "go_tls") | .state + " " + .detail' "$WORK/probe.json")" \
+		"hook_missing $GO_NEEDS_COOKIE"
+}
+
 # The full verifier log stays available at debug level.
 case_full_log_at_debug() {
 	require_root || return
 	write_config "$WORK/cfg.yaml"
 	sed -i 's/^log_level: info$/log_level: debug/' "$WORK/cfg.yaml"
-	ENAV_TEST_REFUSE_PROGRAMS=enav_go_tls_enter start_agent "$WORK/cfg.yaml" || return 1
+	local prog=enav_go_tls_enter
+	! compat_set || prog=enav_tls_compat_return
+	ENAV_TEST_REFUSE_PROGRAMS=$prog start_agent "$WORK/cfg.yaml" || return 1
 	stop_agent
-	grep -q "debug: libbpf: prog 'enav_go_tls_enter': -- BEGIN PROG LOAD LOG --" "$WORK/stderr" ||
+	grep -q "debug: libbpf: prog '$prog': -- BEGIN PROG LOAD LOG --" "$WORK/stderr" ||
 		{ fail "no verifier log at debug level"; return 1; }
 	grep -q 'debug: libbpf: -- END PROG LOAD LOG --' "$WORK/stderr" || { fail "log not complete"; return 1; }
 }
@@ -84,6 +114,12 @@ case_full_log_at_debug() {
 case_feature_asked_for() {
 	require_root || return
 	write_config "$WORK/cfg.yaml" "sources:" "  network:" "    tls:" "      enabled: true"
+	if compat_set; then
+		expect_start_fails "$WORK/cfg.yaml" || return 1
+		grep -q "^enav: network feature go_tls: $GO_NEEDS_COOKIE (sources.network.tls.enabled is set in the configuration" "$WORK/stderr" ||
+			{ fail "error: $(grep '^enav:' "$WORK/stderr")"; return 1; }
+		return
+	fi
 	ENAV_TEST_REFUSE_PROGRAMS=enav_go_tls_enter expect_start_fails "$WORK/cfg.yaml" || return 1
 	grep -q '^enav: network feature go_tls: the kernel refused program enav_go_tls_enter: .*(sources.network.tls.enabled is set in the configuration' "$WORK/stderr" ||
 		{ fail "error: $(grep '^enav:' "$WORK/stderr")"; return 1; }
@@ -133,7 +169,7 @@ case_payload_refused() {
 	local prog
 	case $("$ENAV" probe --json 2>/dev/null | jq -r .auto.payload_hook) in
 	socket_tracepoints) prog=enav_sock_send_btf ;;
-	fexit) prog=enav_tcp_send_fexit ;;
+	fexit) prog=enav_tcp_send_fexit; ! compat_set || prog=enav_compat_tcp_send ;;
 	sys_exit) prog=enav_sys_exit_$(hook_suffix) ;;
 	*) fail "probe names no payload hook"; return 1 ;;
 	esac

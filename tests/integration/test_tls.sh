@@ -408,6 +408,13 @@ case_go() {
 	make_cert || return 1
 	build_go || return 1
 	tls_agent || return 1
+	if "$ENAV" probe --json 2>/dev/null | jq -e '.auto.payload_hook_reason | test("compat set")' >/dev/null; then
+		# No bpf_get_attach_cookie (Debian 11's 5.10): Go TLS off by name.
+		expect_eq "go_tls state" "$(metric 'enav_feature_enabled{source="network",feature="go_tls",state="hook_missing"}')" 0 || return 1
+		grep -q 'network: feature go_tls is off: Go TLS probes need bpf_get_attach_cookie (Linux 5.15+)' "$WORK/stderr" ||
+			{ fail "no go_tls refusal: $(grep go_tls "$WORK/stderr")"; return 1; }
+		return
+	fi
 	start_go_server "$WORK/go_tls" "$GO_PORT" || return 1
 	local spid=${PIDS[-1]}
 	wait_probed go "$WORK/go_tls" || return 1

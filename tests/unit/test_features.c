@@ -350,6 +350,21 @@ static void test_payload_hook(void **state)
 	assert_int_equal(o.rc, 0);
 	assert_int_equal(o.d.payload_hook, ENAV_PAYLOAD_FEXIT);
 	assert_string_equal(enav_payload_hook_name(o.d.payload_hook), "fexit");
+	assert_false(o.d.payload_compat);
+	assert_null(strstr(o.d.payload_hook_reason, "compat"));
+
+	/* Debian 11's 5.10: fexit, without the helpers: the compat set, named. */
+	set_feat(&f, ENAV_FEAT_FUNC_ARG_HELPERS, ENOENT, true,
+		 "no bpf_get_current_task_btf (Linux 5.11+) in vmlinux BTF");
+	decide(&f, &cfg, &o);
+	assert_int_equal(o.d.payload_hook, ENAV_PAYLOAD_FEXIT);
+	assert_true(o.d.payload_compat);
+	assert_non_null(strstr(o.d.payload_hook_reason, "compat set"));
+	/* ... which means nothing off the fexit path. */
+	set_feat(&f, ENAV_FEAT_FENTRY, EPERM, true,
+		 "attach fexit/vfs_read: Operation not permitted");
+	decide(&f, &cfg, &o);
+	assert_false(o.d.payload_compat);
 
 	/* This machine's kind: fexit refused, 6.3+ tracepoints. */
 	all_yes(&f);

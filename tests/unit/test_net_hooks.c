@@ -73,10 +73,14 @@ static bool skipped(const char *const *skip, size_t n, const char *prog)
 
 /* Every program of the network object, as bpf/network/net_payload.bpf.h names them. */
 static const char *const socket_programs[] = {
-    "enav_sock_send_btf",  "enav_sock_recv_btf",   "enav_sock_send_raw",      "enav_sock_recv_raw",
-    "enav_tcp_send_fexit", "enav_tcp_recv_fexit",  "enav_tcp_sendpage_fexit", "enav_udp_send_fexit",
-    "enav_udp_recv_fexit", "enav_udp6_send_fexit", "enav_udp6_recv_fexit",    "enav_sys_exit_btf",
-    "enav_sys_exit_raw",   "enav_tcp_state_btf",   "enav_tcp_retrans_raw",
+    "enav_sock_send_btf",      "enav_sock_recv_btf",   "enav_sock_send_raw",
+    "enav_sock_recv_raw",      "enav_tcp_send_fexit",  "enav_tcp_recv_fexit",
+    "enav_tcp_sendpage_fexit", "enav_udp_send_fexit",  "enav_udp_recv_fexit",
+    "enav_udp6_send_fexit",    "enav_udp6_recv_fexit", "enav_sys_exit_btf",
+    "enav_sys_exit_raw",       "enav_tcp_state_btf",   "enav_tcp_retrans_raw",
+    "enav_compat_tcp_send",    "enav_compat_tcp_recv", "enav_compat_tcp_sendpage",
+    "enav_compat_udp_send",    "enav_compat_udp_recv", "enav_compat_udp6_send",
+    "enav_compat_udp6_recv",
 };
 
 /* The programs of socket_programs left to load under h, space-separated. */
@@ -129,12 +133,42 @@ static void test_hook_skips(void **state)
 				 "enav_udp_recv_fexit enav_tcp_state_btf enav_tcp_retrans_raw");
 }
 
+/* Debian 11's 5.10 (no bpf_get_func_ret, bpf_task_pt_regs): the compat
+ * fexit set alone, trimmed the same way. */
+static void test_compat_skips(void **state)
+{
+	char got[512];
+	struct enav_net_hooks h = {.payload_hook = ENAV_PAYLOAD_FEXIT,
+				   .has_sendpage = true,
+				   .has_udpv6 = true,
+				   .dns = true,
+				   .compat = true};
+	loaded(&h, got, sizeof(got));
+	assert_string_equal(got, "enav_tcp_state_btf enav_tcp_retrans_raw enav_compat_tcp_send "
+				 "enav_compat_tcp_recv enav_compat_tcp_sendpage "
+				 "enav_compat_udp_send enav_compat_udp_recv "
+				 "enav_compat_udp6_send enav_compat_udp6_recv");
+	h.has_udpv6 = false;
+	h.has_sendpage = false;
+	loaded(&h, got, sizeof(got));
+	assert_string_equal(got, "enav_tcp_state_btf enav_tcp_retrans_raw enav_compat_tcp_send "
+				 "enav_compat_tcp_recv enav_compat_udp_send enav_compat_udp_recv");
+	h.dns = false;
+	loaded(&h, got, sizeof(got));
+	assert_string_equal(got, "enav_tcp_state_btf enav_tcp_retrans_raw enav_compat_tcp_send "
+				 "enav_compat_tcp_recv");
+	/* compat means nothing off the fexit path. */
+	h = (struct enav_net_hooks){.payload_hook = ENAV_PAYLOAD_SYS_EXIT, .compat = true};
+	loaded(&h, got, sizeof(got));
+	assert_null(strstr(got, "compat"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_all_present),	      cmocka_unit_test(test_pre_6_3_kernel),
 	    cmocka_unit_test(test_lifecycle_missing), cmocka_unit_test(test_fexit_bytes),
-	    cmocka_unit_test(test_hook_skips),
+	    cmocka_unit_test(test_hook_skips),	      cmocka_unit_test(test_compat_skips),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -303,16 +303,25 @@ const char *enav_net_missing_tracepoint(bool fexit_bytes,
 size_t enav_net_hook_skips(const struct enav_net_hooks *h, const char *skip[ENAV_NET_MAX_SKIPS])
 {
 	size_t n = 0;
+	bool compat = h->payload_hook == ENAV_PAYLOAD_FEXIT && h->compat;
 	switch (h->payload_hook) {
 	case ENAV_PAYLOAD_FEXIT:
 		skip[n++] = "enav_sock_";
 		skip[n++] = "enav_sys_exit";
-		if (!h->has_sendpage) /* folded into tcp_sendmsg in 6.5 */
+		if (compat) { /* the helper-based fexit set: this kernel lacks them */
+			skip[n++] = "enav_tcp_send_fexit";
+			skip[n++] = "enav_tcp_recv_fexit";
 			skip[n++] = "enav_tcp_sendpage_fexit";
-		if (!h->dns)
 			skip[n++] = "enav_udp";
+		} else {
+			skip[n++] = "enav_compat_";
+		}
+		if (!h->has_sendpage) /* folded into tcp_sendmsg in 6.5 */
+			skip[n++] = compat ? "enav_compat_tcp_sendpage" : "enav_tcp_sendpage_fexit";
+		if (!h->dns)
+			skip[n++] = compat ? "enav_compat_udp" : "enav_udp";
 		else if (!h->has_udpv6)
-			skip[n++] = "enav_udp6_";
+			skip[n++] = compat ? "enav_compat_udp6_" : "enav_udp6_";
 		break;
 	case ENAV_PAYLOAD_SOCKET_TP:
 	case ENAV_PAYLOAD_SYS_EXIT:
@@ -320,6 +329,7 @@ size_t enav_net_hook_skips(const struct enav_net_hooks *h, const char *skip[ENAV
 		skip[n++] = "enav_tcp_recv_fexit";
 		skip[n++] = "enav_tcp_sendpage_fexit";
 		skip[n++] = "enav_udp";
+		skip[n++] = "enav_compat_";
 		if (h->payload_hook == ENAV_PAYLOAD_SOCKET_TP)
 			skip[n++] = "enav_sys_exit";
 		break;
@@ -359,9 +369,11 @@ static int net_start(struct enav_host *a, void **state, char *err, size_t errlen
 	enum enav_payload_hook payload_hook = enav_host_decisions(a)->payload_hook;
 	bool fexit_bytes = payload_hook == ENAV_PAYLOAD_FEXIT;
 	uint32_t protocols = enav_net_l7_protocols(cfg);
+	bool compat = fexit_bytes && enav_host_decisions(a)->payload_compat;
 	struct enav_net_hooks hooks = {
 	    .payload_hook = payload_hook,
 	    .dns = cfg->network.dns_capture_bytes > 0,
+	    .compat = compat,
 	};
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	if (vmlinux) {
@@ -429,27 +441,63 @@ static int net_start(struct enav_host *a, void **state, char *err, size_t errlen
 		enav_bpf_source_feature(&src->bpf, "payload_capture", "enav_sys_exit", NULL,
 					"sources.network.l7.enabled", payload);
 	} else {
-		enav_bpf_source_feature_in_core(
-		    &src->bpf, "payload_capture", fexit_bytes ? "enav_tcp_send" : "enav_sock_send_",
-		    fexit_bytes ? "enav_tcp_recv" : "enav_sock_recv_", "sources.network.l7.enabled",
-		    payload, payload_feature_refused, src);
+		const char *send = compat	 ? "enav_compat_tcp_send"
+				   : fexit_bytes ? "enav_tcp_send"
+						 : "enav_sock_send_";
+		const char *recv = compat	 ? "enav_compat_tcp_recv"
+				   : fexit_bytes ? "enav_tcp_recv"
+						 : "enav_sock_recv_";
+		enav_bpf_source_feature_in_core(&src->bpf, "payload_capture", send, recv,
+						"sources.network.l7.enabled", payload,
+						payload_feature_refused, src);
 		/* fexit kernels: DNS over UDP has programs of its own. */
 		if (fexit_bytes && hooks.dns)
 			/* No boolean switches it (dns_capture_bytes is a size), so
 			 * no explicit "on" can make its refusal fatal. */
-			enav_bpf_source_feature(&src->bpf, "dns_udp", "enav_udp", NULL, NULL, true);
+			enav_bpf_source_feature(&src->bpf, "dns_udp",
+						compat ? "enav_compat_udp" : "enav_udp", NULL, NULL,
+						true);
 	}
 	enav_bpf_source_feature(&src->bpf, "tls", "enav_tls_", NULL, "sources.network.tls.enabled",
 				src->tls_wanted);
-	enav_bpf_source_feature(&src->bpf, "go_tls", "enav_go_tls_", NULL,
-				"sources.network.tls.enabled", src->tls_wanted);
-	enav_net_hook_skips(&hooks, src->bpf.skip_prefixes);
+	size_t skips = enav_net_hook_skips(&hooks, src->bpf.skip_prefixes);
+	const char **skip = src->bpf.skip_prefixes + skips;
+	if (compat) {
+		/* The cookie-based TLS programs: this kernel lacks the helper. */
+		*skip++ = "enav_tls_read";
+		*skip++ = "enav_tls_write";
+		*skip++ = "enav_tls_handshake";
+		*skip++ = "enav_tls_return";
+		/* Go's probes carry the binary and the call in their cookie, and
+		 * nothing else in a uprobe's context says which binary it is. */
+		*skip++ = "enav_go_tls_";
+		if (src->tls_wanted && tls_library_wanted(cfg, "go")) {
+			static const char why[] =
+			    "Go TLS probes need bpf_get_attach_cookie (Linux 5.15+)";
+			enav_feature_record("network", "go_tls", ENAV_FEATURE_HOOK_MISSING, NULL,
+					    why);
+			/* Asked for in the file: never off quietly (as a refusal). */
+			if (enav_config_explicitly_on(cfg, "sources.network.tls.enabled")) {
+				snprintf(err, errlen,
+					 "network feature go_tls: %s (sources.network.tls.enabled "
+					 "is set in the configuration; sources.network.tls."
+					 "libraries without go leaves Go out)",
+					 why);
+				return -ENOTSUP;
+			}
+			enav_warn("network: feature go_tls is off: %s", why);
+		}
+	} else {
+		*skip++ = "enav_tls_compat_";
+		enav_bpf_source_feature(&src->bpf, "go_tls", "enav_go_tls_", NULL,
+					"sources.network.tls.enabled", src->tls_wanted);
+	}
 	/* The uprobes are attached per file by the TLS prober, not here. */
 	src->bpf.manual_prefixes[0] = "enav_tls_";
 	src->bpf.manual_prefixes[1] = "enav_go_tls_";
 	rc = enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
 	bool openssl_gnutls = enav_bpf_source_feature_on(&src->bpf, "tls");
-	bool go = enav_bpf_source_feature_on(&src->bpf, "go_tls");
+	bool go = !compat && enav_bpf_source_feature_on(&src->bpf, "go_tls");
 	if (rc || !(openssl_gnutls || go) || enav_host_load_only(a))
 		return rc;
 	struct enav_tls_attach_config tc = {
@@ -462,6 +510,7 @@ static int net_start(struct enav_host *a, void **state, char *err, size_t errlen
 	    .max_file_bytes = cfg->network.tls.max_file_bytes,
 	    .max_file_ms = cfg->network.tls.max_file_ms,
 	    .self_pid = enav_host_self_pid(a),
+	    .compat = compat,
 	};
 	src->tls = enav_tls_attach_start(src->bpf.obj, &tc, err, errlen);
 	if (!src->tls)

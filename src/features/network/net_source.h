@@ -23,9 +23,10 @@ struct enav_net_hooks {
 	bool has_sendpage;		     /* tcp_sendpage in vmlinux BTF (before 6.5) */
 	bool has_udpv6;			     /* udpv6_sendmsg/recvmsg in vmlinux BTF */
 	bool dns;			     /* DNS capture on */
+	bool compat; /* fexit's compat set (enav_compat_*): the probe's payload_compat */
 };
 
-#define ENAV_NET_MAX_SKIPS 5
+#define ENAV_NET_MAX_SKIPS 8
 
 /* The program-name prefixes to leave unloaded: every hook set but the one
  * the probe chose (socket tracepoints, fexit, or the sys_exit fallback),

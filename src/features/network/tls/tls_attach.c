@@ -147,6 +147,7 @@ int enav_tls_add_link(struct target *tg, const char *prog_name, struct bpf_objec
  */
 struct lib_func {
 	const char *func, *enter;
+	const char *enter_compat; /* without bpf_get_attach_cookie: the library is in the name */
 	unsigned args;
 	bool returns;
 };
@@ -155,19 +156,21 @@ struct lib_func {
 #define ARGS_EX	  (ARGS_CALL | ENAV_TLS_ARG_RCX)
 
 static const struct lib_func openssl_funcs[] = {
-    {"SSL_read", "enav_tls_read_enter", ARGS_CALL, true},
-    {"SSL_read_ex", "enav_tls_read_ex_enter", ARGS_EX, true},
-    {"SSL_write", "enav_tls_write_enter", ARGS_CALL, true},
-    {"SSL_write_ex", "enav_tls_write_ex_enter", ARGS_EX, true},
-    {"SSL_do_handshake", "enav_tls_handshake_enter", ENAV_TLS_ARG_RDI, true},
-    {"SSL_free", "enav_tls_free_enter", ENAV_TLS_ARG_RDI, false},
+    {"SSL_read", "enav_tls_read_enter", "enav_tls_compat_ossl_read", ARGS_CALL, true},
+    {"SSL_read_ex", "enav_tls_read_ex_enter", "enav_tls_compat_ossl_read_ex", ARGS_EX, true},
+    {"SSL_write", "enav_tls_write_enter", "enav_tls_compat_ossl_write", ARGS_CALL, true},
+    {"SSL_write_ex", "enav_tls_write_ex_enter", "enav_tls_compat_ossl_write_ex", ARGS_EX, true},
+    {"SSL_do_handshake", "enav_tls_handshake_enter", "enav_tls_compat_ossl_handshake",
+     ENAV_TLS_ARG_RDI, true},
+    {"SSL_free", "enav_tls_free_enter", "enav_tls_free_enter", ENAV_TLS_ARG_RDI, false},
 };
 
 static const struct lib_func gnutls_funcs[] = {
-    {"gnutls_record_recv", "enav_tls_read_enter", ARGS_CALL, true},
-    {"gnutls_record_send", "enav_tls_write_enter", ARGS_CALL, true},
-    {"gnutls_handshake", "enav_tls_handshake_enter", ENAV_TLS_ARG_RDI, true},
-    {"gnutls_deinit", "enav_tls_free_enter", ENAV_TLS_ARG_RDI, false},
+    {"gnutls_record_recv", "enav_tls_read_enter", "enav_tls_compat_gnutls_read", ARGS_CALL, true},
+    {"gnutls_record_send", "enav_tls_write_enter", "enav_tls_compat_gnutls_write", ARGS_CALL, true},
+    {"gnutls_handshake", "enav_tls_handshake_enter", "enav_tls_compat_gnutls_handshake",
+     ENAV_TLS_ARG_RDI, true},
+    {"gnutls_deinit", "enav_tls_free_enter", "enav_tls_free_enter", ENAV_TLS_ARG_RDI, false},
 };
 
 #define MAX_LIB_FUNCS 6
@@ -178,6 +181,12 @@ static int attach_func(struct enav_tls_attach *t, struct target *tg, const char 
 		       const struct lib_func *lf, const struct enav_tls_func_code *fc,
 		       uint64_t cookie, uint32_t *stepped)
 {
+	/* A kernel without attach cookies refuses a link that sets one: the
+	 * compat programs carry the library in their names instead. */
+	const char *enter = t->cfg.compat ? lf->enter_compat : lf->enter;
+	const char *ret_prog = t->cfg.compat ? "enav_tls_compat_return" : "enav_tls_return";
+	if (t->cfg.compat)
+		cookie = 0;
 	uint64_t entry = 0, ret = 0;
 	bool first_emulated = fc->code && enav_tls_starts_emulated(fc->code, fc->len);
 	bool have_entry = fc->code && !first_emulated &&
@@ -186,10 +195,10 @@ static int attach_func(struct enav_tls_attach *t, struct target *tg, const char 
 			enav_tls_return_site(fc->code, fc->len, fc->vaddr, &ret) == 0;
 	if (have_entry && (have_ret || !lf->returns)) {
 		uint64_t base = fc->file_offset - fc->vaddr;
-		if (enav_tls_add_link(tg, lf->enter, t->obj, path, entry + base, false, cookie))
+		if (enav_tls_add_link(tg, enter, t->obj, path, entry + base, false, cookie))
 			return -1;
-		return lf->returns ? enav_tls_add_link(tg, "enav_tls_return", t->obj, path,
-						       ret + base, false, cookie)
+		return lf->returns ? enav_tls_add_link(tg, ret_prog, t->obj, path, ret + base,
+						       false, cookie)
 				   : 0;
 	}
 	/* The first byte, from the symbol table read through the same
@@ -198,13 +207,12 @@ static int attach_func(struct enav_tls_attach *t, struct target *tg, const char 
 		errno = ENOENT; /* "No such file or directory": the symbol */
 		return -1;
 	}
-	if (enav_tls_add_link(tg, lf->enter, t->obj, path, fc->file_offset, false, cookie))
+	if (enav_tls_add_link(tg, enter, t->obj, path, fc->file_offset, false, cookie))
 		return -1;
 	*stepped += first_emulated ? 0 : lf->returns ? 2 : 1;
 	if (!lf->returns)
 		return 0;
-	return enav_tls_add_link(tg, "enav_tls_return", t->obj, path, fc->file_offset, true,
-				 cookie);
+	return enav_tls_add_link(tg, ret_prog, t->obj, path, fc->file_offset, true, cookie);
 }
 
 /* The first refusal of a file by a cap is logged and counted; it is tried

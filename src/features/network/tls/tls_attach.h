@@ -41,6 +41,9 @@ struct enav_tls_attach_config {
 	uint64_t max_file_bytes;
 	uint32_t max_file_ms;
 	uint32_t self_pid; /* the agent: its own TLS is never probed */
+	/* No bpf_get_attach_cookie (before 5.15): the enav_tls_compat_
+	 * programs, one per library and call, attached without cookies. */
+	bool compat;
 };
 
 struct enav_tls_attach *enav_tls_attach_start(struct bpf_object *obj,
