@@ -279,18 +279,20 @@ metric_or_zero() {
 # wait_for_line JQ_FILTER [TIMEOUT_S]: waits until a signal line matches
 # (TIMEOUT_S times ENAV_TIME_SCALE; 10 s by default).
 wait_for_line() {
-	local filter=$1 timeout i
-	timeout=$(scaled "${2:-10}")
-	for ((i = 0; i < timeout * 10; i++)); do
-		local line
+	# Bounded by the clock, not by a count of polls: one jq pass over a
+	# large file takes seconds in an emulated guest (seen: a 30 s wait that
+	# lasted 480 s on 6.1).
+	local filter=$1 end line
+	end=$((SECONDS + $(scaled "${2:-10}")))
+	while :; do
 		line=$(jq -c "select($filter)" "$WORK/signals.ndjson" 2>/dev/null | head -n1)
 		if [ -n "$line" ]; then
 			echo "$line"
 			return 0
 		fi
+		[ "$SECONDS" -lt "$end" ] || return 1
 		sleep 0.1
 	done
-	return 1
 }
 
 # has_line FILE JQ_FILTER: true when some line matches (jq 1.6's -e looks only
