@@ -95,6 +95,22 @@ struct enav_unwind_walk {
 	struct enav_unwind_regs *r;
 };
 
+/* The row a search ended on: the last one whose pc is at or below the
+ * address (lo is one past it), when that is inside the mapping's table
+ * (rows from first on).  Both searches, bpf_loop's and the bounded one,
+ * end here. */
+static __always_inline bool unwind_row_before(__u32 lo, __u32 first, struct enav_unwind_entry *out)
+{
+	if (lo <= first)
+		return false;
+	__u32 idx = lo - 1;
+	const struct enav_unwind_entry *e = bpf_map_lookup_elem(&enav_unwind_rows, &idx);
+	if (!e)
+		return false;
+	*out = *e;
+	return true;
+}
+
 #ifdef ENAV_UNWIND_BOUNDED
 #include "unwind_bounded.bpf.h"
 #else
@@ -169,15 +185,7 @@ static __always_inline bool unwind_row(struct enav_unwind_regs *r,
 	r->hi = m->first + m->count;
 	/* Tables hold fewer than 2^24 rows (profiling.unwind.max_rows). */
 	bpf_loop(25, unwind_row_step, &s, 0);
-	__u32 lo = r->lo;
-	if (lo <= m->first)
-		return false;
-	__u32 idx = lo - 1;
-	const struct enav_unwind_entry *e = bpf_map_lookup_elem(&enav_unwind_rows, &idx);
-	if (!e)
-		return false;
-	*out = *e;
-	return true;
+	return unwind_row_before(r->lo, m->first, out);
 }
 #endif
 

@@ -85,14 +85,7 @@ static __always_inline bool unwind_row(struct enav_unwind_regs *r,
 		lo = unwind_pick(right, (__u64)mid + 1, lo);
 		hi = unwind_pick(go & (right ^ 1), mid, hi);
 	}
-	if (lo <= first)
-		return false;
-	__u32 idx = lo - 1;
-	const struct enav_unwind_entry *e = bpf_map_lookup_elem(&enav_unwind_rows, &idx);
-	if (!e)
-		return false;
-	*out = *e;
-	return true;
+	return unwind_row_before(lo, first, out);
 }
 
 #endif
