@@ -417,9 +417,8 @@ case_push_and_spool() {
 	expect_eq "sampleRate" "$(jq -r .query.sampleRate "$found")" 199 || return 1
 	expect_eq "units" "$(jq -r .query.units "$found")" samples || return 1
 	local prof=${found%.json}.pprof
+	# (Its hot function was what chose it above.)
 	pprof_ok "$prof" || return 1
-	grep -q prof_hot_function <<<"$(go tool pprof -top "$prof" 2>/dev/null)" ||
-		{ fail "pushed profile lacks prof_hot_function"; return 1; }
 	# The first request got a 503: a retry happened and was counted.
 	local retries
 	retries=$(metric enav_pyroscope_retries_total)
