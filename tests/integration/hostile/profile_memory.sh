@@ -170,10 +170,11 @@ case_profile_debuglink_bomb() {
 	write_config "$WORK/cfg.yaml" "profiling:" "  frequency_hz: 199" "  interval_ms: 2000" \
 		"  max_store_mb: 8"
 	start_agent "$WORK/cfg.yaml" || return
-	local base_ticks loads0 pid round
+	local base_ticks base_read loads0 pid round
 	loads0=$(metric_settled 'enav_symbolizer_events_total{event="elf_load"}')
 	[[ $loads0 =~ ^[0-9]+$ ]] || { fail "no /metrics before the tenant: $loads0"; return 1; }
 	base_ticks=$(cpu_ticks_of "$AGENT_PID")
+	base_read=$(awk '$1 == "rchar:" { print $2 }' "/proc/$AGENT_PID/io")
 	as_tenant "$HELPERS/dlopen_burn" 60000 "${libs[@]}" >"$WORK/debuglink.out" 2>&1 &
 	pid=$!
 	for ((i = 0; i < $(scaled 50); i++)); do
@@ -194,23 +195,31 @@ case_profile_debuglink_bomb() {
 	done
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
-	local ticks hz over ms_per_load
+	local ticks hz over ms_per_load read
 	ticks=$(($(cpu_ticks_of "$AGENT_PID") - base_ticks))
+	read=$(($(awk '$1 == "rchar:" { print $2 }' "/proc/$AGENT_PID/io") - base_read))
 	hz=$(getconf CLK_TCK)
-	echo "    agent CPU $((ticks * 1000 / hz)) ms over the case for $loads ELF loads of libraries" \
-		"naming a 1 GiB debug file" >&2
+	echo "    agent CPU $((ticks * 1000 / hz)) ms and $((read >> 20)) MiB read over the case" \
+		"for $loads ELF loads of libraries naming a 1 GiB debug file" >&2
 	# Natively all 16 libraries load within the time; a guest proves the
 	# bound on whatever it loaded (one CRC of 1 GiB there is tens of seconds).
 	local want=16
 	[ "$TIME_SCALE" -eq 1 ] || want=1
 	[ "$loads" -ge "$want" ] || { fail "only $loads ELF loads: the tenant's libraries were not symbolized"; return 1; }
-	# The agent also profiles the rest of the node for those 6+ s: a whole
-	# CPU for the case is what one CRC of 1 GiB per library cost.
-	# 50 ms natively (2 ms measured, 421 ms before); an emulated guest's CPU
-	# is ENAV_TIME_SCALE times that bound, still far under one CRC of 1 GiB.
+	# The proof that holds on any machine: the bytes the agent read (rchar
+	# counts every read(2), the CRC's included) stay under one read of the
+	# debug file; the old code read all of it once per load.
+	[ "$read" -lt $((512 << 20)) ] ||
+		{ fail "the agent read $((read >> 20)) MiB: a CRC of the 1 GiB debug file"; return 1; }
+	# Its cost natively: the agent also profiles the rest of the node for
+	# those 6+ s, and a whole CPU for the case is what one CRC of 1 GiB per
+	# library cost.  50 ms (2 ms measured, 421 ms before).  In an emulated
+	# guest the agent's CPU over the case is mostly that node profiling,
+	# and the guest's clock stretches with the host's load (seen: 112 and
+	# 408 ms per load at one commit), so there the bytes read are the proof.
 	ms_per_load=$((ticks * 1000 / hz / loads))
-	[ "$ms_per_load" -le $((50 * TIME_SCALE)) ] ||
-		{ fail "agent CPU ${ms_per_load} ms per ELF load (want <= $((50 * TIME_SCALE)))"; return 1; }
+	[ "$TIME_SCALE" -ne 1 ] || [ "$ms_per_load" -le 50 ] ||
+		{ fail "agent CPU ${ms_per_load} ms per ELF load (want <= 50)"; return 1; }
 	over=$(metric_settled 'enav_profile_files_refused_total{reason="over_file_cap"}') || { fail "$over"; return 1; }
 	[ "$over" -ge 1 ] || { fail "the 1 GiB debug file was not refused"; return 1; }
 }
