@@ -351,17 +351,23 @@ static __always_inline void dns_at_socket(void *ctx, struct sock *sk, struct pen
  * count TCP bytes, then copy what is wanted from the caller's buffer.  The
  * cheap questions come first (is this a DNS socket, a followed connection
  * of an enabled protocol), so a call nobody wants costs a map lookup.
+ * udp_hook: the program hooks udp(v6)_sendmsg/recvmsg, where sk is never a
+ * TCP socket: said at compile time, its program holds no byte count and no
+ * L7 capture, which the verifier would otherwise walk for nothing (four of
+ * the seven fexit programs: seconds of an emulated guest's agent start).
  */
 static __always_inline int socket_call(void *ctx, struct sock *sk, long ret, int flags, bool sent,
-				       bool payload, bool compat)
+				       bool payload, bool compat, bool udp_hook)
 {
 	if (!sent && (flags & MSG_PEEK))
 		return 0; /* read again for real later */
 	/* Payloads only where sk is a BTF pointer: tp_btf and fexit. */
 	bool btf = payload;
 	__u8 proto = sk_protocol_of(sk, btf);
+	if (udp_hook && proto != IPPROTO_UDP)
+		return 0; /* UDP-lite: as below */
 	struct conn *c = NULL;
-	if (proto == IPPROTO_TCP && ret > 0) {
+	if (!udp_hook && proto == IPPROTO_TCP && ret > 0) {
 		c = count_bytes(ctx, sk, ret, sent, btf);
 		if (c && enav_tls_enabled)
 			tls_bind_socket(sk);
@@ -386,7 +392,7 @@ static __always_inline int socket_call(void *ctx, struct sock *sk, long ret, int
 	}
 	if (dns && is_dns_syscall(p.nr))
 		dns_at_socket(ctx, sk, &p, ret, sent, proto);
-	if (l7 && is_l7_syscall(p.nr))
+	if (!udp_hook && l7 && is_l7_syscall(p.nr))
 		l7_capture(ctx, sk, c, &p, ret, sent, true, cgroup_id, compat);
 	return 0;
 }
@@ -395,26 +401,26 @@ static __always_inline int socket_call(void *ctx, struct sock *sk, long ret, int
 SEC("tp_btf/sock_send_length")
 int BPF_PROG(enav_sock_send_btf, struct sock *sk, int ret, int flags)
 {
-	return socket_call(ctx, sk, ret, flags, true, true, false);
+	return socket_call(ctx, sk, ret, flags, true, true, false, false);
 }
 
 SEC("tp_btf/sock_recv_length")
 int BPF_PROG(enav_sock_recv_btf, struct sock *sk, int ret, int flags)
 {
-	return socket_call(ctx, sk, ret, flags, false, true, false);
+	return socket_call(ctx, sk, ret, flags, false, true, false, false);
 }
 
 /* sys_exit fallback: bytes only here, payloads at sys_exit. */
 SEC("raw_tp/sock_send_length")
 int BPF_PROG(enav_sock_send_raw, struct sock *sk, int ret, int flags)
 {
-	return socket_call(ctx, sk, ret, flags, true, false, false);
+	return socket_call(ctx, sk, ret, flags, true, false, false, false);
 }
 
 SEC("raw_tp/sock_recv_length")
 int BPF_PROG(enav_sock_recv_raw, struct sock *sk, int ret, int flags)
 {
-	return socket_call(ctx, sk, ret, flags, false, false, false);
+	return socket_call(ctx, sk, ret, flags, false, false, false, false);
 }
 
 /*
@@ -428,7 +434,7 @@ int BPF_PROG(enav_sock_recv_raw, struct sock *sk, int ret, int flags)
  */
 /* sk is the first argument of every function hooked here, declared as such
  * (BPF_PROG) so the verifier types it; the rest is read with the helpers. */
-static __always_inline int fexit_recv(void *ctx, struct sock *sk)
+static __always_inline int fexit_recv(void *ctx, struct sock *sk, bool udp_hook)
 {
 	__u64 ret = 0, flags = 0;
 	/* (sk, msg, len, flags, addr_len) since 5.19; (sk, msg, len, nonblock,
@@ -436,27 +442,27 @@ static __always_inline int fexit_recv(void *ctx, struct sock *sk)
 	__u32 flags_at = bpf_get_func_arg_cnt(ctx) == 6 ? 4 : 3;
 	if (bpf_get_func_arg(ctx, flags_at, &flags) || bpf_get_func_ret(ctx, &ret))
 		return 0;
-	return socket_call(ctx, sk, (int)ret, (int)flags, false, true, false);
+	return socket_call(ctx, sk, (int)ret, (int)flags, false, true, false, udp_hook);
 }
 
-static __always_inline int fexit_send(void *ctx, struct sock *sk)
+static __always_inline int fexit_send(void *ctx, struct sock *sk, bool udp_hook)
 {
 	__u64 ret = 0;
 	if (bpf_get_func_ret(ctx, &ret))
 		return 0;
-	return socket_call(ctx, sk, (int)ret, 0, true, true, false);
+	return socket_call(ctx, sk, (int)ret, 0, true, true, false, udp_hook);
 }
 
 SEC("fexit/tcp_sendmsg")
 int BPF_PROG(enav_tcp_send_fexit, struct sock *sk)
 {
-	return fexit_send(ctx, sk);
+	return fexit_send(ctx, sk, false);
 }
 
 SEC("fexit/tcp_recvmsg")
 int BPF_PROG(enav_tcp_recv_fexit, struct sock *sk)
 {
-	return fexit_recv(ctx, sk);
+	return fexit_recv(ctx, sk, false);
 }
 
 /*
@@ -470,32 +476,32 @@ int BPF_PROG(enav_tcp_recv_fexit, struct sock *sk)
 SEC("fexit/tcp_sendpage")
 int BPF_PROG(enav_tcp_sendpage_fexit, struct sock *sk)
 {
-	return fexit_send(ctx, sk);
+	return fexit_send(ctx, sk, false);
 }
 
 /* DNS over UDP on the fexit path: loaded only with DNS capture on. */
 SEC("fexit/udp_sendmsg")
 int BPF_PROG(enav_udp_send_fexit, struct sock *sk)
 {
-	return fexit_send(ctx, sk);
+	return fexit_send(ctx, sk, true);
 }
 
 SEC("fexit/udp_recvmsg")
 int BPF_PROG(enav_udp_recv_fexit, struct sock *sk)
 {
-	return fexit_recv(ctx, sk);
+	return fexit_recv(ctx, sk, true);
 }
 
 SEC("fexit/udpv6_sendmsg")
 int BPF_PROG(enav_udp6_send_fexit, struct sock *sk)
 {
-	return fexit_send(ctx, sk);
+	return fexit_send(ctx, sk, true);
 }
 
 SEC("fexit/udpv6_recvmsg")
 int BPF_PROG(enav_udp6_recv_fexit, struct sock *sk)
 {
-	return fexit_recv(ctx, sk);
+	return fexit_recv(ctx, sk, true);
 }
 
 /*
@@ -510,47 +516,47 @@ int BPF_PROG(enav_udp6_recv_fexit, struct sock *sk)
 SEC("fexit/tcp_sendmsg")
 int BPF_PROG(enav_compat_tcp_send, struct sock *sk, void *msg, size_t size, int ret)
 {
-	return socket_call(ctx, sk, ret, 0, true, true, true);
+	return socket_call(ctx, sk, ret, 0, true, true, true, false);
 }
 
 SEC("fexit/tcp_recvmsg")
 int BPF_PROG(enav_compat_tcp_recv, struct sock *sk, void *msg, size_t len, int nonblock, int flags,
 	     int *addr_len, int ret)
 {
-	return socket_call(ctx, sk, ret, flags, false, true, true);
+	return socket_call(ctx, sk, ret, flags, false, true, true, false);
 }
 
 SEC("fexit/tcp_sendpage")
 int BPF_PROG(enav_compat_tcp_sendpage, struct sock *sk, void *page, int offset, size_t size,
 	     int flags, int ret)
 {
-	return socket_call(ctx, sk, ret, 0, true, true, true);
+	return socket_call(ctx, sk, ret, 0, true, true, true, false);
 }
 
 SEC("fexit/udp_sendmsg")
 int BPF_PROG(enav_compat_udp_send, struct sock *sk, void *msg, size_t len, int ret)
 {
-	return socket_call(ctx, sk, ret, 0, true, true, true);
+	return socket_call(ctx, sk, ret, 0, true, true, true, true);
 }
 
 SEC("fexit/udp_recvmsg")
 int BPF_PROG(enav_compat_udp_recv, struct sock *sk, void *msg, size_t len, int nonblock, int flags,
 	     int *addr_len, int ret)
 {
-	return socket_call(ctx, sk, ret, flags, false, true, true);
+	return socket_call(ctx, sk, ret, flags, false, true, true, true);
 }
 
 SEC("fexit/udpv6_sendmsg")
 int BPF_PROG(enav_compat_udp6_send, struct sock *sk, void *msg, size_t len, int ret)
 {
-	return socket_call(ctx, sk, ret, 0, true, true, true);
+	return socket_call(ctx, sk, ret, 0, true, true, true, true);
 }
 
 SEC("fexit/udpv6_recvmsg")
 int BPF_PROG(enav_compat_udp6_recv, struct sock *sk, void *msg, size_t len, int nonblock, int flags,
 	     int *addr_len, int ret)
 {
-	return socket_call(ctx, sk, ret, flags, false, true, true);
+	return socket_call(ctx, sk, ret, flags, false, true, true, true);
 }
 
 #endif

@@ -375,6 +375,53 @@ static void probe_caps(struct enav_features *f)
 		f->caps[i] = (eff >> bits[i]) & 1;
 }
 
+/* What the sources ask vmlinux BTF (net_source.c): kind, then name. */
+static const struct {
+	bool tracepoint;
+	const char *name;
+} vmlinux_names[] = {
+    {true, "inet_sock_set_state"}, {true, "tcp_retransmit_skb"}, {true, "sock_send_length"},
+    {true, "sock_recv_length"},	   {false, "tcp_sendpage"},	 {false, "udpv6_sendmsg"},
+    {false, "udpv6_recvmsg"},
+};
+_Static_assert(sizeof(vmlinux_names) / sizeof(vmlinux_names[0]) <= 32, "one bit each");
+
+static void probe_vmlinux_names(struct enav_features *f, const struct btf *vmlinux)
+{
+	f->vmlinux_parsed = vmlinux != NULL;
+	f->vmlinux_names = 0;
+	for (size_t i = 0; vmlinux && i < sizeof(vmlinux_names) / sizeof(vmlinux_names[0]); i++) {
+		char type[96];
+		snprintf(type, sizeof(type), "%s%s",
+			 vmlinux_names[i].tracepoint ? "btf_trace_" : "", vmlinux_names[i].name);
+		if (btf__find_by_name_kind(vmlinux, type,
+					   vmlinux_names[i].tracepoint ? BTF_KIND_TYPEDEF
+								       : BTF_KIND_FUNC) >= 0)
+			f->vmlinux_names |= 1u << i;
+	}
+}
+
+static bool vmlinux_has(const struct enav_features *f, bool tracepoint, const char *name)
+{
+	for (size_t i = 0; i < sizeof(vmlinux_names) / sizeof(vmlinux_names[0]); i++)
+		if (vmlinux_names[i].tracepoint == tracepoint &&
+		    !strcmp(vmlinux_names[i].name, name))
+			return (f->vmlinux_names >> i) & 1;
+	fprintf(stderr, "enav: %s %s is not in the probe's list of vmlinux names\n",
+		tracepoint ? "tracepoint" : "function", name);
+	return false;
+}
+
+bool enav_features_has_func(const struct enav_features *f, const char *func)
+{
+	return vmlinux_has(f, false, func);
+}
+
+bool enav_features_has_tracepoint(const struct enav_features *f, const char *tracepoint)
+{
+	return vmlinux_has(f, true, tracepoint);
+}
+
 static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return 0;
@@ -439,6 +486,7 @@ void enav_features_probe(struct enav_features *f)
 		   "perf_event program uses a hash map allocated on use (Linux 6.1+)");
 	probe_cgroups(f);
 	probe_caps(f);
+	probe_vmlinux_names(f, vmlinux);
 	btf__free(vmlinux);
 	libbpf_set_print(old);
 }

@@ -80,6 +80,11 @@ struct enav_features {
 	enum enav_cgroup_layout cgroup_layout;
 	char cgroup2_mount[256]; /* "" when no cgroup2 mount */
 	bool caps[ENAV_CAP__COUNT];
+	/* The vmlinux BTF names sources ask about (features.c's list), looked
+	 * up while the probe holds the parsed BTF: a second parse cost a
+	 * source about 0.3 s of each start in an emulated guest. */
+	bool vmlinux_parsed;
+	uint32_t vmlinux_names; /* bit i: the list's name i is there */
 };
 
 /* What the agent will run with, and why. */
@@ -97,6 +102,13 @@ struct enav_decisions {
 };
 
 void enav_features_probe(struct enav_features *f);
+
+/* Whether vmlinux BTF has the kernel function, or the tracepoint (its
+ * btf_trace_ typedef), by the probe's lookup; false for a name not in
+ * features.c's list (a programming error, logged) and without vmlinux BTF
+ * (vmlinux_parsed false). */
+bool enav_features_has_func(const struct enav_features *f, const char *func);
+bool enav_features_has_tracepoint(const struct enav_features *f, const char *tracepoint);
 
 /*
  * Apply the configured choices to the probe results.  Returns 0, or -1 with

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "features/network/net_source.h"
 
-#include <bpf/btf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stddef.h>
@@ -337,11 +336,6 @@ size_t enav_net_hook_skips(const struct enav_net_hooks *h, const char *skip[ENAV
 	return n;
 }
 
-static bool btf_has_func(const struct btf *vmlinux, const char *name)
-{
-	return vmlinux && btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) >= 0;
-}
-
 static void payload_feature_refused(void *ctx, const char *feature)
 {
 	struct net_source *src = ctx;
@@ -349,12 +343,11 @@ static void payload_feature_refused(void *ctx, const char *feature)
 		src->payload_refused = true;
 }
 
-/* Every tracepoint of a BTF kernel has a btf_trace_<name> typedef. */
+/* Every tracepoint of a BTF kernel has a btf_trace_<name> typedef: the
+ * probe looked them up (enav_features_has_tracepoint). */
 static bool btf_has_tracepoint(void *ctx, const char *name)
 {
-	char type[96];
-	snprintf(type, sizeof(type), "btf_trace_%s", name);
-	return btf__find_by_name_kind(ctx, type, BTF_KIND_TYPEDEF) >= 0;
+	return enav_features_has_tracepoint(ctx, name);
 }
 
 static int net_start(struct enav_host *a, void **state, char *err, size_t errlen)
@@ -375,14 +368,13 @@ static int net_start(struct enav_host *a, void **state, char *err, size_t errlen
 	    .dns = cfg->network.dns_capture_bytes > 0,
 	    .compat = compat,
 	};
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	if (vmlinux) {
+	const struct enav_features *features = enav_host_features(a);
+	if (features->vmlinux_parsed) {
 		const char *missing =
-		    enav_net_missing_tracepoint(fexit_bytes, btf_has_tracepoint, vmlinux);
-		hooks.has_sendpage = btf_has_func(vmlinux, "tcp_sendpage");
-		hooks.has_udpv6 = btf_has_func(vmlinux, "udpv6_sendmsg") &&
-				  btf_has_func(vmlinux, "udpv6_recvmsg");
-		btf__free(vmlinux);
+		    enav_net_missing_tracepoint(fexit_bytes, btf_has_tracepoint, (void *)features);
+		hooks.has_sendpage = enav_features_has_func(features, "tcp_sendpage");
+		hooks.has_udpv6 = enav_features_has_func(features, "udpv6_sendmsg") &&
+				  enav_features_has_func(features, "udpv6_recvmsg");
 		if (missing) {
 			char why[192];
 			snprintf(why, sizeof(why),
