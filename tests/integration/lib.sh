@@ -188,8 +188,9 @@ http_get() {
 # wait_ready PID [PORT] [MIN_S]: waits until /readyz on 127.0.0.1:PORT
 # (TEST_PORT) answers 200 while PID (the agent) runs.  Fails, so the case
 # stops rather than carries on without a ready agent, when PID exits first
-# or after ENAV_READY_WAIT_S (default 10 s times ENAV_TIME_SCALE; emulated
-# guests need about 12 s only to load the network object), or MIN_S when
+# or after ENAV_READY_WAIT_S (default 10 s times ENAV_TIME_SCALE; an
+# emulated 6.1 guest loads the network object in 3-6 s, a loaded one in
+# more), or MIN_S when
 # that is longer (a configuration that starts more sources).
 wait_ready() {
 	local pid=$1 port=${2:-$TEST_PORT} min_s=${3:-0} i wait_s
