@@ -368,11 +368,23 @@ static __always_inline void l7_submit(void *ctx, struct l7_scratch *sc, void *e,
 #endif
 }
 
-/* Keep the record built in e (hdr.size <= ENAV_L7_HELD_MAX) as c's held
- * record instead of sending it; false when the table refuses it. */
-static __always_inline bool l7_hold(struct sock *sk, struct conn *c, struct enav_l7_event *e)
+/* Keep the record built in e (size bytes, <= ENAV_L7_HELD_MAX) as c's held
+ * record instead of sending it; false when the table refuses it.  The
+ * connection's slot, once made, is written in place: its record's bytes
+ * only, no insert (a lock and an element swap) per request. */
+static __always_inline bool l7_hold(struct sock *sk, struct conn *c, struct enav_l7_event *e,
+				    __u64 size)
 {
 	__u64 key = (__u64)sk;
+	struct l7_held *h =
+	    c->held & L7_HELD_SLOT ? bpf_map_lookup_elem(&enav_l7_held, &key) : NULL;
+	if (h) {
+		enav_bound(size, 511); /* L7_HELD_SLOT_SIZE - 1 */
+		if (bpf_probe_read_kernel(h->rec, size, e))
+			return false;
+		c->held |= L7_HELD_RECORD;
+		return true;
+	}
 	if (bpf_map_update_elem(&enav_l7_held, &key, e, BPF_ANY)) {
 		enav_count(ENAV_KC_MAP_FULL);
 		return false;
@@ -537,7 +549,7 @@ static __always_inline void l7_emit_as(void *ctx, struct l7_scratch *sc, struct 
 		tail = l7_append_held(ctx, sk, c, e, tail);
 	__u64 size = ENAV_OFFSETOF(struct enav_l7_event, payload) + tail;
 	e->hdr.size = size;
-	if (hold && c && size <= ENAV_L7_HELD_MAX && l7_hold(sk, c, e))
+	if (hold && c && size <= ENAV_L7_HELD_MAX && l7_hold(sk, c, e, size))
 		return;
 	if (size <= sizeof(*e) + sizeof(sc->marks) + sizeof(sc->carry) + ENAV_L7_HELD_MAX)
 		l7_submit(ctx, sc, e, size);
