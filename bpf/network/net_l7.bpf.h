@@ -10,7 +10,6 @@
 #define ENAV_NET_L7_BPF_H
 
 #include "net_sock.bpf.h"
-#include "net_tcp.bpf.h"
 
 /* Record where the call's bytes are: one buffer, or the first L7_MAX_IOV
  * iovecs of a vector call.  Returns false when they cannot be read. */
@@ -340,8 +339,7 @@ struct l7_call {
 	__u8 flags;  /* ENAV_L7_* known before the walk */
 	__u8 tls_library;
 	__u8 take_carry; /* report the connection's carried run on this record */
-	__u8 may_pair;	 /* c's TCP stream: an HTTP/1 exchange may be one record */
-	__u8 pad[5];
+	__u8 pad[6];
 	__u64 cgroup_id; /* the caller's, already looked up for the filter */
 };
 
@@ -366,56 +364,6 @@ static __always_inline void l7_submit(void *ctx, struct l7_scratch *sc, void *e,
 #else
 	enav_emit(ctx, e, size);
 #endif
-}
-
-/* Keep the record built in e (size bytes, <= ENAV_L7_HELD_MAX) as c's held
- * record instead of sending it; false when the table refuses it.  The
- * connection's slot, once made, is written in place: its record's bytes
- * only, no insert (a lock and an element swap) per request. */
-static __always_inline bool l7_hold(struct sock *sk, struct conn *c, struct enav_l7_event *e,
-				    __u64 size)
-{
-	__u64 key = (__u64)sk;
-	struct l7_held *h =
-	    c->held & L7_HELD_SLOT ? bpf_map_lookup_elem(&enav_l7_held, &key) : NULL;
-	if (h) { /* a constant size: plain loads and stores, no helper call */
-		__builtin_memcpy(h->rec, e, ENAV_L7_HELD_MAX);
-		c->held |= L7_HELD_RECORD;
-		return true;
-	}
-	if (bpf_map_update_elem(&enav_l7_held, &key, e, BPF_ANY)) {
-		enav_count(ENAV_KC_MAP_FULL);
-		return false;
-	}
-	c->held |= L7_HELD_SLOT | L7_HELD_RECORD;
-	return true;
-}
-
-/* Append c's held record after tail bytes of e's payload; returns the new
- * tail.  A held record that cannot ride here is sent on its own first. */
-static __always_inline __u64 l7_append_held(void *ctx, struct sock *sk, struct conn *c,
-					    struct enav_l7_event *e, __u64 tail)
-{
-	__u64 key = (__u64)sk;
-	struct l7_held *h = bpf_map_lookup_elem(&enav_l7_held, &key);
-	if (!h) {
-		c->held &= ~L7_HELD_RECORD;
-		return tail;
-	}
-	__u64 size = ((struct enav_event_header *)h->rec)->size;
-	if (tail > ENAV_L7_HELD_MAX || size < ENAV_OFFSETOF(struct enav_l7_event, payload) ||
-	    size > ENAV_L7_HELD_MAX) {
-		l7_flush_held(ctx, sk, c);
-		return tail;
-	}
-	c->held &= ~L7_HELD_RECORD;
-	/* tail bounded in its register: the copy stays inside the payload.  A
-	 * constant size (the bytes past the held record's own are not sent):
-	 * plain loads and stores, no helper call. */
-	enav_bound(tail, 511);
-	__builtin_memcpy(e->payload + tail, h->rec, ENAV_L7_HELD_MAX);
-	e->flags |= ENAV_L7_PAIRED;
-	return tail + size;
 }
 
 /*
@@ -457,20 +405,6 @@ static __always_inline void l7_emit_as(void *ctx, struct l7_scratch *sc, struct 
 		if (verdict == ENAV_L7C_HTTP2 && request)
 			st->h2_next[dir] = 24;
 	}
-	/* HTTP/1 on the connection's own stream: a request's record is held
-	 * back and rides on the response's (ENAV_L7_PAIRED).  Any other call
-	 * sends the held record first, so the records keep their order. */
-	bool request = (call->role == ENAV_ROLE_CLIENT) == sent;
-	bool pairs = call->may_pair && c && st->l7 == ENAV_L7C_HTTP1 &&
-		     call->role != ENAV_ROLE_UNKNOWN && cap <= ENAV_L7_HELD_CAPTURE;
-	bool pair = false;
-	if (c && (c->held & L7_HELD_RECORD)) {
-		if (pairs && !request)
-			pair = true;
-		else
-			l7_flush_held(ctx, sk, c);
-	}
-	bool hold = pairs && request && !nodata;
 	struct enav_l7_event *e = &sc->e;
 	__u8 flags = call->flags | (nodata ? ENAV_L7_NO_DATA : 0);
 	__u16 marks = 0;
@@ -542,13 +476,9 @@ static __always_inline void l7_emit_as(void *ctx, struct l7_scratch *sc, struct 
 		bpf_probe_read_kernel(e->payload + tail, sizeof(sc->carry), &sc->carry);
 		tail += sizeof(sc->carry);
 	}
-	if (pair && c)
-		tail = l7_append_held(ctx, sk, c, e, tail);
 	__u64 size = ENAV_OFFSETOF(struct enav_l7_event, payload) + tail;
 	e->hdr.size = size;
-	if (hold && c && size <= ENAV_L7_HELD_MAX && l7_hold(sk, c, e, size))
-		return;
-	if (size <= sizeof(*e) + sizeof(sc->marks) + sizeof(sc->carry) + ENAV_L7_HELD_MAX)
+	if (size <= sizeof(*e) + sizeof(sc->marks) + sizeof(sc->carry))
 		l7_submit(ctx, sc, e, size);
 }
 
@@ -572,8 +502,7 @@ static __always_inline void l7_emit(void *ctx, struct l7_scratch *sc, struct soc
 static __always_inline bool l7_carry(struct conn *c, __u32 seq, long ret, bool sent)
 {
 	__u8 l7 = c->l7s.l7;
-	/* After a held record: the call's own record carries it (l7_emit_as). */
-	if (l7 == ENAV_L7_CLASS_PENDING || l7 == ENAV_L7_CLASS_NONE || (c->held & L7_HELD_RECORD))
+	if (l7 == ENAV_L7_CLASS_PENDING || l7 == ENAV_L7_CLASS_NONE)
 		return false;
 	__u8 dir = sent ? ENAV_L7_SENT : ENAV_L7_RECEIVED;
 	__u32 len = c->carry_len;
@@ -641,7 +570,6 @@ static __always_inline void l7_capture(void *ctx, struct sock *sk, struct conn *
 	    .role = c->role,
 	    .flags = ENAV_L7_SEQ_VALID,
 	    .take_carry = 1,
-	    .may_pair = 1,
 	    .cgroup_id = cgroup_id,
 	};
 	l7_emit_as(ctx, sc, sk, &c->l7s, c, &call, btf, compat);

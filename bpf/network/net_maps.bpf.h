@@ -71,8 +71,7 @@ struct conn {
 	__u8 seen_fin; /* passed through a FIN state: orderly close */
 	__u8 have_tuple;
 	__u8 carry_dir; /* ENAV_L7_SENT or _RECEIVED: the direction of the carried run */
-	__u8 held;	/* L7_HELD_*: this connection's enav_l7_held entry */
-	__u8 pad;
+	__u8 pad[2];
 	struct l7_stream l7s;
 	__u16 family, sport, dport;
 	__u8 saddr[16], daddr[16]; /* kept: a closing socket has lost its local port */
@@ -91,33 +90,6 @@ struct {
 	__type(key, __u64);	    /* struct sock * */
 	__type(value, struct conn);
 } enav_conns SEC(".maps");
-
-/*
- * An HTTP/1 request's record held back until the response's (net_l7.bpf.h,
- * l7_hold), as it would have been emitted.  One slot per connection that
- * has held one, kept across exchanges and deleted at close.  A full table
- * refuses the insert (ENAV_KC_MAP_FULL) and the request gets its record at
- * once, as without the table.
- */
-#define L7_HELD_CONNECTIONS 4096
-#define L7_HELD_SLOT	    1 /* struct conn.held: the connection has an entry */
-#define L7_HELD_RECORD	    2 /* and a record is held in it */
-
-/* A power of two above ENAV_L7_HELD_MAX: a size masked in its register is
- * then provably inside, whatever register the compiler compared. */
-#define L7_HELD_SLOT_SIZE 512
-
-struct l7_held {
-	__u8 rec[L7_HELD_SLOT_SIZE]; /* a struct enav_l7_event of hdr.size bytes */
-};
-_Static_assert(ENAV_L7_HELD_MAX <= L7_HELD_SLOT_SIZE, "held slot");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, L7_HELD_CONNECTIONS);
-	__type(key, __u64); /* struct sock * */
-	__type(value, struct l7_held);
-} enav_l7_held SEC(".maps");
 
 /* The call's arguments, read back from the saved user registers at exit. */
 struct pending {

@@ -92,28 +92,6 @@ static __always_inline void l7_flush_carry(void *ctx, struct sock *sk, struct co
 	enav_emit(ctx, &rec, sizeof(rec));
 }
 
-/*
- * The connection's held record (ENAV_L7_PAIRED, net_l7.bpf.h) as a record of
- * its own: at close (after the carried run, which it never follows), or
- * when a call that cannot carry it comes first.  Sent from the map value,
- * so it needs no scratch (see l7_flush_carry).
- */
-static __always_inline void l7_flush_held(void *ctx, struct sock *sk, struct conn *c)
-{
-	if (!(c->held & L7_HELD_RECORD))
-		return;
-	c->held &= ~L7_HELD_RECORD;
-	__u64 key = (__u64)sk;
-	struct l7_held *h = bpf_map_lookup_elem(&enav_l7_held, &key);
-	if (!h)
-		return;
-	__u64 size = ((struct enav_event_header *)h->rec)->size;
-	if (size < ENAV_OFFSETOF(struct enav_l7_event, payload) || size > ENAV_L7_HELD_MAX)
-		return;
-	enav_bound(size, 511); /* L7_HELD_SLOT_SIZE - 1 */
-	enav_emit(ctx, h->rec, size);
-}
-
 /* Record the current task as the owner, if the filter admits it. */
 static __always_inline bool take_owner(struct conn *c)
 {
@@ -166,9 +144,6 @@ static __always_inline int handle_state(void *ctx, struct sock *sk, int oldstate
 		c->seen_fin = 1;
 	if (newstate == TCP_CLOSE) {
 		l7_flush_carry(ctx, sk, c);
-		l7_flush_held(ctx, sk, c);
-		if (c->held & L7_HELD_SLOT)
-			bpf_map_delete_elem(&enav_l7_held, &key);
 		bool established = c->opened || (c->flags & ENAV_TCP_PREDATES_ATTACH);
 		/* A server connection nobody accepted stays unattributed: drop it. */
 		if (established || c->role == ENAV_ROLE_CLIENT)

@@ -249,18 +249,6 @@ struct enav_dns_event {
  * calls the kernel counted on this connection without a record of their
  * own, which come before this record's call in the stream. */
 #define ENAV_L7_CARRIED (1u << 6)
-/*
- * An earlier record of the same connection follows everything above (the
- * payload, the mark block, the carry): a whole struct enav_l7_event of
- * hdr.size bytes, at most ENAV_L7_HELD_MAX, itself never paired.  The
- * kernel holds an HTTP/1 request's record back (bpf/network/net_l7.bpf.h,
- * l7_hold) and sends it with the response's, one ring record per exchange
- * instead of two; the user side feeds the held record first.  Records
- * stay in the connection's order: any other call flushes the held one.
- */
-#define ENAV_L7_PAIRED (1u << 7)
-/* Bytes of payload a held record may carry: larger captures are not held. */
-#define ENAV_L7_HELD_CAPTURE 256
 
 /*
  * A run of bytes moved without a user buffer (sendfile, splice: the
@@ -329,12 +317,6 @@ struct enav_l7_event {
 	 * carry (ENAV_L7_CARRIED), both unaligned. */
 	__u8 payload[ENAV_L7_PAYLOAD_MAX];
 };
-
-/* The largest held record (ENAV_L7_PAIRED): its fixed part, its payload
- * and its carry. */
-#define ENAV_L7_HELD_MAX                                                                           \
-	(ENAV_OFFSETOF(struct enav_l7_event, payload) + ENAV_L7_HELD_CAPTURE +                     \
-	 sizeof(struct enav_l7_carry))
 
 /* ---- profiling (bpf/profiling/profile.bpf.c) --------------------------------------- */
 
@@ -507,7 +489,6 @@ _Static_assert(ENAV_OFFSETOF(struct enav_l7_event, payload) == 112, "l7 ABI");
 _Static_assert(sizeof(struct enav_l7_event) == 112 + ENAV_L7_PAYLOAD_MAX, "l7 ABI");
 _Static_assert(sizeof(struct enav_l7_mark) == 16, "l7 ABI");
 _Static_assert(sizeof(struct enav_l7_carry) == 24, "l7 ABI");
-_Static_assert(ENAV_L7_HELD_MAX == 392, "l7 ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_l7_carry, seq) == 8, "l7 ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_l7_carry, len) == 12, "l7 ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_l7_carry, direction) == 16, "l7 ABI");

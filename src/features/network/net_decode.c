@@ -3,21 +3,6 @@
 
 #include <string.h>
 
-/* A held record inside a paired one: a whole, valid L7 record of exactly
- * size bytes, not itself paired (so this recursion is one level deep). */
-static bool held_record_ok(const __u8 *rec, size_t size)
-{
-	struct enav_l7_event head;
-	if (size < ENAV_OFFSETOF(struct enav_l7_event, payload))
-		return false;
-	memcpy(&head, rec, ENAV_OFFSETOF(struct enav_l7_event, payload));
-	if (head.hdr.type != ENAV_EVENT_L7_DATA || head.hdr.size != size ||
-	    (head.flags & ENAV_L7_PAIRED))
-		return false;
-	struct enav_net_decoded inner;
-	return enav_net_decode(rec, size, &inner) == ENAV_DECODE_OK;
-}
-
 enum enav_decode_status enav_net_decode(const void *data, size_t size, struct enav_net_decoded *out)
 {
 	struct enav_event_header h;
@@ -63,27 +48,16 @@ enum enav_decode_status enav_net_decode(const void *data, size_t size, struct en
 				   ? ENAV_L7_MAX_MARKS * sizeof(struct enav_l7_mark)
 				   : 0;
 		size_t carry = e->flags & ENAV_L7_CARRIED ? sizeof(struct enav_l7_carry) : 0;
-		size_t before_held = fixed + e->captured + marks + carry;
-		size_t held = 0;
-		if ((e->flags & ENAV_L7_PAIRED) && e->captured <= ENAV_L7_PAYLOAD_MAX &&
-		    before_held < h.size) {
-			held = h.size - before_held;
-			if (held > ENAV_L7_HELD_MAX ||
-			    !held_record_ok((const __u8 *)data + before_held, held))
-				return ENAV_DECODE_BAD_LENGTH;
-		}
 		if (e->captured > ENAV_L7_PAYLOAD_MAX || e->captured > e->len ||
 		    e->n_marks > ENAV_L7_MAX_MARKS ||
 		    (e->n_marks && !(e->flags & ENAV_L7_MARK_BLOCK)) ||
-		    ((e->flags & ENAV_L7_PAIRED) && !held) || before_held + held != h.size ||
+		    fixed + e->captured + marks + carry != h.size ||
 		    (e->family != 2 && e->family != 10) ||
 		    (e->direction != ENAV_L7_SENT && e->direction != ENAV_L7_RECEIVED) ||
 		    e->role > ENAV_ROLE_SERVER)
 			return ENAV_DECODE_BAD_LENGTH;
 		out->l7.payload = (const __u8 *)data + fixed;
 		out->l7.has_carry = carry != 0;
-		out->l7.held = held ? (const __u8 *)data + before_held : NULL;
-		out->l7.held_size = held;
 		if (carry) {
 			memcpy(&out->l7.carry, out->l7.payload + e->captured + marks, carry);
 			const struct enav_l7_carry *k = &out->l7.carry;

@@ -23,10 +23,6 @@ struct enav_net_decoded {
 			const __u8 *payload;
 			bool has_carry; /* ENAV_L7_CARRIED: carry is valid */
 			struct enav_l7_carry carry;
-			/* ENAV_L7_PAIRED: the held record (an earlier call of the
-			 * connection, itself valid and not paired), else NULL */
-			const void *held;
-			size_t held_size;
 		} l7;
 	};
 };

@@ -168,18 +168,6 @@ static void emit_span(void *ctx, struct enav_signal *s)
 	enav_host_emit(ctx, s);
 }
 
-/* One decoded L7 record to the tracker: the run carried before it, then its
- * own bytes. */
-static void feed_l7(struct net_source *src, const struct enav_net_decoded *d)
-{
-	if (d->l7.has_carry) { /* bytes moved before this record's */
-		struct enav_l7_event carried;
-		enav_net_l7_carried_event(&d->l7.head, &d->l7.carry, &carried);
-		enav_l7_tracker_data(src->l7, &carried, d->l7.payload);
-	}
-	enav_l7_tracker_data(src->l7, &d->l7.head, d->l7.payload);
-}
-
 static void on_event(void *ctx, const void *data, size_t size)
 {
 	struct net_source *src = ctx;
@@ -193,13 +181,12 @@ static void on_event(void *ctx, const void *data, size_t size)
 	if (d.type == ENAV_EVENT_L7_DATA) {
 		if (!src->l7)
 			return;
-		struct enav_net_decoded held;
-		/* A paired record: the held request came first (validated whole
-		 * by the decoder). */
-		if (d.l7.held &&
-		    enav_net_decode(d.l7.held, d.l7.held_size, &held) == ENAV_DECODE_OK)
-			feed_l7(src, &held);
-		feed_l7(src, &d);
+		if (d.l7.has_carry) { /* bytes moved before this record's */
+			struct enav_l7_event carried;
+			enav_net_l7_carried_event(&d.l7.head, &d.l7.carry, &carried);
+			enav_l7_tracker_data(src->l7, &carried, d.l7.payload);
+		}
+		enav_l7_tracker_data(src->l7, &d.l7.head, d.l7.payload);
 		/* Idle connections are finished about once a second. */
 		uint64_t now = d.l7.head.hdr.boot_time_ns;
 		if (now - src->l7_last_expire_ns > 1000000000ull) {
