@@ -138,4 +138,10 @@ int enav_pprof_decode(const uint8_t *data, size_t len, size_t max_bytes,
 		      struct enav_pprof_decoded *out, char *err, size_t errlen);
 void enav_pprof_decoded_free(struct enav_pprof_decoded *d);
 
+/* The builder's profile as the same tables enav_pprof_decode would read
+ * back from its encoding (every id, index and order alike), without
+ * encoding it: for consumers that re-encode a profile in another schema
+ * (OTLP profiles).  Free with enav_pprof_decoded_free.  0 or -ENOMEM. */
+int enav_pprof_tables(const struct enav_pprof *p, struct enav_pprof_decoded *out);
+
 #endif

@@ -28,12 +28,14 @@
 #include "platform/log.h"
 #include "platform/promtext.h"
 #include "discovery/k8s.h"
-#include "features/profiling/profile_store.h"
 #include "exporters/otlp/otlp_encode.h"
 #include "exporters/otlp/otlp_env.h"
 #include "exporters/otlp/otlp_spans.h"
 #include "exporters/otlp/otlp_worker.h"
 #include "exporters/otlp/prom_to_otlp.h"
+#include "model/pprof.h"
+#include "runtime/host.h"
+#include "runtime/profiles.h"
 
 enum { W_METRICS, W_TRACES, W_LOGS, W_PROFILES, W__N };
 static const char *const signal_names[W__N] = {"metrics", "traces", "logs", "profiles"};
@@ -46,9 +48,9 @@ struct metrics_item {
 	uint64_t time_unix_ns;
 };
 
+/* One profile as pprof's tables, straight from the store (not encoded). */
 struct profile_item {
-	uint8_t *pprof;
-	size_t len;
+	struct enav_pprof_decoded tables;
 };
 
 struct otlp_sink {
@@ -247,8 +249,8 @@ static int encode_profiles(void *ctx, void *const *items, size_t n, struct enav_
 	struct enav_otlp_profile_in in[n ? n : 1];
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_item *p = items[i];
-		in[i] = (struct enav_otlp_profile_in){
-		    .resource = {o->res.kv, o->res.n}, .pprof = p->pprof, .pprof_len = p->len};
+		in[i] = (struct enav_otlp_profile_in){.resource = {o->res.kv, o->res.n},
+						      .tables = &p->tables};
 	}
 	char err[160];
 	return enav_otlp_encode_profiles(
@@ -259,7 +261,7 @@ static int encode_profiles(void *ctx, void *const *items, size_t n, struct enav_
 static void free_profile_item(void *p)
 {
 	struct profile_item *pi = p;
-	free(pi->pprof);
+	enav_pprof_decoded_free(&pi->tables);
 	free(pi);
 }
 
@@ -291,11 +293,12 @@ fail:
 
 static void push_profiles(struct otlp_sink *o)
 {
-	struct enav_profile_store *s = enav_host_profiles(o->agent);
+	const struct enav_profile_service *svc;
+	struct enav_profile_store *s = enav_host_profile_service(o->agent, &svc);
 	if (!s)
 		return;
 	uint64_t to;
-	if (enav_profile_store_drain(s, &to) != 0)
+	if (svc->drain(s, &to) != 0)
 		return;
 	for (int k = 0; k < ENAV_PROFILE__COUNT; k++) {
 		struct enav_profile_query q = {.kind = (enum enav_profile_kind)k,
@@ -304,7 +307,7 @@ static void push_profiles(struct otlp_sink *o)
 					       .format = ENAV_PROFILE_FORMAT_PPROF,
 					       .redact = true /* leaves the node */};
 		struct profile_item *pi = calloc(1, sizeof(*pi));
-		if (!pi || enav_profile_store_build(s, &q, &pi->pprof, &pi->len) != 0) {
+		if (!pi || svc->build_tables(s, &q, &pi->tables) != 0) {
 			atomic_fetch_add(&o->profile_build_failures, 1);
 			free(pi);
 			continue;
