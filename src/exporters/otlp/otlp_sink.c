@@ -48,9 +48,16 @@ struct metrics_item {
 	uint64_t time_unix_ns;
 };
 
-/* One profile as pprof's tables, straight from the store (not encoded). */
+/* One profile as pprof's tables, straight from the store (not encoded).
+ * Tables take several times the room of the gzip'd pprof they replace, so
+ * besides the worker's item cap the queued ones share a byte budget: past
+ * it a new profile is refused and counted (a receiver that fails for
+ * minutes would otherwise hold queue_capacity of them). */
+#define PROFILES_QUEUED_MAX_BYTES (8u << 20)
 struct profile_item {
 	struct enav_pprof_decoded tables;
+	size_t bytes;		  /* its share of *queued */
+	_Atomic uint64_t *queued; /* the sink's queued_profile_bytes */
 };
 
 struct otlp_sink {
@@ -72,6 +79,7 @@ struct otlp_sink {
 	uint64_t profiles_from_mono;
 	_Atomic uint64_t metric_render_failures, profile_build_failures;
 	_Atomic uint64_t metric_families_dropped;
+	_Atomic uint64_t queued_profile_bytes, profiles_over_budget;
 };
 
 /* OTEL_RESOURCE_ATTRIBUTES and OTEL_EXPORTER_OTLP_HEADERS pairs
@@ -261,6 +269,8 @@ static int encode_profiles(void *ctx, void *const *items, size_t n, struct enav_
 static void free_profile_item(void *p)
 {
 	struct profile_item *pi = p;
+	if (pi->queued)
+		atomic_fetch_sub(pi->queued, pi->bytes);
 	enav_pprof_decoded_free(&pi->tables);
 	free(pi);
 }
@@ -291,6 +301,22 @@ fail:
 	free(m);
 }
 
+/* The heap a profile's tables hold, near enough for a budget. */
+static size_t tables_bytes(const struct enav_pprof_decoded *t)
+{
+	size_t n = t->n_strings * sizeof(char *) + t->n_sample_types * sizeof(*t->sample_types) +
+		   t->n_samples * sizeof(*t->samples) + t->n_locations * sizeof(*t->locations) +
+		   t->n_functions * sizeof(*t->functions) + t->n_mappings * sizeof(*t->mappings) +
+		   t->n_lines * sizeof(*t->lines);
+	for (size_t i = 0; i < t->n_strings; i++)
+		n += strlen(t->strings[i]) + 1;
+	for (size_t i = 0; i < t->n_samples; i++)
+		n += t->samples[i].n_locations * sizeof(uint64_t) +
+		     t->samples[i].n_values * sizeof(int64_t) +
+		     t->samples[i].n_labels * sizeof(*t->samples[i].labels) + 3 * 16 /* malloc */;
+	return n;
+}
+
 static void push_profiles(struct otlp_sink *o)
 {
 	const struct enav_profile_service *svc;
@@ -316,7 +342,18 @@ static void push_profiles(struct otlp_sink *o)
 			free_profile_item(pi);
 			continue;
 		}
-		enav_otlp_worker_submit(o->w[W_PROFILES], pi);
+		pi->bytes = tables_bytes(&pi->tables);
+		uint64_t queued = atomic_load(&o->queued_profile_bytes);
+		/* One profile is always let in, however large, so none is
+		 * refused for its size alone. */
+		if (queued && queued + pi->bytes > PROFILES_QUEUED_MAX_BYTES) {
+			atomic_fetch_add(&o->profiles_over_budget, 1);
+			free_profile_item(pi);
+			continue;
+		}
+		atomic_fetch_add(&o->queued_profile_bytes, pi->bytes);
+		pi->queued = &o->queued_profile_bytes;
+		enav_otlp_worker_submit(o->w[W_PROFILES], pi); /* frees it when refused */
 	}
 	o->profiles_from_mono = to;
 }
@@ -571,6 +608,10 @@ static void otlp_metrics(void *state, struct enav_promtext *p)
 	enav_promtext_single_u64(p, "enav_otlp_profile_build_failures_total", "counter",
 				 "Profiles that could not be built for export.",
 				 atomic_load(&o->profile_build_failures));
+	enav_promtext_single_u64(p, "enav_otlp_profiles_over_budget_total", "counter",
+				 "Profiles not queued for export: the queued ones already held "
+				 "their byte budget (8 MiB).",
+				 atomic_load(&o->profiles_over_budget));
 }
 
 const struct enav_sink_ops enav_otlp_sink_ops = {
