@@ -136,10 +136,8 @@ static int tables_rest(const struct enav_pprof *p, struct enav_pprof_decoded *d)
 		    .filename = p->funcs[i].filename};
 	d->n_functions = p->n_funcs;
 	d->n_comments = p->n_comments;
-	d->time_nanos = p->time_nanos;
-	d->duration_nanos = p->duration_nanos;
-	d->period = p->period;
-	d->default_sample_type = p->default_type;
+	d->time_nanos = p->time_nanos, d->duration_nanos = p->duration_nanos;
+	d->period = p->period, d->default_sample_type = p->default_type;
 	return 0;
 }
 

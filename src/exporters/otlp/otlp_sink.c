@@ -597,21 +597,27 @@ static void otlp_metrics(void *state, struct enav_promtext *p)
 		if (o->w[i])
 			ws[n++] = o->w[i];
 	enav_otlp_worker_metrics(ws, n, p);
-	enav_promtext_single_u64(p, "enav_otlp_metric_snapshot_failures_total", "counter",
-				 "Metric snapshots not taken (agent stopping or out of memory).",
-				 atomic_load(&o->metric_render_failures));
-	enav_promtext_single_u64(
-	    p, "enav_otlp_metric_families_dropped_total", "counter",
-	    "Metric families left out of a snapshot at the exposition's hard cap or the "
-	    "request size limit.",
-	    atomic_load(&o->metric_families_dropped));
-	enav_promtext_single_u64(p, "enav_otlp_profile_build_failures_total", "counter",
-				 "Profiles that could not be built for export.",
-				 atomic_load(&o->profile_build_failures));
-	enav_promtext_single_u64(p, "enav_otlp_profiles_over_budget_total", "counter",
-				 "Profiles not queued for export: the queued ones already held "
-				 "their byte budget (8 MiB).",
-				 atomic_load(&o->profiles_over_budget));
+	const struct {
+		const char *name, *help;
+		const _Atomic uint64_t *value;
+	} counters[] = {
+	    {"enav_otlp_metric_snapshot_failures_total",
+	     "Metric snapshots not taken (agent stopping or out of memory).",
+	     &o->metric_render_failures},
+	    {"enav_otlp_metric_families_dropped_total",
+	     "Metric families left out of a snapshot at the exposition's hard cap or the "
+	     "request size limit.",
+	     &o->metric_families_dropped},
+	    {"enav_otlp_profile_build_failures_total",
+	     "Profiles that could not be built for export.", &o->profile_build_failures},
+	    {"enav_otlp_profiles_over_budget_total",
+	     "Profiles not queued for export: the queued ones already held their byte budget "
+	     "(8 MiB).",
+	     &o->profiles_over_budget},
+	};
+	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+		enav_promtext_single_u64(p, counters[i].name, "counter", counters[i].help,
+					 atomic_load(counters[i].value));
 }
 
 const struct enav_sink_ops enav_otlp_sink_ops = {
