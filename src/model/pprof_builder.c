@@ -15,6 +15,7 @@
 #include "model/pprof_builder_priv.h"
 #include "model/pprof_proto_priv.h"
 #include "platform/gzip.h"
+#include "platform/hash.h"
 #include "platform/protobuf.h"
 
 #define DEF_MAX_SAMPLES	  1000000u
@@ -58,12 +59,7 @@ static void put_nz(struct enav_pb_writer *w, uint32_t field, uint64_t v)
 
 static uint32_t mix(uint64_t h)
 {
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return (uint32_t)h;
+	return (uint32_t)enav_hash_u64(h);
 }
 
 static uint64_t comb(uint64_t h, uint64_t v)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The one 64-bit key mixer the platform's keyed containers share (the
- * bounded cache, the exact LRU and the u64 map): pids, cgroup ids and
+ * The 64-bit key mixer the keyed containers share (the bounded cache, the
+ * exact LRU, the pprof builder's indexes; u64map.c keeps its own, which
+ * tests/unit/test_u64map.c replicates to craft collisions): pids, cgroup ids and
  * inode numbers are sequential, and a table indexed by their low bits
  * would pile them into neighbouring slots.
  */
