@@ -131,6 +131,9 @@ struct enav_pprof_decoded {
 	int64_t default_sample_type;	       /* string index, 0 when absent */
 	struct enav_pprof_decoded_line *lines; /* every Location's Lines, in order */
 	size_t n_lines;
+	/* When set, every sample's location ids, values and labels point into
+	 * this one block (enav_pprof_tables), freed once instead of per sample. */
+	void *sample_arena;
 };
 /* Accepts gzip or raw.  Validates string indexes and id references.
  * 0, or -EINVAL (malformed), -E2BIG (past max_bytes decompressed, 0 = 64 MiB). */

@@ -47,28 +47,45 @@ static int tables_strings(const struct enav_pprof *p, struct enav_pprof_decoded 
 	return 0;
 }
 
+/* The samples' arrays in one block, not three allocations a sample: a
+ * queued profile then holds a few large blocks, which go back whole when
+ * it is freed, instead of scattering small ones through the heap. */
 static int tables_samples(const struct enav_pprof *p, struct enav_pprof_decoded *d)
 {
+	size_t locs = (size_t)p->n_sample_locs * sizeof(uint64_t),
+	       values = (size_t)p->n_samples * p->n_types * sizeof(int64_t),
+	       labels = (size_t)p->n_sample_labels * sizeof(struct enav_pprof_decoded_label);
+	uint8_t *arena = malloc(locs + values + labels + 1);
+
 	d->samples = calloc(p->n_samples ? p->n_samples : 1, sizeof(*d->samples));
-	if (!d->samples)
+	if (!arena || !d->samples) {
+		free(arena);
 		return -ENOMEM;
+	}
+	d->sample_arena = arena;
+	uint64_t *loc_ids = (uint64_t *)arena;
+	int64_t *vals = (int64_t *)(arena + locs);
+	struct enav_pprof_decoded_label *lbs =
+	    (struct enav_pprof_decoded_label *)(arena + locs + values);
+
+	if (locs)
+		memcpy(loc_ids, p->sample_locs, locs);
+	if (values)
+		memcpy(vals, p->sample_values, values);
+	if (labels)
+		memcpy(lbs, p->sample_labels, labels);
 	d->n_samples = p->n_samples;
 	for (uint32_t i = 0; i < p->n_samples; i++) {
 		const struct bsample *sa = &p->samples[i];
-		struct enav_pprof_decoded_sample *o = &d->samples[i];
 
-		/* A frameless or unlabelled sample may come before its array exists. */
-		o->location_ids = dup_array(sa->n_locs ? p->sample_locs + sa->loc_off : NULL,
-					    sa->n_locs, sizeof(*o->location_ids));
-		o->n_locations = sa->n_locs;
-		o->values = dup_array(p->sample_values + (size_t)i * p->n_types, p->n_types,
-				      sizeof(*o->values));
-		o->n_values = p->n_types;
-		o->labels = dup_array(sa->n_labels ? p->sample_labels + sa->label_off : NULL,
-				      sa->n_labels, sizeof(*o->labels));
-		o->n_labels = sa->n_labels;
-		if (!o->location_ids || !o->values || !o->labels)
-			return -ENOMEM;
+		d->samples[i] = (struct enav_pprof_decoded_sample){
+		    .location_ids = loc_ids + sa->loc_off,
+		    .n_locations = sa->n_locs,
+		    .values = vals + (size_t)i * p->n_types,
+		    .n_values = p->n_types,
+		    .labels = lbs + sa->label_off,
+		    .n_labels = sa->n_labels,
+		};
 	}
 	return 0;
 }

@@ -313,7 +313,7 @@ static size_t tables_bytes(const struct enav_pprof_decoded *t)
 	for (size_t i = 0; i < t->n_samples; i++)
 		n += t->samples[i].n_locations * sizeof(uint64_t) +
 		     t->samples[i].n_values * sizeof(int64_t) +
-		     t->samples[i].n_labels * sizeof(*t->samples[i].labels) + 3 * 16 /* malloc */;
+		     t->samples[i].n_labels * sizeof(*t->samples[i].labels);
 	return n;
 }
 
