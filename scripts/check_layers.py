@@ -59,11 +59,6 @@ PENDING = {
     ("features/process", "src/features/network/l7/l7_text.h"): L7_TEXT,
     ("features/network", "src/features/profiling/go_buildinfo.h"): GO_READERS,
     ("features/network", "src/features/profiling/gopclntab.h"): GO_READERS,
-    ("exporters/otlp", "src/features/profiling/profile_store.h"):
-        "otlp_sink.c drains and builds through the store's own functions because "
-        "the host hands out the store but not its service table; with "
-        "enav_host_profile_service() (runtime/) it calls svc->drain and svc->build "
-        "from runtime/profiles.h instead",
     ("features/profiling", "src/exporters/pyroscope/pyroscope.h"):
         "the profiling source starts the Pyroscope pusher and the pprof pull feeds "
         "it; Pyroscope becomes an exporter row of its own that reads the store "

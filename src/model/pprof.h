@@ -131,11 +131,20 @@ struct enav_pprof_decoded {
 	int64_t default_sample_type;	       /* string index, 0 when absent */
 	struct enav_pprof_decoded_line *lines; /* every Location's Lines, in order */
 	size_t n_lines;
+	/* When set, every sample's location ids, values and labels point into
+	 * this one block (enav_pprof_tables), freed once instead of per sample. */
+	void *sample_arena;
 };
 /* Accepts gzip or raw.  Validates string indexes and id references.
  * 0, or -EINVAL (malformed), -E2BIG (past max_bytes decompressed, 0 = 64 MiB). */
 int enav_pprof_decode(const uint8_t *data, size_t len, size_t max_bytes,
 		      struct enav_pprof_decoded *out, char *err, size_t errlen);
 void enav_pprof_decoded_free(struct enav_pprof_decoded *d);
+
+/* The builder's profile as the same tables enav_pprof_decode would read
+ * back from its encoding (every id, index and order alike), without
+ * encoding it: for consumers that re-encode a profile in another schema
+ * (OTLP profiles).  Free with enav_pprof_decoded_free.  0 or -ENOMEM. */
+int enav_pprof_tables(const struct enav_pprof *p, struct enav_pprof_decoded *out);
 
 #endif

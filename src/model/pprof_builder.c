@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/pprof_builder_priv.h"
 #include "model/pprof_proto_priv.h"
 #include "platform/gzip.h"
+#include "platform/hash.h"
 #include "platform/protobuf.h"
 
 #define DEF_MAX_SAMPLES	  1000000u
@@ -55,24 +57,9 @@ static void put_nz(struct enav_pb_writer *w, uint32_t field, uint64_t v)
 
 /* ---- index tables: open addressing over entry indexes ---- */
 
-struct islot {
-	uint32_t idx1; /* entry index + 1; 0 = empty */
-	uint32_t hash;
-};
-
-struct itab {
-	struct islot *slots;
-	uint32_t mask, n;
-};
-
 static uint32_t mix(uint64_t h)
 {
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return (uint32_t)h;
+	return (uint32_t)enav_hash_u64(h);
 }
 
 static uint64_t comb(uint64_t h, uint64_t v)
@@ -123,60 +110,6 @@ static void itab_add(struct itab *t, uint32_t hash, uint32_t idx)
 
 /* ---- builder ---- */
 
-struct vt {
-	int64_t type, unit;
-};
-
-struct bmapping {
-	uint64_t start, limit, offset;
-	int64_t file, build_id;
-	bool has_functions, has_filenames, has_line_numbers;
-};
-
-struct bfunction {
-	int64_t name, filename;
-};
-
-struct blocation {
-	uint64_t mapping_id, address, function_id;
-	int64_t line;
-};
-
-struct enav_pprof {
-	struct enav_pprof_limits lim;
-	struct vt *types;
-	size_t n_types;
-	struct vt period_type;
-	int64_t period, time_nanos, duration_nanos;
-
-	char **str;
-	size_t *str_len;
-	uint32_t n_str, cap_str;
-	struct itab str_tab;
-
-	struct bmapping *maps;
-	uint32_t n_maps, cap_maps;
-	struct itab map_tab;
-
-	struct bfunction *funcs;
-	uint32_t n_funcs, cap_funcs;
-	struct itab func_tab;
-
-	struct blocation *locs;
-	uint32_t n_locs, cap_locs;
-	struct itab loc_tab;
-
-	int64_t *comments;
-	size_t n_comments, cap_comments;
-	int64_t default_type; /* string index, 0 = none */
-
-	struct enav_pb_writer samples; /* Sample messages, encoded as they come */
-	uint64_t n_samples, dropped;
-
-	size_t size; /* encoded size so far (mapping flags counted as set) */
-	bool broken; /* an allocation failed half way: encode refuses */
-};
-
 static bool fits(const struct enav_pprof *p, size_t add)
 {
 	return add <= p->lim.max_bytes - p->size;
@@ -197,6 +130,20 @@ static int grow(void **arr, uint32_t *cap, uint32_t n, size_t elem)
 		return -ENOMEM;
 	*arr = a;
 	*cap = nc;
+	return 0;
+}
+
+/* Grow *arr so n + add entries fit. */
+static int reserve(void **arr, uint32_t *cap, uint32_t n, size_t add, size_t elem)
+{
+	if (add > UINT32_MAX - n)
+		return -ENOSPC;
+	while (n + add > *cap) {
+		int rc = grow(arr, cap, *cap, elem);
+
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 
@@ -282,7 +229,6 @@ struct enav_pprof *enav_pprof_new(const struct enav_pprof_value_type *sample_typ
 		p->lim.max_strings = DEF_MAX_STRINGS;
 	if (!p->lim.max_bytes)
 		p->lim.max_bytes = DEF_MAX_BYTES;
-	enav_pb_writer_init(&p->samples, p->lim.max_bytes);
 	p->period = period;
 	p->time_nanos = time_nanos;
 	p->duration_nanos = duration_nanos;
@@ -336,7 +282,10 @@ void enav_pprof_free(struct enav_pprof *p)
 	free(p->locs);
 	free(p->loc_tab.slots);
 	free(p->comments);
-	enav_pb_writer_free(&p->samples);
+	free(p->samples);
+	free(p->sample_locs);
+	free(p->sample_values);
+	free(p->sample_labels);
 	free(p);
 }
 
@@ -540,25 +489,33 @@ int enav_pprof_sample(struct enav_pprof *p, const uint64_t *location_ids, size_t
 	if (!fits(p, msz(body)))
 		goto drop;
 
-	struct enav_pb_writer *w = &p->samples;
-
-	enav_pb_begin(w, PF_SAMPLE);
-	enav_pb_packed_varints(w, SA_LOCATION_ID, location_ids, n_locations);
-	/* int64 values are varints of their two's complement. */
-	enav_pb_packed_varints(w, SA_VALUE, (const uint64_t *)values, n_values);
-	for (size_t i = 0; i < n_labels; i++) {
-		if (label_idx(p, &labels[i], &key, &str, &num, &unit))
-			goto nomem; /* cannot happen: every string is interned above */
-		enav_pb_begin(w, SA_LABEL);
-		put_nz(w, LA_KEY, (uint64_t)key);
-		put_nz(w, LA_STR, (uint64_t)str);
-		put_nz(w, LA_NUM, (uint64_t)num);
-		put_nz(w, LA_NUM_UNIT, (uint64_t)unit);
-		enav_pb_end(w);
-	}
-	enav_pb_end(w);
-	if (w->failed)
+	if (reserve((void **)&p->samples, &p->cap_samples, p->n_samples, 1, sizeof(*p->samples)) ||
+	    reserve((void **)&p->sample_locs, &p->cap_sample_locs, p->n_sample_locs, n_locations,
+		    sizeof(*p->sample_locs)) ||
+	    reserve((void **)&p->sample_values, &p->cap_sample_values, p->n_sample_values, n_values,
+		    sizeof(*p->sample_values)) ||
+	    reserve((void **)&p->sample_labels, &p->cap_sample_labels, p->n_sample_labels, n_labels,
+		    sizeof(*p->sample_labels)))
 		goto nomem;
+	struct bsample *sa = &p->samples[p->n_samples];
+
+	*sa = (struct bsample){.loc_off = p->n_sample_locs,
+			       .n_locs = (uint32_t)n_locations,
+			       .label_off = p->n_sample_labels,
+			       .n_labels = (uint32_t)n_labels};
+	if (n_locations)
+		memcpy(p->sample_locs + sa->loc_off, location_ids,
+		       n_locations * sizeof(*location_ids));
+	memcpy(p->sample_values + p->n_sample_values, values, n_values * sizeof(*values));
+	for (size_t i = 0; i < n_labels; i++) {
+		struct enav_pprof_decoded_label *lb = &p->sample_labels[sa->label_off + i];
+
+		if (label_idx(p, &labels[i], &lb->key, &lb->str, &lb->num, &lb->num_unit))
+			goto nomem; /* cannot happen: every string is interned above */
+	}
+	p->n_sample_locs += (uint32_t)n_locations;
+	p->n_sample_values += (uint32_t)n_values;
+	p->n_sample_labels += (uint32_t)n_labels;
 	p->size += msz(body);
 	p->n_samples++;
 	return 0;
@@ -687,6 +644,36 @@ static void encode_rest(const struct enav_pprof *p, struct enav_pb_writer *w)
 	put_nz(w, PF_DEFAULT_SAMPLE_TYPE, (uint64_t)p->default_type);
 }
 
+/* The samples, in the order they came. */
+static void encode_samples(const struct enav_pprof *p, struct enav_pb_writer *w)
+{
+	for (uint32_t i = 0; i < p->n_samples; i++) {
+		const struct bsample *sa = &p->samples[i];
+
+		enav_pb_begin(w, PF_SAMPLE);
+		/* A frameless sample may come before any array exists. */
+		if (sa->n_locs)
+			enav_pb_packed_varints(w, SA_LOCATION_ID, p->sample_locs + sa->loc_off,
+					       sa->n_locs);
+		/* int64 values are varints of their two's complement. */
+		enav_pb_packed_varints(w, SA_VALUE,
+				       (const uint64_t *)p->sample_values + (size_t)i * p->n_types,
+				       p->n_types);
+		for (uint32_t k = 0; k < sa->n_labels; k++) {
+			const struct enav_pprof_decoded_label *lb =
+			    &p->sample_labels[sa->label_off + k];
+
+			enav_pb_begin(w, SA_LABEL);
+			put_nz(w, LA_KEY, (uint64_t)lb->key);
+			put_nz(w, LA_STR, (uint64_t)lb->str);
+			put_nz(w, LA_NUM, (uint64_t)lb->num);
+			put_nz(w, LA_NUM_UNIT, (uint64_t)lb->num_unit);
+			enav_pb_end(w);
+		}
+		enav_pb_end(w);
+	}
+}
+
 int enav_pprof_encode(struct enav_pprof *p, bool gzip, uint8_t **out, size_t *out_len)
 {
 	struct enav_pb_writer w;
@@ -696,37 +683,22 @@ int enav_pprof_encode(struct enav_pprof *p, bool gzip, uint8_t **out, size_t *ou
 	*out_len = 0;
 	if (p->broken)
 		return -ENOMEM;
+	/* The running size is an upper bound of the encoding and within
+	 * max_bytes, so the writer can only fail on an allocation. */
 	enav_pb_writer_init(&w, p->lim.max_bytes);
 	encode_rest(p, &w);
+	encode_samples(p, &w);
 	if (w.failed) {
-		/* The running size keeps the encoding within max_bytes, so
-		 * only an allocation can have failed. */
 		rc = -ENOMEM;
-		goto out;
-	}
-	size_t total = w.len + p->samples.len;
-
-	if (total > p->lim.max_bytes) {
-		rc = -E2BIG;
-		goto out;
-	}
-	uint8_t *raw = malloc(total ? total : 1);
-
-	if (!raw) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	memcpy(raw, w.buf, w.len);
-	if (p->samples.len)
-		memcpy(raw + w.len, p->samples.buf, p->samples.len);
-	if (gzip) {
-		rc = enav_gzip_compress(raw, total, out, out_len);
-		free(raw);
+	} else if (gzip) {
+		rc = enav_gzip_compress(w.buf, w.len, out, out_len);
+	} else if (w.len == 0 || !w.buf) {
+		rc = (*out = malloc(1)) ? 0 : -ENOMEM;
 	} else {
-		*out = raw;
-		*out_len = total;
+		*out = w.buf; /* handed over */
+		*out_len = w.len;
+		w.buf = NULL;
 	}
-out:
 	enav_pb_writer_free(&w);
 	return rc;
 }

@@ -656,11 +656,12 @@ void enav_pprof_decoded_free(struct enav_pprof_decoded *d)
 		free(d->strings[0]); /* the arena every string points into */
 	free(d->strings);
 	free(d->sample_types);
-	for (size_t i = 0; d->samples && i < d->n_samples; i++) {
+	for (size_t i = 0; d->samples && !d->sample_arena && i < d->n_samples; i++) {
 		free(d->samples[i].location_ids);
 		free(d->samples[i].values);
 		free(d->samples[i].labels);
 	}
+	free(d->sample_arena);
 	free(d->samples);
 	free(d->mappings);
 	free(d->locations);

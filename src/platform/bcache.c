@@ -4,16 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-static uint64_t mix64(uint64_t x)
-{
-	/* splitmix64 finalizer: cgroup ids and pids are sequential, spread them. */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
+#include "platform/hash.h"
 
 int enav_bcache_init(struct enav_bcache *c, uint32_t capacity, enav_bcache_free_fn free_fn)
 {
@@ -42,7 +33,7 @@ void enav_bcache_destroy(struct enav_bcache *c)
 
 static struct enav_bcache_slot *set_of(struct enav_bcache *c, uint64_t key)
 {
-	return &c->slots[(mix64(key) % c->n_sets) * ENAV_BCACHE_WAYS];
+	return &c->slots[(enav_hash_u64(key) % c->n_sets) * ENAV_BCACHE_WAYS];
 }
 
 void *enav_bcache_get(struct enav_bcache *c, uint64_t key)

@@ -274,6 +274,15 @@ struct enav_profile_store *enav_host_profiles(struct enav_host *a)
 	return atomic_load(&a->profiles);
 }
 
+struct enav_profile_store *enav_host_profile_service(struct enav_host *a,
+						     const struct enav_profile_service **svc)
+{
+	/* The table was stored before the store was published. */
+	struct enav_profile_store *s = atomic_load(&a->profiles);
+	*svc = s ? a->profile_service : NULL;
+	return s;
+}
+
 /* After every module has stopped: no HTTP handler can be reading it. */
 static void release_profiles(struct enav_host *a)
 {

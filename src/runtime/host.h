@@ -204,5 +204,9 @@ int enav_host_provide_profiles(struct enav_host *h, struct enav_profile_store *s
 			       const struct enav_profile_service *svc);
 /* NULL until the provider runs; safe from any thread. */
 struct enav_profile_store *enav_host_profiles(struct enav_host *h);
+/* The same, with the service table to read it through (*svc is set when
+ * the store is non-NULL): what a reader outside the provider's folder uses. */
+struct enav_profile_store *enav_host_profile_service(struct enav_host *h,
+						     const struct enav_profile_service **svc);
 
 #endif

@@ -15,6 +15,7 @@
 #include "enav/abi.h"
 
 struct enav_profile_store;
+struct enav_pprof_decoded; /* model/pprof.h */
 
 struct enav_profile_filter {
 	uint32_t pid;	       /* 0 = any */
@@ -52,6 +53,10 @@ struct enav_profile_service {
 	/* Build one profile; *out is malloc'd.  0 or -errno. */
 	int (*build)(struct enav_profile_store *s, struct enav_profile_query *q, uint8_t **out,
 		     size_t *out_len);
+	/* The same pprof profile as its tables, never encoded (the OTLP
+	 * profiles signal re-encodes them); free with enav_pprof_decoded_free. */
+	int (*build_tables)(struct enav_profile_store *s, struct enav_profile_query *q,
+			    struct enav_pprof_decoded *out);
 	bool (*workload)(struct enav_profile_store *s, uint32_t tgid,
 			 struct enav_profile_workload *out);
 	/* Calls fn once per tgid with records of kind in the window. */

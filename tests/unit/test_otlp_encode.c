@@ -445,13 +445,12 @@ static void test_logs(void **state)
 
 /* A pprof from the builder: two sample types, a mapping with a build id,
  * three functions, an unsymbolized frame, string and numeric labels. */
-static uint8_t *make_pprof(size_t *len, bool gzip)
+static struct enav_pprof *make_builder(void)
 {
 	static const struct enav_pprof_value_type types[] = {{"samples", "count"},
 							     {"cpu", "nanoseconds"}};
 	struct enav_pprof *p = enav_pprof_new(types, 2, types[1], 10000000, 1700000000000000000ll,
 					      10000000000ll, NULL);
-	uint8_t *out = NULL;
 
 	assert_non_null(p);
 	uint64_t m = enav_pprof_mapping(p, 0x400000, 0x500000, 0, "/usr/bin/orders", "abcdef0123");
@@ -470,6 +469,15 @@ static uint8_t *make_pprof(size_t *len, bool gzip)
 	assert_int_equal(enav_pprof_sample(p, s1, 2, v1, 2, labels, 2), 0);
 	assert_int_equal(enav_pprof_sample(p, s2, 3, v2, 2, labels, 1), 0);
 	assert_int_equal(enav_pprof_sample(p, s3, 2, v3, 2, NULL, 0), 0);
+	enav_pprof_comment(p, "a comment OTLP does not carry");
+	return p;
+}
+
+static uint8_t *make_pprof(size_t *len, bool gzip)
+{
+	struct enav_pprof *p = make_builder();
+	uint8_t *out = NULL;
+
 	assert_int_equal(enav_pprof_encode(p, gzip, &out, len), 0);
 	enav_pprof_free(p);
 	return out;
@@ -580,8 +588,8 @@ static void test_profiles(void **state)
 	    {.key = "container.id", .type = ENAV_OTLP_STR, .s = "c0ffee"},
 	};
 	const struct enav_otlp_profile_in in[] = {
-	    {res, raw, raw_len},
-	    {{r2_attrs, 1}, gz, gz_len},
+	    {res, raw, raw_len, NULL},
+	    {{r2_attrs, 1}, gz, gz_len, NULL},
 	};
 	struct enav_pb_writer w;
 	char err[256];
@@ -704,7 +712,7 @@ static void test_profiles(void **state)
 
 	/* Not a pprof: -EINVAL and a message naming the profile. */
 	const uint8_t junk[] = {0xff, 0xff, 0xff};
-	const struct enav_otlp_profile_in bad[] = {{res, raw, raw_len}, {res, junk, 3}};
+	const struct enav_otlp_profile_in bad[] = {{res, raw, raw_len, NULL}, {res, junk, 3, NULL}};
 
 	enav_pb_writer_init(&w, 0);
 	rc = enav_otlp_encode_profiles(&w, scope, bad, 2, err, sizeof(err));
@@ -720,6 +728,75 @@ static void test_profiles(void **state)
 	enav_pb_writer_free(&w);
 	free(raw);
 	free(gz);
+}
+
+/* A profile handed over as tables (enav_pprof_tables) encodes to the same
+ * bytes as its pprof encoding decoded back; a frame or a sample the tables
+ * lost would change them (checked below, so the comparison can fail). */
+static void test_profiles_from_tables(void **state)
+{
+	struct enav_pprof *p = make_builder();
+	struct enav_pprof_decoded t;
+	uint8_t *gz = NULL;
+	size_t gz_len = 0;
+
+	/* More than the fixture: a long stack, many samples, a second mapping. */
+	uint64_t m2 = enav_pprof_mapping(p, 0x7f0000, 0x7f1000, 0x1000, "/lib/libc.so.6", NULL);
+	uint64_t deep[40];
+
+	for (size_t i = 0; i < 40; i++) {
+		char fn[32];
+
+		snprintf(fn, sizeof(fn), "libc_fn_%zu", i % 7);
+		deep[i] = enav_pprof_location(p, m2, 0x7f0010 + 16 * i, i % 3 ? fn : NULL, NULL,
+					      (int64_t)i);
+		assert_true(deep[i] > 0);
+	}
+	for (int64_t k = 0; k < 200; k++) {
+		const int64_t v[] = {k, k * 1000};
+		const struct enav_pprof_label lb[] = {{.key = "pid", .num = 1000 + k % 5}};
+
+		assert_int_equal(enav_pprof_sample(p, deep + k % 20, 20, v, 2, lb, 1), 0);
+	}
+	assert_int_equal(enav_pprof_tables(p, &t), 0);
+	assert_int_equal(enav_pprof_encode(p, true, &gz, &gz_len), 0);
+
+	struct enav_otlp_profile_in from_pprof[] = {{res, gz, gz_len, NULL}},
+				    from_tables[] = {{res, NULL, 0, &t}};
+	struct enav_pb_writer a, b;
+	char err[256];
+
+	enav_pb_writer_init(&a, 0);
+	enav_pb_writer_init(&b, 0);
+	FAIL_IF(enav_otlp_encode_profiles(&a, scope, from_pprof, 1, err, sizeof(err)) != 0,
+		"otlp profiles from pprof: %s\n", err);
+	FAIL_IF(enav_otlp_encode_profiles(&b, scope, from_tables, 1, err, sizeof(err)) != 0,
+		"otlp profiles from tables: %s\n", err);
+	FAIL_IF(a.len != b.len || memcmp(a.buf, b.buf, a.len) != 0,
+		"otlp profiles: from tables %zu bytes, from the pprof %zu, or different bytes\n",
+		b.len, a.len);
+
+	/* The comparison sees a lost leaf frame and a lost sample. */
+	t.samples[t.n_samples - 1].n_locations--;
+	enav_pb_writer_free(&b);
+	enav_pb_writer_init(&b, 0);
+	assert_int_equal(enav_otlp_encode_profiles(&b, scope, from_tables, 1, err, sizeof(err)), 0);
+	FAIL_IF(a.len == b.len && memcmp(a.buf, b.buf, a.len) == 0,
+		"otlp profiles: a dropped frame went unseen\n");
+	t.samples[t.n_samples - 1].n_locations++;
+	t.n_samples--;
+	enav_pb_writer_free(&b);
+	enav_pb_writer_init(&b, 0);
+	assert_int_equal(enav_otlp_encode_profiles(&b, scope, from_tables, 1, err, sizeof(err)), 0);
+	FAIL_IF(a.len == b.len && memcmp(a.buf, b.buf, a.len) == 0,
+		"otlp profiles: a dropped sample went unseen\n");
+	t.n_samples++;
+
+	enav_pb_writer_free(&a);
+	enav_pb_writer_free(&b);
+	enav_pprof_decoded_free(&t);
+	free(gz);
+	enav_pprof_free(p);
 }
 
 /* ---- responses ---- */
@@ -1112,6 +1189,7 @@ int main(void)
 	    cmocka_unit_test(test_spans_many_workloads),
 	    cmocka_unit_test(test_pb_backward_writer),
 	    cmocka_unit_test(test_profiles),
+	    cmocka_unit_test(test_profiles_from_tables),
 	    cmocka_unit_test(test_partial_success),
 	};
 

@@ -347,6 +347,105 @@ static void test_frameless_records(void **state)
 /* A stack of another exec of the same pid (exec_gen differs from the one the
  * snapshot was taken for) keeps its addresses and gets no names: the snapshot
  * describes a different program. Its comm is its own image's. */
+/* The first difference between two profiles' tables, or NULL. */
+static const char *tables_differ(const struct enav_pprof_decoded *a,
+				 const struct enav_pprof_decoded *b)
+{
+#define SAME(x)                                                                                    \
+	(a->n_##x == b->n_##x && (!a->n_##x || !memcmp(a->x, b->x, a->n_##x * sizeof(*a->x))))
+	if (a->n_strings != b->n_strings)
+		return "string count";
+	for (size_t i = 0; i < a->n_strings; i++)
+		if (strcmp(a->strings[i], b->strings[i]))
+			return "a string";
+	if (!SAME(sample_types) || memcmp(&a->period_type, &b->period_type, sizeof(a->period_type)))
+		return "value types";
+	if (!SAME(mappings) || !SAME(functions) || !SAME(comments) || !SAME(lines))
+		return "mappings, functions, comments or lines";
+	if (a->n_locations != b->n_locations)
+		return "location count";
+	for (size_t i = 0; i < a->n_locations; i++) {
+		const struct enav_pprof_decoded_location *x = &a->locations[i],
+							 *y = &b->locations[i];
+		if (x->id != y->id || x->mapping_id != y->mapping_id || x->address != y->address ||
+		    x->function_id != y->function_id || x->line != y->line ||
+		    x->n_lines != y->n_lines ||
+		    (x->n_lines && memcmp(x->lines, y->lines, x->n_lines * sizeof(*x->lines))))
+			return "a location";
+	}
+	if (a->n_samples != b->n_samples)
+		return "sample count";
+	for (size_t i = 0; i < a->n_samples; i++) {
+		const struct enav_pprof_decoded_sample *x = &a->samples[i], *y = &b->samples[i];
+		if (x->n_locations != y->n_locations || x->n_values != y->n_values ||
+		    x->n_labels != y->n_labels ||
+		    (x->n_locations &&
+		     memcmp(x->location_ids, y->location_ids, x->n_locations * sizeof(uint64_t))) ||
+		    memcmp(x->values, y->values, x->n_values * sizeof(int64_t)) ||
+		    (x->n_labels && memcmp(x->labels, y->labels, x->n_labels * sizeof(*x->labels))))
+			return "a sample";
+	}
+	if (a->time_nanos != b->time_nanos || a->duration_nanos != b->duration_nanos ||
+	    a->period != b->period || a->default_sample_type != b->default_sample_type)
+		return "time, duration, period or default type";
+	return NULL;
+#undef SAME
+}
+
+/* The OTLP path reads the store's profile as tables (service build_tables),
+ * never encoded: they must be what decoding the pprof build gives, frame
+ * for frame and sample for sample, redacted or not. */
+static void test_tables_match_pprof(void **state)
+{
+	struct enav_profile_store *s = store_default();
+	uint32_t pid = self_pid();
+	const uint64_t user[] = {ip_in(enav_test_pst_leaf), ip_in(enav_test_pst_mid),
+				 ip_in(enav_test_pst_outer)},
+		       kern[] = {KADDR}, unmapped[] = {UNMAPPED};
+
+	enav_profile_store_task(s, pid, 0, "testcomm");
+	struct enav_profile_batch *b = batch_new(SEC(1000), SEC(1010));
+	rec_add(b, pid, ENAV_PROFILE_CPU, 0, 7, 0, kern, 1, user, 3);
+	rec_add(b, pid, ENAV_PROFILE_CPU, 0, 3, 0, NULL, 0, unmapped, 1);
+	rec_add(b, pid, ENAV_PROFILE_CPU, 0, 2, 0, NULL, 0, user + 1, 2);
+	enav_profile_store_add(s, b);
+
+	for (int redact = 0; redact < 2; redact++) {
+		struct enav_profile_query q = {.kind = ENAV_PROFILE_CPU,
+					       .from_mono_ns = SEC(1000),
+					       .to_mono_ns = SEC(1010),
+					       .format =
+						   ENAV_PROFILE_FORMAT_FOLDED, /* set to pprof */
+					       .redact = redact};
+		struct enav_pprof_decoded t, d;
+		struct built r = build(s, ENAV_PROFILE_CPU, SEC(1000), SEC(1010),
+				       ENAV_PROFILE_FORMAT_PPROF, NULL);
+
+		if (redact) { /* build() does not redact: ask the store again */
+			free(r.out);
+			struct enav_profile_query pq = q;
+			pq.format = ENAV_PROFILE_FORMAT_PPROF;
+			r.rc = enav_profile_store_build(s, &pq, &r.out, &r.len);
+		}
+		decode(&r, &d);
+		assert_int_equal(enav_profile_store_service.build_tables(s, &q, &t), 0);
+		assert_int_equal(q.format, ENAV_PROFILE_FORMAT_PPROF);
+		assert_int_equal(q.matched, 3);
+		assert_int_equal(t.n_samples, 3);
+		const char *diff = tables_differ(&d, &t);
+		FAIL_IF(diff, "redact %d: the tables differ from the decoded pprof in %s\n", redact,
+			diff);
+		/* The comparison itself sees a lost frame. */
+		t.samples[0].n_locations--;
+		FAIL_IF(!tables_differ(&d, &t), "a dropped frame went unseen\n");
+		t.samples[0].n_locations++;
+		enav_pprof_decoded_free(&t);
+		enav_pprof_decoded_free(&d);
+		free(r.out);
+	}
+	enav_profile_store_free(s);
+}
+
 static void test_other_exec_image_unsymbolized(void **state)
 {
 	struct enav_profile_store *s = store_default();
@@ -1305,6 +1404,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_frameless_records),
 	    cmocka_unit_test(test_cpu_pprof),
+	    cmocka_unit_test(test_tables_match_pprof),
 	    cmocka_unit_test(test_other_exec_image_unsymbolized),
 	    cmocka_unit_test(test_leaf_and_return_addresses),
 	    cmocka_unit_test(test_window_selection),

@@ -142,16 +142,20 @@ int enav_otlp_encode_logs(struct enav_pb_writer *w, const struct enav_otlp_resou
 			  size_t n);
 
 /* ---- profiles (v1development) ---- */
-/* Each pprof document (gzip'd or raw) becomes one ResourceProfiles with its
- * resource, holding one OTLP Profile per pprof sample type (a v1development
- * Profile has a single sample_type), with an attribute per sample for each
- * pprof label; every table goes into the request's shared dictionary.  The
- * only function that knows the development schema (otlp_profiles.c).  0,
- * -EINVAL (a document that is not a pprof: err names it), -E2BIG, -ENOMEM. */
+/* Each pprof document (its tables, or its encoding gzip'd or raw) becomes one ResourceProfiles with
+ * its resource, holding one OTLP Profile per pprof sample type (a v1development Profile has a
+ * single sample_type), with an attribute per sample for each pprof label; every table goes into the
+ * request's shared dictionary.  The only function that knows the development schema
+ * (otlp_profiles.c).  0, -EINVAL (a document that is not a pprof: err names it), -E2BIG, -ENOMEM.
+ */
+struct enav_pprof_decoded;
 struct enav_otlp_profile_in {
 	struct enav_otlp_resource resource;
 	const uint8_t *pprof;
 	size_t pprof_len;
+	/* The document as tables (enav_pprof_tables: a profile the agent built
+	 * itself); when set, pprof is not read. */
+	const struct enav_pprof_decoded *tables;
 };
 int enav_otlp_encode_profiles(struct enav_pb_writer *w, struct enav_otlp_scope scope,
 			      const struct enav_otlp_profile_in *profiles, size_t n, char *err,

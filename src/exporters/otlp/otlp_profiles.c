@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ExportProfilesServiceRequest (opentelemetry-proto profiles/v1development,
- * commit ac2c4b5) from pprof documents.  The only file that knows this
- * development schema.
+ * commit ac2c4b5) from pprof documents: the tables of a profile the agent
+ * built (enav_pprof_tables, no encoding in between), or an encoded pprof
+ * (a pulled one), decoded first into the same tables.  The only file that
+ * knows this development schema.
  *
  * In this version every table (strings, mappings, locations, functions,
  * stacks, attributes, links) lives in one ProfilesDictionary at the request
@@ -623,7 +625,7 @@ int enav_otlp_encode_profiles(struct enav_pb_writer *w, struct enav_otlp_scope s
 	if (w->failed)
 		return -E2BIG;
 	for (size_t i = 0; i < n; i++) {
-		if ((profiles[i].pprof_len && !profiles[i].pprof) ||
+		if ((!profiles[i].tables && profiles[i].pprof_len && !profiles[i].pprof) ||
 		    enav_otlp_check_kvs(profiles[i].resource.attrs, profiles[i].resource.n_attrs)) {
 			set_err(err, errlen, "profile %zu: %s", i, "invalid resource or pprof");
 			return -EINVAL;
@@ -631,18 +633,19 @@ int enav_otlp_encode_profiles(struct enav_pb_writer *w, struct enav_otlp_scope s
 	}
 	if ((rc = dict_init(&d, w->limit)) == 0) {
 		for (size_t i = 0; i < n && rc == 0; i++) {
-			struct enav_pprof_decoded p;
+			struct enav_pprof_decoded p = {0};
 			struct doc c;
 			char perr[128] = "";
 
-			rc = enav_pprof_decode(profiles[i].pprof, profiles[i].pprof_len, w->limit,
-					       &p, perr, sizeof(perr));
+			if (!profiles[i].tables)
+				rc = enav_pprof_decode(profiles[i].pprof, profiles[i].pprof_len,
+						       w->limit, &p, perr, sizeof(perr));
 			if (rc) {
 				set_err(err, errlen, "profile %zu: pprof: %s", i,
 					perr[0] ? perr : "undecodable");
 				break;
 			}
-			rc = doc_init(&c, &d, &p);
+			rc = doc_init(&c, &d, profiles[i].tables ? profiles[i].tables : &p);
 			if (rc == 0) {
 				enav_pb_begin(w, REQ_RESOURCE_PROFILES);
 				enav_otlp_put_resource(w, &profiles[i].resource);

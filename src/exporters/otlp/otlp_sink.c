@@ -28,12 +28,14 @@
 #include "platform/log.h"
 #include "platform/promtext.h"
 #include "discovery/k8s.h"
-#include "features/profiling/profile_store.h"
 #include "exporters/otlp/otlp_encode.h"
 #include "exporters/otlp/otlp_env.h"
 #include "exporters/otlp/otlp_spans.h"
 #include "exporters/otlp/otlp_worker.h"
 #include "exporters/otlp/prom_to_otlp.h"
+#include "model/pprof.h"
+#include "runtime/host.h"
+#include "runtime/profiles.h"
 
 enum { W_METRICS, W_TRACES, W_LOGS, W_PROFILES, W__N };
 static const char *const signal_names[W__N] = {"metrics", "traces", "logs", "profiles"};
@@ -46,9 +48,16 @@ struct metrics_item {
 	uint64_t time_unix_ns;
 };
 
+/* One profile as pprof's tables, straight from the store (not encoded).
+ * Tables take several times the room of the gzip'd pprof they replace, so
+ * besides the worker's item cap the queued ones share a byte budget: past
+ * it a new profile is refused and counted (a receiver that fails for
+ * minutes would otherwise hold queue_capacity of them). */
+#define PROFILES_QUEUED_MAX_BYTES (8u << 20)
 struct profile_item {
-	uint8_t *pprof;
-	size_t len;
+	struct enav_pprof_decoded tables;
+	size_t bytes;		  /* its share of *queued */
+	_Atomic uint64_t *queued; /* the sink's queued_profile_bytes */
 };
 
 struct otlp_sink {
@@ -70,6 +79,7 @@ struct otlp_sink {
 	uint64_t profiles_from_mono;
 	_Atomic uint64_t metric_render_failures, profile_build_failures;
 	_Atomic uint64_t metric_families_dropped;
+	_Atomic uint64_t queued_profile_bytes, profiles_over_budget;
 };
 
 /* OTEL_RESOURCE_ATTRIBUTES and OTEL_EXPORTER_OTLP_HEADERS pairs
@@ -247,8 +257,8 @@ static int encode_profiles(void *ctx, void *const *items, size_t n, struct enav_
 	struct enav_otlp_profile_in in[n ? n : 1];
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_item *p = items[i];
-		in[i] = (struct enav_otlp_profile_in){
-		    .resource = {o->res.kv, o->res.n}, .pprof = p->pprof, .pprof_len = p->len};
+		in[i] = (struct enav_otlp_profile_in){.resource = {o->res.kv, o->res.n},
+						      .tables = &p->tables};
 	}
 	char err[160];
 	return enav_otlp_encode_profiles(
@@ -259,7 +269,9 @@ static int encode_profiles(void *ctx, void *const *items, size_t n, struct enav_
 static void free_profile_item(void *p)
 {
 	struct profile_item *pi = p;
-	free(pi->pprof);
+	if (pi->queued)
+		atomic_fetch_sub(pi->queued, pi->bytes);
+	enav_pprof_decoded_free(&pi->tables);
 	free(pi);
 }
 
@@ -289,13 +301,30 @@ fail:
 	free(m);
 }
 
+/* The heap a profile's tables hold, near enough for a budget. */
+static size_t tables_bytes(const struct enav_pprof_decoded *t)
+{
+	size_t n = t->n_strings * sizeof(char *) + t->n_sample_types * sizeof(*t->sample_types) +
+		   t->n_samples * sizeof(*t->samples) + t->n_locations * sizeof(*t->locations) +
+		   t->n_functions * sizeof(*t->functions) + t->n_mappings * sizeof(*t->mappings) +
+		   t->n_lines * sizeof(*t->lines);
+	for (size_t i = 0; i < t->n_strings; i++)
+		n += strlen(t->strings[i]) + 1;
+	for (size_t i = 0; i < t->n_samples; i++)
+		n += t->samples[i].n_locations * sizeof(uint64_t) +
+		     t->samples[i].n_values * sizeof(int64_t) +
+		     t->samples[i].n_labels * sizeof(*t->samples[i].labels);
+	return n;
+}
+
 static void push_profiles(struct otlp_sink *o)
 {
-	struct enav_profile_store *s = enav_host_profiles(o->agent);
+	const struct enav_profile_service *svc;
+	struct enav_profile_store *s = enav_host_profile_service(o->agent, &svc);
 	if (!s)
 		return;
 	uint64_t to;
-	if (enav_profile_store_drain(s, &to) != 0)
+	if (svc->drain(s, &to) != 0)
 		return;
 	for (int k = 0; k < ENAV_PROFILE__COUNT; k++) {
 		struct enav_profile_query q = {.kind = (enum enav_profile_kind)k,
@@ -304,7 +333,7 @@ static void push_profiles(struct otlp_sink *o)
 					       .format = ENAV_PROFILE_FORMAT_PPROF,
 					       .redact = true /* leaves the node */};
 		struct profile_item *pi = calloc(1, sizeof(*pi));
-		if (!pi || enav_profile_store_build(s, &q, &pi->pprof, &pi->len) != 0) {
+		if (!pi || svc->build_tables(s, &q, &pi->tables) != 0) {
 			atomic_fetch_add(&o->profile_build_failures, 1);
 			free(pi);
 			continue;
@@ -313,7 +342,18 @@ static void push_profiles(struct otlp_sink *o)
 			free_profile_item(pi);
 			continue;
 		}
-		enav_otlp_worker_submit(o->w[W_PROFILES], pi);
+		pi->bytes = tables_bytes(&pi->tables);
+		uint64_t queued = atomic_load(&o->queued_profile_bytes);
+		/* One profile is always let in, however large, so none is
+		 * refused for its size alone. */
+		if (queued && queued + pi->bytes > PROFILES_QUEUED_MAX_BYTES) {
+			atomic_fetch_add(&o->profiles_over_budget, 1);
+			free_profile_item(pi);
+			continue;
+		}
+		atomic_fetch_add(&o->queued_profile_bytes, pi->bytes);
+		pi->queued = &o->queued_profile_bytes;
+		enav_otlp_worker_submit(o->w[W_PROFILES], pi); /* frees it when refused */
 	}
 	o->profiles_from_mono = to;
 }
@@ -557,17 +597,27 @@ static void otlp_metrics(void *state, struct enav_promtext *p)
 		if (o->w[i])
 			ws[n++] = o->w[i];
 	enav_otlp_worker_metrics(ws, n, p);
-	enav_promtext_single_u64(p, "enav_otlp_metric_snapshot_failures_total", "counter",
-				 "Metric snapshots not taken (agent stopping or out of memory).",
-				 atomic_load(&o->metric_render_failures));
-	enav_promtext_single_u64(
-	    p, "enav_otlp_metric_families_dropped_total", "counter",
-	    "Metric families left out of a snapshot at the exposition's hard cap or the "
-	    "request size limit.",
-	    atomic_load(&o->metric_families_dropped));
-	enav_promtext_single_u64(p, "enav_otlp_profile_build_failures_total", "counter",
-				 "Profiles that could not be built for export.",
-				 atomic_load(&o->profile_build_failures));
+	const struct {
+		const char *name, *help;
+		const _Atomic uint64_t *value;
+	} counters[] = {
+	    {"enav_otlp_metric_snapshot_failures_total",
+	     "Metric snapshots not taken (agent stopping or out of memory).",
+	     &o->metric_render_failures},
+	    {"enav_otlp_metric_families_dropped_total",
+	     "Metric families left out of a snapshot at the exposition's hard cap or the "
+	     "request size limit.",
+	     &o->metric_families_dropped},
+	    {"enav_otlp_profile_build_failures_total",
+	     "Profiles that could not be built for export.", &o->profile_build_failures},
+	    {"enav_otlp_profiles_over_budget_total",
+	     "Profiles not queued for export: the queued ones already held their byte budget "
+	     "(8 MiB).",
+	     &o->profiles_over_budget},
+	};
+	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+		enav_promtext_single_u64(p, counters[i].name, "counter", counters[i].help,
+					 atomic_load(counters[i].value));
 }
 
 const struct enav_sink_ops enav_otlp_sink_ops = {

@@ -559,7 +559,7 @@ static void unpin_window(struct build *b)
 /* The records of the pinned batches into a profile (no lock held: this is
  * where the tenants' files are read). */
 static int build_unlocked(struct build *b, struct enav_profile_query *q, uint8_t **out,
-			  size_t *out_len)
+			  size_t *out_len, struct enav_pprof_decoded *tables)
 {
 	struct enav_profile_store *s = b->s;
 	uint64_t first = 0, last = 0, first_unix = 0;
@@ -601,11 +601,14 @@ static int build_unlocked(struct build *b, struct enav_profile_query *q, uint8_t
 	if (!q->redact) /* under redaction no comment leaves either */
 		enav_pprof_comment(b->pprof, "enav: frame-pointer stacks; unsymbolized frames keep "
 					     "their address and mapping");
+	if (tables)
+		return enav_pprof_tables(b->pprof, tables);
 	return enav_pprof_encode(b->pprof, true, out, out_len);
 }
 
-int enav_profile_store_build(struct enav_profile_store *s, struct enav_profile_query *q,
-			     uint8_t **out, size_t *out_len)
+/* A profile into *out (bytes of q's format) or, with tables, into tables. */
+static int build(struct enav_profile_store *s, struct enav_profile_query *q, uint8_t **out,
+		 size_t *out_len, struct enav_pprof_decoded *tables)
 {
 	if (q->kind >= ENAV_PROFILE__COUNT)
 		return -EINVAL;
@@ -619,7 +622,7 @@ int enav_profile_store_build(struct enav_profile_store *s, struct enav_profile_q
 		rc = -ENOMEM;
 	pthread_mutex_unlock(&s->lock);
 	if (!rc)
-		rc = build_unlocked(&b, q, out, out_len);
+		rc = build_unlocked(&b, q, out, out_len, tables);
 	pthread_mutex_lock(&s->lock);
 	unpin_window(&b);
 	s->build_errors += rc != 0;
@@ -628,4 +631,18 @@ int enav_profile_store_build(struct enav_profile_store *s, struct enav_profile_q
 	pthread_mutex_unlock(&s->lock);
 	build_free(&b);
 	return rc;
+}
+
+int enav_profile_store_build(struct enav_profile_store *s, struct enav_profile_query *q,
+			     uint8_t **out, size_t *out_len)
+{
+	return build(s, q, out, out_len, NULL);
+}
+
+int enav_profile_store_build_tables(struct enav_profile_store *s, struct enav_profile_query *q,
+				    struct enav_pprof_decoded *out)
+{
+	*out = (struct enav_pprof_decoded){0};
+	q->format = ENAV_PROFILE_FORMAT_PPROF;
+	return build(s, q, NULL, NULL, out);
 }

@@ -569,6 +569,7 @@ void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promte
 const struct enav_profile_service enav_profile_store_service = {
     .drain = enav_profile_store_drain,
     .build = enav_profile_store_build,
+    .build_tables = enav_profile_store_build_tables,
     .workload = enav_profile_store_workload,
     .each_pid = enav_profile_store_each_pid,
     .kind_name = enav_profile_kind_name,

@@ -111,6 +111,11 @@ bool enav_profile_store_sleep(struct enav_profile_store *s, uint32_t ms);
 int enav_profile_store_build(struct enav_profile_store *s, struct enav_profile_query *q,
 			     uint8_t **out, size_t *out_len);
 
+/* The same profile as pprof's tables, never encoded (q->format is set to
+ * pprof); free with enav_pprof_decoded_free.  0 or -errno. */
+int enav_profile_store_build_tables(struct enav_profile_store *s, struct enav_profile_query *q,
+				    struct enav_pprof_decoded *out);
+
 /* The workload of a process (runtime/profiles.h has the struct). */
 bool enav_profile_store_workload(struct enav_profile_store *s, uint32_t tgid,
 				 struct enav_profile_workload *out);

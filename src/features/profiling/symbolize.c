@@ -111,7 +111,7 @@ int enav_sym_open_ro(const char *path)
 
 /* ---- process snapshots ------------------------------------------------------------ */
 
-static void proc_free(struct lru_node *n)
+static void proc_free(struct enav_lru_node *n)
 {
 	struct proc *p = (struct proc *)n;
 
@@ -181,10 +181,10 @@ struct umap *enav_sym_find_map(const struct proc *p, uint64_t addr)
 
 struct proc *enav_sym_get_proc(struct enav_symbolizer *s, uint32_t pid)
 {
-	struct proc *p = (struct proc *)enav_sym_lru_find(&s->procs, pid);
+	struct proc *p = (struct proc *)enav_lru_find(&s->procs, pid);
 
 	if (p)
-		enav_sym_lru_touch(&s->procs, &p->node);
+		enav_lru_touch(&s->procs, &p->node);
 	return p;
 }
 
@@ -213,7 +213,7 @@ static void load_snapshot_files(struct enav_symbolizer *s, uint32_t pid, uint64_
 	struct map_ref r;
 
 	for (uint32_t i = 0;; i++) {
-		struct proc *p = (struct proc *)enav_sym_lru_find(&s->procs, pid);
+		struct proc *p = (struct proc *)enav_lru_find(&s->procs, pid);
 		if (!p || p->gen != gen || i >= p->n_maps)
 			return;
 		const struct umap *m = &p->maps[i];
@@ -284,7 +284,7 @@ int enav_symbolizer_snapshot(struct enav_symbolizer *s, uint32_t pid)
 				p->node.key = pid;
 				p->snap_ns = now;
 				p->gen = ++s->snap_gen;
-				enav_sym_lru_insert(&s->procs, &p->node);
+				enav_lru_insert(&s->procs, &p->node);
 			}
 		}
 		pthread_mutex_unlock(&s->lock);
@@ -301,9 +301,9 @@ int enav_symbolizer_snapshot(struct enav_symbolizer *s, uint32_t pid)
 		carry_identities(p, old);
 		p->pm = old->pm;
 		old->pm = (struct perf_map){0};
-		enav_sym_lru_drop(&s->procs, &old->node);
+		enav_lru_drop(&s->procs, &old->node);
 	}
-	enav_sym_lru_insert(&s->procs, &p->node);
+	enav_lru_insert(&s->procs, &p->node);
 	s->st.snapshots++;
 	load_snapshot_files(s, pid, p->gen);
 	pthread_mutex_unlock(&s->lock);
@@ -417,10 +417,10 @@ struct enav_symbolizer *enav_symbolizer_new(const struct enav_symbolizer_config 
 	s->kallsyms_errno = s->kallsyms_fd < 0 ? errno : 0;
 	if (!s->mem || s->self_root < 0 || !s->proc_root || !s->kallsyms_path || !s->perf_map_dir ||
 	    !s->debug_dir ||
-	    enav_sym_lru_init(&s->procs, c.max_processes ? c.max_processes : DEF_MAX_PROCESSES,
-			      proc_free) ||
-	    enav_sym_lru_init(&s->elfs, c.max_elf_files ? c.max_elf_files : DEF_MAX_ELF_FILES,
-			      enav_sym_elf_entry_free)) {
+	    enav_lru_init(&s->procs, c.max_processes ? c.max_processes : DEF_MAX_PROCESSES,
+			  proc_free) ||
+	    enav_lru_init(&s->elfs, c.max_elf_files ? c.max_elf_files : DEF_MAX_ELF_FILES,
+			  enav_sym_elf_entry_free)) {
 		enav_symbolizer_free(s);
 		return NULL;
 	}
@@ -431,8 +431,8 @@ void enav_symbolizer_free(struct enav_symbolizer *s)
 {
 	if (!s)
 		return;
-	enav_sym_lru_destroy(&s->procs);
-	enav_sym_lru_destroy(&s->elfs);
+	enav_lru_destroy(&s->procs);
+	enav_lru_destroy(&s->elfs);
 	if (s->kallsyms_fd >= 0)
 		close(s->kallsyms_fd);
 	if (s->self_root >= 0)

@@ -19,7 +19,7 @@
 #include "platform/clock.h"
 #include "platform/tenant_file.h"
 
-void enav_sym_elf_entry_free(struct lru_node *n)
+void enav_sym_elf_entry_free(struct enav_lru_node *n)
 {
 	struct elf_entry *e = (struct elf_entry *)n;
 
@@ -65,8 +65,10 @@ static bool elf_same(const struct elf_entry *e, const uint8_t *bid, size_t bid_l
  * budget (or none is left to drop). */
 void enav_sym_make_room(struct enav_symbolizer *s, uint64_t n)
 {
-	while (!enav_tenant_mem_fits(s->mem, n) && s->elfs.head.prev != &s->elfs.head) {
-		enav_sym_lru_drop(&s->elfs, s->elfs.head.prev);
+	struct enav_lru_node *oldest;
+
+	while (!enav_tenant_mem_fits(s->mem, n) && (oldest = enav_lru_oldest(&s->elfs))) {
+		enav_lru_drop(&s->elfs, oldest);
 		s->elfs.evictions++;
 		enav_tenant_mem_evicted(s->mem);
 	}
@@ -85,7 +87,7 @@ void enav_sym_map_ref_of(const struct proc *p, const struct umap *m, struct map_
 /* The mapping of pid's current snapshot that still is r (lock held). */
 static struct umap *same_map(struct enav_symbolizer *s, uint32_t pid, const struct map_ref *r)
 {
-	struct proc *p = (struct proc *)enav_sym_lru_find(&s->procs, pid);
+	struct proc *p = (struct proc *)enav_lru_find(&s->procs, pid);
 	struct umap *m = p ? enav_sym_find_map(p, r->start) : NULL;
 
 	if (!m || m->start != r->start || m->end != r->end || m->offset != r->offset ||
@@ -181,7 +183,7 @@ static void cache_elf(struct enav_symbolizer *s, struct elf_entry *e, uint64_t k
 	e->mem = s->mem;
 	enav_sym_make_room(s, e->bytes);
 	enav_tenant_mem_charge(s->mem, e->bytes);
-	enav_sym_lru_insert(&s->elfs, &e->node);
+	enav_lru_insert(&s->elfs, &e->node);
 	s->st.elf_loads++;
 	s->st.debug_files += e->from_debug;
 	s->st.elf_truncated += e->truncated;
@@ -231,9 +233,9 @@ struct elf_entry *enav_sym_cached_elf(struct enav_symbolizer *s, const struct um
 	struct elf_entry *e;
 
 	if (m->kind != MAP_FILE || m->elf_state != ELF_KNOWN ||
-	    !(e = (struct elf_entry *)enav_sym_lru_find(&s->elfs, m->elf_key)))
+	    !(e = (struct elf_entry *)enav_lru_find(&s->elfs, m->elf_key)))
 		return NULL;
-	enav_sym_lru_touch(&s->elfs, &e->node);
+	enav_lru_touch(&s->elfs, &e->node);
 	s->st.elf_hits++;
 	return e;
 }
@@ -310,7 +312,7 @@ struct elf_entry *enav_sym_map_elf(struct enav_symbolizer *s, uint32_t pid, cons
 		key = elf_key(bid, bid_len, &st);
 		/* The same build id may be cached from another path. */
 		pthread_mutex_lock(&s->lock);
-		e = (struct elf_entry *)enav_sym_lru_find(&s->elfs, key);
+		e = (struct elf_entry *)enav_lru_find(&s->elfs, key);
 		cached = e && elf_same(e, bid, bid_len, &st);
 		pthread_mutex_unlock(&s->lock);
 		if (!cached)
@@ -323,15 +325,15 @@ struct elf_entry *enav_sym_map_elf(struct enav_symbolizer *s, uint32_t pid, cons
 	s->loading[slot].used = false;
 	pthread_cond_broadcast(&s->loaded);
 	s->load_tokens_ns -= (int64_t)(enav_clock_mono_ns() - t0);
-	e = opened ? (struct elf_entry *)enav_sym_lru_find(&s->elfs, key) : NULL;
+	e = opened ? (struct elf_entry *)enav_lru_find(&s->elfs, key) : NULL;
 	if (e && !elf_same(e, bid, bid_len, &st)) {
-		enav_sym_lru_drop(&s->elfs, &e->node); /* hash collision: the newer file wins */
+		enav_lru_drop(&s->elfs, &e->node); /* hash collision: the newer file wins */
 		e = NULL;
 	}
 	if (e) {
 		/* Cached meanwhile (or before, under another path): ours is
 		 * not needed. */
-		enav_sym_lru_touch(&s->elfs, &e->node);
+		enav_lru_touch(&s->elfs, &e->node);
 		s->st.elf_hits++;
 		if (fresh)
 			enav_sym_elf_entry_free(&fresh->node);

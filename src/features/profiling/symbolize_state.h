@@ -3,8 +3,9 @@
  * The symbolizer's state, shared by its files: symbolize.c (process
  * snapshots, lookups, lifecycle), symbolize_kernel.c (/proc/kallsyms),
  * symbolize_elf.c (the ELF symbol table cache), symbolize_perf_map.c (JIT
- * perf maps) and symbol_lru.c (their exact-capacity LRU).  Internal: the
- * contract is symbolize.h.
+ * perf maps).  Processes and symbol tables are kept in platform/lru.h's
+ * exact-capacity LRU (max_processes and max_elf_files hold exactly).
+ * Internal: the contract is symbolize.h.
  */
 #ifndef ENAV_FEATURES_PROFILING_SYMBOLIZE_STATE_H
 #define ENAV_FEATURES_PROFILING_SYMBOLIZE_STATE_H
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "platform/lru.h"
 #include "features/profiling/symbolize.h"
 #include "features/profiling/symbolize_priv.h"
 #include "features/profiling/tenant_memory.h"
@@ -52,33 +54,6 @@
 #define LOADS_IN_FLIGHT 32
 #define LOAD_WAIT_NS	(5 * ENAV_TENANT_READ_NS)
 
-/* ---- exact-capacity LRU (symbol_lru.c) ----------------------------------------- */
-
-struct lru_node {
-	uint64_t key;
-	struct lru_node *prev, *next; /* recency: head.next is the most recent */
-	struct lru_node *hnext;
-};
-
-struct lru {
-	struct lru_node **buckets;
-	uint32_t mask;
-	uint32_t size, cap;
-	struct lru_node head;
-	void (*free_fn)(struct lru_node *n);
-	uint64_t evictions;
-};
-
-int enav_sym_lru_init(struct lru *l, uint32_t cap, void (*free_fn)(struct lru_node *));
-struct lru_node *enav_sym_lru_find(struct lru *l, uint64_t key);
-/* Makes n the most recent. */
-void enav_sym_lru_touch(struct lru *l, struct lru_node *n);
-/* Unlink and free. */
-void enav_sym_lru_drop(struct lru *l, struct lru_node *n);
-/* Insert n (key not present), evicting the least recently used when full. */
-void enav_sym_lru_insert(struct lru *l, struct lru_node *n);
-void enav_sym_lru_destroy(struct lru *l);
-
 /* ---- state ---------------------------------------------------------------------- */
 
 enum { MAP_FILE, MAP_ANON, MAP_PSEUDO };
@@ -110,8 +85,8 @@ struct perf_map {
 };
 
 struct proc {
-	struct lru_node node; /* key = pid */
-	struct umap *maps;    /* executable mappings, sorted by start */
+	struct enav_lru_node node; /* key = pid */
+	struct umap *maps;	   /* executable mappings, sorted by start */
 	uint32_t n_maps;
 	char *paths;
 	uint64_t gen;	  /* which snapshot this is (enav_symbolizer.snap_gen) */
@@ -122,7 +97,7 @@ struct proc {
 };
 
 struct elf_entry {
-	struct lru_node node; /* key = hash of the identity */
+	struct enav_lru_node node; /* key = hash of the identity */
 	struct enav_elf_symtab *t;
 	struct enav_tenant_mem *mem; /* NULL until cached and charged */
 	uint64_t bytes;		     /* charged to mem */
@@ -176,7 +151,7 @@ struct enav_symbolizer {
 	int64_t load_tokens_ns; /* loading time left (LOAD_SHARE_DIV) */
 	uint64_t load_refill_ns;
 	uint32_t max_maps, max_syms, max_perf;
-	struct lru procs, elfs;
+	struct enav_lru procs, elfs;
 	uint64_t snap_gen;
 	struct {
 		uint64_t dev, ino; /* the maps line's identity of the file */
@@ -229,7 +204,7 @@ struct proc *enav_sym_get_proc(struct enav_symbolizer *s, uint32_t pid);
 
 /* ---- ELF cache (symbolize_elf.c) ------------------------------------------------- */
 
-void enav_sym_elf_entry_free(struct lru_node *n);
+void enav_sym_elf_entry_free(struct enav_lru_node *n);
 /* Drops least recently used symbol tables until n more bytes fit the
  * budget (lock held). */
 void enav_sym_make_room(struct enav_symbolizer *s, uint64_t n);
