@@ -111,6 +111,8 @@ static bool is_vowel(unsigned char c)
 static bool letters_look_random(const unsigned char *s, size_t n)
 {
 	size_t letters = 0, vowels = 0, run = 0, longest = 0;
+	if (n < 12) /* fewer than 12 letters: never judged */
+		return false;
 	for (size_t i = 0; i < n; i++) {
 		if (!is_alpha(s[i])) {
 			run = 0;
