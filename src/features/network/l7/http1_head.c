@@ -11,13 +11,27 @@
 
 /* ---- small text helpers --------------------------------------------------- */
 
+/*
+ * Does a[0, n) equal lit, ASCII case folded?  lit is lower case and holds
+ * only letters and bytes below 0x40 ('-', '/', digits): then bit 0x40 of a
+ * literal byte marks a letter, and ORing 0x20 into the input's byte at
+ * those places folds its case, eight bytes at a time.
+ */
 static bool eq_ci(const char *a, size_t n, const char *lit)
 {
-	size_t l = strlen(lit);
+	size_t l = strlen(lit), i = 0;
 
 	if (n != l)
 		return false;
-	for (size_t i = 0; i < n; i++)
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+
+		memcpy(&x, a + i, 8);
+		memcpy(&y, lit + i, 8);
+		if ((x | ((y & 0x4040404040404040ull) >> 1)) != y)
+			return false;
+	}
+	for (; i < n; i++)
 		if (lower((unsigned char)a[i]) != (unsigned char)lit[i])
 			return false;
 	return true;
