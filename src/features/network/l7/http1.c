@@ -621,7 +621,12 @@ static size_t step(struct h1_state *st, enum enav_l7_stream stream,
 	}
 	case P_HEADERS:
 	case P_TRAILERS:
-		return step_lines(st, stream, f, off, cap, out);
+		/* All the head's lines in this fragment, in one go. */
+		take = 0;
+		do {
+			take += step_lines(st, stream, f, off + (uint32_t)take, cap, out);
+		} while (off + take < cap && (s->phase == P_HEADERS || s->phase == P_TRAILERS));
+		return take;
 	case P_BODY_LEN:
 	case P_CHUNK_DATA:
 		take = avail < s->remaining ? avail : (size_t)s->remaining;
