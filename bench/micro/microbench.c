@@ -17,6 +17,10 @@
  * measured (the client side costs the same path).
  *
  *   build/microbench [FILTER]   cases whose name contains FILTER
+ *
+ * With MICROBENCH_OPS=N in the environment, each case runs exactly N
+ * operations once, untimed: for instruction counts under valgrind, where
+ * two runs with different N give the instructions per operation.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -617,7 +621,19 @@ static void run_case(const struct bench_case *c)
 int main(int argc, char **argv)
 {
 	const char *filter = argc > 1 ? argv[1] : "";
+	const char *fixed_ops = getenv("MICROBENCH_OPS");
 	setup();
+	if (fixed_ops) {
+		uint64_t n = strtoull(fixed_ops, NULL, 10);
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			if (!strstr(cases[i].name, filter))
+				continue;
+			if (cases[i].before)
+				cases[i].before();
+			cases[i].run(n - n % OTLP_BATCH);
+		}
+		return (int)(sink & 0);
+	}
 	printf("%-14s %10s %10s %10s %9s  %s\n", "case", "median_ns", "min_ns", "p90_ns", "batch",
 	       "per");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)

@@ -1314,6 +1314,34 @@ static void test_statuses(void **state)
 	}
 }
 
+/* Header names fold ASCII case only: a name that differs in a non-letter
+ * byte, or has white space before its colon, is not the field. */
+static void test_field_names(void **state)
+{
+	(void)state;
+	struct run *r = run_new(NULL);
+	const char *resp = "HTTP/1.1 200 OK\r\n"
+			   "Content_Length: 9\r\n"
+			   "Content-Length : 9\r\n"
+			   "Content\rLength: 9\r\n"
+			   "Content-Length\t: 9\r\n"
+			   "Content-Lengtj: 9\r\n"
+			   "Content-Length9: 9\r\n"
+			   "Transfer-Encodin\x07: chunked\r\n"
+			   "cONTENT-lENGTH: 1\r\n\r\nx";
+
+	feed_str(r, REQ, "GET /f HTTP/1.1\r\nCONTENT-LENGTH: 2\r\n\r\nab", 1);
+	feed_str(r, RESP, resp, 2);
+	feed_str(r, REQ, "GET /g HTTP/1.1\r\n\r\n", 3);
+	feed_str(r, RESP, "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\ny", 4);
+	assert_int_equal(r->n, 2);
+	assert_int_equal(r->ops[0].request_bytes, 40);
+	assert_int_equal(r->ops[0].response_bytes, strlen(resp));
+	assert_string_equal(r->ops[1].path, "/g");
+	no_trouble(r);
+	run_free(r);
+}
+
 static void test_grpc_web_and_traceparent(void **state)
 {
 	(void)state;
@@ -1969,6 +1997,7 @@ int main(void)
 	    cmocka_unit_test(test_detect),
 	    cmocka_unit_test(test_expect_continue_waits),
 	    cmocka_unit_test(test_statuses),
+	    cmocka_unit_test(test_field_names),
 	    cmocka_unit_test(test_grpc_web_and_traceparent),
 	    cmocka_unit_test(test_long_headers),
 	    cmocka_unit_test(test_pending_overflow),

@@ -199,7 +199,13 @@ static void emit_http(const struct h1_req *req, const struct h1_msg *resp, uint6
 	if (resp) {
 		op.response_seen = true;
 		op.status_code = resp->status;
-		enav_l7_put_number(op.status, sizeof(op.status), "", resp->status);
+		if (resp->status >= 100 && resp->status <= 999) { /* parse_status_line */
+			op.status[0] = (char)('0' + resp->status / 100);
+			op.status[1] = (char)('0' + resp->status / 10 % 10);
+			op.status[2] = (char)('0' + resp->status % 10);
+		} else {
+			enav_l7_put_number(op.status, sizeof(op.status), "", resp->status);
+		}
 		op.error = resp->status >= 500;
 		op.response_bytes = resp->bytes;
 	}
@@ -426,7 +432,9 @@ void enav_h1_parse_error(struct h1_state *st, enum enav_l7_stream stream, uint64
 
 /* ---- the byte loop -------------------------------------------------------- */
 
-/* Read line bytes (headers or trailers); returns bytes consumed. */
+/* Read line bytes (headers or trailers); returns bytes consumed.  A line
+ * whole in the fragment is read where it lies; only a line split across
+ * fragments is gathered in s->line. */
 static size_t step_lines(struct h1_state *st, enum enav_l7_stream stream,
 			 const struct enav_l7_fragment *f, uint32_t off, uint32_t cap,
 			 const struct enav_l7_sink *out)
@@ -436,28 +444,39 @@ static size_t step_lines(struct h1_state *st, enum enav_l7_stream stream,
 	size_t avail = cap - off;
 	const uint8_t *lf = memchr(p, '\n', avail);
 	size_t take = lf ? (size_t)(lf - p) + 1 : avail;
-	size_t room = H1_LINE_MAX - s->line_len;
-	size_t copy = take < room ? take : room;
+	bool in_place = lf && s->line_len == 0;
+	const char *line = (const char *)p;
+	size_t line_len;
 
-	memcpy(s->line + s->line_len, p, copy);
-	s->line_len += (uint16_t)copy;
-	if (copy < take)
-		s->line_cut = true;
+	if (in_place) {
+		line_len = take <= H1_LINE_MAX ? take : H1_LINE_MAX;
+		if (take > H1_LINE_MAX)
+			s->line_cut = true;
+	} else {
+		size_t room = H1_LINE_MAX - s->line_len;
+		size_t copy = take < room ? take : room;
+
+		memcpy(s->line + s->line_len, p, copy);
+		s->line_len += (uint16_t)copy;
+		if (copy < take)
+			s->line_cut = true;
+		line = s->line;
+		line_len = s->line_len;
+	}
 	account(st, stream, take);
 	s->m.head_bytes += (uint32_t)(take < H1_HEAD_MAX ? take : H1_HEAD_MAX);
 	if (s->m.head_bytes > H1_HEAD_MAX) {
 		enav_h1_parse_error(st, stream, f->ts_ns, out);
 		return take;
 	}
-	if (!s->m.start_done && s->phase == P_HEADERS &&
-	    !start_prefix_ok(stream, s->line, s->line_len)) {
+	if (!s->m.start_done && s->phase == P_HEADERS && !start_prefix_ok(stream, line, line_len)) {
 		enav_h1_parse_error(st, stream, f->ts_ns, out);
 		return take;
 	}
 	if (lf) {
 		if (!s->line_cut)
-			s->line_len--; /* the LF */
-		enav_h1_line_done(st, stream, f, out);
+			line_len--; /* the LF */
+		enav_h1_line_done(st, stream, line, line_len, s->line_cut, f, out);
 	}
 	return take;
 }
@@ -602,7 +621,12 @@ static size_t step(struct h1_state *st, enum enav_l7_stream stream,
 	}
 	case P_HEADERS:
 	case P_TRAILERS:
-		return step_lines(st, stream, f, off, cap, out);
+		/* All the head's lines in this fragment, in one go. */
+		take = 0;
+		do {
+			take += step_lines(st, stream, f, off + (uint32_t)take, cap, out);
+		} while (off + take < cap && (s->phase == P_HEADERS || s->phase == P_TRAILERS));
+		return take;
 	case P_BODY_LEN:
 	case P_CHUNK_DATA:
 		take = avail < s->remaining ? avail : (size_t)s->remaining;

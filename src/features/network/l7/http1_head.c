@@ -11,13 +11,27 @@
 
 /* ---- small text helpers --------------------------------------------------- */
 
+/*
+ * Does a[0, n) equal lit, ASCII case folded?  lit is lower case and holds
+ * only letters and bytes below 0x40 ('-', '/', digits): then bit 0x40 of a
+ * literal byte marks a letter, and ORing 0x20 into the input's byte at
+ * those places folds its case, eight bytes at a time.
+ */
 static bool eq_ci(const char *a, size_t n, const char *lit)
 {
-	size_t l = strlen(lit);
+	size_t l = strlen(lit), i = 0;
 
 	if (n != l)
 		return false;
-	for (size_t i = 0; i < n; i++)
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+
+		memcpy(&x, a + i, 8);
+		memcpy(&y, lit + i, 8);
+		if ((x | ((y & 0x4040404040404040ull) >> 1)) != y)
+			return false;
+	}
+	for (; i < n; i++)
 		if (lower((unsigned char)a[i]) != (unsigned char)lit[i])
 			return false;
 	return true;
@@ -135,12 +149,15 @@ static bool parse_request_line(struct h1_state *st, const char *l, size_t n, boo
 		out->stats->truncated_fields++;
 
 	char tmpl[2 * ENAV_L7_TARGET_MAX];
+	size_t tmpl_len;
 
-	if (r->connect)
+	if (r->connect) {
 		enav_l7_copy_text(tmpl, sizeof(tmpl), p, pn);
-	else
-		enav_l7_path_template(p, pn, tmpl, sizeof(tmpl));
-	if (enav_l7_copy_text(r->target, sizeof(r->target), tmpl, strlen(tmpl)))
+		tmpl_len = strlen(tmpl);
+	} else {
+		tmpl_len = enav_l7_path_template(p, pn, tmpl, sizeof(tmpl));
+	}
+	if (enav_l7_copy_text(r->target, sizeof(r->target), tmpl, tmpl_len))
 		out->stats->truncated_fields++;
 	return true;
 }
@@ -183,6 +200,40 @@ static bool parse_content_length(const char *v, size_t n, int64_t *out)
 	return true;
 }
 
+/* The header fields a message's framing, upgrade or span uses. */
+enum h1_field {
+	F_OTHER = 0,
+	F_CONTENT_LENGTH,
+	F_TRANSFER_ENCODING,
+	F_CONNECTION,
+	F_UPGRADE,
+	F_CONTENT_TYPE,
+	F_TRACEPARENT,
+};
+
+/* Which field a name is: by its length first, so that most names are
+ * compared with one literal at most (or none).  A name with white space in
+ * it (not a field, RFC 9112 5.1) equals none of these. */
+static enum h1_field field_of(const char *name, size_t n)
+{
+	switch (n) {
+	case 7:
+		return eq_ci(name, n, "upgrade") ? F_UPGRADE : F_OTHER;
+	case 10:
+		return eq_ci(name, n, "connection") ? F_CONNECTION : F_OTHER;
+	case 11:
+		return eq_ci(name, n, "traceparent") ? F_TRACEPARENT : F_OTHER;
+	case 12:
+		return eq_ci(name, n, "content-type") ? F_CONTENT_TYPE : F_OTHER;
+	case 14:
+		return eq_ci(name, n, "content-length") ? F_CONTENT_LENGTH : F_OTHER;
+	case 17:
+		return eq_ci(name, n, "transfer-encoding") ? F_TRANSFER_ENCODING : F_OTHER;
+	default:
+		return F_OTHER;
+	}
+}
+
 static void header_line(struct h1_state *st, enum enav_l7_stream stream, const char *l, size_t n,
 			bool cut)
 {
@@ -192,15 +243,16 @@ static void header_line(struct h1_state *st, enum enav_l7_stream stream, const c
 	if (!colon || colon == l)
 		return; /* not a field line: ignored (obs-fold included) */
 	size_t nn = (size_t)(colon - l);
+	enum h1_field field = field_of(l, nn);
 
-	for (size_t i = 0; i < nn; i++)
-		if (is_ows(l[i]))
-			return;
+	if (field == F_OTHER)
+		return;
 	const char *v = colon + 1, *e;
 	size_t vn = n - nn - 1, en;
 
 	trim(&v, &vn);
-	if (eq_ci(l, nn, "content-length")) {
+	switch (field) {
+	case F_CONTENT_LENGTH: {
 		int64_t cl;
 
 		if (cut || !parse_content_length(v, vn, &cl) ||
@@ -208,7 +260,9 @@ static void header_line(struct h1_state *st, enum enav_l7_stream stream, const c
 			m->bad_framing = true;
 		else
 			m->content_length = cl;
-	} else if (eq_ci(l, nn, "transfer-encoding")) {
+		break;
+	}
+	case F_TRANSFER_ENCODING:
 		if (cut)
 			m->bad_framing = true;
 		m->te_present = true;
@@ -217,11 +271,13 @@ static void header_line(struct h1_state *st, enum enav_l7_stream stream, const c
 				continue;
 			m->te_chunked_last = eq_ci(e, en, "chunked");
 		}
-	} else if (eq_ci(l, nn, "connection")) {
+		break;
+	case F_CONNECTION:
 		while (next_elem(&v, &vn, &e, &en))
 			if (eq_ci(e, en, "upgrade"))
 				m->conn_upgrade = true;
-	} else if (eq_ci(l, nn, "upgrade")) {
+		break;
+	case F_UPGRADE:
 		while (next_elem(&v, &vn, &e, &en)) {
 			if (en == 0)
 				continue;
@@ -229,16 +285,21 @@ static void header_line(struct h1_state *st, enum enav_l7_stream stream, const c
 			if (eq_ci(e, en, "websocket"))
 				m->upgrade_ws = true;
 		}
-	} else if (eq_ci(l, nn, "content-type")) {
+		break;
+	case F_CONTENT_TYPE:
 		if (prefix_ci(v, vn, "application/grpc"))
 			m->rpc = true;
-	} else if (eq_ci(l, nn, "traceparent")) {
+		break;
+	case F_TRACEPARENT:
 		/* All or nothing: a second traceparent voids the first. */
 		if (m->tp_count < UINT8_MAX)
 			m->tp_count++;
 		m->tp_ok =
 		    m->tp_count == 1 && !cut &&
 		    enav_l7_traceparent_parse(v, vn, m->trace_id, m->parent_id, &m->trace_flags);
+		break;
+	default:
+		break;
 	}
 }
 
@@ -349,14 +410,12 @@ static void response_headers_done(struct h1_state *st, const struct enav_l7_frag
 	}
 }
 
-/* A whole line is in s->line (CR LF stripped by the caller). */
-void enav_h1_line_done(struct h1_state *st, enum enav_l7_stream stream,
-		       const struct enav_l7_fragment *f, const struct enav_l7_sink *out)
+/* A whole line [l, l + n) is read (its LF stripped by the caller; cut: it
+ * was longer, these are its first H1_LINE_MAX bytes). */
+void enav_h1_line_done(struct h1_state *st, enum enav_l7_stream stream, const char *l, size_t n,
+		       bool cut, const struct enav_l7_fragment *f, const struct enav_l7_sink *out)
 {
 	struct h1_stream *s = &st->s[stream];
-	const char *l = s->line;
-	size_t n = s->line_len;
-	bool cut = s->line_cut;
 
 	if (!cut && n > 0 && l[n - 1] == '\r')
 		n--;

@@ -137,7 +137,7 @@ void enav_h1_response_done(struct h1_state *st, uint64_t end_ns, const struct en
 bool enav_h1_response_sig(const uint8_t *d, size_t n);
 
 /* http1_head.c: a start line or header line of stream is complete */
-void enav_h1_line_done(struct h1_state *st, enum enav_l7_stream stream,
-		       const struct enav_l7_fragment *f, const struct enav_l7_sink *out);
+void enav_h1_line_done(struct h1_state *st, enum enav_l7_stream stream, const char *l, size_t n,
+		       bool cut, const struct enav_l7_fragment *f, const struct enav_l7_sink *out);
 
 #endif

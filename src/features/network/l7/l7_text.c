@@ -39,10 +39,23 @@ static void ob_putc(struct obuf *o, unsigned char c)
 	o->p[o->n] = '\0';
 }
 
+/* As ob_putc byte by byte: what fits, the rest marks the buffer full. */
 static void ob_put(struct obuf *o, const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		ob_putc(o, (unsigned char)s[i]);
+	if (o->full)
+		return;
+	size_t room = o->cap - 1 - o->n; /* n < cap */
+	size_t k = n < room ? n : room;
+
+	for (size_t i = 0; i < k; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		o->p[o->n + i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	o->n += k;
+	o->p[o->n] = '\0';
+	if (k < n)
+		o->full = true;
 }
 
 static void ob_puts(struct obuf *o, const char *s)
@@ -111,6 +124,8 @@ static bool is_vowel(unsigned char c)
 static bool letters_look_random(const unsigned char *s, size_t n)
 {
 	size_t letters = 0, vowels = 0, run = 0, longest = 0;
+	if (n < 12) /* fewer than 12 letters: never judged */
+		return false;
 	for (size_t i = 0; i < n; i++) {
 		if (!is_alpha(s[i])) {
 			run = 0;
