@@ -21,8 +21,12 @@ static void usage(FILE *out)
 		"\n"
 		"commands:\n"
 		"  run [--config FILE]          capture and export until SIGINT/SIGTERM\n"
-		"  probe [--json] [--config F]  print what this node can prove; exit 0 if "
-		"enav can run\n"
+		"  probe [--json] [--config F] [--skip-load-check]\n"
+		"                               print what this node can prove; exit 0 if\n"
+		"                               enav can run; --skip-load-check prints the\n"
+		"                               kernel's capabilities and the auto choices\n"
+		"                               without loading the agent's own programs\n"
+		"                               (faster; lists no feature)\n"
 		"  profile [options]            profile the node for N seconds; write a flame\n"
 		"                               graph SVG, folded stacks or pprof (see\n"
 		"                               enav profile --help)\n"
@@ -109,7 +113,7 @@ int main(int argc, char **argv)
 	}
 
 	const char *config_path = NULL;
-	bool json = false;
+	bool json = false, skip_load_check = false;
 	const char *positional = NULL;
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--config") && i + 1 < argc) {
@@ -118,6 +122,8 @@ int main(int argc, char **argv)
 			config_path = argv[i] + 9;
 		} else if (!strcmp(argv[i], "--json") && !strcmp(cmd, "probe")) {
 			json = true;
+		} else if (!strcmp(argv[i], "--skip-load-check") && !strcmp(cmd, "probe")) {
+			skip_load_check = true;
 		} else if (argv[i][0] != '-' && !positional) {
 			positional = argv[i];
 		} else {
@@ -154,7 +160,8 @@ int main(int argc, char **argv)
 		return enav_agent_main(&cfg);
 	}
 	if (!strcmp(cmd, "probe"))
-		return enav_probe_command(&cfg, json, enav_agent_load_check);
+		return enav_probe_command(&cfg, json,
+					  skip_load_check ? NULL : enav_agent_load_check);
 	fprintf(stderr, "enav: unknown command %s (see enav --help)\n", cmd);
 	return 2;
 }

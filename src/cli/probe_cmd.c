@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* `enav probe`: one row per capability, then the choices `auto` would make. */
+/* `enav probe`: one row per capability, then the choices `auto` would make,
+ * then (unless --skip-load-check) each feature as the agent's own programs
+ * loaded.  A skipped check names itself and lists no feature: the probe
+ * never says a program loads without having loaded it. */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,7 +12,7 @@
 
 static void print_json(const struct enav_features *f, const struct enav_decisions *d, int rc,
 		       const char *err, const struct enav_privileges *need,
-		       const struct enav_probe_loads *loads, const char *why)
+		       const struct enav_probe_loads *loads, const char *check, const char *why)
 {
 	char start[256], runtime[256];
 	enav_caps_format(need->start, start, sizeof(start));
@@ -63,20 +66,24 @@ static void print_json(const struct enav_features *f, const struct enav_decision
 	} else {
 		enav_json_kv_string(&j, "error", err);
 	}
-	/* The agent's own programs, loaded with this configuration. */
-	enav_json_key(&j, "features");
-	enav_json_array_begin(&j);
-	for (unsigned i = 0; i < loads->n; i++) {
-		const struct enav_probe_load_row *r = &loads->rows[i];
-		enav_json_object_begin(&j);
-		enav_json_kv_string(&j, "source", r->source);
-		enav_json_kv_string(&j, "feature", r->feature);
-		enav_json_kv_string(&j, "state", r->state);
-		enav_json_kv_string(&j, "program", r->program);
-		enav_json_kv_string(&j, "detail", r->detail);
-		enav_json_object_end(&j);
+	/* The agent's own programs, loaded with this configuration (empty when
+	 * the agent cannot run here); no list at all when the check was skipped. */
+	enav_json_kv_string(&j, "load_check", check);
+	if (strcmp(check, "skipped") != 0) {
+		enav_json_key(&j, "features");
+		enav_json_array_begin(&j);
+		for (unsigned i = 0; i < loads->n; i++) {
+			const struct enav_probe_load_row *r = &loads->rows[i];
+			enav_json_object_begin(&j);
+			enav_json_kv_string(&j, "source", r->source);
+			enav_json_kv_string(&j, "feature", r->feature);
+			enav_json_kv_string(&j, "state", r->state);
+			enav_json_kv_string(&j, "program", r->program);
+			enav_json_kv_string(&j, "detail", r->detail);
+			enav_json_object_end(&j);
+		}
+		enav_json_array_end(&j);
 	}
-	enav_json_array_end(&j);
 	enav_json_object_end(&j);
 	if (enav_json_finish(&j) >= 0)
 		printf("%s\n", buf);
@@ -84,7 +91,7 @@ static void print_json(const struct enav_features *f, const struct enav_decision
 
 static void print_text(const struct enav_features *f, const struct enav_decisions *d, int rc,
 		       const char *err, const struct enav_privileges *need,
-		       const struct enav_probe_loads *loads, const char *why)
+		       const struct enav_probe_loads *loads, const char *check, const char *why)
 {
 	char start[256], runtime[256];
 	enav_caps_format(need->start, start, sizeof(start));
@@ -112,6 +119,10 @@ static void print_text(const struct enav_features *f, const struct enav_decision
 		       "program variant the exec source loads");
 		printf("%-22s %-8s %s\n", "payload_hook", enav_payload_hook_name(d->payload_hook),
 		       d->payload_hook_reason);
+		if (!strcmp(check, "skipped"))
+			printf("%-22s %-8s %s\n", "load_check", "skipped",
+			       "--skip-load-check: the agent's programs were not loaded; no "
+			       "feature is listed");
 		for (unsigned i = 0; i < loads->n; i++) {
 			const struct enav_probe_load_row *r = &loads->rows[i];
 			char name[64];
@@ -145,13 +156,19 @@ int enav_probe_command(const struct enav_config *cfg, bool json, enav_probe_load
 	static struct enav_probe_loads loads;
 	struct enav_decisions mine;
 	char err2[256];
-	if (rc == 0 && load_check && enav_features_decide(&f, cfg, &mine, err2, sizeof(err2)) == 0)
+	/* done: loaded; skipped: asked not to (load_check NULL); not_run: the
+	 * agent cannot run here or this configuration's choices fail. */
+	const char *check = load_check ? "not_run" : "skipped";
+	if (rc == 0 && load_check &&
+	    enav_features_decide(&f, cfg, &mine, err2, sizeof(err2)) == 0) {
 		load_check(cfg, &f, &mine, &loads);
+		check = "done";
+	}
 	static char why[1024];
 	enav_caps_reasons_format(cfg, why, sizeof(why));
 	if (json)
-		print_json(&f, &d, rc, err, &need, &loads, why);
+		print_json(&f, &d, rc, err, &need, &loads, check, why);
 	else
-		print_text(&f, &d, rc, err, &need, &loads, why);
+		print_text(&f, &d, rc, err, &need, &loads, check, why);
 	return rc == 0 ? 0 : 1;
 }

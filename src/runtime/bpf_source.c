@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "platform/clock.h"
 #include "platform/log.h"
@@ -184,7 +185,29 @@ static bool test_refuses(const char *prog)
 	return false;
 }
 
-static void select_programs(struct enav_bpf_source *s, bool btf)
+/* True when sec is a classic tracepoint ("tracepoint/CATEGORY/NAME") that
+ * tracefs, mounted, does not list: the kernel lacks it.  False when it is
+ * listed or tracefs cannot tell (not mounted). */
+static bool tracepoint_absent(const char *sec)
+{
+	static const char *const roots[] = {"/sys/kernel/tracing/events",
+					    "/sys/kernel/debug/tracing/events"};
+	const char *tp = "tracepoint/";
+	struct stat st;
+	if (!sec || strncmp(sec, tp, strlen(tp)) != 0)
+		return false;
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		if (stat(roots[i], &st) != 0)
+			continue;
+		char path[256];
+		snprintf(path, sizeof(path), "%s/%s", roots[i], sec + strlen(tp));
+		return stat(path, &st) != 0 && errno == ENOENT;
+	}
+	return false;
+}
+
+/* first: the first attempt of a load, which logs what it leaves out. */
+static void select_programs(struct enav_bpf_source *s, bool btf, bool first)
 {
 	struct bpf_program *prog;
 	/* Exactly one variant per hook loads: the one the probe proved. */
@@ -199,6 +222,16 @@ static void select_programs(struct enav_bpf_source *s, bool btf)
 		struct enav_bpf_feature *f = feature_of(s, pn);
 		if (f && !f->in_core && f->state != ENAV_FEATURE_ON)
 			bpf_program__set_autoload(prog, false);
+		/* An optional hook this kernel lacks is not verified only to fail
+		 * at attach: each futex2 program carries the whole unwinder (two
+		 * of the profiler's five that do on 5.10, one on 6.1). */
+		if (bpf_program__autoload(prog) && has_prefix(pn, s->optional_prefix) &&
+		    tracepoint_absent(bpf_program__section_name(prog))) {
+			bpf_program__set_autoload(prog, false);
+			if (first && !s->host->load_only)
+				enav_warn("%s: %s not loaded: this kernel lacks the hook %s",
+					  s->name, pn, bpf_program__section_name(prog));
+		}
 		/* A refused in-core feature's programs load again, without it. */
 		bool refused_before = f && f->in_core && f->state != ENAV_FEATURE_ON;
 		if (bpf_program__autoload(prog) && !refused_before && test_refuses(pn)) {
@@ -215,7 +248,7 @@ static void select_programs(struct enav_bpf_source *s, bool btf)
 static int load_degrading(struct enav_bpf_source *s, bool btf, char *err, size_t errlen)
 {
 	for (size_t attempt = 0;; attempt++) {
-		select_programs(s, btf);
+		select_programs(s, btf, attempt == 0);
 		struct enav_bpf_refusal r;
 		enav_bpf_refusal_begin(&r);
 		int rc = s->ops->load(s->skel);

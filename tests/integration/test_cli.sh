@@ -39,6 +39,29 @@ case_probe() {
 		"$(if grep -q ' - cgroup ' /proc/self/mountinfo; then echo hybrid; else echo v2; fi)"
 }
 
+# --skip-load-check: the same capabilities and auto choices as the full probe,
+# the check named as skipped and no feature listed (the full probe lists them
+# and names its check done), so a caller that reads only .auto or
+# .capabilities gets the same answer without loading every source.
+case_probe_skip_load_check() {
+	require_root || return
+	"$ENAV" probe --json >"$WORK/full.json" || { fail "probe --json failed"; return 1; }
+	"$ENAV" probe --json --skip-load-check >"$WORK/quick.json" ||
+		{ fail "probe --json --skip-load-check failed"; return 1; }
+	expect_eq "full check" "$(jq -r '.load_check, (.features | length > 0)' "$WORK/full.json" | xargs)" \
+		"done true" || return 1
+	expect_eq "skipped check" "$(jq -r '.load_check, has("features")' "$WORK/quick.json" | xargs)" \
+		"skipped false" || return 1
+	expect_eq "same auto and capabilities" \
+		"$(jq -cS '[.auto, (.capabilities | map_values(.status)), .can_run]' "$WORK/quick.json")" \
+		"$(jq -cS '[.auto, (.capabilities | map_values(.status)), .can_run]' "$WORK/full.json")" || return 1
+	"$ENAV" probe --skip-load-check >"$WORK/quick.txt" || { fail "text probe failed"; return 1; }
+	grep -q '^load_check  *skipped ' "$WORK/quick.txt" || { fail "text: no skipped row"; return 1; }
+	! grep -q '^network/' "$WORK/quick.txt" || { fail "text lists a feature it did not load"; return 1; }
+	timeout 20 "$ENAV" run --skip-load-check >/dev/null 2>&1
+	expect_eq "option is probe's alone" $? 2
+}
+
 # bad_config YAML EXPECTED_SUBSTRING: exit 2, exactly one line on stderr.
 bad_config() {
 	printf '%s\n' "$1" >"$WORK/bad.yaml"
@@ -81,6 +104,7 @@ case_no_cap_bpf() {
 
 run_case "help, version, unknown command" case_help_version
 run_case "probe table and --json" case_probe
+run_case "probe --skip-load-check: same auto, no feature claimed" case_probe_skip_load_check
 run_case "bad configs exit 2 with one line" case_bad_configs
 run_case "no CAP_BPF: one clear sentence" case_no_cap_bpf
 finish

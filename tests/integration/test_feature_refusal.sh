@@ -10,7 +10,7 @@
 
 # The variant of the tracepoint programs this kernel loads (tp_btf or raw).
 hook_suffix() {
-	case $("$ENAV" probe --json 2>/dev/null | jq -r .auto.exec_hook) in
+	case $("$ENAV" probe --json --skip-load-check 2>/dev/null | jq -r .auto.exec_hook) in
 	tp_btf) echo btf ;;
 	raw_tp) echo raw ;;
 	*) return 1 ;;
@@ -21,7 +21,7 @@ hook_suffix() {
 # 5.10): the probe's compat set, where Go TLS is refused by name before any
 # program loads, and the OpenSSL/GnuTLS return program is enav_tls_compat_return.
 compat_set() {
-	"$ENAV" probe --json 2>/dev/null | jq -e '.auto.payload_hook_reason | test("compat set")' >/dev/null
+	"$ENAV" probe --json --skip-load-check 2>/dev/null | jq -e '.auto.payload_hook_reason | test("compat set")' >/dev/null
 }
 GO_NEEDS_COOKIE='Go TLS probes need bpf_get_attach_cookie (Linux 5.15+)'
 
@@ -167,7 +167,7 @@ case_source_asked_for() {
 case_payload_refused() {
 	require_root || return
 	local prog
-	case $("$ENAV" probe --json 2>/dev/null | jq -r .auto.payload_hook) in
+	case $("$ENAV" probe --json --skip-load-check 2>/dev/null | jq -r .auto.payload_hook) in
 	socket_tracepoints) prog=enav_sock_send_btf ;;
 	fexit) prog=enav_tcp_send_fexit; ! compat_set || prog=enav_compat_tcp_send ;;
 	sys_exit) prog=enav_sys_exit_$(hook_suffix) ;;

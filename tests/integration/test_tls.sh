@@ -408,7 +408,7 @@ case_go() {
 	make_cert || return 1
 	build_go || return 1
 	tls_agent || return 1
-	if "$ENAV" probe --json 2>/dev/null | jq -e '.auto.payload_hook_reason | test("compat set")' >/dev/null; then
+	if "$ENAV" probe --json --skip-load-check 2>/dev/null | jq -e '.auto.payload_hook_reason | test("compat set")' >/dev/null; then
 		# No bpf_get_attach_cookie (Debian 11's 5.10): Go TLS off by name.
 		expect_eq "go_tls state" "$(metric 'enav_feature_enabled{source="network",feature="go_tls",state="hook_missing"}')" 0 || return 1
 		grep -q 'network: feature go_tls is off: Go TLS probes need bpf_get_attach_cookie (Linux 5.15+)' "$WORK/stderr" ||
