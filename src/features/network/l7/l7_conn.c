@@ -6,8 +6,8 @@
 #include <sys/random.h>
 
 #include "platform/clock.h"
+#include "platform/hash.h"
 #include "platform/u64map.h"
-#include "features/network/ipname_cache.h"
 
 #define NO_INDEX UINT32_MAX
 
@@ -54,9 +54,43 @@ struct enav_l7_tracker {
 	uint64_t tls_switches;
 };
 
-/* Fixed keys: ids must come out the same on every node that sees either end. */
-#define IDS_K0 0x656e61762d6c3731ull
-#define IDS_K1 0x7370616e2d696473ull
+/* Ids must come out the same on every node that sees either end, so they
+ * are a function of the exchange alone, and nothing in them is secret (the
+ * seeds are in this file).  What they need is to be distinct: two 64-bit
+ * chains (different seeds, different word order) give the 128 bits a trace
+ * id spans, where one chain would give trace ids a 64-bit birthday bound.
+ * Each chain step is a bijection of the state xor the next word: about 60
+ * instructions for all of a span's ids (SipHash-2-4 cost 900 here). */
+#define IDS_SEED_A 0x656e61762d6c3731ull
+#define IDS_SEED_B 0x7370616e2d696473ull
+#define IDS_GOLDEN 0x9e3779b97f4a7c15ull
+
+struct id_state {
+	uint64_t a, b;
+};
+
+static uint64_t load64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static struct id_state id_state_of(const uint64_t w[6])
+{
+	struct id_state s = {IDS_SEED_A, IDS_SEED_B};
+	for (int i = 0; i < 6; i++) {
+		s.a = enav_hash_u64(s.a ^ w[i]);
+		s.b = enav_hash_u64(s.b + (w[5 - i] ^ (uint64_t)(i + 1) * IDS_GOLDEN));
+	}
+	return s;
+}
+
+/* The id of one tag (0, 1: the trace id's halves; 2, 3: span ids). */
+static uint64_t id_of(const struct id_state *s, uint8_t tag)
+{
+	return enav_hash_u64(s->a ^ enav_hash_u64(s->b + (uint64_t)(tag + 1) * IDS_GOLDEN));
+}
 
 static bool is_loopback(uint16_t family, const uint8_t *a)
 {
@@ -73,37 +107,34 @@ void enav_l7_span_ids(struct enav_span_signal *span, const struct enav_net_signa
 	bool server = net->role == ENAV_ROLE_SERVER;
 	memset(span->parent_span_id, 0, sizeof(span->parent_span_id));
 	if (op->has_request_seq) {
-		/* (client addr, client port, server addr, server port, seq, stream, tag) */
-		uint8_t msg[16 + 2 + 16 + 2 + 4 + 4 + 1];
+		/* (client addr, client port, server addr, server port, seq, stream) */
 		const uint8_t *caddr = server ? net->remote_addr : net->local_addr;
 		const uint8_t *saddr = server ? net->local_addr : net->remote_addr;
 		uint16_t cport = server ? net->remote_port : net->local_port;
 		uint16_t sport = server ? net->local_port : net->remote_port;
-		memcpy(msg, caddr, 16);
-		memcpy(msg + 16, &cport, 2);
-		memcpy(msg + 18, saddr, 16);
-		memcpy(msg + 34, &sport, 2);
-		memcpy(msg + 36, &op->request_seq, 4);
-		memcpy(msg + 40, &op->stream_id, 4);
-		/* The four messages differ in the tag, in the last block: hash
-		 * the blocks before it once, and only the ids this span uses. */
-		struct enav_siphash_state st;
-		enav_siphash24_begin(&st, IDS_K0, IDS_K1, msg, sizeof(msg));
+		const uint64_t w[6] = {
+		    load64(caddr),
+		    load64(caddr + 8),
+		    load64(saddr),
+		    load64(saddr + 8),
+		    (uint64_t)cport | (uint64_t)sport << 16 | (uint64_t)op->request_seq << 32,
+		    op->stream_id,
+		};
+		struct id_state ids = id_state_of(w);
 		uint64_t h;
-		for (uint8_t tag = 0; tag < 4; tag++) {
-			bool parent = server && client_local && !op->has_traceparent;
-			if ((tag == 2 && server && !parent) || (tag == 3 && !server))
-				continue;
-			msg[44] = tag;
-			h = enav_siphash24_end(&st, msg + st.len, sizeof(msg) - st.len);
-			if (tag < 2)
-				memcpy(span->trace_id + 8 * tag, &h, 8);
-			else if (tag == 2 && !server)
-				memcpy(span->span_id, &h, 8);
-			else if (tag == 2)
-				memcpy(span->parent_span_id, &h, 8);
-			else
-				memcpy(span->span_id, &h, 8);
+		bool parent = server && client_local && !op->has_traceparent;
+
+		/* Only the ids this span uses: the client's span id is tag 2; the
+		 * server's is tag 3, its parent (a local client) tag 2. */
+		for (uint8_t tag = 0; tag < 2; tag++) {
+			h = id_of(&ids, tag);
+			memcpy(span->trace_id + 8 * tag, &h, 8);
+		}
+		h = id_of(&ids, server ? 3 : 2);
+		memcpy(span->span_id, &h, 8);
+		if (parent) {
+			h = id_of(&ids, 2);
+			memcpy(span->parent_span_id, &h, 8);
 		}
 		span->id_source = "connection";
 	} else {
