@@ -9,4 +9,14 @@
  * (needs CAP_SYS_ADMIN).  Logs the mount or why it failed, once. */
 bool enav_tracefs_ensure(void);
 
+/* Whether tracefs lists the event "category/name" (a tracepoint the kernel
+ * was built with).  Does not mount tracefs: UNKNOWN when it is not mounted,
+ * or the lookup failed for another reason than the event's absence. */
+enum enav_tracefs_event {
+	ENAV_TRACEFS_EVENT_UNKNOWN = 0,
+	ENAV_TRACEFS_EVENT_LISTED,
+	ENAV_TRACEFS_EVENT_ABSENT,
+};
+enum enav_tracefs_event enav_tracefs_event(const char *event);
+
 #endif

@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "platform/clock.h"
 #include "platform/log.h"
+#include "platform/tracefs.h"
 #include "runtime/bpf_refusal.h"
 
 /* Registered sources, so the shared families render once for all of them. */
@@ -190,20 +190,10 @@ static bool test_refuses(const char *prog)
  * listed or tracefs cannot tell (not mounted). */
 static bool tracepoint_absent(const char *sec)
 {
-	static const char *const roots[] = {"/sys/kernel/tracing/events",
-					    "/sys/kernel/debug/tracing/events"};
 	const char *tp = "tracepoint/";
-	struct stat st;
 	if (!sec || strncmp(sec, tp, strlen(tp)) != 0)
 		return false;
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		if (stat(roots[i], &st) != 0)
-			continue;
-		char path[256];
-		snprintf(path, sizeof(path), "%s/%s", roots[i], sec + strlen(tp));
-		return stat(path, &st) != 0 && errno == ENOENT;
-	}
-	return false;
+	return enav_tracefs_event(sec + strlen(tp)) == ENAV_TRACEFS_EVENT_ABSENT;
 }
 
 /* first: the first attempt of a load, which logs what it leaves out. */
