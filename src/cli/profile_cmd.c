@@ -205,6 +205,9 @@ int enav_profile_command(struct enav_config *cfg, int argc, char **argv)
 	if (rc == 0 && q.filter.pid)
 		wait_unwind_tables(a, state, q.filter.pid);
 	struct enav_profile_store *s = enav_host_profiles(a);
+	/* The window opens here: waits under way began before it. */
+	if (rc == 0 && q.kind != ENAV_PROFILE_CPU)
+		enav_profile_source_forget_waits(state);
 	if (rc == 0 && enav_profile_store_drain(s, &q.from_mono_ns) != 0)
 		rc = -EIO;
 	if (rc) {

@@ -15,6 +15,9 @@ usage:
               default) or a thread entry (start_thread, clone3 by default)
       main= thread=  the two kinds apart
       need_NAME=  weight of user stacks holding frame NAME
+  folded_stacks.py misses FILE [--entry NAME,...] [--thread NAME,...]
+      the three heaviest user stacks that reach no entry, weight first (what
+      a failed entry measure's reader needs: where the unwinding stopped)
   folded_stacks.py chain FILE --among NAME A,B,C
       among=  weight of user stacks holding frame NAME (*: every one)
       chain=  of those, weight whose user part holds A;B;C as consecutive
@@ -88,6 +91,14 @@ def cmd_entry(path, args):
     out = dict(user=user, entry=main + thr, main=main, thread=thr)
     out.update(("need_" + n, w) for n, w in needs.items())
     print(fmt(**out))
+
+
+def cmd_misses(path, args):
+    entry = set(arg_list(args, "--entry", MAIN_ENTRY))
+    thread = set(arg_list(args, "--thread", THREAD_ENTRY))
+    miss = [(v, ";".join(u)) for _, u, v in stacks(path) if u and not (entry | thread).intersection(u)]
+    for v, u in sorted(miss, reverse=True)[:3]:
+        print("miss %.0f %s" % (v, u[:300]))
 
 
 def cmd_chain(path, args, adjacent):
@@ -194,6 +205,8 @@ def main():
     a = sys.argv[1:]
     if len(a) >= 2 and a[0] == "entry":
         cmd_entry(a[1], a[2:])
+    elif len(a) >= 2 and a[0] == "misses":
+        cmd_misses(a[1], a[2:])
     elif len(a) == 5 and a[0] in ("chain", "order") and a[2] == "--among":
         cmd_chain(a[1], a[2:], a[0] == "chain")
     elif len(a) == 3 and a[0] == "outside":

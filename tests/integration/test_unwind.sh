@@ -118,7 +118,11 @@ reaches_entry() {
 	line=$(python3 "$STACKS" entry "$WORK/$name.folded" "$@") || { fail "folded_stacks.py entry failed"; return 1; }
 	echo "    $name: $line" >&2
 	at_least "$name: user stacks reaching the entry" "$(val entry "$line")" "$(val user "$line")" \
-		"$SERVER_MIN_PCT" >&2 || { top_stacks "$name"; return 1; }
+		"$SERVER_MIN_PCT" >&2 || {
+		top_stacks "$name"
+		python3 "$STACKS" misses "$WORK/$name.folded" "$@" | sed 's/^/    /' >&2
+		return 1
+	}
 	out=$(python3 "$STACKS" outside "$WORK/$name.folded" "$WORK/$name.maps") ||
 		{ fail "folded_stacks.py outside failed"; return 1; }
 	echo "    $name: frames as addresses: $out" >&2

@@ -857,6 +857,35 @@ void enav_profile_source_unwind_prefer(void *state, uint32_t tgid)
 	pthread_mutex_unlock(&src->lock);
 }
 
+/* Delete every entry of a wait-start map (keyed by tid); how many. */
+static size_t clear_waits(struct profile_source *src, const char *name)
+{
+	struct bpf_map *m = src->bpf.obj ? bpf_object__find_map_by_name(src->bpf.obj, name) : NULL;
+	int fd = m ? bpf_map__fd(m) : -1;
+	if (fd < 0)
+		return 0;
+	size_t n = 0;
+	/* Bounded: a tid that blocks again while we delete is a new entry. */
+	size_t budget = 2 * (size_t)bpf_map__max_entries(m) + 1;
+	__u32 key, next;
+	bool have = bpf_map_get_next_key(fd, NULL, &key) == 0;
+	while (have && budget--) {
+		have = bpf_map_get_next_key(fd, &key, &next) == 0;
+		if (bpf_map_delete_elem(fd, &key) == 0)
+			n++;
+		key = next;
+	}
+	return n;
+}
+
+size_t enav_profile_source_forget_waits(void *state)
+{
+	struct profile_source *src = state;
+	if (!src)
+		return 0;
+	return clear_waits(src, "enav_prof_offcpu_start") + clear_waits(src, "enav_prof_futex_start");
+}
+
 bool enav_profile_source_enabled(const struct enav_config *cfg)
 {
 	return cfg->profiling.enabled;

@@ -7,6 +7,8 @@
 #ifndef ENAV_FEATURES_PROFILING_PROFILE_SOURCE_H
 #define ENAV_FEATURES_PROFILING_PROFILE_SOURCE_H
 
+#include <stddef.h>
+
 #include "runtime/host.h"
 
 extern const struct enav_source_ops enav_profile_source_ops;
@@ -21,5 +23,11 @@ enum enav_unwind_wait enav_profile_source_unwind_state(void *state, uint32_t tgi
 /* tgid's tables load before any other process's once it is announced
  * (`enav profile --pid`: the one process the profile is of). */
 void enav_profile_source_unwind_prefer(void *state, uint32_t tgid);
+/* Forget the off-CPU and futex waits under way (how many): each then counts
+ * nothing when it ends.  `enav profile` opens its window with this, so that
+ * a window holds only waits that began in it: a wait begun before holds time
+ * outside the window, and its stack may be from before the process's unwind
+ * tables loaded (a frame-pointer walk cut short in code built without). */
+size_t enav_profile_source_forget_waits(void *state);
 
 #endif
