@@ -43,10 +43,8 @@ static void test_listed_and_absent(void **state)
 	 * tracepoints of read(2). */
 	assert_int_equal(enav_tracefs_event("sched/sched_switch"), ENAV_TRACEFS_EVENT_LISTED);
 	assert_int_equal(enav_tracefs_event("syscalls/sys_enter_read"), ENAV_TRACEFS_EVENT_LISTED);
-	assert_int_equal(enav_tracefs_event("sched/enav_no_such_event"),
-			 ENAV_TRACEFS_EVENT_ABSENT);
-	assert_int_equal(enav_tracefs_event("enav_no_such_category/x"),
-			 ENAV_TRACEFS_EVENT_ABSENT);
+	assert_int_equal(enav_tracefs_event("sched/enav_no_such_event"), ENAV_TRACEFS_EVENT_ABSENT);
+	assert_int_equal(enav_tracefs_event("enav_no_such_category/x"), ENAV_TRACEFS_EVENT_ABSENT);
 }
 
 int main(void)

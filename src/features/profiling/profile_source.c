@@ -883,7 +883,8 @@ size_t enav_profile_source_forget_waits(void *state)
 	struct profile_source *src = state;
 	if (!src)
 		return 0;
-	return clear_waits(src, "enav_prof_offcpu_start") + clear_waits(src, "enav_prof_futex_start");
+	return clear_waits(src, "enav_prof_offcpu_start") +
+	       clear_waits(src, "enav_prof_futex_start");
 }
 
 bool enav_profile_source_enabled(const struct enav_config *cfg)
