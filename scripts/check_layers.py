@@ -9,6 +9,8 @@ The layers, lowest first (docs/architecture.md explains each):
   include/enav   the kernel/user ABI            everyone may include it
   platform       containers, codecs, logging    nothing of ours
   model, config  the signal, the configuration  platform
+  golang         Go binaries' build info and    platform
+                 pclntab, read by two features
   probe          what this kernel can do        the above
   runtime        runner, host contract, BPF source runner, transports
   discovery, enrich, features/<f>, exporters/<e>
@@ -44,21 +46,7 @@ import sys
 # Sideways includes of this repository that predate the rule: (includer's
 # unit, header) -> what it would take to remove the arrow.  A tree checked
 # with --root brings its own list (--pending UNIT=HEADER, repeatable).
-L7_TEXT = ("l7_text.h holds the span's text rules (route template, url.path "
-           "redaction, traceparent, SQL summary): pure functions that every encoder "
-           "of a span and argv redaction apply alike, so they belong in model/ "
-           "beside l7_op.h; the move edits the L7 parsers' includes "
-           "(src/features/network/l7/, being rewritten for the L7 stream engine)")
-GO_READERS = ("Go TLS reads Go binaries with profiling's readers; they parse "
-              "tenant files for two features and belong below them (their own "
-              "unit at the model layer, say src/golang/); the move edits go_buildinfo* "
-              "and gopclntab*, being reworked by the profiling split")
 PENDING = {
-    ("exporters/ndjson", "src/features/network/l7/l7_text.h"): L7_TEXT,
-    ("exporters/otlp", "src/features/network/l7/l7_text.h"): L7_TEXT,
-    ("features/process", "src/features/network/l7/l7_text.h"): L7_TEXT,
-    ("features/network", "src/features/profiling/go_buildinfo.h"): GO_READERS,
-    ("features/network", "src/features/profiling/gopclntab.h"): GO_READERS,
     ("features/profiling", "src/exporters/pyroscope/pyroscope.h"):
         "the profiling source starts the Pyroscope pusher and the pprof pull feeds "
         "it; Pyroscope becomes an exporter row of its own that reads the store "
@@ -86,6 +74,7 @@ LAYERS = {
     "platform": 0,
     "model": 1,
     "config": 1,
+    "golang": 1,
     "probe": 2,
     "runtime": 3,
     "discovery": 4,

@@ -9,7 +9,7 @@
 #include "config/config.h"
 #include "probe/privileges.h"
 #include "probe/features.h"
-#include "features/profiling/go_buildinfo.h"
+#include "golang/go_buildinfo.h"
 #include "version.h"
 
 static void usage(FILE *out)

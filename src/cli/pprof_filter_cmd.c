@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "features/profiling/go_buildinfo.h"
+#include "golang/go_buildinfo.h"
 #include "features/profiling/pprof_filter.h"
 
 #define MAX_INPUT ((size_t)64 << 20)

@@ -21,7 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "features/profiling/go_buildinfo.h"
+#include "golang/go_buildinfo.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

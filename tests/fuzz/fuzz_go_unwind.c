@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "features/profiling/go_unwind.h"
-#include "features/profiling/gopclntab.h"
+#include "golang/gopclntab.h"
 #include "features/profiling/unwind_tables.h"
 #include "unwind_table_check.h"
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "features/network/l7/l7_text.h"
+#include "model/l7_text.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

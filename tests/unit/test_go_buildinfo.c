@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "features/profiling/go_buildinfo.h"
+#include "golang/go_buildinfo.h"
 
 /* A regression check: print what went wrong, then fail. */
 #define FAIL_IF(cond, ...)                                                                         \

@@ -29,7 +29,7 @@
 
 #include "ci_skip.h"
 #include "features/profiling/go_unwind.h"
-#include "features/profiling/gopclntab.h"
+#include "golang/gopclntab.h"
 #include "features/profiling/symbolize_priv.h"
 #include "features/profiling/unwind_tables.h"
 

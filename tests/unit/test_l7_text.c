@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "features/network/l7/l7_text.h"
+#include "model/l7_text.h"
 
 static char *dup_exact(const char *s, size_t n)
 {

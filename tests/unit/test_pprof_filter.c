@@ -18,7 +18,7 @@
 
 #include "model/pprof.h"
 #include "platform/protobuf.h"
-#include "features/profiling/go_buildinfo.h"
+#include "golang/go_buildinfo.h"
 #include "features/profiling/pprof_filter.h"
 
 /* A regression check: print what went wrong, then fail. */

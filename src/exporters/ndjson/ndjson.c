@@ -17,7 +17,7 @@
 #include "runtime/export_worker.h"
 #include "discovery/k8s.h"
 #include "model/dns_message.h"
-#include "features/network/l7/l7_text.h"
+#include "model/l7_text.h"
 
 static void encode_argv(struct enav_json *j, const struct enav_signal *s)
 {

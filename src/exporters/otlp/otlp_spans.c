@@ -28,7 +28,7 @@
 
 #include "platform/numfmt.h"
 #include "discovery/k8s.h"
-#include "features/network/l7/l7_text.h"
+#include "model/l7_text.h"
 #include "exporters/otlp/otlp_common.h"
 
 /* Tags: (field << 3) | wire; wire 0 varint, 1 fixed64, 2 length-delimited. */

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "enav/abi.h"
-#include "features/network/l7/l7_text.h"
+#include "model/l7_text.h"
 
 /* Words that make a flag or variable name carry a secret. */
 static const char *const secret_words[] = {"PASSWORD", "PASSWD",     "TOKEN", "SECRET",

@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "features/profiling/go_buildinfo.h"
+#include "golang/go_buildinfo.h"
 
 /* The byte at s[*i] (of n) with a %XX escape decoded; advances *i. */
 static char next_byte(const char *s, size_t n, size_t *i)

@@ -27,7 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "features/profiling/gopclntab.h"
+#include "golang/gopclntab.h"
 #include "features/profiling/tenant_memory.h"
 
 #define MAX_NOTE_BYTES (64u << 10) /* one PT_NOTE / SHT_NOTE read */

@@ -56,7 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "features/profiling/gopclntab.h"
+#include "golang/gopclntab.h"
 #include "features/profiling/symbolize_priv.h"
 
 #define GOPCLNTAB_MAX_BYTES SIZE_MAX /* the ELF handle's file cap bounds it */

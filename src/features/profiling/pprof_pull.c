@@ -20,7 +20,7 @@
 #include "platform/log.h"
 #include "platform/parse.h"
 #include "platform/promtext.h"
-#include "features/profiling/go_buildinfo.h"
+#include "golang/go_buildinfo.h"
 #include "features/profiling/pprof_filter.h"
 #include "features/profiling/profile_spool.h"
 #include "exporters/pyroscope/pyroscope.h"

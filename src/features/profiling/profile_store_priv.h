@@ -11,7 +11,7 @@
 #include <stdatomic.h>
 
 #include "features/profiling/profile_store.h"
-#include "features/profiling/go_buildinfo.h"
+#include "golang/go_buildinfo.h"
 #include "features/profiling/pprof_filter.h"
 #include "model/cgroup_path.h"
 #include "platform/bcache.h"

@@ -25,7 +25,7 @@
  * so the pending requests are forgotten.
  */
 #include "features/network/l7/l7_common.h"
-#include "features/network/l7/l7_text.h"
+#include "model/l7_text.h"
 #include "features/network/l7/http1_state.h"
 #include "features/network/l7/websocket.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "features/network/l7/l7_common.h"
-#include "features/network/l7/l7_text.h"
+#include "model/l7_text.h"
 
 /* ---- small text helpers --------------------------------------------------- */
 

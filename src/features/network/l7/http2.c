@@ -39,7 +39,7 @@
 #include <nghttp2/nghttp2.h>
 
 #include "features/network/l7/http2_fields.h"
-#include "features/network/l7/l7_text.h"
+#include "model/l7_text.h"
 
 #define H2_PREFACE     "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 #define H2_PREFACE_LEN 24

@@ -35,7 +35,7 @@
  */
 #include "features/network/l7/l7.h"
 #include "features/network/l7/l7_stream.h"
-#include "features/network/l7/l7_text.h"
+#include "model/l7_text.h"
 #include "features/network/l7/nats_wire.h"
 
 #include <string.h>

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "features/network/l7/l7.h"
-#include "features/network/l7/l7_text.h"
+#include "model/l7_text.h"
 
 static const struct {
 	const char *word;

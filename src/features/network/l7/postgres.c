@@ -42,7 +42,7 @@
 #include "features/network/l7/l7_common.h"
 #include "features/network/l7/l7_stream.h"
 #include "features/network/l7/postgres_wire.h"
-#include "features/network/l7/l7_text.h"
+#include "model/l7_text.h"
 
 #include <string.h>
 

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "platform/tenant_file.h"
-#include "features/profiling/go_buildinfo.h"
-#include "features/profiling/gopclntab.h"
+#include "golang/go_buildinfo.h"
+#include "golang/gopclntab.h"
 
 #define FUNC_MAX_BYTES	 (256u << 10) /* a crypto/tls method is a few KiB */
 #define PCLNTAB_MAX_SCAN (64u << 20)

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "features/profiling/go_buildinfo.h"
+#include "golang/go_buildinfo.h"
 
 #define ENAV_GO_SENTINEL_LEN  16u /* the modinfo's framing, each end */
 #define ENAV_GO_NOT_GO_REASON "no Go build information"

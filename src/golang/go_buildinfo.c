@@ -20,7 +20,7 @@
  * every read is a pread of a bounded size (no mmap: a file truncated under
  * us cannot fault).
  */
-#include "features/profiling/go_buildinfo_priv.h"
+#include "golang/go_buildinfo_priv.h"
 #include "platform/tenant_file.h"
 
 #include <elf.h>

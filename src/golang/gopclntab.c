@@ -12,7 +12,7 @@
  * record, the name is an offset into the name table and the pcsp table an
  * offset into the pc-value tables.
  */
-#include "features/profiling/gopclntab.h"
+#include "golang/gopclntab.h"
 
 #include <errno.h>
 #include <string.h>

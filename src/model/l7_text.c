@@ -7,7 +7,7 @@
  * terminator), writes NUL-terminated printable ASCII within the caller's
  * caps, and never allocates.
  */
-#include "features/network/l7/l7_text.h"
+#include "model/l7_text.h"
 
 #include <string.h>
 

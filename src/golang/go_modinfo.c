@@ -7,7 +7,7 @@
  * settings; strings never hold a NUL.  go_buildinfo.c finds the text in an
  * ELF file.
  */
-#include "features/profiling/go_buildinfo_priv.h"
+#include "golang/go_buildinfo_priv.h"
 #include "platform/parse.h"
 
 #include <errno.h>
