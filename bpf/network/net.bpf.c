@@ -8,17 +8,21 @@
  *  - sock:sock_send_length and sock:sock_recv_length count the bytes the
  *    socket layer returned to the calling process: the figure the
  *    application itself sees, for every syscall that reaches a socket;
- *  - one sys_exit program, filtered by syscall number first, copies DNS
- *    payloads (port 53, UDP and TCP) out of the caller's buffer;
  *  - tcp:tcp_retransmit_skb counts retransmitted segments;
- *  - the same sys_exit program classifies each TCP connection once, from
- *    the first bytes it moves, against the enabled application protocols,
- *    caches the verdict in the connection map, and copies the first bytes
- *    of every read and write of a matching connection (ENAV_EVENT_L7_DATA).
- *    A connection that matches nothing costs a map lookup per call after.
+ *  - DNS payloads (port 53, UDP and TCP) and application payloads are
+ *    copied where the socket layer moved them (net_payload.bpf.h): at
+ *    sock_send_length/sock_recv_length (Linux 6.3+), else at fexit of
+ *    tcp_sendmsg/tcp_recvmsg and the UDP send and receive functions, and
+ *    only where neither loads at sys_exit, filtered by syscall number first
+ *    (the probe names the choice, ADR 0016).  Each TCP connection is
+ *    classified once, from the first bytes it moves, against the enabled
+ *    application protocols, the verdict cached in the connection map; the
+ *    first bytes of each read and write of a matching connection are copied
+ *    (ENAV_EVENT_L7_DATA).  A connection that matches nothing costs a map
+ *    lookup per call after.
  *
- * Bytes accumulate in the connection map; only opens, closes and DNS
- * payloads are emitted.  Attribution is the process that used the socket
+ * Bytes accumulate in the connection map and leave with the close: what is
+ * emitted is opens, closes and the payload copies above.  Attribution is the process that used the socket
  * (client: the connecting task; server: the first task to move data on it), never the
  * task that happened to run a softirq.
  *

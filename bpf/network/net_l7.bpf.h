@@ -2,8 +2,9 @@
 /*
  * Application payloads: the call's buffers, the protocol classification of
  * a stream on its first bytes, the HTTP/2 frame walk, and the
- * ENAV_EVENT_L7_DATA event.  l7_emit is shared by the syscall path
- * (l7_capture, called from sys_exit) and the TLS probes (net_tls.bpf.h).
+ * ENAV_EVENT_L7_DATA event.  l7_emit is shared by the socket hooks and
+ * their sys_exit fallback (l7_capture, net_payload.bpf.h) and the TLS
+ * probes (net_tls.bpf.h).
  * Separate because it is the largest and most verifier-sensitive part.
  */
 #ifndef ENAV_NET_L7_BPF_H
