@@ -22,9 +22,10 @@
  *    lookup per call after.
  *
  * Bytes accumulate in the connection map and leave with the close: what is
- * emitted is opens, closes and the payload copies above.  Attribution is the process that used the socket
- * (client: the connecting task; server: the first task to move data on it), never the
- * task that happened to run a softirq.
+ * emitted is opens, closes and the payload copies above.  Attribution is
+ * the process that used the socket (client: the connecting task; server:
+ * the first task to move data on it), never the task that happened to run
+ * a softirq.
  *
  * This file is the object's one compilation unit; its parts are headers
  * included here in dependency order, each opening with what it holds:
