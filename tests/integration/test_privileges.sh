@@ -118,7 +118,10 @@ case_exec_only() {
 }
 
 # An unprivileged user holding only the documented start set (ambient
-# capabilities, as the systemd unit grants them).
+# capabilities, as the systemd unit grants them), with the unit's
+# LimitMEMLOCK=infinity: kernels before 5.11 charge BPF maps to
+# RLIMIT_MEMLOCK, and without it the first map fails with EPERM (Debian
+# 11's 5.10; packaging/systemd/enav.service, docs/deployment.md).
 case_non_root() {
 	require_root || return
 	command -v setpriv >/dev/null || { fail "setpriv missing (util-linux)"; return 1; }
@@ -134,7 +137,23 @@ case_non_root() {
 	} >"$home/cfg.yaml"
 	chmod 644 "$home/cfg.yaml"
 	local caps=+bpf,+perfmon,+sys_ptrace,+dac_read_search,+sys_admin
-	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps="$caps" --ambient-caps="$caps" \
+	local kver
+	kver=$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')
+	if [ "$kver" -lt 5011 ]; then
+		# Without the unit's limit this kernel refuses the first map, and
+		# the start says what to set.
+		timeout "$(scaled 60)" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps="$caps" \
+			--ambient-caps="$caps" --bounding-set=-all,"$caps" "$ENAV" run --config "$home/cfg.yaml" \
+			>/dev/null 2>"$WORK/memlock.err" &&
+			{ fail "started as nobody with a finite memlock limit on $(uname -r)"; return 1; }
+		grep -q 'RLIMIT_MEMLOCK is finite: kernels before 5.11 charge BPF maps to it; start with LimitMEMLOCK=infinity' "$WORK/memlock.err" ||
+			{ fail "the refused start does not name the memlock limit: $(tail -n 2 "$WORK/memlock.err")"; return 1; }
+	fi
+	# The unit's limit, where this root may raise it (a container's root may
+	# lack CAP_SYS_RESOURCE; kernels from 5.11 on do not need it).
+	local limit=()
+	! prlimit --memlock=unlimited:unlimited true 2>/dev/null || limit=(prlimit --memlock=unlimited:unlimited)
+	"${limit[@]}" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps="$caps" --ambient-caps="$caps" \
 		--bounding-set=-all,"$caps" "$ENAV" run --config "$home/cfg.yaml" >"$WORK/stdout" 2>"$WORK/stderr" &
 	AGENT_PID=$!
 	wait_ready "$AGENT_PID" "$TEST_PORT" 15 || { fail "not ready as nobody"; return 1; }
