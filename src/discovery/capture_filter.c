@@ -6,9 +6,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/utsname.h>
 #include <unistd.h>
+
+#include "runtime/bpf_refusal.h"
 
 enum enav_capture_mode enav_capture_kernel_mode(enum enav_cgroup_layout layout,
 						enum enav_capture_policy policy)
@@ -18,23 +18,6 @@ enum enav_capture_mode enav_capture_kernel_mode(enum enav_cgroup_layout layout,
 	if (layout == ENAV_CGROUP_V2 && policy == ENAV_CAPTURE_POLICY_DENYLIST)
 		return ENAV_CAPTURE_UNKNOWN_CAPTURE;
 	return ENAV_CAPTURE_UNKNOWN_DENY;
-}
-
-/* Why a map creation was refused, when the likely reason is the memlock
- * limit: kernels before 5.11 charge BPF maps to RLIMIT_MEMLOCK, and raising
- * it takes CAP_SYS_RESOURCE (libbpf tries and fails quietly).  "" else. */
-static const char *memlock_hint(int e)
-{
-	struct rlimit rl;
-	struct utsname u;
-	unsigned major = 0, minor = 0;
-	if (e != EPERM || getrlimit(RLIMIT_MEMLOCK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
-	    uname(&u) != 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2 ||
-	    major * 1000 + minor >= 5011)
-		return "";
-	return " (RLIMIT_MEMLOCK is finite: kernels before 5.11 charge BPF maps to it; "
-	       "start with LimitMEMLOCK=infinity, as packaging/systemd/enav.service does, "
-	       "or with CAP_SYS_RESOURCE)";
 }
 
 int enav_capture_filter_open(struct enav_capture_filter *f, uint32_t capacity, char *err,
@@ -50,7 +33,7 @@ int enav_capture_filter_open(struct enav_capture_filter *f, uint32_t capacity, c
 	if (f->control_fd < 0) {
 		int e = errno;
 		snprintf(err, errlen, "capture filter: cannot create the control map: %s%s",
-			 strerror(e), memlock_hint(e));
+			 strerror(e), enav_bpf_memlock_hint(e));
 		return -e;
 	}
 	f->verdicts_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "enav_cgroup_ver", sizeof(__u64),
@@ -59,7 +42,7 @@ int enav_capture_filter_open(struct enav_capture_filter *f, uint32_t capacity, c
 		int e = errno;
 		snprintf(err, errlen,
 			 "capture filter: cannot create the verdict map (%u entries): %s%s",
-			 capacity, strerror(e), memlock_hint(e));
+			 capacity, strerror(e), enav_bpf_memlock_hint(e));
 		return -e;
 	}
 	return enav_capture_filter_set_mode(f, ENAV_CAPTURE_DISABLED);

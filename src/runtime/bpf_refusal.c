@@ -2,11 +2,14 @@
 #include "runtime/bpf_refusal.h"
 
 #include <bpf/libbpf.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
 
 #include "platform/log.h"
 #include "platform/promtext.h"
@@ -249,4 +252,26 @@ void enav_features_render(struct enav_promtext *p)
 			     "kernel refused one of its programs; the log names it), "
 			     "hook_missing (this kernel lacks a hook it needs).");
 	enav_features_each(render_one, p);
+}
+
+const char *enav_bpf_memlock_hint_for(int err, const char *kernel_release, bool memlock_finite)
+{
+	unsigned major = 0, minor = 0;
+
+	if (err != EPERM || !memlock_finite || !kernel_release ||
+	    sscanf(kernel_release, "%u.%u", &major, &minor) != 2 || major * 1000 + minor >= 5011)
+		return "";
+	return " (RLIMIT_MEMLOCK is finite: kernels before 5.11 charge BPF maps to it; "
+	       "start with LimitMEMLOCK=infinity, as packaging/systemd/enav.service does, "
+	       "or with CAP_SYS_RESOURCE)";
+}
+
+const char *enav_bpf_memlock_hint(int err)
+{
+	struct rlimit rl;
+	struct utsname u;
+
+	if (err != EPERM || getrlimit(RLIMIT_MEMLOCK, &rl) != 0 || uname(&u) != 0)
+		return "";
+	return enav_bpf_memlock_hint_for(err, u.release, rl.rlim_cur != RLIM_INFINITY);
 }

@@ -45,6 +45,17 @@ void enav_bpf_log_install(void);
 void enav_bpf_refusal_begin(struct enav_bpf_refusal *r);
 void enav_bpf_refusal_end(void);
 
+/*
+ * Why creating a map or loading an object failed, when the likely reason is
+ * the memlock limit: kernels before 5.11 charge BPF maps to RLIMIT_MEMLOCK,
+ * and raising it takes CAP_SYS_RESOURCE (libbpf tries and fails quietly).
+ * A sentence starting with a space, to append after strerror(err); "" when
+ * err is not EPERM, the kernel is 5.11 or newer, or the limit is infinite.
+ * The _for form takes the kernel release and the limit, for tests.
+ */
+const char *enav_bpf_memlock_hint(int err);
+const char *enav_bpf_memlock_hint_for(int err, const char *kernel_release, bool memlock_finite);
+
 /* Why a feature is in the state it is in. */
 enum enav_feature_state {
 	ENAV_FEATURE_ON,

@@ -257,8 +257,8 @@ static int load_degrading(struct enav_bpf_source *s, bool btf, char *err, size_t
 			/* EPERM is a missing privilege, not this kernel's verdict on a
 			 * program; and a failure that names no program of ours is not
 			 * one we can place. */
-			snprintf(err, errlen, "%s: cannot load the BPF object: %s", s->name,
-				 strerror(load_errno));
+			snprintf(err, errlen, "%s: cannot load the BPF object: %s%s", s->name,
+				 strerror(load_errno), enav_bpf_memlock_hint(load_errno));
 			return rc;
 		}
 		if (!f || f->required || attempt >= s->n_features) {

@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -113,6 +114,26 @@ static void test_long_log_keeps_end(void **state)
 	assert_false(r.in_log);
 }
 
+/* The memlock hint: only for EPERM, a finite limit and a kernel before 5.11
+ * (which charges maps to RLIMIT_MEMLOCK); the shared load path and the
+ * capture filter both append it. */
+static void test_memlock_hint(void **state)
+{
+	(void)state;
+	const char *h = enav_bpf_memlock_hint_for(EPERM, "5.10.0-46-amd64", true);
+
+	assert_non_null(strstr(h, "LimitMEMLOCK=infinity"));
+	assert_non_null(strstr(h, "CAP_SYS_RESOURCE"));
+	assert_int_equal(h[0], ' ');
+	assert_string_not_equal(enav_bpf_memlock_hint_for(EPERM, "4.19.0", true), "");
+	assert_string_equal(enav_bpf_memlock_hint_for(EPERM, "5.11.0", true), "");
+	assert_string_equal(enav_bpf_memlock_hint_for(EPERM, "6.1.0-28-amd64", true), "");
+	assert_string_equal(enav_bpf_memlock_hint_for(EPERM, "5.10.0", false), "");
+	assert_string_equal(enav_bpf_memlock_hint_for(EINVAL, "5.10.0", true), "");
+	assert_string_equal(enav_bpf_memlock_hint_for(EPERM, "garbage", true), "");
+	assert_string_equal(enav_bpf_memlock_hint_for(EPERM, NULL, true), "");
+}
+
 static void test_feature_table(void **state)
 {
 	(void)state;
@@ -145,6 +166,7 @@ int main(void)
 	    cmocka_unit_test(test_no_program),
 	    cmocka_unit_test(test_long_log_keeps_end),
 	    cmocka_unit_test(test_feature_table),
+	    cmocka_unit_test(test_memlock_hint),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

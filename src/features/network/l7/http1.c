@@ -432,17 +432,6 @@ void enav_h1_parse_error(struct h1_state *st, enum enav_l7_stream stream, uint64
 
 /* ---- the byte loop -------------------------------------------------------- */
 
-/* A header line whose first byte is this is of no field the parser reads
- * (Content-Length, Connection, Content-Type, Transfer-Encoding, Traceparent,
- * Upgrade: enav_h1_line_done's field_of) and is not the blank line that ends
- * the head: it is skipped without being looked at further.  Most of a
- * response's lines are (Server, Date, ETag, Last-Modified, Accept-Ranges). */
-static inline bool field_never_read(char first)
-{
-	char c = (char)(first | 0x20);
-	return c >= 'a' && c <= 'z' && c != 'c' && c != 't' && c != 'u';
-}
-
 /* Read line bytes (headers or trailers); returns bytes consumed.  A line
  * whole in the fragment is read where it lies; only a line split across
  * fragments is gathered in s->line. */
@@ -488,7 +477,7 @@ static size_t step_lines(struct h1_state *st, enum enav_l7_stream stream,
 		if (!s->line_cut)
 			line_len--; /* the LF */
 		if (s->phase == P_HEADERS && s->m.start_done && !s->line_cut &&
-		    field_never_read(line[0])) {
+		    enav_h1_field_never_read(line[0])) {
 			s->line_len = 0; /* what enav_h1_line_done would do with it */
 			return take;
 		}

@@ -22,6 +22,42 @@
 #define H1_CHUNK_DIGITS_MAX 16
 #define H1_BODY_MAX	    (1ull << 62)
 
+/*
+ * The header fields the parser reads (framing, upgrade, span): one list, so
+ * that field_of() in http1_head.c, which matches a name against it, and
+ * enav_h1_field_never_read(), which skips a line by its first byte, cannot
+ * disagree.  Names are lower case; the enum in http1_head.c is F_<first>.
+ */
+#define ENAV_H1_READ_FIELDS(X)                                                                     \
+	X(CONTENT_LENGTH, "content-length")                                                        \
+	X(TRANSFER_ENCODING, "transfer-encoding")                                                  \
+	X(CONNECTION, "connection")                                                                \
+	X(UPGRADE, "upgrade")                                                                      \
+	X(CONTENT_TYPE, "content-type")                                                            \
+	X(TRACEPARENT, "traceparent")
+
+/*
+ * Is a header line that starts with this byte surely of no field the parser
+ * reads?  A letter no read field starts with: then the line is skipped
+ * without being looked at further.  Most of a response's lines are (Server,
+ * Date, ETag, Last-Modified, Accept-Ranges).  Anything else, the blank line
+ * that ends the head included, is not.  The compiler folds the list's first
+ * letters into a few compares.
+ */
+static inline bool enav_h1_field_never_read(char first)
+{
+	char c = (char)(first | 0x20);
+
+	if (c < 'a' || c > 'z')
+		return false;
+#define ENAV_H1_FIRST_IS(field, name)                                                              \
+	if (c == (name)[0])                                                                        \
+		return false;
+	ENAV_H1_READ_FIELDS(ENAV_H1_FIRST_IS)
+#undef ENAV_H1_FIRST_IS
+	return true;
+}
+
 enum h1_phase {
 	P_START = 0,	/* at a message boundary */
 	P_HEADERS,	/* start line and header lines */
