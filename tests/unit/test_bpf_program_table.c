@@ -16,10 +16,7 @@
 
 #include <string.h>
 
-#include "features/process/exec_source.h"
-#include "features/profiling/profile_source.h"
-#include "features/security/file_open_source.h"
-#include "features/security/self_guard_source.h"
+#include "bpf_program_tables.h"
 #include "runtime/bpf_program_table.h"
 
 static const struct enav_bpf_feature_spec extra = {.name = "extra"};
@@ -164,11 +161,8 @@ static void test_tables_choose_as_the_names_did(void **state)
 static void test_tables_are_whole(void **state)
 {
 	(void)state;
-	const struct enav_bpf_program_table *tables[] = {
-	    &enav_exec_programs, &enav_self_guard_programs, &enav_file_open_programs,
-	    &enav_profile_programs};
-	for (size_t k = 0; k < ENAV_ARRAY_LEN(tables); k++) {
-		const struct enav_bpf_program_table *t = tables[k];
+	for (size_t k = 0; k < ENAV_ARRAY_LEN(bpf_program_tables); k++) {
+		const struct enav_bpf_program_table *t = bpf_program_tables[k];
 		size_t btf = 0, raw = 0;
 		for (size_t i = 0; i < t->n_programs; i++) {
 			const struct enav_bpf_program_spec *p = &t->programs[i];

@@ -18,10 +18,7 @@
 #include <string.h>
 
 #include "config/config.h"
-#include "features/process/exec_source.h"
-#include "features/profiling/profile_source.h"
-#include "features/security/file_open_source.h"
-#include "features/security/self_guard_source.h"
+#include "bpf_program_tables.h"
 #include "runtime/bpf_program_table.h"
 #include "runtime/host.h"
 
@@ -68,18 +65,15 @@ static void test_unknown_and_non_boolean_keys(void **state)
 static void test_program_table_switches_are_boolean_rows(void **state)
 {
 	(void)state;
-	const struct enav_bpf_program_table *tables[] = {
-	    &enav_exec_programs, &enav_self_guard_programs, &enav_file_open_programs,
-	    &enav_profile_programs};
 	size_t checked = 0;
-	for (size_t k = 0; k < ENAV_ARRAY_LEN(tables); k++)
-		for (size_t i = 0; i < tables[k]->n_features; i++) {
-			const struct enav_bpf_feature_spec *f = tables[k]->features[i];
+	for (size_t k = 0; k < ENAV_ARRAY_LEN(bpf_program_tables); k++)
+		for (size_t i = 0; i < bpf_program_tables[k]->n_features; i++) {
+			const struct enav_bpf_feature_spec *f = bpf_program_tables[k]->features[i];
 			if (!f->config_bool)
 				continue;
 			if (!enav_config_bool_key(f->config_bool))
 				fail_msg("%s feature %s names a bool no schema row sets",
-					 tables[k]->source, f->name);
+					 bpf_program_tables[k]->source, f->name);
 			checked++;
 		}
 	assert_true(checked >= 3);
