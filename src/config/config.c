@@ -662,6 +662,14 @@ bool enav_config_key_is_bool(const char *key)
 	return false;
 }
 
+const char *enav_config_bool_key(size_t config_bool)
+{
+	for (size_t i = 0; config_bool && i < sizeof(schema) / sizeof(schema[0]); i++)
+		if (schema[i].type == T_BOOL && schema[i].off == config_bool - 1)
+			return schema[i].key;
+	return NULL;
+}
+
 bool enav_config_explicitly_on(const struct enav_config *cfg, const char *key)
 {
 	for (size_t i = 0; i < sizeof(schema) / sizeof(schema[0]); i++) {

@@ -411,6 +411,16 @@ bool enav_config_explicitly_on(const struct enav_config *cfg, const char *key);
 /* key is a boolean row of the schema (what a module row's or a BPF
  * feature's switch must name for an explicit "on" to make it required). */
 bool enav_config_key_is_bool(const char *key);
+/* A boolean member of struct enav_config as a number a static table can
+ * hold: its offset plus one, so that 0 names none.  Compiling fails when the
+ * member is not a bool, so a table row cannot name a size or a string. */
+#define ENAV_CONFIG_BOOL(member)                                                                   \
+	(offsetof(struct enav_config, member) + 1 +                                                \
+	 0 * sizeof(_Generic(((struct enav_config *)0)->member, bool : 1)))
+/* The schema key of the boolean row ENAV_CONFIG_BOOL(member) names (for
+ * enav_config_explicitly_on and messages); NULL for 0, or for a bool member
+ * the file cannot set (no schema row). */
+const char *enav_config_bool_key(size_t config_bool);
 /* The deprecation note of renames row `row` when the last parse met its old
  * key: true and one line in note.  enav_config_load warns each one. */
 bool enav_config_deprecation(const struct enav_config *cfg, size_t row, char *note, size_t cap);

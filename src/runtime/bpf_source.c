@@ -3,6 +3,7 @@
 #include "runtime/agent_priv.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <pthread.h>
@@ -76,8 +77,10 @@ int enav_bpf_source_open(struct enav_bpf_source *s, struct enav_host *a, const c
 	return open_skel(s, err, errlen);
 }
 
-void enav_bpf_source_feature(struct enav_bpf_source *s, const char *name, const char *prefix0,
-			     const char *prefix1, const char *config_key, bool wanted)
+/* Record a feature, named by its prefixes (p0, p1) or its table row (spec). */
+static void add_feature(struct enav_bpf_source *s, const char *name,
+			const struct enav_bpf_feature_spec *spec, const char *p0, const char *p1,
+			const char *config_key, bool wanted)
 {
 	if (s->n_features == ENAV_BPF_MAX_FEATURES) {
 		/* A source with more parts than the table: they stay in its core. */
@@ -86,6 +89,23 @@ void enav_bpf_source_feature(struct enav_bpf_source *s, const char *name, const 
 			  s->name, name);
 		return;
 	}
+	struct enav_bpf_feature *f = &s->features[s->n_features++];
+	*f = (struct enav_bpf_feature){
+	    .name = name,
+	    .spec = spec,
+	    .prefixes = {p0, p1},
+	    .config_key = config_key,
+	    .wanted = wanted,
+	    .required =
+		wanted && config_key && enav_config_explicitly_on(&s->host->cfg, config_key),
+	    .state = wanted ? ENAV_FEATURE_ON : ENAV_FEATURE_CONFIGURED_OFF,
+	    .in_core = spec && spec->in_core,
+	};
+}
+
+void enav_bpf_source_feature(struct enav_bpf_source *s, const char *name, const char *prefix0,
+			     const char *prefix1, const char *config_key, bool wanted)
+{
 	if (config_key && !enav_config_key_is_bool(config_key)) {
 		/* A programming error every test that starts the agent trips
 		 * on: an explicit "on" could never make this feature required. */
@@ -93,16 +113,22 @@ void enav_bpf_source_feature(struct enav_bpf_source *s, const char *name, const 
 			 name, config_key);
 		abort();
 	}
-	struct enav_bpf_feature *f = &s->features[s->n_features++];
-	*f = (struct enav_bpf_feature){
-	    .name = name,
-	    .prefixes = {prefix0, prefix1},
-	    .config_key = config_key,
-	    .wanted = wanted,
-	    .required =
-		wanted && config_key && enav_config_explicitly_on(&s->host->cfg, config_key),
-	    .state = wanted ? ENAV_FEATURE_ON : ENAV_FEATURE_CONFIGURED_OFF,
-	};
+	add_feature(s, name, NULL, prefix0, prefix1, config_key, wanted);
+}
+
+void enav_bpf_source_want(struct enav_bpf_source *s, const struct enav_bpf_feature_spec *f,
+			  bool wanted)
+{
+	const char *key = enav_config_bool_key(f->config_bool);
+	if (f->config_bool && !key) {
+		/* A bool the file cannot set (tests/unit/test_config_keys.c
+		 * checks every table): an explicit "on" could never make this
+		 * feature required. */
+		enav_err("%s: feature %s names a configuration bool no schema row sets", s->name,
+			 f->name);
+		abort();
+	}
+	add_feature(s, f->name, f, NULL, NULL, key, wanted);
 }
 
 void enav_bpf_source_feature_in_core(struct enav_bpf_source *s, const char *name,
@@ -126,6 +152,75 @@ bool enav_bpf_source_feature_on(const struct enav_bpf_source *s, const char *nam
 		if (strcmp(s->features[i].name, name) == 0)
 			return s->features[i].state == ENAV_FEATURE_ON;
 	return false;
+}
+
+bool enav_bpf_source_feature_refused(const struct enav_bpf_source *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_features; i++)
+		if (strcmp(s->features[i].name, name) == 0)
+			return s->features[i].state == ENAV_FEATURE_VERIFIER_REFUSED ||
+			       s->features[i].state == ENAV_FEATURE_ATTACH_REFUSED;
+	return false;
+}
+
+/* Where the read-only global name sits in the object's .rodata, as the
+ * object's BTF places it; NULL when it has none of exactly size bytes. */
+static void *rodata_slot(struct enav_bpf_source *s, const char *name, size_t size)
+{
+	struct bpf_map *map;
+	const struct btf *btf = bpf_object__btf(s->obj);
+	int id = btf ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -1;
+	if (id < 0)
+		return NULL;
+	const struct btf_type *sec = btf__type_by_id(btf, (__u32)id);
+	const struct btf_var_secinfo *vars = btf_var_secinfos(sec);
+	bpf_object__for_each_map(map, s->obj)
+	{
+		size_t n = strlen(bpf_map__name(map));
+		/* libbpf names the section's map after the object, ".rodata" last. */
+		if (!bpf_map__is_internal(map) || n < 7 ||
+		    strcmp(bpf_map__name(map) + n - 7, ".rodata") != 0)
+			continue;
+		size_t map_size = 0;
+		/* The memory the skeleton's rodata pointer writes (this libbpf
+		 * declares it const, newer ones do not): writable until load. */
+		char *data = (char *)bpf_map__initial_value(map, &map_size);
+		for (__u16 i = 0; data && i < btf_vlen(sec); i++) {
+			const struct btf_type *var = btf__type_by_id(btf, vars[i].type);
+			if (strcmp(btf__name_by_offset(btf, var->name_off), name) != 0)
+				continue;
+			if (vars[i].size != size || vars[i].offset + size > map_size)
+				return NULL;
+			return data + vars[i].offset;
+		}
+	}
+	return NULL;
+}
+
+static void set_rodata(struct enav_bpf_source *s, const char *name, const void *value, size_t size)
+{
+	void *slot = rodata_slot(s, name, size);
+	if (!slot) {
+		enav_err("%s: the object has no read-only global %s of %zu bytes", s->name, name,
+			 size);
+		abort();
+	}
+	memcpy(slot, value, size);
+}
+
+void enav_bpf_source_rodata_u32(struct enav_bpf_source *s, const char *name, uint32_t value)
+{
+	set_rodata(s, name, &value, sizeof(value));
+}
+
+void enav_bpf_source_rodata_u64(struct enav_bpf_source *s, const char *name, uint64_t value)
+{
+	set_rodata(s, name, &value, sizeof(value));
+}
+
+void enav_bpf_source_rodata_bool(struct enav_bpf_source *s, const char *name, bool value)
+{
+	set_rodata(s, name, &value, sizeof(value));
 }
 
 static bool has_suffix(const char *s, const char *suffix)
@@ -162,6 +257,13 @@ void enav_bpf_percpu_sums(int map_fd, uint32_t n, uint64_t *out)
 /* The feature prog belongs to, or NULL (the source's core). */
 static struct enav_bpf_feature *feature_of(struct enav_bpf_source *s, const char *prog)
 {
+	if (s->programs) {
+		const struct enav_bpf_program_spec *row = enav_bpf_program_find(s->programs, prog);
+		for (size_t i = 0; row && row->feature && i < s->n_features; i++)
+			if (s->features[i].spec == row->feature)
+				return &s->features[i];
+		return NULL;
+	}
 	for (size_t i = 0; i < s->n_features; i++)
 		for (int k = 0; k < 2; k++)
 			if (has_prefix(prog, s->features[i].prefixes[k]))
@@ -196,35 +298,106 @@ static bool tracepoint_absent(const char *sec)
 	return enav_tracefs_event(sec + strlen(tp)) == ENAV_TRACEFS_EVENT_ABSENT;
 }
 
+/* The hook of prog may be missing on this kernel: logged and left out. */
+static bool hook_may_be_absent(const struct enav_bpf_source *s, const char *prog)
+{
+	if (s->programs)
+		return enav_bpf_program_find(s->programs, prog)->hook_may_be_absent;
+	return has_prefix(prog, s->optional_prefix);
+}
+
+static bool attached_by_source(const struct enav_bpf_source *s, const char *prog)
+{
+	if (s->programs)
+		return enav_bpf_program_find(s->programs, prog)->attached_by_source;
+	bool manual = false;
+	for (int i = 0; i < ENAV_BPF_MAX_SKIPS; i++)
+		manual |= s->manual_prefixes[i] && has_prefix(prog, s->manual_prefixes[i]);
+	return manual;
+}
+
+/* Every program of the object has a row, every row a program, and every
+ * feature of the table was declared: checked before the first load, as a
+ * row missing would leave a program's choice to libbpf's default. */
+static int check_table(struct enav_bpf_source *s, char *err, size_t errlen)
+{
+	const struct enav_bpf_program_table *t = s->programs;
+	struct bpf_program *prog;
+	bpf_object__for_each_program(prog, s->obj)
+	{
+		if (!enav_bpf_program_find(t, bpf_program__name(prog))) {
+			snprintf(err, errlen, "%s: program %s has no row in the program table",
+				 s->name, bpf_program__name(prog));
+			return -EINVAL;
+		}
+	}
+	for (size_t i = 0; i < t->n_programs; i++)
+		if (!bpf_object__find_program_by_name(s->obj, t->programs[i].name)) {
+			snprintf(err, errlen, "%s: the program table names %s, not in the object",
+				 s->name, t->programs[i].name);
+			return -EINVAL;
+		}
+	for (size_t k = 0; k < t->n_features; k++) {
+		bool declared = false;
+		for (size_t i = 0; i < s->n_features; i++)
+			declared |= s->features[i].spec == t->features[k];
+		if (!declared) {
+			snprintf(err, errlen, "%s: feature %s of the program table is not declared",
+				 s->name, t->features[k]->name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Without a table: exactly one variant per hook by the *_btf and *_raw
+ * names, and the skipped and switched-off prefixes left out. */
+static bool loads_by_name(const struct enav_bpf_source *s, struct bpf_program *prog, bool btf,
+			  const struct enav_bpf_feature *f)
+{
+	const char *pn = bpf_program__name(prog);
+	bool loads = bpf_program__autoload(prog);
+	if (has_suffix(pn, "_btf") || has_suffix(pn, "_raw"))
+		loads = has_suffix(pn, "_btf") == btf;
+	for (int i = 0; i < ENAV_BPF_MAX_SKIPS; i++)
+		if (s->skip_prefixes[i] && has_prefix(pn, s->skip_prefixes[i]))
+			loads = false;
+	if (f && !f->in_core && f->state != ENAV_FEATURE_ON)
+		loads = false;
+	return loads;
+}
+
 /* first: the first attempt of a load, which logs what it leaves out. */
 static void select_programs(struct enav_bpf_source *s, bool btf, bool first)
 {
 	struct bpf_program *prog;
-	/* Exactly one variant per hook loads: the one the probe proved. */
 	bpf_object__for_each_program(prog, s->obj)
 	{
 		const char *pn = bpf_program__name(prog);
-		if (has_suffix(pn, "_btf") || has_suffix(pn, "_raw"))
-			bpf_program__set_autoload(prog, has_suffix(pn, "_btf") == btf);
-		for (int i = 0; i < ENAV_BPF_MAX_SKIPS; i++)
-			if (s->skip_prefixes[i] && has_prefix(pn, s->skip_prefixes[i]))
-				bpf_program__set_autoload(prog, false);
 		struct enav_bpf_feature *f = feature_of(s, pn);
-		if (f && !f->in_core && f->state != ENAV_FEATURE_ON)
-			bpf_program__set_autoload(prog, false);
-		/* An optional hook this kernel lacks is not verified only to fail
-		 * at attach: each futex2 program carries the whole unwinder (two
-		 * of the profiler's five that do on 5.10, one on 6.1). */
-		if (bpf_program__autoload(prog) && has_prefix(pn, s->optional_prefix) &&
+		const struct enav_bpf_program_spec *row =
+		    s->programs ? enav_bpf_program_find(s->programs, pn) : NULL;
+		struct enav_bpf_load_facts facts = {
+		    .tp_btf = btf,
+		    .feature_on = f && f->state == ENAV_FEATURE_ON,
+		    .hook_listed_or_unsure = true,
+		};
+		bool loads =
+		    row ? enav_bpf_program_loads(row, &facts) : loads_by_name(s, prog, btf, f);
+		/* tracefs is asked only about a program that would load, so the
+		 * warning names only what the kernel's lack leaves out. */
+		if (loads && hook_may_be_absent(s, pn) &&
 		    tracepoint_absent(bpf_program__section_name(prog))) {
-			bpf_program__set_autoload(prog, false);
+			facts.hook_listed_or_unsure = false;
+			loads = row ? enav_bpf_program_loads(row, &facts) : false;
 			if (first && !s->host->load_only)
 				enav_warn("%s: %s not loaded: this kernel lacks the hook %s",
 					  s->name, pn, bpf_program__section_name(prog));
 		}
+		bpf_program__set_autoload(prog, loads);
 		/* A refused in-core feature's programs load again, without it. */
 		bool refused_before = f && f->in_core && f->state != ENAV_FEATURE_ON;
-		if (bpf_program__autoload(prog) && !refused_before && test_refuses(pn)) {
+		if (loads && !refused_before && test_refuses(pn)) {
 			enav_warn("%s: ENAV_TEST_REFUSE_PROGRAMS: %s is loaded as a socket filter, "
 				  "for the verifier to refuse",
 				  s->name, pn);
@@ -299,7 +472,10 @@ int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx
 	struct enav_host *a = s->host;
 	bool btf = a->decisions.exec_hook == ENAV_EXEC_HOOK_TP_BTF;
 	const char *variant = btf ? "tp_btf" : "raw_tp";
-	int rc = load_degrading(s, btf, err, errlen);
+	int rc = s->programs ? check_table(s, err, errlen) : 0;
+	if (rc)
+		return rc;
+	rc = load_degrading(s, btf, err, errlen);
 	if (rc) {
 		if (s->refused)
 			enav_feature_record(s->name, "all", ENAV_FEATURE_VERIFIER_REFUSED, NULL,
@@ -321,9 +497,7 @@ int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx
 		if (!bpf_program__autoload(prog) ||
 		    bpf_program__type(prog) == BPF_PROG_TYPE_PERF_EVENT)
 			continue;
-		bool manual = false;
-		for (int i = 0; i < ENAV_BPF_MAX_SKIPS; i++)
-			manual |= s->manual_prefixes[i] && has_prefix(pn, s->manual_prefixes[i]);
+		bool manual = attached_by_source(s, pn);
 		struct enav_bpf_feature *f = feature_of(s, pn);
 		if (f && f->in_core) /* attached as the core: its failure is the core's */
 			f = NULL;
@@ -334,7 +508,7 @@ int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx
 			return -E2BIG;
 		}
 		struct bpf_link *l = bpf_program__attach(prog);
-		if (!l && has_prefix(pn, s->optional_prefix)) {
+		if (!l && hook_may_be_absent(s, pn)) {
 			enav_warn("%s: %s not attached (%s): this kernel lacks the hook", s->name,
 				  pn, strerror(errno));
 			continue;

@@ -2,8 +2,13 @@
 /*
  * What every eBPF source does the same way: open the skeleton built for the
  * chosen transport, share discovery's capture-filter maps, load exactly one
- * variant of each hook (programs named *_btf or *_raw, per the probe), attach,
- * drain the transport into a decoder, and account for itself.
+ * variant of each hook (as the source's program table says, per the probe),
+ * attach, drain the transport into a decoder, and account for itself.
+ *
+ * A source declares its programs in a table (runtime/bpf_program_table.h).
+ * The network source still groups them by name prefixes (skip_prefixes,
+ * manual_prefixes, optional_prefix, features' prefixes, *_btf and *_raw
+ * suffixes): that path is used only when the source sets no table.
  */
 #ifndef ENAV_RUNTIME_BPF_SOURCE_H
 #define ENAV_RUNTIME_BPF_SOURCE_H
@@ -11,6 +16,7 @@
 #include <stdatomic.h>
 
 #include "runtime/host.h"
+#include "runtime/bpf_program_table.h"
 #include "runtime/bpf_refusal.h"
 #include "runtime/event_decode.h"
 #include "runtime/transport.h"
@@ -55,8 +61,11 @@ struct enav_bpf_skel_ops {
 /* A part of a source that goes off alone when this kernel refuses one of its
  * programs; a refused program outside every feature stops the whole source. */
 struct enav_bpf_feature {
-	const char *name;	       /* e.g. "tls" */
-	const char *prefixes[2];       /* its programs */
+	const char *name; /* e.g. "tls" */
+	/* Its row of the source's table; NULL for a feature declared by
+	 * prefixes (the network source). */
+	const struct enav_bpf_feature_spec *spec;
+	const char *prefixes[2];       /* its programs, without a table */
 	const char *config_key;	       /* the key that switches it on */
 	bool wanted;		       /* false: off by configuration */
 	bool required;		       /* the file set config_key: refusal fails start */
@@ -73,7 +82,10 @@ struct enav_bpf_feature {
 struct enav_bpf_source {
 	const char *name;
 	uint32_t event_types; /* bit per enum enav_event_type the source emits */
-	/* Programs whose names start with one of these are not loaded (features
+	/* Every program of the object, set before enav_bpf_source_open; NULL:
+	 * the name prefixes below group them instead. */
+	const struct enav_bpf_program_table *programs;
+	/* Without a table: programs whose names start with one of these are not loaded (features
 	 * turned off). */
 	const char *skip_prefixes[ENAV_BPF_MAX_SKIPS];
 	/* Programs whose names start with one of these load but are attached
@@ -119,13 +131,29 @@ int enav_bpf_source_open(struct enav_bpf_source *s, struct enav_host *a, const c
  * refusal fail the start. */
 void enav_bpf_source_feature(struct enav_bpf_source *s, const char *name, const char *prefix0,
 			     const char *prefix1, const char *config_key, bool wanted);
-/* True when the feature runs (loaded and attached, or attached by hand). */
 /* A feature whose code lives inside core programs (see in_core above). */
 void enav_bpf_source_feature_in_core(struct enav_bpf_source *s, const char *name,
 				     const char *prefix0, const char *prefix1,
 				     const char *config_key, bool wanted,
 				     void (*refused)(void *ctx, const char *feature), void *ctx);
+/* A feature of the source's table: wanted false records it as off by
+ * configuration and does not load its programs; its switch set explicitly in
+ * the file makes a refusal fail the start.  Every feature of the table must
+ * be declared so before enav_bpf_source_start. */
+void enav_bpf_source_want(struct enav_bpf_source *s, const struct enav_bpf_feature_spec *f,
+			  bool wanted);
+/* True when the feature runs (loaded and attached, or attached by hand). */
 bool enav_bpf_source_feature_on(const struct enav_bpf_source *s, const char *name);
+/* True when this kernel refused the feature's programs (an in-core feature's
+ * configure() then leaves its code out). */
+bool enav_bpf_source_feature_refused(const struct enav_bpf_source *s, const char *name);
+/* Set a read-only global of the open object by its name, whichever
+ * transport's skeleton is open (their .rodata differ in type, not layout).
+ * A name the object lacks, or of another size, is a programming error every
+ * start trips on: logged, then abort(). */
+void enav_bpf_source_rodata_u32(struct enav_bpf_source *s, const char *name, uint32_t value);
+void enav_bpf_source_rodata_u64(struct enav_bpf_source *s, const char *name, uint64_t value);
+void enav_bpf_source_rodata_bool(struct enav_bpf_source *s, const char *name, bool value);
 /* Load, attach every program of the proven variant (perf_event programs are
  * left to the caller, which opens the perf events), start draining into fn.
  * A program the kernel refuses switches its feature off (named, with the

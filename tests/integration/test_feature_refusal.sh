@@ -193,10 +193,36 @@ case_payload_refused() {
 		{ fail "no span for curl $cpid with payloads on"; return 1; }
 }
 
+# A source with a program table (profiling: src/runtime/bpf_program_table.h,
+# the features named by their rows): the off-CPU program refused switches
+# offcpu off by name; the unwinder refused inside the CPU sampler loads the
+# sampler again without it; futex stays on.  Asked for in the file, the same
+# off-CPU refusal stops the start, naming the key the table's member is.
+case_table_features() {
+	require_root || return
+	local sfx
+	sfx=$(hook_suffix) || { fail "probe names no exec hook"; return 1; }
+	write_config "$WORK/cfg.yaml" "profiling:" "  enabled: true"
+	ENAV_TEST_REFUSE_PROGRAMS=enav_offcpu_switch_$sfx,enav_cpu_sample start_agent "$WORK/cfg.yaml" || return 1
+	expect_eq "offcpu warning lines" \
+		"$(grep -c "profiling: feature offcpu is off: the kernel refused program enav_offcpu_switch_$sfx" "$WORK/stderr")" 1 || return 1
+	expect_eq "unwinder warning lines" \
+		"$(grep -c "profiling: feature unwind_eh_frame is off: the kernel refused program enav_cpu_sample" "$WORK/stderr")" 1 || return 1
+	expect_eq "offcpu state" "$(metric 'enav_feature_enabled{source="profiling",feature="offcpu",state="verifier_refused"}')" 0 || return 1
+	expect_eq "futex state" "$(metric 'enav_feature_enabled{source="profiling",feature="futex",state="on"}')" 1 || return 1
+	stop_agent
+	expect_eq "exit status" "$STOP_RC" 0 || return 1
+	write_config "$WORK/cfg.yaml" "profiling:" "  enabled: true" "  offcpu:" "    enabled: true"
+	ENAV_TEST_REFUSE_PROGRAMS=enav_offcpu_switch_$sfx expect_start_fails "$WORK/cfg.yaml" || return 1
+	grep -q "^enav: profiling feature offcpu: the kernel refused program enav_offcpu_switch_$sfx: .*(profiling.offcpu.enabled is set in the configuration" "$WORK/stderr" ||
+		{ fail "error: $(grep '^enav:' "$WORK/stderr")"; return 1; }
+}
+
 run_case "refused Go TLS program: go_tls off, named once, on /metrics and in probe" case_feature_off
 run_case "refused payload code inside the socket programs: bytes still counted, no span" case_payload_refused
 run_case "refused program: the whole verifier log at debug level" case_full_log_at_debug
 run_case "refused program of a feature the file asked for: start fails by name" case_feature_asked_for
 run_case "refused core program: network source off, exec still captured" case_source_off
 run_case "refused core program of a source the file asked for: start fails" case_source_asked_for
+run_case "refused programs of a table source: offcpu off by name, the sampler without the unwinder" case_table_features
 finish

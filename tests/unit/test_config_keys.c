@@ -5,7 +5,9 @@
  * refusal fatal through a key the schema knows as a boolean.  Regression:
  * the self_guard row named "security.agent_tampering" (the schema's key is
  * "security.rules.agent_tampering"), so an explicit "on" never made its
- * refusal fatal.
+ * refusal fatal.  The same holds for every feature of the BPF sources'
+ * program tables, whose switches are struct members (ENAV_CONFIG_BOOL):
+ * each must be a member some boolean schema row sets.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +18,8 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "bpf_program_tables.h"
+#include "runtime/bpf_program_table.h"
 #include "runtime/host.h"
 
 static void test_module_switches_are_boolean_rows(void **state)
@@ -58,12 +62,36 @@ static void test_unknown_and_non_boolean_keys(void **state)
 	assert_true(enav_config_key_is_bool("sources.network.tls.enabled"));
 }
 
+static void test_program_table_switches_are_boolean_rows(void **state)
+{
+	(void)state;
+	size_t checked = 0;
+	for (size_t k = 0; k < ENAV_ARRAY_LEN(bpf_program_tables); k++)
+		for (size_t i = 0; i < bpf_program_tables[k]->n_features; i++) {
+			const struct enav_bpf_feature_spec *f = bpf_program_tables[k]->features[i];
+			if (!f->config_bool)
+				continue;
+			if (!enav_config_bool_key(f->config_bool))
+				fail_msg("%s feature %s names a bool no schema row sets",
+					 bpf_program_tables[k]->source, f->name);
+			checked++;
+		}
+	assert_true(checked >= 3);
+	/* The member resolves to the row's key, which the messages quote. */
+	assert_string_equal(enav_config_bool_key(ENAV_CONFIG_BOOL(profiling.offcpu)),
+			    "profiling.offcpu.enabled");
+	assert_string_equal(enav_config_bool_key(ENAV_CONFIG_BOOL(network.tls.enabled)),
+			    "sources.network.tls.enabled");
+	assert_null(enav_config_bool_key(0));
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_module_switches_are_boolean_rows),
 	    cmocka_unit_test(test_self_guard_switch_can_be_explicit),
 	    cmocka_unit_test(test_unknown_and_non_boolean_keys),
+	    cmocka_unit_test(test_program_table_switches_are_boolean_rows),
 	};
 	return cmocka_run_group_tests_name("config_keys", tests, NULL, NULL);
 }

@@ -251,7 +251,6 @@ static void configure(void *ctx)
 {
 	struct net_source *src = ctx;
 	const struct enav_config *cfg = enav_host_config(src->bpf.host);
-	bool ringbuf = enav_host_decisions(src->bpf.host)->transport == ENAV_TRANSPORT_RINGBUF;
 	bool tls = src->tls_wanted;
 	/* Payload code refused inside the socket programs: they load without it. */
 	bool payload = !src->payload_refused;
@@ -266,23 +265,15 @@ static void configure(void *ctx)
 				 cfg->network.tls.max_sessions);
 	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_go_tls_binaries"),
 				 cfg->network.tls.max_binaries);
-	if (ringbuf) {
-		struct net_ringbuf *k = src->bpf.skel;
-		k->rodata->enav_tls_enabled = tls;
-		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
-		k->rodata->enav_dns_capture = payload ? cfg->network.dns_capture_bytes : 0;
-		k->rodata->enav_l7_protocols = payload ? enav_net_l7_protocols(cfg) : 0;
-		k->rodata->enav_l7_capture = cfg->network.l7.capture_bytes;
-		k->rodata->enav_l7_h2_capture = cfg->network.l7.http2_capture_bytes;
-	} else {
-		struct net_perf *k = src->bpf.skel;
-		k->rodata->enav_tls_enabled = tls;
-		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
-		k->rodata->enav_dns_capture = payload ? cfg->network.dns_capture_bytes : 0;
-		k->rodata->enav_l7_protocols = payload ? enav_net_l7_protocols(cfg) : 0;
-		k->rodata->enav_l7_capture = cfg->network.l7.capture_bytes;
-		k->rodata->enav_l7_h2_capture = cfg->network.l7.http2_capture_bytes;
-	}
+	struct enav_bpf_source *b = &src->bpf;
+	enav_bpf_source_rodata_u32(b, "enav_tls_enabled", tls);
+	enav_bpf_source_rodata_u64(b, "enav_wakeup_bytes", cfg->kernel.wakeup_bytes);
+	enav_bpf_source_rodata_u32(b, "enav_dns_capture",
+				   payload ? cfg->network.dns_capture_bytes : 0);
+	enav_bpf_source_rodata_u32(b, "enav_l7_protocols",
+				   payload ? enav_net_l7_protocols(cfg) : 0);
+	enav_bpf_source_rodata_u32(b, "enav_l7_capture", cfg->network.l7.capture_bytes);
+	enav_bpf_source_rodata_u32(b, "enav_l7_h2_capture", cfg->network.l7.http2_capture_bytes);
 }
 
 const char *enav_net_missing_tracepoint(bool fexit_bytes,

@@ -172,22 +172,48 @@ static void exec_stop(void *state)
 	free(src);
 }
 
-/* Read-only globals differ in type per skeleton, not in layout. */
 static void configure(void *ctx)
 {
 	struct exec_source *src = ctx;
 	const struct enav_config *cfg = enav_host_config(src->bpf.host);
-	bool ringbuf = enav_host_decisions(src->bpf.host)->transport == ENAV_TRANSPORT_RINGBUF;
-	if (ringbuf) {
-		struct exec_ringbuf *k = src->bpf.skel;
-		k->rodata->enav_argv_max = cfg->exec.argv_max_bytes;
-		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
-	} else {
-		struct exec_perf *k = src->bpf.skel;
-		k->rodata->enav_argv_max = cfg->exec.argv_max_bytes;
-		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
-	}
+	enav_bpf_source_rodata_u32(&src->bpf, "enav_argv_max", cfg->exec.argv_max_bytes);
+	enav_bpf_source_rodata_u64(&src->bpf, "enav_wakeup_bytes", cfg->kernel.wakeup_bytes);
 }
+
+/* No configuration key: credential changes come with exec capture. */
+static const struct enav_bpf_feature_spec credential_changes = {.name = "credential_changes"};
+
+/* Credential changes come from syscall tracepoints, which need tracefs: a
+ * kernel without them runs without the hook. */
+#define CRED_PROGRAM(NAME)                                                                         \
+	{                                                                                          \
+		.name = NAME, .variant = ENAV_BPF_ANY_KERNEL, .feature = &credential_changes,      \
+		.hook_may_be_absent = true,                                                        \
+	}
+
+static const struct enav_bpf_program_spec programs[] = {
+    {.name = "enav_exec_btf", .variant = ENAV_BPF_TP_BTF},
+    {.name = "enav_exec_raw", .variant = ENAV_BPF_RAW_TP},
+    {.name = "enav_exit_btf", .variant = ENAV_BPF_TP_BTF},
+    {.name = "enav_exit_raw", .variant = ENAV_BPF_RAW_TP},
+    CRED_PROGRAM("enav_cred_setuid"),
+    CRED_PROGRAM("enav_cred_setreuid"),
+    CRED_PROGRAM("enav_cred_setresuid"),
+    CRED_PROGRAM("enav_cred_setgid"),
+    CRED_PROGRAM("enav_cred_setregid"),
+    CRED_PROGRAM("enav_cred_setresgid"),
+    CRED_PROGRAM("enav_cred_capset"),
+};
+
+static const struct enav_bpf_feature_spec *const features[] = {&credential_changes};
+
+const struct enav_bpf_program_table enav_exec_programs = {
+    .source = "exec",
+    .programs = programs,
+    .n_programs = ENAV_ARRAY_LEN(programs),
+    .features = features,
+    .n_features = ENAV_ARRAY_LEN(features),
+};
 
 static int exec_start(struct enav_host *a, void **state, char *err, size_t errlen)
 {
@@ -197,10 +223,9 @@ static int exec_start(struct enav_host *a, void **state, char *err, size_t errle
 	*state = src;
 	src->bpf.event_types = (1u << ENAV_EVENT_PROCESS_EXEC) | (1u << ENAV_EVENT_PROCESS_EXIT) |
 			       (1u << ENAV_EVENT_CRED_CHANGE);
-	/* Credential changes come from syscall tracepoints, which need tracefs:
-	 * mounted when missing; a kernel without them runs without the hook. */
+	/* Credential changes' tracepoints need tracefs: mounted when missing. */
 	enav_tracefs_ensure();
-	src->bpf.optional_prefix = "enav_cred_";
+	src->bpf.programs = &enav_exec_programs;
 	int rc = enav_bpf_source_open(&src->bpf, a, "exec", &exec_ringbuf_ops, &exec_perf_ops, err,
 				      errlen);
 	if (rc)
@@ -208,8 +233,7 @@ static int exec_start(struct enav_host *a, void **state, char *err, size_t errle
 	src->bpf.configure = configure;
 	src->bpf.configure_ctx = src;
 	configure(src);
-	/* No configuration key: credential changes come with exec capture. */
-	enav_bpf_source_feature(&src->bpf, "credential_changes", "enav_cred_", NULL, NULL, true);
+	enav_bpf_source_want(&src->bpf, &credential_changes, true);
 	return enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
 }
 

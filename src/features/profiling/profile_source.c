@@ -75,9 +75,7 @@ struct profile_source {
 	bool offcpu, futex;
 	/* .eh_frame unwinding (ADR 0017): tables under unwind_lock, held
 	 * while a binary is read; metrics show unwind_stats, copied under lock
-	 * after each load, so a scrape never waits for a tenant's file.
-	 * unwind_refused when the kernel refused the code. */
-	bool unwind_refused;
+	 * after each load, so a scrape never waits for a tenant's file. */
 	bool bounded; /* the bounded-loop unwinder: no bpf_loop here */
 	struct enav_unwind_tables *unwind;
 	struct enav_unwind_stats unwind_stats; /* under lock */
@@ -445,7 +443,8 @@ static void configure(void *ctx)
 	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_prof_tasks"),
 				 cfg->profiling.max_processes);
 	/* Without the unwinder its maps keep one entry: no memory for nothing. */
-	bool unwind = cfg->profiling.unwind_eh_frame && !src->unwind_refused;
+	bool unwind = cfg->profiling.unwind_eh_frame &&
+		      !enav_bpf_source_feature_refused(&src->bpf, "unwind_eh_frame");
 	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_unwind_rows"),
 				 unwind ? cfg->profiling.unwind_max_rows : 1);
 	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_unwind_procs"),
@@ -456,41 +455,19 @@ static void configure(void *ctx)
 		bpf_map__set_map_flags(bpf_object__find_map_by_name(obj, "enav_unwind_procs"), 0);
 	bool switch_state =
 	    enav_host_features(src->agent)->feat[ENAV_FEAT_SWITCH_STATE].status == ENAV_PROBE_YES;
-#define SET_RODATA(K)                                                                              \
-	do {                                                                                       \
-		K->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;                           \
-		K->rodata->enav_offcpu_min_ns = (uint64_t)cfg->profiling.offcpu_min_us * 1000;     \
-		K->rodata->enav_offcpu_sample_every = cfg->profiling.offcpu_sample_every;          \
-		K->rodata->enav_futex_min_ns = (uint64_t)cfg->profiling.futex_min_us * 1000;       \
-		K->rodata->enav_futex_sample_every = cfg->profiling.futex_sample_every;            \
-		K->rodata->enav_stack_bytes = cfg->profiling.max_stack_depth * 8;                  \
-		K->rodata->enav_unwind_enabled = unwind;                                           \
-		K->rodata->enav_self_tgid = enav_host_self_pid(src->agent);                        \
-		K->rodata->enav_switch_state_arg = switch_state;                                   \
-	} while (0)
-	/* The four skeletons share one .rodata layout; each is named for its own. */
-	if (src->bpf.ops == &profile_ringbuf_ops) {
-		struct profile_ringbuf *k = src->bpf.skel;
-		SET_RODATA(k);
-	} else if (src->bpf.ops == &profile_perf_ops) {
-		struct profile_perf *k = src->bpf.skel;
-		SET_RODATA(k);
-	} else if (src->bpf.ops == &profile_bounded_ringbuf_ops) {
-		struct profile_bounded_ringbuf *k = src->bpf.skel;
-		SET_RODATA(k);
-	} else {
-		struct profile_bounded_perf *k = src->bpf.skel;
-		SET_RODATA(k);
-	}
-#undef SET_RODATA
-}
-
-/* The kernel refused the unwinder: the same programs load without it. */
-static void unwind_refused(void *ctx, const char *feature)
-{
-	struct profile_source *src = ctx;
-	(void)feature;
-	src->unwind_refused = true;
+	struct enav_bpf_source *b = &src->bpf;
+	enav_bpf_source_rodata_u64(b, "enav_wakeup_bytes", cfg->kernel.wakeup_bytes);
+	enav_bpf_source_rodata_u64(b, "enav_offcpu_min_ns",
+				   (uint64_t)cfg->profiling.offcpu_min_us * 1000);
+	enav_bpf_source_rodata_u32(b, "enav_offcpu_sample_every",
+				   cfg->profiling.offcpu_sample_every);
+	enav_bpf_source_rodata_u64(b, "enav_futex_min_ns",
+				   (uint64_t)cfg->profiling.futex_min_us * 1000);
+	enav_bpf_source_rodata_u32(b, "enav_futex_sample_every", cfg->profiling.futex_sample_every);
+	enav_bpf_source_rodata_u32(b, "enav_stack_bytes", cfg->profiling.max_stack_depth * 8);
+	enav_bpf_source_rodata_bool(b, "enav_unwind_enabled", unwind);
+	enav_bpf_source_rodata_u32(b, "enav_self_tgid", enav_host_self_pid(src->agent));
+	enav_bpf_source_rodata_bool(b, "enav_switch_state_arg", switch_state);
 }
 
 static int map_fd(struct profile_source *src, const char *name)
@@ -587,6 +564,7 @@ static int profile_start(struct enav_host *a, void **state, char *err, size_t er
 	const char *force = getenv("ENAV_TEST_UNWIND_BOUNDED");
 	if (force && strcmp(force, "1") == 0)
 		src->bounded = true;
+	src->bpf.programs = &enav_profile_programs;
 	rc = enav_bpf_source_open(
 	    &src->bpf, a, "profiling",
 	    src->bounded ? &profile_bounded_ringbuf_ops : &profile_ringbuf_ops,
@@ -596,18 +574,13 @@ static int profile_start(struct enav_host *a, void **state, char *err, size_t er
 	src->bpf.configure = configure;
 	src->bpf.configure_ctx = src;
 	configure(src);
-	/* The unwinder is inlined in every stack-taking program; the CPU
-	 * sampler loads first, so its refusal is the unwinder's. */
-	enav_bpf_source_feature_in_core(&src->bpf, "unwind_eh_frame", "enav_cpu_sample", NULL,
-					"profiling.unwind.eh_frame", cfg->profiling.unwind_eh_frame,
-					unwind_refused, src);
-	enav_bpf_source_feature(&src->bpf, "offcpu", "enav_offcpu", NULL,
-				"profiling.offcpu.enabled", cfg->profiling.offcpu);
-	enav_bpf_source_feature(&src->bpf, "futex", "enav_futex", NULL, "profiling.futex.enabled",
-				cfg->profiling.futex && enav_tracefs_ensure());
-	/* futex_waitv(2) arrived in Linux 5.16, futex_wait(2) in 6.7: their
-	 * hooks are optional. */
-	src->bpf.optional_prefix = "enav_futex2";
+	/* A refused unwinder leaves its code out of the same programs
+	 * (configure asks enav_bpf_source_feature_refused). */
+	enav_bpf_source_want(&src->bpf, &enav_profile_unwind_feature,
+			     cfg->profiling.unwind_eh_frame);
+	enav_bpf_source_want(&src->bpf, &enav_profile_offcpu_feature, cfg->profiling.offcpu);
+	enav_bpf_source_want(&src->bpf, &enav_profile_futex_feature,
+			     cfg->profiling.futex && enav_tracefs_ensure());
 	rc = enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
 	if (rc || enav_host_load_only(a))
 		return rc;

@@ -9,10 +9,17 @@
 
 #include <stddef.h>
 
+#include "runtime/bpf_program_table.h"
 #include "runtime/host.h"
 
 extern const struct enav_source_ops enav_profile_source_ops;
 bool enav_profile_source_enabled(const struct enav_config *cfg);
+/* Every program of profile.bpf.c and profile_bounded.bpf.c (the unit tests check the choice). */
+extern const struct enav_bpf_program_table enav_profile_programs;
+/* Its features, for enav_bpf_source_want (profile_programs.c). */
+extern const struct enav_bpf_feature_spec enav_profile_unwind_feature;
+extern const struct enav_bpf_feature_spec enav_profile_offcpu_feature;
+extern const struct enav_bpf_feature_spec enav_profile_futex_feature;
 /* Where tgid's unwind tables are (state: what start returned). */
 enum enav_unwind_wait {
 	ENAV_UNWIND_WAIT_UNSEEN,  /* not announced yet: it has not run */

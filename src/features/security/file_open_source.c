@@ -285,6 +285,20 @@ static void file_open_stop(void *state)
 	free(src);
 }
 
+/* The open(2) family's exit tracepoints; a kernel may lack one (openat2
+ * arrived in 5.6), and the source fails only when none attaches. */
+static const struct enav_bpf_program_spec programs[] = {
+    {.name = "enav_fopen_openat", .variant = ENAV_BPF_ANY_KERNEL, .hook_may_be_absent = true},
+    {.name = "enav_fopen_openat2", .variant = ENAV_BPF_ANY_KERNEL, .hook_may_be_absent = true},
+    {.name = "enav_fopen_open", .variant = ENAV_BPF_ANY_KERNEL, .hook_may_be_absent = true},
+};
+
+const struct enav_bpf_program_table enav_file_open_programs = {
+    .source = "file_open",
+    .programs = programs,
+    .n_programs = ENAV_ARRAY_LEN(programs),
+};
+
 static int file_open_start(struct enav_host *a, void **state, char *err, size_t errlen)
 {
 	const struct enav_config *cfg = enav_host_config(a);
@@ -336,22 +350,15 @@ static int file_open_start(struct enav_host *a, void **state, char *err, size_t 
 	}
 	src->bpf.event_types = 1u << ENAV_EVENT_FILE_OPEN;
 	enav_tracefs_ensure();
-	src->bpf.optional_prefix = "enav_fopen_";
+	src->bpf.programs = &enav_file_open_programs;
 	int rc = enav_bpf_source_open(&src->bpf, a, "file_open", &file_open_ringbuf_ops,
 				      &file_open_perf_ops, err, errlen);
 	if (rc)
 		return rc;
 	struct bpf_map *m = bpf_object__find_map_by_name(src->bpf.obj, "enav_watched_files");
 	bpf_map__set_max_entries(m, src->max);
-	if (enav_host_decisions(a)->transport == ENAV_TRANSPORT_RINGBUF) {
-		struct file_open_ringbuf *k = src->bpf.skel;
-		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
-		k->rodata->enav_self_tgid = enav_host_self_pid(a);
-	} else {
-		struct file_open_perf *k = src->bpf.skel;
-		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
-		k->rodata->enav_self_tgid = enav_host_self_pid(a);
-	}
+	enav_bpf_source_rodata_u64(&src->bpf, "enav_wakeup_bytes", cfg->kernel.wakeup_bytes);
+	enav_bpf_source_rodata_u32(&src->bpf, "enav_self_tgid", enav_host_self_pid(a));
 	rc = enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
 	if (rc || enav_host_load_only(a))
 		return rc;

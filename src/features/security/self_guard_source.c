@@ -309,6 +309,18 @@ static void on_event(void *ctx, const void *data, size_t size)
 		check_filter(g);
 }
 
+/* One hook, outside every feature: a kernel without the bpf(2) exit
+ * tracepoint runs the guard on its periodic check alone. */
+static const struct enav_bpf_program_spec programs[] = {
+    {.name = "enav_guard_bpf_exit", .variant = ENAV_BPF_ANY_KERNEL, .hook_may_be_absent = true},
+};
+
+const struct enav_bpf_program_table enav_self_guard_programs = {
+    .source = "self_guard",
+    .programs = programs,
+    .n_programs = ENAV_ARRAY_LEN(programs),
+};
+
 static void self_guard_stop(void *state)
 {
 	struct self_guard *g = state;
@@ -331,20 +343,13 @@ static int self_guard_start(struct enav_host *a, void **state, char *err, size_t
 	g->reads_per_minute = cfg->security.rate_per_minute;
 	g->bpf.event_types = 1u << ENAV_EVENT_BPF_ACCESS;
 	enav_tracefs_ensure();
-	g->bpf.optional_prefix = "enav_guard_";
+	g->bpf.programs = &enav_self_guard_programs;
 	int rc = enav_bpf_source_open(&g->bpf, a, "self_guard", &self_guard_ringbuf_ops,
 				      &self_guard_perf_ops, err, errlen);
 	if (rc)
 		return rc;
-	if (enav_host_decisions(a)->transport == ENAV_TRANSPORT_RINGBUF) {
-		struct self_guard_ringbuf *k = g->bpf.skel;
-		k->rodata->enav_self_tgid = enav_host_self_pid(a);
-		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
-	} else {
-		struct self_guard_perf *k = g->bpf.skel;
-		k->rodata->enav_self_tgid = enav_host_self_pid(a);
-		k->rodata->enav_wakeup_bytes = cfg->kernel.wakeup_bytes;
-	}
+	enav_bpf_source_rodata_u32(&g->bpf, "enav_self_tgid", enav_host_self_pid(a));
+	enav_bpf_source_rodata_u64(&g->bpf, "enav_wakeup_bytes", cfg->kernel.wakeup_bytes);
 	rc = enav_bpf_source_start(&g->bpf, on_event, g, err, errlen);
 	if (rc || enav_host_load_only(a))
 		return rc;
