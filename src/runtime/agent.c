@@ -101,7 +101,7 @@ static void deliver(struct enav_host *a, struct enav_signal *s)
 		return;
 	for (size_t i = 0; i < a->n_inst; i++) {
 		struct enav_module_instance *mi = &a->inst[i];
-		if (mi->active && mi->module->kind == ENAV_MODULE_SINK)
+		if (mi->active && mi->module->kind == ENAV_MODULE_SINK && mi->module->sink->submit)
 			mi->module->sink->submit(mi->state, s);
 	}
 }
