@@ -22,6 +22,7 @@
 #include "exporters/otlp/otlp_sink.h"
 #include "exporters/prometheus/prometheus.h"
 #include "exporters/pyroscope/pyroscope.h"
+#include "features/profiling/pprof_http.h"
 #include "features/profiling/pprof_pull.h"
 #include "features/profiling/profile_spool.h"
 #include "features/process/exec_source.h"
@@ -115,12 +116,20 @@ const struct enav_module enav_modules[] = {
      {.sink = &enav_ndjson_sink_ops},
      NULL,
      .provides = 0},
+    /* Before the listener's row: it adds the /debug/pprof/ routes the
+     * listener mounts, and stops after the listener does. */
+    {"pprof_http",
+     ENAV_MODULE_SINK,
+     enav_pprof_http_enabled,
+     {.sink = &enav_pprof_http_sink_ops},
+     NULL,
+     .wants = PROFILES},
     {"prometheus",
      ENAV_MODULE_SINK,
      enav_prometheus_enabled,
      {.sink = &enav_prometheus_sink_ops},
      NULL,
-     .wants = PROFILES},
+     .provides = 0},
     {"otlp",
      ENAV_MODULE_SINK,
      enav_otlp_sink_enabled,

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "config/config.h"
+#include "platform/http.h"
 #include "platform/promtext.h"
 #include "model/signal.h"
 #include "probe/features.h"
@@ -210,6 +211,17 @@ struct enav_profile_store *enav_host_profiles(struct enav_host *h);
  * the store is non-NULL): what a reader outside the provider's folder uses. */
 struct enav_profile_store *enav_host_profile_service(struct enav_host *h,
 						     const struct enav_profile_service **svc);
+
+/* HTTP routes a row serves on the agent's listener (the pprof routes): added
+ * from the row's init, before the listener's row starts (an earlier row of
+ * the same kind); the listener mounts them all, and stops before the rows
+ * that added them (sinks stop in reverse table order).  0, or -ENOSPC with
+ * err set past ENAV_MAX_HOST_ROUTES. */
+#define ENAV_MAX_HOST_ROUTES 8
+int enav_host_add_http_routes(struct enav_host *h, const struct enav_http_route *routes, size_t n,
+			      char *err, size_t errlen);
+/* The listener: copies up to cap of them into out; how many. */
+size_t enav_host_http_routes(const struct enav_host *h, struct enav_http_route *out, size_t cap);
 
 /* Profile consumers (runtime/profiles.h).  A row that exports profiles
  * registers from its init and unregisters from its fini: sinks start before

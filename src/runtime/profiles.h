@@ -56,6 +56,9 @@ struct enav_profile_workload {
 struct enav_profile_service {
 	/* Drain now (through the source), returning the time covered. */
 	int (*drain)(struct enav_profile_store *s, uint64_t *mono_ns);
+	/* A profile request's window: wait up to ms; false when the store
+	 * closed meanwhile (the agent is stopping). */
+	bool (*sleep)(struct enav_profile_store *s, uint32_t ms);
 	/* Build one profile; *out is malloc'd.  0 or -errno. */
 	int (*build)(struct enav_profile_store *s, struct enav_profile_query *q, uint8_t **out,
 		     size_t *out_len);

@@ -2,8 +2,9 @@
 /*
  * The host's profile consumers (src/runtime/profile_consumers.c): what the
  * profiling source and the pprof pull publish reaches every registered row,
- * in registration order, and nothing else; and the module table keeps the
- * pull after the rows it feeds, so that it stops first.
+ * in registration order, and nothing else; the routes a row adds reach the
+ * HTTP listener; and the module table keeps the pull after the rows it
+ * feeds and the pprof routes before the listener.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -40,7 +41,8 @@ static void note(const struct consumer *c, const char *event)
 }
 
 static void on_interval(void *ctx, struct enav_profile_store *s,
-			const struct enav_profile_service *svc, const struct enav_profile_interval *iv)
+			const struct enav_profile_service *svc,
+			const struct enav_profile_interval *iv)
 {
 	note(ctx, "interval");
 	g_seen.store = s;
@@ -79,8 +81,8 @@ static void test_no_store_no_interval(void **unused)
 	struct consumer a = {"a"};
 	char err[128] = "";
 	assert_int_equal(
-	    enav_host_consume_profiles(h, &(struct enav_profile_consumer){on_interval, on_pulled, &a},
-				       err, sizeof(err)),
+	    enav_host_consume_profiles(
+		h, &(struct enav_profile_consumer){on_interval, on_pulled, &a}, err, sizeof(err)),
 	    0);
 	/* The profiling source publishes only after providing its store; a
 	 * host without one hands nothing over. */
@@ -106,10 +108,10 @@ static void test_every_consumer_in_order(void **unused)
 			     err, sizeof(err)),
 			 0);
 	/* A consumer of intervals alone: no pulled callback. */
-	assert_int_equal(enav_host_consume_profiles(
-			     h, &(struct enav_profile_consumer){on_interval, NULL, &pyro}, err,
-			     sizeof(err)),
-			 0);
+	assert_int_equal(
+	    enav_host_consume_profiles(h, &(struct enav_profile_consumer){on_interval, NULL, &pyro},
+				       err, sizeof(err)),
+	    0);
 	enav_host_publish_interval(
 	    h, &(struct enav_profile_interval){.to_mono_ns = 42, .kinds = 1u << ENAV_PROFILE_CPU});
 	assert_string_equal(g_seen.log, "spool:interval;pyro:interval;");
@@ -145,7 +147,8 @@ static void test_bounded(void **unused)
 	}
 	assert_int_equal(
 	    enav_host_consume_profiles(
-		h, &(struct enav_profile_consumer){on_interval, NULL, &c[ENAV_MAX_PROFILE_CONSUMERS]},
+		h,
+		&(struct enav_profile_consumer){on_interval, NULL, &c[ENAV_MAX_PROFILE_CONSUMERS]},
 		err, sizeof(err)),
 	    -ENOSPC);
 	assert_non_null(strstr(err, "rows consume profiles"));
@@ -178,6 +181,47 @@ static void test_pull_stops_before_its_consumers(void **unused)
 	}
 }
 
+static void no_handler(void *ctx, const struct enav_http_request *req, struct enav_http_response *r)
+{
+	(void)ctx;
+	(void)req;
+	(void)r;
+}
+
+static void test_routes_reach_the_listener(void **unused)
+{
+	(void)unused;
+	struct enav_host *h = new_host();
+	const struct enav_http_route two[] = {{"/a", no_handler, NULL, .long_running = true},
+					      {"/b", no_handler, NULL, .long_running = false}};
+	char err[128] = "";
+	assert_int_equal(enav_host_add_http_routes(h, two, 2, err, sizeof(err)), 0);
+	struct enav_http_route out[ENAV_HTTP_MAX_ROUTES];
+	assert_int_equal(enav_host_http_routes(h, out, ENAV_HTTP_MAX_ROUTES), 2);
+	assert_string_equal(out[0].path, "/a");
+	assert_true(out[0].long_running);
+	assert_string_equal(out[1].path, "/b");
+	/* The listener's own routes come first: it asks for what fits. */
+	assert_int_equal(enav_host_http_routes(h, out, 1), 1);
+	struct enav_http_route many[ENAV_MAX_HOST_ROUTES] = {{0}};
+	assert_int_equal(
+	    enav_host_add_http_routes(h, many, ENAV_MAX_HOST_ROUTES - 1, err, sizeof(err)),
+	    -ENOSPC);
+	assert_non_null(strstr(err, "routes added for the HTTP listener"));
+	enav_host_free(h);
+}
+
+/* Sinks start in table order and stop in reverse: the routes are added
+ * before the listener mounts them, and outlive it. */
+static void test_routes_before_the_listener(void **unused)
+{
+	(void)unused;
+	assert_true(row_index("pprof_http") < row_index("prometheus"));
+	const struct enav_module *m = &enav_modules[row_index("pprof_http")];
+	assert_int_equal(m->kind, ENAV_MODULE_SINK);
+	assert_null(m->sink->submit);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +229,8 @@ int main(void)
 	    cmocka_unit_test(test_every_consumer_in_order),
 	    cmocka_unit_test(test_bounded),
 	    cmocka_unit_test(test_pull_stops_before_its_consumers),
+	    cmocka_unit_test(test_routes_reach_the_listener),
+	    cmocka_unit_test(test_routes_before_the_listener),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
