@@ -46,13 +46,7 @@ import sys
 # Sideways includes of this repository that predate the rule: (includer's
 # unit, header) -> what it would take to remove the arrow.  A tree checked
 # with --root brings its own list (--pending UNIT=HEADER, repeatable).
-PENDING = {
-    ("features/profiling", "src/exporters/pyroscope/pyroscope.h"):
-        "the profiling source starts the Pyroscope pusher and the pprof pull feeds "
-        "it; Pyroscope becomes an exporter row of its own that reads the store "
-        "through runtime/profiles.h, and the pull hands over what it fetched "
-        "through a service (issue 37, profiles as a pipeline)",
-}
+PENDING = {}
 
 # --root DIR checks another tree (tests/layers/test_check_layers.sh).
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

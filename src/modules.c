@@ -21,6 +21,10 @@
 #include "exporters/ndjson/ndjson.h"
 #include "exporters/otlp/otlp_sink.h"
 #include "exporters/prometheus/prometheus.h"
+#include "exporters/pyroscope/pyroscope.h"
+#include "features/profiling/pprof_http.h"
+#include "features/profiling/pprof_pull.h"
+#include "features/profiling/profile_spool.h"
 #include "features/process/exec_source.h"
 #include "features/security/file_open_source.h"
 #include "features/security/self_guard_source.h"
@@ -112,18 +116,48 @@ const struct enav_module enav_modules[] = {
      {.sink = &enav_ndjson_sink_ops},
      NULL,
      .provides = 0},
+    /* Before the listener's row: it adds the /debug/pprof/ routes the
+     * listener mounts, and stops after the listener does. */
+    {"pprof_http",
+     ENAV_MODULE_SINK,
+     enav_pprof_http_enabled,
+     {.sink = &enav_pprof_http_sink_ops},
+     NULL,
+     .wants = PROFILES},
     {"prometheus",
      ENAV_MODULE_SINK,
      enav_prometheus_enabled,
      {.sink = &enav_prometheus_sink_ops},
      NULL,
-     .wants = PROFILES},
+     .provides = 0},
     {"otlp",
      ENAV_MODULE_SINK,
      enav_otlp_sink_enabled,
      {.sink = &enav_otlp_sink_ops},
      NULL,
      .wants = PROFILES},
+    /* Sinks of profiles alone, fed through the host's profile consumers:
+     * the intervals the profiling source closes, the profiles the pull
+     * fetches.  The pull comes after the two it feeds, so it stops first
+     * (sinks stop in reverse table order). */
+    {"profile_spool",
+     ENAV_MODULE_SINK,
+     enav_profile_spool_enabled,
+     {.sink = &enav_profile_spool_sink_ops},
+     NULL,
+     .wants = PROFILES},
+    {"pyroscope",
+     ENAV_MODULE_SINK,
+     enav_pyroscope_enabled,
+     {.sink = &enav_pyroscope_sink_ops},
+     NULL,
+     .wants = PROFILES},
+    {"pprof_pull",
+     ENAV_MODULE_SINK,
+     enav_pprof_pull_enabled,
+     {.sink = &enav_pprof_pull_sink_ops},
+     NULL,
+     .provides = 0},
 };
 
 const size_t enav_modules_count = sizeof(enav_modules) / sizeof(enav_modules[0]);

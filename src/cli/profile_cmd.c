@@ -176,7 +176,9 @@ int enav_profile_command(struct enav_config *cfg, int argc, char **argv)
 	cfg->profiling.enabled = true;
 	cfg->profiling.offcpu = q.kind == ENAV_PROFILE_OFFCPU;
 	cfg->profiling.futex = q.kind == ENAV_PROFILE_FUTEX;
-	cfg->profiling.interval_ms = 3600000; /* no spool or push from the CLI */
+	/* This host has no profile consumers (no spool or Pyroscope rows): no
+	 * interval is worth cutting. */
+	cfg->profiling.interval_ms = 3600000;
 	char err[512] = "";
 	if (enav_config_validate(cfg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "enav: %s\n", err);

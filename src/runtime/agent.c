@@ -81,6 +81,27 @@ int enav_host_watch(struct enav_host *a, int fd, enav_consume_fn consume, void *
 	return 0;
 }
 
+/* Sink inits only (before the listener's row starts): no reader meanwhile. */
+int enav_host_add_http_routes(struct enav_host *a, const struct enav_http_route *routes, size_t n,
+			      char *err, size_t errlen)
+{
+	if (n > ENAV_MAX_HOST_ROUTES - a->n_http_routes) {
+		snprintf(err, errlen, "%s: more than %d routes added for the HTTP listener",
+			 a->starting ? a->starting->name : "routes", ENAV_MAX_HOST_ROUTES);
+		return -ENOSPC;
+	}
+	memcpy(a->http_routes + a->n_http_routes, routes, n * sizeof(*routes));
+	a->n_http_routes += n;
+	return 0;
+}
+
+size_t enav_host_http_routes(const struct enav_host *a, struct enav_http_route *out, size_t cap)
+{
+	size_t n = a->n_http_routes < cap ? a->n_http_routes : cap;
+	memcpy(out, a->http_routes, n * sizeof(*out));
+	return n;
+}
+
 static void run_derivation(struct enav_host *a, struct enav_signal *s, unsigned depth);
 
 /*
@@ -101,7 +122,7 @@ static void deliver(struct enav_host *a, struct enav_signal *s)
 		return;
 	for (size_t i = 0; i < a->n_inst; i++) {
 		struct enav_module_instance *mi = &a->inst[i];
-		if (mi->active && mi->module->kind == ENAV_MODULE_SINK)
+		if (mi->active && mi->module->kind == ENAV_MODULE_SINK && mi->module->sink->submit)
 			mi->module->sink->submit(mi->state, s);
 	}
 }
@@ -460,7 +481,8 @@ bool enav_host_render_metrics(struct enav_host *a, struct enav_promtext *p)
 			m->generator->metrics(mi->state, p);
 			break;
 		case ENAV_MODULE_SINK:
-			m->sink->metrics(mi->state, p);
+			if (m->sink->metrics)
+				m->sink->metrics(mi->state, p);
 			break;
 		}
 	}

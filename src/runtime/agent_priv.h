@@ -74,6 +74,13 @@ struct enav_host {
 		void *ctx;
 	} exec_watchers[ENAV_MAX_EXEC_WATCHERS];
 	_Atomic size_t n_exec_watchers;
+	/* Rows that export profiles (runtime/profiles.h); changed only from
+	 * sink init and fini, while no publisher runs. */
+	struct enav_profile_consumer profile_consumers[ENAV_MAX_PROFILE_CONSUMERS];
+	size_t n_profile_consumers;
+	/* Routes rows added for the HTTP listener; changed only from sink init. */
+	struct enav_http_route http_routes[ENAV_MAX_HOST_ROUTES];
+	size_t n_http_routes;
 	/* Held for reading while rendering metrics, for writing while a module stops. */
 	pthread_rwlock_t modules_lock;
 };

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "config/config.h"
+#include "platform/http.h"
 #include "platform/promtext.h"
 #include "model/signal.h"
 #include "probe/features.h"
@@ -64,7 +65,9 @@ struct enav_generator_ops {
 struct enav_sink_ops {
 	int (*init)(struct enav_host *h, void **state, char *err, size_t errlen);
 	/* Never blocks: queue or drop (and count).  Takes a reference of its own.
-	 * The agent's own signals never reach it (enav_host_is_self_pid). */
+	 * The agent's own signals never reach it (enav_host_is_self_pid).  NULL
+	 * for a sink of profiles alone (they come through the host's profile
+	 * consumers, not as signals). */
 	void (*submit)(void *state, struct enav_signal *s);
 	/* Flush what is queued until the deadline, then release everything. */
 	void (*fini)(void *state, uint64_t deadline_mono_ns);
@@ -208,5 +211,34 @@ struct enav_profile_store *enav_host_profiles(struct enav_host *h);
  * the store is non-NULL): what a reader outside the provider's folder uses. */
 struct enav_profile_store *enav_host_profile_service(struct enav_host *h,
 						     const struct enav_profile_service **svc);
+
+/* HTTP routes a row serves on the agent's listener (the pprof routes): added
+ * from the row's init, before the listener's row starts (an earlier row of
+ * the same kind); the listener mounts them all, and stops before the rows
+ * that added them (sinks stop in reverse table order).  0, or -ENOSPC with
+ * err set past ENAV_MAX_HOST_ROUTES. */
+#define ENAV_MAX_HOST_ROUTES 8
+int enav_host_add_http_routes(struct enav_host *h, const struct enav_http_route *routes, size_t n,
+			      char *err, size_t errlen);
+/* The listener: copies up to cap of them into out; how many. */
+size_t enav_host_http_routes(const struct enav_host *h, struct enav_http_route *out, size_t cap);
+
+/* Profile consumers (runtime/profiles.h).  A row that exports profiles
+ * registers from its init and unregisters from its fini: sinks start before
+ * and stop after every source, so no publisher runs while the list changes.
+ * A publisher whose consumers must stop first (the pull) is a later row:
+ * sinks stop in reverse table order.  0, or -ENOSPC (err set) past
+ * ENAV_MAX_PROFILE_CONSUMERS. */
+struct enav_profile_consumer;
+struct enav_profile_interval;
+struct enav_pulled_profile;
+#define ENAV_MAX_PROFILE_CONSUMERS 4
+int enav_host_consume_profiles(struct enav_host *h, const struct enav_profile_consumer *c,
+			       char *err, size_t errlen);
+void enav_host_unconsume_profiles(struct enav_host *h, void *ctx);
+/* Hand an interval (with the store it was drained into) or a pulled
+ * profile to every consumer; nothing happens without consumers. */
+void enav_host_publish_interval(struct enav_host *h, const struct enav_profile_interval *iv);
+void enav_host_publish_pulled(struct enav_host *h, const struct enav_pulled_profile *p);
 
 #endif

@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The profile store as a service: what its readers (the pprof HTTP routes,
- * the OTLP profiles signal, the Pyroscope exporter) may ask of it, through
- * the table its provider publishes with enav_host_provide_profiles.  The
- * store itself is src/features/profiling/profile_store.h.
+ * the OTLP profiles signal, the spool and the Pyroscope exporter) may ask of
+ * it, through the table its provider publishes with
+ * enav_host_provide_profiles.  The store itself is
+ * src/features/profiling/profile_store.h.
+ *
+ * And what flows between the profile rows without naming one another: the
+ * profiling source publishes each interval it closes, the pprof pull each
+ * profile it fetched, and the rows that export profiles (spool, Pyroscope)
+ * consume both (runtime/host.h: enav_host_consume_profiles).
  */
 #ifndef ENAV_RUNTIME_PROFILES_H
 #define ENAV_RUNTIME_PROFILES_H
@@ -50,6 +56,9 @@ struct enav_profile_workload {
 struct enav_profile_service {
 	/* Drain now (through the source), returning the time covered. */
 	int (*drain)(struct enav_profile_store *s, uint64_t *mono_ns);
+	/* A profile request's window: wait up to ms; false when the store
+	 * closed meanwhile (the agent is stopping). */
+	bool (*sleep)(struct enav_profile_store *s, uint32_t ms);
 	/* Build one profile; *out is malloc'd.  0 or -errno. */
 	int (*build)(struct enav_profile_store *s, struct enav_profile_query *q, uint8_t **out,
 		     size_t *out_len);
@@ -66,6 +75,36 @@ struct enav_profile_service {
 	const char *(*kind_name)(enum enav_profile_kind k);
 	/* Frees the store: the runner, after every module has stopped. */
 	void (*release)(struct enav_profile_store *s);
+};
+
+/* One interval the profiler closed (its drain is done): every consumer gets
+ * the same one, so the spool and Pyroscope share one cadence. */
+struct enav_profile_interval {
+	uint64_t from_mono_ns, to_mono_ns;
+	uint64_t from_unix_ns, to_unix_ns;
+	uint32_t kinds; /* bit per enum enav_profile_kind this kernel profiles */
+};
+
+/* A profile fetched from an application, already filtered to the operator's
+ * own code.  body is the publisher's: a consumer that keeps it copies it. */
+struct enav_pulled_profile {
+	const char *kind;  /* "cpu" */
+	const char *units; /* of its samples: "samples" */
+	uint32_t pid;	   /* 0 when the owner is not known */
+	const char *comm;
+	uint64_t from_unix_ns, to_unix_ns;
+	const uint8_t *body; /* gzip'd profile.proto */
+	size_t len;
+};
+
+/* A row that exports profiles.  Called on the publisher's thread (the
+ * profiler's, the pull's): queue or write, never wait on a network. */
+struct enav_profile_consumer {
+	void (*interval)(void *ctx, struct enav_profile_store *s,
+			 const struct enav_profile_service *svc,
+			 const struct enav_profile_interval *iv);
+	void (*pulled)(void *ctx, const struct enav_pulled_profile *p);
+	void *ctx;
 };
 
 #endif

@@ -395,7 +395,8 @@ static void test_interval_writes_one_file(void **state)
 	const uint32_t all = (1u << ENAV_PROFILE__COUNT) - 1;
 
 	/* Every kind asked for; only the CPU profile has samples. */
-	enav_profile_spool_interval(sp, s, all, SEC(0), SEC(100), STAMP_UNIX);
+	enav_profile_spool_interval(sp, s, &enav_profile_store_service, all, SEC(0), SEC(100),
+				    STAMP_UNIX);
 	expect_listing(g_dir, "enav-cpu-20260101T000000Z-0.pb.gz");
 
 	struct enav_pprof_decoded d;
@@ -414,25 +415,27 @@ static void test_interval_writes_one_file(void **state)
 	assert_int_equal(metric(sp, "enav_profile_spool_bytes"), size);
 
 	/* A window with nothing in it writes nothing. */
-	enav_profile_spool_interval(sp, s, all, SEC(50), SEC(100), STAMP_UNIX + SEC(60));
+	enav_profile_spool_interval(sp, s, &enav_profile_store_service, all, SEC(50), SEC(100),
+				    STAMP_UNIX + SEC(60));
 	expect_listing(g_dir, "enav-cpu-20260101T000000Z-0.pb.gz");
 	assert_int_equal(metric(sp, "enav_profile_spool_written_total"), 1);
 
 	/* Kinds not asked for are not written, even with samples. */
-	enav_profile_spool_interval(sp, s, 1u << ENAV_PROFILE_OFFCPU, SEC(0), SEC(100),
-				    STAMP_UNIX + SEC(61));
+	enav_profile_spool_interval(sp, s, &enav_profile_store_service, 1u << ENAV_PROFILE_OFFCPU,
+				    SEC(0), SEC(100), STAMP_UNIX + SEC(61));
 	expect_listing(g_dir, "enav-cpu-20260101T000000Z-0.pb.gz");
 
 	/* The next file gets the next sequence number and its own stamp. */
-	enav_profile_spool_interval(sp, s, 1u << ENAV_PROFILE_CPU, SEC(0), SEC(100),
-				    STAMP_UNIX + SEC(3661));
+	enav_profile_spool_interval(sp, s, &enav_profile_store_service, 1u << ENAV_PROFILE_CPU,
+				    SEC(0), SEC(100), STAMP_UNIX + SEC(3661));
 	expect_listing(g_dir, "enav-cpu-20260101T000000Z-0.pb.gz "
 			      "enav-cpu-20260101T010101Z-1.pb.gz");
 	assert_int_equal(metric(sp, "enav_profile_spool_written_total"), 2);
 	assert_int_equal(metric(sp, "enav_profile_spool_files"), 2);
 
 	/* NULL spool (spooling off): nothing, no crash. */
-	enav_profile_spool_interval(NULL, s, all, SEC(0), SEC(100), STAMP_UNIX);
+	enav_profile_spool_interval(NULL, s, &enav_profile_store_service, all, SEC(0), SEC(100),
+				    STAMP_UNIX);
 	enav_profile_spool_close(sp);
 	enav_profile_store_free(s);
 }
@@ -468,7 +471,8 @@ static void test_planted_symlink(void **state)
 	snprintf(link, sizeof(link), "%s/enav-cpu-20260101T000000Z-1.pb.gz", g_dir);
 	assert_int_equal(symlink(victim, link), 0);
 
-	enav_profile_spool_interval(sp, s, 1u << ENAV_PROFILE_CPU, SEC(0), SEC(100), STAMP_UNIX);
+	enav_profile_spool_interval(sp, s, &enav_profile_store_service, 1u << ENAV_PROFILE_CPU,
+				    SEC(0), SEC(100), STAMP_UNIX);
 	read_text(victim, text, sizeof(text));
 	FAIL_IF(strcmp(text, "keep\n") != 0, "the symlink's target was written: \"%s\"\n", text);
 	expect_listing(g_dir,
@@ -481,7 +485,8 @@ static void test_planted_symlink(void **state)
 	assert_int_equal(metric(sp, "enav_profile_spool_written_total"), 1);
 
 	/* The next file's final name holds a symlink: renamed over, not followed. */
-	enav_profile_spool_interval(sp, s, 1u << ENAV_PROFILE_CPU, SEC(0), SEC(100), STAMP_UNIX);
+	enav_profile_spool_interval(sp, s, &enav_profile_store_service, 1u << ENAV_PROFILE_CPU,
+				    SEC(0), SEC(100), STAMP_UNIX);
 	read_text(victim, text, sizeof(text));
 	FAIL_IF(strcmp(text, "keep\n") != 0, "the symlink's target was written: \"%s\"\n", text);
 	assert_int_equal(lstat(link, &st), 0);
@@ -507,8 +512,8 @@ static void test_interval_offcpu(void **state)
 	struct enav_profile_store *s = store_with(ENAV_PROFILE_OFFCPU, 3, 4500000);
 	struct enav_profile_spool *sp = spool_open(1 << 20, AGE);
 
-	enav_profile_spool_interval(sp, s, (1u << ENAV_PROFILE__COUNT) - 1, SEC(0), SEC(100),
-				    STAMP_UNIX);
+	enav_profile_spool_interval(sp, s, &enav_profile_store_service,
+				    (1u << ENAV_PROFILE__COUNT) - 1, SEC(0), SEC(100), STAMP_UNIX);
 	expect_listing(g_dir, "enav-offcpu-20260101T000000Z-0.pb.gz");
 	struct enav_pprof_decoded d;
 	decode_file(g_dir, "enav-offcpu-20260101T000000Z-0.pb.gz", &d);

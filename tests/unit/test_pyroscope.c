@@ -141,13 +141,12 @@ static void push_one(char **out, char **err, char *metrics, size_t cap)
 								 .timeout_ms = 5000,
 								 .queue_capacity = 4,
 								 .max_retries = 3,
-								 .frequency_hz = 99},
-				 NULL, &service);
+								 .frequency_hz = 99});
 	uint8_t *body = malloc(4);
 	memcpy(body, "\x0a\x02\x08\x01", 4);
 	if (p) {
-		enav_pyroscope_push_pprof(p, "pulled_cpu", "samples", 4242, "prog", 1000000000ull,
-					  2000000000ull, body, 4);
+		enav_pyroscope_push_pprof(p, NULL, &service, "pulled_cpu", "samples", 4242, "prog",
+					  1000000000ull, 2000000000ull, body, 4);
 		/* Up to 3 retries with backoff from 200 ms: well inside 10 s. */
 		uint64_t deadline = enav_clock_mono_ns() + 10000000000ull;
 		struct enav_promtext pt;

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "exporters/prometheus/prometheus.h"
-#include "features/profiling/pprof_routes.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -141,9 +140,8 @@ static int prom_init(struct enav_host *a, void **state, char *err, size_t errlen
 	if (cfg->prometheus.enabled)
 		routes[n++] =
 		    (struct enav_http_route){"/metrics", handle_metrics, ps, .open = false};
-	/* The profiling endpoints share this server (Go's /debug/pprof/ shape). */
-	if (cfg->profiling.enabled)
-		n += enav_pprof_http_routes(a, routes + n, ENAV_HTTP_MAX_ROUTES - n);
+	/* Routes earlier rows added (the pprof_http row's /debug/pprof/). */
+	n += enav_host_http_routes(a, routes + n, ENAV_HTTP_MAX_ROUTES - n);
 	const struct enav_http_options data = {
 	    .name = "data",
 	    .max_connections = cfg->http.max_connections,

@@ -26,6 +26,11 @@ struct job {
 	uint32_t pid;
 	char comm[ENAV_COMM_LEN];
 	uint64_t from_mono, to_mono, from_unix, to_unix;
+	/* What the job is built from and labelled with (the store outlives
+	 * this row: the runner frees it after every module); NULL for a
+	 * pulled profile of a pid no store knows. */
+	struct enav_profile_store *store;
+	const struct enav_profile_service *svc;
 	/* A profile built elsewhere (pulled): owned, sent as is under name.
 	 * body moves to the push in hand when it is prepared; pulled stays. */
 	bool pulled;
@@ -50,8 +55,7 @@ static const struct {
 struct enav_pyroscope {
 	struct enav_pyroscope_config cfg;
 	char url[512], app[256];
-	struct enav_profile_store *store;
-	const struct enav_profile_service *profiles;
+	struct enav_host *host;	       /* the row's: its profile consumer is registered there */
 	struct enav_export_worker *ew; /* one job per attempt: queue, retries, deadline */
 	/* The push in hand (worker thread only). */
 	struct job *job;
@@ -65,7 +69,9 @@ struct enav_pyroscope {
 struct interval_ctx {
 	struct enav_pyroscope *p;
 	uint32_t kind;
-	uint64_t from_mono, to_mono, from_unix, to_unix;
+	struct enav_profile_store *store;
+	const struct enav_profile_service *svc;
+	const struct enav_profile_interval *iv;
 };
 
 static void queue_pid(void *arg, uint32_t tgid, const char *comm)
@@ -79,31 +85,35 @@ static void queue_pid(void *arg, uint32_t tgid, const char *comm)
 	}
 	*j = (struct job){.kind = c->kind,
 			  .pid = tgid,
-			  .from_mono = c->from_mono,
-			  .to_mono = c->to_mono,
-			  .from_unix = c->from_unix,
-			  .to_unix = c->to_unix};
+			  .from_mono = c->iv->from_mono_ns,
+			  .to_mono = c->iv->to_mono_ns,
+			  .from_unix = c->iv->from_unix_ns,
+			  .to_unix = c->iv->to_unix_ns,
+			  .store = c->store,
+			  .svc = c->svc};
 	snprintf(j->comm, sizeof(j->comm), "%s", comm);
 	enav_export_worker_submit(c->p->ew, j);
 }
 
-void enav_pyroscope_interval(struct enav_pyroscope *p, uint64_t from_mono_ns, uint64_t to_mono_ns,
-			     uint64_t from_unix_ns, uint64_t to_unix_ns)
+void enav_pyroscope_interval(struct enav_pyroscope *p, struct enav_profile_store *store,
+			     const struct enav_profile_service *svc,
+			     const struct enav_profile_interval *iv)
 {
 	if (!p)
 		return;
 	for (uint32_t k = 0; k < ENAV_PROFILE__COUNT; k++) {
-		if ((k == ENAV_PROFILE_OFFCPU && !p->cfg.offcpu) ||
-		    (k == ENAV_PROFILE_FUTEX && !p->cfg.futex))
+		if (!(iv->kinds & (1u << k)))
 			continue;
-		struct interval_ctx c = {p, k, from_mono_ns, to_mono_ns, from_unix_ns, to_unix_ns};
-		p->profiles->each_pid(p->store, k, from_mono_ns, to_mono_ns, queue_pid, &c);
+		struct interval_ctx c = {p, k, store, svc, iv};
+		svc->each_pid(store, k, iv->from_mono_ns, iv->to_mono_ns, queue_pid, &c);
 	}
 }
 
-void enav_pyroscope_push_pprof(struct enav_pyroscope *p, const char *name, const char *units,
-			       uint32_t pid, const char *comm, uint64_t from_unix_ns,
-			       uint64_t to_unix_ns, uint8_t *body, size_t len)
+void enav_pyroscope_push_pprof(struct enav_pyroscope *p, struct enav_profile_store *store,
+			       const struct enav_profile_service *svc, const char *name,
+			       const char *units, uint32_t pid, const char *comm,
+			       uint64_t from_unix_ns, uint64_t to_unix_ns, uint8_t *body,
+			       size_t len)
 {
 	if (!p) {
 		free(body);
@@ -118,6 +128,8 @@ void enav_pyroscope_push_pprof(struct enav_pyroscope *p, const char *name, const
 	*j = (struct job){.pid = pid,
 			  .from_unix = from_unix_ns,
 			  .to_unix = to_unix_ns,
+			  .store = store,
+			  .svc = svc,
 			  .pulled = true,
 			  .body = body,
 			  .len = len};
@@ -197,7 +209,7 @@ static void post(struct enav_pyroscope *p, const struct job *j, const uint8_t *b
 	char name[1024];
 	*reply = (struct enav_pyroscope_reply){0};
 	size_t n = (size_t)snprintf(name, sizeof(name), "%s.%s{", p->app,
-				    j->pulled ? j->name : p->profiles->kind_name(j->kind));
+				    j->pulled ? j->name : j->svc->kind_name(j->kind));
 	if (n >= sizeof(name)) {
 		reply->answered = true; /* refused as if by the server: never retried */
 		return;
@@ -207,7 +219,7 @@ static void post(struct enav_pyroscope *p, const struct job *j, const uint8_t *b
 	put_label(name, sizeof(name), &n, "pid", pid);
 	put_label(name, sizeof(name), &n, "comm", j->comm);
 	struct enav_profile_workload w;
-	if (p->profiles->workload(p->store, j->pid, &w)) {
+	if (j->store && j->svc->workload(j->store, j->pid, &w)) {
 		put_label(name, sizeof(name), &n, "container_id", w.container_id);
 		put_label(name, sizeof(name), &n, "pod", w.pod);
 		put_label(name, sizeof(name), &n, "namespace", w.namespace_);
@@ -282,7 +294,7 @@ static enum enav_export_prepared pyro_prepare(void *ctx, void **items, size_t n,
 	j->body = NULL;
 	if (p->body) {
 		q.matched = 1; /* built by the caller */
-	} else if (p->profiles->build(p->store, &q, &p->body, &p->len) != 0) {
+	} else if (j->svc->build(j->store, &q, &p->body, &p->len) != 0) {
 		free_job(p, j);
 		return ENAV_EXPORT_ENCODE_FAILED;
 	}
@@ -327,9 +339,7 @@ static const struct enav_export_transport pyroscope_transport = {
     .free_item = free_job,
 };
 
-struct enav_pyroscope *enav_pyroscope_start(const struct enav_pyroscope_config *cfg,
-					    struct enav_profile_store *store,
-					    const struct enav_profile_service *profiles)
+struct enav_pyroscope *enav_pyroscope_start(const struct enav_pyroscope_config *cfg)
 {
 	struct enav_pyroscope *p = calloc(1, sizeof(*p));
 	if (!p)
@@ -340,8 +350,6 @@ struct enav_pyroscope *enav_pyroscope_start(const struct enav_pyroscope_config *
 	while (n && p->url[n - 1] == '/')
 		p->url[--n] = '\0';
 	snprintf(p->app, sizeof(p->app), "%s", cfg->app_name);
-	p->store = store;
-	p->profiles = profiles;
 	struct enav_export_worker_config ec = {
 	    .name = "pyroscope",
 	    .queue_capacity = cfg->queue_capacity ? cfg->queue_capacity : DEF_QUEUE,
@@ -395,3 +403,77 @@ void enav_pyroscope_metrics(struct enav_pyroscope *p, struct enav_promtext *out)
 					 st.drops[drop_names[r].reason]);
 	}
 }
+
+/* ---- the row ---------------------------------------------------------------- */
+
+bool enav_pyroscope_enabled(const struct enav_config *cfg)
+{
+	return cfg->profiling.enabled && cfg->profiling.pyroscope_url[0];
+}
+
+static void pyro_on_interval(void *ctx, struct enav_profile_store *store,
+			     const struct enav_profile_service *svc,
+			     const struct enav_profile_interval *iv)
+{
+	enav_pyroscope_interval(ctx, store, svc, iv);
+}
+
+/* The pull's profile is its own: the push keeps a copy. */
+static void pyro_on_pulled(void *ctx, const struct enav_pulled_profile *pp)
+{
+	struct enav_pyroscope *p = ctx;
+	uint8_t *body = malloc(pp->len ? pp->len : 1);
+	if (!body) {
+		enav_export_worker_count_drop(p->ew, ENAV_EXPORT_DROP_QUEUE_FULL, 1);
+		return;
+	}
+	memcpy(body, pp->body, pp->len);
+	char name[24];
+	snprintf(name, sizeof(name), "pulled_%s", pp->kind);
+	const struct enav_profile_service *svc;
+	struct enav_profile_store *store = enav_host_profile_service(p->host, &svc);
+	enav_pyroscope_push_pprof(p, store, svc, name, pp->units, pp->pid, pp->comm,
+				  pp->from_unix_ns, pp->to_unix_ns, body, pp->len);
+}
+
+static int pyro_init(struct enav_host *h, void **state, char *err, size_t errlen)
+{
+	const struct enav_config *cfg = enav_host_config(h);
+	struct enav_pyroscope_config pc = {
+	    .url = cfg->profiling.pyroscope_url,
+	    .app_name = cfg->profiling.pyroscope_app,
+	    .timeout_ms = cfg->profiling.pyroscope_timeout_ms,
+	    .queue_capacity = cfg->profiling.pyroscope_queue,
+	    .max_retries = cfg->profiling.pyroscope_retries,
+	    .frequency_hz = cfg->profiling.frequency_hz,
+	};
+	struct enav_pyroscope *p = enav_pyroscope_start(&pc);
+	if (!p) {
+		snprintf(err, errlen, "exporters.pyroscope: cannot start the push worker");
+		return -ENOMEM;
+	}
+	*state = p;
+	p->host = h;
+	struct enav_profile_consumer c = {pyro_on_interval, pyro_on_pulled, p};
+	return enav_host_consume_profiles(h, &c, err, errlen);
+}
+
+static void pyro_fini(void *state, uint64_t deadline_mono_ns)
+{
+	struct enav_pyroscope *p = state;
+	if (!p)
+		return;
+	enav_host_unconsume_profiles(p->host, p);
+	enav_pyroscope_stop(p, deadline_mono_ns);
+}
+
+static void pyro_metrics(void *state, struct enav_promtext *p)
+{
+	enav_pyroscope_metrics(state, p);
+}
+
+const struct enav_sink_ops enav_pyroscope_sink_ops = {
+    .init = pyro_init,
+    .fini = pyro_fini,
+    .metrics = pyro_metrics,
+};

@@ -10,6 +10,11 @@
  * refused) and counted; a failed push is retried with exponential backoff
  * and jitter (200 ms doubling to 10 s) on a dropped connection, 429 and 5xx
  * only, at most max_retries times, then dropped and counted.
+ *
+ * A row of its own (`pyroscope`, a sink of profiles alone): it gets the
+ * intervals and the pulled profiles as a profile consumer of the host, and
+ * reads the store only through runtime/profiles.h.  Its fini sends what is
+ * queued until the runner's deadline; the store is freed after it.
  */
 #ifndef ENAV_EXPORTERS_PYROSCOPE_PYROSCOPE_H
 #define ENAV_EXPORTERS_PYROSCOPE_PYROSCOPE_H
@@ -19,11 +24,15 @@
 #include <stdint.h>
 
 #include "runtime/export_worker.h"
+#include "runtime/host.h"
+#include "runtime/profiles.h"
 
-struct enav_profile_store;
-struct enav_profile_service;
 struct enav_promtext;
 struct enav_pyroscope;
+
+/* The row: profiling on and exporters.pyroscope.url set. */
+extern const struct enav_sink_ops enav_pyroscope_sink_ops;
+bool enav_pyroscope_enabled(const struct enav_config *cfg);
 
 struct enav_pyroscope_config {
 	const char *url;      /* base URL, e.g. http://127.0.0.1:4040 */
@@ -32,20 +41,21 @@ struct enav_pyroscope_config {
 	uint32_t queue_capacity;
 	uint32_t max_retries;
 	uint32_t frequency_hz; /* sampleRate of CPU profiles */
-	bool offcpu, futex;    /* which kinds are profiled */
 };
 
-struct enav_pyroscope *enav_pyroscope_start(const struct enav_pyroscope_config *cfg,
-					    struct enav_profile_store *store,
-					    const struct enav_profile_service *profiles);
-/* Queue the processes of one interval (never blocks). */
-void enav_pyroscope_interval(struct enav_pyroscope *p, uint64_t from_mono_ns, uint64_t to_mono_ns,
-			     uint64_t from_unix_ns, uint64_t to_unix_ns);
+struct enav_pyroscope *enav_pyroscope_start(const struct enav_pyroscope_config *cfg);
+/* Queue the processes of one interval, each kind of iv->kinds (never blocks). */
+void enav_pyroscope_interval(struct enav_pyroscope *p, struct enav_profile_store *store,
+			     const struct enav_profile_service *svc,
+			     const struct enav_profile_interval *iv);
 /* Queue a profile built elsewhere (a pulled one, already filtered); takes
- * ownership of body.  Pushed as "{app}.{name}{pid=..,comm=..}". */
-void enav_pyroscope_push_pprof(struct enav_pyroscope *p, const char *name, const char *units,
-			       uint32_t pid, const char *comm, uint64_t from_unix_ns,
-			       uint64_t to_unix_ns, uint8_t *body, size_t len);
+ * ownership of body.  Pushed as "{app}.{name}{pid=..,comm=..}", with the
+ * workload's labels when store (may be NULL) knows the pid. */
+void enav_pyroscope_push_pprof(struct enav_pyroscope *p, struct enav_profile_store *store,
+			       const struct enav_profile_service *svc, const char *name,
+			       const char *units, uint32_t pid, const char *comm,
+			       uint64_t from_unix_ns, uint64_t to_unix_ns, uint8_t *body,
+			       size_t len);
 /* Send what is queued until the deadline, then stop. */
 void enav_pyroscope_stop(struct enav_pyroscope *p, uint64_t deadline_mono_ns);
 void enav_pyroscope_metrics(struct enav_pyroscope *p, struct enav_promtext *out);

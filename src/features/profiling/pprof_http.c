@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "runtime/host.h"
+#include "runtime/profiles.h"
 #include "platform/parse.h"
-#include "features/profiling/profile_store.h"
 #include "model/cgroup_path.h"
 
 #define MAX_SECONDS 600
@@ -112,7 +112,8 @@ static const char *query_arg(void *ctx, const char *key)
 static void serve_profile(struct enav_host *a, enum enav_profile_kind kind,
 			  const struct enav_http_request *req, struct enav_http_response *r)
 {
-	struct enav_profile_store *s = enav_host_profiles(a);
+	const struct enav_profile_service *svc;
+	struct enav_profile_store *s = enav_host_profile_service(a, &svc);
 	if (!s) {
 		text(r, 503,
 		     "profiling is not running (profiling.enabled, or it failed to start: see "
@@ -130,11 +131,11 @@ static void serve_profile(struct enav_host *a, enum enav_profile_kind kind,
 	}
 	struct enav_profile_query q = pr.q;
 	uint32_t seconds = pr.seconds;
-	int rc = enav_profile_store_drain(s, &q.from_mono_ns);
-	if (rc == 0 && !enav_profile_store_sleep(s, seconds * 1000))
+	int rc = svc->drain(s, &q.from_mono_ns);
+	if (rc == 0 && !svc->sleep(s, seconds * 1000))
 		rc = -ESHUTDOWN;
 	if (rc == 0)
-		rc = enav_profile_store_drain(s, &q.to_mono_ns);
+		rc = svc->drain(s, &q.to_mono_ns);
 	if (rc) {
 		text(r, 503,
 		     rc == -ESHUTDOWN ? "the agent is stopping\n" : "profiling is not running\n");
@@ -142,7 +143,7 @@ static void serve_profile(struct enav_host *a, enum enav_profile_kind kind,
 	}
 	uint8_t *out;
 	size_t len;
-	rc = enav_profile_store_build(s, &q, &out, &len);
+	rc = svc->build(s, &q, &out, &len);
 	if (rc) {
 		snprintf(msg, sizeof(msg), "cannot build the profile: %s\n", strerror(-rc));
 		text(r, 500, msg);
@@ -185,17 +186,36 @@ static void handle_index(void *ctx, const struct enav_http_request *req,
 	     "format: pprof (default) | folded | svg\n");
 }
 
-size_t enav_pprof_http_routes(struct enav_host *a, struct enav_http_route *out, size_t cap)
+/* ---- the row ---------------------------------------------------------------- */
+
+bool enav_pprof_http_enabled(const struct enav_config *cfg)
 {
+	return cfg->profiling.enabled && cfg->http.enabled;
+}
+
+/* Nothing of its own to keep: the host holds the routes, the handlers find
+ * the store through the host on every request. */
+static int pprof_http_init(struct enav_host *a, void **state, char *err, size_t errlen)
+{
+	*state = NULL;
 	const struct enav_http_route routes[] = {
 	    {"/debug/pprof/", handle_index, a, .long_running = false},
 	    {"/debug/pprof/profile", handle_cpu, a, .long_running = true},
 	    {"/debug/pprof/offcpu", handle_offcpu, a, .long_running = true},
 	    {"/debug/pprof/futex", handle_futex, a, .long_running = true},
 	};
-	size_t n = sizeof(routes) / sizeof(routes[0]);
-	if (n > cap)
-		n = cap;
-	memcpy(out, routes, n * sizeof(*out));
-	return n;
+	return enav_host_add_http_routes(a, routes, sizeof(routes) / sizeof(routes[0]), err,
+					 errlen);
 }
+
+/* The listener (a later row) has stopped: no handler runs any more. */
+static void pprof_http_fini(void *state, uint64_t deadline_mono_ns)
+{
+	(void)state;
+	(void)deadline_mono_ns;
+}
+
+const struct enav_sink_ops enav_pprof_http_sink_ops = {
+    .init = pprof_http_init,
+    .fini = pprof_http_fini,
+};

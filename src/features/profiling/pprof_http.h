@@ -10,6 +10,11 @@
  * Filters: pid=, container= (id or a prefix of 4+ hex digits), cgroup= (path
  * prefix or id);
  * format=pprof (default, gzip'd profile.proto) | folded | svg.
+ *
+ * A row of its own (`pprof_http`, a sink of no signal), before the HTTP
+ * listener's row (`prometheus`): it adds the routes to the host, which the
+ * listener mounts; the handlers read the store only through
+ * runtime/profiles.h.
  */
 #ifndef ENAV_FEATURES_PROFILING_PPROF_HTTP_H
 #define ENAV_FEATURES_PROFILING_PPROF_HTTP_H
@@ -19,8 +24,12 @@
 #include <stdint.h>
 
 #include "platform/http.h"
-#include "features/profiling/pprof_routes.h"
-#include "features/profiling/profile_store.h"
+#include "runtime/host.h"
+#include "runtime/profiles.h"
+
+/* The row: profiling on and the HTTP listener on (http.enabled). */
+extern const struct enav_sink_ops enav_pprof_http_sink_ops;
+bool enav_pprof_http_enabled(const struct enav_config *cfg);
 
 /* Exposed for tests and tests/fuzz/fuzz_pprof_query.c: the query of a
  * profile request, parsed.  arg answers as enav_http_query() does: a query

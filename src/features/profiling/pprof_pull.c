@@ -22,8 +22,7 @@
 #include "platform/promtext.h"
 #include "golang/go_buildinfo.h"
 #include "features/profiling/pprof_filter.h"
-#include "features/profiling/profile_spool.h"
-#include "exporters/pyroscope/pyroscope.h"
+#include "runtime/profiles.h"
 
 #define MAX_LISTEN	  4096	      /* listening sockets considered per round */
 #define MAX_PIDS_SCANNED  65536	      /* processes looked at per round */
@@ -51,8 +50,7 @@ struct enav_pprof_pull {
 	size_t n_allow;
 	char configured[ENAV_CONFIG_LIST_MAX][ENAV_CONFIG_ENTRY_MAX];
 	size_t n_configured;
-	struct enav_profile_spool *spool;
-	struct enav_pyroscope *pyroscope;
+	struct enav_host *host; /* its profile consumers get what is pulled */
 	struct target *targets;
 	size_t n_targets;
 	pthread_t thread;
@@ -422,9 +420,16 @@ static void ship(struct enav_pprof_pull *p, struct target *t, const uint8_t *raw
 	}
 	atomic_fetch_add(&p->frames_kept, st.frames_kept);
 	atomic_fetch_add(&p->frames_redacted, st.frames_redacted);
-	enav_profile_spool_write(p->spool, "pulled-cpu", out, out_len, to_unix);
-	enav_pyroscope_push_pprof(p->pyroscope, "pulled_cpu", "samples", t->pid, t->comm, from_unix,
-				  to_unix, out, out_len); /* takes out */
+	struct enav_pulled_profile pp = {.kind = "cpu",
+					 .units = "samples",
+					 .pid = t->pid,
+					 .comm = t->comm,
+					 .from_unix_ns = from_unix,
+					 .to_unix_ns = to_unix,
+					 .body = out,
+					 .len = out_len};
+	enav_host_publish_pulled(p->host, &pp);
+	free(out);
 }
 
 static void capture(struct enav_pprof_pull *p, struct target *t)
@@ -551,9 +556,7 @@ static void *pull_thread(void *arg)
 	return NULL;
 }
 
-struct enav_pprof_pull *enav_pprof_pull_start(const struct enav_config *cfg,
-					      struct enav_profile_spool *spool,
-					      struct enav_pyroscope *pyroscope)
+struct enav_pprof_pull *enav_pprof_pull_start(const struct enav_config *cfg, struct enav_host *host)
 {
 	struct enav_pprof_pull *p = calloc(1, sizeof(*p));
 	if (!p)
@@ -569,8 +572,7 @@ struct enav_pprof_pull *enav_pprof_pull_start(const struct enav_config *cfg,
 	for (uint32_t i = 0; i < cfg->profiling.pull_targets.n && i < ENAV_CONFIG_LIST_MAX; i++)
 		snprintf(p->configured[p->n_configured++], ENAV_CONFIG_ENTRY_MAX, "%s",
 			 cfg->profiling.pull_targets.item[i]);
-	p->spool = spool;
-	p->pyroscope = pyroscope;
+	p->host = host;
 	p->targets = calloc(p->max_targets, sizeof(*p->targets));
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cv, NULL);
@@ -642,3 +644,38 @@ void enav_pprof_pull_metrics(struct enav_pprof_pull *p, struct enav_promtext *ou
 	enav_promtext_sample_u64(out, "enav_profile_filter_frames_total", lr, 1,
 				 atomic_load(&p->frames_redacted));
 }
+
+/* ---- the row ---------------------------------------------------------------- */
+
+bool enav_pprof_pull_enabled(const struct enav_config *cfg)
+{
+	return cfg->profiling.enabled && cfg->profiling.pull;
+}
+
+static int pull_init(struct enav_host *h, void **state, char *err, size_t errlen)
+{
+	*state = enav_pprof_pull_start(enav_host_config(h), h);
+	if (!*state) {
+		snprintf(err, errlen, "profiling.pull: cannot start the pull worker");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Before the consumers' fini (a later row): a capture in flight is aborted. */
+static void pull_fini(void *state, uint64_t deadline_mono_ns)
+{
+	(void)deadline_mono_ns;
+	enav_pprof_pull_stop(state);
+}
+
+static void pull_metrics(void *state, struct enav_promtext *out)
+{
+	enav_pprof_pull_metrics(state, out);
+}
+
+const struct enav_sink_ops enav_pprof_pull_sink_ops = {
+    .init = pull_init,
+    .fini = pull_fini,
+    .metrics = pull_metrics,
+};

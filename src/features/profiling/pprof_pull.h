@@ -2,7 +2,8 @@
 /*
  * Pull CPU profiles from Go services that serve net/http/pprof, filter them
  * to the operator's own code (src/features/profiling/pprof_filter.h, with each
- * binary's own build info), and ship them through the spool and Pyroscope.
+ * binary's own build info), and hand them to the host's profile consumers
+ * (the spool and Pyroscope rows, runtime/profiles.h), naming neither.
  *
  * Targets: Go processes of this node (their executable carries Go build
  * info) listening on a TCP port of the host network namespace that answers
@@ -12,6 +13,10 @@
  * (round robin, never ranked by consumption).  A non-200 answer (Go runs one
  * CPU profile at a time: the owner runs their own profiler) puts the target
  * on hold for hold_ms; it is never retried sooner.
+ *
+ * A row of its own (`pprof_pull`, a sink of no signal), after the spool and
+ * Pyroscope in the table: sinks stop in reverse table order, so the pull
+ * stops before the consumers it feeds.
  */
 #ifndef ENAV_FEATURES_PROFILING_PPROF_PULL_H
 #define ENAV_FEATURES_PROFILING_PPROF_PULL_H
@@ -21,15 +26,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct enav_config;
-struct enav_profile_spool;
-struct enav_pyroscope;
+#include "runtime/host.h"
+
 struct enav_promtext;
 struct enav_pprof_pull;
 
+/* The row: profiling on and profiling.pull.enabled. */
+extern const struct enav_sink_ops enav_pprof_pull_sink_ops;
+bool enav_pprof_pull_enabled(const struct enav_config *cfg);
+
+/* Starts the pull thread; what it fetches goes to host's profile consumers. */
 struct enav_pprof_pull *enav_pprof_pull_start(const struct enav_config *cfg,
-					      struct enav_profile_spool *spool,
-					      struct enav_pyroscope *pyroscope);
+					      struct enav_host *host);
 /* Abort a capture in flight and stop. */
 void enav_pprof_pull_stop(struct enav_pprof_pull *p);
 void enav_pprof_pull_metrics(struct enav_pprof_pull *p, struct enav_promtext *out);

@@ -4,8 +4,9 @@
  * per CPU for the CPU profile, and drains the kernel's aggregation map into
  * the profile store every profiling.drain_ms (and on demand, when an HTTP
  * profile request opens and closes its window); every profiling.interval_ms
- * the interval's profiles go to the spool and to Pyroscope.  Its own thread does the
- * draining and the mapping snapshots, so the capture loop never waits on it.
+ * it closes an interval and publishes it to the host's profile consumers
+ * (the spool and Pyroscope rows).  Its own thread does the draining and the
+ * mapping snapshots, so the capture loop never waits on it.
  */
 #include "features/profiling/profile_source.h"
 
@@ -31,11 +32,8 @@
 #include "profile_bounded_ringbuf.skel.h"
 #include "profile_perf.skel.h"
 #include "profile_ringbuf.skel.h"
-#include "features/profiling/profile_spool.h"
-#include "exporters/pyroscope/pyroscope.h"
 #include "runtime/bpf_source.h"
 #include "platform/tracefs.h"
-#include "features/profiling/pprof_pull.h"
 #include "features/profiling/unwind_tables.h"
 
 ENAV_SKEL_OPS(profile_ringbuf);
@@ -107,10 +105,7 @@ struct profile_source {
 	pthread_t unwind_thread;
 	bool unwind_thread_started;
 	pthread_cond_t unwind_cv;
-	/* interval exporters (profiler thread only) */
-	struct enav_profile_spool *spool;
-	struct enav_pyroscope *pyroscope;
-	struct enav_pprof_pull *pull;
+	/* the interval being cut (profiler thread only) */
 	uint64_t interval_from_mono, interval_from_unix;
 	/* drain state (under the store's drain lock) */
 	uint64_t last_drain_mono, last_drain_unix;
@@ -217,21 +212,23 @@ static int drain(void *ctx, uint64_t *drained_to)
 	return 0;
 }
 
-/* The periodic drain closes an interval: the spool and Pyroscope get it. */
+/* The periodic drain closes an interval: every profile consumer gets it. */
 static void export_interval(struct profile_source *src)
 {
 	uint64_t to;
 	if (enav_profile_store_drain(src->store, &to) != 0)
 		return;
-	uint64_t to_unix = enav_clock_unix_ns();
-	uint32_t kinds = (1u << ENAV_PROFILE_CPU) | (src->offcpu ? 1u << ENAV_PROFILE_OFFCPU : 0) |
-			 (src->futex ? 1u << ENAV_PROFILE_FUTEX : 0);
-	enav_profile_spool_interval(src->spool, src->store, kinds, src->interval_from_mono, to,
-				    to_unix);
-	enav_pyroscope_interval(src->pyroscope, src->interval_from_mono, to,
-				src->interval_from_unix, to_unix);
+	struct enav_profile_interval iv = {
+	    .from_mono_ns = src->interval_from_mono,
+	    .to_mono_ns = to,
+	    .from_unix_ns = src->interval_from_unix,
+	    .to_unix_ns = enav_clock_unix_ns(),
+	    .kinds = (1u << ENAV_PROFILE_CPU) | (src->offcpu ? 1u << ENAV_PROFILE_OFFCPU : 0) |
+		     (src->futex ? 1u << ENAV_PROFILE_FUTEX : 0),
+	};
+	enav_host_publish_interval(src->agent, &iv);
 	src->interval_from_mono = to;
-	src->interval_from_unix = to_unix;
+	src->interval_from_unix = iv.to_unix_ns;
 }
 
 static void *profiler_thread(void *arg)
@@ -599,38 +596,7 @@ static int profile_start(struct enav_host *a, void **state, char *err, size_t er
 		return rc;
 	src->last_drain_mono = src->interval_from_mono = enav_clock_mono_ns();
 	src->last_drain_unix = src->interval_from_unix = enav_clock_unix_ns();
-	if (cfg->profiling.spool_dir[0]) {
-		src->spool = enav_profile_spool_open(cfg->profiling.spool_dir,
-						     (uint64_t)cfg->profiling.spool_max_mb << 20,
-						     cfg->profiling.spool_max_age_s, err, errlen);
-		if (!src->spool)
-			return -EINVAL;
-	}
-	if (cfg->profiling.pyroscope_url[0]) {
-		struct enav_pyroscope_config pc = {
-		    .url = cfg->profiling.pyroscope_url,
-		    .app_name = cfg->profiling.pyroscope_app,
-		    .timeout_ms = cfg->profiling.pyroscope_timeout_ms,
-		    .queue_capacity = cfg->profiling.pyroscope_queue,
-		    .max_retries = cfg->profiling.pyroscope_retries,
-		    .frequency_hz = cfg->profiling.frequency_hz,
-		    .offcpu = src->offcpu,
-		    .futex = src->futex,
-		};
-		src->pyroscope = enav_pyroscope_start(&pc, src->store, &enav_profile_store_service);
-		if (!src->pyroscope) {
-			snprintf(err, errlen, "exporters.pyroscope: cannot start the push worker");
-			return -ENOMEM;
-		}
-	}
 	enav_profile_store_set_drain(src->store, drain, src);
-	if (cfg->profiling.pull) {
-		src->pull = enav_pprof_pull_start(cfg, src->spool, src->pyroscope);
-		if (!src->pull) {
-			snprintf(err, errlen, "profiling.pull: cannot start the pull worker");
-			return -ENOMEM;
-		}
-	}
 	if (pthread_create(&src->thread, NULL, profiler_thread, src) != 0) {
 		snprintf(err, errlen, "profiling: cannot start the profiler thread");
 		return -EAGAIN;
@@ -672,12 +638,6 @@ static void profile_stop(void *state)
 		pthread_mutex_unlock(&src->lock);
 		pthread_join(src->unwind_thread, NULL);
 	}
-	enav_pprof_pull_stop(src->pull); /* it feeds the spool and Pyroscope */
-	enav_pyroscope_stop(src->pyroscope,
-			    enav_clock_mono_ns() +
-				(uint64_t)enav_host_config(src->agent)->shutdown_timeout_ms *
-				    1000000ull);
-	enav_profile_spool_close(src->spool);
 	for (int i = 0; i < src->n_perf; i++) {
 		bpf_link__destroy(src->perf_links[i]);
 		close(src->perf_fds[i]);
@@ -781,9 +741,6 @@ static void profile_metrics(void *state, struct enav_promtext *p)
 		enav_unwind_stats_metrics(&st, p);
 	}
 	enav_profile_store_metrics(src->store, p);
-	enav_profile_spool_metrics(src->spool, p);
-	enav_pyroscope_metrics(src->pyroscope, p);
-	enav_pprof_pull_metrics(src->pull, p);
 }
 
 enum enav_unwind_wait enav_profile_source_unwind_state(void *state, uint32_t tgid)

@@ -16,7 +16,7 @@
 
 #include "platform/log.h"
 #include "platform/promtext.h"
-#include "features/profiling/profile_store.h"
+#include "config/config.h"
 
 #define PREFIX	  "enav-"
 #define SUFFIX	  ".pb.gz"
@@ -29,6 +29,7 @@ struct enav_profile_spool {
 	uint32_t max_age_s;
 	uint64_t seq;
 	pthread_mutex_t lock;
+	struct enav_host *host; /* the row's: its profile consumer is registered there */
 	_Atomic uint64_t written, bytes_written, write_errors, removed_age, removed_size, files,
 	    bytes, planted;
 };
@@ -228,8 +229,8 @@ static void utc_stamp(uint64_t unix_ns, char *out, size_t cap)
 }
 
 void enav_profile_spool_interval(struct enav_profile_spool *sp, struct enav_profile_store *store,
-				 uint32_t kinds, uint64_t from_mono_ns, uint64_t to_mono_ns,
-				 uint64_t to_unix_ns)
+				 const struct enav_profile_service *svc, uint32_t kinds,
+				 uint64_t from_mono_ns, uint64_t to_mono_ns, uint64_t to_unix_ns)
 {
 	if (!sp)
 		return;
@@ -245,12 +246,12 @@ void enav_profile_spool_interval(struct enav_profile_spool *sp, struct enav_prof
 					       .redact = true /* files are shipped on */};
 		uint8_t *body;
 		size_t len;
-		if (enav_profile_store_build(store, &q, &body, &len) != 0) {
+		if (svc->build(store, &q, &body, &len) != 0) {
 			atomic_fetch_add(&sp->write_errors, 1);
 			continue;
 		}
 		if (q.matched)
-			write_one(sp, enav_profile_kind_name(k), stamp, body, len);
+			write_one(sp, svc->kind_name(k), stamp, body, len);
 		free(body);
 	}
 	enav_profile_spool_enforce(sp, (uint64_t)time(NULL));
@@ -303,3 +304,60 @@ void enav_profile_spool_metrics(struct enav_profile_spool *sp, struct enav_promt
 	enav_promtext_sample_u64(p, "enav_profile_spool_removed_total", ls, 1,
 				 atomic_load(&sp->removed_size));
 }
+
+/* ---- the row ---------------------------------------------------------------- */
+
+bool enav_profile_spool_enabled(const struct enav_config *cfg)
+{
+	return cfg->profiling.enabled && cfg->profiling.spool_dir[0];
+}
+
+static void spool_on_interval(void *ctx, struct enav_profile_store *store,
+			      const struct enav_profile_service *svc,
+			      const struct enav_profile_interval *iv)
+{
+	enav_profile_spool_interval(ctx, store, svc, iv->kinds, iv->from_mono_ns, iv->to_mono_ns,
+				    iv->to_unix_ns);
+}
+
+static void spool_on_pulled(void *ctx, const struct enav_pulled_profile *p)
+{
+	char kind[32];
+	snprintf(kind, sizeof(kind), "pulled-%s", p->kind);
+	enav_profile_spool_write(ctx, kind, p->body, p->len, p->to_unix_ns);
+}
+
+static int spool_init(struct enav_host *h, void **state, char *err, size_t errlen)
+{
+	const struct enav_config *cfg = enav_host_config(h);
+	struct enav_profile_spool *sp = enav_profile_spool_open(
+	    cfg->profiling.spool_dir, (uint64_t)cfg->profiling.spool_max_mb << 20,
+	    cfg->profiling.spool_max_age_s, err, errlen);
+	if (!sp)
+		return -EINVAL;
+	*state = sp;
+	sp->host = h;
+	struct enav_profile_consumer c = {spool_on_interval, spool_on_pulled, sp};
+	return enav_host_consume_profiles(h, &c, err, errlen);
+}
+
+static void spool_fini(void *state, uint64_t deadline_mono_ns)
+{
+	(void)deadline_mono_ns; /* writes are synchronous: none is left in flight */
+	struct enav_profile_spool *sp = state;
+	if (!sp)
+		return;
+	enav_host_unconsume_profiles(sp->host, sp);
+	enav_profile_spool_close(sp);
+}
+
+static void spool_metrics(void *state, struct enav_promtext *p)
+{
+	enav_profile_spool_metrics(state, p);
+}
+
+const struct enav_sink_ops enav_profile_spool_sink_ops = {
+    .init = spool_init,
+    .fini = spool_fini,
+    .metrics = spool_metrics,
+};

@@ -568,6 +568,7 @@ void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promte
 
 const struct enav_profile_service enav_profile_store_service = {
     .drain = enav_profile_store_drain,
+    .sleep = enav_profile_store_sleep,
     .build = enav_profile_store_build,
     .build_tables = enav_profile_store_build_tables,
     .workload = enav_profile_store_workload,
