@@ -167,8 +167,17 @@ static int prom_init(struct enav_host *a, void **state, char *err, size_t errlen
 	explicit_bzero(token, sizeof(token));
 	if (!ps->http || (hhost[0] && !ps->health))
 		return -EADDRINUSE;
-	enav_info("serving %s/debug/pprof/, /healthz, /readyz on http://%s:%u (%s)%s%s",
-		  cfg->prometheus.enabled ? "/metrics, " : "", host, port,
+	/* Say what is mounted, from the table itself: the pprof routes are
+	 * there only when their row added them. */
+	char paths[256] = "";
+	for (size_t i = 0, used = 0; i < n; i++) {
+		int w = snprintf(paths + used, sizeof(paths) - used, "%s%s", i ? ", " : "",
+				 routes[i].path);
+		if (w < 0 || (size_t)w >= sizeof(paths) - used)
+			break; /* a log line: cut, never overrun */
+		used += (size_t)w;
+	}
+	enav_info("serving %s on http://%s:%u (%s)%s%s", paths, host, port,
 		  token_required ? "bearer token required" : "no authentication",
 		  hhost[0] ? "; /healthz, /readyz on http://" : "",
 		  hhost[0] ? cfg->http.health_listen : "");
