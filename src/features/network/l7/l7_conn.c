@@ -399,8 +399,9 @@ void enav_l7_tracker_data(struct enav_l7_tracker *t, const struct enav_l7_event 
 	uint64_t slot;
 	struct conn *c;
 	bool tls = (e->flags & ENAV_L7_TLS) != 0;
-	if (enav_u64map_get(&t->index, e->sock_id, &slot) &&
-	    (t->conns[slot].tls_library != ENAV_TLS_LIB_NONE) != tls) {
+	/* One index lookup per record: it is most of the tracker's own cost. */
+	bool known = enav_u64map_get(&t->index, e->sock_id, &slot);
+	if (known && (t->conns[slot].tls_library != ENAV_TLS_LIB_NONE) != tls) {
 		/* The connection went encrypted (PostgreSQL's SSLRequest, a
 		 * STARTTLS): its plaintext is a new stream in another sequence
 		 * space, not a gap in the old one. */
@@ -409,10 +410,14 @@ void enav_l7_tracker_data(struct enav_l7_tracker *t, const struct enav_l7_event 
 		c = open_conn(t, e, payload);
 		if (!c)
 			return;
-	} else if (enav_u64map_get(&t->index, e->sock_id, &slot)) {
+	} else if (known) {
 		c = &t->conns[slot];
-		lru_unlink(t, (uint32_t)slot);
-		lru_push_front(t, (uint32_t)slot);
+		/* A keep-alive exchange is several records in a row on one
+		 * connection: the most recent one is already at the front. */
+		if (t->lru_head != (uint32_t)slot) {
+			lru_unlink(t, (uint32_t)slot);
+			lru_push_front(t, (uint32_t)slot);
+		}
 	} else {
 		c = open_conn(t, e, payload);
 		if (!c)
