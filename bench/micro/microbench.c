@@ -160,7 +160,7 @@ static void count_op(void *ctx, const struct enav_l7_op *op)
 {
 	sink += op->status_code;
 }
-static const struct enav_l7_sink h1_sink = {count_op, NULL, &h1_stats};
+static const struct enav_l7_sink h1_sink = {count_op, NULL, &h1_stats, NULL};
 
 static void feed_h1(const struct raw_event *r, enum enav_l7_stream stream)
 {
@@ -204,7 +204,7 @@ static struct parser_bench h2_b = {.ops = &enav_l7_http2_ops};
 
 static void pb_feed(struct parser_bench *b, enum enav_l7_stream stream, const void *p, size_t n)
 {
-	struct enav_l7_sink out = {count_op, NULL, &b->stats};
+	struct enav_l7_sink out = {count_op, NULL, &b->stats, NULL};
 	struct enav_l7_fragment f = {
 	    .stream = stream,
 	    .data = p,
