@@ -4,9 +4,11 @@
  * (`make microbench`; built by `make all` so it does not rot).
  *
  * Every case is per span: the stages (decode of the span's ring records,
- * HTTP/1 parse, span build in the tracker, RED update, the encoders) and
- * the whole paths, ring records to an NDJSON line or to an OTLP request
- * body (batched as the traces worker batches).
+ * HTTP/1 parse, span build in the tracker, RED update, attribution, the
+ * hand-off to the export worker, the encoders) and the whole paths, ring
+ * records to an NDJSON line or to an OTLP request body (batched as the
+ * traces worker batches).  The paths leave out attribution and the
+ * hand-off: add those two cases to a path's figure.
  *
  * Each case warms up, then runs timed batches; a batch is sized to take
  * about BATCH_NS.  It reports ns per operation: the median of the batches,
@@ -25,6 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <zlib.h>
 
@@ -39,6 +44,8 @@
 #include "features/network/l7/l7_conn.h"
 #include "features/network/net_decode.h"
 #include "features/network/red_metrics.h"
+#include "enrich/attribution.h"
+#include "runtime/export_worker.h"
 
 #define WARMUP_NS 50000000ull /* 50 ms */
 #define BATCH_NS  2000000ull  /* 2 ms */
@@ -430,6 +437,96 @@ static void bench_signal_pool(uint64_t iters)
 	}
 }
 
+/* What enav_host_emit adds per span that the stages above leave out:
+ * attribution (the processor every signal goes through) and the hand-off
+ * to the traces worker. */
+
+/* A span signal as the tracker emits it, of this process's own cgroup. */
+static uint64_t own_cgroup_id;
+static bool cgroup2_here;
+static struct enav_signal *span_copy(void)
+{
+	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_SPAN, 0);
+	if (!s)
+		exit(1);
+	memcpy(s, kept_span, enav_signal_size(ENAV_SIGNAL_SPAN, 0));
+	atomic_init(&s->refs, 1);
+	s->attr_ref = NULL;
+	s->attr_release = NULL;
+	s->process.has_cgroup_path = false;
+	s->process.cgroup_path = "";
+	s->process.cgroup_id = own_cgroup_id;
+	return s;
+}
+
+/* The cgroup id of this process (the inode of its cgroup2 directory), or 0. */
+static uint64_t cgroup_id_of_self(const char *mount)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	char text[512], path[1024];
+	uint64_t id = 0;
+	while (f && fgets(text, sizeof(text), f)) {
+		if (strncmp(text, "0::", 3))
+			continue;
+		text[strcspn(text, "\n")] = '\0';
+		snprintf(path, sizeof(path), "%s%s", mount, text + 3);
+		struct stat st;
+		if (stat(path, &st) == 0)
+			id = st.st_ino;
+	}
+	if (f)
+		fclose(f);
+	return id;
+}
+
+/* Attribution of one span (its cgroup in the cache after the first), with
+ * the signal's copy and release around it: see signal_pool for those. */
+static void *attr_state;
+static void bench_attribution(uint64_t iters)
+{
+	for (uint64_t i = 0; i < iters; i++) {
+		struct enav_signal *s = span_copy();
+		enav_attribution_ops.apply(attr_state, s);
+		sink += s->process.has_cgroup_path;
+		enav_signal_unref(s);
+	}
+}
+
+/* The hand-off: a span submitted to an export worker set up as the traces
+ * worker is by default (batches of 512, a tick far enough away that only
+ * full batches wake it), whose transport only releases the batch.  The
+ * worker thread's instructions count too (callgrind runs every thread). */
+#define SUBMIT_BATCH 512
+static struct enav_export_worker *submit_w;
+static enum enav_export_prepared release_batch(void *ctx, void **items, size_t n, void **body,
+					       size_t *n_body)
+{
+	for (size_t i = 0; i < n; i++)
+		enav_signal_unref(items[i]);
+	*body = NULL;
+	*n_body = n;
+	return ENAV_EXPORT_READY;
+}
+static enum enav_export_result sent(void *ctx, void *body, size_t n, uint32_t *retry_after_ms)
+{
+	*retry_after_ms = 0;
+	return ENAV_EXPORT_SENT;
+}
+static void release_none(void *ctx, void *body)
+{
+}
+static void free_span(void *ctx, void *item)
+{
+	enav_signal_unref(item);
+}
+static void bench_submit(uint64_t iters)
+{
+	for (uint64_t i = 0; i < iters; i++) {
+		enav_signal_ref(kept_span);
+		sink += enav_export_worker_submit(submit_w, kept_span);
+	}
+}
+
 /* The whole user-side path of one span, decode to encoded bytes: the
  * decoder on its three events, the tracker, the RED metrics, an encoder. */
 static struct enav_signal *latest;
@@ -519,10 +616,41 @@ static void setup(void)
 
 	struct enav_config cfg;
 	enav_config_defaults(&cfg);
+	/* Attribution resolves a cgroup id on the cgroup2 mount once, then
+	 * from its cache; without cgroup2 (this host's /sys/fs/cgroup is not
+	 * one) it caches that instead.  Either way no syscall per span, but
+	 * the attribution case measures one path or the other: it says which. */
+	struct statfs sfs;
+	cgroup2_here = statfs("/sys/fs/cgroup", &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC;
+	if (cgroup2_here)
+		snprintf(cfg.attribution.cgroup2_mount, sizeof(cfg.attribution.cgroup2_mount), "%s",
+			 "/sys/fs/cgroup");
 	host = enav_host_new(&cfg);
 	char err[256] = "";
 	if (!host || enav_red_metrics_ops.init(host, &red_state, err, sizeof(err))) {
 		fprintf(stderr, "microbench: red metrics init failed: %s\n", err);
+		exit(1);
+	}
+	own_cgroup_id = cgroup2_here ? cgroup_id_of_self("/sys/fs/cgroup") : 0;
+	if (enav_attribution_ops.init(host, &attr_state, err, sizeof(err))) {
+		fprintf(stderr, "microbench: attribution init failed: %s\n", err);
+		exit(1);
+	}
+	static const struct enav_export_transport release_only = {.prepare = release_batch,
+								  .send = sent,
+								  .release = release_none,
+								  .free_item = free_span};
+	struct enav_export_worker_config wc = {
+	    .name = "bench traces",
+	    .queue_capacity = 8 * SUBMIT_BATCH,
+	    .batch_max_items = SUBMIT_BATCH,
+	    .batch_max_delay_ms = 3600000,
+	    .backoff_initial_ms = 1000,
+	    .backoff_max_ms = 1000,
+	};
+	submit_w = enav_export_worker_start(&wc, &release_only, NULL, err, sizeof(err));
+	if (!submit_w) {
+		fprintf(stderr, "microbench: export worker: %s\n", err);
 		exit(1);
 	}
 	/* A few routes, both roles, as a small service would have. */
@@ -579,6 +707,8 @@ static const struct bench_case cases[] = {
     {"otlp_gzip", "span (body of 64, gzip)", bench_otlp_gzip, NULL},
     {"red_observe", "span", bench_red_observe, NULL},
     {"signal_pool", "span (new, then unref in batches of 512)", bench_signal_pool, NULL},
+    {"attribution", "span (with a signal copy and release)", bench_attribution, NULL},
+    {"export_submit", "span (to a worker taking batches of 512)", bench_submit, NULL},
     {"red_render", "render (10 series)", bench_red_render, NULL},
     {"path_ndjson", "span", bench_path_ndjson, use_latest},
     {"path_otlp", "span", bench_path_otlp, use_latest},
@@ -641,6 +771,10 @@ int main(int argc, char **argv)
 			run_case(&cases[i]);
 	if (gzip_ratio > 0)
 		printf("otlp_gzip: the body compresses to %.2f of its size\n", gzip_ratio);
+	if (strstr("attribution", filter))
+		printf("attribution: %s\n", cgroup2_here ? "the span's cgroup resolved on cgroup2"
+							 : "no cgroup2 at /sys/fs/cgroup: "
+							   "the no-cgroup2 path");
 	printf("%d timed batches per case after %llu ms of warm-up; one process, one thread\n",
 	       BATCHES, WARMUP_NS / 1000000ull);
 	return (int)(sink & 0);
