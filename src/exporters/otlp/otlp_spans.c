@@ -186,6 +186,18 @@ static inline void add_int(struct attrs *as, const char *key, uint8_t key_len, i
 /* A NUL-terminated array member's length, never past the array. */
 #define FIELD_LEN(arr) strnlen((arr), sizeof(arr))
 
+/* The first and the last k bytes of s[0..n) to p (k <= n <= 2k): with k a
+ * constant, four fixed-size moves. */
+static inline __attribute__((always_inline)) void copy_ends(uint8_t *p, const uint8_t *s, size_t n,
+							    size_t k)
+{
+	uint8_t head[16], tail[16];
+	memcpy(head, s, k);
+	memcpy(tail, s + n - k, k);
+	memcpy(p, head, k);
+	memcpy(p + n - k, tail, k);
+}
+
 /*
  * n bytes of src just before p (inside a reservation), as enav_pb_put_at.
  * Keys and most values are 3 to 32 bytes: a call into the C library's
@@ -198,30 +210,17 @@ static inline uint8_t *put_small(uint8_t *p, const void *src, size_t n)
 {
 	const uint8_t *s = src;
 	p -= n;
-	if (n > 32) {
+	if (n > 32)
 		memcpy(p, s, n);
-	} else if (n >= 16) {
-		uint8_t a[16], b[16];
-		memcpy(a, s, 16);
-		memcpy(b, s + n - 16, 16);
-		memcpy(p, a, 16);
-		memcpy(p + n - 16, b, 16);
-	} else if (n >= 8) {
-		uint64_t a, b;
-		memcpy(&a, s, 8);
-		memcpy(&b, s + n - 8, 8);
-		memcpy(p, &a, 8);
-		memcpy(p + n - 8, &b, 8);
-	} else if (n >= 4) {
-		uint32_t a, b;
-		memcpy(&a, s, 4);
-		memcpy(&b, s + n - 4, 4);
-		memcpy(p, &a, 4);
-		memcpy(p + n - 4, &b, 4);
-	} else {
+	else if (n >= 16)
+		copy_ends(p, s, n, 16);
+	else if (n >= 8)
+		copy_ends(p, s, n, 8);
+	else if (n >= 4)
+		copy_ends(p, s, n, 4);
+	else
 		for (size_t i = 0; i < n; i++)
 			p[i] = s[i];
-	}
 	return p;
 }
 
