@@ -325,6 +325,19 @@ static void bench_span_build(uint64_t iters)
 		exchange_through_tracker();
 }
 
+/* A new span signal with kept_span's content, holding nothing pinned. */
+static struct enav_signal *kept_copy(void)
+{
+	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_SPAN, 0);
+	if (!s)
+		exit(1);
+	memcpy(s, kept_span, enav_signal_size(ENAV_SIGNAL_SPAN, 0));
+	atomic_init(&s->refs, 1);
+	s->attr_ref = NULL;
+	s->attr_release = NULL;
+	return s;
+}
+
 static char line[16384];
 static void bench_ndjson(uint64_t iters)
 {
@@ -362,12 +375,7 @@ static void bench_otlp_gzip(uint64_t iters)
 	static void *items[OTLP_BATCH];
 	if (!items[0]) {
 		for (size_t k = 0; k < OTLP_BATCH; k++) {
-			struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_SPAN, 0);
-			if (!s)
-				exit(1);
-			memcpy(s, kept_span, enav_signal_size(ENAV_SIGNAL_SPAN, 0));
-			atomic_init(&s->refs, 1);
-			s->attr_release = NULL;
+			struct enav_signal *s = kept_copy();
 			for (size_t b = 0; b < 16; b++)
 				s->span.trace_id[b] = (uint8_t)rand();
 			for (size_t b = 0; b < 8; b++)
@@ -446,13 +454,7 @@ static uint64_t own_cgroup_id;
 static bool cgroup2_here;
 static struct enav_signal *span_copy(void)
 {
-	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_SPAN, 0);
-	if (!s)
-		exit(1);
-	memcpy(s, kept_span, enav_signal_size(ENAV_SIGNAL_SPAN, 0));
-	atomic_init(&s->refs, 1);
-	s->attr_ref = NULL;
-	s->attr_release = NULL;
+	struct enav_signal *s = kept_copy();
 	s->process.has_cgroup_path = false;
 	s->process.cgroup_path = "";
 	s->process.cgroup_id = own_cgroup_id;
@@ -524,6 +526,56 @@ static void bench_submit(uint64_t iters)
 	for (uint64_t i = 0; i < iters; i++) {
 		enav_signal_ref(kept_span);
 		sink += enav_export_worker_submit(submit_w, kept_span);
+	}
+}
+
+/* Set up only before their cases: the worker's thread would make every
+ * other case's C library calls those of a threaded process. */
+static void attribution_setup(void)
+{
+	struct enav_config cfg;
+	enav_config_defaults(&cfg);
+	/* Attribution resolves a cgroup id on the cgroup2 mount once, then
+	 * from its cache; without cgroup2 (this host's /sys/fs/cgroup is not
+	 * one) it caches that instead.  Either way no syscall per span, but
+	 * the attribution case measures one path or the other: it says which. */
+	struct statfs sfs;
+	cgroup2_here = statfs("/sys/fs/cgroup", &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC;
+	if (cgroup2_here)
+		snprintf(cfg.attribution.cgroup2_mount, sizeof(cfg.attribution.cgroup2_mount), "%s",
+			 "/sys/fs/cgroup");
+	struct enav_host *h = enav_host_new(&cfg);
+	char err[256] = "";
+	if (!h) {
+		fprintf(stderr, "microbench: host failed\n");
+		exit(1);
+	}
+	own_cgroup_id = cgroup2_here ? cgroup_id_of_self("/sys/fs/cgroup") : 0;
+	if (enav_attribution_ops.init(h, &attr_state, err, sizeof(err))) {
+		fprintf(stderr, "microbench: attribution init failed: %s\n", err);
+		exit(1);
+	}
+}
+
+static void submit_setup(void)
+{
+	char err[256] = "";
+	static const struct enav_export_transport release_only = {.prepare = release_batch,
+								  .send = sent,
+								  .release = release_none,
+								  .free_item = free_span};
+	struct enav_export_worker_config wc = {
+	    .name = "bench traces",
+	    .queue_capacity = 8 * SUBMIT_BATCH,
+	    .batch_max_items = SUBMIT_BATCH,
+	    .batch_max_delay_ms = 3600000,
+	    .backoff_initial_ms = 1000,
+	    .backoff_max_ms = 1000,
+	};
+	submit_w = enav_export_worker_start(&wc, &release_only, NULL, err, sizeof(err));
+	if (!submit_w) {
+		fprintf(stderr, "microbench: export worker: %s\n", err);
+		exit(1);
 	}
 }
 
@@ -616,51 +668,17 @@ static void setup(void)
 
 	struct enav_config cfg;
 	enav_config_defaults(&cfg);
-	/* Attribution resolves a cgroup id on the cgroup2 mount once, then
-	 * from its cache; without cgroup2 (this host's /sys/fs/cgroup is not
-	 * one) it caches that instead.  Either way no syscall per span, but
-	 * the attribution case measures one path or the other: it says which. */
-	struct statfs sfs;
-	cgroup2_here = statfs("/sys/fs/cgroup", &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC;
-	if (cgroup2_here)
-		snprintf(cfg.attribution.cgroup2_mount, sizeof(cfg.attribution.cgroup2_mount), "%s",
-			 "/sys/fs/cgroup");
 	host = enav_host_new(&cfg);
 	char err[256] = "";
 	if (!host || enav_red_metrics_ops.init(host, &red_state, err, sizeof(err))) {
 		fprintf(stderr, "microbench: red metrics init failed: %s\n", err);
 		exit(1);
 	}
-	own_cgroup_id = cgroup2_here ? cgroup_id_of_self("/sys/fs/cgroup") : 0;
-	if (enav_attribution_ops.init(host, &attr_state, err, sizeof(err))) {
-		fprintf(stderr, "microbench: attribution init failed: %s\n", err);
-		exit(1);
-	}
-	static const struct enav_export_transport release_only = {.prepare = release_batch,
-								  .send = sent,
-								  .release = release_none,
-								  .free_item = free_span};
-	struct enav_export_worker_config wc = {
-	    .name = "bench traces",
-	    .queue_capacity = 8 * SUBMIT_BATCH,
-	    .batch_max_items = SUBMIT_BATCH,
-	    .batch_max_delay_ms = 3600000,
-	    .backoff_initial_ms = 1000,
-	    .backoff_max_ms = 1000,
-	};
-	submit_w = enav_export_worker_start(&wc, &release_only, NULL, err, sizeof(err));
-	if (!submit_w) {
-		fprintf(stderr, "microbench: export worker: %s\n", err);
-		exit(1);
-	}
 	/* A few routes, both roles, as a small service would have. */
 	static const char *routes[] = {"/4k.bin", "/", "/api/users", "/api/orders", "/health"};
 	for (size_t r = 0; r < 5; r++) {
 		for (uint8_t role = ENAV_ROLE_CLIENT; role <= ENAV_ROLE_SERVER; role++) {
-			struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_SPAN, 0);
-			memcpy(s, kept_span, enav_signal_size(ENAV_SIGNAL_SPAN, 0));
-			atomic_init(&s->refs, 1);
-			s->attr_release = NULL;
+			struct enav_signal *s = kept_copy();
 			s->net.role = role;
 			snprintf(s->span.op.target, sizeof(s->span.op.target), "%s", routes[r]);
 			struct enav_signal *out[ENAV_GENERATOR_MAX_OUTPUT];
@@ -707,11 +725,12 @@ static const struct bench_case cases[] = {
     {"otlp_gzip", "span (body of 64, gzip)", bench_otlp_gzip, NULL},
     {"red_observe", "span", bench_red_observe, NULL},
     {"signal_pool", "span (new, then unref in batches of 512)", bench_signal_pool, NULL},
-    {"attribution", "span (with a signal copy and release)", bench_attribution, NULL},
-    {"export_submit", "span (to a worker taking batches of 512)", bench_submit, NULL},
+    {"attribution", "span (with a signal copy and release)", bench_attribution, attribution_setup},
     {"red_render", "render (10 series)", bench_red_render, NULL},
     {"path_ndjson", "span", bench_path_ndjson, use_latest},
     {"path_otlp", "span", bench_path_otlp, use_latest},
+    /* Last: its worker thread stays, and the cases after it would run threaded. */
+    {"export_submit", "span (to a worker taking batches of 512)", bench_submit, submit_setup},
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -775,7 +794,8 @@ int main(int argc, char **argv)
 		printf("attribution: %s\n", cgroup2_here ? "the span's cgroup resolved on cgroup2"
 							 : "no cgroup2 at /sys/fs/cgroup: "
 							   "the no-cgroup2 path");
-	printf("%d timed batches per case after %llu ms of warm-up; one process, one thread\n",
+	printf("%d timed batches per case after %llu ms of warm-up; one process, one thread "
+	       "(and export_submit's worker)\n",
 	       BATCHES, WARMUP_NS / 1000000ull);
 	return (int)(sink & 0);
 }
