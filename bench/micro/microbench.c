@@ -4,9 +4,11 @@
  * (`make microbench`; built by `make all` so it does not rot).
  *
  * Every case is per span: the stages (decode of the span's ring records,
- * HTTP/1 parse, span build in the tracker, RED update, the encoders) and
- * the whole paths, ring records to an NDJSON line or to an OTLP request
- * body (batched as the traces worker batches).
+ * HTTP/1 parse, span build in the tracker, RED update, attribution, the
+ * hand-off to the export worker, the encoders) and the whole paths, ring
+ * records to an NDJSON line or to an OTLP request body (batched as the
+ * traces worker batches).  The paths leave out attribution and the
+ * hand-off: add those two cases to a path's figure.
  *
  * Each case warms up, then runs timed batches; a batch is sized to take
  * about BATCH_NS.  It reports ns per operation: the median of the batches,
@@ -25,6 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <zlib.h>
 
@@ -39,6 +44,8 @@
 #include "features/network/l7/l7_conn.h"
 #include "features/network/net_decode.h"
 #include "features/network/red_metrics.h"
+#include "enrich/attribution.h"
+#include "runtime/export_worker.h"
 
 #define WARMUP_NS 50000000ull /* 50 ms */
 #define BATCH_NS  2000000ull  /* 2 ms */
@@ -160,7 +167,7 @@ static void count_op(void *ctx, const struct enav_l7_op *op)
 {
 	sink += op->status_code;
 }
-static const struct enav_l7_sink h1_sink = {count_op, NULL, &h1_stats};
+static const struct enav_l7_sink h1_sink = {count_op, NULL, &h1_stats, NULL};
 
 static void feed_h1(const struct raw_event *r, enum enav_l7_stream stream)
 {
@@ -204,7 +211,7 @@ static struct parser_bench h2_b = {.ops = &enav_l7_http2_ops};
 
 static void pb_feed(struct parser_bench *b, enum enav_l7_stream stream, const void *p, size_t n)
 {
-	struct enav_l7_sink out = {count_op, NULL, &b->stats};
+	struct enav_l7_sink out = {count_op, NULL, &b->stats, NULL};
 	struct enav_l7_fragment f = {
 	    .stream = stream,
 	    .data = p,
@@ -318,6 +325,19 @@ static void bench_span_build(uint64_t iters)
 		exchange_through_tracker();
 }
 
+/* A new span signal with kept_span's content, holding nothing pinned. */
+static struct enav_signal *kept_copy(void)
+{
+	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_SPAN, 0);
+	if (!s)
+		exit(1);
+	memcpy(s, kept_span, enav_signal_size(ENAV_SIGNAL_SPAN, 0));
+	atomic_init(&s->refs, 1);
+	s->attr_ref = NULL;
+	s->attr_release = NULL;
+	return s;
+}
+
 static char line[16384];
 static void bench_ndjson(uint64_t iters)
 {
@@ -355,12 +375,7 @@ static void bench_otlp_gzip(uint64_t iters)
 	static void *items[OTLP_BATCH];
 	if (!items[0]) {
 		for (size_t k = 0; k < OTLP_BATCH; k++) {
-			struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_SPAN, 0);
-			if (!s)
-				exit(1);
-			memcpy(s, kept_span, enav_signal_size(ENAV_SIGNAL_SPAN, 0));
-			atomic_init(&s->refs, 1);
-			s->attr_release = NULL;
+			struct enav_signal *s = kept_copy();
 			for (size_t b = 0; b < 16; b++)
 				s->span.trace_id[b] = (uint8_t)rand();
 			for (size_t b = 0; b < 8; b++)
@@ -427,6 +442,140 @@ static void bench_signal_pool(uint64_t iters)
 			held[k] = enav_signal_new(ENAV_SIGNAL_SPAN, 0);
 		for (size_t k = 0; k < POOL_BATCH; k++)
 			enav_signal_unref(held[k]);
+	}
+}
+
+/* What enav_host_emit adds per span that the stages above leave out:
+ * attribution (the processor every signal goes through) and the hand-off
+ * to the traces worker. */
+
+/* A span signal as the tracker emits it, of this process's own cgroup. */
+static uint64_t own_cgroup_id;
+static bool cgroup2_here;
+static struct enav_signal *span_copy(void)
+{
+	struct enav_signal *s = kept_copy();
+	s->process.has_cgroup_path = false;
+	s->process.cgroup_path = "";
+	s->process.cgroup_id = own_cgroup_id;
+	return s;
+}
+
+/* The cgroup id of this process (the inode of its cgroup2 directory), or 0. */
+static uint64_t cgroup_id_of_self(const char *mount)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	char text[512], path[1024];
+	uint64_t id = 0;
+	while (f && fgets(text, sizeof(text), f)) {
+		if (strncmp(text, "0::", 3))
+			continue;
+		text[strcspn(text, "\n")] = '\0';
+		snprintf(path, sizeof(path), "%s%s", mount, text + 3);
+		struct stat st;
+		if (stat(path, &st) == 0)
+			id = st.st_ino;
+	}
+	if (f)
+		fclose(f);
+	return id;
+}
+
+/* Attribution of one span (its cgroup in the cache after the first), with
+ * the signal's copy and release around it: see signal_pool for those. */
+static void *attr_state;
+static void bench_attribution(uint64_t iters)
+{
+	for (uint64_t i = 0; i < iters; i++) {
+		struct enav_signal *s = span_copy();
+		enav_attribution_ops.apply(attr_state, s);
+		sink += s->process.has_cgroup_path;
+		enav_signal_unref(s);
+	}
+}
+
+/* The hand-off: a span submitted to an export worker set up as the traces
+ * worker is by default (batches of 512, a tick far enough away that only
+ * full batches wake it), whose transport only releases the batch.  The
+ * worker thread's instructions count too (callgrind runs every thread). */
+#define SUBMIT_BATCH 512
+static struct enav_export_worker *submit_w;
+static enum enav_export_prepared release_batch(void *ctx, void **items, size_t n, void **body,
+					       size_t *n_body)
+{
+	for (size_t i = 0; i < n; i++)
+		enav_signal_unref(items[i]);
+	*body = NULL;
+	*n_body = n;
+	return ENAV_EXPORT_READY;
+}
+static enum enav_export_result sent(void *ctx, void *body, size_t n, uint32_t *retry_after_ms)
+{
+	*retry_after_ms = 0;
+	return ENAV_EXPORT_SENT;
+}
+static void release_none(void *ctx, void *body)
+{
+}
+static void free_span(void *ctx, void *item)
+{
+	enav_signal_unref(item);
+}
+static void bench_submit(uint64_t iters)
+{
+	for (uint64_t i = 0; i < iters; i++) {
+		enav_signal_ref(kept_span);
+		sink += enav_export_worker_submit(submit_w, kept_span);
+	}
+}
+
+/* Set up only before their cases: the worker's thread would make every
+ * other case's C library calls those of a threaded process. */
+static void attribution_setup(void)
+{
+	struct enav_config cfg;
+	enav_config_defaults(&cfg);
+	/* Attribution resolves a cgroup id on the cgroup2 mount once, then
+	 * from its cache; without cgroup2 (this host's /sys/fs/cgroup is not
+	 * one) it caches that instead.  Either way no syscall per span, but
+	 * the attribution case measures one path or the other: it says which. */
+	struct statfs sfs;
+	cgroup2_here = statfs("/sys/fs/cgroup", &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC;
+	if (cgroup2_here)
+		snprintf(cfg.attribution.cgroup2_mount, sizeof(cfg.attribution.cgroup2_mount), "%s",
+			 "/sys/fs/cgroup");
+	struct enav_host *h = enav_host_new(&cfg);
+	char err[256] = "";
+	if (!h) {
+		fprintf(stderr, "microbench: host failed\n");
+		exit(1);
+	}
+	own_cgroup_id = cgroup2_here ? cgroup_id_of_self("/sys/fs/cgroup") : 0;
+	if (enav_attribution_ops.init(h, &attr_state, err, sizeof(err))) {
+		fprintf(stderr, "microbench: attribution init failed: %s\n", err);
+		exit(1);
+	}
+}
+
+static void submit_setup(void)
+{
+	char err[256] = "";
+	static const struct enav_export_transport release_only = {.prepare = release_batch,
+								  .send = sent,
+								  .release = release_none,
+								  .free_item = free_span};
+	struct enav_export_worker_config wc = {
+	    .name = "bench traces",
+	    .queue_capacity = 8 * SUBMIT_BATCH,
+	    .batch_max_items = SUBMIT_BATCH,
+	    .batch_max_delay_ms = 3600000,
+	    .backoff_initial_ms = 1000,
+	    .backoff_max_ms = 1000,
+	};
+	submit_w = enav_export_worker_start(&wc, &release_only, NULL, err, sizeof(err));
+	if (!submit_w) {
+		fprintf(stderr, "microbench: export worker: %s\n", err);
+		exit(1);
 	}
 }
 
@@ -529,10 +678,7 @@ static void setup(void)
 	static const char *routes[] = {"/4k.bin", "/", "/api/users", "/api/orders", "/health"};
 	for (size_t r = 0; r < 5; r++) {
 		for (uint8_t role = ENAV_ROLE_CLIENT; role <= ENAV_ROLE_SERVER; role++) {
-			struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_SPAN, 0);
-			memcpy(s, kept_span, enav_signal_size(ENAV_SIGNAL_SPAN, 0));
-			atomic_init(&s->refs, 1);
-			s->attr_release = NULL;
+			struct enav_signal *s = kept_copy();
 			s->net.role = role;
 			snprintf(s->span.op.target, sizeof(s->span.op.target), "%s", routes[r]);
 			struct enav_signal *out[ENAV_GENERATOR_MAX_OUTPUT];
@@ -579,9 +725,12 @@ static const struct bench_case cases[] = {
     {"otlp_gzip", "span (body of 64, gzip)", bench_otlp_gzip, NULL},
     {"red_observe", "span", bench_red_observe, NULL},
     {"signal_pool", "span (new, then unref in batches of 512)", bench_signal_pool, NULL},
+    {"attribution", "span (with a signal copy and release)", bench_attribution, attribution_setup},
     {"red_render", "render (10 series)", bench_red_render, NULL},
     {"path_ndjson", "span", bench_path_ndjson, use_latest},
     {"path_otlp", "span", bench_path_otlp, use_latest},
+    /* Last: its worker thread stays, and the cases after it would run threaded. */
+    {"export_submit", "span (to a worker taking batches of 512)", bench_submit, submit_setup},
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -641,7 +790,12 @@ int main(int argc, char **argv)
 			run_case(&cases[i]);
 	if (gzip_ratio > 0)
 		printf("otlp_gzip: the body compresses to %.2f of its size\n", gzip_ratio);
-	printf("%d timed batches per case after %llu ms of warm-up; one process, one thread\n",
+	if (strstr("attribution", filter))
+		printf("attribution: %s\n", cgroup2_here ? "the span's cgroup resolved on cgroup2"
+							 : "no cgroup2 at /sys/fs/cgroup: "
+							   "the no-cgroup2 path");
+	printf("%d timed batches per case after %llu ms of warm-up; one process, one thread "
+	       "(and export_submit's worker)\n",
 	       BATCHES, WARMUP_NS / 1000000ull);
 	return (int)(sink & 0);
 }

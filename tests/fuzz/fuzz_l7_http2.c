@@ -117,7 +117,7 @@ static void feed_one(void *st, struct run *r, int stream, const uint8_t *p, size
 	    .has_seq = true,
 	    .seq = seq,
 	};
-	struct enav_l7_sink sink = {on_op, r, &r->stats};
+	struct enav_l7_sink sink = {on_op, r, &r->stats, NULL};
 	enav_l7_http2_ops.feed(st, &f, &sink);
 	free(copy);
 }
@@ -162,7 +162,7 @@ static void run(struct run *r, const uint8_t *data, size_t size, bool split)
 		seq[stream] += (uint32_t)(n + extra);
 		i += n;
 	}
-	struct enav_l7_sink sink = {on_op, r, &r->stats};
+	struct enav_l7_sink sink = {on_op, r, &r->stats, NULL};
 	enav_l7_http2_ops.finish(st, &sink);
 	free(st);
 	CHECK(r->stats.ops == r->n + r->dropped);

@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct enav_l7_options opt = {.max_pending = 1u + data[0] % 32u};
 	void *state = calloc(1, enav_l7_kafka_ops.state_size);
 	struct enav_l7_parser_stats st;
-	struct enav_l7_sink sink = {on_op, NULL, &st};
+	struct enav_l7_sink sink = {on_op, NULL, &st, NULL};
 	uint32_t seq[2] = {0xfffff000u, 77};
 	uint64_t ts = 1000;
 	size_t off = 1;

@@ -145,7 +145,7 @@ static void run(const uint8_t *data, size_t size, uint32_t split, struct run *r)
 	if (data[0] & 0x40)
 		opt.max_pending = 1 + data[1] % ENAV_L7_MAX_PENDING;
 	CHECK(enav_l7_nats_ops.init(st, &opt) == 0);
-	struct enav_l7_sink sink = {on_op, r, &r->st};
+	struct enav_l7_sink sink = {on_op, r, &r->st, NULL};
 	size_t i = 2;
 	while (i + 3 <= size) {
 		uint8_t h = data[i];

@@ -1931,7 +1931,7 @@ static void test_meta(void **unused)
 	/* init without options, finish on a fresh state, NULL op callback. */
 	void *st = calloc(1, enav_l7_kafka_ops.state_size);
 	struct enav_l7_parser_stats stats = {0};
-	struct enav_l7_sink sink = {NULL, NULL, &stats};
+	struct enav_l7_sink sink = {NULL, NULL, &stats, NULL};
 	assert_non_null(st);
 	assert_int_equal(enav_l7_kafka_ops.init(st, NULL), 0);
 	struct enav_l7_fragment f = {.stream = ENAV_L7_REQUEST,

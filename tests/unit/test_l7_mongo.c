@@ -2288,7 +2288,7 @@ static void test_meta(void **unused)
 	assert_string_equal(enav_l7_protocol_name(ENAV_L7_MONGO), "mongodb");
 	void *st = calloc(1, enav_l7_mongo_ops.state_size);
 	struct enav_l7_parser_stats stats = {0};
-	struct enav_l7_sink sink = {NULL, NULL, &stats};
+	struct enav_l7_sink sink = {NULL, NULL, &stats, NULL};
 	assert_non_null(st);
 	assert_int_equal(enav_l7_mongo_ops.init(st, NULL), 0);
 	struct enav_l7_fragment f = {.stream = ENAV_L7_REQUEST,

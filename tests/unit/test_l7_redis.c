@@ -788,7 +788,7 @@ static void run(const struct chunk *c, size_t n, const struct feed *o, struct re
 
 	assert_non_null(st);
 	memset(r, 0, sizeof(*r));
-	struct enav_l7_sink sink = {on_op, r, &r->st};
+	struct enav_l7_sink sink = {on_op, r, &r->st, NULL};
 	assert_int_equal(ops->init(st, &opt), 0);
 	for (size_t i = 0; i < n; i++) {
 		int s = c[i].stream;

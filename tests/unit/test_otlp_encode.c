@@ -949,6 +949,57 @@ static size_t count_of(const char *text, const char *needle)
 	return n;
 }
 
+/* Every string the span encoder copies (keys, values, the name) is written
+ * by short fixed-size moves chosen by its length (issue 32): a route of each
+ * length from 0 to 40 bytes comes out whole in http.route and in the span's
+ * name, and every key of an HTTP span is there, whole. */
+static void test_span_strings_every_length(void **state)
+{
+	(void)state;
+	static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	static const char *const keys[] = {"network.peer.address",
+					   "network.peer.port",
+					   "enav.l7.protocol",
+					   "enav.span.id_source",
+					   "http.request.method",
+					   "http.route",
+					   "url.path",
+					   "network.protocol.name",
+					   "network.protocol.version",
+					   "http.response.status_code"};
+	struct enav_otlp_span_encoder *e = enav_otlp_span_encoder_new(NULL, 0);
+	assert_non_null(e);
+	for (size_t n = 0; n <= 40; n++) {
+		struct enav_signal *s = http_span(100, "nginx", 7);
+		memset(s->span.op.target, 0, sizeof(s->span.op.target));
+		memcpy(s->span.op.target, letters, n);
+		struct enav_pb_writer w;
+		enav_pb_writer_init(&w, 0);
+		void *const items[1] = {s};
+		assert_int_equal(enav_otlp_span_encoder_run(e, &w, items, 1), 0);
+		char *t = protoc_decode(
+		    "opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest",
+		    "opentelemetry/proto/collector/trace/v1/trace_service.proto", w.buf, w.len);
+		char want[128];
+		snprintf(want, sizeof(want), "string_value: \"%.*s\"\n", (int)n, letters);
+		expect(t, "spans", want);
+		snprintf(want, sizeof(want), "name: \"GET%s%.*s\"\n", n ? " " : "", (int)n,
+			 letters);
+		expect(t, "spans", want);
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			snprintf(want, sizeof(want), "key: \"%s\"\n", keys[k]);
+			expect(t, "spans", want);
+		}
+		expect(t, "spans", "string_value: \"10.0.0.7\"\n");
+		expect(t, "spans", "string_value: \"1.1\"\n");
+		expect(t, "spans", "string_value: \"connection\"\n");
+		free(t);
+		enav_pb_writer_free(&w);
+		enav_signal_unref(s);
+	}
+	enav_otlp_span_encoder_free(e);
+}
+
 /* One ResourceSpans per workload in a batch (issue 37), not per span:
  * spans of two processes interleaved with a TCP close come out as two
  * resources, each span under its own process, in batch order, and the
@@ -1186,6 +1237,7 @@ int main(void)
 	    cmocka_unit_test(test_span_url_path_redacted),
 	    cmocka_unit_test(test_spans_peer_path_own),
 	    cmocka_unit_test(test_spans_grouped_by_workload),
+	    cmocka_unit_test(test_span_strings_every_length),
 	    cmocka_unit_test(test_spans_many_workloads),
 	    cmocka_unit_test(test_pb_backward_writer),
 	    cmocka_unit_test(test_profiles),

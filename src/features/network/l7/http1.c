@@ -186,42 +186,45 @@ void enav_h1_push_request(struct h1_state *st, const struct enav_l7_sink *out)
 static void emit_http(const struct h1_req *req, const struct h1_msg *resp, uint64_t end_ns,
 		      const struct enav_l7_sink *out)
 {
-	struct enav_l7_op op;
+	struct enav_l7_op local, *op = out->op_slot ? out->op_slot(out->ctx) : NULL;
 
-	memset(&op, 0, sizeof(op));
-	op.protocol = ENAV_L7_HTTP1;
-	op.kind = ENAV_L7_OP_REQUEST;
-	memcpy(op.operation, req->method, sizeof(op.operation));
-	memcpy(op.target, req->target, sizeof(op.target));
-	memcpy(op.path, req->path, sizeof(op.path));
-	op.rpc = req->rpc || (resp && resp->rpc);
-	op.status_code = -1;
-	if (resp) {
-		op.response_seen = true;
-		op.status_code = resp->status;
-		if (resp->status >= 100 && resp->status <= 999) { /* parse_status_line */
-			op.status[0] = (char)('0' + resp->status / 100);
-			op.status[1] = (char)('0' + resp->status / 10 % 10);
-			op.status[2] = (char)('0' + resp->status % 10);
-		} else {
-			enav_l7_put_number(op.status, sizeof(op.status), "", resp->status);
-		}
-		op.error = resp->status >= 500;
-		op.response_bytes = resp->bytes;
+	if (!op) { /* the sink keeps no slot (or has none left): build it here */
+		memset(&local, 0, sizeof(local));
+		op = &local;
 	}
-	op.start_ns = req->start_ns;
-	op.end_ns = end_ns > req->start_ns ? end_ns : req->start_ns;
-	op.request_bytes = req->bytes;
-	op.has_request_seq = req->has_seq;
-	op.request_seq = req->seq;
+	op->protocol = ENAV_L7_HTTP1;
+	op->kind = ENAV_L7_OP_REQUEST;
+	memcpy(op->operation, req->method, sizeof(op->operation));
+	memcpy(op->target, req->target, sizeof(op->target));
+	memcpy(op->path, req->path, sizeof(op->path));
+	op->rpc = req->rpc || (resp && resp->rpc);
+	op->status_code = -1;
+	if (resp) {
+		op->response_seen = true;
+		op->status_code = resp->status;
+		if (resp->status >= 100 && resp->status <= 999) { /* parse_status_line */
+			op->status[0] = (char)('0' + resp->status / 100);
+			op->status[1] = (char)('0' + resp->status / 10 % 10);
+			op->status[2] = (char)('0' + resp->status % 10);
+		} else {
+			enav_l7_put_number(op->status, sizeof(op->status), "", resp->status);
+		}
+		op->error = resp->status >= 500;
+		op->response_bytes = resp->bytes;
+	}
+	op->start_ns = req->start_ns;
+	op->end_ns = end_ns > req->start_ns ? end_ns : req->start_ns;
+	op->request_bytes = req->bytes;
+	op->has_request_seq = req->has_seq;
+	op->request_seq = req->seq;
 	if (req->has_tp) {
-		op.has_traceparent = true;
-		memcpy(op.trace_id, req->trace_id, sizeof(op.trace_id));
-		memcpy(op.parent_id, req->parent_id, sizeof(op.parent_id));
-		op.trace_flags = req->trace_flags;
+		op->has_traceparent = true;
+		memcpy(op->trace_id, req->trace_id, sizeof(op->trace_id));
+		memcpy(op->parent_id, req->parent_id, sizeof(op->parent_id));
+		op->trace_flags = req->trace_flags;
 	}
 	out->stats->ops++;
-	out->op(out->ctx, &op);
+	out->op(out->ctx, op);
 }
 
 /* ---- per-message state ---------------------------------------------------- */

@@ -76,6 +76,13 @@ struct enav_l7_sink {
 	void (*op)(void *ctx, const struct enav_l7_op *op);
 	void *ctx;
 	struct enav_l7_parser_stats *stats; /* never NULL */
+	/* Optional (NULL: none): a zeroed op for the parser to build the next
+	 * one in, then given to op() as is, so the sink keeps it without a
+	 * copy (the tracker hands out the span signal's own; issue 32).  NULL
+	 * back when there is none: the parser builds the op where it would
+	 * have.  A parser that asks must give it to op() before it asks again
+	 * or returns. */
+	struct enav_l7_op *(*op_slot)(void *ctx);
 };
 
 struct enav_l7_parser_ops {

@@ -35,6 +35,7 @@ struct conn {
 struct emit_ctx {
 	struct enav_l7_tracker *t;
 	struct conn *c;
+	struct enav_signal *pending; /* op_slot's signal, until on_op takes it */
 };
 
 struct enav_l7_tracker {
@@ -198,18 +199,44 @@ static void fill_net(struct enav_net_signal *n, const struct conn *c)
 	n->role = c->role;
 }
 
+/* The span signal allocated ahead, for a parser to write its op into in
+ * place (enav_l7_sink.op_slot): the op is most of a span signal's bytes. */
+static struct enav_l7_op *op_slot(void *ctx)
+{
+	struct emit_ctx *ec = ctx;
+	if (!ec->pending)
+		ec->pending = enav_signal_new(ENAV_SIGNAL_SPAN, 0);
+	return ec->pending ? &ec->pending->span.op : NULL;
+}
+
+/* A slot handed out and never filled (a parser that asked, then did not
+ * emit) goes back. */
+static void drop_pending(struct emit_ctx *ec)
+{
+	if (ec->pending) {
+		enav_signal_unref(ec->pending);
+		ec->pending = NULL;
+	}
+}
+
 static void on_op(void *ctx, const struct enav_l7_op *op)
 {
 	struct emit_ctx *ec = ctx;
 	struct enav_l7_tracker *t = ec->t;
 	const struct conn *c = ec->c;
-	struct enav_signal *s = enav_signal_new(ENAV_SIGNAL_SPAN, 0);
-	if (!s) {
-		t->spans_unallocated++;
-		return;
+	struct enav_signal *s;
+	if (ec->pending && op == &ec->pending->span.op) {
+		s = ec->pending; /* built in place: nothing to copy */
+		ec->pending = NULL;
+	} else {
+		s = enav_signal_new(ENAV_SIGNAL_SPAN, 0);
+		if (!s) {
+			t->spans_unallocated++;
+			return;
+		}
+		s->span.op = *op;
 	}
 	struct enav_span_signal *span = &s->span;
-	span->op = *op;
 	span->tls_library = enav_tls_library_name(c->tls_library);
 	/* TLS offsets from mid-session are this end's own count: no id from them. */
 	if (c->tls_library != ENAV_TLS_LIB_NONE && !c->tls_absolute)
@@ -240,9 +267,10 @@ static void finish_conn(struct enav_l7_tracker *t, uint32_t i)
 {
 	struct conn *c = &t->conns[i];
 	if (c->inited) {
-		struct emit_ctx ec = {t, c};
-		struct enav_l7_sink sink = {on_op, &ec, &t->stats[c->parser->protocol]};
+		struct emit_ctx ec = {t, c, NULL};
+		struct enav_l7_sink sink = {on_op, &ec, &t->stats[c->parser->protocol], op_slot};
 		c->parser->finish(c->state, &sink);
+		drop_pending(&ec);
 	}
 	free(c->state);
 	c->state = NULL;
@@ -399,8 +427,9 @@ void enav_l7_tracker_data(struct enav_l7_tracker *t, const struct enav_l7_event 
 	uint64_t slot;
 	struct conn *c;
 	bool tls = (e->flags & ENAV_L7_TLS) != 0;
-	if (enav_u64map_get(&t->index, e->sock_id, &slot) &&
-	    (t->conns[slot].tls_library != ENAV_TLS_LIB_NONE) != tls) {
+	/* One index lookup per record: it is most of the tracker's own cost. */
+	bool known = enav_u64map_get(&t->index, e->sock_id, &slot);
+	if (known && (t->conns[slot].tls_library != ENAV_TLS_LIB_NONE) != tls) {
 		/* The connection went encrypted (PostgreSQL's SSLRequest, a
 		 * STARTTLS): its plaintext is a new stream in another sequence
 		 * space, not a gap in the old one. */
@@ -409,10 +438,14 @@ void enav_l7_tracker_data(struct enav_l7_tracker *t, const struct enav_l7_event 
 		c = open_conn(t, e, payload);
 		if (!c)
 			return;
-	} else if (enav_u64map_get(&t->index, e->sock_id, &slot)) {
+	} else if (known) {
 		c = &t->conns[slot];
-		lru_unlink(t, (uint32_t)slot);
-		lru_push_front(t, (uint32_t)slot);
+		/* A keep-alive exchange is several records in a row on one
+		 * connection: the most recent one is already at the front. */
+		if (t->lru_head != (uint32_t)slot) {
+			lru_unlink(t, (uint32_t)slot);
+			lru_push_front(t, (uint32_t)slot);
+		}
 	} else {
 		c = open_conn(t, e, payload);
 		if (!c)
@@ -455,13 +488,13 @@ void enav_l7_tracker_data(struct enav_l7_tracker *t, const struct enav_l7_event 
 		c->next_seq[stream] = e->seq + e->len;
 	}
 	t->fragments[c->parser->protocol]++;
-	struct emit_ctx ec = {t, c};
-	struct enav_l7_sink sink = {on_op, &ec, &t->stats[c->parser->protocol]};
-	if (e->n_marks == 0) {
+	struct emit_ctx ec = {t, c, NULL};
+	struct enav_l7_sink sink = {on_op, &ec, &t->stats[c->parser->protocol], op_slot};
+	if (e->n_marks == 0)
 		c->parser->feed(c->state, &f, &sink);
-		return;
-	}
-	feed_with_marks(c, &f, payload + e->captured, e->n_marks, &sink);
+	else
+		feed_with_marks(c, &f, payload + e->captured, e->n_marks, &sink);
+	drop_pending(&ec);
 }
 
 void enav_l7_tracker_close(struct enav_l7_tracker *t, uint64_t sock_id)
