@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "platform/bcache.h"
+#include "platform/clock.h"
 #include "platform/log.h"
 #include "discovery/discovery.h"
 
@@ -32,6 +33,9 @@ struct cgroup_entry {
 	_Atomic uint32_t refs;
 	bool known;
 	enum warn_reason reason; /* why the path is unknown */
+	/* An unknown path that may resolve later (EPERM, ENOMEM): asked again
+	 * once the monotonic clock passes this; 0 for an answer that stands. */
+	uint64_t retry_after_ns;
 	char path[ENAV_SIGNAL_CGROUP_PATH_MAX];
 	struct enav_cgroup_identity identity;
 };
@@ -102,14 +106,19 @@ int enav_cgroup_relative_path(const char *mount, const char *abs, char *out, siz
 /*
  * cgroup id -> entry.  A miss asks the kernel: the id is a kernfs file handle
  * on the cgroup2 mount, and the opened directory's /proc/self/fd link is its
- * path.  Failures are not cached (the id may resolve later, e.g. after a
- * transient ENOMEM); *reason says why when NULL is returned.
+ * path.  Failures are cached too, or a cgroup that cannot be named would cost
+ * a syscall on every signal of it: a gone cgroup (ESTALE, ENOENT) for as long
+ * as the cache keeps it, as cgroup ids are never reused; any other failure
+ * (EPERM without CAP_DAC_READ_SEARCH, ENOMEM), which says nothing about the
+ * cgroup, for CGROUP_RETRY_NS.  *reason says why when NULL is returned.
  */
+#define CGROUP_RETRY_NS (1000ull * 1000 * 1000)
+
 static struct cgroup_entry *resolve_cgroup(struct attribution *at, uint64_t id,
 					   enum warn_reason *reason)
 {
 	struct cgroup_entry *e = enav_bcache_get(&at->cgroups, id);
-	if (e)
+	if (e && !(e->retry_after_ns && enav_clock_mono_ns() >= e->retry_after_ns))
 		return e;
 	e = calloc(1, sizeof(*e));
 	if (!e) {
@@ -124,19 +133,20 @@ static struct cgroup_entry *resolve_cgroup(struct attribution *at, uint64_t id,
 	}
 	int rc =
 	    enav_cgroup_path_by_id(at->cgroup2_fd, at->cgroup2_mount, id, e->path, sizeof(e->path));
-	if (rc == -ESTALE || rc == -ENOENT || rc == -EIO) {
-		/* ESTALE/ENOENT: the cgroup is gone.  Anything else (EPERM without
-		 * CAP_DAC_READ_SEARCH, ENOMEM) says nothing about the cgroup. */
-		*reason = rc == -EIO ? W_CGROUP_UNRESOLVABLE : W_CGROUP_GONE;
-		free(e);
-		return NULL;
-	}
 	if (rc == 0) {
 		e->known = true;
 		enav_cgroup_identity_parse(e->path, strlen(e->path), &e->identity);
+	} else if (rc == -ESTALE || rc == -ENOENT) {
+		e->reason = W_CGROUP_GONE;
+		e->path[0] = '\0';
+	} else if (rc == -EIO) {
+		e->reason = W_CGROUP_UNRESOLVABLE;
+		e->path[0] = '\0';
+		e->retry_after_ns = enav_clock_mono_ns() + CGROUP_RETRY_NS;
 	} else {
 		e->reason = W_CGROUP_OUTSIDE_MOUNT;
 	}
+	/* Replaces a stale failure; signals that pinned it keep their reference. */
 	enav_bcache_put(&at->cgroups, id, e);
 	return e;
 }
