@@ -129,7 +129,19 @@ run_list() {
 			"$passed" "$failed" "$skipped" "$secs" >>"$out/verdicts.tsv"
 		echo "== $kernel: $key: $verdict ($passed passed, $failed failed, $skipped skipped, ${secs} s)"
 		grep -E '^(FAIL|SKIP) ' "$out/$key.log" | sed 's/^/     /' || true
+		# A guest's memory is its 4 GiB, the overlay's writes included: a
+		# guest that stops early shows on its console what was left.
+		[ "$kernel" = host ] || echo "== $kernel: after $key: $(guest_memory)"
 	done < <(read_list "$list")
+}
+
+# guest_memory: the guest's available memory and what its tmpfs overlay (every
+# file the tests wrote) holds, in MiB.
+guest_memory() {
+	local avail used
+	avail=$(awk '$1 == "MemAvailable:" { print int($2 / 1024) }' /proc/meminfo)
+	used=$(df -m / 2>/dev/null | awk 'NR == 2 { print $3 }')
+	echo "MemAvailable ${avail:-?} MiB, overlay ${used:-?} MiB written"
 }
 
 # diagnose OUTDIR BUILD: `enav probe --json` (the features loaded), its text
@@ -435,7 +447,7 @@ hostname enav-guest
 # PID 1 stays bash: it reaps the tests' orphaned daemons (a zombie would
 # still answer kill -0), and powers off whatever the guest half does.
 exec switch_root /newroot /bin/bash -c \
-	'/bin/bash "$1" --guest /run/enav/results; sync; echo o >/proc/sysrq-trigger; sleep 30 2>/dev/null' \
+	'/bin/bash "$1" --guest /run/enav/results; echo "enav-guest: the guest half exited $?"; sync; echo o >/proc/sysrq-trigger; sleep 30 2>/dev/null' \
 	enav-guest "$REPO/scripts/kernel_matrix.sh"
 INIT
 }
@@ -616,7 +628,12 @@ print_table() {
 	done
 	printf '\n'
 	for k in "${KERNELS_RUN[@]}"; do
-		[ ! -f "$RESULTS/$k/error.txt" ] || echo "$k: $(cat "$RESULTS/$k/error.txt")"
+		[ -f "$RESULTS/$k/error.txt" ] || continue
+		echo "$k: $(cat "$RESULTS/$k/error.txt")"
+		# A CI machine's logs are not kept: the console's last lines (a
+		# panic, an OOM kill, the test that was running) go in the tail.
+		[ ! -f "$RESULTS/$k/console.log" ] ||
+			grep -v '^[[:space:]]*$' "$RESULTS/$k/console.log" | tail -n 15 | cut -c1-200 | sed 's/^/    /'
 	done
 	print_failed_cases
 }
