@@ -128,8 +128,9 @@ static __always_inline void *enav_scratch(void *map)
 	return slot;
 }
 
-/* Hand size bytes of data to the transport; counts the outcome either way. */
-static __always_inline void enav_emit(void *ctx, void *data, __u64 size)
+/* Hand size bytes of data to the transport; counts the outcome either way.
+ * False when the transport had no room (the event is lost). */
+static __always_inline bool enav_emit(void *ctx, void *data, __u64 size)
 {
 	long err;
 #ifdef ENAV_TRANSPORT_RINGBUF
@@ -145,6 +146,7 @@ static __always_inline void enav_emit(void *ctx, void *data, __u64 size)
 	err = bpf_perf_event_output(ctx, &enav_events, BPF_F_CURRENT_CPU, data, size);
 #endif
 	enav_count(err ? ENAV_KC_TRANSPORT_FULL : ENAV_KC_EMITTED);
+	return !err;
 }
 
 /*

@@ -211,7 +211,10 @@ static __always_inline void announce_task(void *ctx, __u32 tgid, __u16 gen, __u6
 	e.hdr.pid = tgid;
 	e.exec_gen = gen;
 	bpf_get_current_comm(e.comm, sizeof(e.comm));
-	enav_emit(ctx, &e, sizeof(e));
+	/* A lost announcement would leave the image never snapshotted (every
+	 * frame of it unsymbolized): the next stack of it announces again. */
+	if (!enav_emit(ctx, &e, sizeof(e)))
+		bpf_map_delete_elem(&enav_prof_tasks, &key);
 }
 
 static __always_inline void add_count(struct enav_profile_key *key, __u64 ns)

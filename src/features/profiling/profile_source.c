@@ -119,6 +119,11 @@ struct profile_source {
 	_Atomic uint64_t unwind_queue_dropped, resnaps_dropped;
 };
 
+static int map_fd(struct profile_source *src, const char *name)
+{
+	return bpf_map__fd(bpf_object__find_map_by_name(src->bpf.obj, name));
+}
+
 static void on_event(void *ctx, const void *data, size_t size)
 {
 	struct profile_source *src = ctx;
@@ -131,6 +136,10 @@ static void on_event(void *ctx, const void *data, size_t size)
 	pthread_mutex_lock(&src->lock);
 	if (src->ring_len == TASK_RING) {
 		atomic_fetch_add(&src->tasks_dropped, 1);
+		/* Forgotten in the kernel too, so the image's next stack
+		 * announces it again instead of leaving it never snapshotted. */
+		uint64_t key = (uint64_t)ev.profile_task.exec_gen << 32 | ev.hdr.pid;
+		bpf_map_delete_elem(map_fd(src, "enav_prof_tasks"), &key);
 	} else {
 		struct pending_task *t = &src->ring[(src->ring_head + src->ring_len) % TASK_RING];
 		t->tgid = ev.hdr.pid;
@@ -465,11 +474,6 @@ static void configure(void *ctx)
 	enav_bpf_source_rodata_bool(b, "enav_unwind_enabled", unwind);
 	enav_bpf_source_rodata_u32(b, "enav_self_tgid", enav_host_self_pid(src->agent));
 	enav_bpf_source_rodata_bool(b, "enav_switch_state_arg", switch_state);
-}
-
-static int map_fd(struct profile_source *src, const char *name)
-{
-	return bpf_map__fd(bpf_object__find_map_by_name(src->bpf.obj, name));
 }
 
 /* The rows map is written in place through its mapping. */

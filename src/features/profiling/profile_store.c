@@ -288,13 +288,20 @@ static uint64_t note_executable(struct enav_profile_store *s, uint32_t tgid)
 void enav_profile_store_resnapshot(struct enav_profile_store *s, uint32_t tgid, uint16_t exec_gen)
 {
 	pthread_mutex_lock(&s->lock);
-	/* Only the image snapshotted last: another exec since has its own. */
-	bool current = (uintptr_t)enav_bcache_get(&s->snap_gens, tgid) == 1u + exec_gen;
+	/* Only the image announced last: another exec since has its own.  A
+	 * first snapshot that failed (a busy node, a slow read) is retaken
+	 * here too, while the process may still live. */
+	uintptr_t had = (uintptr_t)enav_bcache_get(&s->snap_gens, tgid);
+	bool current = (had & ~(uintptr_t)ENAV_SNAP_FAILED) == 1u + exec_gen;
 	pthread_mutex_unlock(&s->lock);
-	if (!current || enav_symbolizer_snapshot(s->sym, tgid) == 0)
+	if (!current)
 		return;
+	int rc = enav_symbolizer_snapshot(s->sym, tgid);
 	pthread_mutex_lock(&s->lock);
-	s->snapshot_failures++;
+	if (rc != 0)
+		s->snapshot_failures++;
+	else if ((uintptr_t)enav_bcache_get(&s->snap_gens, tgid) == had)
+		enav_bcache_put(&s->snap_gens, tgid, (void *)(uintptr_t)(1u + exec_gen));
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -326,7 +333,8 @@ void enav_profile_store_task(struct enav_profile_store *s, uint32_t tgid, uint16
 		 * its mappings stale) can come after the process exited: the
 		 * symbolizer keeps the snapshot it had, and it still matches. */
 		if (!enav_profile_snapshot_matches(s, tgid, exec_gen))
-			enav_bcache_remove(&s->snap_gens, tgid);
+			enav_bcache_put(&s->snap_gens, tgid,
+					(void *)(uintptr_t)((1u + exec_gen) | ENAV_SNAP_FAILED));
 	} else {
 		enav_bcache_put(&s->snap_gens, tgid, (void *)(uintptr_t)(1u + exec_gen));
 	}

@@ -86,6 +86,12 @@ static inline uint64_t enav_profile_task_key(uint32_t tgid, uint16_t exec_gen)
 	return (uint64_t)exec_gen << 32 | tgid;
 }
 
+/* snap_gens holds, per tgid, 1 + the exec_gen of the image its snapshot is
+ * of, or that with ENAV_SNAP_FAILED when the image was announced but its
+ * snapshot failed: then a retake (the re-snapshots) is still of that image,
+ * and no other image's samples are ever given its names. */
+#define ENAV_SNAP_FAILED (1u << 20)
+
 /* (Lock held.)  User frames are symbolized only against a snapshot of the same image: a
  * stack from before an exec never gets the names of the program after it. */
 static inline bool enav_profile_snapshot_matches(struct enav_profile_store *s, uint32_t tgid,
