@@ -20,7 +20,7 @@
 #include "enrich/attribution.h"
 #include "exporters/ndjson/ndjson.h"
 #include "exporters/otlp/otlp_sink.h"
-#include "exporters/prometheus/prometheus.h"
+#include "exporters/listener/listener.h"
 #include "exporters/pyroscope/pyroscope.h"
 #include "features/profiling/pprof_http.h"
 #include "features/profiling/pprof_pull.h"
@@ -28,7 +28,7 @@
 #include "features/process/exec_source.h"
 #include "features/security/file_open_source.h"
 #include "features/security/self_guard_source.h"
-#include "features/host/host_source.h"
+#include "features/node/node_source.h"
 #include "features/network/net_source.h"
 #include "features/profiling/profile_source.h"
 
@@ -47,11 +47,11 @@ const struct enav_module enav_modules[] = {
      .wants = FILTER},
     {"host",
      ENAV_MODULE_SOURCE,
-     enav_host_source_enabled,
-     {.source = &enav_host_source_ops},
+     enav_node_source_enabled,
+     {.source = &enav_node_source_ops},
      NULL,
      .wants = DISCOVERY,
-     .exposition_bound = enav_host_source_exposition_bound},
+     .exposition_bound = enav_node_source_exposition_bound},
     {"network",
      ENAV_MODULE_SOURCE,
      enav_net_source_enabled,
@@ -124,10 +124,10 @@ const struct enav_module enav_modules[] = {
      {.sink = &enav_pprof_http_sink_ops},
      NULL,
      .wants = PROFILES},
-    {"prometheus",
+    {"http",
      ENAV_MODULE_SINK,
-     enav_prometheus_enabled,
-     {.sink = &enav_prometheus_sink_ops},
+     enav_listener_enabled,
+     {.sink = &enav_listener_sink_ops},
      NULL,
      .provides = 0},
     {"otlp",

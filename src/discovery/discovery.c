@@ -50,7 +50,7 @@ static const char *const drop_names[D__COUNT] = {
 };
 
 struct enav_discovery {
-	struct enav_host *agent;
+	struct enav_host *host;
 	const struct enav_config *cfg;
 	struct enav_capture_filter filter;
 	bool filter_open;
@@ -701,9 +701,9 @@ static void discovery_fini(void *state)
 	enav_snapshot_history_clear(&d->history);
 	if (d->filter_open)
 		enav_capture_filter_close(&d->filter);
-	if (d->agent) {
-		enav_host_withdraw_capture_filter(d->agent);
-		enav_host_withdraw_discovery(d->agent);
+	if (d->host) {
+		enav_host_withdraw_capture_filter(d->host);
+		enav_host_withdraw_discovery(d->host);
 	}
 	pthread_mutex_destroy(&d->snap_lock);
 	free(d);
@@ -716,7 +716,7 @@ static int discovery_init(struct enav_host *a, void **state, char *err, size_t e
 	if (!d)
 		return -ENOMEM;
 	*state = d;
-	d->agent = a;
+	d->host = a;
 	d->cfg = cfg;
 	d->epfd = d->wake_fd = d->timer_fd = d->inotify_fd = -1;
 	pthread_mutex_init(&d->snap_lock, NULL);

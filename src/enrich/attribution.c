@@ -49,7 +49,7 @@ struct process_entry {
 };
 
 struct attribution {
-	struct enav_host *agent;
+	struct enav_host *host;
 	int cgroup2_fd;
 	char cgroup2_mount[256];
 	struct enav_bcache cgroups;
@@ -236,7 +236,7 @@ static struct cgroup_entry *entry_from_snapshot(struct attribution *at,
  */
 static bool attribute_from_snapshot(struct attribution *at, struct enav_signal *s)
 {
-	struct enav_discovery *d = enav_host_discovery(at->agent);
+	struct enav_discovery *d = enav_host_discovery(at->host);
 	if (!d)
 		return false;
 	struct enav_snapshot *snap;
@@ -328,7 +328,7 @@ static int attribution_init(struct enav_host *a, void **state, char *err, size_t
 	if (!at)
 		return -ENOMEM;
 	*state = at;
-	at->agent = a;
+	at->host = a;
 	const char *mount = cfg->attribution.cgroup2_mount[0]
 				? cfg->attribution.cgroup2_mount
 				: enav_host_features(a)->cgroup2_mount;

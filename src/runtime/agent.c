@@ -660,8 +660,8 @@ static void copy_row(void *ctx, const char *source, const char *feature,
 void enav_agent_load_check(const struct enav_config *cfg, const struct enav_features *f,
 			   const struct enav_decisions *d, struct enav_probe_loads *out)
 {
-	static struct enav_host agent; /* large */
-	struct enav_host *a = &agent;
+	static struct enav_host host; /* large */
+	struct enav_host *a = &host;
 	a->cfg = *cfg;
 	a->features = *f;
 	a->decisions = *d;
@@ -698,8 +698,8 @@ void enav_agent_load_check(const struct enav_config *cfg, const struct enav_feat
 
 int enav_agent_main(const struct enav_config *cfg)
 {
-	static struct enav_host agent; /* large; lives for the process */
-	struct enav_host *a = &agent;
+	static struct enav_host host; /* large; lives for the process */
+	struct enav_host *a = &host;
 	char err[512] = "";
 	a->cfg = *cfg;
 	a->self_pid = (uint32_t)getpid();

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the cgroup resource file parsers
- * (src/features/host/cgroups_priv.h).  The input is one file's text (exactly
+ * (src/features/node/cgroups_priv.h).  The input is one file's text (exactly
  * size bytes, not NUL-terminated, so ASan flags any over-read), given to
  * every parser.  Checks that the parsers are deterministic and never invent
  * a figure: every reported key, total and number is literally in the input,
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "features/host/cgroups_priv.h"
+#include "features/node/cgroups_priv.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \

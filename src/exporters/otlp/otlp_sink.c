@@ -61,7 +61,7 @@ struct profile_item {
 };
 
 struct otlp_sink {
-	struct enav_host *agent;
+	struct enav_host *host;
 	struct enav_otlp_worker *w[W__N];
 	struct enav_otlp_span_encoder *spans; /* the traces worker's */
 	char url[W__N][512];
@@ -286,7 +286,7 @@ static void push_metrics(struct otlp_sink *o)
 	/* The host raises the cap to what the running modules' caps need. */
 	if (enav_promtext_init_growable(&p, ENAV_METRICS_BASE_BYTES) != 0 || !m)
 		goto fail;
-	if (!enav_host_render_metrics(o->agent, &p))
+	if (!enav_host_render_metrics(o->host, &p))
 		goto fail;
 	if (p.families_dropped)
 		atomic_fetch_add(&o->metric_families_dropped, p.families_dropped);
@@ -320,7 +320,7 @@ static size_t tables_bytes(const struct enav_pprof_decoded *t)
 static void push_profiles(struct otlp_sink *o)
 {
 	const struct enav_profile_service *svc;
-	struct enav_profile_store *s = enav_host_profile_service(o->agent, &svc);
+	struct enav_profile_store *s = enav_host_profile_service(o->host, &svc);
 	if (!s)
 		return;
 	uint64_t to;
@@ -361,8 +361,7 @@ static void push_profiles(struct otlp_sink *o)
 static void *ticker(void *arg)
 {
 	struct otlp_sink *o = arg;
-	uint64_t every =
-	    (uint64_t)enav_host_config(o->agent)->otlp.metrics_interval_ms * 1000000ull;
+	uint64_t every = (uint64_t)enav_host_config(o->host)->otlp.metrics_interval_ms * 1000000ull;
 	uint64_t next = enav_clock_mono_ns() + every;
 	pthread_mutex_lock(&o->lock);
 	while (!o->stop) {
@@ -435,7 +434,7 @@ static int otlp_init(struct enav_host *a, void **state, char *err, size_t errlen
 	if (!o)
 		return -ENOMEM;
 	*state = o;
-	o->agent = a;
+	o->host = a;
 	o->start_unix_ns =
 	    enav_host_start_unix_ns(a) ? enav_host_start_unix_ns(a) : enav_clock_unix_ns();
 	pthread_mutex_init(&o->lock, NULL);

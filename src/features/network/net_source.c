@@ -35,7 +35,7 @@ struct net_source {
 	struct enav_l7_tracker *l7;	     /* NULL: application protocols off */
 	uint64_t l7_last_expire_ns;
 	struct enav_tls_attach *tls; /* NULL: TLS plaintext off */
-	struct enav_host *agent;
+	struct enav_host *host;
 	bool tls_wanted; /* configured: read-only global of the kernel side */
 	/* The kernel refused the payload code inside the socket-level programs
 	 * (feature payload_capture): configure() leaves it out. */
@@ -208,7 +208,7 @@ static void net_stop(void *state)
 	if (!src)
 		return;
 	if (src->tls) {
-		enav_host_unwatch_exec(src->agent, src->tls);
+		enav_host_unwatch_exec(src->host, src->tls);
 		enav_tls_attach_stop(src->tls);
 	}
 	enav_bpf_source_close(&src->bpf);
@@ -498,7 +498,7 @@ static int net_start(struct enav_host *a, void **state, char *err, size_t errlen
 	src->tls = enav_tls_attach_start(src->bpf.obj, &tc, err, errlen);
 	if (!src->tls)
 		return -ENOMEM;
-	src->agent = a;
+	src->host = a;
 	if (enav_host_watch_exec(a, enav_tls_attach_notify_exec, src->tls) != 0)
 		enav_warn("tls: no exec watcher slot left: new binaries are found by the "
 			  "periodic scan only");

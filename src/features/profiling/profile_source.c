@@ -61,7 +61,7 @@ struct pending_task {
 
 struct profile_source {
 	struct enav_bpf_source bpf;
-	struct enav_host *agent;
+	struct enav_host *host;
 	struct enav_profile_store *store;
 	const char *event_name;
 	int n_perf;
@@ -235,7 +235,7 @@ static void export_interval(struct profile_source *src)
 	    .kinds = (1u << ENAV_PROFILE_CPU) | (src->offcpu ? 1u << ENAV_PROFILE_OFFCPU : 0) |
 		     (src->futex ? 1u << ENAV_PROFILE_FUTEX : 0),
 	};
-	enav_host_publish_interval(src->agent, &iv);
+	enav_host_publish_interval(src->host, &iv);
 	src->interval_from_mono = to;
 	src->interval_from_unix = iv.to_unix_ns;
 }
@@ -244,9 +244,9 @@ static void *profiler_thread(void *arg)
 {
 	struct profile_source *src = arg;
 	uint64_t interval =
-	    (uint64_t)enav_host_config(src->agent)->profiling.interval_ms * 1000000ull;
+	    (uint64_t)enav_host_config(src->host)->profiling.interval_ms * 1000000ull;
 	uint64_t drain_every =
-	    (uint64_t)enav_host_config(src->agent)->profiling.drain_ms * 1000000ull;
+	    (uint64_t)enav_host_config(src->host)->profiling.drain_ms * 1000000ull;
 	uint64_t next = enav_clock_mono_ns() + interval;
 	uint64_t next_drain = enav_clock_mono_ns() + drain_every;
 	pthread_mutex_lock(&src->lock);
@@ -382,7 +382,7 @@ static void *unwinder_thread(void *arg)
 /* One sampling event per CPU; cycles when asked (or auto and available). */
 static int open_perf_events(struct profile_source *src, char *err, size_t errlen)
 {
-	const struct enav_config *cfg = enav_host_config(src->agent);
+	const struct enav_config *cfg = enav_host_config(src->host);
 	int ncpus = libbpf_num_possible_cpus();
 	src->perf_fds = calloc(ncpus, sizeof(int));
 	src->perf_links = calloc(ncpus, sizeof(*src->perf_links));
@@ -436,7 +436,7 @@ static int open_perf_events(struct profile_source *src, char *err, size_t errlen
 static void configure(void *ctx)
 {
 	struct profile_source *src = ctx;
-	const struct enav_config *cfg = enav_host_config(src->agent);
+	const struct enav_config *cfg = enav_host_config(src->host);
 	struct bpf_object *obj = src->bpf.obj;
 	struct bpf_map *stacks = bpf_object__find_map_by_name(obj, "enav_prof_stacks");
 	bpf_map__set_max_entries(stacks, cfg->profiling.stack_map_entries);
@@ -457,10 +457,10 @@ static void configure(void *ctx)
 				 unwind ? cfg->profiling.unwind_max_processes : 1);
 	/* Before Linux 6.1 a perf_event program may only use preallocated
 	 * hash maps: there the processes' entries are allocated up front. */
-	if (enav_host_features(src->agent)->feat[ENAV_FEAT_PERF_DYN_HASH].status != ENAV_PROBE_YES)
+	if (enav_host_features(src->host)->feat[ENAV_FEAT_PERF_DYN_HASH].status != ENAV_PROBE_YES)
 		bpf_map__set_map_flags(bpf_object__find_map_by_name(obj, "enav_unwind_procs"), 0);
 	bool switch_state =
-	    enav_host_features(src->agent)->feat[ENAV_FEAT_SWITCH_STATE].status == ENAV_PROBE_YES;
+	    enav_host_features(src->host)->feat[ENAV_FEAT_SWITCH_STATE].status == ENAV_PROBE_YES;
 	struct enav_bpf_source *b = &src->bpf;
 	enav_bpf_source_rodata_u64(b, "enav_wakeup_bytes", cfg->kernel.wakeup_bytes);
 	enav_bpf_source_rodata_u64(b, "enav_offcpu_min_ns",
@@ -472,14 +472,14 @@ static void configure(void *ctx)
 	enav_bpf_source_rodata_u32(b, "enav_futex_sample_every", cfg->profiling.futex_sample_every);
 	enav_bpf_source_rodata_u32(b, "enav_stack_bytes", cfg->profiling.max_stack_depth * 8);
 	enav_bpf_source_rodata_bool(b, "enav_unwind_enabled", unwind);
-	enav_bpf_source_rodata_u32(b, "enav_self_tgid", enav_host_self_pid(src->agent));
+	enav_bpf_source_rodata_u32(b, "enav_self_tgid", enav_host_self_pid(src->host));
 	enav_bpf_source_rodata_bool(b, "enav_switch_state_arg", switch_state);
 }
 
 /* The rows map is written in place through its mapping. */
 static int start_unwinder(struct profile_source *src, char *err, size_t errlen)
 {
-	const struct enav_config *cfg = enav_host_config(src->agent);
+	const struct enav_config *cfg = enav_host_config(src->host);
 	src->unwind_rows_len =
 	    (size_t)cfg->profiling.unwind_max_rows * sizeof(struct enav_unwind_entry);
 	void *rows = mmap(NULL, src->unwind_rows_len, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -512,7 +512,7 @@ static int profile_start(struct enav_host *a, void **state, char *err, size_t er
 	if (!src)
 		return -ENOMEM;
 	*state = src;
-	src->agent = a;
+	src->host = a;
 	pthread_mutex_init(&src->lock, NULL);
 	pthread_cond_init(&src->cv, NULL);
 	pthread_mutex_init(&src->unwind_lock, NULL);

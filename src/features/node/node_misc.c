@@ -4,12 +4,12 @@
  * node_os_version (as Debian's node_exporter 1.5 renders them).
  *
  * os-release is <root>/etc/os-release, else <root>/usr/lib/os-release, where
- * root is "/" in production (see enav_host_node_open_ex).  It is read once at
+ * root is "/" in production (see enav_node_open_ex).  It is read once at
  * open: an upgrade shows after the agent restarts.  Values follow the
  * os-release(5) shell subset: "double" quotes with \" \\ \$ \` escapes,
  * 'single' quotes, or a bare word with backslash escapes.
  */
-#include "features/host/node_priv.h"
+#include "features/node/node_priv.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -152,7 +152,7 @@ static ssize_t read_small(const char *path, char *buf, size_t cap)
 	return r;
 }
 
-void enav_node_read_os_release(struct enav_host_node *n)
+void enav_node_read_os_release(struct enav_node *n)
 {
 	static const char *const rel[] = {"etc/os-release", "usr/lib/os-release"};
 	char path[sizeof(n->root) + 32];
@@ -174,7 +174,7 @@ void enav_node_read_os_release(struct enav_host_node *n)
 	n->os_ok = true;
 }
 
-void enav_node_render_misc(struct enav_host_node *n, struct enav_promtext *p)
+void enav_node_render_misc(struct enav_node *n, struct enav_promtext *p)
 {
 	struct utsname u;
 

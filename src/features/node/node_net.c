@@ -14,7 +14,7 @@
  * receive_nohandler, which node_exporter reads over netlink, is not in
  * /proc/net/dev and is not rendered.
  */
-#include "features/host/node_priv.h"
+#include "features/node/node_priv.h"
 
 #include <string.h>
 
@@ -61,7 +61,7 @@ bool enav_node_netdev_excluded(const char *name)
 
 static void keep_netdev(void *ctx, const struct enav_node_netdev *d)
 {
-	struct enav_host_node *n = ctx;
+	struct enav_node *n = ctx;
 
 	if (enav_node_netdev_excluded(d->name) || !enav_utf8_valid(d->name))
 		return;
@@ -97,7 +97,7 @@ static const struct {
     {"node_network_transmit_compressed_total", "Compressed packets transmitted."},
 };
 
-void enav_node_render_netdev(struct enav_host_node *n, struct enav_promtext *p)
+void enav_node_render_netdev(struct enav_node *n, struct enav_promtext *p)
 {
 	ssize_t len = enav_node_read(n, ENAV_NODE_F_NETDEV);
 

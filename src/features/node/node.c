@@ -18,7 +18,7 @@
  * enav_host_collector_available{collector="pressure"} is 0.
  */
 #include "platform/parse.h"
-#include "features/host/node_priv.h"
+#include "features/node/node_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -150,13 +150,13 @@ static bool is_psi(enum enav_node_file f)
 	return f == ENAV_NODE_F_PSI_CPU || f == ENAV_NODE_F_PSI_MEMORY || f == ENAV_NODE_F_PSI_IO;
 }
 
-void enav_node_count_error(struct enav_host_node *n, enum enav_node_file f)
+void enav_node_count_error(struct enav_node *n, enum enav_node_file f)
 {
 	n->read_errors[f]++;
 }
 
 /* Open f (not os-release); -1 with errno on failure. */
-static int node_open_file(struct enav_host_node *n, enum enav_node_file f)
+static int node_open_file(struct enav_node *n, enum enav_node_file f)
 {
 	char path[sizeof(n->proc_root) + 32];
 	int len = snprintf(path, sizeof(path), "%s/%s", n->proc_root, node_files[f].rel);
@@ -175,7 +175,7 @@ static bool psi_missing(enum enav_node_file f, int e)
 }
 
 /* Keep whole lines when a file outgrows the hard cap (a counted error). */
-static ssize_t truncated(struct enav_host_node *n, enum enav_node_file f, size_t len)
+static ssize_t truncated(struct enav_node *n, enum enav_node_file f, size_t len)
 {
 	const char *nl = len ? memrchr(n->buf, '\n', len) : NULL;
 
@@ -183,7 +183,7 @@ static ssize_t truncated(struct enav_host_node *n, enum enav_node_file f, size_t
 	return nl ? (ssize_t)(nl - n->buf + 1) : 0;
 }
 
-ssize_t enav_node_read(struct enav_host_node *n, enum enav_node_file f)
+ssize_t enav_node_read(struct enav_node *n, enum enav_node_file f)
 {
 	if (n->fd[f] < 0) {
 		if (n->absent[f]) {
@@ -265,7 +265,7 @@ static const char *const collector_names[ENAV_NODE_NCOLLECTORS] = {
     [ENAV_NODE_C_OS] = "os",
 };
 
-static void render_self(struct enav_host_node *n, struct enav_promtext *p)
+static void render_self(struct enav_node *n, struct enav_promtext *p)
 {
 	enav_promtext_family(p, "enav_host_read_errors_total", "counter",
 			     "Scrapes where a node source file could not be opened, read or "
@@ -293,7 +293,7 @@ static void render_self(struct enav_host_node *n, struct enav_promtext *p)
 	}
 }
 
-void enav_host_node_render(struct enav_host_node *n, struct enav_promtext *p)
+void enav_node_render(struct enav_node *n, struct enav_promtext *p)
 {
 	if (!n || !p)
 		return;
@@ -355,17 +355,16 @@ static void derive_root(char *root, size_t cap, const char *proc_root)
 		snprintf(root, cap, "%.*s", (int)len, proc_root);
 }
 
-struct enav_host_node *enav_host_node_open_ex(const char *proc_root, const char *sys_root,
-					      const char *root, uint32_t max_devices,
-					      const struct enav_host_node_hooks *hooks, char *err,
-					      size_t errlen)
+struct enav_node *enav_node_open_ex(const char *proc_root, const char *sys_root, const char *root,
+				    uint32_t max_devices, const struct enav_node_hooks *hooks,
+				    char *err, size_t errlen)
 {
 	(void)sys_root; /* no node family needs sysfs yet */
 	if (!proc_root || !*proc_root || max_devices == 0) {
 		snprintf(err, errlen, "host node: proc_root and max_devices are required");
 		return NULL;
 	}
-	struct enav_host_node *n = calloc(1, sizeof(*n));
+	struct enav_node *n = calloc(1, sizeof(*n));
 
 	if (!n) {
 		snprintf(err, errlen, "host node: out of memory");
@@ -430,17 +429,17 @@ struct enav_host_node *enav_host_node_open_ex(const char *proc_root, const char 
 	enav_node_read_os_release(n);
 	return n;
 fail:
-	enav_host_node_close(n);
+	enav_node_close(n);
 	return NULL;
 }
 
-struct enav_host_node *enav_host_node_open(const char *proc_root, const char *sys_root,
-					   uint32_t max_devices, char *err, size_t errlen)
+struct enav_node *enav_node_open(const char *proc_root, const char *sys_root, uint32_t max_devices,
+				 char *err, size_t errlen)
 {
-	return enav_host_node_open_ex(proc_root, sys_root, NULL, max_devices, NULL, err, errlen);
+	return enav_node_open_ex(proc_root, sys_root, NULL, max_devices, NULL, err, errlen);
 }
 
-void enav_host_node_close(struct enav_host_node *n)
+void enav_node_close(struct enav_node *n)
 {
 	if (!n)
 		return;

@@ -48,8 +48,8 @@
  * open (max_cgroups of them), then printed family by family.  Not
  * thread-safe: render from one thread at a time.
  */
-#include "features/host/host.h"
-#include "features/host/cgroups_priv.h"
+#include "features/node/node.h"
+#include "features/node/cgroups_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -229,7 +229,7 @@ struct cg_rec {
 	uint64_t v[C__COUNT];
 };
 
-struct enav_host_cgroups {
+struct enav_node_cgroups {
 	char base[H__COUNT][ENAV_CGROUP_MOUNT_PATH_MAX]; /* "" = no such hierarchy */
 	uint32_t max_cgroups;
 	uint64_t user_hz;
@@ -263,7 +263,7 @@ static bool silent_errno(int e)
  * Read file f of the cgroup at rel into h->buf.  Returns the length, or a
  * negative errno (counted unless silent).  -E2BIG: larger than the buffer.
  */
-static ssize_t read_file(struct enav_host_cgroups *h, const char *rel, enum cg_file f)
+static ssize_t read_file(struct enav_node_cgroups *h, const char *rel, enum cg_file f)
 {
 	const char *base = h->base[cg_files[f].hier];
 	int n = snprintf(h->path, sizeof(h->path), "%s%s/%s", base, strcmp(rel, "/") ? rel : "",
@@ -310,7 +310,7 @@ out:
 }
 
 /* Read and parse a one-number file.  Counts an unparseable one as an error. */
-static bool read_u64(struct enav_host_cgroups *h, const char *rel, enum cg_file f, uint64_t *out)
+static bool read_u64(struct enav_node_cgroups *h, const char *rel, enum cg_file f, uint64_t *out)
 {
 	ssize_t n = read_file(h, rel, f);
 
@@ -324,7 +324,7 @@ static bool read_u64(struct enav_host_cgroups *h, const char *rel, enum cg_file 
 	return true;
 }
 
-static uint32_t read_keyed(struct enav_host_cgroups *h, const char *rel, enum cg_file f,
+static uint32_t read_keyed(struct enav_node_cgroups *h, const char *rel, enum cg_file f,
 			   const char *const *keys, size_t n_keys, uint64_t *vals)
 {
 	ssize_t n = read_file(h, rel, f);
@@ -332,7 +332,7 @@ static uint32_t read_keyed(struct enav_host_cgroups *h, const char *rel, enum cg
 	return n < 0 ? 0 : enav_cg_parse_keyed(h->buf, (size_t)n, keys, n_keys, vals);
 }
 
-static bool have_hier(const struct enav_host_cgroups *h, enum cg_hier x)
+static bool have_hier(const struct enav_node_cgroups *h, enum cg_hier x)
 {
 	return h->base[x][0] != '\0';
 }
@@ -343,7 +343,7 @@ static uint64_t ticks_to_ns(uint64_t ticks, uint64_t hz)
 			       (ticks % hz) * 1000000000u / hz);
 }
 
-static void collect_cpu(struct enav_host_cgroups *h, const char *rel, struct cg_rec *r)
+static void collect_cpu(struct enav_node_cgroups *h, const char *rel, struct cg_rec *r)
 {
 	static const char *const v2_keys[] = {"usage_usec", "user_usec",    "system_usec",
 					      "nr_periods", "nr_throttled", "throttled_usec"};
@@ -394,7 +394,7 @@ static bool v1_unlimited(uint64_t v)
 	return v >= (uint64_t)INT64_MAX - (1u << 20);
 }
 
-static void collect_memory(struct enav_host_cgroups *h, const char *rel, struct cg_rec *r)
+static void collect_memory(struct enav_node_cgroups *h, const char *rel, struct cg_rec *r)
 {
 	uint64_t v, st[6], inactive = 0;
 	uint32_t f;
@@ -454,7 +454,7 @@ static void collect_memory(struct enav_host_cgroups *h, const char *rel, struct 
 }
 
 /* A blkio pair: the _recursive file, or the plain one on kernels without it. */
-static ssize_t read_blkio(struct enav_host_cgroups *h, const char *rel, enum cg_file rec,
+static ssize_t read_blkio(struct enav_node_cgroups *h, const char *rel, enum cg_file rec,
 			  enum cg_file plain)
 {
 	ssize_t n = read_file(h, rel, rec);
@@ -462,7 +462,7 @@ static ssize_t read_blkio(struct enav_host_cgroups *h, const char *rel, enum cg_
 	return n == -ENOENT ? read_file(h, rel, plain) : n;
 }
 
-static void collect_io(struct enav_host_cgroups *h, const char *rel, struct cg_rec *r)
+static void collect_io(struct enav_node_cgroups *h, const char *rel, struct cg_rec *r)
 {
 	ssize_t n;
 
@@ -495,7 +495,7 @@ static void collect_io(struct enav_host_cgroups *h, const char *rel, struct cg_r
 	}
 }
 
-static void collect_pressure(struct enav_host_cgroups *h, const char *rel, struct cg_rec *r)
+static void collect_pressure(struct enav_node_cgroups *h, const char *rel, struct cg_rec *r)
 {
 	static const struct {
 		enum cg_file f;
@@ -523,7 +523,7 @@ static void collect_pressure(struct enav_host_cgroups *h, const char *rel, struc
 	}
 }
 
-static void collect_pids(struct enav_host_cgroups *h, const char *rel, struct cg_rec *r)
+static void collect_pids(struct enav_node_cgroups *h, const char *rel, struct cg_rec *r)
 {
 	uint64_t v;
 	enum cg_file f = have_hier(h, H_PIDS) ? F_V1_PIDS_CURRENT : F_V2_PIDS_CURRENT;
@@ -543,7 +543,7 @@ static bool rel_ok(const char *rel)
 	return true;
 }
 
-static void collect(struct enav_host_cgroups *h, const char *rel, struct cg_rec *r)
+static void collect(struct enav_node_cgroups *h, const char *rel, struct cg_rec *r)
 {
 	r->have = 0;
 	if (!rel_ok(rel))
@@ -557,7 +557,7 @@ static void collect(struct enav_host_cgroups *h, const char *rel, struct cg_rec 
 
 /* ---- interface ----------------------------------------------------------- */
 
-struct enav_host_cgroups *enav_host_cgroups_open(const char *v2_mount,
+struct enav_node_cgroups *enav_node_cgroups_open(const char *v2_mount,
 						 const struct enav_cgroup_mounts *mounts,
 						 uint32_t max_cgroups, char *err, size_t errlen)
 {
@@ -569,7 +569,7 @@ struct enav_host_cgroups *enav_host_cgroups_open(const char *v2_mount,
 		snprintf(err, errlen, "host cgroups: cgroup2 mount path too long");
 		return NULL;
 	}
-	struct enav_host_cgroups *h = calloc(1, sizeof(*h));
+	struct enav_node_cgroups *h = calloc(1, sizeof(*h));
 	if (!h) {
 		snprintf(err, errlen, "host cgroups: out of memory");
 		return NULL;
@@ -597,7 +597,7 @@ struct enav_host_cgroups *enav_host_cgroups_open(const char *v2_mount,
 	return h;
 }
 
-void enav_host_cgroups_close(struct enav_host_cgroups *h)
+void enav_node_cgroups_close(struct enav_node_cgroups *h)
 {
 	if (!h)
 		return;
@@ -613,7 +613,7 @@ static bool selected(const struct enav_snapshot_entry *e, enum enav_host_cgroup_
 }
 
 /* Can this handle ever read file f?  (Lists only those in the error counter.) */
-static bool file_used(const struct enav_host_cgroups *h, enum cg_file f)
+static bool file_used(const struct enav_node_cgroups *h, enum cg_file f)
 {
 	if (!have_hier(h, cg_files[f].hier))
 		return false;
@@ -632,7 +632,7 @@ static bool file_used(const struct enav_host_cgroups *h, enum cg_file f)
 	}
 }
 
-size_t enav_host_cgroups_exposition_bound(uint32_t max_cgroups)
+size_t enav_node_cgroups_exposition_bound(uint32_t max_cgroups)
 {
 	/* A line at its longest: the six labels at their longest (cgroup path,
 	 * container id, runtime, pod uid, pod and namespace names), every byte
@@ -645,7 +645,7 @@ size_t enav_host_cgroups_exposition_bound(uint32_t max_cgroups)
 	return n_families * ((size_t)max_cgroups * line + 512) + 4096;
 }
 
-static void render_self(struct enav_host_cgroups *h, struct enav_promtext *p)
+static void render_self(struct enav_node_cgroups *h, struct enav_promtext *p)
 {
 	enav_promtext_family(p, "enav_host_cgroups_reported", "gauge",
 			     "cgroups whose resource figures the last scrape reported.");
@@ -667,7 +667,7 @@ static void render_self(struct enav_host_cgroups *h, struct enav_promtext *p)
 	}
 }
 
-void enav_host_cgroups_render(struct enav_host_cgroups *h, const struct enav_snapshot *snap,
+void enav_node_cgroups_render(struct enav_node_cgroups *h, const struct enav_snapshot *snap,
 			      enum enav_host_cgroup_scope mode, struct enav_promtext *p)
 {
 	uint32_t n = 0;

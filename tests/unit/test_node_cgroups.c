@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the per-cgroup resource metrics (src/features/host/cgroups.c,
+ * Unit tests for the per-cgroup resource metrics (src/features/node/cgroups.c,
  * its parsers in cgroup_parsers.c) on the fixture trees in
  * tests/fixtures/cgroupfs/ (read relative to the repository root):
  *   hybrid/  real files recorded on a hybrid host (kernel 6.18: separate cpu
@@ -34,8 +34,8 @@
 #include "discovery/discovery.h"
 #include "discovery/k8s.h"
 #include "model/cgroup_path.h"
-#include "features/host/cgroups_priv.h"
-#include "features/host/host.h"
+#include "features/node/cgroups_priv.h"
+#include "features/node/node.h"
 
 #define FX "tests/fixtures/cgroupfs/"
 
@@ -350,23 +350,23 @@ static void check_exposition(const char *text)
 		fail_msg("HELP without TYPE at the end");
 }
 
-static const char *render(struct enav_host_cgroups *h, const struct enav_snapshot *s,
+static const char *render(struct enav_node_cgroups *h, const struct enav_snapshot *s,
 			  enum enav_host_cgroup_scope mode)
 {
 	struct enav_promtext p;
 
 	enav_promtext_init(&p, out, sizeof(out));
-	enav_host_cgroups_render(h, s, mode, &p);
+	enav_node_cgroups_render(h, s, mode, &p);
 	assert_false(p.overflow);
 	check_exposition(out);
 	return out;
 }
 
-static struct enav_host_cgroups *open_ok(const char *v2, const struct enav_cgroup_mounts *m,
+static struct enav_node_cgroups *open_ok(const char *v2, const struct enav_cgroup_mounts *m,
 					 uint32_t max)
 {
 	char err[256] = "";
-	struct enav_host_cgroups *h = enav_host_cgroups_open(v2, m, max, err, sizeof(err));
+	struct enav_node_cgroups *h = enav_node_cgroups_open(v2, m, max, err, sizeof(err));
 
 	if (!h)
 		fail_msg("open: %s", err);
@@ -396,7 +396,7 @@ static void test_hybrid_containers(void **state)
 
 	hybrid_mounts(&m);
 	hybrid_snapshot(&s, es);
-	struct enav_host_cgroups *h = open_ok(m.v2_mount, &m, 16);
+	struct enav_node_cgroups *h = open_ok(m.v2_mount, &m, 16);
 	const char *t = render(h, &s, ENAV_HOST_CGROUPS_CONTAINERS);
 
 	lbl(la, sizeof(la), H_A, H_IDA, "containerd", H_UID, "web-0", "shop");
@@ -475,7 +475,7 @@ static void test_hybrid_containers(void **state)
 	expect_line(t, "enav_host_cgroups_read_errors_total{hierarchy=\"cgroup1\","
 		       "file=\"blkio.throttle.io_service_bytes\"} 0");
 	expect_no_read_errors(t);
-	enav_host_cgroups_close(h);
+	enav_node_cgroups_close(h);
 }
 
 static void test_hybrid_all(void **state)
@@ -487,7 +487,7 @@ static void test_hybrid_all(void **state)
 
 	hybrid_mounts(&m);
 	hybrid_snapshot(&s, es);
-	struct enav_host_cgroups *h = open_ok(m.v2_mount, &m, 16);
+	struct enav_node_cgroups *h = open_ok(m.v2_mount, &m, 16);
 	const char *t = render(h, &s, ENAV_HOST_CGROUPS_ALL);
 
 	lbl(lcron, sizeof(lcron), H_CRON, "", "", "", "", "");
@@ -504,7 +504,7 @@ static void test_hybrid_all(void **state)
 	expect_s(t, "container_pressure_cpu_waiting_seconds_total", lcron, 0.000643);
 	expect_line(t, "enav_host_cgroups_reported 5");
 	expect_no_read_errors(t);
-	enav_host_cgroups_close(h);
+	enav_node_cgroups_close(h);
 }
 
 /* ---- cgroup2 ------------------------------------------------------------- */
@@ -522,7 +522,7 @@ static void test_v2(void **state)
 	entry(&es[3], 22, V2_B, NULL);
 	entry(&es[4], 23, V2_Q, NULL);
 	snap_init(&s, es, 5);
-	struct enav_host_cgroups *h = open_ok(FX "v2", NULL, 16);
+	struct enav_node_cgroups *h = open_ok(FX "v2", NULL, 16);
 	const char *t = render(h, &s, ENAV_HOST_CGROUPS_ALL);
 
 	lbl(la, sizeof(la), V2_A, V2_IDA, "containerd", V2_UID, "", "");
@@ -595,7 +595,7 @@ static void test_v2(void **state)
 	expect_no(t, "container_cpu_usage_seconds_total", lroot);
 	expect_s(t, "container_cpu_usage_seconds_total", la, 8.561823);
 	expect_line(t, "enav_host_cgroups_reported 3");
-	enav_host_cgroups_close(h);
+	enav_node_cgroups_close(h);
 }
 
 static void test_label_escaping(void **state)
@@ -605,7 +605,7 @@ static void test_label_escaping(void **state)
 
 	entry(&es[0], 23, V2_Q, NULL);
 	snap_init(&s, es, 1);
-	struct enav_host_cgroups *h = open_ok(FX "v2", NULL, 4);
+	struct enav_node_cgroups *h = open_ok(FX "v2", NULL, 4);
 	const char *t = render(h, &s, ENAV_HOST_CGROUPS_ALL);
 
 	expect_line(t,
@@ -616,7 +616,7 @@ static void test_label_escaping(void **state)
 		    "container_cpu_user_seconds_total{cgroup=\"/system.slice/we\\\"ird.service\","
 		    "container_id=\"\",container_runtime=\"\",pod_uid=\"\",pod=\"\","
 		    "namespace=\"\"} 0.59999999999999998");
-	enav_host_cgroups_close(h);
+	enav_node_cgroups_close(h);
 
 	/* A pod name with a backslash and a newline, escaped too. */
 	static struct enav_k8s_pod odd;
@@ -630,7 +630,7 @@ static void test_label_escaping(void **state)
 		    "container_cpu_usage_seconds_total{cgroup=\"/system.slice/we\\\"ird.service\","
 		    "container_id=\"\",container_runtime=\"\",pod_uid=\"\",pod=\"a\\\\b\\nc\","
 		    "namespace=\"n\\\"s\"} 1");
-	enav_host_cgroups_close(h);
+	enav_node_cgroups_close(h);
 }
 
 /* ---- cgroup v1 ----------------------------------------------------------- */
@@ -647,7 +647,7 @@ static void test_v1(void **state)
 	entry(&es[0], 30, V1_K, &pod_v1);
 	entry(&es[1], 31, V1_D, NULL);
 	snap_init(&s, es, 2);
-	struct enav_host_cgroups *h = open_ok("", &m, 16);
+	struct enav_node_cgroups *h = open_ok("", &m, 16);
 	const char *t = render(h, &s, ENAV_HOST_CGROUPS_CONTAINERS);
 
 	lbl(lk, sizeof(lk), V1_K, V1_IDK, "unknown", V1_UID, "api-7d9f", "prod");
@@ -688,7 +688,7 @@ static void test_v1(void **state)
 	expect_no_family(t, "container_pressure_io_stalled_seconds_total");
 	assert_null(strstr(t, "hierarchy=\"cgroup2\""));
 	expect_no_read_errors(t);
-	enav_host_cgroups_close(h);
+	enav_node_cgroups_close(h);
 }
 
 /* ---- selection, cap, modes ----------------------------------------------- */
@@ -706,7 +706,7 @@ static void test_cap_and_dropped(void **state)
 	lbl(la, sizeof(la), H_A, H_IDA, "containerd", H_UID, "web-0", "shop");
 	lbl(lb, sizeof(lb), H_B, H_IDB, "containerd", H_UID, "", "");
 
-	struct enav_host_cgroups *h = open_ok(m.v2_mount, &m, 2);
+	struct enav_node_cgroups *h = open_ok(m.v2_mount, &m, 2);
 	const char *t = render(h, &s, ENAV_HOST_CGROUPS_ALL);
 	/* The first two in snapshot order. */
 	expect_s(t, "container_cpu_usage_seconds_total", lp, 0.658152253);
@@ -720,13 +720,13 @@ static void test_cap_and_dropped(void **state)
 	/* containers: cron is not selected, so not dropped either. */
 	t = render(h, &s, ENAV_HOST_CGROUPS_CONTAINERS);
 	expect_line(t, "enav_host_cgroups_dropped_total 8");
-	enav_host_cgroups_close(h);
+	enav_node_cgroups_close(h);
 
 	h = open_ok(m.v2_mount, &m, 4);
 	t = render(h, &s, ENAV_HOST_CGROUPS_CONTAINERS);
 	expect_line(t, "enav_host_cgroups_reported 4");
 	expect_line(t, "enav_host_cgroups_dropped_total 0");
-	enav_host_cgroups_close(h);
+	enav_node_cgroups_close(h);
 }
 
 static void test_none_null_and_bad_paths(void **state)
@@ -737,11 +737,11 @@ static void test_none_null_and_bad_paths(void **state)
 	struct enav_promtext p;
 
 	hybrid_mounts(&m);
-	struct enav_host_cgroups *h = open_ok(m.v2_mount, &m, 8);
+	struct enav_node_cgroups *h = open_ok(m.v2_mount, &m, 8);
 
 	/* none: nothing at all. */
 	enav_promtext_init(&p, out, sizeof(out));
-	enav_host_cgroups_render(h, NULL, ENAV_HOST_CGROUPS_NONE, &p);
+	enav_node_cgroups_render(h, NULL, ENAV_HOST_CGROUPS_NONE, &p);
 	assert_int_equal(p.len, 0);
 
 	/* No snapshot (no discovery): the self metrics only. */
@@ -762,8 +762,8 @@ static void test_none_null_and_bad_paths(void **state)
 	snap_init(&s, es, 1);
 	t = render(h, &s, ENAV_HOST_CGROUPS_ALL);
 	expect_line(t, "enav_host_cgroups_reported 0");
-	enav_host_cgroups_close(h);
-	enav_host_cgroups_close(NULL);
+	enav_node_cgroups_close(h);
+	enav_node_cgroups_close(NULL);
 }
 
 static void test_open_errors(void **state)
@@ -771,17 +771,17 @@ static void test_open_errors(void **state)
 	char err[256] = "";
 	char longp[ENAV_CGROUP_MOUNT_PATH_MAX + 8];
 
-	assert_null(enav_host_cgroups_open("/sys/fs/cgroup", NULL, 0, err, sizeof(err)));
+	assert_null(enav_node_cgroups_open("/sys/fs/cgroup", NULL, 0, err, sizeof(err)));
 	assert_non_null(strstr(err, "max_cgroups"));
 	memset(longp, 'a', sizeof(longp) - 1);
 	longp[sizeof(longp) - 1] = '\0';
 	err[0] = '\0';
-	assert_null(enav_host_cgroups_open(longp, NULL, 8, err, sizeof(err)));
+	assert_null(enav_node_cgroups_open(longp, NULL, 8, err, sizeof(err)));
 	assert_true(err[0] != '\0');
 	/* No hierarchy at all: valid, reports nothing but itself. */
-	struct enav_host_cgroups *h = enav_host_cgroups_open(NULL, NULL, 1, err, sizeof(err));
+	struct enav_node_cgroups *h = enav_node_cgroups_open(NULL, NULL, 1, err, sizeof(err));
 	assert_non_null(h);
-	enav_host_cgroups_close(h);
+	enav_node_cgroups_close(h);
 }
 
 /* ---- read errors (a tree built in /tmp) ----------------------------------- */
@@ -854,7 +854,7 @@ static void test_read_errors(void **state)
 	snprintf(v2, sizeof(v2), "%s/v2", tmpdir);
 	entry(&es[0], 1, "/x", NULL);
 	snap_init(&s, es, 1);
-	struct enav_host_cgroups *h = open_ok(v2, NULL, 4);
+	struct enav_node_cgroups *h = open_ok(v2, NULL, 4);
 	const char *t = render(h, &s, ENAV_HOST_CGROUPS_ALL);
 
 	lbl(l, sizeof(l), "/x", "", "", "", "", "");
@@ -879,7 +879,7 @@ static void test_read_errors(void **state)
 	t = render(h, &s, ENAV_HOST_CGROUPS_ALL);
 	expect_line(t, "enav_host_cgroups_read_errors_total{hierarchy=\"cgroup2\","
 		       "file=\"memory.events\"} 2");
-	enav_host_cgroups_close(h);
+	enav_node_cgroups_close(h);
 
 	/* v1 memory with only the local memory.stat keys, CPU from cgroup2 (no
 	 * cpuacct hierarchy), a blkio hierarchy without the cgroup (silent). */
@@ -911,7 +911,7 @@ static void test_read_errors(void **state)
 	expect_line(t, "enav_host_cgroups_read_errors_total{hierarchy=\"cgroup2\","
 		       "file=\"pids.current\"} 0");
 	expect_no_read_errors(t);
-	enav_host_cgroups_close(h);
+	enav_node_cgroups_close(h);
 }
 
 /* ---- parsers ------------------------------------------------------------- */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * libFuzzer target for the node procfs parsers (src/features/host/node*.c).
+ * libFuzzer target for the node procfs parsers (src/features/node/node*.c).
  * The same bytes (exactly size bytes in their own allocation, not
  * NUL-terminated, so ASan flags any over-read) are parsed as /proc/stat,
  * loadavg, meminfo, a PSI file, diskstats, net/dev, mounts, file-nr and
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "features/host/node_priv.h"
+#include "features/node/node_priv.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \
@@ -204,7 +204,7 @@ static int fuzz_uname(struct utsname *u)
 	return 0;
 }
 
-static struct enav_host_node *node;
+static struct enav_node *node;
 static char tree[64];
 
 static void put_file(const char *rel)
@@ -227,7 +227,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    "proc/pressure/cpu",  "proc/pressure/memory", "proc/pressure/io",
 	    "proc/diskstats",	  "proc/net/dev",	  "proc/self/mounts",
 	    "proc/sys/fs/file-nr"};
-	static const struct enav_host_node_hooks hooks = {
+	static const struct enav_node_hooks hooks = {
 	    .statvfs_fn = fuzz_statvfs,
 	    .now_fn = fuzz_now,
 	    .uname_fn = fuzz_uname,
@@ -247,7 +247,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		put_file(files[i]);
 	snprintf(path, sizeof(path), "%s/proc", tree);
-	node = enav_host_node_open_ex(path, "/sys", tree, 8, &hooks, err, sizeof(err));
+	node = enav_node_open_ex(path, "/sys", tree, 8, &hooks, err, sizeof(err));
 	CHECK(node != NULL);
 	/* The fds stay open: the tree can go now. */
 	for (size_t i = sizeof(files) / sizeof(files[0]); i-- > 0;) {
@@ -327,7 +327,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cur_data = (const uint8_t *)d;
 	cur_size = size;
 	enav_promtext_init(&p, out, sizeof(out));
-	enav_host_node_render(node, &p);
+	enav_node_render(node, &p);
 	CHECK(!p.overflow);
 	CHECK(enav_utf8_valid(out));
 	check_render(out, p.len);

@@ -13,7 +13,7 @@
  * node_exporter) and our gauge enav_host_pressure_ratio{resource,kind,window}
  * from every avg10/avg60/avg300 present (percent / 100), cpu "full" included.
  */
-#include "features/host/node_priv.h"
+#include "features/node/node_priv.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -69,7 +69,7 @@ void enav_node_parse_meminfo(const char *buf, size_t len, enav_node_mem_cb cb, v
 
 static void keep_mem(void *ctx, const struct enav_node_mem_field *f)
 {
-	struct enav_host_node *n = ctx;
+	struct enav_node *n = ctx;
 	struct enav_node_mem_metric *m;
 
 	if (n->n_mem >= ENAV_NODE_MEM_MAX)
@@ -85,7 +85,7 @@ static void keep_mem(void *ctx, const struct enav_node_mem_field *f)
 	n->n_mem++;
 }
 
-void enav_node_render_meminfo(struct enav_host_node *n, struct enav_promtext *p)
+void enav_node_render_meminfo(struct enav_node *n, struct enav_promtext *p)
 {
 	ssize_t len = enav_node_read(n, ENAV_NODE_F_MEMINFO);
 	char help[ENAV_NODE_MEM_NAME + 64];
@@ -174,7 +174,7 @@ static void psi_counter(struct enav_promtext *p, const struct enav_node_psi_line
 	enav_promtext_sample(p, name, NULL, 0, (double)l->total_us / 1e6);
 }
 
-void enav_node_render_pressure(struct enav_host_node *n, struct enav_promtext *p)
+void enav_node_render_pressure(struct enav_node *n, struct enav_promtext *p)
 {
 	static const enum enav_node_file files[3] = {ENAV_NODE_F_PSI_CPU, ENAV_NODE_F_PSI_MEMORY,
 						     ENAV_NODE_F_PSI_IO};
@@ -249,7 +249,7 @@ bool enav_node_parse_filenr(const char *buf, size_t len, struct enav_node_filenr
 	return true;
 }
 
-void enav_node_render_filefd(struct enav_host_node *n, struct enav_promtext *p)
+void enav_node_render_filefd(struct enav_node *n, struct enav_promtext *p)
 {
 	struct enav_node_filenr fnr;
 	ssize_t len = enav_node_read(n, ENAV_NODE_F_FILENR);

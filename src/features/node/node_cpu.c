@@ -10,7 +10,7 @@
  * include guest time), and the guest figures are reported again on their own.
  * Offline CPUs have no cpuN line; the cpu label is N as written, gaps and all.
  */
-#include "features/host/node_priv.h"
+#include "features/node/node_priv.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -101,7 +101,7 @@ bool enav_node_parse_loadavg(const char *buf, size_t len, double load[3])
 /* Keep the first max_devices CPUs; a repeated cpuN line is ignored. */
 static void keep_cpu(void *ctx, const struct enav_node_cpu *c)
 {
-	struct enav_host_node *n = ctx;
+	struct enav_node *n = ctx;
 
 	/* The kernel writes them ascending: search only when one is not. */
 	if (n->n_cpus && c->id <= n->max_cpu_id)
@@ -126,7 +126,7 @@ static void stat_u64(struct enav_promtext *p, const struct enav_node_stat *st, u
 	enav_promtext_sample_u64(p, name, NULL, 0, v);
 }
 
-void enav_node_render_stat(struct enav_host_node *n, struct enav_promtext *p)
+void enav_node_render_stat(struct enav_node *n, struct enav_promtext *p)
 {
 	static const char *const modes[] = {"user",   "nice", "system",	 "idle",
 					    "iowait", "irq",  "softirq", "steal"};
@@ -193,7 +193,7 @@ void enav_node_render_stat(struct enav_host_node *n, struct enav_promtext *p)
 		 "Processes in the runnable state.");
 }
 
-void enav_node_render_loadavg(struct enav_host_node *n, struct enav_promtext *p)
+void enav_node_render_loadavg(struct enav_node *n, struct enav_promtext *p)
 {
 	static const char *const names[] = {"node_load1", "node_load5", "node_load15"};
 	static const char *const helps[] = {"Load average over 1 minute.",

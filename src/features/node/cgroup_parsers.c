@@ -4,7 +4,7 @@
  * text in, numbers out, for cgroups.c, which reads the files, and for the
  * unit tests and the fuzzer, which feed them anything.
  */
-#include "features/host/cgroups_priv.h"
+#include "features/node/cgroups_priv.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "exporters/prometheus/prometheus.h"
+#include "exporters/listener/listener.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -10,8 +10,8 @@
 #include "platform/http.h"
 #include "platform/log.h"
 
-struct prometheus_sink {
-	struct enav_host *agent;
+struct listener {
+	struct enav_host *host;
 	struct enav_http_server *http;
 	struct enav_http_server *health; /* http.health_listen; NULL when "" */
 	_Atomic uint64_t render_overflows, families_dropped, last_bytes, last_cap;
@@ -33,14 +33,14 @@ static void text(struct enav_http_response *r, int status, const char *body)
 static void handle_metrics(void *ctx, const struct enav_http_request *req,
 			   struct enav_http_response *r)
 {
-	struct prometheus_sink *ps = ctx;
+	struct listener *ps = ctx;
 	struct enav_promtext p;
 	/* The host raises the cap to what the running modules' caps need. */
 	if (enav_promtext_init_growable(&p, ENAV_METRICS_BASE_BYTES) != 0) {
 		text(r, 503, "out of memory\n");
 		return;
 	}
-	if (!enav_host_render_metrics(ps->agent, &p)) {
+	if (!enav_host_render_metrics(ps->host, &p)) {
 		enav_promtext_free(&p);
 		text(r, 503, "stopping\n");
 		return;
@@ -60,10 +60,10 @@ static void handle_metrics(void *ctx, const struct enav_http_request *req,
 static void handle_healthz(void *ctx, const struct enav_http_request *req,
 			   struct enav_http_response *r)
 {
-	struct prometheus_sink *ps = ctx;
-	uint64_t stalled = enav_host_stalled_ns(ps->agent);
+	struct listener *ps = ctx;
+	uint64_t stalled = enav_host_stalled_ns(ps->host);
 	char msg[96];
-	if (enav_host_stopping(ps->agent)) {
+	if (enav_host_stopping(ps->host)) {
 		text(r, 503, "stopping\n");
 	} else if (stalled > ENAV_HOST_STALL_NS) {
 		/* Alive is more than answering: a capture loop stuck in one
@@ -80,8 +80,8 @@ static void handle_healthz(void *ctx, const struct enav_http_request *req,
 static void handle_readyz(void *ctx, const struct enav_http_request *req,
 			  struct enav_http_response *r)
 {
-	struct prometheus_sink *ps = ctx;
-	if (enav_host_ready(ps->agent) && !enav_host_stopping(ps->agent))
+	struct listener *ps = ctx;
+	if (enav_host_ready(ps->host) && !enav_host_stopping(ps->host))
 		text(r, 200, "ready\n");
 	else
 		text(r, 503, "not ready\n");
@@ -107,11 +107,11 @@ static int listen_addr(const char *key, const char *value, char *host, size_t ho
 static int prom_init(struct enav_host *a, void **state, char *err, size_t errlen)
 {
 	const struct enav_config *cfg = enav_host_config(a);
-	struct prometheus_sink *ps = calloc(1, sizeof(*ps));
+	struct listener *ps = calloc(1, sizeof(*ps));
 	if (!ps)
 		return -ENOMEM;
 	*state = ps;
-	ps->agent = a;
+	ps->host = a;
 	char host[64], hhost[64] = "";
 	uint16_t port, hport = 0;
 	if (listen_addr("http.listen", cfg->http.listen, host, sizeof(host), &port, err, errlen))
@@ -191,7 +191,7 @@ static void prom_submit(void *state, struct enav_signal *s)
 
 static void prom_fini(void *state, uint64_t deadline_mono_ns)
 {
-	struct prometheus_sink *ps = state;
+	struct listener *ps = state;
 	if (!ps)
 		return;
 	enav_http_stop(ps->health);
@@ -201,7 +201,7 @@ static void prom_fini(void *state, uint64_t deadline_mono_ns)
 
 static void prom_metrics(void *state, struct enav_promtext *p)
 {
-	struct prometheus_sink *ps = state;
+	struct listener *ps = state;
 	enav_promtext_single_u64(p, "enav_metrics_render_overflows_total", "counter",
 				 "Scrapes whose exposition reached its hard cap (whole families "
 				 "were left out; the scrape still answered).",
@@ -221,12 +221,12 @@ static void prom_metrics(void *state, struct enav_promtext *p)
 				 atomic_load(&ps->last_cap));
 }
 
-bool enav_prometheus_enabled(const struct enav_config *cfg)
+bool enav_listener_enabled(const struct enav_config *cfg)
 {
 	return cfg->http.enabled;
 }
 
-const struct enav_sink_ops enav_prometheus_sink_ops = {
+const struct enav_sink_ops enav_listener_sink_ops = {
     .init = prom_init,
     .submit = prom_submit,
     .fini = prom_fini,

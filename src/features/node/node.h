@@ -8,8 +8,8 @@
  * one pread(2) each; parsing works in buffers allocated once; every per-device
  * and per-cgroup series set is capped, with the overflow counted.
  */
-#ifndef ENAV_FEATURES_HOST_HOST_H
-#define ENAV_FEATURES_HOST_HOST_H
+#ifndef ENAV_FEATURES_NODE_NODE_H
+#define ENAV_FEATURES_NODE_NODE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,32 +23,32 @@ struct enav_cgroup_mounts;
 
 /* ---- node ---------------------------------------------------------------- */
 
-struct enav_host_node;
+struct enav_node;
 
 /*
  * proc_root and sys_root are "/proc" and "/sys" in production; tests point
  * them at recorded fixture trees.  max_devices caps each of: CPUs, block
  * devices, network devices and filesystems (overflow counted, not rendered).
  */
-struct enav_host_node *enav_host_node_open(const char *proc_root, const char *sys_root,
-					   uint32_t max_devices, char *err, size_t errlen);
-void enav_host_node_close(struct enav_host_node *n);
+struct enav_node *enav_node_open(const char *proc_root, const char *sys_root, uint32_t max_devices,
+				 char *err, size_t errlen);
+void enav_node_close(struct enav_node *n);
 /* Append every node_* family, plus enav_host_* self metrics (read errors,
  * devices over the cap).  Safe to call from one thread at a time. */
-void enav_host_node_render(struct enav_host_node *n, struct enav_promtext *p);
+void enav_node_render(struct enav_node *n, struct enav_promtext *p);
 
 /* ---- cgroups ------------------------------------------------------------- */
 
-struct enav_host_cgroups;
+struct enav_node_cgroups;
 
 /*
  * v2_mount is the cgroup2 mount ("" when none); mounts gives the v1
  * hierarchies (read at the same relative path on hybrid and v1 hosts).
  */
-struct enav_host_cgroups *enav_host_cgroups_open(const char *v2_mount,
+struct enav_node_cgroups *enav_node_cgroups_open(const char *v2_mount,
 						 const struct enav_cgroup_mounts *mounts,
 						 uint32_t max_cgroups, char *err, size_t errlen);
-void enav_host_cgroups_close(struct enav_host_cgroups *h);
+void enav_node_cgroups_close(struct enav_node_cgroups *h);
 /*
  * Render per-cgroup families for the cgroups in snap selected by mode
  * (containers = a proven container id or pod uid; all = every tracked
@@ -56,9 +56,9 @@ void enav_host_cgroups_close(struct enav_host_cgroups *h);
  * attribution (cgroup path, container id and runtime, pod uid, pod name,
  * namespace).
  */
-void enav_host_cgroups_render(struct enav_host_cgroups *h, const struct enav_snapshot *snap,
+void enav_node_cgroups_render(struct enav_node_cgroups *h, const struct enav_snapshot *snap,
 			      enum enav_host_cgroup_scope mode, struct enav_promtext *p);
 /* Bytes those families take at most with max_cgroups cgroups. */
-size_t enav_host_cgroups_exposition_bound(uint32_t max_cgroups);
+size_t enav_node_cgroups_exposition_bound(uint32_t max_cgroups);
 
 #endif

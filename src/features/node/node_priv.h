@@ -6,8 +6,8 @@
  * report records through a callback or an output struct whose strings are
  * always NUL-terminated inside their arrays.
  */
-#ifndef ENAV_FEATURES_HOST_NODE_PRIV_H
-#define ENAV_FEATURES_HOST_NODE_PRIV_H
+#ifndef ENAV_FEATURES_NODE_NODE_PRIV_H
+#define ENAV_FEATURES_NODE_NODE_PRIV_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,7 +18,7 @@
 
 #include "platform/parse.h" /* enav_utf8_valid */
 #include "platform/promtext.h"
-#include "features/host/host.h"
+#include "features/node/node.h"
 
 /* ---- lexing helpers (node.c) --------------------------------------------- */
 
@@ -185,7 +185,7 @@ double enav_node_os_version_number(const char *version_id);
 /* ---- the collector --------------------------------------------------------- */
 
 /* Test seams: NULL members use the real system call. */
-struct enav_host_node_hooks {
+struct enav_node_hooks {
 	int (*statvfs_fn)(const char *path, struct statvfs *st);
 	double (*now_fn)(void);
 	int (*uname_fn)(struct utsname *u);
@@ -194,14 +194,13 @@ struct enav_host_node_hooks {
 };
 
 /*
- * enav_host_node_open with an explicit root for /etc and /usr/lib (NULL:
+ * enav_node_open with an explicit root for /etc and /usr/lib (NULL:
  * "/" when proc_root is "/proc", else proc_root's parent directory) and test
  * seams (NULL: none).
  */
-struct enav_host_node *enav_host_node_open_ex(const char *proc_root, const char *sys_root,
-					      const char *root, uint32_t max_devices,
-					      const struct enav_host_node_hooks *hooks, char *err,
-					      size_t errlen);
+struct enav_node *enav_node_open_ex(const char *proc_root, const char *sys_root, const char *root,
+				    uint32_t max_devices, const struct enav_node_hooks *hooks,
+				    char *err, size_t errlen);
 
 /* ---- collector state (node.c), shared by the node_*.c renderers ------------ */
 
@@ -254,11 +253,11 @@ struct enav_node_fs {
 	struct statvfs st;
 };
 
-struct enav_host_node {
+struct enav_node {
 	char proc_root[4096];
 	char root[4096];
 	uint32_t max_devices;
-	struct enav_host_node_hooks hooks;
+	struct enav_node_hooks hooks;
 	long clk_tck;
 
 	int fd[ENAV_NODE_NFILES];
@@ -298,8 +297,8 @@ struct enav_host_node {
  * the buffer grows).  Returns the length, or -1: counted in read_errors
  * unless the file is a PSI file that is absent or EOPNOTSUPP.
  */
-ssize_t enav_node_read(struct enav_host_node *n, enum enav_node_file f);
-void enav_node_count_error(struct enav_host_node *n, enum enav_node_file f);
+ssize_t enav_node_read(struct enav_node *n, enum enav_node_file f);
+void enav_node_count_error(struct enav_node *n, enum enav_node_file f);
 
 /*
  * One sample whose value is a * b: exact as an integer when the product fits
@@ -308,15 +307,15 @@ void enav_node_count_error(struct enav_host_node *n, enum enav_node_file f);
 void enav_node_sample_product(struct enav_promtext *p, const char *name, const char *const *labels,
 			      size_t n_pairs, uint64_t a, uint64_t b);
 
-void enav_node_render_stat(struct enav_host_node *n, struct enav_promtext *p);
-void enav_node_render_loadavg(struct enav_host_node *n, struct enav_promtext *p);
-void enav_node_render_meminfo(struct enav_host_node *n, struct enav_promtext *p);
-void enav_node_render_pressure(struct enav_host_node *n, struct enav_promtext *p);
-void enav_node_render_filefd(struct enav_host_node *n, struct enav_promtext *p);
-void enav_node_render_diskstats(struct enav_host_node *n, struct enav_promtext *p);
-void enav_node_render_netdev(struct enav_host_node *n, struct enav_promtext *p);
-void enav_node_render_filesystem(struct enav_host_node *n, struct enav_promtext *p);
-void enav_node_read_os_release(struct enav_host_node *n);
-void enav_node_render_misc(struct enav_host_node *n, struct enav_promtext *p);
+void enav_node_render_stat(struct enav_node *n, struct enav_promtext *p);
+void enav_node_render_loadavg(struct enav_node *n, struct enav_promtext *p);
+void enav_node_render_meminfo(struct enav_node *n, struct enav_promtext *p);
+void enav_node_render_pressure(struct enav_node *n, struct enav_promtext *p);
+void enav_node_render_filefd(struct enav_node *n, struct enav_promtext *p);
+void enav_node_render_diskstats(struct enav_node *n, struct enav_promtext *p);
+void enav_node_render_netdev(struct enav_node *n, struct enav_promtext *p);
+void enav_node_render_filesystem(struct enav_node *n, struct enav_promtext *p);
+void enav_node_read_os_release(struct enav_node *n);
+void enav_node_render_misc(struct enav_node *n, struct enav_promtext *p);
 
 #endif

@@ -15,7 +15,7 @@
  * name has two letters) and NVMe partitions (nvme0n1p1).  Everything else is
  * kept: whole disks, zram, dm-*, md*, mmcblk* partitions, sr*.
  */
-#include "features/host/node_priv.h"
+#include "features/node/node_priv.h"
 
 #include <string.h>
 
@@ -107,7 +107,7 @@ bool enav_node_disk_excluded(const char *name)
 
 static void keep_disk(void *ctx, const struct enav_node_disk *d)
 {
-	struct enav_host_node *n = ctx;
+	struct enav_node *n = ctx;
 
 	if (enav_node_disk_excluded(d->name) || !enav_utf8_valid(d->name))
 		return;
@@ -151,7 +151,7 @@ static const struct {
      "Seconds spent by all flush requests.", 16, MILLIS},
 };
 
-void enav_node_render_diskstats(struct enav_host_node *n, struct enav_promtext *p)
+void enav_node_render_diskstats(struct enav_node *n, struct enav_promtext *p)
 {
 	ssize_t len = enav_node_read(n, ENAV_NODE_F_DISKSTATS);
 

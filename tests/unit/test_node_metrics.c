@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the node half of the host source (src/features/host/node*.c):
+ * Unit tests for the node half of the host source (src/features/node/node*.c):
  * the pure parsers, the exclusion rules, and whole renders of the recorded
  * trees under tests/fixtures/host/ (this_machine: copied from a Debian 12
  * VM; odd: offline CPUs, odd device names, old and new diskstats formats,
@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "features/host/node_priv.h"
+#include "features/node/node_priv.h"
 
 #define FIX "tests/fixtures/host/"
 
@@ -114,7 +114,7 @@ static ssize_t psi_unsupported_pread(int fd, void *buf, size_t count, off_t off)
 	return pread(fd, buf, count, off);
 }
 
-static const struct enav_host_node_hooks fake_hooks = {
+static const struct enav_node_hooks fake_hooks = {
     .statvfs_fn = fake_statvfs,
     .now_fn = fake_now,
     .uname_fn = fake_uname,
@@ -122,13 +122,12 @@ static const struct enav_host_node_hooks fake_hooks = {
     .clk_tck = 100,
 };
 
-static struct enav_host_node *open_case(const char *proc_root, uint32_t max_devices,
-					const struct enav_host_node_hooks *hooks)
+static struct enav_node *open_case(const char *proc_root, uint32_t max_devices,
+				   const struct enav_node_hooks *hooks)
 {
 	char err[256] = "";
-	struct enav_host_node *n =
-	    enav_host_node_open_ex(proc_root, "/nonexistent-sys", NULL, max_devices,
-				   hooks ? hooks : &fake_hooks, err, sizeof(err));
+	struct enav_node *n = enav_node_open_ex(proc_root, "/nonexistent-sys", NULL, max_devices,
+						hooks ? hooks : &fake_hooks, err, sizeof(err));
 
 	FAIL_IF(!n, "open %s: %s\n", proc_root, err);
 	return n;
@@ -366,18 +365,18 @@ static void test_checker(void **state)
 static char out[1 << 20];
 static char out2[1 << 20];
 
-static const char *render_into(struct enav_host_node *n, char *buf, size_t cap)
+static const char *render_into(struct enav_node *n, char *buf, size_t cap)
 {
 	struct enav_promtext p;
 
 	enav_promtext_init(&p, buf, cap);
-	enav_host_node_render(n, &p);
+	enav_node_render(n, &p);
 	assert_false(p.overflow);
 	check_exposition(buf);
 	return buf;
 }
 
-static const char *render(struct enav_host_node *n)
+static const char *render(struct enav_node *n)
 {
 	return render_into(n, out, sizeof(out));
 }
@@ -836,7 +835,7 @@ static void test_parse_os_release(void **state)
 
 static void test_this_machine(void **state)
 {
-	struct enav_host_node *n = open_case(FIX "this_machine/proc", 256, NULL);
+	struct enav_node *n = open_case(FIX "this_machine/proc", 256, NULL);
 	const char *t = render(n);
 
 	/* /proc/stat */
@@ -886,12 +885,12 @@ static void test_this_machine(void **state)
 		EXPECT_LINE(t, line);
 	}
 	EXPECT_NO_PREFIX(t, "enav_host_read_errors_total{file=\"/proc/stat\"} 1");
-	enav_host_node_close(n);
+	enav_node_close(n);
 }
 
 static void test_odd(void **state)
 {
-	struct enav_host_node *n;
+	struct enav_node *n;
 	const char *t;
 
 	n_statvfs_calls = 0;
@@ -1018,13 +1017,13 @@ static void test_odd(void **state)
 		snprintf(line, sizeof(line), "enav_host_devices_dropped_total{kind=\"%s\"} 0", k);
 		EXPECT_LINE(t, line);
 	}
-	enav_host_node_close(n);
+	enav_node_close(n);
 }
 
 /* The whole exposition of a tree holding /proc/stat alone. */
 static void test_minimal_exact(void **state)
 {
-	struct enav_host_node *n = open_case(FIX "minimal/proc", 16, NULL);
+	struct enav_node *n = open_case(FIX "minimal/proc", 16, NULL);
 	const char *t = render(n);
 	const char *want =
 	    "# HELP node_context_switches_total Context switches since boot.\n"
@@ -1083,7 +1082,7 @@ static void test_minimal_exact(void **state)
 	EXPECT_LINE(t, "enav_host_read_errors_total{file=\"/proc/loadavg\"} 2");
 	EXPECT_LINE(t, "enav_host_read_errors_total{file=\"/etc/os-release\"} 1");
 	EXPECT_LINE(t, "enav_host_read_errors_total{file=\"/proc/pressure/cpu\"} 0");
-	enav_host_node_close(n);
+	enav_node_close(n);
 }
 
 static void test_render_twice_identical(void **state)
@@ -1091,19 +1090,19 @@ static void test_render_twice_identical(void **state)
 	static const char *const cases[] = {FIX "this_machine/proc", FIX "odd/proc"};
 
 	for (size_t i = 0; i < 2; i++) {
-		struct enav_host_node *n = open_case(cases[i], 256, NULL);
+		struct enav_node *n = open_case(cases[i], 256, NULL);
 
 		render_into(n, out, sizeof(out));
 		render_into(n, out2, sizeof(out2));
 		FAIL_IF(strcmp(out, out2) != 0, "%s: renders differ\n", cases[i]);
-		enav_host_node_close(n);
+		enav_node_close(n);
 	}
 }
 
 /* One pread per open file per scrape, and nothing reallocated in steady state. */
 static void test_steady_state_cost(void **state)
 {
-	struct enav_host_node *n = open_case(FIX "this_machine/proc", 256, NULL);
+	struct enav_node *n = open_case(FIX "this_machine/proc", 256, NULL);
 
 	render(n);
 	char *buf = n->buf, *arena = n->arena;
@@ -1116,12 +1115,12 @@ static void test_steady_state_cost(void **state)
 	assert_ptr_equal(n->buf, buf);
 	assert_ptr_equal(n->arena, arena);
 	assert_int_equal(n->buf_cap, cap);
-	enav_host_node_close(n);
+	enav_node_close(n);
 }
 
 static void test_device_caps(void **state)
 {
-	struct enav_host_node *n = open_case(FIX "odd/proc", 2, NULL);
+	struct enav_node *n = open_case(FIX "odd/proc", 2, NULL);
 	const char *t = render(n);
 
 	EXPECT_LABELS(t, "node_cpu_seconds_total", "0|0|0|0|0|0|0|0|2|2|2|2|2|2|2|2");
@@ -1135,13 +1134,13 @@ static void test_device_caps(void **state)
 	t = render(n);
 	EXPECT_LINE(t, "enav_host_devices_dropped_total{kind=\"cpu\"} 2");
 	EXPECT_LINE(t, "enav_host_devices_dropped_total{kind=\"disk\"} 12");
-	enav_host_node_close(n);
+	enav_node_close(n);
 }
 
 static void test_psi_unsupported(void **state)
 {
-	struct enav_host_node_hooks h = fake_hooks;
-	struct enav_host_node *n;
+	struct enav_node_hooks h = fake_hooks;
+	struct enav_node *n;
 	const char *t;
 
 	h.pread_fn = psi_unsupported_pread;
@@ -1153,12 +1152,12 @@ static void test_psi_unsupported(void **state)
 	EXPECT_LINE(t, "enav_host_read_errors_total{file=\"/proc/pressure/cpu\"} 0");
 	EXPECT_LINE(t, "enav_host_read_errors_total{file=\"/proc/pressure/io\"} 0");
 	EXPECT_LINE(t, "enav_host_collector_available{collector=\"meminfo\"} 1");
-	enav_host_node_close(n);
+	enav_node_close(n);
 }
 
 static void test_read_error_recovers(void **state)
 {
-	struct enav_host_node *n = open_case(FIX "this_machine/proc", 256, NULL);
+	struct enav_node *n = open_case(FIX "this_machine/proc", 256, NULL);
 	const char *t;
 
 	fail_stat_read = true;
@@ -1171,7 +1170,7 @@ static void test_read_error_recovers(void **state)
 	EXPECT_LINE(t, "enav_host_read_errors_total{file=\"/proc/stat\"} 1");
 	EXPECT_LINE(t, "enav_host_collector_available{collector=\"stat\"} 1");
 	EXPECT_LINE(t, "node_context_switches_total 10446515");
-	enav_host_node_close(n);
+	enav_node_close(n);
 }
 
 /* ---- large files ------------------------------------------------------------------ */
@@ -1182,7 +1181,7 @@ static void make_tree(void)
 {
 	char path[128];
 
-	strcpy(tmpdir, "/tmp/enav_host_node_XXXXXX");
+	strcpy(tmpdir, "/tmp/enav_node_XXXXXX");
 	assert_non_null(mkdtemp(tmpdir));
 	snprintf(path, sizeof(path), "%s/proc", tmpdir);
 	assert_int_equal(mkdir(path, 0755), 0);
@@ -1242,7 +1241,7 @@ static const char *tree_proc(void)
 /* Repeated and out-of-order records (which no kernel writes) still give unique series. */
 static void test_repeated_records(void **state)
 {
-	struct enav_host_node *n;
+	struct enav_node *n;
 	const char *t;
 
 	make_tree();
@@ -1260,14 +1259,14 @@ static void test_repeated_records(void **state)
 	EXPECT_LINE(t, "node_memory_A_x_bytes 3072");
 	EXPECT_LINE(t, "node_memory_A_x 4");
 	EXPECT_LINE(t, "node_memory_A 5");
-	enav_host_node_close(n);
+	enav_node_close(n);
 	remove_tree();
 }
 
 static void test_buffer_growth(void **state)
 {
 	char root[128];
-	struct enav_host_node *n;
+	struct enav_node *n;
 	const char *t;
 
 	make_tree();
@@ -1285,7 +1284,7 @@ static void test_buffer_growth(void **state)
 
 	t = render(n);
 	assert_int_equal(n->buf_cap, cap);
-	enav_host_node_close(n);
+	enav_node_close(n);
 
 	/* Over the 4 MiB cap: whole lines up to the cap are kept, the rest is an error. */
 	write_stat(2200000);
@@ -1296,7 +1295,7 @@ static void test_buffer_growth(void **state)
 	EXPECT_NO_PREFIX(t, "node_context_switches_total");
 	EXPECT_NO_PREFIX(t, "node_intr_total"); /* its line was cut */
 	assert_int_equal(n->buf_cap, ENAV_NODE_BUF_MAX);
-	enav_host_node_close(n);
+	enav_node_close(n);
 	remove_tree();
 }
 
@@ -1304,18 +1303,18 @@ static void test_open_errors(void **state)
 {
 	char err[256] = "";
 
-	assert_null(enav_host_node_open("/nonexistent-proc", "/sys", 16, err, sizeof(err)));
+	assert_null(enav_node_open("/nonexistent-proc", "/sys", 16, err, sizeof(err)));
 	assert_non_null(strstr(err, "/nonexistent-proc"));
-	assert_null(enav_host_node_open(FIX "odd/proc", "/sys", 0, err, sizeof(err)));
-	enav_host_node_close(NULL);
-	enav_host_node_render(NULL, NULL);
+	assert_null(enav_node_open(FIX "odd/proc", "/sys", 0, err, sizeof(err)));
+	enav_node_close(NULL);
+	enav_node_render(NULL, NULL);
 }
 
 /* The real host renders valid exposition (values vary, so only the rules). */
 static void test_real_proc(void **state)
 {
 	char err[256] = "";
-	struct enav_host_node *n = enav_host_node_open("/proc", "/sys", 256, err, sizeof(err));
+	struct enav_node *n = enav_node_open("/proc", "/sys", 256, err, sizeof(err));
 
 	FAIL_IF(!n, "open /proc: %s\n", err);
 	const char *t = render(n);
@@ -1323,7 +1322,7 @@ static void test_real_proc(void **state)
 	assert_non_null(strstr(t, "\nnode_cpu_seconds_total{cpu=\"0\",mode=\"idle\"} "));
 	assert_non_null(strstr(t, "# TYPE node_memory_MemTotal_bytes gauge\n"));
 	EXPECT_LINE(t, "enav_host_read_errors_total{file=\"/proc/stat\"} 0");
-	enav_host_node_close(n);
+	enav_node_close(n);
 }
 
 int main(void)

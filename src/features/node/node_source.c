@@ -15,21 +15,21 @@
 #include "platform/log.h"
 #include "discovery/cgroup_layout.h"
 #include "discovery/discovery.h"
-#include "features/host/host.h"
-#include "features/host/host_source.h"
+#include "features/node/node.h"
+#include "features/node/node_source.h"
 
 /*
  * The node's families fit in this; the cgroups' grow with host.max_cgroups
- * (enav_host_cgroups_exposition_bound).  The block grows as it is written:
+ * (enav_node_cgroups_exposition_bound).  The block grows as it is written:
  * a fixed 768 KiB used to overflow with about 230 cgroups of long names, and
  * the node's metrics went with the cgroups'.
  */
 #define HOST_NODE_BYTES ((size_t)4 << 20)
 
 struct host_source {
-	struct enav_host *agent;
-	struct enav_host_node *node;
-	struct enav_host_cgroups *cgroups;
+	struct enav_host *host;
+	struct enav_node *node;
+	struct enav_node_cgroups *cgroups;
 	pthread_mutex_t lock; /* one render at a time; protects the cache */
 	char *cache;
 	size_t cache_len, cache_cap_bytes;
@@ -40,14 +40,14 @@ struct host_source {
 
 static void render(struct host_source *h, struct enav_promtext *p)
 {
-	enav_host_node_render(h->node, p);
-	struct enav_discovery *d = enav_host_discovery(h->agent);
+	enav_node_render(h->node, p);
+	struct enav_discovery *d = enav_host_discovery(h->host);
 	if (!h->cgroups || !d)
 		return;
 	struct enav_snapshot *cur, *prev;
 	enav_discovery_acquire(d, &cur, &prev);
 	if (cur)
-		enav_host_cgroups_render(h->cgroups, cur, enav_host_config(h->agent)->host.cgroups,
+		enav_node_cgroups_render(h->cgroups, cur, enav_host_config(h->host)->host.cgroups,
 					 p);
 	enav_snapshot_release(cur);
 	enav_snapshot_release(prev);
@@ -58,7 +58,7 @@ static void host_metrics(void *state, struct enav_promtext *out)
 	struct host_source *h = state;
 	pthread_mutex_lock(&h->lock);
 	uint64_t now = enav_clock_mono_ns();
-	uint64_t ttl = (uint64_t)enav_host_config(h->agent)->host.cache_ms * 1000000ull;
+	uint64_t ttl = (uint64_t)enav_host_config(h->host)->host.cache_ms * 1000000ull;
 	if (!h->cache_valid || now - h->cache_at_ns >= ttl) {
 		/* A new block each collection; at its cap whole families are left
 		 * out (cgroups first: the node's are written before them). */
@@ -106,8 +106,8 @@ static void host_stop(void *state)
 	struct host_source *h = state;
 	if (!h)
 		return;
-	enav_host_node_close(h->node);
-	enav_host_cgroups_close(h->cgroups);
+	enav_node_close(h->node);
+	enav_node_cgroups_close(h->cgroups);
 	free(h->cache);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
@@ -120,16 +120,16 @@ static int host_start(struct enav_host *a, void **state, char *err, size_t errle
 	if (!h)
 		return -ENOMEM;
 	*state = h;
-	h->agent = a;
+	h->host = a;
 	pthread_mutex_init(&h->lock, NULL);
-	h->cache_cap_bytes = enav_host_source_exposition_bound(cfg);
-	h->node = enav_host_node_open("/proc", "/sys", cfg->host.max_devices, err, errlen);
+	h->cache_cap_bytes = enav_node_source_exposition_bound(cfg);
+	h->node = enav_node_open("/proc", "/sys", cfg->host.max_devices, err, errlen);
 	if (!h->node)
 		return -EINVAL;
 	if (cfg->host.cgroups != ENAV_HOST_CGROUPS_NONE && enav_host_discovery(a)) {
 		const struct enav_cgroup_mounts *m = enav_discovery_mounts(enav_host_discovery(a));
 		h->cgroups =
-		    enav_host_cgroups_open(m->v2_mount, m, cfg->host.max_cgroups, err, errlen);
+		    enav_node_cgroups_open(m->v2_mount, m, cfg->host.max_cgroups, err, errlen);
 		if (!h->cgroups)
 			return -EINVAL;
 	}
@@ -137,20 +137,20 @@ static int host_start(struct enav_host *a, void **state, char *err, size_t errle
 	return 0;
 }
 
-size_t enav_host_source_exposition_bound(const struct enav_config *cfg)
+size_t enav_node_source_exposition_bound(const struct enav_config *cfg)
 {
 	size_t cap = HOST_NODE_BYTES;
 	if (cfg->host.cgroups != ENAV_HOST_CGROUPS_NONE)
-		cap += enav_host_cgroups_exposition_bound(cfg->host.max_cgroups);
+		cap += enav_node_cgroups_exposition_bound(cfg->host.max_cgroups);
 	return cap < ENAV_METRICS_CEILING_BYTES ? cap : ENAV_METRICS_CEILING_BYTES;
 }
 
-bool enav_host_source_enabled(const struct enav_config *cfg)
+bool enav_node_source_enabled(const struct enav_config *cfg)
 {
 	return cfg->host.enabled;
 }
 
-const struct enav_source_ops enav_host_source_ops = {
+const struct enav_source_ops enav_node_source_ops = {
     .start = host_start,
     .stop = host_stop,
     .metrics = host_metrics,

@@ -6,8 +6,8 @@
  * without its newline.  Numbers are unsigned decimal; a number that does not fit in 64 bits is not
  * a number (the key counts as absent).  Sums over lines saturate at UINT64_MAX instead of wrapping.
  */
-#ifndef ENAV_FEATURES_HOST_CGROUPS_PRIV_H
-#define ENAV_FEATURES_HOST_CGROUPS_PRIV_H
+#ifndef ENAV_FEATURES_NODE_CGROUPS_PRIV_H
+#define ENAV_FEATURES_NODE_CGROUPS_PRIV_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -28,7 +28,7 @@
  * f_bsize, the same number on Linux local filesystems).  readonly is the "ro"
  * mount option or ST_RDONLY.
  */
-#include "features/host/node_priv.h"
+#include "features/node/node_priv.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -160,7 +160,7 @@ static uint64_t fnv1a(uint64_t h, const char *s)
 	return (h ^ 0xff) * 0x100000001b3ull; /* field separator */
 }
 
-static const char *arena_put(struct enav_host_node *n, const char *s)
+static const char *arena_put(struct enav_node *n, const char *s)
 {
 	size_t l = strlen(s) + 1;
 
@@ -175,7 +175,7 @@ static const char *arena_put(struct enav_host_node *n, const char *s)
 
 static void keep_mount(void *ctx, const struct enav_node_mount *m)
 {
-	struct enav_host_node *n = ctx;
+	struct enav_node *n = ctx;
 
 	if (enav_node_fs_excluded(m->fstype, m->mountpoint) || enav_node_fs_remote(m->fstype))
 		return;
@@ -228,7 +228,7 @@ static const struct {
     {"node_filesystem_size_bytes", "Size in bytes.", SIZE},
 };
 
-void enav_node_render_filesystem(struct enav_host_node *n, struct enav_promtext *p)
+void enav_node_render_filesystem(struct enav_node *n, struct enav_promtext *p)
 {
 	ssize_t len = enav_node_read(n, ENAV_NODE_F_MOUNTS);
 
