@@ -85,6 +85,10 @@ struct profile_source {
 	bool thread_started;
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
+	/* export thread: closes the intervals (export_cv under lock) */
+	pthread_t export_thread;
+	bool export_thread_started;
+	pthread_cond_t export_cv;
 	bool stop;
 	struct pending_task ring[TASK_RING];
 	uint32_t ring_head, ring_len;
@@ -105,7 +109,7 @@ struct profile_source {
 	pthread_t unwind_thread;
 	bool unwind_thread_started;
 	pthread_cond_t unwind_cv;
-	/* the interval being cut (profiler thread only) */
+	/* the interval being cut (export thread only) */
 	uint64_t interval_from_mono, interval_from_unix;
 	/* drain state (under the store's drain lock) */
 	uint64_t last_drain_mono, last_drain_unix;
@@ -240,14 +244,44 @@ static void export_interval(struct profile_source *src)
 	src->interval_from_unix = iv.to_unix_ns;
 }
 
-static void *profiler_thread(void *arg)
+/*
+ * Closes an interval every profiling.interval_ms.  The consumers (spool,
+ * Pyroscope, OTLP) build, symbolize and encode it on this thread, never on
+ * the profiler thread: a build that reads a node's worth of files must not
+ * hold back the snapshot of a process announced meanwhile, which may be
+ * gone by the time a late snapshot is taken (every frame of it unnamed).
+ */
+static void *export_thread(void *arg)
 {
 	struct profile_source *src = arg;
 	uint64_t interval =
 	    (uint64_t)enav_host_config(src->host)->profiling.interval_ms * 1000000ull;
+	uint64_t next = enav_clock_mono_ns() + interval;
+
+	pthread_mutex_lock(&src->lock);
+	while (!src->stop) {
+		uint64_t now = enav_clock_mono_ns();
+		if (now >= next) {
+			pthread_mutex_unlock(&src->lock);
+			export_interval(src);
+			pthread_mutex_lock(&src->lock);
+			next = now + interval;
+			continue;
+		}
+		struct timespec ts = enav_clock_deadline(CLOCK_REALTIME, next - now);
+		pthread_cond_timedwait(&src->export_cv, &src->lock, &ts);
+	}
+	pthread_mutex_unlock(&src->lock);
+	return NULL;
+}
+
+/* Snapshots announced processes (and retakes them), and drains the kernel's
+ * maps between intervals. */
+static void *profiler_thread(void *arg)
+{
+	struct profile_source *src = arg;
 	uint64_t drain_every =
 	    (uint64_t)enav_host_config(src->host)->profiling.drain_ms * 1000000ull;
-	uint64_t next = enav_clock_mono_ns() + interval;
 	uint64_t next_drain = enav_clock_mono_ns() + drain_every;
 	pthread_mutex_lock(&src->lock);
 	while (!src->stop) {
@@ -297,14 +331,6 @@ static void *profiler_thread(void *arg)
 			}
 			pthread_mutex_lock(&src->lock);
 		}
-		if (now >= next) {
-			pthread_mutex_unlock(&src->lock);
-			export_interval(src);
-			pthread_mutex_lock(&src->lock);
-			next = now + interval;
-			next_drain = now + drain_every;
-			continue;
-		}
 		if (now >= next_drain) {
 			/* Keep the kernel maps small between intervals: the store
 			 * aggregates, the count map only holds one drain's keys. */
@@ -315,7 +341,7 @@ static void *profiler_thread(void *arg)
 			next_drain = now + drain_every;
 			continue;
 		}
-		uint64_t wait = (next < next_drain ? next : next_drain) - now;
+		uint64_t wait = next_drain - now;
 		if (src->resnap_len && src->resnap_due[src->resnap_head] > now &&
 		    src->resnap_due[src->resnap_head] - now < wait)
 			wait = src->resnap_due[src->resnap_head] - now;
@@ -515,6 +541,7 @@ static int profile_start(struct enav_host *a, void **state, char *err, size_t er
 	src->host = a;
 	pthread_mutex_init(&src->lock, NULL);
 	pthread_cond_init(&src->cv, NULL);
+	pthread_cond_init(&src->export_cv, NULL);
 	pthread_mutex_init(&src->unwind_lock, NULL);
 	pthread_cond_init(&src->unwind_cv, NULL);
 	const struct enav_config *cfg = enav_host_config(a);
@@ -606,6 +633,11 @@ static int profile_start(struct enav_host *a, void **state, char *err, size_t er
 		return -EAGAIN;
 	}
 	src->thread_started = true;
+	if (pthread_create(&src->export_thread, NULL, export_thread, src) != 0) {
+		snprintf(err, errlen, "profiling: cannot start the profile export thread");
+		return -EAGAIN;
+	}
+	src->export_thread_started = true;
 	if (src->unwind) {
 		if (pthread_create(&src->unwind_thread, NULL, unwinder_thread, src) != 0) {
 			snprintf(err, errlen, "profiling: cannot start the unwinder thread");
@@ -635,6 +667,13 @@ static void profile_stop(void *state)
 		pthread_mutex_unlock(&src->lock);
 		pthread_join(src->thread, NULL);
 	}
+	if (src->export_thread_started) {
+		pthread_mutex_lock(&src->lock);
+		src->stop = true;
+		pthread_cond_signal(&src->export_cv);
+		pthread_mutex_unlock(&src->lock);
+		pthread_join(src->export_thread, NULL);
+	}
 	if (src->unwind_thread_started) {
 		pthread_mutex_lock(&src->lock);
 		src->stop = true;
@@ -658,6 +697,7 @@ static void profile_stop(void *state)
 	free(src->stack);
 	pthread_mutex_destroy(&src->lock);
 	pthread_cond_destroy(&src->cv);
+	pthread_cond_destroy(&src->export_cv);
 	pthread_mutex_destroy(&src->unwind_lock);
 	pthread_cond_destroy(&src->unwind_cv);
 	/* src->store stays: the agent owns it from here. */
