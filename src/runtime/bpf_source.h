@@ -100,6 +100,9 @@ struct enav_bpf_source {
 	 * open, as a refused feature means opening the object again. */
 	void (*configure)(void *ctx);
 	void *configure_ctx;
+	/* The first read-only global configure() named that the object lacks
+	 * (a programming error): the start fails with it. */
+	char rodata_error[160];
 	/* Set when this kernel refused a program outside every feature. */
 	bool refused;
 	struct enav_host *host;
