@@ -37,6 +37,22 @@ cpu_ticks_of() {
 	awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"
 }
 
+# start_burner NAME LIB...: dlopen_burn as the tenant over LIB..., its output
+# in $WORK/NAME.out; BURNER_PID is its pid once it says ready (else a failure).
+start_burner() {
+	local out=$WORK/$1.out i
+	shift
+	as_tenant "$HELPERS/dlopen_burn" 60000 "$@" >"$out" 2>&1 &
+	BURNER_PID=$!
+	for ((i = 0; i < $(scaled 50); i++)); do
+		grep -q ready "$out" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	kill "$BURNER_PID"
+	fail "$(basename "$out" .out) did not start: $(cat "$out")"
+	return 1
+}
+
 case_profile_crafted_symbols() {
 	command -v clang >/dev/null || { fail "clang missing (scripts/deps.sh build)"; return 1; }
 	[ -x "$HELPERS/dlopen_burn" ] || { fail "$HELPERS/dlopen_burn missing (make helpers)"; return 1; }
@@ -75,14 +91,8 @@ case_profile_crafted_symbols() {
 
 	local p pid round
 	for p in 1 2; do
-		as_tenant "$HELPERS/dlopen_burn" 60000 "${libs[@]}" >"$WORK/tenant$p.out" 2>&1 &
-		pid=$!
-		for ((i = 0; i < 50; i++)); do
-			grep -q ready "$WORK/tenant$p.out" 2>/dev/null && break
-			sleep 0.1
-		done
-		grep -q ready "$WORK/tenant$p.out" ||
-			{ kill "$pid"; fail "tenant $p did not start: $(cat "$WORK/tenant$p.out")"; return 1; }
+		start_burner "tenant$p" "${libs[@]}" || return 1
+		pid=$BURNER_PID
 		for round in 1 2 3; do
 			curl -fs -m 60 -o /dev/null "http://127.0.0.1:$TEST_PORT/debug/pprof/profile?seconds=2&pid=$pid" &
 			local req=$! got
@@ -116,14 +126,8 @@ case_profile_crafted_symbols() {
 	remembered=$(metric_settled 'enav_profile_files_refused_total{reason="remembered"}') ||
 		{ fail "$remembered"; return 1; }
 	local remembered0=$remembered
-	as_tenant "$HELPERS/dlopen_burn" 60000 "$big" >"$WORK/tenant3.out" 2>&1 &
-	pid=$!
-	for ((i = 0; i < $(scaled 50); i++)); do
-		grep -q ready "$WORK/tenant3.out" 2>/dev/null && break
-		sleep 0.1
-	done
-	grep -q ready "$WORK/tenant3.out" ||
-		{ kill "$pid"; fail "tenant 3 did not start: $(cat "$WORK/tenant3.out")"; return 1; }
+	start_burner tenant3 "$big" || return 1
+	pid=$BURNER_PID
 	for round in 1 2 3; do
 		curl -fs -m 60 -o /dev/null "http://127.0.0.1:$TEST_PORT/debug/pprof/profile?seconds=2&pid=$pid" ||
 			{ kill "$pid"; fail "profile request $round of tenant 3 failed"; return 1; }
@@ -201,14 +205,8 @@ case_profile_debuglink_bomb() {
 	[[ $loads0 =~ ^[0-9]+$ ]] || { fail "no /metrics before the tenant: $loads0"; return 1; }
 	base_ticks=$(cpu_ticks_of "$AGENT_PID")
 	base_read=$(awk '$1 == "rchar:" { print $2 }' "/proc/$AGENT_PID/io")
-	as_tenant "$HELPERS/dlopen_burn" 60000 "${libs[@]}" >"$WORK/debuglink.out" 2>&1 &
-	pid=$!
-	for ((i = 0; i < $(scaled 50); i++)); do
-		grep -q ready "$WORK/debuglink.out" 2>/dev/null && break
-		sleep 0.1
-	done
-	grep -q ready "$WORK/debuglink.out" ||
-		{ kill "$pid"; fail "tenant did not start: $(cat "$WORK/debuglink.out")"; return 1; }
+	start_burner debuglink "${libs[@]}" || return 1
+	pid=$BURNER_PID
 	# Profiles until the tenant's 16 libraries were loaded, or 20 s (an
 	# emulated guest loads a file in about a second of its CPU).
 	local loads=0 deadline=$((SECONDS + $(scaled 20)))
