@@ -33,24 +33,24 @@ static void text(struct enav_http_response *r, int status, const char *body)
 static void handle_metrics(void *ctx, const struct enav_http_request *req,
 			   struct enav_http_response *r)
 {
-	struct listener *ps = ctx;
+	struct listener *l = ctx;
 	struct enav_promtext p;
 	/* The host raises the cap to what the running modules' caps need. */
 	if (enav_promtext_init_growable(&p, ENAV_METRICS_BASE_BYTES) != 0) {
 		text(r, 503, "out of memory\n");
 		return;
 	}
-	if (!enav_host_render_metrics(ps->host, &p)) {
+	if (!enav_host_render_metrics(l->host, &p)) {
 		enav_promtext_free(&p);
 		text(r, 503, "stopping\n");
 		return;
 	}
 	if (p.families_dropped) {
-		atomic_fetch_add(&ps->render_overflows, 1);
-		atomic_fetch_add(&ps->families_dropped, p.families_dropped);
+		atomic_fetch_add(&l->render_overflows, 1);
+		atomic_fetch_add(&l->families_dropped, p.families_dropped);
 	}
-	atomic_store(&ps->last_bytes, p.len);
-	atomic_store(&ps->last_cap, p.hard_cap);
+	atomic_store(&l->last_bytes, p.len);
+	atomic_store(&l->last_cap, p.hard_cap);
 	r->status = 200;
 	r->content_type = "text/plain; version=0.0.4; charset=utf-8";
 	r->body = p.buf; /* the response owns it now */
@@ -60,10 +60,10 @@ static void handle_metrics(void *ctx, const struct enav_http_request *req,
 static void handle_healthz(void *ctx, const struct enav_http_request *req,
 			   struct enav_http_response *r)
 {
-	struct listener *ps = ctx;
-	uint64_t stalled = enav_host_stalled_ns(ps->host);
+	struct listener *l = ctx;
+	uint64_t stalled = enav_host_stalled_ns(l->host);
 	char msg[96];
-	if (enav_host_stopping(ps->host)) {
+	if (enav_host_stopping(l->host)) {
 		text(r, 503, "stopping\n");
 	} else if (stalled > ENAV_HOST_STALL_NS) {
 		/* Alive is more than answering: a capture loop stuck in one
@@ -80,8 +80,8 @@ static void handle_healthz(void *ctx, const struct enav_http_request *req,
 static void handle_readyz(void *ctx, const struct enav_http_request *req,
 			  struct enav_http_response *r)
 {
-	struct listener *ps = ctx;
-	if (enav_host_ready(ps->host) && !enav_host_stopping(ps->host))
+	struct listener *l = ctx;
+	if (enav_host_ready(l->host) && !enav_host_stopping(l->host))
 		text(r, 200, "ready\n");
 	else
 		text(r, 503, "not ready\n");
@@ -104,14 +104,14 @@ static int listen_addr(const char *key, const char *value, char *host, size_t ho
 	return -EINVAL;
 }
 
-static int prom_init(struct enav_host *a, void **state, char *err, size_t errlen)
+static int listener_init(struct enav_host *a, void **state, char *err, size_t errlen)
 {
 	const struct enav_config *cfg = enav_host_config(a);
-	struct listener *ps = calloc(1, sizeof(*ps));
-	if (!ps)
+	struct listener *l = calloc(1, sizeof(*l));
+	if (!l)
 		return -ENOMEM;
-	*state = ps;
-	ps->host = a;
+	*state = l;
+	l->host = a;
 	char host[64], hhost[64] = "";
 	uint16_t port, hport = 0;
 	if (listen_addr("http.listen", cfg->http.listen, host, sizeof(host), &port, err, errlen))
@@ -133,13 +133,13 @@ static int prom_init(struct enav_host *a, void **state, char *err, size_t errlen
 	/* Health answers without the token on both listeners: it says nothing
 	 * but ok, and the kubelet has no token to send. */
 	struct enav_http_route routes[ENAV_HTTP_MAX_ROUTES] = {
-	    {"/healthz", handle_healthz, ps, .open = true},
-	    {"/readyz", handle_readyz, ps, .open = true},
+	    {"/healthz", handle_healthz, l, .open = true},
+	    {"/readyz", handle_readyz, l, .open = true},
 	};
 	size_t n = 2;
 	if (cfg->prometheus.enabled)
 		routes[n++] =
-		    (struct enav_http_route){"/metrics", handle_metrics, ps, .open = false};
+		    (struct enav_http_route){"/metrics", handle_metrics, l, .open = false};
 	/* Routes earlier rows added (the pprof_http row's /debug/pprof/). */
 	n += enav_host_http_routes(a, routes + n, ENAV_HTTP_MAX_ROUTES - n);
 	const struct enav_http_options data = {
@@ -151,8 +151,8 @@ static int prom_init(struct enav_host *a, void **state, char *err, size_t errlen
 	    .max_long = cfg->http.max_profile_requests,
 	    .bearer_token = token,
 	};
-	ps->http = enav_http_start(host, port, &data, routes, n, err, errlen);
-	if (ps->http && hhost[0]) {
+	l->http = enav_http_start(host, port, &data, routes, n, err, errlen);
+	if (l->http && hhost[0]) {
 		const struct enav_http_options health = {
 		    .name = "health",
 		    .max_connections = HEALTH_MAX_CONNECTIONS,
@@ -161,11 +161,11 @@ static int prom_init(struct enav_host *a, void **state, char *err, size_t errlen
 		    .request_timeout_s = HEALTH_REQUEST_TIMEOUT_S,
 		    .one_thread = true,
 		};
-		ps->health = enav_http_start(hhost, hport, &health, routes, 2, err, errlen);
+		l->health = enav_http_start(hhost, hport, &health, routes, 2, err, errlen);
 	}
 	bool token_required = token[0] != '\0';
 	explicit_bzero(token, sizeof(token));
-	if (!ps->http || (hhost[0] && !ps->health))
+	if (!l->http || (hhost[0] && !l->health))
 		return -EADDRINUSE;
 	/* Say what is mounted, from the table itself: the pprof routes are
 	 * there only when their row added them. */
@@ -184,41 +184,40 @@ static int prom_init(struct enav_host *a, void **state, char *err, size_t errlen
 	return 0;
 }
 
-static void prom_submit(void *state, struct enav_signal *s)
+static void listener_submit(void *state, struct enav_signal *s)
 {
 	/* Pull-based: metrics are read from the modules at scrape time. */
 }
 
-static void prom_fini(void *state, uint64_t deadline_mono_ns)
+static void listener_fini(void *state, uint64_t deadline_mono_ns)
 {
-	struct listener *ps = state;
-	if (!ps)
+	struct listener *l = state;
+	if (!l)
 		return;
-	enav_http_stop(ps->health);
-	enav_http_stop(ps->http);
-	free(ps);
+	enav_http_stop(l->health);
+	enav_http_stop(l->http);
+	free(l);
 }
 
-static void prom_metrics(void *state, struct enav_promtext *p)
+static void listener_metrics(void *state, struct enav_promtext *p)
 {
-	struct listener *ps = state;
+	struct listener *l = state;
 	enav_promtext_single_u64(p, "enav_metrics_render_overflows_total", "counter",
 				 "Scrapes whose exposition reached its hard cap (whole families "
 				 "were left out; the scrape still answered).",
-				 atomic_load(&ps->render_overflows));
-	struct enav_http_server *const listeners[] = {ps->http, ps->health};
+				 atomic_load(&l->render_overflows));
+	struct enav_http_server *const listeners[] = {l->http, l->health};
 	enav_http_metrics(listeners, 2, p);
 	enav_promtext_single_u64(
 	    p, "enav_metrics_families_dropped_total", "counter",
 	    "Metric families left out of a scrape at the exposition's hard cap.",
-	    atomic_load(&ps->families_dropped));
+	    atomic_load(&l->families_dropped));
 	enav_promtext_single_u64(p, "enav_metrics_exposition_bytes", "gauge",
-				 "Bytes of the last /metrics answer.",
-				 atomic_load(&ps->last_bytes));
+				 "Bytes of the last /metrics answer.", atomic_load(&l->last_bytes));
 	enav_promtext_single_u64(p, "enav_metrics_exposition_cap_bytes", "gauge",
 				 "Hard cap of the last /metrics answer, sized from the configured "
 				 "caps.",
-				 atomic_load(&ps->last_cap));
+				 atomic_load(&l->last_cap));
 }
 
 bool enav_listener_enabled(const struct enav_config *cfg)
@@ -227,8 +226,8 @@ bool enav_listener_enabled(const struct enav_config *cfg)
 }
 
 const struct enav_sink_ops enav_listener_sink_ops = {
-    .init = prom_init,
-    .submit = prom_submit,
-    .fini = prom_fini,
-    .metrics = prom_metrics,
+    .init = listener_init,
+    .submit = listener_submit,
+    .fini = listener_fini,
+    .metrics = listener_metrics,
 };
