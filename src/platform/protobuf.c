@@ -15,8 +15,8 @@ void enav_pb_writer_init(struct enav_pb_writer *w, size_t limit)
 
 void enav_pb_writer_free(struct enav_pb_writer *w)
 {
-	free(w->buf);
-	w->buf = NULL;
+	free(enav_pb_writer_storage(w));
+	w->buf = w->alloc = NULL;
 	w->len = w->cap = 0;
 	w->depth = 0;
 }
@@ -48,8 +48,18 @@ static bool grow(struct enav_pb_writer *w, size_t n)
 		cap = cap > w->limit / 2 ? w->limit : cap * 2;
 	if (cap > w->limit)
 		cap = w->limit;
-	uint8_t *nb = realloc(w->buf, cap);
+	uint8_t *nb;
 
+	if (w->alloc) { /* adopted bytes: into a buffer of its own, once */
+		nb = malloc(cap);
+		if (nb) {
+			memcpy(nb, w->buf, w->len);
+			free(w->alloc);
+			w->alloc = NULL;
+		}
+	} else {
+		nb = realloc(w->buf, cap);
+	}
 	if (!nb) {
 		w->failed = true;
 		return false;
@@ -349,4 +359,20 @@ int enav_pb_next(struct enav_pb_reader *r, struct enav_pb_field *f)
 	}
 	*r = t;
 	return 1;
+}
+
+bool enav_pb_writer_adopt(struct enav_pb_writer *w, struct enav_pb_rev *r)
+{
+	if (w->len || w->depth || w->failed || r->failed || !r->len)
+		return false;
+	free(enav_pb_writer_storage(w));
+	w->alloc = r->buf;
+	w->buf = r->buf + r->cap - r->len;
+	w->len = w->cap = r->len;
+	/* Uninitialized and untouched: the next batch writes it from its end. */
+	r->buf = malloc(r->cap);
+	if (!r->buf)
+		r->cap = 0;
+	r->len = 0;
+	return true;
 }

@@ -17,6 +17,9 @@
 struct enav_pb_writer {
 	uint8_t *buf;
 	size_t len, cap;
+	/* Non-NULL when buf points into a buffer adopted from a backward
+	 * writer (enav_pb_writer_adopt): the allocation to free. */
+	uint8_t *alloc;
 	size_t limit;			/* hard cap on total bytes; 0 = 64 MiB */
 	size_t open[ENAV_PB_MAX_DEPTH]; /* start offsets of open submessages */
 	int depth;
@@ -38,6 +41,12 @@ void enav_pb_packed_varints(struct enav_pb_writer *w, uint32_t field, const uint
 void enav_pb_len_prefix(struct enav_pb_writer *w, uint32_t field, size_t len);
 /* Bytes already encoded (whole fields), appended as they are. */
 void enav_pb_raw(struct enav_pb_writer *w, const void *p, size_t n);
+/* The allocation behind w's bytes, for whoever takes them over (free() it;
+ * NULL when there is none). */
+static inline void *enav_pb_writer_storage(const struct enav_pb_writer *w)
+{
+	return w->alloc ? w->alloc : w->buf;
+}
 /* Bytes of v as a varint (1..10). */
 static inline size_t enav_pb_varint_size(uint64_t v)
 {
@@ -79,6 +88,11 @@ static inline const uint8_t *enav_pb_rev_data(const struct enav_pb_rev *r)
 {
 	return r->buf + r->cap - r->len;
 }
+/* An empty, open-free w takes r's bytes over without copying them (w then
+ * frees r's buffer, and r gets a fresh one of the same size); false, and
+ * nothing changed, when w is not empty.  A write to w afterwards copies
+ * them once into a buffer of w's own. */
+bool enav_pb_writer_adopt(struct enav_pb_writer *w, struct enav_pb_rev *r);
 /*
  * Writing goes through a cursor p, the first byte written so far: each put
  * below writes just before p and returns the new first byte (a local

@@ -714,11 +714,14 @@ static int put_tcp_span(struct enav_pb_rev *r, struct text_memo *m, const struct
 	return put_span(r, &h, &as);
 }
 
-/* One ResourceSpans: the workload's items order[from..to), backward. */
+/* One ResourceSpans: the workload's items order[from..to), backward, in
+ * front of the workloads already written (their r->len bytes end the
+ * buffer: this one ends where they begin, wherever growth moves them). */
 static int put_workload(struct enav_otlp_span_encoder *e, void *const *items, uint32_t from,
 			uint32_t to)
 {
 	struct enav_pb_rev *r = &e->rev;
+	size_t after = r->len;
 	for (uint32_t k = to; k-- > from;) {
 		const struct enav_signal *s = items[e->order[k]];
 		int rc = s->kind == ENAV_SIGNAL_SPAN ? put_request_span(r, &e->memo, s)
@@ -728,16 +731,15 @@ static int put_workload(struct enav_otlp_span_encoder *e, void *const *items, ui
 	}
 	if (!enav_pb_rev_reserve(r, e->scope_len + 16))
 		return -E2BIG;
-	/* The workload's bytes end at the buffer's end: r->buf + r->cap. */
-	const uint8_t *end = r->buf + r->cap;
+	const uint8_t *end = r->buf + r->cap - after;
 	uint8_t *p = enav_pb_put_at(enav_pb_rev_at(r), e->scope, e->scope_len);
 	enav_pb_rev_set(r, enav_pb_close_at(p, end, TAG_RS_SCOPE_SPANS));
 	int rc = put_resource(e, items[e->order[from]]);
 	if (rc)
 		return rc;
 	/* put_resource reserved room for this prefix too. */
-	enav_pb_rev_set(
-	    r, enav_pb_close_at(enav_pb_rev_at(r), r->buf + r->cap, TAG_REQUEST_RESOURCE_SPANS));
+	enav_pb_rev_set(r, enav_pb_close_at(enav_pb_rev_at(r), r->buf + r->cap - after,
+					    TAG_REQUEST_RESOURCE_SPANS));
 	return 0;
 }
 
@@ -753,16 +755,16 @@ int enav_otlp_span_encoder_run(struct enav_otlp_span_encoder *e, struct enav_pb_
 	uint32_t ng = group(e, items, n);
 	/* The request can be no larger than the writer's limit. */
 	e->rev.limit = w->limit;
-	uint32_t from = 0;
-	for (uint32_t g = 0; g < ng; g++) {
-		enav_pb_rev_reset(&e->rev);
-		int rc = put_workload(e, items, from, e->count[g]);
+	enav_pb_rev_reset(&e->rev);
+	/* The workloads last first, so the request lists them in order. */
+	for (uint32_t g = ng; g-- > 0;) {
+		int rc = put_workload(e, items, g ? e->count[g - 1] : 0, e->count[g]);
 		if (rc)
 			return rc;
-		enav_pb_raw(w, enav_pb_rev_data(&e->rev), e->rev.len);
-		if (w->failed)
-			return -E2BIG;
-		from = e->count[g];
 	}
-	return 0;
+	/* The request is those bytes: handed over whole when the writer is
+	 * empty (the export worker's case), appended otherwise. */
+	if (!enav_pb_writer_adopt(w, &e->rev))
+		enav_pb_raw(w, enav_pb_rev_data(&e->rev), e->rev.len);
+	return w->failed ? -E2BIG : 0;
 }

@@ -109,7 +109,8 @@ struct enav_otlp_worker {
 	struct enav_export_worker *ew; /* queue, batching, retries, breaker, deadline */
 
 	/* worker-thread state */
-	uint8_t *body; /* the request in hand */
+	uint8_t *body;	  /* the request in hand */
+	void *body_alloc; /* what to free: body, or the buffer body lies in */
 	size_t body_len;
 	CURL *easy;
 	CURLM *multi;
@@ -410,6 +411,7 @@ static enum enav_export_prepared otlp_prepare(void *ctx, void **items, size_t n,
 	}
 	w->body = pw.buf;
 	w->body_len = pw.len;
+	w->body_alloc = enav_pb_writer_storage(&pw);
 	if (w->gzip) {
 		uint8_t *z;
 		size_t zlen;
@@ -420,7 +422,7 @@ static enum enav_export_prepared otlp_prepare(void *ctx, void **items, size_t n,
 			return ENAV_EXPORT_ENCODE_FAILED;
 		}
 		enav_pb_writer_free(&pw); /* one body in memory */
-		w->body = z;
+		w->body = w->body_alloc = z;
 		w->body_len = zlen;
 	}
 	*body = w;
@@ -438,8 +440,8 @@ static enum enav_export_result otlp_send(void *ctx, void *body, size_t n, uint32
 static void otlp_release(void *ctx, void *body)
 {
 	struct enav_otlp_worker *w = ctx;
-	free(w->body);
-	w->body = NULL;
+	free(w->body_alloc);
+	w->body = w->body_alloc = NULL;
 }
 
 static void otlp_free_item(void *ctx, void *item)
