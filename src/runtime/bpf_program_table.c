@@ -6,6 +6,8 @@
 bool enav_bpf_program_loads(const struct enav_bpf_program_spec *p,
 			    const struct enav_bpf_load_facts *facts)
 {
+	if (!enav_bpf_program_applies(p, facts->conditions))
+		return false;
 	/* Exactly one variant of a twice-written hook: the one the probe proved. */
 	if (p->variant == ENAV_BPF_TP_BTF && !facts->tp_btf)
 		return false;
@@ -22,11 +24,23 @@ bool enav_bpf_program_loads(const struct enav_bpf_program_spec *p,
 	return true;
 }
 
-const struct enav_bpf_program_spec *enav_bpf_program_find(const struct enav_bpf_program_table *t,
-							  const char *name)
+bool enav_bpf_program_applies(const struct enav_bpf_program_spec *p, uint32_t conditions)
 {
-	for (size_t i = 0; i < t->n_programs; i++)
-		if (strcmp(t->programs[i].name, name) == 0)
-			return &t->programs[i];
-	return NULL;
+	return (conditions & p->when) == p->when && !(conditions & p->unless);
+}
+
+const struct enav_bpf_program_spec *enav_bpf_program_find(const struct enav_bpf_program_table *t,
+							  const char *name, uint32_t conditions)
+{
+	const struct enav_bpf_program_spec *first = NULL;
+	for (size_t i = 0; i < t->n_programs; i++) {
+		const struct enav_bpf_program_spec *p = &t->programs[i];
+		if (strcmp(p->name, name) != 0)
+			continue;
+		if (enav_bpf_program_applies(p, conditions))
+			return p;
+		if (!first)
+			first = p;
+	}
+	return first;
 }

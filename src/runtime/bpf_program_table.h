@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config/config.h"
 
@@ -46,6 +47,13 @@ struct enav_bpf_program_spec {
 	/* Loaded here, attached by the source itself (uprobes on files found
 	 * at run time). */
 	bool attached_by_source;
+	/* The row applies only where every bit of when and no bit of unless is
+	 * among the source's conditions (bits the source defines from the probe
+	 * and its configuration; 0 and 0: everywhere).  A program of no
+	 * applying row does not load.  One program may have several rows, e.g.
+	 * core in one mode and a feature's in another. */
+	uint32_t when;
+	uint32_t unless;
 };
 
 struct enav_bpf_program_table {
@@ -63,14 +71,19 @@ struct enav_bpf_load_facts {
 	bool tp_btf;		    /* the probe proved tp_btf (decisions.exec_hook) */
 	bool feature_on;	    /* the row's feature is on (ignored for the core) */
 	bool hook_listed_or_unsure; /* false: tracefs lists no such tracepoint */
+	uint32_t conditions;	    /* the source's condition bits (see when) */
 };
 
 /* True when the row's program is to be loaded. */
 bool enav_bpf_program_loads(const struct enav_bpf_program_spec *p,
 			    const struct enav_bpf_load_facts *facts);
 
-/* The row named name, or NULL. */
+/* True when row p applies under the source's condition bits. */
+bool enav_bpf_program_applies(const struct enav_bpf_program_spec *p, uint32_t conditions);
+
+/* The first row named name that applies under conditions; else the first
+ * row named name (which then does not load); NULL when no row names it. */
 const struct enav_bpf_program_spec *enav_bpf_program_find(const struct enav_bpf_program_table *t,
-							  const char *name);
+							  const char *name, uint32_t conditions);
 
 #endif

@@ -77,43 +77,28 @@ int enav_bpf_source_open(struct enav_bpf_source *s, struct enav_host *a, const c
 	return open_skel(s, err, errlen);
 }
 
-/* Record a feature, named by its prefixes (p0, p1) or its table row (spec). */
-static void add_feature(struct enav_bpf_source *s, const char *name,
-			const struct enav_bpf_feature_spec *spec, const char *p0, const char *p1,
+/* Record a feature of the source's table. */
+static void add_feature(struct enav_bpf_source *s, const struct enav_bpf_feature_spec *spec,
 			const char *config_key, bool wanted)
 {
 	if (s->n_features == ENAV_BPF_MAX_FEATURES) {
 		/* A source with more parts than the table: they stay in its core. */
 		enav_warn("%s: no room for feature %s (ENAV_BPF_MAX_FEATURES): a refusal of "
 			  "its programs stops the source",
-			  s->name, name);
+			  s->name, spec->name);
 		return;
 	}
 	struct enav_bpf_feature *f = &s->features[s->n_features++];
 	*f = (struct enav_bpf_feature){
-	    .name = name,
+	    .name = spec->name,
 	    .spec = spec,
-	    .prefixes = {p0, p1},
 	    .config_key = config_key,
 	    .wanted = wanted,
 	    .required =
 		wanted && config_key && enav_config_explicitly_on(&s->host->cfg, config_key),
 	    .state = wanted ? ENAV_FEATURE_ON : ENAV_FEATURE_CONFIGURED_OFF,
-	    .in_core = spec && spec->in_core,
+	    .in_core = spec->in_core,
 	};
-}
-
-void enav_bpf_source_feature(struct enav_bpf_source *s, const char *name, const char *prefix0,
-			     const char *prefix1, const char *config_key, bool wanted)
-{
-	if (config_key && !enav_config_key_is_bool(config_key)) {
-		/* A programming error every test that starts the agent trips
-		 * on: an explicit "on" could never make this feature required. */
-		enav_err("%s: feature %s names %s, which is no boolean configuration key", s->name,
-			 name, config_key);
-		abort();
-	}
-	add_feature(s, name, NULL, prefix0, prefix1, config_key, wanted);
 }
 
 void enav_bpf_source_want(struct enav_bpf_source *s, const struct enav_bpf_feature_spec *f,
@@ -128,22 +113,7 @@ void enav_bpf_source_want(struct enav_bpf_source *s, const struct enav_bpf_featu
 			 f->name);
 		abort();
 	}
-	add_feature(s, f->name, f, NULL, NULL, key, wanted);
-}
-
-void enav_bpf_source_feature_in_core(struct enav_bpf_source *s, const char *name,
-				     const char *prefix0, const char *prefix1,
-				     const char *config_key, bool wanted,
-				     void (*refused)(void *ctx, const char *feature), void *ctx)
-{
-	size_t n = s->n_features;
-	enav_bpf_source_feature(s, name, prefix0, prefix1, config_key, wanted);
-	if (s->n_features == n)
-		return;
-	struct enav_bpf_feature *f = &s->features[n];
-	f->in_core = true;
-	f->refused = refused;
-	f->refused_ctx = ctx;
+	add_feature(s, f, key, wanted);
 }
 
 bool enav_bpf_source_feature_on(const struct enav_bpf_source *s, const char *name)
@@ -235,17 +205,6 @@ void enav_bpf_source_rodata_bool(struct enav_bpf_source *s, const char *name, bo
 	set_rodata(s, name, &value, sizeof(value));
 }
 
-static bool has_suffix(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-static bool has_prefix(const char *s, const char *prefix)
-{
-	return prefix && !strncmp(s, prefix, strlen(prefix));
-}
-
 static int consume(void *arg)
 {
 	struct enav_bpf_source *s = arg;
@@ -266,20 +225,19 @@ void enav_bpf_percpu_sums(int map_fd, uint32_t n, uint64_t *out)
 	}
 }
 
+/* prog's row under the source's conditions (check_table proved there is one). */
+static const struct enav_bpf_program_spec *row_of(const struct enav_bpf_source *s, const char *prog)
+{
+	return enav_bpf_program_find(s->programs, prog, s->conditions);
+}
+
 /* The feature prog belongs to, or NULL (the source's core). */
 static struct enav_bpf_feature *feature_of(struct enav_bpf_source *s, const char *prog)
 {
-	if (s->programs) {
-		const struct enav_bpf_program_spec *row = enav_bpf_program_find(s->programs, prog);
-		for (size_t i = 0; row && row->feature && i < s->n_features; i++)
-			if (s->features[i].spec == row->feature)
-				return &s->features[i];
-		return NULL;
-	}
-	for (size_t i = 0; i < s->n_features; i++)
-		for (int k = 0; k < 2; k++)
-			if (has_prefix(prog, s->features[i].prefixes[k]))
-				return &s->features[i];
+	const struct enav_bpf_program_spec *row = row_of(s, prog);
+	for (size_t i = 0; row && row->feature && i < s->n_features; i++)
+		if (s->features[i].spec == row->feature)
+			return &s->features[i];
 	return NULL;
 }
 
@@ -313,70 +271,53 @@ static bool tracepoint_absent(const char *sec)
 /* The hook of prog may be missing on this kernel: logged and left out. */
 static bool hook_may_be_absent(const struct enav_bpf_source *s, const char *prog)
 {
-	if (s->programs)
-		return enav_bpf_program_find(s->programs, prog)->hook_may_be_absent;
-	return has_prefix(prog, s->optional_prefix);
+	return row_of(s, prog)->hook_may_be_absent;
 }
 
 static bool attached_by_source(const struct enav_bpf_source *s, const char *prog)
 {
-	if (s->programs)
-		return enav_bpf_program_find(s->programs, prog)->attached_by_source;
-	bool manual = false;
-	for (int i = 0; i < ENAV_BPF_MAX_SKIPS; i++)
-		manual |= s->manual_prefixes[i] && has_prefix(prog, s->manual_prefixes[i]);
-	return manual;
+	return row_of(s, prog)->attached_by_source;
 }
 
 /* Every program of the object has a row, every row a program, and every
- * feature of the table was declared: checked before the first load, as a
- * row missing would leave a program's choice to libbpf's default. */
+ * feature of a row that applies under the source's conditions was declared:
+ * checked before the first load, as a row missing would leave a program's
+ * choice to libbpf's default. */
 static int check_table(struct enav_bpf_source *s, char *err, size_t errlen)
 {
 	const struct enav_bpf_program_table *t = s->programs;
+	if (!t) {
+		snprintf(err, errlen, "%s: no program table", s->name);
+		return -EINVAL;
+	}
 	struct bpf_program *prog;
 	bpf_object__for_each_program(prog, s->obj)
 	{
-		if (!enav_bpf_program_find(t, bpf_program__name(prog))) {
+		if (!row_of(s, bpf_program__name(prog))) {
 			snprintf(err, errlen, "%s: program %s has no row in the program table",
 				 s->name, bpf_program__name(prog));
 			return -EINVAL;
 		}
 	}
-	for (size_t i = 0; i < t->n_programs; i++)
-		if (!bpf_object__find_program_by_name(s->obj, t->programs[i].name)) {
+	for (size_t i = 0; i < t->n_programs; i++) {
+		const struct enav_bpf_program_spec *row = &t->programs[i];
+		if (!bpf_object__find_program_by_name(s->obj, row->name)) {
 			snprintf(err, errlen, "%s: the program table names %s, not in the object",
-				 s->name, t->programs[i].name);
+				 s->name, row->name);
 			return -EINVAL;
 		}
-	for (size_t k = 0; k < t->n_features; k++) {
+		if (!row->feature || !enav_bpf_program_applies(row, s->conditions))
+			continue;
 		bool declared = false;
-		for (size_t i = 0; i < s->n_features; i++)
-			declared |= s->features[i].spec == t->features[k];
+		for (size_t k = 0; k < s->n_features; k++)
+			declared |= s->features[k].spec == row->feature;
 		if (!declared) {
-			snprintf(err, errlen, "%s: feature %s of the program table is not declared",
-				 s->name, t->features[k]->name);
+			snprintf(err, errlen, "%s: feature %s of program %s is not declared",
+				 s->name, row->feature->name, row->name);
 			return -EINVAL;
 		}
 	}
 	return 0;
-}
-
-/* Without a table: exactly one variant per hook by the *_btf and *_raw
- * names, and the skipped and switched-off prefixes left out. */
-static bool loads_by_name(const struct enav_bpf_source *s, struct bpf_program *prog, bool btf,
-			  const struct enav_bpf_feature *f)
-{
-	const char *pn = bpf_program__name(prog);
-	bool loads = bpf_program__autoload(prog);
-	if (has_suffix(pn, "_btf") || has_suffix(pn, "_raw"))
-		loads = has_suffix(pn, "_btf") == btf;
-	for (int i = 0; i < ENAV_BPF_MAX_SKIPS; i++)
-		if (s->skip_prefixes[i] && has_prefix(pn, s->skip_prefixes[i]))
-			loads = false;
-	if (f && !f->in_core && f->state != ENAV_FEATURE_ON)
-		loads = false;
-	return loads;
 }
 
 /* first: the first attempt of a load, which logs what it leaves out. */
@@ -387,21 +328,20 @@ static void select_programs(struct enav_bpf_source *s, bool btf, bool first)
 	{
 		const char *pn = bpf_program__name(prog);
 		struct enav_bpf_feature *f = feature_of(s, pn);
-		const struct enav_bpf_program_spec *row =
-		    s->programs ? enav_bpf_program_find(s->programs, pn) : NULL;
+		const struct enav_bpf_program_spec *row = row_of(s, pn);
 		struct enav_bpf_load_facts facts = {
 		    .tp_btf = btf,
 		    .feature_on = f && f->state == ENAV_FEATURE_ON,
 		    .hook_listed_or_unsure = true,
+		    .conditions = s->conditions,
 		};
-		bool loads =
-		    row ? enav_bpf_program_loads(row, &facts) : loads_by_name(s, prog, btf, f);
+		bool loads = enav_bpf_program_loads(row, &facts);
 		/* tracefs is asked only about a program that would load, so the
 		 * warning names only what the kernel's lack leaves out. */
 		if (loads && hook_may_be_absent(s, pn) &&
 		    tracepoint_absent(bpf_program__section_name(prog))) {
 			facts.hook_listed_or_unsure = false;
-			loads = row ? enav_bpf_program_loads(row, &facts) : false;
+			loads = enav_bpf_program_loads(row, &facts);
 			if (first && !s->host->load_only)
 				enav_warn("%s: %s not loaded: this kernel lacks the hook %s",
 					  s->name, pn, bpf_program__section_name(prog));
@@ -466,8 +406,6 @@ static int load_degrading(struct enav_bpf_source *s, bool btf, char *err, size_t
 		enav_feature_record(s->name, f->name, f->state, r.program, detail);
 		enav_warn("%s: feature %s is off: the kernel refused program %s: %s", s->name,
 			  f->name, r.program, detail);
-		if (f->in_core && f->refused)
-			f->refused(f->refused_ctx, f->name);
 		s->ops->destroy(s->skel);
 		s->skel = NULL;
 		rc = open_skel(s, err, errlen);
@@ -486,7 +424,7 @@ int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx
 	struct enav_host *a = s->host;
 	bool btf = a->decisions.exec_hook == ENAV_EXEC_HOOK_TP_BTF;
 	const char *variant = btf ? "tp_btf" : "raw_tp";
-	int rc = s->programs ? check_table(s, err, errlen) : 0;
+	int rc = check_table(s, err, errlen);
 	if (rc == 0)
 		rc = rodata_checked(s, err, errlen);
 	if (rc)

@@ -5,10 +5,8 @@
  * variant of each hook (as the source's program table says, per the probe),
  * attach, drain the transport into a decoder, and account for itself.
  *
- * A source declares its programs in a table (runtime/bpf_program_table.h).
- * The network source still groups them by name prefixes (skip_prefixes,
- * manual_prefixes, optional_prefix, features' prefixes, *_btf and *_raw
- * suffixes): that path is used only when the source sets no table.
+ * A source declares its programs in a table (runtime/bpf_program_table.h):
+ * nothing here reads a program's name for what it means.
  */
 #ifndef ENAV_RUNTIME_BPF_SOURCE_H
 #define ENAV_RUNTIME_BPF_SOURCE_H
@@ -55,45 +53,33 @@ struct enav_bpf_skel_ops {
 
 #define ENAV_BPF_MAX_LINKS	 16
 #define ENAV_BPF_MAX_EVENT_TYPES 16
-#define ENAV_BPF_MAX_SKIPS	 12
 #define ENAV_BPF_MAX_FEATURES	 4
 
 /* A part of a source that goes off alone when this kernel refuses one of its
  * programs; a refused program outside every feature stops the whole source. */
 struct enav_bpf_feature {
 	const char *name; /* e.g. "tls" */
-	/* Its row of the source's table; NULL for a feature declared by
-	 * prefixes (the network source). */
+	/* Its row of the source's table. */
 	const struct enav_bpf_feature_spec *spec;
-	const char *prefixes[2];       /* its programs, without a table */
 	const char *config_key;	       /* the key that switches it on */
 	bool wanted;		       /* false: off by configuration */
 	bool required;		       /* the file set config_key: refusal fails start */
 	enum enav_feature_state state; /* after start */
 	/* Its code sits inside programs the source always loads, behind
-	 * read-only globals: a refusal calls refused(), after which the
-	 * source's configure() must leave the code out, and the same programs
-	 * load again without it. */
+	 * read-only globals: after a refusal the source's configure() must
+	 * leave the code out (enav_bpf_source_feature_refused says so), and
+	 * the same programs load again without it. */
 	bool in_core;
-	void (*refused)(void *ctx, const char *feature);
-	void *refused_ctx;
 };
 
 struct enav_bpf_source {
 	const char *name;
 	uint32_t event_types; /* bit per enum enav_event_type the source emits */
-	/* Every program of the object, set before enav_bpf_source_open; NULL:
-	 * the name prefixes below group them instead. */
+	/* Every program of the object, set before enav_bpf_source_start. */
 	const struct enav_bpf_program_table *programs;
-	/* Without a table: programs whose names start with one of these are not loaded (features
-	 * turned off). */
-	const char *skip_prefixes[ENAV_BPF_MAX_SKIPS];
-	/* Programs whose names start with one of these load but are attached
-	 * by the source itself (uprobes on files found at run time). */
-	const char *manual_prefixes[ENAV_BPF_MAX_SKIPS];
-	/* Programs whose names start with this may fail to attach (a hook this
-	 * kernel lacks): logged and left out instead of failing the source. */
-	const char *optional_prefix;
+	/* The source's condition bits the table's rows are chosen by (their
+	 * when and unless), set before enav_bpf_source_start. */
+	uint32_t conditions;
 	struct enav_bpf_feature features[ENAV_BPF_MAX_FEATURES];
 	size_t n_features;
 	/* Sets the skeleton's read-only globals and map sizes: called after every
@@ -129,16 +115,6 @@ void enav_bpf_percpu_sums(int map_fd, uint32_t n, uint64_t *out);
 int enav_bpf_source_open(struct enav_bpf_source *s, struct enav_host *a, const char *name,
 			 const struct enav_bpf_skel_ops *ringbuf,
 			 const struct enav_bpf_skel_ops *perf, char *err, size_t errlen);
-/* Add a feature; wanted false records it as off by configuration and does
- * not load its programs.  config_key set explicitly in the file makes a
- * refusal fail the start. */
-void enav_bpf_source_feature(struct enav_bpf_source *s, const char *name, const char *prefix0,
-			     const char *prefix1, const char *config_key, bool wanted);
-/* A feature whose code lives inside core programs (see in_core above). */
-void enav_bpf_source_feature_in_core(struct enav_bpf_source *s, const char *name,
-				     const char *prefix0, const char *prefix1,
-				     const char *config_key, bool wanted,
-				     void (*refused)(void *ctx, const char *feature), void *ctx);
 /* A feature of the source's table: wanted false records it as off by
  * configuration and does not load its programs; its switch set explicitly in
  * the file makes a refusal fail the start.  Every feature of the table must

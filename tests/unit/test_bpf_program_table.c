@@ -5,7 +5,7 @@
  * facts, so every combination of facts is checked here: against rows written
  * for the purpose, and against the naming rules the tables replaced (*_btf
  * and *_raw suffixes, feature and optional prefixes, as each source set them
- * at ee7fa41b), so that a table row that would change what loads on some
+ * at ee7fa41b, the network's at b5457f78), so that a table row that would change what loads on some
  * kernel fails here rather than on the lead's kernel matrix.
  */
 #include <stdarg.h>
@@ -25,7 +25,7 @@ static const struct enav_bpf_feature_spec inlined = {.name = "inlined", .in_core
 static bool loads(const struct enav_bpf_program_spec *p, bool btf, bool on, bool listed)
 {
 	struct enav_bpf_load_facts f = {
-	    .tp_btf = btf, .feature_on = on, .hook_listed_or_unsure = listed};
+	    .tp_btf = btf, .feature_on = on, .hook_listed_or_unsure = listed, .conditions = 0};
 	return enav_bpf_program_loads(p, &f);
 }
 
@@ -156,11 +156,204 @@ static void test_tables_choose_as_the_names_did(void **state)
 	assert_true(checked > 0);
 }
 
+/* The network source's naming rules at b5457f78: enav_net_hook_skips and the
+ * prefixes net_start gave its features, skips and manual attaches. */
+struct net_old_rules {
+	const char *skip[16];
+	size_t n_skips;
+	struct {
+		const char *name, *prefix[2];
+		bool in_core;
+	} features[4];
+	size_t n_features;
+};
+
+static void net_old_rules(const struct enav_net_hooks *h, struct net_old_rules *r)
+{
+	*r = (struct net_old_rules){0};
+	bool compat = h->payload_hook == ENAV_PAYLOAD_FEXIT && h->compat;
+	bool fexit = h->payload_hook == ENAV_PAYLOAD_FEXIT;
+#define SKIP(P) (r->skip[r->n_skips++] = (P))
+	switch (h->payload_hook) {
+	case ENAV_PAYLOAD_FEXIT:
+		SKIP("enav_sock_");
+		SKIP("enav_sys_exit");
+		if (compat) {
+			SKIP("enav_tcp_send_fexit");
+			SKIP("enav_tcp_recv_fexit");
+			SKIP("enav_tcp_sendpage_fexit");
+			SKIP("enav_udp");
+		} else {
+			SKIP("enav_compat_");
+		}
+		if (!h->has_sendpage)
+			SKIP(compat ? "enav_compat_tcp_sendpage" : "enav_tcp_sendpage_fexit");
+		if (!h->dns)
+			SKIP(compat ? "enav_compat_udp" : "enav_udp");
+		else if (!h->has_udpv6)
+			SKIP(compat ? "enav_compat_udp6_" : "enav_udp6_");
+		break;
+	case ENAV_PAYLOAD_SOCKET_TP:
+	case ENAV_PAYLOAD_SYS_EXIT:
+		SKIP("enav_tcp_send_fexit");
+		SKIP("enav_tcp_recv_fexit");
+		SKIP("enav_tcp_sendpage_fexit");
+		SKIP("enav_udp");
+		SKIP("enav_compat_");
+		if (h->payload_hook == ENAV_PAYLOAD_SOCKET_TP)
+			SKIP("enav_sys_exit");
+		break;
+	}
+	if (compat) {
+		SKIP("enav_tls_read");
+		SKIP("enav_tls_write");
+		SKIP("enav_tls_handshake");
+		SKIP("enav_tls_return");
+		SKIP("enav_go_tls_");
+	} else {
+		SKIP("enav_tls_compat_");
+	}
+#undef SKIP
+#define FEATURE(N, P0, P1, CORE)                                                                   \
+	(r->features[r->n_features++] = (typeof(r->features[0])){N, {P0, P1}, CORE})
+	if (h->payload_hook == ENAV_PAYLOAD_SYS_EXIT)
+		FEATURE("payload_capture", "enav_sys_exit", NULL, false);
+	else if (compat)
+		FEATURE("payload_capture", "enav_compat_tcp_send", "enav_compat_tcp_recv", true);
+	else if (fexit)
+		FEATURE("payload_capture", "enav_tcp_send", "enav_tcp_recv", true);
+	else
+		FEATURE("payload_capture", "enav_sock_send_", "enav_sock_recv_", true);
+	if (fexit && h->dns)
+		FEATURE("dns_udp", compat ? "enav_compat_udp" : "enav_udp", NULL, false);
+	FEATURE("tls", "enav_tls_", NULL, false);
+	if (!compat)
+		FEATURE("go_tls", "enav_go_tls_", NULL, false);
+#undef FEATURE
+}
+
+static int net_old_feature(const struct net_old_rules *r, const char *name)
+{
+	for (size_t i = 0; i < r->n_features; i++)
+		for (int k = 0; k < 2; k++)
+			if (has_prefix(name, r->features[i].prefix[k]))
+				return (int)i;
+	return -1;
+}
+
+/* Every program of the network object, on every combination of the probe's
+ * payload hook, compat set, sendpage, IPv6, DNS, tp_btf and features on:
+ * the same programs load, in the same feature, attached by the same party. */
+static void test_network_table_chooses_as_the_names_did(void **state)
+{
+	(void)state;
+	static const char *const feature_names[4] = {"payload_capture", "dns_udp", "tls", "go_tls"};
+	const struct enav_bpf_program_table *t = &enav_net_programs;
+	size_t checked = 0;
+	for (unsigned hook = 0; hook < 3; hook++)
+		for (unsigned bits = 0; bits < 32; bits++) {
+			struct enav_net_hooks h = {
+			    .payload_hook = hook == 0	? ENAV_PAYLOAD_FEXIT
+					    : hook == 1 ? ENAV_PAYLOAD_SOCKET_TP
+							: ENAV_PAYLOAD_SYS_EXIT,
+			    .compat = hook == 0 && (bits & 1u),
+			    .has_sendpage = bits & 2u,
+			    .has_udpv6 = bits & 4u,
+			    .dns = bits & 8u,
+			};
+			bool btf = bits & 16u;
+			struct net_old_rules r;
+			net_old_rules(&h, &r);
+			uint32_t cond = enav_net_conditions(&h);
+			for (size_t i = 0; i < t->n_programs; i++) {
+				const char *name = t->programs[i].name;
+				const struct enav_bpf_program_spec *row =
+				    enav_bpf_program_find(t, name, cond);
+				if (row != &t->programs[i])
+					continue; /* each name once, by the row that applies */
+				int of = net_old_feature(&r, name);
+				for (unsigned on = 0; on < 16; on++) {
+					bool old = true;
+					if (has_suffix(name, "_btf") || has_suffix(name, "_raw"))
+						old = has_suffix(name, "_btf") == btf;
+					for (size_t k = 0; k < r.n_skips; k++)
+						old &= !has_prefix(name, r.skip[k]);
+					int fi = -1;
+					for (int n = 0; of >= 0 && n < 4; n++)
+						if (!strcmp(feature_names[n], r.features[of].name))
+							fi = n;
+					if (of >= 0 && !r.features[of].in_core && !(on >> fi & 1u))
+						old = false;
+					int ni = -1;
+					for (int n = 0; row->feature && n < 4; n++)
+						if (!strcmp(feature_names[n], row->feature->name))
+							ni = n;
+					struct enav_bpf_load_facts facts = {
+					    .tp_btf = btf,
+					    .feature_on = ni >= 0 && (on >> ni & 1u),
+					    .hook_listed_or_unsure = true,
+					    .conditions = cond,
+					};
+					bool now = enav_bpf_program_loads(row, &facts);
+					if (now != old)
+						fail_msg("network: %s %s under 0x%x (%s, features "
+							 "0x%x), not as before",
+							 name, now ? "loads" : "does not load",
+							 cond, btf ? "tp_btf" : "raw_tp", on);
+					checked++;
+					if (!now)
+						continue;
+					/* Loaded: blamed on the same feature, attached alike. */
+					const char *was = of >= 0 ? r.features[of].name : NULL;
+					const char *is = row->feature ? row->feature->name : NULL;
+					if ((was == NULL) != (is == NULL) ||
+					    (was && strcmp(was, is)) ||
+					    (was &&
+					     row->feature->in_core != r.features[of].in_core))
+						fail_msg(
+						    "network: %s is of %s under 0x%x, was of %s",
+						    name, is ? is : "the core", cond,
+						    was ? was : "the core");
+					bool manual = has_prefix(name, "enav_tls_") ||
+						      has_prefix(name, "enav_go_tls_");
+					assert_int_equal(row->attached_by_source, manual);
+					assert_false(row->hook_may_be_absent);
+				}
+			}
+		}
+	assert_true(checked > 1000);
+}
+
+/* Every condition set a source can be in: the network's, from every
+ * combination of what its bits stand for, and none (the other tables). */
+static size_t reachable_conditions(uint32_t out[128])
+{
+	size_t n = 0;
+	out[n++] = 0;
+	for (unsigned hook = 0; hook < 3; hook++)
+		for (unsigned bits = 0; bits < 16; bits++) {
+			struct enav_net_hooks h = {
+			    .payload_hook = hook == 0	? ENAV_PAYLOAD_FEXIT
+					    : hook == 1 ? ENAV_PAYLOAD_SOCKET_TP
+							: ENAV_PAYLOAD_SYS_EXIT,
+			    .compat = hook == 0 && (bits & 1u),
+			    .has_sendpage = bits & 2u,
+			    .has_udpv6 = bits & 4u,
+			    .dns = bits & 8u,
+			};
+			out[n++] = enav_net_conditions(&h);
+		}
+	return n;
+}
+
 /* Every row's feature is in its table's list, each hook written twice has
- * both variants, and no name repeats. */
+ * both variants, and no two rows of one name apply under the same
+ * conditions a source can be in. */
 static void test_tables_are_whole(void **state)
 {
 	(void)state;
+	uint32_t conds[128];
+	size_t n_conds = reachable_conditions(conds);
 	for (size_t k = 0; k < ENAV_ARRAY_LEN(bpf_program_tables); k++) {
 		const struct enav_bpf_program_table *t = bpf_program_tables[k];
 		size_t btf = 0, raw = 0;
@@ -168,7 +361,15 @@ static void test_tables_are_whole(void **state)
 			const struct enav_bpf_program_spec *p = &t->programs[i];
 			btf += p->variant == ENAV_BPF_TP_BTF;
 			raw += p->variant == ENAV_BPF_RAW_TP;
-			assert_ptr_equal(enav_bpf_program_find(t, p->name), p);
+			for (size_t c = 0; c < n_conds; c++)
+				for (size_t j = i + 1; j < t->n_programs; j++)
+					if (!strcmp(p->name, t->programs[j].name) &&
+					    enav_bpf_program_applies(p, conds[c]) &&
+					    enav_bpf_program_applies(&t->programs[j], conds[c]))
+						fail_msg("%s: two rows of %s apply under 0x%x",
+							 t->source, p->name, conds[c]);
+			if (enav_bpf_program_applies(p, 0))
+				assert_ptr_equal(enav_bpf_program_find(t, p->name, 0), p);
 			bool listed = !p->feature;
 			for (size_t j = 0; j < t->n_features; j++)
 				listed |= t->features[j] == p->feature;
@@ -186,20 +387,20 @@ static void test_exec_and_profiling_choices(void **state)
 {
 	(void)state;
 	const struct enav_bpf_program_spec *exec_btf =
-	    enav_bpf_program_find(&enav_exec_programs, "enav_exec_btf");
+	    enav_bpf_program_find(&enav_exec_programs, "enav_exec_btf", 0);
 	const struct enav_bpf_program_spec *exec_raw =
-	    enav_bpf_program_find(&enav_exec_programs, "enav_exec_raw");
+	    enav_bpf_program_find(&enav_exec_programs, "enav_exec_raw", 0);
 	assert_true(loads(exec_btf, true, false, true) && !loads(exec_raw, true, false, true));
 	assert_true(loads(exec_raw, false, false, true) && !loads(exec_btf, false, false, true));
 	const struct enav_bpf_program_spec *cpu =
-	    enav_bpf_program_find(&enav_profile_programs, "enav_cpu_sample");
+	    enav_bpf_program_find(&enav_profile_programs, "enav_cpu_sample", 0);
 	assert_true(loads(cpu, false, false, true)); /* unwinder refused: loads without */
 	const struct enav_bpf_program_spec *waitv =
-	    enav_bpf_program_find(&enav_profile_programs, "enav_futex2_waitv_enter");
+	    enav_bpf_program_find(&enav_profile_programs, "enav_futex2_waitv_enter", 0);
 	assert_false(loads(waitv, true, true, false)); /* 5.10: no futex_waitv */
 	assert_false(loads(waitv, true, false, true)); /* futex off */
 	const struct enav_bpf_program_spec *futex =
-	    enav_bpf_program_find(&enav_profile_programs, "enav_futex_enter");
+	    enav_bpf_program_find(&enav_profile_programs, "enav_futex_enter", 0);
 	assert_true(loads(futex, false, true, false)); /* futex(2) itself is never absent */
 }
 
@@ -208,6 +409,7 @@ int main(void)
 	static const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_variants_features_and_absent_hooks),
 	    cmocka_unit_test(test_tables_choose_as_the_names_did),
+	    cmocka_unit_test(test_network_table_chooses_as_the_names_did),
 	    cmocka_unit_test(test_tables_are_whole),
 	    cmocka_unit_test(test_exec_and_profiling_choices),
 	};

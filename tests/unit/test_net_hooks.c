@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The network source's check for the tracepoints it needs (a kernel without
- * them turns the source off instead of failing start-up), and its choice of
- * byte-counting programs by the hooks decision. */
+ * them turns the source off instead of failing start-up), and its program
+ * table's choice of byte-counting programs by the hooks decision. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -63,14 +63,6 @@ static void test_fexit_bytes(void **state)
 	assert_string_equal(enav_net_missing_tracepoint(true, fake_has, &k), "tcp_retransmit_skb");
 }
 
-static bool skipped(const char *const *skip, size_t n, const char *prog)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(prog, skip[i], strlen(skip[i])) == 0)
-			return true;
-	return false;
-}
-
 /* Every program of the network object, as bpf/network/net_payload.bpf.h names them. */
 static const char *const socket_programs[] = {
     "enav_sock_send_btf",      "enav_sock_recv_btf",   "enav_sock_send_raw",
@@ -83,15 +75,31 @@ static const char *const socket_programs[] = {
     "enav_compat_udp6_recv",
 };
 
-/* The programs of socket_programs left to load under h, space-separated. */
+/* Whether the table loads prog under h on a tp_btf or a raw_tp kernel, with
+ * every feature on. */
+static bool table_loads(const struct enav_net_hooks *h, const char *prog)
+{
+	uint32_t c = enav_net_conditions(h);
+	const struct enav_bpf_program_spec *row =
+	    enav_bpf_program_find(&enav_net_programs, prog, c);
+	assert_non_null(row);
+	bool any = false;
+	for (int btf = 0; btf < 2; btf++) {
+		struct enav_bpf_load_facts f = {.tp_btf = btf,
+						.feature_on = true,
+						.hook_listed_or_unsure = true,
+						.conditions = c};
+		any |= enav_bpf_program_loads(row, &f);
+	}
+	return any;
+}
+
+/* The programs of socket_programs the table loads under h, space-separated. */
 static void loaded(const struct enav_net_hooks *h, char *out, size_t cap)
 {
-	const char *skip[ENAV_NET_MAX_SKIPS];
-	size_t n = enav_net_hook_skips(h, skip);
-	assert_true(n <= ENAV_NET_MAX_SKIPS);
 	out[0] = '\0';
 	for (size_t i = 0; i < sizeof(socket_programs) / sizeof(socket_programs[0]); i++)
-		if (!skipped(skip, n, socket_programs[i]))
+		if (table_loads(h, socket_programs[i]))
 			snprintf(out + strlen(out), cap - strlen(out), "%s%s", out[0] ? " " : "",
 				 socket_programs[i]);
 }

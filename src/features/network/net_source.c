@@ -37,9 +37,6 @@ struct net_source {
 	struct enav_tls_attach *tls; /* NULL: TLS plaintext off */
 	struct enav_host *host;
 	bool tls_wanted; /* configured: read-only global of the kernel side */
-	/* The kernel refused the payload code inside the socket-level programs
-	 * (feature payload_capture): configure() leaves it out. */
-	bool payload_refused;
 };
 
 static void set_process(struct enav_signal *s, const struct enav_event_header *h,
@@ -253,7 +250,7 @@ static void configure(void *ctx)
 	const struct enav_config *cfg = enav_host_config(src->bpf.host);
 	bool tls = src->tls_wanted;
 	/* Payload code refused inside the socket programs: they load without it. */
-	bool payload = !src->payload_refused;
+	bool payload = !enav_bpf_source_feature_refused(&src->bpf, "payload_capture");
 	struct bpf_object *obj = src->bpf.obj;
 	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "enav_conns"),
 				 cfg->network.max_connections);
@@ -288,50 +285,6 @@ const char *enav_net_missing_tracepoint(bool fexit_bytes,
 		if (!has_tracepoint(ctx, needed[i]))
 			return needed[i];
 	return NULL;
-}
-
-size_t enav_net_hook_skips(const struct enav_net_hooks *h, const char *skip[ENAV_NET_MAX_SKIPS])
-{
-	size_t n = 0;
-	bool compat = h->payload_hook == ENAV_PAYLOAD_FEXIT && h->compat;
-	switch (h->payload_hook) {
-	case ENAV_PAYLOAD_FEXIT:
-		skip[n++] = "enav_sock_";
-		skip[n++] = "enav_sys_exit";
-		if (compat) { /* the helper-based fexit set: this kernel lacks them */
-			skip[n++] = "enav_tcp_send_fexit";
-			skip[n++] = "enav_tcp_recv_fexit";
-			skip[n++] = "enav_tcp_sendpage_fexit";
-			skip[n++] = "enav_udp";
-		} else {
-			skip[n++] = "enav_compat_";
-		}
-		if (!h->has_sendpage) /* folded into tcp_sendmsg in 6.5 */
-			skip[n++] = compat ? "enav_compat_tcp_sendpage" : "enav_tcp_sendpage_fexit";
-		if (!h->dns)
-			skip[n++] = compat ? "enav_compat_udp" : "enav_udp";
-		else if (!h->has_udpv6)
-			skip[n++] = compat ? "enav_compat_udp6_" : "enav_udp6_";
-		break;
-	case ENAV_PAYLOAD_SOCKET_TP:
-	case ENAV_PAYLOAD_SYS_EXIT:
-		skip[n++] = "enav_tcp_send_fexit";
-		skip[n++] = "enav_tcp_recv_fexit";
-		skip[n++] = "enav_tcp_sendpage_fexit";
-		skip[n++] = "enav_udp";
-		skip[n++] = "enav_compat_";
-		if (h->payload_hook == ENAV_PAYLOAD_SOCKET_TP)
-			skip[n++] = "enav_sys_exit";
-		break;
-	}
-	return n;
-}
-
-static void payload_feature_refused(void *ctx, const char *feature)
-{
-	struct net_source *src = ctx;
-	if (strcmp(feature, "payload_capture") == 0)
-		src->payload_refused = true;
 }
 
 /* Every tracepoint of a BTF kernel has a btf_trace_<name> typedef: the
@@ -417,67 +370,37 @@ static int net_start(struct enav_host *a, void **state, char *err, size_t errlen
 	 * refusal of the payload code loads them again without it; in the
 	 * sys_exit program on the fallback, which every syscall on the node pays
 	 * for, so it is not loaded when no payload is wanted.  TLS plaintext
-	 * comes from uprobes instead.
+	 * comes from uprobes instead.  The table (net_programs.c) says which
+	 * program loads under which of these conditions.
 	 */
+	src->bpf.programs = &enav_net_programs;
+	src->bpf.conditions = enav_net_conditions(&hooks);
 	bool payload = cfg->network.dns_capture_bytes > 0 || protocols;
-	if (payload_hook == ENAV_PAYLOAD_SYS_EXIT) {
-		enav_bpf_source_feature(&src->bpf, "payload_capture", "enav_sys_exit", NULL,
-					"sources.network.l7.enabled", payload);
-	} else {
-		const char *send = compat	 ? "enav_compat_tcp_send"
-				   : fexit_bytes ? "enav_tcp_send"
-						 : "enav_sock_send_";
-		const char *recv = compat	 ? "enav_compat_tcp_recv"
-				   : fexit_bytes ? "enav_tcp_recv"
-						 : "enav_sock_recv_";
-		enav_bpf_source_feature_in_core(&src->bpf, "payload_capture", send, recv,
-						"sources.network.l7.enabled", payload,
-						payload_feature_refused, src);
-		/* fexit kernels: DNS over UDP has programs of its own. */
-		if (fexit_bytes && hooks.dns)
-			/* No boolean switches it (dns_capture_bytes is a size), so
-			 * no explicit "on" can make its refusal fatal. */
-			enav_bpf_source_feature(&src->bpf, "dns_udp",
-						compat ? "enav_compat_udp" : "enav_udp", NULL, NULL,
-						true);
-	}
-	enav_bpf_source_feature(&src->bpf, "tls", "enav_tls_", NULL, "sources.network.tls.enabled",
-				src->tls_wanted);
-	size_t skips = enav_net_hook_skips(&hooks, src->bpf.skip_prefixes);
-	const char **skip = src->bpf.skip_prefixes + skips;
-	if (compat) {
-		/* The cookie-based TLS programs: this kernel lacks the helper. */
-		*skip++ = "enav_tls_read";
-		*skip++ = "enav_tls_write";
-		*skip++ = "enav_tls_handshake";
-		*skip++ = "enav_tls_return";
-		/* Go's probes carry the binary and the call in their cookie, and
-		 * nothing else in a uprobe's context says which binary it is. */
-		*skip++ = "enav_go_tls_";
-		if (src->tls_wanted && tls_library_wanted(cfg, "go")) {
-			static const char why[] =
-			    "Go TLS probes need bpf_get_attach_cookie (Linux 5.15+)";
-			enav_feature_record("network", "go_tls", ENAV_FEATURE_HOOK_MISSING, NULL,
-					    why);
-			/* Asked for in the file: never off quietly (as a refusal). */
-			if (enav_config_explicitly_on(cfg, "sources.network.tls.enabled")) {
-				snprintf(err, errlen,
-					 "network feature go_tls: %s (sources.network.tls.enabled "
-					 "is set in the configuration; sources.network.tls."
-					 "libraries without go leaves Go out)",
-					 why);
-				return -ENOTSUP;
-			}
-			enav_warn("network: feature go_tls is off: %s", why);
+	enav_bpf_source_want(&src->bpf,
+			     payload_hook == ENAV_PAYLOAD_SYS_EXIT
+				 ? &enav_net_payload_sys_exit_feature
+				 : &enav_net_payload_in_core_feature,
+			     payload);
+	if (fexit_bytes && hooks.dns)
+		enav_bpf_source_want(&src->bpf, &enav_net_dns_udp_feature, true);
+	enav_bpf_source_want(&src->bpf, &enav_net_tls_feature, src->tls_wanted);
+	if (!compat) {
+		enav_bpf_source_want(&src->bpf, &enav_net_go_tls_feature, src->tls_wanted);
+	} else if (src->tls_wanted && tls_library_wanted(cfg, "go")) {
+		/* Go's probes need the cookie this kernel's helper set lacks. */
+		static const char why[] = "Go TLS probes need bpf_get_attach_cookie (Linux 5.15+)";
+		enav_feature_record("network", "go_tls", ENAV_FEATURE_HOOK_MISSING, NULL, why);
+		/* Asked for in the file: never off quietly (as a refusal). */
+		if (enav_config_explicitly_on(cfg, "sources.network.tls.enabled")) {
+			snprintf(err, errlen,
+				 "network feature go_tls: %s (sources.network.tls.enabled "
+				 "is set in the configuration; sources.network.tls."
+				 "libraries without go leaves Go out)",
+				 why);
+			return -ENOTSUP;
 		}
-	} else {
-		*skip++ = "enav_tls_compat_";
-		enav_bpf_source_feature(&src->bpf, "go_tls", "enav_go_tls_", NULL,
-					"sources.network.tls.enabled", src->tls_wanted);
+		enav_warn("network: feature go_tls is off: %s", why);
 	}
-	/* The uprobes are attached per file by the TLS prober, not here. */
-	src->bpf.manual_prefixes[0] = "enav_tls_";
-	src->bpf.manual_prefixes[1] = "enav_go_tls_";
 	rc = enav_bpf_source_start(&src->bpf, on_event, src, err, errlen);
 	bool openssl_gnutls = enav_bpf_source_feature_on(&src->bpf, "tls");
 	bool go = !compat && enav_bpf_source_feature_on(&src->bpf, "go_tls");

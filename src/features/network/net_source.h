@@ -4,6 +4,7 @@
 #define ENAV_FEATURES_NETWORK_NET_SOURCE_H
 
 #include "probe/features.h"
+#include "runtime/bpf_program_table.h"
 #include "runtime/host.h"
 
 extern const struct enav_source_ops enav_net_source_ops;
@@ -26,13 +27,27 @@ struct enav_net_hooks {
 	bool compat; /* fexit's compat set (enav_compat_*): the probe's payload_compat */
 };
 
-#define ENAV_NET_MAX_SKIPS 8
+/* The condition bits the rows of enav_net_programs are chosen by. */
+enum enav_net_condition {
+	ENAV_NET_PAYLOAD_FEXIT = 1u << 0,     /* the probe chose fexit */
+	ENAV_NET_PAYLOAD_SOCKET_TP = 1u << 1, /* ... the socket tracepoints */
+	ENAV_NET_PAYLOAD_SYS_EXIT = 1u << 2,  /* ... the sys_exit fallback */
+	ENAV_NET_COMPAT = 1u << 3,	      /* fexit's compat set (only with fexit) */
+	ENAV_NET_HAS_SENDPAGE = 1u << 4,
+	ENAV_NET_HAS_UDPV6 = 1u << 5,
+	ENAV_NET_DNS = 1u << 6, /* DNS capture on */
+};
 
-/* The program-name prefixes to leave unloaded: every hook set but the one
- * the probe chose (socket tracepoints, fexit, or the sys_exit fallback),
- * and its parts this kernel or configuration has no use for.  Returns how
- * many were written. */
-size_t enav_net_hook_skips(const struct enav_net_hooks *h, const char *skip[ENAV_NET_MAX_SKIPS]);
+/* The conditions h stands for. */
+uint32_t enav_net_conditions(const struct enav_net_hooks *h);
+
+/* Every program of bpf/network/net.bpf.c, and its features (net_programs.c). */
+extern const struct enav_bpf_program_table enav_net_programs;
+extern const struct enav_bpf_feature_spec enav_net_payload_in_core_feature;
+extern const struct enav_bpf_feature_spec enav_net_payload_sys_exit_feature;
+extern const struct enav_bpf_feature_spec enav_net_dns_udp_feature;
+extern const struct enav_bpf_feature_spec enav_net_tls_feature;
+extern const struct enav_bpf_feature_spec enav_net_go_tls_feature;
 
 /* Bit per enum enav_l7_protocol enabled by sources.network.l7 (0: none). */
 uint32_t enav_net_l7_protocols(const struct enav_config *cfg);
