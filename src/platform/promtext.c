@@ -32,6 +32,14 @@ int enav_promtext_init_growable(struct enav_promtext *p, size_t hard_cap)
 	return 0;
 }
 
+void enav_promtext_init_sink(struct enav_promtext *p, const struct enav_promtext_sink *sink,
+			     void *ctx)
+{
+	memset(p, 0, sizeof(*p));
+	p->sink = sink;
+	p->sink_ctx = ctx;
+}
+
 void enav_promtext_free(struct enav_promtext *p)
 {
 	if (p->growable)
@@ -171,6 +179,10 @@ void enav_promtext_single_u64(struct enav_promtext *p, const char *name, const c
 
 void enav_promtext_raw(struct enav_promtext *p, const char *text, size_t len)
 {
+	if (p->sink) {
+		p->sink->raw(p->sink_ctx, text, len);
+		return;
+	}
 	/* A cached block is whole families: it is one unit, in or out. */
 	if (p->growable) {
 		p->family_start = p->len;
@@ -195,6 +207,10 @@ void enav_promtext_raw(struct enav_promtext *p, const char *text, size_t len)
 void enav_promtext_family(struct enav_promtext *p, const char *name, const char *type,
 			  const char *help)
 {
+	if (p->sink) {
+		p->sink->family(p->sink_ctx, name, type, help);
+		return;
+	}
 	if (p->growable) {
 		p->family_start = p->len;
 		p->skipping = false;
@@ -225,6 +241,10 @@ static void put_labels(struct enav_promtext *p, const char *const *labels, size_
 void enav_promtext_sample(struct enav_promtext *p, const char *name, const char *const *labels,
 			  size_t n_pairs, double value)
 {
+	if (p->sink) {
+		p->sink->sample(p->sink_ctx, name, labels, n_pairs, value);
+		return;
+	}
 	put_s(p, name);
 	put_labels(p, labels, n_pairs);
 	if (isnan(value)) {
@@ -249,6 +269,11 @@ void enav_promtext_sample(struct enav_promtext *p, const char *name, const char 
 void enav_promtext_sample_u64(struct enav_promtext *p, const char *name, const char *const *labels,
 			      size_t n_pairs, uint64_t value)
 {
+	if (p->sink) {
+		/* What the text's digits parse back to. */
+		p->sink->sample(p->sink_ctx, name, labels, n_pairs, (double)value);
+		return;
+	}
 	put_s(p, name);
 	put_labels(p, labels, n_pairs);
 	char tmp[ENAV_U64_TEXT_MAX + 2];

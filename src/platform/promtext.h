@@ -8,6 +8,10 @@
  * up to a hard cap and never fails: a family that would pass the cap is
  * taken back whole (no torn family), the writer skips it and goes on with
  * the next, and families_dropped counts it.
+ *
+ * A third mode writes no text: enav_promtext_init_sink hands every family,
+ * sample and raw block to a sink's functions as the module made them (the
+ * OTLP exporter builds its metrics so, without rendering and re-parsing).
  */
 #ifndef ENAV_PLATFORM_PROMTEXT_H
 #define ENAV_PLATFORM_PROMTEXT_H
@@ -16,7 +20,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Where a sink-mode writer's calls go, with the sink's context first. */
+struct enav_promtext_sink {
+	void (*family)(void *ctx, const char *name, const char *type, const char *help);
+	void (*sample)(void *ctx, const char *name, const char *const *labels, size_t n_pairs,
+		       double value);
+	/* A cached block of exposition text (whole families). */
+	void (*raw)(void *ctx, const char *text, size_t len);
+};
+
 struct enav_promtext {
+	/* Sink mode: every call goes here and nothing below is used. */
+	const struct enav_promtext_sink *sink;
+	void *sink_ctx;
 	char *buf;
 	size_t cap; /* bytes of buf (growable: allocated so far) */
 	size_t len;
@@ -38,6 +54,9 @@ void enav_promtext_init(struct enav_promtext *p, char *buf, size_t cap);
  * frees it (enav_promtext_free), or hands it on. */
 int enav_promtext_init_growable(struct enav_promtext *p, size_t hard_cap);
 void enav_promtext_free(struct enav_promtext *p);
+/* Sink mode: no text, no cap of its own (the sink bounds what it keeps). */
+void enav_promtext_init_sink(struct enav_promtext *p, const struct enav_promtext_sink *sink,
+			     void *ctx);
 /* type: "counter", "gauge", "histogram", "untyped" */
 void enav_promtext_family(struct enav_promtext *p, const char *name, const char *type,
 			  const char *help);

@@ -42,9 +42,13 @@ static const char *const signal_names[W__N] = {"metrics", "traces", "logs", "pro
 static const char *const signal_paths[W__N] = {"/v1/metrics", "/v1/traces", "/v1/logs",
 					       "/v1development/profiles"};
 
+/* One metrics snapshot, built from the modules' own calls (no text).  The
+ * queued ones share a byte budget, as profiles do. */
+#define METRICS_QUEUED_MAX_BYTES (32u << 20)
 struct metrics_item {
-	char *text;
-	size_t len;
+	struct enav_prom_snapshot *snap;
+	size_t bytes;		  /* its share of *queued */
+	_Atomic uint64_t *queued; /* the sink's queued_metric_bytes */
 	uint64_t time_unix_ns;
 };
 
@@ -80,6 +84,8 @@ struct otlp_sink {
 	_Atomic uint64_t metric_render_failures, profile_build_failures;
 	_Atomic uint64_t metric_families_dropped;
 	_Atomic uint64_t queued_profile_bytes, profiles_over_budget;
+	_Atomic uint64_t queued_metric_bytes, metric_snapshots_over_budget;
+	_Atomic uint64_t metric_points_dropped;
 };
 
 /* OTEL_RESOURCE_ATTRIBUTES and OTEL_EXPORTER_OTLP_HEADERS pairs
@@ -114,16 +120,12 @@ static int encode_metrics(void *ctx, void *const *items, size_t n, struct enav_p
 	struct enav_otlp_scope scope = {ENAV_OTLP_SCOPE_NAME, ENAV_VERSION};
 	for (size_t i = 0; i < n; i++) {
 		const struct metrics_item *m = items[i];
-		struct enav_prom_snapshot *snap = enav_prom_parse(m->text, m->len);
-		if (!snap)
-			return -ENOMEM;
 		/* Requests concatenate: repeated resource_metrics append. */
 		uint64_t left_out = 0;
-		int rc = enav_prom_encode_otlp(w, snap, &r, scope, o->start_unix_ns,
+		int rc = enav_prom_encode_otlp(w, m->snap, &r, scope, o->start_unix_ns,
 					       m->time_unix_ns, &left_out);
 		if (left_out)
 			atomic_fetch_add(&o->metric_families_dropped, left_out);
-		enav_prom_snapshot_free(snap);
 		if (rc)
 			return rc;
 	}
@@ -133,7 +135,9 @@ static int encode_metrics(void *ctx, void *const *items, size_t n, struct enav_p
 static void free_metrics_item(void *p)
 {
 	struct metrics_item *m = p;
-	free(m->text);
+	if (m->queued)
+		atomic_fetch_sub(m->queued, m->bytes);
+	enav_prom_snapshot_free(m->snap);
 	free(m);
 }
 
@@ -279,25 +283,37 @@ static void free_profile_item(void *p)
 
 static void push_metrics(struct otlp_sink *o)
 {
-	/* The same growable text as /metrics: at its cap whole families are
-	 * left out (counted), the snapshot is still sent. */
+	/* The modules' calls straight into a snapshot, as /metrics gets them
+	 * as text: bounded by the snapshot's family and point caps (what
+	 * passes them is counted). */
 	struct enav_promtext p;
 	struct metrics_item *m = calloc(1, sizeof(*m));
-	/* The host raises the cap to what the running modules' caps need. */
-	if (enav_promtext_init_growable(&p, ENAV_METRICS_BASE_BYTES) != 0 || !m)
+	if (!m || !(m->snap = enav_prom_snapshot_new()))
 		goto fail;
+	enav_promtext_init_sink(&p, &enav_prom_snapshot_sink, m->snap);
 	if (!enav_host_render_metrics(o->host, &p))
 		goto fail;
-	if (p.families_dropped)
-		atomic_fetch_add(&o->metric_families_dropped, p.families_dropped);
-	m->text = p.buf;
-	m->len = p.len;
+	uint64_t malformed = 0, over_cap = 0;
+	enav_prom_snapshot_counts(m->snap, &malformed, &over_cap);
+	if (malformed + over_cap)
+		atomic_fetch_add(&o->metric_points_dropped, malformed + over_cap);
 	m->time_unix_ns = enav_clock_unix_ns();
+	m->bytes = enav_prom_snapshot_bytes(m->snap);
+	uint64_t queued = atomic_load(&o->queued_metric_bytes);
+	/* One snapshot is always let in, however large. */
+	if (queued && queued + m->bytes > METRICS_QUEUED_MAX_BYTES) {
+		atomic_fetch_add(&o->metric_snapshots_over_budget, 1);
+		free_metrics_item(m);
+		return;
+	}
+	atomic_fetch_add(&o->queued_metric_bytes, m->bytes);
+	m->queued = &o->queued_metric_bytes;
 	enav_otlp_worker_submit(o->w[W_METRICS], m); /* counts its own drop */
 	return;
 fail:
 	atomic_fetch_add(&o->metric_render_failures, 1);
-	free(p.buf);
+	if (m)
+		enav_prom_snapshot_free(m->snap);
 	free(m);
 }
 
@@ -604,9 +620,16 @@ static void otlp_metrics(void *state, struct enav_promtext *p)
 	     "Metric snapshots not taken (agent stopping or out of memory).",
 	     &o->metric_render_failures},
 	    {"enav_otlp_metric_families_dropped_total",
-	     "Metric families left out of a snapshot at the exposition's hard cap or the "
-	     "request size limit.",
+	     "Metric families left out of a request at its size limit.",
 	     &o->metric_families_dropped},
+	    {"enav_otlp_metric_points_dropped_total",
+	     "Metric samples left out of a snapshot: past its caps (2048 families, 65536 "
+	     "points) or a name, label or value past its length cap.",
+	     &o->metric_points_dropped},
+	    {"enav_otlp_metric_snapshots_over_budget_total",
+	     "Metric snapshots not queued for export: the queued ones already held their byte "
+	     "budget (32 MiB).",
+	     &o->metric_snapshots_over_budget},
 	    {"enav_otlp_profile_build_failures_total",
 	     "Profiles that could not be built for export.", &o->profile_build_failures},
 	    {"enav_otlp_profiles_over_budget_total",

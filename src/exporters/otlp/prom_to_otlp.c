@@ -40,14 +40,16 @@ struct enav_prom_snapshot {
 	struct prom_point *pts;
 	uint32_t n_pts, cap_pts;
 	uint64_t malformed, over_cap;
+	size_t bytes; /* heap held, near enough for a budget */
 };
 
-static char *dup_n(const char *s, size_t n)
+static char *dup_n(struct enav_prom_snapshot *s, const char *str, size_t n)
 {
 	char *d = malloc(n + 1);
 	if (d) {
-		memcpy(d, s, n);
+		memcpy(d, str, n);
 		d[n] = '\0';
+		s->bytes += n + 1;
 	}
 	return d;
 }
@@ -66,7 +68,7 @@ static int add_family(struct enav_prom_snapshot *s, const char *name, size_t n)
 	if (s->n_fam == ENAV_PROM_MAX_FAMILIES || n == 0 || n > MAX_NAME)
 		return -1;
 	struct prom_family *f = &s->fam[s->n_fam];
-	f->name = dup_n(name, n);
+	f->name = dup_n(s, name, n);
 	f->help = NULL;
 	f->type = F_UNTYPED;
 	if (!f->name)
@@ -114,6 +116,54 @@ static void free_point_labels(struct prom_point *pt)
 	pt->n_labels = 0;
 }
 
+/*
+ * Add pt, whose labels it takes, as a sample of name: of its family, or of a
+ * histogram's whose suffixed series it is; a name no family has starts an
+ * untyped one.  Past the caps it is counted and freed.  False (pt left to
+ * the caller) only when memory runs out.
+ */
+static bool add_point(struct enav_prom_snapshot *s, const char *name, size_t nlen,
+		      struct prom_point *pt)
+{
+	int fam = find_family(s, name, nlen);
+	pt->suffix = S_NONE;
+	static const struct {
+		const char *sfx;
+		enum suffix v;
+	} sfx[] = {{"_bucket", S_BUCKET}, {"_sum", S_SUM}, {"_count", S_COUNT}};
+	for (size_t k = 0; fam < 0 && k < 3; k++) {
+		size_t sl = strlen(sfx[k].sfx);
+		if (nlen > sl && !memcmp(name + nlen - sl, sfx[k].sfx, sl)) {
+			int f = find_family(s, name, nlen - sl);
+			if (f >= 0 &&
+			    (s->fam[f].type == F_HISTOGRAM || s->fam[f].type == F_SUMMARY)) {
+				fam = f;
+				pt->suffix = sfx[k].v;
+			}
+		}
+	}
+	if (fam < 0)
+		fam = add_family(s, name, nlen);
+	if (fam < 0 || s->n_pts == ENAV_PROM_MAX_POINTS) {
+		s->over_cap++;
+		free_point_labels(pt);
+		return true;
+	}
+	if (s->n_pts == s->cap_pts) {
+		uint32_t c = s->cap_pts ? s->cap_pts * 2 : 256;
+		struct prom_point *np = realloc(s->pts, c * sizeof(*np));
+		if (!np)
+			return false;
+		s->bytes += (size_t)(c - s->cap_pts) * sizeof(*np);
+		s->pts = np;
+		s->cap_pts = c;
+	}
+	pt->family = (uint32_t)fam;
+	pt->order = s->n_pts;
+	s->pts[s->n_pts++] = *pt;
+	return true;
+}
+
 static bool parse_sample(struct enav_prom_snapshot *s, const char *p, const char *end)
 {
 	const char *name = p;
@@ -147,8 +197,8 @@ static bool parse_sample(struct enav_prom_snapshot *s, const char *p, const char
 				if (pt.n_labels == ENAV_PROM_MAX_LABELS)
 					goto bad;
 				struct prom_label *l = &pt.labels[pt.n_labels];
-				l->k = dup_n(k, klen);
-				l->v = strdup(val);
+				l->k = dup_n(s, k, klen);
+				l->v = dup_n(s, val, strlen(val));
 				pt.n_labels++;
 				if (!l->k || !l->v)
 					goto bad;
@@ -172,46 +222,28 @@ static bool parse_sample(struct enav_prom_snapshot *s, const char *p, const char
 	pt.value = strtod(num, &e);
 	if (i == 0 || *e)
 		goto bad;
-	/* Which family: the name itself, or a histogram's suffixed series. */
-	int fam = find_family(s, name, nlen);
-	pt.suffix = S_NONE;
-	static const struct {
-		const char *sfx;
-		enum suffix v;
-	} sfx[] = {{"_bucket", S_BUCKET}, {"_sum", S_SUM}, {"_count", S_COUNT}};
-	for (size_t k = 0; fam < 0 && k < 3; k++) {
-		size_t sl = strlen(sfx[k].sfx);
-		if (nlen > sl && !memcmp(name + nlen - sl, sfx[k].sfx, sl)) {
-			int f = find_family(s, name, nlen - sl);
-			if (f >= 0 &&
-			    (s->fam[f].type == F_HISTOGRAM || s->fam[f].type == F_SUMMARY)) {
-				fam = f;
-				pt.suffix = sfx[k].v;
-			}
-		}
-	}
-	if (fam < 0)
-		fam = add_family(s, name, nlen);
-	if (fam < 0 || s->n_pts == ENAV_PROM_MAX_POINTS) {
-		s->over_cap++;
-		free_point_labels(&pt);
-		return true;
-	}
-	if (s->n_pts == s->cap_pts) {
-		uint32_t c = s->cap_pts ? s->cap_pts * 2 : 256;
-		struct prom_point *np = realloc(s->pts, c * sizeof(*np));
-		if (!np)
-			goto bad;
-		s->pts = np;
-		s->cap_pts = c;
-	}
-	pt.family = (uint32_t)fam;
-	pt.order = s->n_pts;
-	s->pts[s->n_pts++] = pt;
+	if (!add_point(s, name, nlen, &pt))
+		goto bad;
 	return true;
 bad:
 	free_point_labels(&pt);
 	return false;
+}
+
+/* The family's type from its TYPE word (n bytes of t); others leave it. */
+static void set_type(struct prom_family *f, const char *t, size_t n)
+{
+	static const struct {
+		const char *n;
+		enum fam_type t;
+	} types[] = {{"counter", F_COUNTER},
+		     {"gauge", F_GAUGE},
+		     {"histogram", F_HISTOGRAM},
+		     {"summary", F_SUMMARY},
+		     {"untyped", F_UNTYPED}};
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (n == strlen(types[i].n) && !memcmp(t, types[i].n, n))
+			f->type = types[i].t;
 }
 
 static void parse_comment(struct enav_prom_snapshot *s, const char *p, const char *end)
@@ -235,18 +267,7 @@ static void parse_comment(struct enav_prom_snapshot *s, const char *p, const cha
 		return;
 	}
 	if (type) {
-		size_t tl = (size_t)(end - p);
-		static const struct {
-			const char *n;
-			enum fam_type t;
-		} types[] = {{"counter", F_COUNTER},
-			     {"gauge", F_GAUGE},
-			     {"histogram", F_HISTOGRAM},
-			     {"summary", F_SUMMARY},
-			     {"untyped", F_UNTYPED}};
-		for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-			if (tl == strlen(types[i].n) && !memcmp(p, types[i].n, tl))
-				s->fam[f].type = types[i].t;
+		set_type(&s->fam[f], p, (size_t)(end - p));
 	} else if (!s->fam[f].help) {
 		/* Help text escapes: \\ and \n. */
 		char *h = malloc((size_t)(end - p) + 1);
@@ -259,19 +280,27 @@ static void parse_comment(struct enav_prom_snapshot *s, const char *p, const cha
 				h[n++] = *q;
 			}
 		}
-		if (h)
+		if (h) {
 			h[n] = '\0';
+			s->bytes += n + 1;
+		}
 		s->fam[f].help = h;
 	}
 }
 
-struct enav_prom_snapshot *enav_prom_parse(const char *text, size_t len)
+struct enav_prom_snapshot *enav_prom_snapshot_new(void)
 {
 	struct enav_prom_snapshot *s = calloc(1, sizeof(*s));
 	if (!s || !(s->fam = calloc(ENAV_PROM_MAX_FAMILIES, sizeof(*s->fam)))) {
 		free(s);
 		return NULL;
 	}
+	s->bytes = sizeof(*s) + ENAV_PROM_MAX_FAMILIES * sizeof(*s->fam);
+	return s;
+}
+
+void enav_prom_parse_into(struct enav_prom_snapshot *s, const char *text, size_t len)
+{
 	const char *p = text, *end = text + len;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -285,7 +314,85 @@ struct enav_prom_snapshot *enav_prom_parse(const char *text, size_t len)
 		}
 		p = nl ? nl + 1 : end;
 	}
+}
+
+struct enav_prom_snapshot *enav_prom_parse(const char *text, size_t len)
+{
+	struct enav_prom_snapshot *s = enav_prom_snapshot_new();
+	if (s)
+		enav_prom_parse_into(s, text, len);
 	return s;
+}
+
+/* ---- the structured feed: a sink-mode enav_promtext writes here ---- */
+
+static void sink_family(void *ctx, const char *name, const char *type, const char *help)
+{
+	struct enav_prom_snapshot *s = ctx;
+	size_t n = strlen(name);
+	int f = find_family(s, name, n);
+	if (f < 0)
+		f = add_family(s, name, n);
+	if (f < 0) {
+		s->over_cap++;
+		return;
+	}
+	set_type(&s->fam[f], type, strlen(type));
+	if (!s->fam[f].help && help)
+		s->fam[f].help = dup_n(s, help, strlen(help));
+}
+
+/* The sample as the text parser would have read it back: the same caps on
+ * names, labels and values, "le" taken as the bucket bound. */
+static void sink_sample(void *ctx, const char *name, const char *const *labels, size_t n_pairs,
+			double value)
+{
+	struct enav_prom_snapshot *s = ctx;
+	size_t nlen = strlen(name);
+	struct prom_point pt = {.value = value};
+	if (nlen == 0 || nlen > MAX_NAME)
+		goto bad;
+	for (size_t i = 0; i < n_pairs; i++) {
+		const char *k = labels[2 * i], *v = labels[2 * i + 1];
+		size_t klen = strlen(k), vlen = strlen(v);
+		if (!klen || klen > MAX_NAME || vlen + 1 >= MAX_VALUE)
+			goto bad;
+		if (!strcmp(k, "le")) {
+			char *e;
+			pt.le = strtod(v, &e);
+			if (*e || e == v)
+				goto bad;
+			continue;
+		}
+		if (pt.n_labels == ENAV_PROM_MAX_LABELS)
+			goto bad;
+		struct prom_label *l = &pt.labels[pt.n_labels++];
+		l->k = dup_n(s, k, klen);
+		l->v = dup_n(s, v, vlen);
+		if (!l->k || !l->v)
+			goto bad;
+	}
+	if (add_point(s, name, nlen, &pt))
+		return;
+bad:
+	free_point_labels(&pt);
+	s->malformed++;
+}
+
+static void sink_raw(void *ctx, const char *text, size_t len)
+{
+	enav_prom_parse_into(ctx, text, len);
+}
+
+const struct enav_promtext_sink enav_prom_snapshot_sink = {
+    .family = sink_family,
+    .sample = sink_sample,
+    .raw = sink_raw,
+};
+
+size_t enav_prom_snapshot_bytes(const struct enav_prom_snapshot *s)
+{
+	return s->bytes;
 }
 
 void enav_prom_snapshot_free(struct enav_prom_snapshot *s)

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The agent's own Prometheus exposition (text format 0.0.4, as
- * src/platform/promtext.c writes it) turned into OTLP metrics, so every metric
- * /metrics serves is exported with the same values: counters become
+ * The agent's own metrics, as the modules describe them to /metrics
+ * (src/platform/promtext.h), turned into OTLP metrics, so every metric
+ * /metrics serves is exported with the same values.  The exporter feeds a
+ * snapshot through the writer's sink mode (no text in between); text (format
+ * 0.0.4) is parsed only for a module's cached block and by the tests: counters become
  * monotonic cumulative sums (named without "_total"), gauges gauges,
  * histograms explicit-bucket histograms (cumulative, bucket counts from the
  * cumulative "le" buckets), all with the agent's start time.
@@ -16,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "platform/promtext.h"
 #include "platform/protobuf.h"
 #include "exporters/otlp/otlp_encode.h"
 
@@ -25,6 +28,18 @@
 
 struct enav_prom_snapshot;
 
+/* An empty snapshot, NULL on allocation failure. */
+struct enav_prom_snapshot *enav_prom_snapshot_new(void);
+/* Feed a snapshot from a sink-mode writer (enav_promtext_init_sink with the
+ * snapshot as context): the modules' families and samples as they made
+ * them, without text in between; a raw block is parsed.  Samples the text
+ * parser would refuse (a name or label past its cap) are counted as
+ * malformed. */
+extern const struct enav_promtext_sink enav_prom_snapshot_sink;
+/* The heap the snapshot holds, near enough for a queue's byte budget. */
+size_t enav_prom_snapshot_bytes(const struct enav_prom_snapshot *s);
+/* Parse text into s (as enav_prom_parse). */
+void enav_prom_parse_into(struct enav_prom_snapshot *s, const char *text, size_t len);
 /* Parse text (not NUL-terminated; nothing past len is read). NULL on
  * allocation failure; malformed lines are skipped and counted. */
 struct enav_prom_snapshot *enav_prom_parse(const char *text, size_t len);
