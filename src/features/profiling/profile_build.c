@@ -63,7 +63,9 @@ struct build {
 	size_t name_cap, name_n;
 };
 
-static const struct workload *workload_of(struct build *b, uint64_t id)
+/* The cgroup's workload, described once per build at the time of the
+ * first batch that has it. */
+static const struct workload *workload_of(struct build *b, uint64_t id, uint64_t time_unix_ns)
 {
 	for (size_t i = 0; i < b->n_workloads; i++)
 		if (b->workloads[i].cgroup_id == id)
@@ -77,7 +79,7 @@ static const struct workload *workload_of(struct build *b, uint64_t id)
 		b->cap_workloads = n;
 	}
 	struct workload *w = &b->workloads[b->n_workloads++];
-	enav_profile_describe_cgroup(b->s, id, w);
+	enav_profile_describe_cgroup(b->s, id, time_unix_ns, w);
 	return w;
 }
 
@@ -587,7 +589,8 @@ static int build_unlocked(struct build *b, struct enav_profile_query *q, uint8_t
 			const struct enav_profile_record *r = &bt->recs[i];
 			if (r->kind != q->kind)
 				continue;
-			const struct workload *w = workload_of(b, r->cgroup_id);
+			const struct workload *w =
+			    workload_of(b, r->cgroup_id, enav_profile_batch_end_unix_ns(bt));
 			if (!filter_admits(&q->filter, r, w))
 				continue;
 			q->matched++;

@@ -378,18 +378,20 @@ void enav_profile_store_add(struct enav_profile_store *s, struct enav_profile_ba
 
 /* ---- workloads ---------------------------------------------------------- */
 
-void enav_profile_describe_cgroup(struct enav_profile_store *s, uint64_t id, struct workload *w)
+void enav_profile_describe_cgroup(struct enav_profile_store *s, uint64_t id, uint64_t time_unix_ns,
+				  struct workload *w)
 {
 	memset(w, 0, sizeof(*w));
 	w->cgroup_id = id;
 	struct enav_discovery *d = s->cfg.host ? enav_host_discovery(s->cfg.host) : NULL;
 	if (d) {
-		struct enav_snapshot *cur, *prev;
-		enav_discovery_acquire(d, &cur, &prev);
-		const struct enav_snapshot_entry *e = enav_snapshot_find(cur, id);
-		if (!e)
-			e = enav_snapshot_find(prev, id);
-		if (e) {
+		/* As attribution does for signals: the snapshot whose verdict let
+		 * the samples through, never a later one, so a pod's labels that
+		 * flipped since are not given to samples taken before. */
+		struct enav_snapshot *snap = NULL;
+		const struct enav_snapshot_entry *e = NULL;
+		enum enav_governing g = enav_discovery_governing(d, time_unix_ns, id, &snap, &e);
+		if (g == ENAV_GOVERNED_BY_ENTRY) {
 			w->has_path = true;
 			snprintf(w->path, sizeof(w->path), "%s", e->path);
 			w->identity = e->identity;
@@ -401,9 +403,12 @@ void enav_profile_describe_cgroup(struct enav_profile_store *s, uint64_t id, str
 					snprintf(w->service, sizeof(w->service), "%s",
 						 e->pod->services[0].name);
 			}
+		} else if (g == ENAV_GOVERNED_NOT_HELD) {
+			/* The pod's metadata is not guessed from a later snapshot:
+			 * the kernel's path alone, below. */
+			atomic_fetch_add(&s->workloads_verdict_not_held, 1);
 		}
-		enav_snapshot_release(cur);
-		enav_snapshot_release(prev);
+		enav_snapshot_release(snap);
 		if (w->has_path)
 			return;
 	}
@@ -418,20 +423,21 @@ bool enav_profile_store_workload(struct enav_profile_store *s, uint32_t tgid,
 				 struct enav_profile_workload *out)
 {
 	memset(out, 0, sizeof(*out));
-	uint64_t cgroup_id = 0;
+	uint64_t cgroup_id = 0, time_unix_ns = 0;
 	bool found = false;
 	pthread_mutex_lock(&s->lock);
 	for (struct enav_profile_batch *bt = s->head; bt; bt = bt->next)
 		for (uint32_t i = 0; i < bt->n_recs; i++)
 			if (bt->recs[i].tgid == tgid) {
 				cgroup_id = bt->recs[i].cgroup_id;
+				time_unix_ns = enav_profile_batch_end_unix_ns(bt);
 				found = true;
 			}
 	pthread_mutex_unlock(&s->lock);
 	if (!found)
 		return false;
 	struct workload w;
-	enav_profile_describe_cgroup(s, cgroup_id, &w);
+	enav_profile_describe_cgroup(s, cgroup_id, time_unix_ns, &w);
 	snprintf(out->container_id, sizeof(out->container_id), "%s", w.identity.container_id);
 	snprintf(out->pod, sizeof(out->pod), "%s", w.pod);
 	snprintf(out->namespace_, sizeof(out->namespace_), "%s", w.namespace_);
@@ -540,6 +546,11 @@ void enav_profile_store_metrics(struct enav_profile_store *s, struct enav_promte
 				 implausible);
 	enav_promtext_single_u64(p, "enav_profile_snapshot_failures_total", "counter",
 				 "Mapping snapshots that failed (process already gone).", snapfail);
+	enav_promtext_single_u64(p, "enav_profile_workloads_verdict_not_held_total", "counter",
+				 "Profile workloads described by their cgroup path alone: the "
+				 "discovery snapshot that admitted their samples was released, and "
+				 "a later one's pod is not guessed.",
+				 atomic_load(&s->workloads_verdict_not_held));
 	enav_promtext_family(p, "enav_symbolizer_events_total", "counter",
 			     "Symbolizer activity by event.");
 	const struct {

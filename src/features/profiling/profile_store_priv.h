@@ -67,6 +67,9 @@ struct enav_profile_store {
 	uint64_t tasks_announced, snapshot_failures, frames_other_image, frames_implausible;
 	/* Profile requests between their first and last drain: their windows. */
 	_Atomic uint32_t windows_open;
+	/* Workloads described without their pod: the snapshot that governed
+	 * their samples was already released. */
+	_Atomic uint64_t workloads_verdict_not_held;
 };
 
 /* What a cgroup id says about its workload, memoized per build. */
@@ -102,6 +105,16 @@ static inline bool enav_profile_snapshot_matches(struct enav_profile_store *s, u
 }
 
 /* What discovery (else the kernel's cgroup path) says about cgroup id. */
-void enav_profile_describe_cgroup(struct enav_profile_store *s, uint64_t id, struct workload *w);
+/* Cgroup id's workload as the discovery snapshot that governed samples
+ * taken at time_unix_ns saw it (as attribution does for signals), else the
+ * kernel's path of it alone. */
+void enav_profile_describe_cgroup(struct enav_profile_store *s, uint64_t id, uint64_t time_unix_ns,
+				  struct workload *w);
+
+/* When a batch's drain window ended, Unix nanoseconds. */
+static inline uint64_t enav_profile_batch_end_unix_ns(const struct enav_profile_batch *bt)
+{
+	return bt->start_unix_ns + (bt->end_mono_ns - bt->start_mono_ns);
+}
 
 #endif
