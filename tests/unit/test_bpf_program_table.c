@@ -156,6 +156,22 @@ static void test_tables_choose_as_the_names_did(void **state)
 	assert_true(checked > 0);
 }
 
+/* One of the network's hook facts: hook 0..2 is the payload hook (fexit,
+ * socket tracepoints, sys_exit), bits 0..3 compat (fexit only), sendpage,
+ * IPv6 and DNS. */
+static struct enav_net_hooks net_hooks(unsigned hook, unsigned bits)
+{
+	return (struct enav_net_hooks){
+	    .payload_hook = hook == 0	? ENAV_PAYLOAD_FEXIT
+			    : hook == 1 ? ENAV_PAYLOAD_SOCKET_TP
+					: ENAV_PAYLOAD_SYS_EXIT,
+	    .compat = hook == 0 && (bits & 1u),
+	    .has_sendpage = bits & 2u,
+	    .has_udpv6 = bits & 4u,
+	    .dns = bits & 8u,
+	};
+}
+
 /* The network source's naming rules at b5457f78: enav_net_hook_skips and the
  * prefixes net_start gave its features, skips and manual attaches. */
 struct net_old_rules {
@@ -252,15 +268,7 @@ static void test_network_table_chooses_as_the_names_did(void **state)
 	size_t checked = 0;
 	for (unsigned hook = 0; hook < 3; hook++)
 		for (unsigned bits = 0; bits < 32; bits++) {
-			struct enav_net_hooks h = {
-			    .payload_hook = hook == 0	? ENAV_PAYLOAD_FEXIT
-					    : hook == 1 ? ENAV_PAYLOAD_SOCKET_TP
-							: ENAV_PAYLOAD_SYS_EXIT,
-			    .compat = hook == 0 && (bits & 1u),
-			    .has_sendpage = bits & 2u,
-			    .has_udpv6 = bits & 4u,
-			    .dns = bits & 8u,
-			};
+			struct enav_net_hooks h = net_hooks(hook, bits);
 			bool btf = bits & 16u;
 			struct net_old_rules r;
 			net_old_rules(&h, &r);
@@ -332,15 +340,7 @@ static size_t reachable_conditions(uint32_t out[128])
 	out[n++] = 0;
 	for (unsigned hook = 0; hook < 3; hook++)
 		for (unsigned bits = 0; bits < 16; bits++) {
-			struct enav_net_hooks h = {
-			    .payload_hook = hook == 0	? ENAV_PAYLOAD_FEXIT
-					    : hook == 1 ? ENAV_PAYLOAD_SOCKET_TP
-							: ENAV_PAYLOAD_SYS_EXIT,
-			    .compat = hook == 0 && (bits & 1u),
-			    .has_sendpage = bits & 2u,
-			    .has_udpv6 = bits & 4u,
-			    .dns = bits & 8u,
-			};
+			struct enav_net_hooks h = net_hooks(hook, bits);
 			out[n++] = enav_net_conditions(&h);
 		}
 	return n;
