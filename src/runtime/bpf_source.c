@@ -542,17 +542,21 @@ void enav_bpf_source_close(struct enav_bpf_source *s)
 	s->skel = NULL;
 }
 
-bool enav_bpf_source_decode(struct enav_bpf_source *s, const void *data, size_t size,
-			    struct enav_decoded_event *ev)
+bool enav_bpf_source_decode(struct enav_bpf_source *s, enav_event_decode_fn decode,
+			    const void *data, size_t size, void *out)
 {
-	enum enav_decode_status st = enav_decode_event(data, size, ev);
-	if (st == ENAV_DECODE_OK && !((s->event_types >> ev->type) & 1u))
-		st = ENAV_DECODE_UNKNOWN_TYPE;
+	enum enav_decode_status st = decode(data, size, out);
+	struct enav_event_header hdr = {0};
+	if (st == ENAV_DECODE_OK) {
+		memcpy(&hdr, data, sizeof(hdr)); /* the decoder checked it */
+		if (hdr.type >= ENAV_BPF_MAX_EVENT_TYPES || !((s->event_types >> hdr.type) & 1u))
+			st = ENAV_DECODE_UNKNOWN_TYPE;
+	}
 	if (st != ENAV_DECODE_OK) {
 		atomic_fetch_add(&s->decode_errors[st], 1);
 		return false;
 	}
-	atomic_fetch_add(&s->events[ev->type], 1);
+	atomic_fetch_add(&s->events[hdr.type], 1);
 	return true;
 }
 

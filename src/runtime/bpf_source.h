@@ -143,10 +143,11 @@ int enav_bpf_source_start(struct enav_bpf_source *s, enav_event_fn fn, void *ctx
 /* Detach, drain what is in flight, release everything. */
 void enav_bpf_source_close(struct enav_bpf_source *s);
 
-/* Decode one event, which must be of a type in s->event_types; counts it,
- * or its decode error, on s.  False when it is not usable. */
-bool enav_bpf_source_decode(struct enav_bpf_source *s, const void *data, size_t size,
-			    struct enav_decoded_event *ev);
+/* Decode one event with the feature's decoder into out; it must be of a
+ * type in s->event_types.  Counts it, or its decode error, on s.  False
+ * when it is not usable. */
+bool enav_bpf_source_decode(struct enav_bpf_source *s, enav_event_decode_fn decode,
+			    const void *data, size_t size, void *out);
 
 /* A new signal of kind for the task in hdr (time, pid, tid, cgroup set),
  * with tail_len bytes of tail; NULL, counted, when out of memory. */

@@ -20,6 +20,7 @@
 #include "enav/abi.h"
 #include "runtime/bpf_source.h"
 #include "runtime/event_decode.h"
+#include "features/profiling/profile_task_decode.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \
@@ -34,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Only the fields enav_bpf_source_decode() touches are used: zeroed, static
  * (the struct is large), reset per input. */
 static struct enav_bpf_source src;
-static struct enav_decoded_event ev;
+static struct enav_profile_announce ev;
 
 static uint64_t counted(void)
 {
@@ -73,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	src.event_types = 1u << ENAV_EVENT_PROFILE_TASK;
 	memset(&ev, 0xa5, sizeof(ev));
 
-	bool ok = enav_bpf_source_decode(&src, buf, size, &ev);
+	bool ok = enav_bpf_source_decode(&src, enav_profile_task_decode, buf, size, &ev);
 
 	CHECK(ok == expect_ok(buf, size));
 	CHECK(counted() == 1);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the raw event decoder (src/runtime/event_decode.c).  Events
+ * Unit tests for the raw event decoders: each feature's (process_decode.c,
+ * security_decode.c, profile_task_decode.c) and the header and task checks
+ * they share (src/runtime/event_decode.c).  Events
  * are built byte by byte at the offsets include/enav/abi.h pins down, not
  * through the structs, so a layout change is caught here too.  Every decode
  * reads from an exact-size heap copy so ASan catches any over-read.
@@ -17,6 +19,58 @@
 #include "enav/abi.h"
 #include "runtime/bpf_source.h"
 #include "runtime/event_decode.h"
+#include "features/process/process_decode.h"
+#include "features/profiling/profile_task_decode.h"
+#include "features/security/security_decode.h"
+
+/* Whichever feature's event the bytes were, decoded by that feature. */
+struct decoded_event {
+	enum enav_event_type type;
+	struct enav_event_header hdr;
+	struct enav_process_event p;
+	struct enav_security_event s;
+	struct enav_profile_announce t;
+};
+
+/* As a source would: the decoder of the feature the header's type belongs
+ * to (a source only ever calls its own, so another type is unknown). */
+static enum enav_decode_status decode_event(const void *data, size_t size,
+					    struct decoded_event *out)
+{
+	struct enav_event_header h;
+	enum enav_decode_status st = enav_decode_header(data, size, &h);
+	if (st != ENAV_DECODE_OK)
+		return st;
+	switch (h.type) {
+	case ENAV_EVENT_PROCESS_EXEC:
+	case ENAV_EVENT_PROCESS_EXIT:
+	case ENAV_EVENT_CRED_CHANGE:
+		st = enav_process_decode(data, size, &out->p);
+		out->type = out->p.type;
+		out->hdr = out->p.hdr;
+		return st;
+	case ENAV_EVENT_FILE_OPEN:
+	case ENAV_EVENT_BPF_ACCESS:
+		st = enav_security_decode(data, size, &out->s);
+		out->type = out->s.type;
+		out->hdr = out->s.hdr;
+		return st;
+	case ENAV_EVENT_PROFILE_TASK:
+		st = enav_profile_task_decode(data, size, &out->t);
+		out->type = out->t.type;
+		out->hdr = out->t.hdr;
+		return st;
+	default:
+		/* Every feature's decoder refuses a type not its own. */
+		assert_int_equal(enav_process_decode(data, size, &out->p),
+				 ENAV_DECODE_UNKNOWN_TYPE);
+		assert_int_equal(enav_security_decode(data, size, &out->s),
+				 ENAV_DECODE_UNKNOWN_TYPE);
+		assert_int_equal(enav_profile_task_decode(data, size, &out->t),
+				 ENAV_DECODE_UNKNOWN_TYPE);
+		return ENAV_DECODE_UNKNOWN_TYPE;
+	}
+}
 
 /*
  * Byte offsets of every field.  They are taken from the ABI header so a
@@ -127,14 +181,14 @@ static size_t build_exit(uint8_t *b, uint32_t code)
  * copy is kept in *keep (argv points into it); the caller frees it.
  */
 static enum enav_decode_status decode_copy(const uint8_t *src, size_t len,
-					   struct enav_decoded_event *out, uint8_t **keep)
+					   struct decoded_event *out, uint8_t **keep)
 {
 	uint8_t *copy = malloc(len ? len : 1);
 
 	assert_non_null(copy);
 	memcpy(copy, src, len);
 	memset(out, 0xa5, sizeof(*out)); /* garbage: every field must be written */
-	enum enav_decode_status st = enav_decode_event(copy, len, out);
+	enum enav_decode_status st = decode_event(copy, len, out);
 	if (keep)
 		*keep = copy;
 	else
@@ -142,7 +196,7 @@ static enum enav_decode_status decode_copy(const uint8_t *src, size_t len,
 	return st;
 }
 
-static void check_header(const struct enav_decoded_event *ev, uint16_t type, uint32_t size)
+static void check_header(const struct decoded_event *ev, uint16_t type, uint32_t size)
 {
 	assert_int_equal(ev->hdr.type, type);
 	assert_int_equal(ev->hdr.abi_version, ENAV_ABI_VERSION);
@@ -155,28 +209,28 @@ static void check_header(const struct enav_decoded_event *ev, uint16_t type, uin
 
 static void check_exec(const uint8_t *b, size_t len, uint16_t argv_len)
 {
-	struct enav_decoded_event ev;
+	struct decoded_event ev;
 	uint8_t *copy;
 
 	assert_int_equal(decode_copy(b, len, &ev, &copy), ENAV_DECODE_OK);
 	assert_int_equal(ev.type, ENAV_EVENT_PROCESS_EXEC);
 	check_header(&ev, ENAV_EVENT_PROCESS_EXEC, OFF_X_ARGV + argv_len);
-	assert_int_equal(ev.exec.ppid, 1);
-	assert_int_equal(ev.exec.uid, 1000);
-	assert_int_equal(ev.exec.gid, 1001);
-	assert_int_equal(ev.exec.old_tid, 4244);
-	assert_int_equal(ev.exec.start_boot_ns, 987654321012345ull);
-	assert_string_equal(ev.exec.comm, "some-tool");
-	assert_int_equal(ev.exec.flags, ENAV_EXEC_ARGV_TRUNCATED | ENAV_EXEC_FILENAME_FAULT);
-	assert_int_equal(ev.exec.filename_len, strlen(k_filename));
-	assert_string_equal(ev.exec.filename, k_filename);
-	assert_int_equal(ev.exec.exe_len, strlen(k_exe));
-	assert_string_equal(ev.exec.exe, k_exe);
-	assert_int_equal(ev.exec.argv_len, argv_len);
+	assert_int_equal(ev.p.exec.ppid, 1);
+	assert_int_equal(ev.p.exec.uid, 1000);
+	assert_int_equal(ev.p.exec.gid, 1001);
+	assert_int_equal(ev.p.exec.old_tid, 4244);
+	assert_int_equal(ev.p.exec.start_boot_ns, 987654321012345ull);
+	assert_string_equal(ev.p.exec.comm, "some-tool");
+	assert_int_equal(ev.p.exec.flags, ENAV_EXEC_ARGV_TRUNCATED | ENAV_EXEC_FILENAME_FAULT);
+	assert_int_equal(ev.p.exec.filename_len, strlen(k_filename));
+	assert_string_equal(ev.p.exec.filename, k_filename);
+	assert_int_equal(ev.p.exec.exe_len, strlen(k_exe));
+	assert_string_equal(ev.p.exec.exe, k_exe);
+	assert_int_equal(ev.p.exec.argv_len, argv_len);
 	/* argv is not copied: it points at the argv bytes of the input. */
-	assert_ptr_equal(ev.exec.argv, (const char *)copy + OFF_X_ARGV);
+	assert_ptr_equal(ev.p.exec.argv, (const char *)copy + OFF_X_ARGV);
 	if (argv_len)
-		assert_memory_equal(ev.exec.argv, b + OFF_X_ARGV, argv_len);
+		assert_memory_equal(ev.p.exec.argv, b + OFF_X_ARGV, argv_len);
 	free(copy);
 }
 
@@ -246,7 +300,7 @@ static void test_exec_matches_struct_layout(void **state)
 {
 	/* The same event built through the struct decodes identically. */
 	struct enav_exec_event *e = calloc(1, sizeof(*e));
-	struct enav_decoded_event ev;
+	struct decoded_event ev;
 
 	assert_non_null(e);
 	e->hdr = (struct enav_event_header){.type = ENAV_EVENT_PROCESS_EXEC,
@@ -263,9 +317,9 @@ static void test_exec_matches_struct_layout(void **state)
 			 ENAV_DECODE_OK);
 	assert_int_equal(ev.hdr.pid, 9);
 	assert_int_equal(ev.hdr.tid, 10);
-	assert_int_equal(ev.exec.uid, 5);
-	assert_string_equal(ev.exec.filename, "/x");
-	assert_int_equal(ev.exec.argv_len, 3);
+	assert_int_equal(ev.p.exec.uid, 5);
+	assert_string_equal(ev.p.exec.filename, "/x");
+	assert_int_equal(ev.p.exec.argv_len, 3);
 	free(e);
 }
 
@@ -275,16 +329,16 @@ static void test_exit_valid(void **state)
 	uint8_t b[SCRATCH];
 
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
-		struct enav_decoded_event ev;
+		struct decoded_event ev;
 		size_t n = build_exit(b, codes[i]);
 
 		assert_int_equal(decode_copy(b, n, &ev, NULL), ENAV_DECODE_OK);
 		assert_int_equal(ev.type, ENAV_EVENT_PROCESS_EXIT);
 		check_header(&ev, ENAV_EVENT_PROCESS_EXIT, EXIT_SIZE);
-		assert_int_equal(ev.exit.ppid, 77);
-		assert_int_equal(ev.exit.exit_code, codes[i]);
-		assert_int_equal(ev.exit.start_boot_ns, 123456789ull);
-		assert_string_equal(ev.exit.comm, "worker");
+		assert_int_equal(ev.p.exit.ppid, 77);
+		assert_int_equal(ev.p.exit.exit_code, codes[i]);
+		assert_int_equal(ev.p.exit.start_boot_ns, 123456789ull);
+		assert_string_equal(ev.p.exit.comm, "worker");
 	}
 }
 
@@ -295,7 +349,7 @@ static void test_perf_padding_accepted(void **state)
 
 	assert_non_null(b);
 	for (size_t pad = 1; pad <= 12; pad++) {
-		struct enav_decoded_event ev;
+		struct decoded_event ev;
 		size_t n = build_exec(b, 5);
 
 		memset(b + n, 0xee, pad); /* the padding is junk, not zeros */
@@ -305,7 +359,7 @@ static void test_perf_padding_accepted(void **state)
 		memset(b + n, 0xee, pad);
 		assert_int_equal(decode_copy(b, n + pad, &ev, NULL), ENAV_DECODE_OK);
 		assert_int_equal(ev.hdr.size, EXIT_SIZE);
-		assert_int_equal(ev.exit.exit_code, 3 << 8);
+		assert_int_equal(ev.p.exit.exit_code, 3 << 8);
 	}
 	/* Padding after a maximal argv too. */
 	size_t n = build_exec(b, ENAV_ARGV_MAX);
@@ -316,7 +370,7 @@ static void test_perf_padding_accepted(void **state)
 static void test_short_buffer_every_length(void **state)
 {
 	uint8_t b[SCRATCH];
-	struct enav_decoded_event ev;
+	struct decoded_event ev;
 
 	build_exec(b, 0);
 	for (size_t len = 0; len < HDR_SIZE; len++)
@@ -330,7 +384,7 @@ static void test_truncated_delivery(void **state)
 {
 	/* Fewer bytes arrived than the header claims: every cut of a real event. */
 	uint8_t *b = malloc(SCRATCH);
-	struct enav_decoded_event ev;
+	struct decoded_event ev;
 
 	assert_non_null(b);
 	size_t n = build_exec(b, 40);
@@ -346,7 +400,7 @@ static void test_bad_version(void **state)
 {
 	static const uint16_t versions[] = {0, ENAV_ABI_VERSION + 1, 0xffff};
 	uint8_t *b = malloc(SCRATCH);
-	struct enav_decoded_event ev;
+	struct decoded_event ev;
 
 	assert_non_null(b);
 	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
@@ -366,7 +420,7 @@ static void test_bad_version(void **state)
 static void test_header_size_out_of_range(void **state)
 {
 	uint8_t *b = malloc(SCRATCH);
-	struct enav_decoded_event ev;
+	struct decoded_event ev;
 
 	assert_non_null(b);
 	/* hdr.size larger than what arrived. */
@@ -394,7 +448,7 @@ static void test_header_size_out_of_range(void **state)
 static void test_exec_shorter_than_fixed_part(void **state)
 {
 	uint8_t *b = malloc(SCRATCH);
-	struct enav_decoded_event ev;
+	struct decoded_event ev;
 
 	assert_non_null(b);
 	/* A header-valid exec whose hdr.size stops inside the fixed part. */
@@ -413,7 +467,7 @@ static void test_exec_shorter_than_fixed_part(void **state)
 static void test_exec_size_disagrees_with_argv_len(void **state)
 {
 	uint8_t *b = malloc(SCRATCH);
-	struct enav_decoded_event ev;
+	struct decoded_event ev;
 
 	assert_non_null(b);
 	static const uint16_t lens[] = {0, 10, ENAV_ARGV_MAX};
@@ -442,7 +496,7 @@ static void test_exec_size_disagrees_with_argv_len(void **state)
 static void test_filename_len_bounds(void **state)
 {
 	uint8_t *b = malloc(SCRATCH);
-	struct enav_decoded_event ev;
+	struct decoded_event ev;
 	uint8_t *copy;
 
 	assert_non_null(b);
@@ -451,9 +505,9 @@ static void test_filename_len_bounds(void **state)
 	memset(b + OFF_X_FILENAME, 'f', ENAV_FILENAME_MAX);
 	put16(b, OFF_X_FILENAME_LEN, ENAV_FILENAME_MAX - 1);
 	assert_int_equal(decode_copy(b, n, &ev, &copy), ENAV_DECODE_OK);
-	assert_int_equal(ev.exec.filename_len, ENAV_FILENAME_MAX - 1);
-	assert_int_equal(strlen(ev.exec.filename), ENAV_FILENAME_MAX - 1);
-	assert_int_equal(ev.exec.filename[0], 'f');
+	assert_int_equal(ev.p.exec.filename_len, ENAV_FILENAME_MAX - 1);
+	assert_int_equal(strlen(ev.p.exec.filename), ENAV_FILENAME_MAX - 1);
+	assert_int_equal(ev.p.exec.filename[0], 'f');
 	free(copy);
 
 	static const uint16_t bad[] = {ENAV_FILENAME_MAX, ENAV_FILENAME_MAX + 1, 0x8000, 0xffff};
@@ -470,7 +524,7 @@ static void test_argv_len_too_big(void **state)
 	static const uint16_t bad[] = {ENAV_ARGV_MAX + 1, ENAV_ARGV_MAX + 8, 0xffff};
 	size_t big = OFF_X_ARGV + 0xffff + 8;
 	uint8_t *b = calloc(1, big);
-	struct enav_decoded_event ev;
+	struct decoded_event ev;
 
 	assert_non_null(b);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -486,7 +540,7 @@ static void test_argv_len_too_big(void **state)
 static void test_exit_wrong_size(void **state)
 {
 	uint8_t b[SCRATCH];
-	struct enav_decoded_event ev;
+	struct decoded_event ev;
 
 	static const uint32_t sizes[] = {HDR_SIZE,	EXIT_SIZE - 8, EXIT_SIZE - 1,
 					 EXIT_SIZE + 1, EXIT_SIZE + 8, 200};
@@ -503,7 +557,7 @@ static void test_unknown_type(void **state)
 {
 	static const uint16_t types[] = {0, 3, 100, 0xffff};
 	uint8_t b[SCRATCH];
-	struct enav_decoded_event ev;
+	struct decoded_event ev;
 
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		memset(b, 0, sizeof(b));
@@ -517,7 +571,7 @@ static void test_unknown_type(void **state)
 static void test_comm_without_nul(void **state)
 {
 	uint8_t *b = malloc(SCRATCH);
-	struct enav_decoded_event ev;
+	struct decoded_event ev;
 	uint8_t *copy;
 
 	assert_non_null(b);
@@ -526,31 +580,31 @@ static void test_comm_without_nul(void **state)
 	/* The byte after comm (filename_len low byte) is non-zero: must not leak in. */
 	assert_int_not_equal(b[OFF_X_COMM + ENAV_COMM_LEN], 0);
 	assert_int_equal(decode_copy(b, n, &ev, &copy), ENAV_DECODE_OK);
-	assert_int_equal(strlen(ev.exec.comm), ENAV_COMM_LEN);
-	assert_string_equal(ev.exec.comm, "0123456789abcdef");
+	assert_int_equal(strlen(ev.p.exec.comm), ENAV_COMM_LEN);
+	assert_string_equal(ev.p.exec.comm, "0123456789abcdef");
 	free(copy);
 
 	n = build_exit(b, 0);
 	memcpy(b + OFF_E_COMM, "ZYXWVUTSRQPONMLK", ENAV_COMM_LEN);
 	assert_int_equal(decode_copy(b, n, &ev, NULL), ENAV_DECODE_OK);
-	assert_int_equal(strlen(ev.exit.comm), ENAV_COMM_LEN);
-	assert_string_equal(ev.exit.comm, "ZYXWVUTSRQPONMLK");
+	assert_int_equal(strlen(ev.p.exit.comm), ENAV_COMM_LEN);
+	assert_string_equal(ev.p.exit.comm, "ZYXWVUTSRQPONMLK");
 
 	/* A NUL inside comm cuts it there; what follows is ignored. */
 	memcpy(b + OFF_E_COMM, "ab\0cdefghijklmno", ENAV_COMM_LEN);
 	assert_int_equal(decode_copy(b, n, &ev, NULL), ENAV_DECODE_OK);
-	assert_string_equal(ev.exit.comm, "ab");
+	assert_string_equal(ev.p.exit.comm, "ab");
 	/* Empty comm. */
 	memset(b + OFF_E_COMM, 0, ENAV_COMM_LEN);
 	assert_int_equal(decode_copy(b, n, &ev, NULL), ENAV_DECODE_OK);
-	assert_string_equal(ev.exit.comm, "");
+	assert_string_equal(ev.p.exit.comm, "");
 	free(b);
 }
 
 static void test_filename_embedded_nul(void **state)
 {
 	uint8_t *b = malloc(SCRATCH);
-	struct enav_decoded_event ev;
+	struct decoded_event ev;
 	uint8_t *copy;
 
 	assert_non_null(b);
@@ -558,31 +612,31 @@ static void test_filename_embedded_nul(void **state)
 	memcpy(b + OFF_X_FILENAME, "/bin\0/evil", 10);
 	put16(b, OFF_X_FILENAME_LEN, 10);
 	assert_int_equal(decode_copy(b, n, &ev, &copy), ENAV_DECODE_OK);
-	assert_string_equal(ev.exec.filename, "/bin");
-	assert_int_equal(ev.exec.filename_len, 4);
+	assert_string_equal(ev.p.exec.filename, "/bin");
+	assert_int_equal(ev.p.exec.filename_len, 4);
 	free(copy);
 
 	/* filename_len shorter than the string: cut at filename_len, terminated. */
 	n = build_exec(b, 3);
 	put16(b, OFF_X_FILENAME_LEN, 4);
 	assert_int_equal(decode_copy(b, n, &ev, &copy), ENAV_DECODE_OK);
-	assert_string_equal(ev.exec.filename, "/usr");
-	assert_int_equal(ev.exec.filename_len, 4);
+	assert_string_equal(ev.p.exec.filename, "/usr");
+	assert_int_equal(ev.p.exec.filename_len, 4);
 	free(copy);
 
 	/* filename_len 0 (e.g. FILENAME_FAULT): empty. */
 	put16(b, OFF_X_FILENAME_LEN, 0);
 	assert_int_equal(decode_copy(b, n, &ev, &copy), ENAV_DECODE_OK);
-	assert_string_equal(ev.exec.filename, "");
-	assert_int_equal(ev.exec.filename_len, 0);
+	assert_string_equal(ev.p.exec.filename, "");
+	assert_int_equal(ev.p.exec.filename_len, 0);
 	free(copy);
 
 	/* Leading NUL: empty even with a large filename_len. */
 	b[OFF_X_FILENAME] = '\0';
 	put16(b, OFF_X_FILENAME_LEN, 200);
 	assert_int_equal(decode_copy(b, n, &ev, &copy), ENAV_DECODE_OK);
-	assert_string_equal(ev.exec.filename, "");
-	assert_int_equal(ev.exec.filename_len, 0);
+	assert_string_equal(ev.p.exec.filename, "");
+	assert_int_equal(ev.p.exec.filename_len, 0);
 	free(copy);
 	free(b);
 }
@@ -590,7 +644,7 @@ static void test_filename_embedded_nul(void **state)
 static void test_exe_len_bounds_and_nul(void **state)
 {
 	uint8_t *b = malloc(SCRATCH);
-	struct enav_decoded_event ev;
+	struct decoded_event ev;
 	uint8_t *copy;
 
 	assert_non_null(b);
@@ -600,8 +654,8 @@ static void test_exe_len_bounds_and_nul(void **state)
 	memset(b + OFF_X_EXE + 1, 'x', ENAV_EXE_PATH_MAX - 1);
 	put16(b, OFF_X_EXE_LEN, ENAV_EXE_PATH_MAX - 1);
 	assert_int_equal(decode_copy(b, n, &ev, &copy), ENAV_DECODE_OK);
-	assert_int_equal(ev.exec.exe_len, ENAV_EXE_PATH_MAX - 1);
-	assert_int_equal(strlen(ev.exec.exe), ENAV_EXE_PATH_MAX - 1);
+	assert_int_equal(ev.p.exec.exe_len, ENAV_EXE_PATH_MAX - 1);
+	assert_int_equal(strlen(ev.p.exec.exe), ENAV_EXE_PATH_MAX - 1);
 	free(copy);
 
 	static const uint16_t bad[] = {ENAV_EXE_PATH_MAX, ENAV_EXE_PATH_MAX + 1, 0xffff};
@@ -615,19 +669,19 @@ static void test_exe_len_bounds_and_nul(void **state)
 	put16(b, OFF_X_EXE_LEN, 0);
 	put16(b, OFF_X_FLAGS, ENAV_EXEC_EXE_UNRESOLVED);
 	assert_int_equal(decode_copy(b, n, &ev, &copy), ENAV_DECODE_OK);
-	assert_int_equal(ev.exec.exe_len, 0);
-	assert_string_equal(ev.exec.exe, "");
-	assert_int_equal(ev.exec.flags, ENAV_EXEC_EXE_UNRESOLVED);
+	assert_int_equal(ev.p.exec.exe_len, 0);
+	assert_string_equal(ev.p.exec.exe, "");
+	assert_int_equal(ev.p.exec.flags, ENAV_EXEC_EXE_UNRESOLVED);
 	free(copy);
 
 	/* Embedded NUL before exe_len: cut there, length follows. */
 	n = build_exec(b, 2);
 	b[OFF_X_EXE + 4] = '\0';
 	assert_int_equal(decode_copy(b, n, &ev, &copy), ENAV_DECODE_OK);
-	assert_int_equal(ev.exec.exe_len, 4);
-	assert_string_equal(ev.exec.exe, "/usr");
+	assert_int_equal(ev.p.exec.exe_len, 4);
+	assert_string_equal(ev.p.exec.exe, "/usr");
 	/* and the filename next to it is unaffected */
-	assert_string_equal(ev.exec.filename, k_filename);
+	assert_string_equal(ev.p.exec.filename, k_filename);
 	free(copy);
 	free(b);
 }
@@ -659,22 +713,22 @@ static void test_file_open(void **state)
 	memcpy(e->task.comm, "cat", 3);
 	memcpy(e->task.exe, "/usr/bin/cat", 12);
 	e->task.exe_len = 12;
-	struct enav_decoded_event ev;
-	assert_int_equal(enav_decode_event(e, sizeof(*e), &ev), ENAV_DECODE_OK);
+	struct decoded_event ev;
+	assert_int_equal(decode_event(e, sizeof(*e), &ev), ENAV_DECODE_OK);
 	assert_int_equal(ev.type, ENAV_EVENT_FILE_OPEN);
-	assert_int_equal(ev.file_open.dev, 0x800001);
-	assert_int_equal(ev.file_open.ino, 99);
-	assert_int_equal(ev.file_open.watch_id, 3);
-	assert_int_equal(ev.file_open.task.uid, 1000);
-	assert_int_equal(ev.file_open.task.gid, 1001);
-	assert_int_equal(ev.file_open.task.ppid, 7);
-	assert_string_equal(ev.file_open.task.comm, "cat");
-	assert_string_equal(ev.file_open.task.exe, "/usr/bin/cat");
+	assert_int_equal(ev.s.file_open.dev, 0x800001);
+	assert_int_equal(ev.s.file_open.ino, 99);
+	assert_int_equal(ev.s.file_open.watch_id, 3);
+	assert_int_equal(ev.s.file_open.task.uid, 1000);
+	assert_int_equal(ev.s.file_open.task.gid, 1001);
+	assert_int_equal(ev.s.file_open.task.ppid, 7);
+	assert_string_equal(ev.s.file_open.task.comm, "cat");
+	assert_string_equal(ev.s.file_open.task.exe, "/usr/bin/cat");
 	e->task.exe_len = ENAV_EXE_PATH_MAX;
-	assert_int_equal(enav_decode_event(e, sizeof(*e), &ev), ENAV_DECODE_BAD_LENGTH);
+	assert_int_equal(decode_event(e, sizeof(*e), &ev), ENAV_DECODE_BAD_LENGTH);
 	e->task.exe_len = 12;
 	e->hdr.size = sizeof(*e) - 8;
-	assert_int_equal(enav_decode_event(e, sizeof(*e), &ev), ENAV_DECODE_BAD_SIZE);
+	assert_int_equal(decode_event(e, sizeof(*e), &ev), ENAV_DECODE_BAD_SIZE);
 	free(e);
 }
 
@@ -692,14 +746,14 @@ static void test_bpf_access(void **state)
 	memcpy(e->task.comm, "bpftool", 7);
 	memcpy(e->task.exe, "/usr/sbin/bpftool", 17);
 	e->task.exe_len = 17;
-	struct enav_decoded_event ev;
-	assert_int_equal(enav_decode_event(e, sizeof(*e), &ev), ENAV_DECODE_OK);
-	assert_int_equal(ev.bpf_access.cmd, 2);
-	assert_int_equal(ev.bpf_access.object_id, 77);
-	assert_int_equal(ev.bpf_access.ret, -1);
-	assert_string_equal(ev.bpf_access.task.exe, "/usr/sbin/bpftool");
+	struct decoded_event ev;
+	assert_int_equal(decode_event(e, sizeof(*e), &ev), ENAV_DECODE_OK);
+	assert_int_equal(ev.s.bpf_access.cmd, 2);
+	assert_int_equal(ev.s.bpf_access.object_id, 77);
+	assert_int_equal(ev.s.bpf_access.ret, -1);
+	assert_string_equal(ev.s.bpf_access.task.exe, "/usr/sbin/bpftool");
 	e->object_kind = 4;
-	assert_int_equal(enav_decode_event(e, sizeof(*e), &ev), ENAV_DECODE_BAD_LENGTH);
+	assert_int_equal(decode_event(e, sizeof(*e), &ev), ENAV_DECODE_BAD_LENGTH);
 	free(e);
 }
 
@@ -716,7 +770,7 @@ static void test_profile_task(void **state)
 	uint8_t raw[sizeof(struct enav_profile_task_event) + 64] = {0};
 	struct enav_profile_task_event *e = (struct enav_profile_task_event *)raw;
 	static struct enav_bpf_source src;
-	struct enav_decoded_event ev;
+	struct decoded_event ev;
 	const size_t full = sizeof(*e);
 
 	memset(&src, 0, sizeof(src));
@@ -727,8 +781,8 @@ static void test_profile_task(void **state)
 	assert_int_equal(decode_copy(raw, full, &ev, NULL), ENAV_DECODE_OK);
 	assert_int_equal(ev.type, ENAV_EVENT_PROFILE_TASK);
 	assert_int_equal(ev.hdr.pid, 4242);
-	assert_int_equal(ev.profile_task.exec_gen, 3);
-	assert_string_equal(ev.profile_task.comm, "postgres");
+	assert_int_equal(ev.t.profile_task.exec_gen, 3);
+	assert_string_equal(ev.t.profile_task.comm, "postgres");
 	/* perf pads samples: more bytes than claimed is fine. */
 	assert_int_equal(decode_copy(raw, full + 8, &ev, NULL), ENAV_DECODE_OK);
 
@@ -750,16 +804,16 @@ static void test_profile_task(void **state)
 		assert_non_null(copy);
 		e->hdr.size = bad[i].hdr_size;
 		memcpy(copy, raw, bad[i].delivered);
-		assert_int_equal(enav_decode_event(copy, bad[i].delivered, &ev),
-				 ENAV_DECODE_BAD_SIZE);
-		assert_false(enav_bpf_source_decode(&src, copy, bad[i].delivered, &ev));
+		assert_int_equal(decode_event(copy, bad[i].delivered, &ev), ENAV_DECODE_BAD_SIZE);
+		assert_false(enav_bpf_source_decode(&src, enav_profile_task_decode, copy,
+						    bad[i].delivered, &ev.t));
 		assert_int_equal(atomic_load(&src.decode_errors[ENAV_DECODE_BAD_SIZE]), i + 1);
 		free(copy);
 	}
 	assert_int_equal(atomic_load(&src.events[ENAV_EVENT_PROFILE_TASK]), 0);
 	/* The valid one is counted as an event. */
 	e->hdr.size = full;
-	assert_true(enav_bpf_source_decode(&src, raw, full, &ev));
+	assert_true(enav_bpf_source_decode(&src, enav_profile_task_decode, raw, full, &ev.t));
 	assert_int_equal(atomic_load(&src.events[ENAV_EVENT_PROFILE_TASK]), 1);
 	assert_int_equal(atomic_load(&src.decode_errors[ENAV_DECODE_BAD_SIZE]),
 			 sizeof(bad) / sizeof(bad[0]));

@@ -13,7 +13,7 @@
 #include "features/process/argv_redact.h"
 #include "exec_perf.skel.h"
 #include "exec_ringbuf.skel.h"
-#include "runtime/event_decode.h"
+#include "features/process/process_decode.h"
 #include "runtime/bpf_source.h"
 #include "platform/tracefs.h"
 
@@ -59,7 +59,7 @@ static const char *cred_syscall_name(uint32_t nr)
 }
 
 static struct enav_signal *cred_signal(struct enav_bpf_source *bpf,
-				       const struct enav_decoded_event *ev)
+				       const struct enav_process_event *ev)
 {
 	struct enav_signal *s = enav_bpf_source_signal(bpf, ENAV_SIGNAL_CRED_CHANGE, 0, &ev->hdr);
 	if (!s)
@@ -81,7 +81,7 @@ static struct enav_signal *cred_signal(struct enav_bpf_source *bpf,
 }
 
 static struct enav_signal *build_signal(struct enav_bpf_source *bpf,
-					const struct enav_decoded_event *ev)
+					const struct enav_process_event *ev)
 {
 	if (ev->type == ENAV_EVENT_CRED_CHANGE)
 		return cred_signal(bpf, ev);
@@ -155,8 +155,8 @@ static struct enav_signal *build_signal(struct enav_bpf_source *bpf,
 static void on_event(void *ctx, const void *data, size_t size)
 {
 	struct exec_source *src = ctx;
-	struct enav_decoded_event ev;
-	if (!enav_bpf_source_decode(&src->bpf, data, size, &ev))
+	struct enav_process_event ev;
+	if (!enav_bpf_source_decode(&src->bpf, enav_process_decode, data, size, &ev))
 		return;
 	struct enav_signal *s = build_signal(&src->bpf, &ev);
 	if (s)

@@ -33,6 +33,7 @@
 #include "profile_perf.skel.h"
 #include "profile_ringbuf.skel.h"
 #include "runtime/bpf_source.h"
+#include "features/profiling/profile_task_decode.h"
 #include "platform/tracefs.h"
 #include "features/profiling/unwind_tables.h"
 
@@ -131,10 +132,10 @@ static int map_fd(struct profile_source *src, const char *name)
 static void on_event(void *ctx, const void *data, size_t size)
 {
 	struct profile_source *src = ctx;
-	struct enav_decoded_event ev;
+	struct enav_profile_announce ev;
 	/* The shared decoder checks hdr.size against what arrived and against
 	 * the event's own size, and counts the event or its decode error. */
-	if (!enav_bpf_source_decode(&src->bpf, data, size, &ev))
+	if (!enav_bpf_source_decode(&src->bpf, enav_profile_task_decode, data, size, &ev))
 		return;
 	/* Hand over to the profiler thread: snapshots read /proc, not for this loop. */
 	pthread_mutex_lock(&src->lock);

@@ -35,6 +35,7 @@
 #include "file_open_perf.skel.h"
 #include "file_open_ringbuf.skel.h"
 #include "runtime/bpf_source.h"
+#include "features/security/security_decode.h"
 #include "platform/tracefs.h"
 
 ENAV_SKEL_OPS(file_open_ringbuf);
@@ -246,8 +247,8 @@ static int on_timer(void *arg)
 static void on_event(void *ctx, const void *data, size_t size)
 {
 	struct file_open_source *src = ctx;
-	struct enav_decoded_event ev;
-	if (!enav_bpf_source_decode(&src->bpf, data, size, &ev))
+	struct enav_security_event ev;
+	if (!enav_bpf_source_decode(&src->bpf, enav_security_decode, data, size, &ev))
 		return;
 	struct enav_signal *s = enav_bpf_source_task_signal(&src->bpf, ENAV_SIGNAL_FILE_OPEN,
 							    &ev.hdr, &ev.file_open.task);

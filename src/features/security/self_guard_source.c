@@ -29,6 +29,7 @@
 #include "self_guard_perf.skel.h"
 #include "self_guard_ringbuf.skel.h"
 #include "runtime/bpf_source.h"
+#include "features/security/security_decode.h"
 #include "platform/tracefs.h"
 
 ENAV_SKEL_OPS(self_guard_ringbuf);
@@ -267,8 +268,8 @@ static int on_timer(void *arg)
 static void on_event(void *ctx, const void *data, size_t size)
 {
 	struct self_guard *g = ctx;
-	struct enav_decoded_event ev;
-	if (!enav_bpf_source_decode(&g->bpf, data, size, &ev))
+	struct enav_security_event ev;
+	if (!enav_bpf_source_decode(&g->bpf, enav_security_decode, data, size, &ev))
 		return;
 	bool modifies = false;
 	const char *op = bpf_cmd_operation(ev.bpf_access.cmd, &modifies);
