@@ -103,6 +103,51 @@ static void encode_snapshot(struct enav_prom_snapshot *s, struct enav_pb_writer 
 	assert_false(w->failed);
 }
 
+/* A snapshot's byte cap: the samples past it are left out and counted,
+ * those before it are kept, and what it holds is counted with its labels. */
+static void test_snapshot_byte_cap(void **state)
+{
+	(void)state;
+	struct enav_prom_snapshot *empty = enav_prom_snapshot_new(SIZE_MAX);
+	struct enav_prom_snapshot *all = enav_prom_snapshot_new(SIZE_MAX);
+	assert_non_null(empty);
+	assert_non_null(all);
+	struct enav_promtext p;
+	enav_promtext_init_sink(&p, &enav_prom_snapshot_sink, all);
+	write_document(&p);
+	size_t base = enav_prom_snapshot_bytes(empty);
+	size_t full = enav_prom_snapshot_bytes(all);
+	/* 1,200 points, 900 of them with a label of about 34 bytes. */
+	assert_true(full > base + 900 * 34);
+	uint64_t malformed, over_cap;
+	enav_prom_snapshot_counts(all, &malformed, &over_cap);
+	assert_int_equal(over_cap, 0);
+
+	/* Room for the points' array and a little: most samples are refused. */
+	struct enav_prom_snapshot *capped = enav_prom_snapshot_new(base + 16384);
+	assert_non_null(capped);
+	enav_promtext_init_sink(&p, &enav_prom_snapshot_sink, capped);
+	write_document(&p);
+	enav_prom_snapshot_counts(capped, &malformed, &over_cap);
+	assert_int_equal(malformed, 0);
+	assert_true(over_cap > 600 && over_cap < 1202);
+	/* Held stays near the cap: at most one sample's labels and one array
+	 * growth past it. */
+	assert_true(enav_prom_snapshot_bytes(capped) < base + 16384 + 64 * 1024);
+	struct enav_pb_writer w;
+	enav_pb_writer_init(&w, (size_t)4 << 20);
+	struct enav_otlp_kv kv = {.key = "service.name", .type = ENAV_OTLP_STR, .s = "enav"};
+	struct enav_otlp_resource r = {&kv, 1};
+	assert_int_equal(enav_prom_encode_otlp(&w, capped, &r,
+					       (struct enav_otlp_scope){"enav", "0"}, 1, 2, NULL),
+			 0);
+	assert_true(has_bytes(w.buf, w.len, "enav_first")); /* written before the cap */
+	enav_pb_writer_free(&w);
+	enav_prom_snapshot_free(capped);
+	enav_prom_snapshot_free(all);
+	enav_prom_snapshot_free(empty);
+}
+
 /* The exporter's snapshot, fed by the writer's calls, encodes to the very
  * bytes that rendering the same calls as text and parsing it gave. */
 static void test_sink_equals_text_round_trip(void **state)
@@ -113,7 +158,7 @@ static void test_sink_equals_text_round_trip(void **state)
 		assert_int_equal(enav_promtext_init_growable(&text, (size_t)16 << 20), 0);
 		docs[d](&text);
 		struct enav_prom_snapshot *parsed = enav_prom_parse(text.buf, text.len);
-		struct enav_prom_snapshot *fed = enav_prom_snapshot_new();
+		struct enav_prom_snapshot *fed = enav_prom_snapshot_new(SIZE_MAX);
 		assert_non_null(parsed);
 		assert_non_null(fed);
 		struct enav_promtext sink;
@@ -125,7 +170,6 @@ static void test_sink_equals_text_round_trip(void **state)
 		assert_int_equal(m1, m2);
 		assert_int_equal(o1, o2);
 		assert_int_equal(m1, d == 1 ? 2 : 0); /* the long value, the 17 labels */
-		assert_true(enav_prom_snapshot_bytes(fed) > 0);
 		struct enav_pb_writer a, b;
 		encode_snapshot(parsed, &a);
 		encode_snapshot(fed, &b);
@@ -200,6 +244,7 @@ int main(void)
 	    cmocka_unit_test(test_everything_fits),
 	    cmocka_unit_test(test_family_left_out_at_limit),
 	    cmocka_unit_test(test_sink_equals_text_round_trip),
+	    cmocka_unit_test(test_snapshot_byte_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -284,11 +284,12 @@ static void free_profile_item(void *p)
 static void push_metrics(struct otlp_sink *o)
 {
 	/* The modules' calls straight into a snapshot, as /metrics gets them
-	 * as text: bounded by the snapshot's family and point caps (what
-	 * passes them is counted). */
+	 * as text: bounded by the snapshot's family, point and byte caps (the
+	 * byte cap is the queue's budget, so one snapshot never passes it;
+	 * what passes a cap is counted). */
 	struct enav_promtext p;
 	struct metrics_item *m = calloc(1, sizeof(*m));
-	if (!m || !(m->snap = enav_prom_snapshot_new()))
+	if (!m || !(m->snap = enav_prom_snapshot_new(METRICS_QUEUED_MAX_BYTES)))
 		goto fail;
 	enav_promtext_init_sink(&p, &enav_prom_snapshot_sink, m->snap);
 	if (!enav_host_render_metrics(o->host, &p))
@@ -624,7 +625,7 @@ static void otlp_metrics(void *state, struct enav_promtext *p)
 	     &o->metric_families_dropped},
 	    {"enav_otlp_metric_points_dropped_total",
 	     "Metric samples left out of a snapshot: past its caps (2048 families, 65536 "
-	     "points) or a name, label or value past its length cap.",
+	     "points, 32 MiB) or a name, label or value past its length cap.",
 	     &o->metric_points_dropped},
 	    {"enav_otlp_metric_snapshots_over_budget_total",
 	     "Metric snapshots not queued for export: the queued ones already held their byte "

@@ -40,7 +40,8 @@ struct enav_prom_snapshot {
 	struct prom_point *pts;
 	uint32_t n_pts, cap_pts;
 	uint64_t malformed, over_cap;
-	size_t bytes; /* heap held, near enough for a budget */
+	size_t bytes;	  /* heap held, near enough for a budget */
+	size_t max_bytes; /* past it no point is added (counted as over_cap) */
 };
 
 static char *dup_n(struct enav_prom_snapshot *s, const char *str, size_t n)
@@ -107,9 +108,11 @@ static const char *parse_value(const char *p, const char *end, char *out, size_t
 	return p + 1;
 }
 
-static void free_point_labels(struct prom_point *pt)
+static void free_point_labels(struct enav_prom_snapshot *s, struct prom_point *pt)
 {
 	for (uint8_t i = 0; i < pt->n_labels; i++) {
+		s->bytes -= (pt->labels[i].k ? strlen(pt->labels[i].k) + 1 : 0) +
+			    (pt->labels[i].v ? strlen(pt->labels[i].v) + 1 : 0);
 		free(pt->labels[i].k);
 		free(pt->labels[i].v);
 	}
@@ -144,9 +147,9 @@ static bool add_point(struct enav_prom_snapshot *s, const char *name, size_t nle
 	}
 	if (fam < 0)
 		fam = add_family(s, name, nlen);
-	if (fam < 0 || s->n_pts == ENAV_PROM_MAX_POINTS) {
+	if (fam < 0 || s->n_pts == ENAV_PROM_MAX_POINTS || s->bytes > s->max_bytes) {
 		s->over_cap++;
-		free_point_labels(pt);
+		free_point_labels(s, pt);
 		return true;
 	}
 	if (s->n_pts == s->cap_pts) {
@@ -226,7 +229,7 @@ static bool parse_sample(struct enav_prom_snapshot *s, const char *p, const char
 		goto bad;
 	return true;
 bad:
-	free_point_labels(&pt);
+	free_point_labels(s, &pt);
 	return false;
 }
 
@@ -288,7 +291,7 @@ static void parse_comment(struct enav_prom_snapshot *s, const char *p, const cha
 	}
 }
 
-struct enav_prom_snapshot *enav_prom_snapshot_new(void)
+struct enav_prom_snapshot *enav_prom_snapshot_new(size_t max_bytes)
 {
 	struct enav_prom_snapshot *s = calloc(1, sizeof(*s));
 	if (!s || !(s->fam = calloc(ENAV_PROM_MAX_FAMILIES, sizeof(*s->fam)))) {
@@ -296,6 +299,7 @@ struct enav_prom_snapshot *enav_prom_snapshot_new(void)
 		return NULL;
 	}
 	s->bytes = sizeof(*s) + ENAV_PROM_MAX_FAMILIES * sizeof(*s->fam);
+	s->max_bytes = max_bytes;
 	return s;
 }
 
@@ -318,7 +322,8 @@ void enav_prom_parse_into(struct enav_prom_snapshot *s, const char *text, size_t
 
 struct enav_prom_snapshot *enav_prom_parse(const char *text, size_t len)
 {
-	struct enav_prom_snapshot *s = enav_prom_snapshot_new();
+	/* Bounded by the text itself. */
+	struct enav_prom_snapshot *s = enav_prom_snapshot_new(SIZE_MAX);
 	if (s)
 		enav_prom_parse_into(s, text, len);
 	return s;
@@ -350,6 +355,10 @@ static void sink_sample(void *ctx, const char *name, const char *const *labels, 
 	struct enav_prom_snapshot *s = ctx;
 	size_t nlen = strlen(name);
 	struct prom_point pt = {.value = value};
+	if (s->bytes > s->max_bytes) { /* not a label copied past the cap */
+		s->over_cap++;
+		return;
+	}
 	if (nlen == 0 || nlen > MAX_NAME)
 		goto bad;
 	for (size_t i = 0; i < n_pairs; i++) {
@@ -375,7 +384,7 @@ static void sink_sample(void *ctx, const char *name, const char *const *labels, 
 	if (add_point(s, name, nlen, &pt))
 		return;
 bad:
-	free_point_labels(&pt);
+	free_point_labels(s, &pt);
 	s->malformed++;
 }
 
@@ -404,7 +413,7 @@ void enav_prom_snapshot_free(struct enav_prom_snapshot *s)
 		free(s->fam[i].help);
 	}
 	for (uint32_t i = 0; i < s->n_pts; i++)
-		free_point_labels(&s->pts[i]);
+		free_point_labels(s, &s->pts[i]);
 	free(s->fam);
 	free(s->pts);
 	free(s);

@@ -28,8 +28,10 @@
 
 struct enav_prom_snapshot;
 
-/* An empty snapshot, NULL on allocation failure. */
-struct enav_prom_snapshot *enav_prom_snapshot_new(void);
+/* An empty snapshot that holds at most about max_bytes of heap: past it
+ * samples are left out and counted (over_cap).  NULL on allocation
+ * failure. */
+struct enav_prom_snapshot *enav_prom_snapshot_new(size_t max_bytes);
 /* Feed a snapshot from a sink-mode writer (enav_promtext_init_sink with the
  * snapshot as context): the modules' families and samples as they made
  * them, without text in between; a raw block is parsed.  Samples the text

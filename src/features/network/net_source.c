@@ -391,12 +391,13 @@ static int net_start(struct enav_host *a, void **state, char *err, size_t errlen
 		static const char why[] = "Go TLS probes need bpf_get_attach_cookie (Linux 5.15+)";
 		enav_feature_record("network", "go_tls", ENAV_FEATURE_HOOK_MISSING, NULL, why);
 		/* Asked for in the file: never off quietly (as a refusal). */
-		if (enav_config_explicitly_on(cfg, "sources.network.tls.enabled")) {
+		/* The same switch the feature's row names, not a second spelling. */
+		const char *key = enav_config_bool_key(enav_net_go_tls_feature.config_bool);
+		if (enav_config_explicitly_on(cfg, key)) {
 			snprintf(err, errlen,
-				 "network feature go_tls: %s (sources.network.tls.enabled "
-				 "is set in the configuration; sources.network.tls."
-				 "libraries without go leaves Go out)",
-				 why);
+				 "network feature go_tls: %s (%s is set in the configuration; "
+				 "sources.network.tls.libraries without go leaves Go out)",
+				 why, key);
 			return -ENOTSUP;
 		}
 		enav_warn("network: feature go_tls is off: %s", why);

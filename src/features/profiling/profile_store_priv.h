@@ -104,7 +104,6 @@ static inline bool enav_profile_snapshot_matches(struct enav_profile_store *s, u
 	return v == 1u + exec_gen;
 }
 
-/* What discovery (else the kernel's cgroup path) says about cgroup id. */
 /* Cgroup id's workload as the discovery snapshot that governed samples
  * taken at time_unix_ns saw it (as attribution does for signals), else the
  * kernel's path of it alone. */
