@@ -8,8 +8,8 @@
  *
  * And what flows between the profile rows without naming one another: the
  * profiling source publishes each interval it closes, the pprof pull each
- * profile it fetched, and the rows that export profiles (spool, Pyroscope)
- * consume both (runtime/host.h: enav_host_consume_profiles).
+ * profile it fetched, and the rows that export profiles (spool, Pyroscope,
+ * OTLP) consume them (runtime/host.h: enav_host_consume_profiles).
  */
 #ifndef ENAV_RUNTIME_PROFILES_H
 #define ENAV_RUNTIME_PROFILES_H
@@ -78,7 +78,7 @@ struct enav_profile_service {
 };
 
 /* One interval the profiler closed (its drain is done): every consumer gets
- * the same one, so the spool and Pyroscope share one cadence. */
+ * the same one, so every profile export shares one cadence. */
 struct enav_profile_interval {
 	uint64_t from_mono_ns, to_mono_ns;
 	uint64_t from_unix_ns, to_unix_ns;

@@ -52,7 +52,9 @@ stop_helpers() {
 
 otlp_agent() { # otlp_agent EXTRA...: EXTRA are exporters.otlp lines, indented from "  "
 	local extra=("${@/#/  }")
-	write_config "$WORK/cfg.yaml" "exporters:" "  otlp:" "    endpoint: http://127.0.0.1:$OTLP_PORT" \
+	# Profiles reach OTLP at the profiler's own cadence, profiling.interval_ms.
+	write_config "$WORK/cfg.yaml" "profiling:" "  interval_ms: 1000" \
+		"exporters:" "  otlp:" "    endpoint: http://127.0.0.1:$OTLP_PORT" \
 		"    metrics_interval_ms: 1000" "    batch_max_delay_ms: 200" "    timeout_ms: 1000" \
 		"    retry_initial_ms: 100" "    retry_max_ms: 1000" "    retry_max_elapsed_ms: 8000" \
 		"    breaker_failures: 3" "    breaker_cooldown_ms: 1500" "${extra[@]}"

@@ -7,8 +7,9 @@
  *   traces    one span per application operation and per TCP connection
  *             that closed or failed (src/exporters/otlp/otlp_spans.h);
  *   logs      one record per field warning a signal carries;
- *   profiles  every interval, the node's CPU/off-CPU/futex profiles,
- *             through the symbol filter.
+ *   profiles  every interval the profiler closes (profiling.interval_ms,
+ *             the spool's and Pyroscope's cadence too), the node's
+ *             CPU/off-CPU/futex profiles, through the symbol filter.
  * submit() only takes a reference and queues it: encoding and network I/O
  * happen on each worker's thread.
  */
@@ -80,7 +81,7 @@ struct otlp_sink {
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
 	bool stop;
-	uint64_t profiles_from_mono;
+	bool consuming_profiles;
 	_Atomic uint64_t metric_render_failures, profile_build_failures;
 	_Atomic uint64_t metric_families_dropped;
 	_Atomic uint64_t queued_profile_bytes, profiles_over_budget;
@@ -334,19 +335,24 @@ static size_t tables_bytes(const struct enav_pprof_decoded *t)
 	return n;
 }
 
-static void push_profiles(struct otlp_sink *o)
+/*
+ * The profiles signal is a profile consumer like the spool and Pyroscope: it
+ * gets the intervals the profiler closes (profiling.interval_ms, one cadence
+ * for every profile export), on the profile export thread, and builds each
+ * kind's tables from the store for exactly that window.  Queued, never sent
+ * here.
+ */
+static void otlp_on_interval(void *ctx, struct enav_profile_store *s,
+			     const struct enav_profile_service *svc,
+			     const struct enav_profile_interval *iv)
 {
-	const struct enav_profile_service *svc;
-	struct enav_profile_store *s = enav_host_profile_service(o->host, &svc);
-	if (!s)
-		return;
-	uint64_t to;
-	if (svc->drain(s, &to) != 0)
-		return;
+	struct otlp_sink *o = ctx;
 	for (int k = 0; k < ENAV_PROFILE__COUNT; k++) {
+		if (!(iv->kinds & (1u << k)))
+			continue;
 		struct enav_profile_query q = {.kind = (enum enav_profile_kind)k,
-					       .from_mono_ns = o->profiles_from_mono,
-					       .to_mono_ns = to,
+					       .from_mono_ns = iv->from_mono_ns,
+					       .to_mono_ns = iv->to_mono_ns,
 					       .format = ENAV_PROFILE_FORMAT_PPROF,
 					       .redact = true /* leaves the node */};
 		struct profile_item *pi = calloc(1, sizeof(*pi));
@@ -372,7 +378,6 @@ static void push_profiles(struct otlp_sink *o)
 		pi->queued = &o->queued_profile_bytes;
 		enav_otlp_worker_submit(o->w[W_PROFILES], pi); /* frees it when refused */
 	}
-	o->profiles_from_mono = to;
 }
 
 static void *ticker(void *arg)
@@ -385,10 +390,7 @@ static void *ticker(void *arg)
 		uint64_t now = enav_clock_mono_ns();
 		if (now >= next) {
 			pthread_mutex_unlock(&o->lock);
-			if (o->w[W_METRICS])
-				push_metrics(o);
-			if (o->w[W_PROFILES])
-				push_profiles(o);
+			push_metrics(o);
 			pthread_mutex_lock(&o->lock);
 			next = now + every;
 			continue;
@@ -557,8 +559,14 @@ static int otlp_init(struct enav_host *a, void **state, char *err, size_t errlen
 			return -EINVAL;
 		enav_info("otlp: %s to %s", signal_names[i], o->url[i]);
 	}
-	o->profiles_from_mono = enav_clock_mono_ns();
-	if (o->w[W_METRICS] || o->w[W_PROFILES]) {
+	if (o->w[W_PROFILES]) {
+		struct enav_profile_consumer c = {.interval = otlp_on_interval, .ctx = o};
+		int rc = enav_host_consume_profiles(a, &c, err, errlen);
+		if (rc != 0)
+			return rc;
+		o->consuming_profiles = true;
+	}
+	if (o->w[W_METRICS]) {
 		if (pthread_create(&o->ticker, NULL, ticker, o) != 0) {
 			snprintf(err, errlen, "otlp: cannot start the interval thread");
 			return -EAGAIN;
@@ -587,6 +595,8 @@ static void otlp_fini(void *state, uint64_t deadline_mono_ns)
 	struct otlp_sink *o = state;
 	if (!o)
 		return;
+	if (o->consuming_profiles)
+		enav_host_unconsume_profiles(o->host, o);
 	if (o->ticker_started) {
 		pthread_mutex_lock(&o->lock);
 		o->stop = true;

@@ -247,7 +247,7 @@ static void export_interval(struct profile_source *src)
 
 /*
  * Closes an interval every profiling.interval_ms.  The consumers (spool,
- * Pyroscope) build, symbolize and encode it on this thread, never on
+ * Pyroscope, OTLP) build, symbolize and encode it on this thread, never on
  * the profiler thread: a build that reads a node's worth of files must not
  * hold back the snapshot of a process announced meanwhile, which may be
  * gone by the time a late snapshot is taken (every frame of it unnamed).
