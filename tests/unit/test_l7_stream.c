@@ -76,18 +76,21 @@ static long toy_find(void *st, enum enav_l7_stream dir, const uint8_t *d, size_t
 	return -1;
 }
 
+static const struct enav_l7_framing toy_framing;
+
 static void toy_lose(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
 {
 	struct toy *t = st;
 
+	(void)dir;
+	(void)out;
 	t->losses++;
-	enav_l7_framer_lose(&t->fr[dir], out);
 }
 
 static void toy_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
 {
 	((struct toy *)st)->gaps++;
-	toy_lose(st, dir, out);
+	enav_l7_framed_lose(&toy_framing, st, dir, out);
 }
 
 static const struct enav_l7_framing toy_framing = {
@@ -184,6 +187,90 @@ static void test_framer(void **unused)
 	assert_int_equal(t.ends, 6);
 	assert_int_equal(t.last_len, 1);
 	assert_int_equal(stats.resyncs, 2);
+}
+
+/* A framing without find_start or gap: resync only where starts_message()
+ * accepts a fragment's first byte; resync_every_loss counts every loss. */
+static bool toy_starts(void *st, enum enav_l7_stream dir, const uint8_t *d, size_t cap)
+{
+	(void)st;
+	(void)dir;
+	return cap >= 2 && d[0] == 0;
+}
+
+static void feed_with(const struct enav_l7_framing *fr, struct toy *t, const void *d, uint32_t n,
+		      bool gap)
+{
+	struct enav_l7_fragment f = {
+	    .stream = ENAV_L7_REQUEST, .data = d, .captured = n, .len = n, .ts_ns = 1, .gap = gap};
+	enav_l7_framed_feed(fr, t, &f, &sink);
+}
+
+static void test_framer_first_byte_resync(void **unused)
+{
+	(void)unused;
+	struct enav_l7_framing every = toy_framing, once = toy_framing;
+	every.find_start = once.find_start = NULL;
+	every.starts_message = once.starts_message = toy_starts;
+	every.gap = once.gap = NULL;
+	every.resync_every_loss = true;
+
+	for (int mode = 0; mode < 2; mode++) {
+		const struct enav_l7_framing *fr = mode ? &every : &once;
+		struct toy t = {0};
+
+		memset(&stats, 0, sizeof(stats));
+		/* Two gaps in a row before any start: two losses. */
+		feed_with(fr, &t, "\x07\x07\x07", 3, true);
+		feed_with(fr, &t, "\x07\x07\x07", 3, true);
+		assert_int_equal(t.losses, 2);
+		assert_int_equal(stats.resyncs, mode ? 2 : 1);
+		/* A start later in the fragment is not taken: only its first byte. */
+		feed_with(fr, &t, "\x07\x00\x01q", 4, false);
+		assert_int_equal(t.ends, 0);
+		feed_with(fr, &t, "\x00\x01q", 3, false);
+		assert_int_equal(t.ends, 1);
+		assert_int_equal(t.last_len, 1);
+		/* A parse error counts and loses. */
+		enav_l7_framed_parse_error(fr, &t, ENAV_L7_REQUEST, &sink);
+		assert_int_equal(stats.parse_errors, 1);
+		assert_int_equal(t.losses, 3);
+	}
+}
+
+static struct enav_l7_op last_op;
+static void keep_op(void *ctx, const struct enav_l7_op *op)
+{
+	(void)ctx;
+	last_op = *op;
+}
+
+/* The exchange's request side comes from the framer; an end before the
+ * start is the start. */
+static void test_exchange(void **unused)
+{
+	(void)unused;
+	struct enav_l7_parser_stats st = {0};
+	const struct enav_l7_sink out = {.stats = &st, .op = keep_op};
+	struct enav_l7_framer fr = {.start_ns = 100, .seq = 7, .has_seq = true};
+	struct enav_l7_exchange x;
+	struct enav_l7_op op = {0};
+
+	enav_l7_exchange_begin(&x, &fr, 42);
+	x.end_ns = 90;
+	x.response_bytes = 5;
+	enav_l7_emit_exchange(&op, &x, &out);
+	assert_int_equal(st.ops, 1);
+	assert_int_equal(last_op.start_ns, 100);
+	assert_int_equal(last_op.end_ns, 100);
+	assert_int_equal(last_op.request_bytes, 42);
+	assert_int_equal(last_op.response_bytes, 5);
+	assert_true(last_op.has_request_seq);
+	assert_int_equal(last_op.request_seq, 7);
+	x.end_ns = 250;
+	enav_l7_emit_exchange(&op, &x, &out);
+	assert_int_equal(last_op.end_ns, 250);
+	assert_int_equal(st.ops, 2);
 }
 
 static void test_fifo(void **unused)
@@ -295,10 +382,9 @@ static void test_crlf_body_skip(void **unused)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_framer),
-	    cmocka_unit_test(test_fifo),
-	    cmocka_unit_test(test_fifo_expire),
-	    cmocka_unit_test(test_crlf_body_skip),
+	    cmocka_unit_test(test_framer),	cmocka_unit_test(test_framer_first_byte_resync),
+	    cmocka_unit_test(test_exchange),	cmocka_unit_test(test_fifo),
+	    cmocka_unit_test(test_fifo_expire), cmocka_unit_test(test_crlf_body_skip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

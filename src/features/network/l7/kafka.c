@@ -150,10 +150,7 @@ static const struct {
 struct kafka_pending {
 	int32_t corr;
 	int16_t api_key, api_version;
-	bool has_seq;
-	uint32_t seq;
-	uint64_t start_ns;
-	uint64_t request_bytes;
+	struct enav_l7_exchange x; /* its request side */
 	char target[ENAV_L7_TARGET_MAX];
 };
 
@@ -485,15 +482,11 @@ static void emit(const struct enav_l7_sink *out, const struct kafka_pending *p, 
 		op.error = code != 0;
 		enav_l7_put_number(op.status, sizeof(op.status), "", (int)code);
 	}
-	op.start_ns = p->start_ns;
-	op.end_ns = end_ns < p->start_ns ? p->start_ns : end_ns;
-	op.request_bytes = p->request_bytes;
-	op.response_bytes = response_bytes;
-	op.has_request_seq = p->has_seq;
-	op.request_seq = p->seq;
-	out->stats->ops++;
-	if (out->op)
-		out->op(out->ctx, &op);
+	struct enav_l7_exchange x = p->x;
+
+	x.end_ns = end_ns;
+	x.response_bytes = response_bytes;
+	enav_l7_emit_exchange(&op, &x, out);
 }
 
 /* A request that will get no response: emitted as such. */
@@ -501,7 +494,7 @@ static void unanswered(void *st, uint32_t index, const struct enav_l7_sink *out)
 {
 	struct kafka_pending *p = &((struct kafka_state *)st)->fifo[index];
 
-	emit(out, p, ENAV_L7_OP_REQUEST, false, p->start_ns, 0, false, 0);
+	emit(out, p, ENAV_L7_OP_REQUEST, false, p->x.start_ns, 0, false, 0);
 }
 
 /* ---- framing ----------------------------------------------------------------- */
@@ -525,26 +518,18 @@ static void flush_cur(struct kafka_state *s, const struct enav_l7_sink *out)
 
 static bool on_header(struct kafka_state *s, int si, const struct enav_l7_sink *out);
 
-/* Drop the partial message and wait for a plausible start. */
+/* Framing is lost: the response in progress ends as it is (the engine
+ * drops the partial message and waits for a plausible start). */
 static void lose(void *st, enum enav_l7_stream si, const struct enav_l7_sink *out)
 {
 	struct kafka_state *s = st;
 
-	struct kafka_dir *d = &s->dir[si];
-
 	if (si == ENAV_L7_RESPONSE)
 		flush_cur(s, out);
-	dir_reset(d);
-	if (d->fr.resync) /* every loss counts, a gap while resyncing too */
-		out->stats->resyncs++;
-	enav_l7_framer_lose(&d->fr, out);
+	dir_reset(&s->dir[si]);
 }
 
-static void parse_error(struct kafka_state *s, int si, const struct enav_l7_sink *out)
-{
-	out->stats->parse_errors++;
-	lose(s, si, out);
-}
+static const struct enav_l7_framing kafka_framing;
 
 static void on_request(struct kafka_state *s, const struct kafka_req *q,
 		       const struct enav_l7_sink *out)
@@ -556,14 +541,11 @@ static void on_request(struct kafka_state *s, const struct kafka_req *q,
 	p.corr = q->corr;
 	p.api_key = q->key;
 	p.api_version = q->ver;
-	p.has_seq = d->fr.has_seq;
-	p.seq = d->fr.seq;
-	p.start_ns = d->fr.start_ns;
-	p.request_bytes = (uint64_t)d->size + 4;
+	enav_l7_exchange_begin(&p.x, &d->fr, (uint64_t)d->size + 4);
 	if (q->topic && enav_l7_copy_text(p.target, sizeof(p.target), q->topic, q->topic_len))
 		out->stats->truncated_fields++;
 	if (q->key == KAFKA_PRODUCE && q->acks == 0) {
-		emit(out, &p, ENAV_L7_OP_MESSAGE, false, p.start_ns, 0, false, 0);
+		emit(out, &p, ENAV_L7_OP_MESSAGE, false, p.x.start_ns, 0, false, 0);
 		return;
 	}
 	long at = enav_l7_fifo_push(&s->q, p.corr, out);
@@ -610,7 +592,7 @@ static bool on_header(struct kafka_state *s, int si, const struct enav_l7_sink *
 	struct kafka_req q;
 	int rc = parse_request(d->hdr, d->fr.keep_n, &q);
 	if (rc < 0) {
-		parse_error(s, si, out);
+		enav_l7_framed_parse_error(&kafka_framing, s, si, out);
 		return false;
 	}
 	if (rc == 0) { /* the header itself was not captured */
@@ -637,8 +619,10 @@ static void on_end(void *st, enum enav_l7_stream si, struct enav_l7_framer *fr, 
 }
 
 /* After a loss: does this fragment start with a message we can trust? */
-static bool plausible_start(struct kafka_state *s, int si, const uint8_t *b, size_t n)
+static bool plausible_start(void *st, enum enav_l7_stream si, const uint8_t *b, size_t n)
 {
+	struct kafka_state *s = st;
+
 	if (n < 8)
 		return false;
 	uint32_t size = enav_l7_be32(b);
@@ -657,14 +641,6 @@ static bool plausible_start(struct kafka_state *s, int si, const uint8_t *b, siz
 
 /* ---- the framing the stream engine runs ---------------------------------- */
 
-/* Resync only at a fragment's first byte: a message start there is likely
- * (one write per request), anywhere else a guess. */
-static long kafka_find_start(void *st, enum enav_l7_stream dir, const uint8_t *d, size_t from,
-			     size_t cap, size_t len)
-{
-	return from == 0 && plausible_start(st, (int)dir, d, cap) ? 0 : -1;
-}
-
 static void kafka_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
 {
 	struct kafka_state *s = st;
@@ -674,7 +650,7 @@ static void kafka_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_si
 	if (d->fr.in_msg && !d->hdr_done && d->fr.keep_n > 0)
 		lost = !on_header(s, (int)dir, out); /* what we have of a cut header */
 	if (!lost)
-		lose(s, (int)dir, out);
+		enav_l7_framed_lose(&kafka_framing, s, dir, out);
 }
 
 static bool kafka_header(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr,
@@ -686,7 +662,7 @@ static bool kafka_header(void *st, enum enav_l7_stream dir, struct enav_l7_frame
 	uint32_t min = dir == ENAV_L7_REQUEST ? KAFKA_MIN_REQ : KAFKA_MIN_RESP;
 
 	if (size < min || size > KAFKA_MAX_MSG) {
-		parse_error(s, (int)dir, out);
+		enav_l7_framed_parse_error(&kafka_framing, s, dir, out);
 		return false;
 	}
 	d->size = size;
@@ -714,19 +690,14 @@ static const struct enav_l7_framing kafka_framing = {
     .header = kafka_header,
     .body = kafka_body,
     .end = on_end,
-    .find_start = kafka_find_start,
+    .starts_message = plausible_start,
     .lose = lose,
     .gap = kafka_gap,
     .framer_at = {offsetof(struct kafka_state, dir[0].fr), offsetof(struct kafka_state, dir[1].fr)},
     .keep_at = {offsetof(struct kafka_state, dir[0].hdr), offsetof(struct kafka_state, dir[1].hdr)},
     .keep_cap = {KAFKA_HDR_CAP, KAFKA_HDR_CAP},
+    .resync_every_loss = true,
 };
-
-static void kafka_feed(void *state, const struct enav_l7_fragment *f,
-		       const struct enav_l7_sink *out)
-{
-	enav_l7_framed_feed(&kafka_framing, state, f, out);
-}
 
 static int kafka_init(void *state, const struct enav_l7_options *opt)
 {
@@ -772,4 +743,5 @@ static bool kafka_detect(const uint8_t *d, size_t n, enum enav_l7_stream stream)
 	return true;
 }
 
-ENAV_L7_PARSER(kafka, struct kafka_state, kafka_detect, kafka_init, kafka_feed, kafka_finish);
+ENAV_L7_FRAMED_PARSER(kafka, struct kafka_state, kafka_detect, kafka_init, kafka_framing,
+		      kafka_finish);

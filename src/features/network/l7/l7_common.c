@@ -72,3 +72,29 @@ void enav_l7_put_text(char *out, size_t cap, const char *s)
 	memcpy(out, s, n);
 	out[n] = '\0';
 }
+
+void enav_l7_sql_emit(enum enav_l7_protocol protocol, const struct enav_l7_sql_texts *t,
+		      bool response_seen, bool error, const struct enav_l7_exchange *x,
+		      const struct enav_l7_sink *out)
+{
+	struct enav_l7_op op;
+	struct enav_l7_exchange ex = *x;
+
+	memset(&op, 0, sizeof(op));
+	op.protocol = protocol;
+	op.kind = ENAV_L7_OP_REQUEST;
+	op.error = response_seen && error;
+	op.response_seen = response_seen;
+	memcpy(op.operation, t->operation, sizeof(op.operation));
+	memcpy(op.target, t->target, sizeof(op.target));
+	if (response_seen)
+		memcpy(op.status, t->status, sizeof(op.status));
+	if (t->statement)
+		memcpy(op.statement, t->statement, sizeof(op.statement));
+	op.status_code = -1;
+	if (!response_seen) {
+		ex.end_ns = 0;
+		ex.response_bytes = 0;
+	}
+	enav_l7_emit_exchange(&op, &ex, out);
+}

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "features/network/l7/l7.h"
+#include "features/network/l7/l7_stream.h"
 
 static inline uint32_t enav_l7_be32(const uint8_t *p)
 {
@@ -50,5 +51,18 @@ struct enav_l7_sql_options {
 };
 
 struct enav_l7_sql_options enav_l7_sql_options(const struct enav_l7_options *opt);
+
+/* The summary of one SQL command, each an array of its enav_l7_op field's
+ * size; statement NULL when it is not exported (sanitized off). */
+struct enav_l7_sql_texts {
+	const char *operation, *target, *statement, *status;
+};
+
+/* Emits a PostgreSQL or MySQL command as an op: its status and error only
+ * when its answer was seen (response_seen), its exchange as the engine
+ * pairs it. */
+void enav_l7_sql_emit(enum enav_l7_protocol protocol, const struct enav_l7_sql_texts *t,
+		      bool response_seen, bool error, const struct enav_l7_exchange *x,
+		      const struct enav_l7_sink *out);
 
 #endif

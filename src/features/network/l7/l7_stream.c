@@ -12,6 +12,48 @@ void enav_l7_framer_lose(struct enav_l7_framer *fr, const struct enav_l7_sink *o
 	}
 }
 
+void enav_l7_framed_lose(const struct enav_l7_framing *ops, void *st, enum enav_l7_stream dir,
+			 const struct enav_l7_sink *out)
+{
+	struct enav_l7_framer *fr = (struct enav_l7_framer *)((char *)st + ops->framer_at[dir]);
+
+	if (ops->lose)
+		ops->lose(st, dir, out);
+	if (ops->resync_every_loss && fr->resync)
+		out->stats->resyncs++;
+	enav_l7_framer_lose(fr, out);
+}
+
+void enav_l7_framed_parse_error(const struct enav_l7_framing *ops, void *st,
+				enum enav_l7_stream dir, const struct enav_l7_sink *out)
+{
+	out->stats->parse_errors++;
+	enav_l7_framed_lose(ops, st, dir, out);
+}
+
+void enav_l7_exchange_begin(struct enav_l7_exchange *x, const struct enav_l7_framer *fr,
+			    uint64_t request_bytes)
+{
+	*x = (struct enav_l7_exchange){.start_ns = fr->start_ns,
+				       .request_bytes = request_bytes,
+				       .seq = fr->seq,
+				       .has_seq = fr->has_seq};
+}
+
+void enav_l7_emit_exchange(struct enav_l7_op *op, const struct enav_l7_exchange *x,
+			   const struct enav_l7_sink *out)
+{
+	op->start_ns = x->start_ns;
+	op->end_ns = x->end_ns > x->start_ns ? x->end_ns : x->start_ns;
+	op->request_bytes = x->request_bytes;
+	op->response_bytes = x->response_bytes;
+	op->has_request_seq = x->has_seq;
+	op->request_seq = x->seq;
+	out->stats->ops++;
+	if (out->op)
+		out->op(out->ctx, op);
+}
+
 /* A message starts at byte pos of f. */
 static void start_message(struct enav_l7_framer *fr, const struct enav_l7_framing *ops, void *st,
 			  enum enav_l7_stream dir, const struct enav_l7_fragment *f, size_t pos)
@@ -43,14 +85,20 @@ void enav_l7_framed_feed(const struct enav_l7_framing *ops, void *st,
 	size_t len = f->len > cap ? f->len : cap;
 	size_t pos = 0;
 
-	if (f->gap)
-		ops->gap(st, dir, out);
+	if (f->gap) {
+		if (ops->gap)
+			ops->gap(st, dir, out);
+		else
+			enav_l7_framed_lose(ops, st, dir, out);
+	}
 	fr->last_ns = f->ts_ns;
 	while (pos < len && !(ops->opaque && ops->opaque(st))) {
 		if (fr->resync) {
 			if (pos >= cap)
 				return;
-			long i = ops->find_start(st, dir, d, pos, cap, len);
+			long i = ops->find_start ? ops->find_start(st, dir, d, pos, cap, len)
+				 : pos == 0 && ops->starts_message(st, dir, d, cap) ? 0
+										    : -1;
 
 			if (i < 0)
 				return;
@@ -59,7 +107,7 @@ void enav_l7_framed_feed(const struct enav_l7_framing *ops, void *st,
 		}
 		if (!fr->in_msg) {
 			if (pos >= cap) { /* the next prefix is in the uncaptured tail */
-				ops->lose(st, dir, out);
+				enav_l7_framed_lose(ops, st, dir, out);
 				return;
 			}
 			if (ops->between) {
@@ -76,7 +124,7 @@ void enav_l7_framed_feed(const struct enav_l7_framing *ops, void *st,
 		}
 		if (fr->hdr_n < fr->hdr_need) {
 			if (pos >= cap) {
-				ops->lose(st, dir, out);
+				enav_l7_framed_lose(ops, st, dir, out);
 				return;
 			}
 			size_t k = fr->hdr_need - fr->hdr_n;

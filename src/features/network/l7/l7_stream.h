@@ -70,13 +70,18 @@ struct enav_l7_framing {
 	void (*end)(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr, uint64_t ts,
 		    const struct enav_l7_sink *out);
 	/* Resync: where a message plausibly starts in d[from..cap) of a fragment
-	 * that moved len bytes, or -1. */
+	 * that moved len bytes, or -1.  NULL: only at a fragment's first byte,
+	 * when starts_message() says so (one write per message makes a start
+	 * there likely; anywhere else it would be a guess). */
 	long (*find_start)(void *st, enum enav_l7_stream dir, const uint8_t *d, size_t from,
 			   size_t cap, size_t len);
-	/* Framing is lost (a gap, a prefix in bytes not captured): the parser's
-	 * own clean-up, which calls enav_l7_framer_lose(). */
+	bool (*starts_message)(void *st, enum enav_l7_stream dir, const uint8_t *d, size_t cap);
+	/* Optional: the parser's own clean-up when framing is lost (a gap, a
+	 * bad header, a prefix in bytes not captured).  The engine then drops
+	 * the partial message and counts the resync (enav_l7_framed_lose). */
 	void (*lose)(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out);
-	/* The fragment follows lost bytes (f->gap): usually lose(). */
+	/* Optional: the fragment follows lost bytes (f->gap), for a parser
+	 * that salvages something first; NULL: enav_l7_framed_lose. */
 	void (*gap)(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out);
 	/* Optional: a byte that may stand alone between messages (PostgreSQL's
 	 * answer to an SSLRequest). */
@@ -89,6 +94,10 @@ struct enav_l7_framing {
 	 * (offsetof; keep_cap 0: nothing kept). */
 	size_t framer_at[2], keep_at[2];
 	uint32_t keep_cap[2];
+	/* Count a resync for every loss, also one while already resyncing
+	 * (Kafka, MongoDB: a stream that keeps losing shows it); else once per
+	 * resync. */
+	bool resync_every_loss;
 };
 
 /* Feed one fragment to the framer of its direction: a parser's feed. */
@@ -98,6 +107,48 @@ void enav_l7_framed_feed(const struct enav_l7_framing *ops, void *st,
 /* Drop the partial message and wait for a plausible start; a resync is
  * counted once per loss. */
 void enav_l7_framer_lose(struct enav_l7_framer *fr, const struct enav_l7_sink *out);
+
+/* Framing of dir is lost: the parser's lose(), then the framer drops the
+ * partial message and counts the resync as the framing says.  What the
+ * engine calls, and what a parser calls when its own reading finds the
+ * stream broken. */
+void enav_l7_framed_lose(const struct enav_l7_framing *ops, void *st, enum enav_l7_stream dir,
+			 const struct enav_l7_sink *out);
+/* The same after a message the parser cannot read: counts a parse error. */
+void enav_l7_framed_parse_error(const struct enav_l7_framing *ops, void *st,
+				enum enav_l7_stream dir, const struct enav_l7_sink *out);
+
+/* Defines enav_l7_<parser>_ops for a parser whose feed is the engine's
+ * framing (an enav_l7_framing object, by name). */
+#define ENAV_L7_FRAMED_PARSER(parser, state_type, detect_fn, init_fn, framing, finish_fn)          \
+	static void parser##_framed_feed(void *st, const struct enav_l7_fragment *f,               \
+					 const struct enav_l7_sink *out)                           \
+	{                                                                                          \
+		enav_l7_framed_feed(&(framing), st, f, out);                                       \
+	}                                                                                          \
+	ENAV_L7_PARSER(parser, state_type, detect_fn, init_fn, parser##_framed_feed, finish_fn)
+
+/* ---- pairing ------------------------------------------------------------ */
+
+/* One request and what answered it, as every request/response parser keeps
+ * it: when each began and ended, their sizes, the request's TCP position. */
+struct enav_l7_exchange {
+	uint64_t start_ns, end_ns; /* end_ns 0, or before the start: the start */
+	uint64_t request_bytes, response_bytes;
+	uint32_t seq;
+	bool has_seq;
+};
+
+/* The request side of an exchange: the message fr is framing, of
+ * request_bytes in all. */
+void enav_l7_exchange_begin(struct enav_l7_exchange *x, const struct enav_l7_framer *fr,
+			    uint64_t request_bytes);
+
+/* Completes op with x and hands it to the sink, counted in stats->ops.
+ * An end before the start is the start (the two directions' events are
+ * stamped on different CPUs). */
+void enav_l7_emit_exchange(struct enav_l7_op *op, const struct enav_l7_exchange *x,
+			   const struct enav_l7_sink *out);
 
 /* ---- text protocols ------------------------------------------------------ */
 

@@ -43,11 +43,8 @@
 
 struct mongo_pending {
 	int32_t request_id;
-	bool has_seq;
-	bool is_cmd; /* the reply's first document is a command reply */
-	uint32_t seq;
-	uint64_t start_ns;
-	uint64_t request_bytes;
+	bool is_cmd;		   /* the reply's first document is a command reply */
+	struct enav_l7_exchange x; /* its request side */
 	char operation[ENAV_L7_OPERATION_MAX];
 	char target[ENAV_L7_TARGET_MAX];
 };
@@ -108,15 +105,11 @@ static void emit(const struct enav_l7_sink *out, const struct mongo_pending *p, 
 		if (reply->codename_cut)
 			out->stats->truncated_fields++;
 	}
-	op.start_ns = p->start_ns;
-	op.end_ns = end_ns < p->start_ns ? p->start_ns : end_ns;
-	op.request_bytes = p->request_bytes;
-	op.response_bytes = response_bytes;
-	op.has_request_seq = p->has_seq;
-	op.request_seq = p->seq;
-	out->stats->ops++;
-	if (out->op)
-		out->op(out->ctx, &op);
+	struct enav_l7_exchange x = p->x;
+
+	x.end_ns = end_ns;
+	x.response_bytes = response_bytes;
+	enav_l7_emit_exchange(&op, &x, out);
 }
 
 /* A request that will get no response: emitted as such. */
@@ -124,7 +117,7 @@ static void unanswered(void *st, uint32_t index, const struct enav_l7_sink *out)
 {
 	struct mongo_pending *p = &((struct mongo_state *)st)->fifo[index];
 
-	emit(out, p, ENAV_L7_OP_REQUEST, false, p->start_ns, 0, NULL, false);
+	emit(out, p, ENAV_L7_OP_REQUEST, false, p->x.start_ns, 0, NULL, false);
 }
 
 static void dir_reset(struct mongo_dir *d)
@@ -159,10 +152,7 @@ static void req_commit(struct mongo_state *s, const struct enav_l7_sink *out)
 	d->committed = true;
 	memset(&p, 0, sizeof(p));
 	p.request_id = d->req_id;
-	p.has_seq = d->fr.has_seq;
-	p.seq = d->fr.seq;
-	p.start_ns = d->fr.start_ns;
-	p.request_bytes = d->len;
+	enav_l7_exchange_begin(&p.x, &d->fr, d->len);
 	switch (d->opcode) {
 	case OP_MSG:
 		message = (c->flags & MSG_MORE_TO_COME) != 0;
@@ -212,7 +202,7 @@ static void req_commit(struct mongo_state *s, const struct enav_l7_sink *out)
 			out->stats->truncated_fields++;
 	}
 	if (message) {
-		emit(out, &p, ENAV_L7_OP_MESSAGE, false, p.start_ns, 0, NULL, false);
+		emit(out, &p, ENAV_L7_OP_MESSAGE, false, p.x.start_ns, 0, NULL, false);
 		return;
 	}
 	long at = enav_l7_fifo_push(&s->q, p.request_id, out);
@@ -233,25 +223,18 @@ static void flush_cur(struct mongo_state *s, const struct enav_l7_sink *out)
 	     d->opcode == OP_REPLY && (d->sc.flags & (REPLY_QUERY_FAIL | REPLY_CURSOR_NF)));
 }
 
+/* Framing is lost: the reply in progress ends as it is (the engine drops
+ * the partial message and waits for a plausible start). */
 static void lose(void *st, enum enav_l7_stream si, const struct enav_l7_sink *out)
 {
 	struct mongo_state *s = st;
 
-	struct mongo_dir *d = &s->dir[si];
-
 	if (si == ENAV_L7_RESPONSE)
 		flush_cur(s, out);
-	dir_reset(d);
-	if (d->fr.resync) /* every loss counts, a gap while resyncing too */
-		out->stats->resyncs++;
-	enav_l7_framer_lose(&d->fr, out);
+	dir_reset(&s->dir[si]);
 }
 
-static void parse_error(struct mongo_state *s, int si, const struct enav_l7_sink *out)
-{
-	out->stats->parse_errors++;
-	lose(s, si, out);
-}
+static const struct enav_l7_framing mongo_framing;
 
 static void on_reply_header(struct mongo_state *s, const struct enav_l7_sink *out)
 {
@@ -317,7 +300,7 @@ static bool on_header(struct mongo_state *s, int si, const struct enav_l7_sink *
 	d->opcode = (int32_t)enav_l7_le32(d->fr.hdr + 12);
 	if (d->len < MONGO_HDR || d->len > MONGO_MAX_MSG ||
 	    !(si == ENAV_L7_REQUEST ? request_opcode(d->opcode) : reply_opcode(d->opcode))) {
-		parse_error(s, si, out);
+		enav_l7_framed_parse_error(&mongo_framing, s, si, out);
 		return false;
 	}
 	d->in_msg = true;
@@ -346,7 +329,7 @@ static bool after_scan(struct mongo_state *s, int si, const struct enav_l7_sink 
 	if (si != ENAV_L7_REQUEST || d->silent || d->committed)
 		return true;
 	if (d->sc.mode == M_BAD) {
-		parse_error(s, si, out);
+		enav_l7_framed_parse_error(&mongo_framing, s, si, out);
 		return false;
 	}
 	if (d->sc.mode == M_DONE)
@@ -374,8 +357,11 @@ static void on_end(void *st, enum enav_l7_stream si, struct enav_l7_framer *fr, 
 	dir_reset(d);
 }
 
-static bool plausible_start(struct mongo_state *s, int si, const uint8_t *b, size_t n)
+/* After a loss: does this fragment start with a message we can trust? */
+static bool plausible_start(void *st, enum enav_l7_stream si, const uint8_t *b, size_t n)
 {
+	struct mongo_state *s = st;
+
 	if (n < MONGO_HDR)
 		return false;
 	uint32_t len = enav_l7_le32(b);
@@ -395,13 +381,6 @@ static bool plausible_start(struct mongo_state *s, int si, const uint8_t *b, siz
 
 /* ---- the framing the stream engine runs ---------------------------------- */
 
-/* Resync only at a fragment's first byte, as Kafka. */
-static long mongo_find_start(void *st, enum enav_l7_stream dir, const uint8_t *d, size_t from,
-			     size_t cap, size_t len)
-{
-	return from == 0 && plausible_start(st, (int)dir, d, cap) ? 0 : -1;
-}
-
 static void mongo_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
 {
 	struct mongo_state *s = st;
@@ -410,7 +389,7 @@ static void mongo_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_si
 	/* A request whose command was read is still queued. */
 	if (dir == ENAV_L7_REQUEST && d->in_msg && !d->silent && !d->committed && req_known(d))
 		req_commit(s, out);
-	lose(s, (int)dir, out);
+	enav_l7_framed_lose(&mongo_framing, s, dir, out);
 }
 
 static bool mongo_header(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr,
@@ -440,17 +419,12 @@ static const struct enav_l7_framing mongo_framing = {
     .header = mongo_header,
     .body = mongo_body,
     .end = on_end,
-    .find_start = mongo_find_start,
+    .starts_message = plausible_start,
     .lose = lose,
     .gap = mongo_gap,
     .framer_at = {offsetof(struct mongo_state, dir[0].fr), offsetof(struct mongo_state, dir[1].fr)},
+    .resync_every_loss = true,
 };
-
-static void mongo_feed(void *state, const struct enav_l7_fragment *f,
-		       const struct enav_l7_sink *out)
-{
-	enav_l7_framed_feed(&mongo_framing, state, f, out);
-}
 
 static int mongo_init(void *state, const struct enav_l7_options *opt)
 {
@@ -487,4 +461,5 @@ static bool mongo_detect(const uint8_t *d, size_t n, enum enav_l7_stream stream)
 	       (op == OP_MSG || op == OP_QUERY);
 }
 
-ENAV_L7_PARSER(mongo, struct mongo_state, mongo_detect, mongo_init, mongo_feed, mongo_finish);
+ENAV_L7_FRAMED_PARSER(mongo, struct mongo_state, mongo_detect, mongo_init, mongo_framing,
+		      mongo_finish);

@@ -92,9 +92,7 @@ struct my_op {
 	char statement[ENAV_L7_STATEMENT_MAX];
 	char status[ENAV_L7_STATUS_MAX];
 	char sql_op[ENAV_L7_OPERATION_MAX]; /* PREPARE: the statement's own operation */
-	uint64_t start_ns, end_ns, req_bytes, resp_bytes;
-	uint32_t seq;
-	bool has_seq;
+	struct enav_l7_exchange x;
 	bool error;
 	bool emit;
 	bool resp_started;
@@ -166,31 +164,12 @@ static struct my_op *tail(struct my_state *s)
 static void emit(struct my_state *s, struct my_op *o, bool response_seen,
 		 const struct enav_l7_sink *out)
 {
-	struct enav_l7_op op;
-
-	if (!o->emit)
-		return;
-	memset(&op, 0, sizeof(op));
-	op.protocol = ENAV_L7_MYSQL;
-	op.kind = ENAV_L7_OP_REQUEST;
-	op.error = response_seen && o->error;
-	op.response_seen = response_seen;
-	memcpy(op.operation, o->operation, sizeof(op.operation));
-	memcpy(op.target, o->target, sizeof(op.target));
-	if (response_seen)
-		memcpy(op.status, o->status, sizeof(op.status));
-	if (s->opt.sanitized)
-		memcpy(op.statement, o->statement, sizeof(op.statement));
-	op.status_code = -1;
-	op.start_ns = o->start_ns;
-	op.end_ns = response_seen && o->end_ns >= o->start_ns ? o->end_ns : o->start_ns;
-	op.request_bytes = o->req_bytes;
-	op.response_bytes = response_seen ? o->resp_bytes : 0;
-	op.has_request_seq = o->has_seq;
-	op.request_seq = o->seq;
-	out->stats->ops++;
-	if (out->op)
-		out->op(out->ctx, &op);
+	if (o->emit)
+		enav_l7_sql_emit(ENAV_L7_MYSQL,
+				 &(struct enav_l7_sql_texts){o->operation, o->target,
+							     s->opt.sanitized ? o->statement : NULL,
+							     o->status},
+				 response_seen, o->error, &o->x, out);
 }
 
 static void pop_front(struct my_state *s)
@@ -223,7 +202,7 @@ static void complete(struct my_state *s, uint64_t ts, const struct enav_l7_sink 
 
 	if (!o)
 		return;
-	o->end_ns = ts;
+	o->x.end_ns = ts;
 	emit(s, o, true, out);
 	pop_front(s);
 	s->resp_lost = false;
@@ -297,10 +276,10 @@ static struct my_op *push(struct my_state *s, const struct my_reader *r, uint8_t
 	memset(o, 0, sizeof(*o));
 	o->kind = kind;
 	o->emit = emit_op;
-	o->start_ns = r->fr.start_ns;
-	o->has_seq = r->fr.has_seq;
-	o->seq = r->fr.seq;
-	o->req_bytes = (uint64_t)r->len + 4;
+	o->x.start_ns = r->fr.start_ns;
+	o->x.has_seq = r->fr.has_seq;
+	o->x.seq = r->fr.seq;
+	o->x.request_bytes = (uint64_t)r->len + 4;
 	s->count++;
 	return o;
 }
@@ -465,7 +444,7 @@ static void request_packet(struct my_state *s, struct my_reader *r, const struct
 		struct my_op *o = tail(s);
 
 		if (o)
-			o->req_bytes += (uint64_t)r->len + 4;
+			o->x.request_bytes += (uint64_t)r->len + 4;
 		return;
 	}
 	if (s->phase != PH_CMD) {
@@ -733,7 +712,7 @@ static void response_packet(struct my_state *s, struct my_reader *r, uint64_t ts
 		}
 		return;
 	}
-	o->resp_bytes += (uint64_t)len + 4;
+	o->x.response_bytes += (uint64_t)len + 4;
 	o->resp_started = true;
 	if (r->cont || (n >= 1 && enav_mysql_is_progress(b, n)))
 		return;
@@ -775,12 +754,15 @@ static void response_packet(struct my_state *s, struct my_reader *r, uint64_t ts
 
 /* ---- framing -------------------------------------------------------------- */
 
+/* Framing is lost (the engine drops the partial packet): a packet split
+ * across the loss cannot continue, and the oldest command's answer may
+ * have been in the lost bytes. */
 static void lose(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
 {
 	struct my_state *s = st;
 
+	(void)out;
 	s->rd[dir].next_cont = false;
-	enav_l7_framer_lose(&s->rd[dir].fr, out);
 	if (dir == ENAV_L7_RESPONSE && s->count)
 		s->resp_lost = true;
 }
@@ -797,11 +779,13 @@ static void flush_answered(struct my_state *s, const struct enav_l7_sink *out)
 
 /* ---- the framing the stream engine runs ---------------------------------- */
 
+static const struct enav_l7_framing my_framing;
+
 static void my_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
 {
 	if (dir == ENAV_L7_RESPONSE)
 		flush_answered(st, out);
-	lose(st, dir, out);
+	enav_l7_framed_lose(&my_framing, st, dir, out);
 }
 
 static bool my_header(void *st, enum enav_l7_stream dir, struct enav_l7_framer *fr,
@@ -846,12 +830,6 @@ static const struct enav_l7_framing my_framing = {
     .keep_cap = {MY_REQ_CAP, MY_RESP_CAP},
 };
 
-/* The parser's feed: the engine frames packets of one stream. */
-static void my_feed(void *state, const struct enav_l7_fragment *f, const struct enav_l7_sink *out)
-{
-	enav_l7_framed_feed(&my_framing, state, f, out);
-}
-
 /* ---- ops ------------------------------------------------------------------ */
 
 static bool my_detect(const uint8_t *d, size_t n, enum enav_l7_stream stream)
@@ -870,4 +848,5 @@ static int my_init(void *state, const struct enav_l7_options *opt)
 	return 0;
 }
 
-ENAV_L7_PARSER(mysql, struct my_state, my_detect, my_init, my_feed, flush_pending);
+/* The engine frames packets of each stream. */
+ENAV_L7_FRAMED_PARSER(mysql, struct my_state, my_detect, my_init, my_framing, flush_pending);

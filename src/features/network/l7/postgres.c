@@ -66,9 +66,7 @@ struct pg_op {
 	char target[ENAV_L7_TARGET_MAX];
 	char statement[ENAV_L7_STATEMENT_MAX];
 	char status[ENAV_L7_STATUS_MAX];
-	uint64_t start_ns, end_ns, req_bytes, resp_bytes;
-	uint32_t seq;
-	bool has_seq;
+	struct enav_l7_exchange x;
 	bool error;
 	bool resp_started;
 };
@@ -185,29 +183,11 @@ static void pop_front(struct pg_state *s)
 static void emit(struct pg_state *s, struct pg_op *o, bool response_seen,
 		 const struct enav_l7_sink *out)
 {
-	struct enav_l7_op op;
-
-	memset(&op, 0, sizeof(op));
-	op.protocol = ENAV_L7_POSTGRES;
-	op.kind = ENAV_L7_OP_REQUEST;
-	op.error = response_seen && o->error;
-	op.response_seen = response_seen;
-	memcpy(op.operation, o->operation, sizeof(op.operation));
-	memcpy(op.target, o->target, sizeof(op.target));
-	if (response_seen)
-		memcpy(op.status, o->status, sizeof(op.status));
-	if (s->opt.sanitized)
-		memcpy(op.statement, o->statement, sizeof(op.statement));
-	op.status_code = -1;
-	op.start_ns = o->start_ns;
-	op.end_ns = response_seen && o->end_ns >= o->start_ns ? o->end_ns : o->start_ns;
-	op.request_bytes = o->req_bytes;
-	op.response_bytes = response_seen ? o->resp_bytes : 0;
-	op.has_request_seq = o->has_seq;
-	op.request_seq = o->seq;
-	out->stats->ops++;
-	if (out->op)
-		out->op(out->ctx, &op);
+	enav_l7_sql_emit(ENAV_L7_POSTGRES,
+			 &(struct enav_l7_sql_texts){o->operation, o->target,
+						     s->opt.sanitized ? o->statement : NULL,
+						     o->status},
+			 response_seen, o->error, &o->x, out);
 }
 
 /* Emit and drop every pending op without its response; markers go too.  Also
@@ -275,10 +255,10 @@ static struct pg_op *push_op(struct pg_state *s, uint8_t kind, const struct enav
 	struct pg_op *o = &s->ops[idx];
 
 	memset(o, 0, sizeof(*o));
-	o->start_ns = s->acc_start_ns;
-	o->has_seq = s->acc_has_seq;
-	o->seq = s->acc_seq;
-	o->req_bytes = s->acc_bytes;
+	o->x.start_ns = s->acc_start_ns;
+	o->x.has_seq = s->acc_has_seq;
+	o->x.seq = s->acc_seq;
+	o->x.request_bytes = s->acc_bytes;
 	s->acc_active = false;
 	s->ops_used |= 1u << idx;
 	s->n_ops++;
@@ -530,7 +510,7 @@ static void request_message(struct pg_state *s, struct pg_reader *r, const struc
 		struct pg_op *o = tail_op(s);
 
 		if (o)
-			o->req_bytes += wire;
+			o->x.request_bytes += wire;
 		break;
 	}
 	default: /* Describe, Flush: part of the next op; Terminate, password */
@@ -586,7 +566,7 @@ static void response_message(struct pg_state *s, struct pg_reader *r, uint64_t t
 	struct pg_op *o = front_op(s);
 
 	if (o) {
-		o->resp_bytes += wire;
+		o->x.response_bytes += wire;
 		o->resp_started = true;
 	}
 	switch (r->type) {
@@ -606,7 +586,7 @@ static void response_message(struct pg_state *s, struct pg_reader *r, uint64_t t
 			if (k == PG_SIMPLE || k == PG_FUNC) {
 				struct pg_op *fo = &s->ops[fs->op];
 
-				fo->end_ns = ts;
+				fo->x.end_ns = ts;
 				emit(s, fo, true, out);
 				pop_front(s);
 				break;
@@ -615,7 +595,7 @@ static void response_message(struct pg_state *s, struct pg_reader *r, uint64_t t
 				struct pg_op *fo = &s->ops[fs->op];
 
 				if (fo == o) /* the ReadyForQuery is not its response */
-					fo->resp_bytes -= wire;
+					fo->x.response_bytes -= wire;
 				s->skipped++;
 				emit(s, fo, false, out);
 				pop_front(s);
@@ -642,7 +622,7 @@ static void response_message(struct pg_state *s, struct pg_reader *r, uint64_t t
 				tag_word(o->status, b, n, out);
 			else if (r->type == 's')
 				memcpy(o->status, "SUSPENDED", sizeof("SUSPENDED"));
-			o->end_ns = ts;
+			o->x.end_ns = ts;
 			emit(s, o, true, out);
 			pop_front(s);
 		} else if (r->type == 'C' && !o->error) {
@@ -663,7 +643,7 @@ static void response_message(struct pg_state *s, struct pg_reader *r, uint64_t t
 			sqlstate(o->status, b, n, out);
 		}
 		if (fs->kind == PG_EXEC) {
-			o->end_ns = ts;
+			o->x.end_ns = ts;
 			emit(s, o, true, out);
 			pop_front(s);
 		}
@@ -703,12 +683,13 @@ static void flush_answered(struct pg_state *s, const struct enav_l7_sink *out)
 	}
 }
 
-/* Loss of framing on one stream: drop the partial message, resync later. */
+/* Loss of framing on one stream (the engine drops the partial message and
+ * resyncs later). */
 static void lose(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
 {
 	struct pg_state *s = st;
 
-	enav_l7_framer_lose(&s->rd[dir].fr, out);
+	(void)out;
 	if (dir == ENAV_L7_REQUEST) {
 		s->acc_active = false;
 	} else if (s->count) {
@@ -743,11 +724,13 @@ static long find_start(void *st, enum enav_l7_stream dir, const uint8_t *d, size
 
 /* ---- the framing the stream engine runs ---------------------------------- */
 
+static const struct enav_l7_framing pg_framing;
+
 static void pg_gap(void *st, enum enav_l7_stream dir, const struct enav_l7_sink *out)
 {
 	if (dir == ENAV_L7_RESPONSE)
 		flush_answered(st, out);
-	lose(st, dir, out);
+	enav_l7_framed_lose(&pg_framing, st, dir, out);
 }
 
 /* The answer to an SSLRequest or GSSENCRequest is one byte, no message. */
@@ -787,9 +770,8 @@ static bool pg_header(void *st, enum enav_l7_stream dir, struct enav_l7_framer *
 		r->len = enav_l7_be32(fr->hdr);
 		if (!enav_pg_valid_startup(r->len, enav_l7_be32(fr->hdr + 4))) {
 			/* joined after the start-up: try typed messages */
-			out->stats->parse_errors++;
 			s->typed = true;
-			lose(s, dir, out);
+			enav_l7_framed_parse_error(&pg_framing, s, dir, out);
 			return false;
 		}
 		fr->left = r->len - 8;
@@ -798,8 +780,7 @@ static bool pg_header(void *st, enum enav_l7_stream dir, struct enav_l7_framer *
 	r->type = fr->hdr[0];
 	r->len = enav_l7_be32(fr->hdr + 1);
 	if (!enav_pg_valid_header(dir, r->type, r->len)) {
-		out->stats->parse_errors++;
-		lose(s, dir, out);
+		enav_l7_framed_parse_error(&pg_framing, s, dir, out);
 		return false;
 	}
 	fr->left = r->len - 4;
@@ -843,12 +824,6 @@ static const struct enav_l7_framing pg_framing = {
     .keep_cap = {PG_REQ_CAP, PG_RESP_CAP},
 };
 
-/* The parser's feed: the engine frames messages of one stream. */
-static void pg_feed(void *state, const struct enav_l7_fragment *f, const struct enav_l7_sink *out)
-{
-	enav_l7_framed_feed(&pg_framing, state, f, out);
-}
-
 /* ---- ops ------------------------------------------------------------------ */
 
 static bool pg_detect(const uint8_t *d, size_t n, enum enav_l7_stream stream)
@@ -871,4 +846,5 @@ static int pg_init(void *state, const struct enav_l7_options *opt)
 	return 0;
 }
 
-ENAV_L7_PARSER(postgres, struct pg_state, pg_detect, pg_init, pg_feed, flush_pending);
+/* The engine frames messages of each stream. */
+ENAV_L7_FRAMED_PARSER(postgres, struct pg_state, pg_detect, pg_init, pg_framing, flush_pending);

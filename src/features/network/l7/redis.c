@@ -188,15 +188,14 @@ void enav_redis_emit(const struct r_pend *p, bool seen, uint64_t end_ns, uint64_
 	if (status)
 		memcpy(op.status, status, strnlen(status, sizeof(op.status) - 1));
 	op.status_code = -1;
-	op.start_ns = p->start_ns;
-	op.end_ns = seen && end_ns > p->start_ns ? end_ns : p->start_ns;
-	op.request_bytes = p->req_bytes;
-	op.response_bytes = seen ? resp_bytes : 0;
-	op.has_request_seq = p->has_seq;
-	op.request_seq = p->seq;
-	out->stats->ops++;
-	if (out->op)
-		out->op(out->ctx, &op);
+	enav_l7_emit_exchange(&op,
+			      &(struct enav_l7_exchange){.start_ns = p->start_ns,
+							 .end_ns = seen ? end_ns : 0,
+							 .request_bytes = p->req_bytes,
+							 .response_bytes = seen ? resp_bytes : 0,
+							 .seq = p->seq,
+							 .has_seq = p->has_seq},
+			      out);
 }
 
 static void r_enqueue(struct redis_state *s, const struct enav_l7_sink *out)
