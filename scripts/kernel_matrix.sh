@@ -91,6 +91,23 @@ read_list() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^[[:space:]]*$/d' "$1"
 }
 
+# A list may be cut into parts by lines "---": each part of a kernel's list
+# boots a guest of its own, so that two slots share the work evenly.
+# list_tests FILE: its tests, every part.
+list_tests() {
+	read_list "$1" | grep -v '^---$' || true
+}
+
+# list_parts FILE: how many parts (guests) it asks for.
+list_parts() {
+	echo $(($(read_list "$1" | grep -c '^---$' || true) + 1))
+}
+
+# list_part FILE N: the tests of its Nth part.
+list_part() {
+	read_list "$1" | awk -v n="$2" '$0 == "---" { p++; next } p + 1 == n'
+}
+
 # run_list LIST OUTDIR KERNEL: runs each test of LIST from the repository,
 # one log per test in OUTDIR and a line per test in OUTDIR/verdicts.tsv,
 # appended as each test ends (a guest that times out keeps what it finished).
@@ -132,7 +149,7 @@ run_list() {
 		# A guest's memory is its 4 GiB, the overlay's writes included: a
 		# guest that stops early shows on its console what was left.
 		[ "$kernel" = host ] || echo "== $kernel: after $key: $(guest_memory)"
-	done < <(read_list "$list")
+	done < <(list_tests "$list")
 }
 
 # guest_memory: the guest's available memory and what its tmpfs overlay (every
@@ -215,7 +232,9 @@ guest_main() {
 			echo "   cgroup controller $c not enabled" >&2
 	done
 	cd "$REPO"
-	diagnose "$res" "$BUILD"
+	# The kernel's first guest probes and times a default start; its other
+	# parts only run their tests.
+	[ "${GUEST_DIAGNOSE:-1}" = 0 ] || diagnose "$res" "$BUILD"
 	run_list "$res/tests.list" "$res" "$GUEST_KERNEL"
 	echo "== guest $GUEST_KERNEL: done"
 	touch "$res/done"
@@ -472,14 +491,17 @@ warm_go_cache() {
 	fi
 }
 
-# prepare_kernel NAME PACKAGE ACCEL SUITE: the kernel fetched, its initramfs built,
-# the guest's instructions written into $RESULTS/NAME (boot.env says how to
-# boot it).  One at a time: apt and the cache are shared.
+# prepare_kernel NAME PACKAGE ACCEL SUITE LIST: the kernel fetched, its
+# initramfs built, and a guest per part of LIST (its tests) written into
+# $RESULTS/NAME, then $RESULTS/NAME~2 and on (boot.env says how to boot it);
+# each guest joins GUESTS.  One at a time: apt and the cache are shared.
 prepare_kernel() {
-	local name=$1 glob=$2 accel=$3 suite=${4:--} pkg kver dir hash img out
+	local name=$1 glob=$2 accel=$3 suite=${4:--} list=$5 pkg kver dir hash img out
 	out=$RESULTS/$name
-	rm -rf "$out"
+	rm -rf "$out" "$RESULTS/$name~"*
 	mkdir -p "$out"
+	# The kernel's whole list: what collect expects of it, all parts.
+	list_tests "$list" >"$out/kernel-tests.list"
 	use_suite "$suite"
 	pkg=$(resolve_package "$glob") || {
 		echo "no package matches $glob" >"$out/error.txt"
@@ -498,16 +520,65 @@ prepare_kernel() {
 		rm -f "$CACHE/initramfs/$kver-"*.cpio.gz
 		build_initramfs "$kver" "$dir/lib/modules/$kver" "$img"
 	fi
-	printf '%s\t%s\t%s\t%s\n' "$name" "$pkg" "$kver" "$accel" >"$out/kernel.tsv"
-	cp "$TESTS_LIST" "$out/tests.list"
-	{
-		printf 'REPO=%q\nBUILD=%q\nGUEST_KERNEL=%q\n' "$REPO" "$BUILD" "$name"
-		[ -z "${GO_CACHE_DIR:-}" ] || printf 'GOCACHE=%q\n' "$GO_CACHE_DIR"
-		printf 'TEST_TIMEOUT=%q\nENAV_READY_WAIT_S=%q\nENAV_TIME_SCALE=%q\n' "$TEST_TIMEOUT" \
-			"${ENAV_READY_WAIT_S:-120}" "${ENAV_GUEST_TIME_SCALE:-6}"
-	} >"$out/guest.env"
-	printf 'BOOT_KERNEL=%q\nBOOT_INITRD=%q\nBOOT_ACCEL=%q\nBOOT_PKG=%q\n' \
-		"$dir/boot/vmlinuz-$kver" "$img" "$accel" "$pkg ($kver)" >"$out/boot.env"
+	local i parts
+	parts=$(list_parts "$list")
+	for ((i = 1; i <= parts; i++)); do
+		out=$RESULTS/$name
+		[ "$i" -eq 1 ] || out=$RESULTS/$name~$i
+		mkdir -p "$out"
+		printf '%s\t%s\t%s\t%s\n' "$name" "$pkg" "$kver" "$accel" >"$out/kernel.tsv"
+		list_part "$list" "$i" >"$out/tests.list"
+		{
+			printf 'REPO=%q\nBUILD=%q\nGUEST_KERNEL=%q\n' "$REPO" "$BUILD" "$name"
+			printf 'GUEST_DIAGNOSE=%q\n' "$((i == 1 ? 1 : 0))"
+			[ -z "${GO_CACHE_DIR:-}" ] || printf 'GOCACHE=%q\n' "$GO_CACHE_DIR"
+			printf 'TEST_TIMEOUT=%q\nENAV_READY_WAIT_S=%q\nENAV_TIME_SCALE=%q\n' "$TEST_TIMEOUT" \
+				"${ENAV_READY_WAIT_S:-120}" "${ENAV_GUEST_TIME_SCALE:-6}"
+		} >"$out/guest.env"
+		printf 'BOOT_KERNEL=%q\nBOOT_INITRD=%q\nBOOT_ACCEL=%q\nBOOT_PKG=%q\n' \
+			"$dir/boot/vmlinuz-$kver" "$img" "$accel" "$pkg ($kver)" >"$out/boot.env"
+		GUESTS+=("$(basename "$out")")
+	done
+}
+
+# guest_dirs KERNEL: the result directories of its guests, first part first.
+guest_dirs() {
+	local d
+	echo "$1"
+	for d in "$RESULTS/$1~"*; do
+		[ -d "$d" ] && basename "$d"
+	done | sort -t'~' -k2,2n
+}
+
+# kernel_list KERNEL: the tests the kernel was given (every part); the run's
+# list for the host.
+kernel_list() {
+	if [ -f "$RESULTS/$1/kernel-tests.list" ]; then
+		echo "$RESULTS/$1/kernel-tests.list"
+	else
+		echo "$TESTS_LIST"
+	fi
+}
+
+# guest_estimate DIR: the seconds its tests took at most on any kernel of
+# the committed docs/kernels.md (120 for one it does not list), and 60 for
+# a kernel's first guest (it probes and times a default start first):
+# guests boot longest first, so two slots end close together.
+guest_estimate() {
+	local total=0 line key s
+	[[ $1 == *"~"* ]] || total=60
+	while IFS= read -r line; do
+		key=$(test_key "$line")
+		s=$(awk -F'|' -v k=" $key " '$2 == k {
+			m = 0
+			for (i = 3; i <= NF; i++)
+				if (match($i, / [0-9]+s/)) { v = substr($i, RSTART + 1, RLENGTH - 2) + 0; if (v > m) m = v }
+			print m; exit
+		}' "$REPO/docs/kernels.md" 2>/dev/null)
+		[ "${s:-0}" -gt 0 ] || s=120
+		total=$((total + s))
+	done < <(read_list "$RESULTS/$1/tests.list")
+	echo "$total"
 }
 
 # boot_kernel NAME: one prepared guest, start to power-off; results in
@@ -578,27 +649,57 @@ run_host() {
 
 # The verdict of every (kernel, test) of this run, a test that has none
 # counted as "missing"; sets FAILURES.
-declare -A VERDICT=() COUNTS=()
+declare -A VERDICT=() COUNTS=() VDIR=()
 KERNELS_RUN=()
+GUESTS=()
 collect() {
-	local k key line t verdict p f s secs
+	local k d key line t verdict p f s secs
 	FAILURES=0
 	for k in "${KERNELS_RUN[@]}"; do
-		# A guest that did not power off by itself is a failure even when
-		# its tests passed.
-		[ ! -f "$RESULTS/$k/error.txt" ] || FAILURES=$((FAILURES + 1))
-		if [ -f "$RESULTS/$k/verdicts.tsv" ]; then
+		for d in $(guest_dirs "$k"); do
+			# A guest that did not power off by itself is a failure even
+			# when its tests passed.
+			[ ! -f "$RESULTS/$d/error.txt" ] || FAILURES=$((FAILURES + 1))
+			[ -f "$RESULTS/$d/verdicts.tsv" ] || continue
 			while IFS=$'\t' read -r _ t verdict p f s secs; do
 				VERDICT[$k/$t]=$verdict
 				COUNTS[$k/$t]="$p/$f/$s ${secs}s"
-			done < <(tail -n +2 "$RESULTS/$k/verdicts.tsv")
-		fi
+				VDIR[$k/$t]=$d
+			done < <(tail -n +2 "$RESULTS/$d/verdicts.tsv")
+		done
+		# Only what the kernel was given: a test its list leaves out is
+		# "not listed", no failure.
 		while IFS= read -r line; do
 			key=$(test_key "$line")
 			[ -n "${VERDICT[$k/$key]:-}" ] || VERDICT[$k/$key]=missing
 			[ "${VERDICT[$k/$key]}" = pass ] || FAILURES=$((FAILURES + 1))
-		done < <(read_list "$TESTS_LIST")
+		done < <(list_tests "$(kernel_list "$k")")
 	done
+}
+
+# all_tests: every test of this run's kernels, the run's list first.
+all_tests() {
+	local k
+	{
+		list_tests "$TESTS_LIST"
+		for k in "${KERNELS_RUN[@]}"; do list_tests "$(kernel_list "$k")"; done
+	} | awk '!seen[$0]++'
+}
+
+# cell KERNEL KEY: a test's verdict and counts on a kernel.
+cell() {
+	local c=${VERDICT[$1/$2]:-not listed}
+	[ -z "${COUNTS[$1/$2]:-}" ] || c="$c ${COUNTS[$1/$2]}"
+	echo "$c"
+}
+
+# walls KERNEL: each guest's wall time, "1900 + 350".
+walls() {
+	local d out=""
+	for d in $(guest_dirs "$1"); do
+		out="$out${out:+ + }$(cat "$RESULTS/$d/wall_s" 2>/dev/null || echo -)"
+	done
+	echo "$out"
 }
 
 print_table() {
@@ -610,30 +711,33 @@ print_table() {
 		key=$(test_key "$line")
 		printf '%-34s' "$key"
 		for k in "${KERNELS_RUN[@]}"; do
-			printf ' %-23s' "${VERDICT[$k/$key]} ${COUNTS[$k/$key]:-}"
+			printf ' %-23s' "$(cell "$k" "$key")"
 		done
 		printf '\n'
-	done < <(read_list "$TESTS_LIST")
+	done < <(all_tests)
 	printf '%-34s' "agent start (defaults, debug)"
 	for k in "${KERNELS_RUN[@]}"; do
 		printf ' %-23s' "$(cut -c1-23 "$RESULTS/$k/agent-start.txt" 2>/dev/null || echo -)"
 	done
 	printf '\n'
 	# The budget CI plans from: each guest's wall time and its slowest test.
-	local slow
+	local slow d
 	for k in "${KERNELS_RUN[@]}"; do
-		[ -f "$RESULTS/$k/verdicts.tsv" ] || continue
-		slow=$(tail -n +2 "$RESULTS/$k/verdicts.tsv" | sort -t$'\t' -k7,7nr | head -n1 | cut -f2,7 | tr '\t' ' ')
-		echo "$k: run took $(cat "$RESULTS/$k/wall_s" 2>/dev/null || echo -) s; slowest test: ${slow:--} s"
+		slow=$(for d in $(guest_dirs "$k"); do
+			[ ! -f "$RESULTS/$d/verdicts.tsv" ] || tail -n +2 "$RESULTS/$d/verdicts.tsv"
+		done | sort -t$'\t' -k7,7nr | head -n1 | cut -f2,7 | tr '\t' ' ')
+		echo "$k: run took $(walls "$k") s; slowest test: ${slow:--} s"
 	done
 	printf '\n'
 	for k in "${KERNELS_RUN[@]}"; do
-		[ -f "$RESULTS/$k/error.txt" ] || continue
-		echo "$k: $(cat "$RESULTS/$k/error.txt")"
-		# A CI machine's logs are not kept: the console's last lines (a
-		# panic, an OOM kill, the test that was running) go in the tail.
-		[ ! -f "$RESULTS/$k/console.log" ] ||
-			grep -v '^[[:space:]]*$' "$RESULTS/$k/console.log" | tail -n 15 | cut -c1-200 | sed 's/^/    /'
+		for d in $(guest_dirs "$k"); do
+			[ -f "$RESULTS/$d/error.txt" ] || continue
+			echo "$d: $(cat "$RESULTS/$d/error.txt")"
+			# A CI machine's logs are not kept: the console's last lines (a
+			# panic, an OOM kill, the test that was running) go in the tail.
+			[ ! -f "$RESULTS/$d/console.log" ] ||
+				grep -v '^[[:space:]]*$' "$RESULTS/$d/console.log" | tail -n 15 | cut -c1-200 | sed 's/^/    /'
+		done
 	done
 	print_failed_cases
 }
@@ -642,9 +746,9 @@ print_table() {
 # test printed before the verdict, so a CI log's tail says what failed and
 # why without the guest logs (a CI machine's logs are not kept).
 print_failed_cases() {
-	local k log
+	local k d log
 	for k in "${KERNELS_RUN[@]}"; do
-		for log in "$RESULTS/$k"/*.log; do
+		for log in $(for d in $(guest_dirs "$k"); do echo "$RESULTS/$d"/*.log; done); do
 			[ -f "$log" ] || continue
 			grep -q '^FAIL ' "$log" || continue
 			echo "$k: $(basename "$log" .log):"
@@ -697,10 +801,14 @@ Each Debian kernel of [tests/kernels/kernels.list](../tests/kernels/kernels.list
 boots in QEMU (TCG emulation: timings mean nothing) on a small initramfs that
 mounts the host's \`/\` read-only over virtio-9p under a tmpfs overlay, with a
 pure cgroup v2 hierarchy, and runs the tests of
-[tests/kernels/tests.list](../tests/kernels/tests.list); \`host\` is the same list
+[tests/kernels/tests.list](../tests/kernels/tests.list), or the kernel's own
+list where kernels.list names one ("not listed": a test that list leaves
+out); a list cut by \`---\` lines boots a guest per part, and "run took" is
+each guest's time.  \`host\` is the same list
 run natively on the build machine's kernel.  A cell is the verdict and the
 cases passed/failed/skipped (runs have CI=true, so a skip fails its case;
-a \`skip\` verdict is not a pass either); logs are in \`\$BUILD/kernel-matrix/KERNEL/\`.
+a \`skip\` verdict is not a pass either); logs are in \`\$BUILD/kernel-matrix/KERNEL/\`
+(\`KERNEL~2\` and on for the other parts).
 
 ## Kernels
 
@@ -711,7 +819,7 @@ EOF
 			IFS=$'\t' read -r name pkg kver accel <"$RESULTS/$k/kernel.tsv" 2>/dev/null ||
 				{ name=$k pkg=- kver=- accel=-; }
 			boot=$(cat "$RESULTS/$k/boot_s" 2>/dev/null || echo -)
-			wall=$(cat "$RESULTS/$k/wall_s" 2>/dev/null || echo -)
+			wall=$(walls "$k")
 			[ "$boot" = - ] || boot="$boot s"
 			echo "| $name | \`$pkg\` | $kver | $accel | $boot | $wall s |"
 		done
@@ -721,12 +829,10 @@ EOF
 			key=$(test_key "$line")
 			printf '| %s |' "$key"
 			for k in "${KERNELS_RUN[@]}"; do
-				cell=${VERDICT[$k/$key]}
-				[ -z "${COUNTS[$k/$key]:-}" ] || cell="$cell ${COUNTS[$k/$key]}"
-				printf ' %s |' "$cell"
+				printf ' %s |' "$(cell "$k" "$key")"
 			done
 			printf '\n'
-		done < <(read_list "$TESTS_LIST")
+		done < <(all_tests)
 		printf '| agent start (defaults, debug log) |'
 		for k in "${KERNELS_RUN[@]}"; do
 			printf ' %s |' "$(sed 's/|/\\|/g' "$RESULTS/$k/agent-start.txt" 2>/dev/null || echo -)"
@@ -769,17 +875,21 @@ EOF
 		done | awk '!seen[$0]++')
 		printf '\n## Failures\n\n'
 		local any=0
+		local d log
 		for k in "${KERNELS_RUN[@]}"; do
-			[ ! -f "$RESULTS/$k/error.txt" ] || {
-				echo "- **$k**: $(cat "$RESULTS/$k/error.txt")"
-				any=1
-			}
+			for d in $(guest_dirs "$k"); do
+				[ ! -f "$RESULTS/$d/error.txt" ] || {
+					echo "- **$d**: $(cat "$RESULTS/$d/error.txt")"
+					any=1
+				}
+			done
 			while IFS= read -r line; do
 				key=$(test_key "$line")
 				[ "${VERDICT[$k/$key]}" != pass ] || continue
 				any=1
 				echo "- **$k** \`$key\`: ${VERDICT[$k/$key]}"
-				[ -f "$RESULTS/$k/$key.log" ] || continue
+				log=$RESULTS/${VDIR[$k/$key]:-$k}/$key.log
+				[ -f "$log" ] || continue
 				# Each failed case, and the line printed just before it:
 				# lib.sh's fail() message, or the agent's last word.
 				awk '/^(FAIL|SKIP) / {
@@ -787,8 +897,8 @@ EOF
 					if (length(r) > 200) r = substr(r, 1, 200) "..."
 					print "  - " substr($0, 6) (r == "" ? "" : ": `" r "`")
 				}
-				NF { prev = $0 }' "$RESULTS/$k/$key.log"
-			done < <(read_list "$TESTS_LIST")
+				NF { prev = $0 }' "$log"
+			done < <(list_tests "$(kernel_list "$k")")
 		done
 		[ $any -eq 1 ] || echo "None."
 	} >"$doc.tmp"
@@ -797,14 +907,14 @@ EOF
 }
 
 host_main() {
-	local kernels_opt="" host=1 guests=1 docs=1 run=1
+	local kernels_opt="" host=1 guests=1 docs=1 run=1 tests_opt=""
 	TESTS_LIST=$REPO/tests/kernels/tests.list
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--kernels) kernels_opt=${2:?--kernels NAME,...}; shift ;;
 		--no-host) host=0 ;;
 		--host-only) guests=0 ;;
-		--tests) TESTS_LIST=$(realpath "${2:?--tests FILE}"); shift ;;
+		--tests) tests_opt=$(realpath "${2:?--tests FILE}"); TESTS_LIST=$tests_opt; shift ;;
 		--no-docs) docs=0 ;;
 		--report-only) run=0 ;;
 		-h | --help) sed -n '2,/^set -euo/p' "$SELF" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -834,17 +944,27 @@ host_main() {
 		command -v "$cmd" >/dev/null || die "$cmd missing: scripts/deps.sh test installs it"
 	done
 
-	local name pkg accel suite
+	local name pkg accel suite list
 	if [ $guests -eq 1 ] && [ $run -eq 1 ]; then
 		warm_go_cache
 	fi
 	if [ $guests -eq 1 ]; then
-		while read -r name pkg accel suite; do
+		while read -r name pkg accel suite list; do
 			if [ -n "$kernels_opt" ] && [[ ",$kernels_opt," != *",$name,"* ]]; then
 				continue
 			fi
+			# --tests gives every kernel the same list; else the kernel's
+			# own (kernels.list's LIST column) or tests.list.
+			if [ -n "$tests_opt" ]; then
+				list=$tests_opt
+			elif [ -n "${list:-}" ] && [ "$list" != - ]; then
+				list=$REPO/$list
+				[ -f "$list" ] || die "kernels.list: $name's list $list does not exist"
+			else
+				list=$REPO/tests/kernels/tests.list
+			fi
 			if [ $run -eq 1 ]; then
-				prepare_kernel "$name" "$pkg" "$accel" "${suite:--}"
+				prepare_kernel "$name" "$pkg" "$accel" "${suite:--}" "$list"
 			elif [ ! -d "$RESULTS/$name" ]; then
 				continue
 			fi
@@ -852,16 +972,19 @@ host_main() {
 		done < <(read_list "$REPO/tests/kernels/kernels.list")
 		if [ $run -eq 1 ]; then
 			# At most MAX_GUESTS emulated machines at once (each TCG guest
-			# keeps a host core busy); the next starts when one powers off.
-			local k running=0
-			for k in "${KERNELS_RUN[@]}"; do
+			# keeps a host core busy); the next starts when one powers off,
+			# longest expected first.
+			local g running=0
+			while read -r _ g; do
 				if [ "$running" -ge "$MAX_GUESTS" ]; then
 					wait -n || true
 					running=$((running - 1))
 				fi
-				boot_kernel "$k" &
+				boot_kernel "$g" &
 				running=$((running + 1))
-			done
+			done < <(for g in "${GUESTS[@]}"; do
+				echo "$(guest_estimate "$g") $g"
+			done | sort -k1,1nr -s)
 			wait || true
 		fi
 	fi
