@@ -19,7 +19,7 @@
 
 #include "runtime/host.h"
 
-#define DOC "docs/architecture.md"
+#define DOC	 "docs/architecture.md"
 #define MAX_ROWS 64
 
 struct doc_row {
@@ -163,8 +163,9 @@ static void test_doc_table_is_the_module_table(void **state)
 		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 			unsigned doc = services_after(r->services, kinds[k].verb);
 			if (doc != kinds[k].mask)
-				fail_msg("%s: `%s` %s services 0x%x, the doc says 0x%x (\"%s\")", DOC,
-					 m->name, kinds[k].verb, kinds[k].mask, doc, r->services);
+				fail_msg("%s: `%s` %s services 0x%x, the doc says 0x%x (\"%s\")",
+					 DOC, m->name, kinds[k].verb, kinds[k].mask, doc,
+					 r->services);
 		}
 	}
 }
