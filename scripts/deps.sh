@@ -39,6 +39,8 @@ test_pkgs=(libcmocka-dev libclang-rt-14-dev prometheus jq util-linux libcap2-bin
 	# net_overhead,tls_overhead}.sh; tests/integration/test_bench_campaign.sh
 	# runs the campaign in its test mode.
 	wrk
+	# perf samples the agent's BPF runs in bench/hook_profile.sh.
+	linux-perf
 	# Real peers of the application-protocol tests (tests/integration/test_l7_*):
 	# servers started on loopback by the tests, their clients, and the client
 	# libraries for the two protocols Debian ships no server for.
