@@ -460,8 +460,18 @@ case_push_and_spool() {
 		m2=$(metric enav_profile_spool_files)
 		[ "$m1" = "$m2" ] && break
 	done
-	[ "$m1" = "$m2" ] || { fail "spool files metric moved during each of $try listings (last $m1 then $m2)"; return 1; }
-	expect_eq "spool files metric (same before and after the listing)" "$m1" "$listed"
+	if [ "$m1" = "$m2" ]; then
+		expect_eq "spool files metric (same before and after the listing)" "$m1" "$listed"
+		return
+	fi
+	# Nothing leaves this spool (max_age_s is a day, max_mb the default's
+	# hundreds of MiB): files only arrive, so the gauge read before a listing
+	# cannot exceed it and the one read after cannot fall short of it.  An
+	# emulated guest whose scrapes outlast the intervals never sees the gauge
+	# still (5.10 under TCG): there the listing must lie between the two.
+	[ "$m1" -le "$listed" ] && [ "$listed" -le "$m2" ] ||
+		{ fail "spool files metric $m1 then $m2 around a listing of $listed files"; return 1; }
+	echo "  spool files: the gauge moved during each of $try listings; the last, $listed, lies between $m1 and $m2"
 }
 
 run_case "profiling: CPU hot function dominates, labels, pid filter" case_cpu
