@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What a new user sees first: `enav run` with no file at all (NDJSON on
 # stdout, /metrics on 127.0.0.1:9464) becomes ready, stays up, and reports a
-# curl to nginx with exact bytes at both ends and paired HTTP spans.  Under
+# curl to nginx with exact bytes at both ends, paired HTTP spans and a DNS
+# answer (dig against dnsmasq).  Under
 # load the defaults write a bounded number of span lines and count the rest;
 # asking for every span writes every span (ADR 0015).  The kernel matrix
 # runs it on every kernel (tests/kernels/tests.list).
@@ -9,10 +10,12 @@
 
 HTTP_PORT=${HTTP_PORT:-18090}
 NGINX_PID=
+DNSMASQ_PID=
 
 stop_servers() {
 	[ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null
-	NGINX_PID=
+	[ -n "$DNSMASQ_PID" ] && kill "$DNSMASQ_PID" 2>/dev/null && wait "$DNSMASQ_PID" 2>/dev/null
+	NGINX_PID= DNSMASQ_PID=
 }
 
 start_nginx() {
@@ -79,6 +82,27 @@ case_default_run_nginx() {
 	expect_eq "server span" "$(jq -r '.span | "\(.protocol) \(.operation) \(.path) \(.status_code)"' <<<"$sspan")" "http1 GET /file.bin 200" || return 1
 	expect_eq "paired" "$(jq -r .span.trace_id <<<"$sspan") $(jq -r .span.parent_span_id <<<"$sspan")" \
 		"$(jq -r .span.trace_id <<<"$cspan") $(jq -r .span.span_id <<<"$cspan")" || return 1
+	# DNS at defaults: a lookup's answer, with the asking process.
+	command -v dnsmasq >/dev/null && command -v dig >/dev/null || { fail "dnsmasq/dig missing (scripts/deps.sh test)"; return 1; }
+	dnsmasq --keep-in-foreground --no-resolv --no-hosts --listen-address=127.0.0.1 \
+		--bind-interfaces --port=53 --address=/enav-default.example/127.0.0.3 \
+		--pid-file="$WORK/dnsmasq.pid" --user=root 2>"$WORK/dnsmasq.log" &
+	DNSMASQ_PID=$!
+	local i
+	for ((i = 0; i < 50; i++)); do
+		[ -s "$WORK/dnsmasq.pid" ] && break
+		sleep 0.1
+	done
+	kill -0 "$DNSMASQ_PID" 2>/dev/null || { fail "dnsmasq: $(cat "$WORK/dnsmasq.log")"; return 1; }
+	dig +short +tries=1 @127.0.0.1 enav-default.example A >"$WORK/dig.a" &
+	local dpid=$!
+	wait $dpid
+	expect_eq "dig answer" "$(cat "$WORK/dig.a")" 127.0.0.3 || return 1
+	local dns
+	dns=$(wait_for_line ".kind == \"dns.response\" and .process.pid == $dpid" 20) ||
+		{ fail "no dns.response for dig $dpid"; return 1; }
+	expect_eq "dns answer" "$(jq -c '[.dns.name, .dns.type, .dns.rcode, [.dns.answers[] | .type + " " + .address]]' <<<"$dns")" \
+		'["enav-default.example","A","NOERROR",["A 127.0.0.3"]]' || return 1
 	# Stays up: still ready a while later, then stops cleanly.
 	sleep 2
 	http_get http://127.0.0.1:9464/readyz >/dev/null || { fail "not ready any more"; return 1; }
