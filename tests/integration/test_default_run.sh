@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What a new user sees first: `enav run` with no file at all (NDJSON on
 # stdout, /metrics on 127.0.0.1:9464) becomes ready, stays up, and reports a
-# curl to nginx with exact bytes at both ends, paired HTTP spans and a DNS
-# answer (dig against dnsmasq).  Under
+# curl to nginx with exact bytes at both ends, paired HTTP spans, a DNS
+# answer (dig against dnsmasq) and a CPU profile of a busy process whose
+# stacks reach main.  Under
 # load the defaults write a bounded number of span lines and count the rest;
 # asking for every span writes every span (ADR 0015).  The kernel matrix
 # runs it on every kernel (tests/kernels/tests.list).
@@ -103,6 +104,24 @@ case_default_run_nginx() {
 		{ fail "no dns.response for dig $dpid"; return 1; }
 	expect_eq "dns answer" "$(jq -c '[.dns.name, .dns.type, .dns.rcode, [.dns.answers[] | .type + " " + .address]]' <<<"$dns")" \
 		'["enav-default.example","A","NOERROR",["A 127.0.0.3"]]' || return 1
+	# A CPU profile of a busy process at defaults, its stacks reaching main.
+	"$HELPERS/prof_workload" cpu "$(scaled 10)" >/dev/null &
+	local wpid=$!
+	sleep 0.5
+	curl -fs -o "$WORK/cpu.folded" \
+		"http://127.0.0.1:9464/debug/pprof/profile?seconds=$(scaled 3)&pid=$wpid&format=folded" ||
+		{ kill "$wpid"; fail "GET /debug/pprof/profile failed"; return 1; }
+	kill "$wpid" 2>/dev/null
+	wait "$wpid" 2>/dev/null
+	local prof user entry hot
+	prof=$(python3 "$(dirname "$0")/folded_stacks.py" entry "$WORK/cpu.folded" --need prof_hot_function) ||
+		{ fail "folded_stacks.py entry failed"; return 1; }
+	echo "  CPU profile at defaults: $prof"
+	read -r user entry hot < <(tr ' ' '\n' <<<"$prof" |
+		awk -F= '{ v[$1] = $2 } END { print v["user"] + 0, v["entry"] + 0, v["need_prof_hot_function"] + 0 }')
+	[ "$user" -ge 10 ] || { fail "CPU profile: $user user samples of the workload"; return 1; }
+	[ $((entry * 100)) -ge $((user * 90)) ] || { fail "CPU profile: $entry of $user stacks reach main"; return 1; }
+	[ $((hot * 100)) -ge $((user * 50)) ] || { fail "CPU profile: $hot of $user stacks in prof_hot_function"; return 1; }
 	# Stays up: still ready a while later, then stops cleanly.
 	sleep 2
 	http_get http://127.0.0.1:9464/readyz >/dev/null || { fail "not ready any more"; return 1; }
@@ -198,7 +217,7 @@ CFG
 }
 
 trap 'stop_servers; cleanup' EXIT
-run_case "enav run with no file: ready, stays up, curl to nginx with exact bytes and paired HTTP spans" case_default_run_nginx
+run_case "enav run with no file: ready, stays up, curl to nginx with exact bytes and paired HTTP spans, DNS, a CPU profile reaching main" case_default_run_nginx
 stop_servers
 run_case "enav run with no file under wrk: span lines bounded by the default limit, the rest counted" case_default_bounds_spans
 stop_servers
