@@ -520,6 +520,76 @@ static __always_inline bool l7_carry(struct conn *c, __u32 seq, long ret, bool s
 }
 
 /*
+ * Request links (ADR 0021).  On a classified stream that carries one
+ * exchange at a time (not HTTP/2), a change of direction starts or ends a
+ * request: a server's receive after a send (or its first) starts the one it
+ * serves, its first send after that ends it; a client's send starts the call
+ * it awaits, its first receive ends it.  The start is kept per thread as
+ * (socket, TCP sequence of the first byte), which the L7 tracker computes
+ * the same way from the records.  The end clears it, and says on its record
+ * (ENAV_L7_LINK_SAMPLED) when a sample named the request.
+ */
+static __always_inline bool link_stream(struct conn *c)
+{
+	__u8 l7 = c->l7s.l7;
+	return enav_links_on && c->role != ENAV_ROLE_UNKNOWN && l7 != ENAV_L7_CLASS_PENDING &&
+	       l7 != ENAV_L7_CLASS_NONE && l7 != ENAV_L7C_HTTP2;
+}
+
+/* Before the call's record: when it ends the thread's request on sk, clear
+ * it and flag the record when the request was sampled. */
+static __always_inline void link_end(struct conn *c, struct sock *sk, bool sent, __u8 *flags)
+{
+	__u8 dir = sent ? ENAV_L7_SENT : ENAV_L7_RECEIVED;
+	if (!link_stream(c) || c->link_dir == dir || c->link_dir == 0)
+		return;
+	bool server = c->role == ENAV_ROLE_SERVER;
+	if (server != sent) /* a server's receive or a client's send starts, not ends */
+		return;
+	struct enav_req_link *l = enav_req_link_of((__u32)bpf_get_current_pid_tgid());
+	if (!l)
+		return;
+	struct enav_req_side *side = server ? &l->server : &l->client;
+	if (side->sock_id != (__u64)sk)
+		return;
+	if (side->flags & ENAV_LINK_SAMPLED)
+		*flags |= ENAV_L7_LINK_SAMPLED;
+	side->sock_id = 0;
+	side->flags = 0;
+}
+
+/* After the call's record: note its direction, and when it starts a request
+ * keep (sk, seq) as the thread's. */
+static __always_inline void link_start(struct conn *c, struct sock *sk, __u32 seq, bool sent)
+{
+	__u8 dir = sent ? ENAV_L7_SENT : ENAV_L7_RECEIVED;
+	if (!link_stream(c) || c->link_dir == dir)
+		return;
+	c->link_dir = dir;
+	bool server = c->role == ENAV_ROLE_SERVER;
+	if (server == sent)
+		return;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct enav_req_link *l = bpf_map_lookup_elem(&enav_req_links, &tid);
+	if (!l) {
+		struct enav_req_link fresh = {};
+		struct enav_req_side *side = server ? &fresh.server : &fresh.client;
+		side->sock_id = (__u64)sk;
+		side->seq = seq;
+		if (bpf_map_update_elem(&enav_req_links, &tid, &fresh, BPF_ANY))
+			enav_count(ENAV_KC_MAP_FULL);
+		return;
+	}
+	struct enav_req_side *side = server ? &l->server : &l->client;
+	/* Another connection's request still open on this thread: it serves
+	 * several at once, so what a sample is attached to is inferred. */
+	__u32 shared = side->sock_id && side->sock_id != (__u64)sk ? ENAV_LINK_SHARED : 0;
+	side->sock_id = (__u64)sk;
+	side->seq = seq;
+	side->flags = shared;
+}
+
+/*
  * The call's bytes on a followed TCP connection c (classified or pending):
  * called by the socket-level programs and by the sys_exit fallback, with the
  * call's arguments in p and the bytes it moved on this socket in ret.
@@ -563,17 +633,20 @@ static __always_inline void l7_capture(void *ctx, struct sock *sk, struct conn *
 	__u32 seq = end - (__u32)ret;
 	if (nodata && l7_carry(c, seq, ret, sent))
 		return;
+	__u8 flags = ENAV_L7_SEQ_VALID;
+	link_end(c, sk, sent, &flags);
 	struct l7_call call = {
 	    .ret = ret,
 	    .seq = seq,
 	    .sent = sent,
 	    .nodata = nodata,
 	    .role = c->role,
-	    .flags = ENAV_L7_SEQ_VALID,
+	    .flags = flags,
 	    .take_carry = 1,
 	    .cgroup_id = cgroup_id,
 	};
 	l7_emit_as(ctx, sc, sk, &c->l7s, c, &call, btf, compat);
+	link_start(c, sk, seq, sent);
 }
 
 #endif

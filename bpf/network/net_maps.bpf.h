@@ -12,6 +12,7 @@
 
 #include "enav_common.bpf.h"
 #include "enav/l7_classify.h"
+#include "enav_req_links.bpf.h"
 
 #define AF_INET	     2
 #define AF_INET6     10
@@ -71,7 +72,8 @@ struct conn {
 	__u8 seen_fin; /* passed through a FIN state: orderly close */
 	__u8 have_tuple;
 	__u8 carry_dir; /* ENAV_L7_SENT or _RECEIVED: the direction of the carried run */
-	__u8 pad[2];
+	__u8 link_dir;	/* the direction of the last classified call (request links) */
+	__u8 pad;
 	struct l7_stream l7s;
 	__u16 family, sport, dport;
 	__u8 saddr[16], daddr[16]; /* kept: a closing socket has lost its local port */

@@ -18,6 +18,7 @@
  */
 #include "enav_common.bpf.h"
 #include "enav_task.bpf.h"
+#include "enav_req_links.bpf.h"
 
 /* errno values map updates return (vmlinux.h has no errno.h). */
 #define EEXIST 17
@@ -79,6 +80,9 @@ struct wait_start {
 	__u32 tgid;
 	__u16 exec_gen;
 	__u16 pad;
+	/* the requests the thread served and awaited when the wait began */
+	__u64 server_sock, client_sock;
+	__u32 server_seq, client_seq, link_flags, pad2;
 };
 
 struct {
@@ -240,6 +244,32 @@ static __always_inline void add_count(struct enav_profile_key *key, __u64 ns)
 		__sync_fetch_and_add(&v->total_ns, ns);
 }
 
+/* ---- request links (ADR 0021) -------------------------------------------- */
+
+/* Copy the requests of thread tid (its entry l, when any) into a key or a
+ * wait's start; a sample taken now (mark) marks them as wanted. */
+#define LINK_COPY(dst, l)                                                                          \
+	do {                                                                                       \
+		(dst)->server_sock = (l)->server.sock_id;                                          \
+		(dst)->server_seq = (l)->server.seq;                                               \
+		(dst)->client_sock = (l)->client.sock_id;                                          \
+		(dst)->client_seq = (l)->client.seq;                                               \
+		(dst)->link_flags = (l)->server.flags & ENAV_LINK_SHARED;                          \
+	} while (0)
+
+/* A wait that ended over its threshold marks the requests it began in, if
+ * the thread still serves them (a wait that outlived its request names a
+ * span that has already gone out unmarked: the sample then resolves only if
+ * the span is still in the agent's cache, and waits out its hold if not). */
+static __always_inline void link_confirm(__u32 tid, struct wait_start *w)
+{
+	struct enav_req_link *l = enav_req_link_of(tid);
+	if (!l)
+		return;
+	enav_req_confirm(&l->server, w->server_sock, w->server_seq);
+	enav_req_confirm(&l->client, w->client_sock, w->client_seq);
+}
+
 /* ---- CPU -------------------------------------------------------------- */
 
 SEC("perf_event")
@@ -264,6 +294,12 @@ int enav_cpu_sample(struct bpf_perf_event_data *ctx)
 	bool in_kernel = (cs & 3) == 0;
 	capture_stacks(ctx, in_kernel, tgid, key.exec_gen, &key.user_stack, &key.kernel_stack);
 	announce_task(ctx, tgid, key.exec_gen, cgroup_id);
+	struct enav_req_link *l = enav_req_link_of((__u32)id);
+	if (l) {
+		LINK_COPY(&key, l);
+		enav_req_mark(&l->server);
+		enav_req_mark(&l->client);
+	}
 	add_count(&key, 0);
 	return 0;
 }
@@ -304,6 +340,9 @@ static __always_inline bool wait_admitted(struct wait_start *w, __u32 every)
 	w->cgroup_id = cgroup_id;
 	w->tgid = tgid;
 	w->exec_gen = exec_gen();
+	struct enav_req_link *l = enav_req_link_of((__u32)bpf_get_current_pid_tgid());
+	if (l)
+		LINK_COPY(w, l);
 	return true;
 }
 
@@ -354,7 +393,12 @@ static __always_inline void wait_count(struct wait_start *w, __u32 kind, __u64 d
 				       .exec_gen = w->exec_gen,
 				       .cgroup_id = w->cgroup_id,
 				       .user_stack = w->user_stack,
-				       .kernel_stack = w->kernel_stack};
+				       .kernel_stack = w->kernel_stack,
+				       .server_sock = w->server_sock,
+				       .client_sock = w->client_sock,
+				       .server_seq = w->server_seq,
+				       .client_seq = w->client_seq,
+				       .link_flags = w->link_flags};
 	add_count(&key, delta * (every ? every : 1));
 }
 
@@ -367,6 +411,7 @@ static __always_inline void wait_end(void *ctx, void *start_map, __u32 tid, __u3
 	if (!delta)
 		return;
 	prof_count(done);
+	link_confirm(tid, &w);
 	wait_count(&w, kind, delta, every);
 }
 
@@ -464,6 +509,7 @@ static __always_inline int futex_exit(void *ctx)
 	if (!delta)
 		return 0;
 	prof_count(ENAV_PC_FUTEX_WAITS);
+	link_confirm(tid, &w);
 	capture_stacks(ctx, false, w.tgid, w.exec_gen, &w.user_stack, &w.kernel_stack);
 	announce_task(ctx, w.tgid, w.exec_gen, w.cgroup_id);
 	wait_count(&w, ENAV_PROFILE_FUTEX, delta, enav_futex_sample_every);

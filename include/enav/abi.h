@@ -18,7 +18,7 @@
 #include <stddef.h>
 #endif
 
-#define ENAV_ABI_VERSION 8
+#define ENAV_ABI_VERSION 9
 
 /* libbpf's offsetof is not a constant expression; the builtin is, on both sides. */
 #define ENAV_OFFSETOF(type, member) __builtin_offsetof(type, member)
@@ -249,6 +249,10 @@ struct enav_dns_event {
  * calls the kernel counted on this connection without a record of their
  * own, which come before this record's call in the stream. */
 #define ENAV_L7_CARRIED (1u << 6)
+/* This call ended a request (a server's first send after the request, a
+ * client's first receive after its call) that a profile sample named while
+ * it ran (struct enav_req_link): its span is wanted to name the sample. */
+#define ENAV_L7_LINK_SAMPLED (1u << 7)
 
 /*
  * A run of bytes moved without a user buffer (sendfile, splice: the
@@ -332,6 +336,34 @@ enum enav_profile_kind {
  * the kernel evicted is found missing at drain, never mistaken for another. */
 #define ENAV_PROFILE_MAX_DEPTH 127
 
+/*
+ * The request a thread is serving, as the network programs see it on a
+ * classified plaintext stream that carries one exchange at a time: the
+ * socket and the TCP sequence number of the request's first byte.  The L7
+ * tracker keys the request's span the same way, so a sample that carries
+ * this names one span (src/runtime/span_links.c).  sock_id 0 = none.
+ */
+struct enav_req_side {
+	__u64 sock_id; /* as enav_l7_event.sock_id */
+	__u32 seq;     /* TCP sequence of the request's first byte */
+	__u32 flags;   /* ENAV_LINK_* */
+};
+
+/* enav_req_side.flags and enav_profile_key.link_flags */
+/* The thread began requests on more than one connection while this one was
+ * open (an event loop, a pool): the link is inferred, not observed. */
+#define ENAV_LINK_SHARED (1u << 0)
+/* A sample named this request (enav_req_links only; masked out of keys). */
+#define ENAV_LINK_SAMPLED (1u << 1)
+
+/* Value of enav_req_links, by thread id: what the thread serves (a request
+ * it received and has not answered) and awaits (a call it sent, not yet
+ * answered). */
+struct enav_req_link {
+	struct enav_req_side server;
+	struct enav_req_side client;
+};
+
 struct enav_profile_key {
 	__u32 tgid;
 	__u16 kind;	/* enum enav_profile_kind */
@@ -339,6 +371,14 @@ struct enav_profile_key {
 	__u64 cgroup_id;
 	__u64 user_stack;   /* hash into enav_prof_stacks, 0 = none */
 	__u64 kernel_stack; /* hash into enav_prof_stacks, 0 = none */
+	/* The requests the thread served and awaited when the sample was taken
+	 * (profiling.links; zero when off or none). */
+	__u64 server_sock;
+	__u64 client_sock;
+	__u32 server_seq;
+	__u32 client_seq;
+	__u32 link_flags; /* ENAV_LINK_SHARED, server side */
+	__u32 _pad;
 };
 
 /* Value of enav_prof_stacks: frames leaf first. */
@@ -494,7 +534,16 @@ _Static_assert(ENAV_OFFSETOF(struct enav_l7_carry, len) == 12, "l7 ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_l7_carry, direction) == 16, "l7 ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_l7_event, tls_library) == 111, "l7 ABI");
 _Static_assert((ENAV_L7_PAYLOAD_MAX & (ENAV_L7_PAYLOAD_MAX - 1)) == 0, "l7 cap is a power of two");
-_Static_assert(sizeof(struct enav_profile_key) == 32, "profile ABI");
+_Static_assert(sizeof(struct enav_profile_key) == 64, "profile ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_profile_key, server_sock) == 32, "profile ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_profile_key, client_sock) == 40, "profile ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_profile_key, server_seq) == 48, "profile ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_profile_key, client_seq) == 52, "profile ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_profile_key, link_flags) == 56, "profile ABI");
+_Static_assert(sizeof(struct enav_req_side) == 16, "link ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_req_side, seq) == 8, "link ABI");
+_Static_assert(sizeof(struct enav_req_link) == 32, "link ABI");
+_Static_assert(ENAV_OFFSETOF(struct enav_req_link, client) == 16, "link ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_profile_key, cgroup_id) == 8, "profile ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_profile_key, user_stack) == 16, "profile ABI");
 _Static_assert(ENAV_OFFSETOF(struct enav_profile_key, kernel_stack) == 24, "profile ABI");

@@ -274,6 +274,11 @@ struct enav_config {
 		bool futex;		      /* profiling.futex.enabled (true) */
 		uint32_t futex_min_us;	      /* profiling.futex.min_wait_us: 0..10000000 (10) */
 		uint32_t futex_sample_every;  /* profiling.futex.sample_every: 1..1000000 (1) */
+		/* profiling.links: samples name the request their thread served */
+		bool links;		    /* profiling.links.enabled (true) */
+		uint32_t links_max_threads; /* profiling.links.max_threads: 256..1048576 (16384) */
+		uint32_t links_max_spans;   /* profiling.links.max_spans: 1024..4194304 (65536) */
+		uint32_t links_hold_ms;	    /* profiling.links.hold_ms: 0..600000 (10000) */
 		uint32_t max_pending_waits; /* profiling.max_pending_waits: 256..1048576 (16384) */
 		uint32_t max_processes; /* profiling.max_processes: 64..1048576 (4096) snapshots */
 		uint32_t max_elf_files; /* profiling.max_elf_files: 4..65536 (256) symbol tables */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "platform/numfmt.h"
+#include "platform/parse.h"
 
 #include <math.h>
 #include <string.h>
@@ -139,4 +140,26 @@ size_t enav_fmt_addr(char out[ENAV_ADDR_TEXT_MAX], int family, const uint8_t *ad
 		out[n++] = ':';
 	out[n] = '\0';
 	return n;
+}
+
+void enav_hex_bytes(char *out, const uint8_t *b, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+}
+
+bool enav_parse_hex_bytes(const char *s, size_t len, uint8_t *out, size_t n)
+{
+	if (len != 2 * n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		int hi = enav_hex_digit(s[2 * i]), lo = enav_hex_digit(s[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return false;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return true;
 }

@@ -8,6 +8,7 @@
 #ifndef ENAV_PLATFORM_NUMFMT_H
 #define ENAV_PLATFORM_NUMFMT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,12 @@ size_t enav_fmt_u64(char *out, uint64_t v);
 size_t enav_fmt_i64(char *out, int64_t v);
 /* As printf's "%x" of v. At most 16 bytes. */
 size_t enav_fmt_hex(char *out, uint64_t v);
+/* The n bytes at b as 2n lowercase hex digits at out (no NUL): trace and
+ * span ids. */
+void enav_hex_bytes(char *out, const uint8_t *b, size_t n);
+/* The reverse: s[0..len) must be exactly 2n hex digits (either case); false
+ * otherwise, and out is then unspecified. */
+bool enav_parse_hex_bytes(const char *s, size_t len, uint8_t *out, size_t n);
 /* As printf's "%.2f" for finite |v| < 1e15 (the only values it is given):
  * the exact binary value rounded half to even, as glibc does. */
 size_t enav_fmt_fixed2(char *out, double v);

@@ -2,6 +2,7 @@
 #include "runtime/agent_priv.h"
 #include "probe/privileges.h"
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <signal.h>
@@ -15,6 +16,8 @@
 #include "platform/clock.h"
 #include "platform/log.h"
 #include "runtime/bpf_source.h"
+#include "runtime/span_links.h"
+#include "enav/abi.h"
 #include "version.h"
 
 const struct enav_config *enav_host_config(const struct enav_host *h)
@@ -310,6 +313,54 @@ static void release_profiles(struct enav_host *a)
 	struct enav_profile_store *s = atomic_exchange(&a->profiles, NULL);
 	if (s)
 		a->profile_service->release(s);
+	enav_span_links_free(a->span_links);
+	a->span_links = NULL;
+	if (a->links_on && a->req_links_fd >= 0)
+		close(a->req_links_fd);
+	a->links_on = false;
+	a->req_links_fd = -1;
+}
+
+struct enav_span_links *enav_host_span_links(struct enav_host *h)
+{
+	return h->links_on ? h->span_links : NULL;
+}
+
+int enav_host_req_links_reuse(struct enav_host *a, struct bpf_object *obj)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, "enav_req_links");
+	if (!m)
+		return 0;
+	if (!a->links_on)
+		return bpf_map__set_max_entries(m, 1);
+	return bpf_map__reuse_fd(m, a->req_links_fd);
+}
+
+/* Links need both ends: the profiler that takes samples and the L7 path
+ * that sees requests.  Off when either is; a map the kernel refuses turns
+ * them off by name, the rest runs. */
+static void prepare_links(struct enav_host *a)
+{
+	const struct enav_config *c = &a->cfg;
+	a->links_on = false;
+	a->req_links_fd = -1;
+	if (!c->profiling.enabled || !c->profiling.links || !c->network.enabled ||
+	    !c->network.l7.enabled)
+		return;
+	a->span_links = enav_span_links_new(c->profiling.links_max_spans);
+	int fd = a->span_links ? bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "enav_req_links",
+						sizeof(__u32), sizeof(struct enav_req_link),
+						c->profiling.links_max_threads, NULL)
+			       : -ENOMEM;
+	if (fd < 0) {
+		enav_warn("profiling.links: off, the request links map cannot be made: %s",
+			  strerror(fd == -1 ? errno : -fd));
+		enav_span_links_free(a->span_links);
+		a->span_links = NULL;
+		return;
+	}
+	a->req_links_fd = fd;
+	a->links_on = true;
 }
 
 /* The order modules start in: discovery, sinks, processors, generators, sources. */
@@ -668,6 +719,7 @@ void enav_agent_load_check(const struct enav_config *cfg, const struct enav_feat
 	a->load_only = true;
 	a->self_pid = (uint32_t)getpid();
 	a->epfd = -1;
+	prepare_links(a);
 	pthread_rwlock_init(&a->modules_lock, NULL);
 	enav_bpf_log_install();
 	out->n = 0;
@@ -727,6 +779,7 @@ int enav_agent_main(const struct enav_config *cfg)
 		  enav_hook_choice_name(a->decisions.hooks), a->decisions.hooks_reason,
 		  enav_payload_hook_name(a->decisions.payload_hook),
 		  a->decisions.payload_hook_reason);
+	prepare_links(a);
 
 	/* Signals go to a signalfd on the capture thread; block them everywhere first. */
 	sigset_t mask;
@@ -797,6 +850,7 @@ struct enav_host *enav_host_new(const struct enav_config *cfg)
 	h->cfg = *cfg;
 	h->self_pid = (uint32_t)getpid();
 	h->epfd = -1;
+	h->req_links_fd = -1;
 	pthread_rwlock_init(&h->modules_lock, NULL);
 	return h;
 }

@@ -54,6 +54,12 @@ struct enav_host {
 	const struct enav_profile_service *profile_service;
 	struct enav_capture_filter_service capture_filter;
 	struct enav_discovery *discovery;
+	/* Request links (ADR 0021): on when profiling, its links and the
+	 * network's L7 path all are; the kernel map the network and profiling
+	 * objects share, and the spans that name samples. */
+	bool links_on;
+	int req_links_fd;
+	struct enav_span_links *span_links;
 	uint32_t self_pid;
 	_Atomic bool stopping;
 	_Atomic bool ready;
@@ -88,5 +94,8 @@ struct enav_host {
 /* The BPF source runner: share the capture filter's maps with obj (between
  * open and load); 0 when no filter is provided. */
 int enav_host_capture_filter_reuse(struct enav_host *h, struct bpf_object *obj);
+/* The BPF source runner: obj's enav_req_links, when it has one, becomes the
+ * shared map (links on) or a one-entry stub (off); between open and load. */
+int enav_host_req_links_reuse(struct enav_host *h, struct bpf_object *obj);
 
 #endif

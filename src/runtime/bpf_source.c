@@ -62,6 +62,14 @@ static int open_skel(struct enav_bpf_source *s, char *err, size_t errlen)
 		    bpf_object__find_map_by_name(s->obj, "enav_cgroup_verdicts"),
 		    a->cfg.kernel.cgroup_verdict_entries);
 	}
+	int rc = enav_host_req_links_reuse(a, s->obj);
+	if (rc) {
+		snprintf(err, errlen, "%s: cannot share the request links map: %s", s->name,
+			 strerror(-rc));
+		return rc;
+	}
+	if (bpf_object__find_map_by_name(s->obj, "enav_req_links"))
+		enav_bpf_source_rodata_bool(s, "enav_links_on", a->links_on);
 	return 0;
 }
 

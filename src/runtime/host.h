@@ -192,6 +192,13 @@ int enav_host_provide_capture_filter(struct enav_host *h,
 void enav_host_withdraw_capture_filter(struct enav_host *h);
 struct enav_capture_filter *enav_host_capture_filter(struct enav_host *h);
 
+/* Request links (ADR 0021): the spans the L7 tracker emitted for requests a
+ * profile sample named, by (socket, first TCP sequence), for the profile
+ * drain to name those samples with.  NULL when profiling.links is off, or
+ * profiling or the network's L7 path is. */
+struct enav_span_links;
+struct enav_span_links *enav_host_span_links(struct enav_host *h);
+
 /* Discovery view: cgroups, workloads (discovery/discovery.h reads it). */
 struct enav_discovery;
 int enav_host_provide_discovery(struct enav_host *h, struct enav_discovery *d);

@@ -27,6 +27,10 @@ struct enav_profile_filter {
 	uint32_t pid;	       /* 0 = any */
 	const char *container; /* container id or a prefix of it (>= 4 chars), NULL = any */
 	const char *cgroup;    /* cgroup path prefix, or a cgroup id in decimal, NULL = any */
+	/* Samples linked to one trace, or to one span (server or client side):
+	 * profiling.links, ADR 0021. */
+	bool has_trace_id, has_span_id;
+	uint8_t trace_id[16], span_id[8];
 };
 
 enum enav_profile_format {

@@ -18,7 +18,8 @@
  * only holds indices of items interned before it, so equal bytes means an
  * equal item and the tables carry no duplicates.  Only referenced items are
  * interned (no orphans).  pprof labels become sample attributes
- * (KeyValueAndUnit, num_unit as unit); a mapping's build id becomes its
+ * (KeyValueAndUnit, num_unit as unit), and a sample's trace_id and span_id
+ * labels (32 and 16 hex digits, ADR 0021) also its Link; a mapping's build id becomes its
  * process.executable.build_id.gnu attribute.  Not carried: pprof comments,
  * default_sample_type, drop/keep_frames, mapping flags, function start line
  * (the decoder does not expose it); samples with the same identity are not
@@ -33,6 +34,7 @@
 #include <string.h>
 
 #include "model/pprof.h"
+#include "platform/numfmt.h"
 #include "platform/u64map.h"
 
 /* collector/profiles/v1development/profiles_service.proto */
@@ -63,6 +65,7 @@
 /* Sample */
 #define SAMPLE_STACK	  1
 #define SAMPLE_ATTRIBUTES 2
+#define SAMPLE_LINK_INDEX 3
 #define SAMPLE_VALUES	  4
 /* Link */
 #define LINK_TRACE_ID 1
@@ -110,7 +113,7 @@ struct table {
 };
 
 struct dict {
-	struct table t[DICT_STACK + 1]; /* by dictionary field number; [0], [4] unused */
+	struct table t[DICT_STACK + 1]; /* by dictionary field number; [0] unused */
 	size_t bytes, limit;		/* arena bytes over every table, and their cap */
 	struct enav_pb_writer scratch;	/* one item's encoding */
 };
@@ -210,6 +213,21 @@ static void dict_free(struct dict *d)
 	enav_pb_writer_free(&d->scratch);
 }
 
+static struct enav_pb_writer *scratch(struct dict *d)
+{
+	d->scratch.len = 0;
+	d->scratch.depth = 0;
+	d->scratch.failed = false;
+	return &d->scratch;
+}
+
+static int64_t intern_scratch(struct dict *d, int table)
+{
+	if (d->scratch.failed)
+		return -E2BIG;
+	return intern(d, &d->t[table], d->scratch.buf, d->scratch.len);
+}
+
 /* Index 0 of every table: the zero value ("" and empty messages). */
 static int dict_init(struct dict *d, size_t limit)
 {
@@ -224,22 +242,14 @@ static int dict_init(struct dict *d, size_t limit)
 		if (rc < 0)
 			return (int)rc;
 	}
-	return 0;
-}
+	/* link_table[0]: the schema asks for 16 and 8 zero bytes. */
+	static const uint8_t zero[16];
+	struct enav_pb_writer *w = scratch(d);
 
-static struct enav_pb_writer *scratch(struct dict *d)
-{
-	d->scratch.len = 0;
-	d->scratch.depth = 0;
-	d->scratch.failed = false;
-	return &d->scratch;
-}
-
-static int64_t intern_scratch(struct dict *d, int table)
-{
-	if (d->scratch.failed)
-		return -E2BIG;
-	return intern(d, &d->t[table], d->scratch.buf, d->scratch.len);
+	enav_pb_bytes(w, LINK_TRACE_ID, zero, 16);
+	enav_pb_bytes(w, LINK_SPAN_ID, zero, 8);
+	int64_t rc = intern_scratch(d, DICT_LINK);
+	return rc < 0 ? (int)rc : 0;
 }
 
 static int64_t intern_str(struct dict *d, const char *s)
@@ -257,6 +267,7 @@ struct doc {
 	int64_t *map_idx, *loc_idx, *fn_idx; /* array position -> dictionary, -1 unset */
 	int64_t *stack_idx;		     /* per sample */
 	uint64_t *attr_idx;		     /* per sample: n_labels each */
+	int64_t *link_idx;		     /* per sample: 0 = no link */
 	size_t *attr_off, *attr_n;
 };
 
@@ -443,6 +454,35 @@ static int doc_attributes(struct doc *c, size_t si)
 	return 0;
 }
 
+/* The sample's Link, from its trace_id and span_id labels (the profile's
+ * link to a span, ADR 0021); 0 when it has not both, well formed. */
+static int64_t doc_link(struct doc *c, size_t si)
+{
+	const struct enav_pprof_decoded_sample *s = &c->p->samples[si];
+	uint8_t trace[16], span[8];
+	bool has_trace = false, has_span = false;
+
+	for (size_t i = 0; i < s->n_labels; i++) {
+		const struct enav_pprof_decoded_label *lb = &s->labels[i];
+
+		if (!lb->str)
+			continue;
+		const char *key = c->p->strings[lb->key], *v = c->p->strings[lb->str];
+
+		if (!strcmp(key, "trace_id"))
+			has_trace = enav_parse_hex_bytes(v, strlen(v), trace, 16);
+		else if (!strcmp(key, "span_id"))
+			has_span = enav_parse_hex_bytes(v, strlen(v), span, 8);
+	}
+	if (!has_trace || !has_span)
+		return 0;
+	struct enav_pb_writer *w = scratch(c->d);
+
+	enav_pb_bytes(w, LINK_TRACE_ID, trace, 16);
+	enav_pb_bytes(w, LINK_SPAN_ID, span, 8);
+	return intern_scratch(c->d, DICT_LINK);
+}
+
 static void doc_free(struct doc *c)
 {
 	enav_u64map_destroy(&c->mappings);
@@ -454,6 +494,7 @@ static void doc_free(struct doc *c)
 	free(c->fn_idx);
 	free(c->stack_idx);
 	free(c->attr_idx);
+	free(c->link_idx);
 	free(c->attr_off);
 	free(c->attr_n);
 }
@@ -495,10 +536,11 @@ static int doc_init(struct doc *c, struct dict *d, const struct enav_pprof_decod
 	c->fn_idx = unset_array(p->n_functions);
 	c->stack_idx = unset_array(p->n_samples);
 	c->attr_idx = malloc((n_attr ? n_attr : 1) * sizeof(*c->attr_idx));
+	c->link_idx = calloc(p->n_samples ? p->n_samples : 1, sizeof(*c->link_idx));
 	c->attr_off = calloc(p->n_samples ? p->n_samples : 1, sizeof(*c->attr_off));
 	c->attr_n = calloc(p->n_samples ? p->n_samples : 1, sizeof(*c->attr_n));
 	if (!c->strs || !c->map_idx || !c->loc_idx || !c->fn_idx || !c->stack_idx || !c->attr_idx ||
-	    !c->attr_off || !c->attr_n)
+	    !c->link_idx || !c->attr_off || !c->attr_n)
 		return -ENOMEM;
 	n_attr = 0;
 	for (size_t i = 0; i < p->n_samples; i++) {
@@ -519,6 +561,11 @@ static int doc_init(struct doc *c, struct dict *d, const struct enav_pprof_decod
 		c->stack_idx[i] = st;
 		if ((rc = doc_attributes(c, i)))
 			return rc;
+		int64_t link = doc_link(c, i);
+
+		if (link < 0)
+			return (int)link;
+		c->link_idx[i] = link;
 	}
 	return 0;
 }
@@ -560,6 +607,8 @@ static int put_doc_profiles(struct enav_pb_writer *w, struct doc *c)
 				enav_pb_varint(w, SAMPLE_STACK, (uint64_t)c->stack_idx[i]);
 			enav_pb_packed_varints(w, SAMPLE_ATTRIBUTES, c->attr_idx + c->attr_off[i],
 					       c->attr_n[i]);
+			if (c->link_idx[i])
+				enav_pb_varint(w, SAMPLE_LINK_INDEX, (uint64_t)c->link_idx[i]);
 			enav_pb_packed_varints(w, SAMPLE_VALUES, &v, 1);
 			enav_pb_end(w);
 		}
@@ -586,17 +635,11 @@ static void put_table(struct enav_pb_writer *w, const struct table *t, uint32_t 
 
 static void put_dictionary(struct enav_pb_writer *w, const struct dict *d)
 {
-	static const uint8_t zero[16];
-
 	enav_pb_begin(w, REQ_DICTIONARY);
 	put_table(w, &d->t[DICT_MAPPING], DICT_MAPPING);
 	put_table(w, &d->t[DICT_LOCATION], DICT_LOCATION);
 	put_table(w, &d->t[DICT_FUNCTION], DICT_FUNCTION);
-	/* link_table[0]: the schema asks for 16 and 8 zero bytes. */
-	enav_pb_begin(w, DICT_LINK);
-	enav_pb_bytes(w, LINK_TRACE_ID, zero, 16);
-	enav_pb_bytes(w, LINK_SPAN_ID, zero, 8);
-	enav_pb_end(w);
+	put_table(w, &d->t[DICT_LINK], DICT_LINK);
 	put_table(w, &d->t[DICT_STRING], DICT_STRING);
 	put_table(w, &d->t[DICT_ATTRIBUTE], DICT_ATTRIBUTE);
 	put_table(w, &d->t[DICT_STACK], DICT_STACK);

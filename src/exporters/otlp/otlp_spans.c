@@ -583,6 +583,13 @@ static int put_request_span(struct enav_pb_rev *r, struct text_memo *m, const st
 		add_str(&as, KEY("enav.span.id_source"), sp->id_source, strlen(sp->id_source));
 	else
 		add_str(&as, KEY("enav.span.id_source"), LIT("random"));
+	/* Pyroscope's span-profile convention: the profile of this span is the
+	 * samples labelled with its span id (ADR 0021). */
+	char profile_id[16];
+	if (sp->profile_linked) {
+		enav_hex_bytes(profile_id, sp->span_id, 8);
+		add_str(&as, KEY("pyroscope.profile.id"), profile_id, sizeof(profile_id));
+	}
 	struct span_head h = {
 	    .kind = server ? ENAV_OTLP_SPAN_SERVER : ENAV_OTLP_SPAN_CLIENT,
 	    .start_unix_ns = sp->start_time_unix_ns,

@@ -85,7 +85,7 @@ void enav_net_l7_carried_event(const struct enav_l7_event *head, const struct en
 	out->direction = carry->direction;
 	out->n_marks = 0;
 	/* The sequence is the socket's; the bytes had no user buffer. */
-	out->flags =
-	    (__u8)((head->flags & ~(ENAV_L7_MARK_BLOCK | ENAV_L7_MARKS_LOST | ENAV_L7_CARRIED)) |
-		   ENAV_L7_SEQ_VALID | ENAV_L7_NO_DATA);
+	out->flags = (__u8)((head->flags & ~(ENAV_L7_MARK_BLOCK | ENAV_L7_MARKS_LOST |
+					     ENAV_L7_CARRIED | ENAV_L7_LINK_SAMPLED)) |
+			    ENAV_L7_SEQ_VALID | ENAV_L7_NO_DATA);
 }

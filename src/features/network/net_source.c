@@ -349,6 +349,7 @@ static int net_start(struct enav_host *a, void **state, char *err, size_t errlen
 		    .options = {.keep_query = cfg->network.l7.keep_query,
 				.sanitized_statement = cfg->network.l7.sanitized_statement,
 				.max_pending = cfg->network.l7.max_pending},
+		    .links = enav_host_span_links(a),
 		};
 		src->l7 = enav_l7_tracker_new(&tc, emit_span, a);
 		if (!src->l7)

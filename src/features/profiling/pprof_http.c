@@ -8,6 +8,7 @@
 
 #include "runtime/host.h"
 #include "runtime/profiles.h"
+#include "platform/numfmt.h"
 #include "platform/parse.h"
 #include "model/cgroup_path.h"
 
@@ -93,6 +94,14 @@ int enav_pprof_parse_query(enav_pprof_query_arg_fn arg, void *ctx, enum enav_pro
 	if (q->filter.cgroup && q->filter.cgroup[0] != '/' &&
 	    !parse_dec(q->filter.cgroup, UINT64_MAX, &v))
 		return bad(msg, msglen, "cgroup: expected a path starting with / or a cgroup id\n");
+	/* One trace's or one span's flame graph (profiling.links). */
+	const char *tid = arg(ctx, "trace_id"), *sid = arg(ctx, "span_id");
+	q->filter.has_trace_id = tid != NULL;
+	if (tid && !enav_parse_hex_bytes(tid, strlen(tid), q->filter.trace_id, 16))
+		return bad(msg, msglen, "trace_id: expected 32 hex digits\n");
+	q->filter.has_span_id = sid != NULL;
+	if (sid && !enav_parse_hex_bytes(sid, strlen(sid), q->filter.span_id, 8))
+		return bad(msg, msglen, "span_id: expected 16 hex digits\n");
 	const char *fmt = arg(ctx, "format");
 	if (fmt && !strcmp(fmt, "folded"))
 		q->format = ENAV_PROFILE_FORMAT_FOLDED;
@@ -183,6 +192,7 @@ static void handle_index(void *ctx, const struct enav_http_request *req,
 	     "  /debug/pprof/offcpu?seconds=30    time blocked off-CPU\n"
 	     "  /debug/pprof/futex?seconds=30     time waited on futexes\n"
 	     "filters: pid=PID container=ID-or-prefix cgroup=PATH-prefix-or-ID\n"
+	     "         trace_id=32-HEX span_id=16-HEX (samples linked to a trace or span)\n"
 	     "format: pprof (default) | folded | svg\n");
 }
 

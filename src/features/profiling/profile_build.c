@@ -17,6 +17,7 @@
 #include "features/profiling/flamegraph.h"
 #include "features/profiling/symbolize.h"
 #include "model/pprof.h"
+#include "platform/numfmt.h"
 
 #define MAX_FRAMES 256 /* kernel + user, both capped at 127 by the stack map */
 
@@ -87,6 +88,11 @@ static bool filter_admits(const struct enav_profile_filter *f, const struct enav
 			  const struct workload *w)
 {
 	if (f->pid && r->tgid != f->pid)
+		return false;
+	if (f->has_trace_id && (!r->link || memcmp(r->trace_id, f->trace_id, 16) != 0))
+		return false;
+	if (f->has_span_id && (!r->link || (memcmp(r->span_id, f->span_id, 8) != 0 &&
+					    memcmp(r->client_span_id, f->span_id, 8) != 0)))
 		return false;
 	if (f->container && f->container[0]) {
 		size_t n = strlen(f->container);
@@ -414,7 +420,7 @@ static int add_pprof_sample(struct build *b, const struct enav_profile_batch *bt
 		values[1] = (int64_t)(r->count * (1000000000ull / b->s->cfg.frequency_hz));
 	else
 		values[1] = (int64_t)r->total_ns;
-	struct enav_pprof_label labels[8];
+	struct enav_pprof_label labels[12];
 	size_t nl = 0;
 	labels[nl++] = (struct enav_pprof_label){.key = "pid", .num = r->tgid};
 	const char *comm = comm_of(b, r);
@@ -431,6 +437,29 @@ static int add_pprof_sample(struct build *b, const struct enav_profile_batch *bt
 	}
 	if (w && w->service[0])
 		labels[nl++] = (struct enav_pprof_label){.key = "service", .str = w->service};
+	/* The request the sample ran for (ADR 0021): span_id is also
+	 * Pyroscope's span-profile label. */
+	static const uint8_t zero[16];
+	char trace_id[33], span_id[17], client_span_id[17];
+	if (r->link) {
+		enav_hex_bytes(trace_id, r->trace_id, 16);
+		trace_id[32] = '\0';
+		labels[nl++] = (struct enav_pprof_label){.key = "trace_id", .str = trace_id};
+		if (memcmp(r->span_id, zero, 8) != 0) {
+			enav_hex_bytes(span_id, r->span_id, 8);
+			span_id[16] = '\0';
+			labels[nl++] = (struct enav_pprof_label){.key = "span_id", .str = span_id};
+		}
+		if (memcmp(r->client_span_id, zero, 8) != 0) {
+			enav_hex_bytes(client_span_id, r->client_span_id, 8);
+			client_span_id[16] = '\0';
+			labels[nl++] = (struct enav_pprof_label){.key = "client_span_id",
+								 .str = client_span_id};
+		}
+		labels[nl++] = (struct enav_pprof_label){
+		    .key = "span_link",
+		    .str = r->link == ENAV_PROFILE_LINK_INFERRED ? "inferred" : "observed"};
+	}
 	return enav_pprof_sample(b->pprof, ids, n, values, 2, labels, nl);
 }
 

@@ -26,7 +26,10 @@
 #include <unistd.h>
 
 #include "platform/clock.h"
+#include "platform/hash.h"
 #include "platform/log.h"
+#include "platform/u64map.h"
+#include "runtime/span_links.h"
 #include "features/profiling/profile_store.h"
 #include "profile_bounded_perf.skel.h"
 #include "profile_bounded_ringbuf.skel.h"
@@ -119,6 +122,12 @@ struct profile_source {
 	struct enav_profile_key *keys;
 	struct enav_profile_value *vals;
 	uint64_t *kips, *uips;
+	/* Request links (ADR 0021): the spans that name samples, and the keys
+	 * left in the kernel to wait for theirs (key hash -> when first held). */
+	struct enav_span_links *links;
+	uint64_t hold_ns;
+	struct enav_u64map held;
+	_Atomic uint64_t link_samples, link_resolved, link_held, link_unresolved, link_hold_full;
 	/* self-accounting */
 	_Atomic uint64_t drains, drain_ns, stacks_missing, tasks_dropped, batch_failures, records;
 	_Atomic uint64_t unwind_queue_dropped, resnaps_dropped;
@@ -173,6 +182,73 @@ static uint16_t read_stack(struct profile_source *src, uint64_t hash, uint64_t *
 	return (uint16_t)n;
 }
 
+static uint64_t key_hash(const struct enav_profile_key *k)
+{
+	const uint64_t *w = (const uint64_t *)k;
+	uint64_t h = 0;
+	for (size_t i = 0; i < sizeof(*k) / 8; i++)
+		h = enav_hash_u64(h ^ w[i]);
+	return h;
+}
+
+/*
+ * Name the key's requests from the spans the L7 tracker kept.  A span is put
+ * when its request ends, usually before the drain, but a sample of a request
+ * still running has none yet: such a key stays in the kernel (where later
+ * samples of it add up) until its span comes or profiling.links.hold_ms
+ * passes; false to leave it there.
+ */
+static bool resolve_links(struct profile_source *src, const struct enav_profile_key *k,
+			  struct enav_profile_record *r, uint64_t now)
+{
+	if (!src->links || (!k->server_sock && !k->client_sock))
+		return true;
+	struct enav_span_link_id server = {0}, client = {0};
+	bool want = false, got_server = false, got_client = false;
+	if (k->server_sock) {
+		want = true;
+		got_server =
+		    enav_span_links_get(src->links, k->server_sock, k->server_seq, &server);
+	}
+	if (k->client_sock) {
+		want = true;
+		got_client =
+		    enav_span_links_get(src->links, k->client_sock, k->client_seq, &client);
+	}
+	bool complete = (!k->server_sock || got_server) && (!k->client_sock || got_client);
+	uint64_t h = key_hash(k), since;
+	if (!complete && src->hold_ns) {
+		if (!enav_u64map_get(&src->held, h, &since)) {
+			if (enav_u64map_put(&src->held, h, now) == 0) {
+				atomic_fetch_add(&src->link_held, 1);
+				return false;
+			}
+			atomic_fetch_add(&src->link_hold_full, 1);
+		} else if (now - since < src->hold_ns) {
+			return false;
+		}
+	}
+	enav_u64map_del(&src->held, h);
+	if (want)
+		atomic_fetch_add(&src->link_samples, 1);
+	if (!got_server && !got_client) {
+		atomic_fetch_add(&src->link_unresolved, 1);
+		return true;
+	}
+	atomic_fetch_add(&src->link_resolved, 1);
+	r->link = k->link_flags & ENAV_LINK_SHARED ? ENAV_PROFILE_LINK_INFERRED
+						   : ENAV_PROFILE_LINK_OBSERVED;
+	if (got_server) {
+		memcpy(r->trace_id, server.trace_id, 16);
+		memcpy(r->span_id, server.span_id, 8);
+	} else {
+		memcpy(r->trace_id, client.trace_id, 16);
+	}
+	if (got_client)
+		memcpy(r->client_span_id, client.span_id, 8);
+	return true;
+}
+
 /* Called with the store's drain lock held (one drain at a time). */
 static int drain(void *ctx, uint64_t *drained_to)
 {
@@ -196,6 +272,12 @@ static int drain(void *ctx, uint64_t *drained_to)
 	for (uint32_t i = 0; i < n; i++) {
 		struct enav_profile_key *k = &src->keys[i];
 		struct enav_profile_value v;
+		struct enav_profile_record r = {.tgid = k->tgid,
+						.kind = k->kind,
+						.exec_gen = k->exec_gen,
+						.cgroup_id = k->cgroup_id};
+		if (!resolve_links(src, k, &r, t0))
+			continue;
 		if (bpf_map_lookup_and_delete_elem(src->counts_fd, k, &v) != 0) {
 			if (bpf_map_lookup_elem(src->counts_fd, k, &v) != 0)
 				continue;
@@ -206,12 +288,8 @@ static int drain(void *ctx, uint64_t *drained_to)
 		uint16_t nu = read_stack(src, k->user_stack, src->uips, &missing);
 		if (missing)
 			atomic_fetch_add(&src->stacks_missing, 1);
-		struct enav_profile_record r = {.tgid = k->tgid,
-						.kind = k->kind,
-						.exec_gen = k->exec_gen,
-						.cgroup_id = k->cgroup_id,
-						.count = v.count,
-						.total_ns = v.total_ns};
+		r.count = v.count;
+		r.total_ns = v.total_ns;
 		if (!enav_profile_batch_add(b, &r, src->kips, nk, src->uips, nu))
 			atomic_fetch_add(&src->batch_failures, 1);
 	}
@@ -549,6 +627,10 @@ static int profile_start(struct enav_host *a, void **state, char *err, size_t er
 	src->depth = cfg->profiling.max_stack_depth;
 	src->count_cap = cfg->profiling.count_map_entries;
 	src->keys = calloc(src->count_cap, sizeof(*src->keys));
+	src->links = enav_host_span_links(a);
+	src->hold_ns = (uint64_t)cfg->profiling.links_hold_ms * 1000000ull;
+	if (src->links && enav_u64map_init(&src->held, src->count_cap))
+		return -ENOMEM;
 	src->kips = calloc(src->depth, sizeof(uint64_t));
 	src->uips = calloc(src->depth, sizeof(uint64_t));
 	src->stack = calloc(1, sizeof(*src->stack));
@@ -693,6 +775,7 @@ static void profile_stop(void *state)
 	free(src->perf_fds);
 	free(src->perf_links);
 	free(src->keys);
+	enav_u64map_destroy(&src->held);
 	free(src->kips);
 	free(src->uips);
 	free(src->stack);
@@ -729,6 +812,47 @@ static const char *const counter_names[ENAV_PC__COUNT] = {
     [ENAV_PC_UNWIND_TABLE_FRAMES] = "unwind_table_frames",
     [ENAV_PC_AGENT_WAITS] = "agent_waits_skipped",
 };
+
+/* profiling.links: how many sample keys named a request, and what came of
+ * them; and the span cache they were named from. */
+static void link_metrics(struct profile_source *src, struct enav_promtext *p)
+{
+	enav_promtext_family(p, "enav_profile_link_keys_total", "counter",
+			     "Drained sample keys that named a request, by outcome: resolved "
+			     "(a span named them), unresolved (no span came within "
+			     "profiling.links.hold_ms: they went out without ids).");
+	const char *res[] = {"outcome", "resolved"}, *unres[] = {"outcome", "unresolved"};
+	enav_promtext_sample_u64(p, "enav_profile_link_keys_total", res, 1,
+				 atomic_load(&src->link_resolved));
+	enav_promtext_sample_u64(p, "enav_profile_link_keys_total", unres, 1,
+				 atomic_load(&src->link_unresolved));
+	enav_promtext_single_u64(
+	    p, "enav_profile_link_held_total", "counter",
+	    "Sample keys left in the kernel at a drain to wait for their span.",
+	    atomic_load(&src->link_held));
+	enav_promtext_single_u64(p, "enav_profile_link_hold_full_total", "counter",
+				 "Sample keys that could not wait for their span: the hold table "
+				 "(profiling.count_map_entries) was full.",
+				 atomic_load(&src->link_hold_full));
+	struct enav_span_links_stats st;
+	enav_span_links_stats(src->links, &st);
+	enav_promtext_single_u64(p, "enav_span_links_puts_total", "counter",
+				 "Spans of sampled requests kept to name samples with.", st.puts);
+	enav_promtext_single_u64(p, "enav_span_links_replaced_total", "counter",
+				 "Kept spans replaced by newer ones in a full set before a sample "
+				 "was named from them (profiling.links.max_spans).",
+				 st.replaced);
+	enav_promtext_single_u64(p, "enav_span_links_lookups_total", "counter",
+				 "Lookups of a sample's request among the kept spans.",
+				 st.hits + st.misses);
+	enav_promtext_single_u64(p, "enav_span_links_hits_total", "counter",
+				 "Lookups that found the request's span.", st.hits);
+	enav_promtext_single_u64(p, "enav_span_links_entries", "gauge",
+				 "Spans kept now (at most the capacity).", st.used);
+	enav_promtext_single_u64(
+	    p, "enav_span_links_capacity", "gauge",
+	    "Spans the cache can keep (profiling.links.max_spans, rounded up).", st.capacity);
+}
 
 static void profile_metrics(void *state, struct enav_promtext *p)
 {
@@ -785,6 +909,8 @@ static void profile_metrics(void *state, struct enav_promtext *p)
 		pthread_mutex_unlock(&src->lock);
 		enav_unwind_stats_metrics(&st, p);
 	}
+	if (src->links)
+		link_metrics(src, p);
 	enav_profile_store_metrics(src->store, p);
 }
 

@@ -36,6 +36,18 @@ struct enav_profile_record {
 	uint64_t total_ns; /* off-CPU / futex nanoseconds */
 	uint32_t ip_off;   /* into the batch's ips: kernel frames, then user frames */
 	uint16_t n_kernel, n_user;
+	/* The request the thread served when sampled (profiling.links, ADR
+	 * 0021): its server span's trace and span ids, and the client call it
+	 * awaited.  link says how sure that is (ENAV_PROFILE_LINK_*); ids of a
+	 * side not found are zero. */
+	uint8_t link;
+	uint8_t trace_id[16], span_id[8], client_span_id[8];
+};
+
+enum enav_profile_link {
+	ENAV_PROFILE_LINK_NONE = 0,
+	ENAV_PROFILE_LINK_OBSERVED = 1, /* one request at a time on the thread */
+	ENAV_PROFILE_LINK_INFERRED = 2, /* the thread had several open (an event loop) */
 };
 
 struct enav_profile_batch {

@@ -22,6 +22,9 @@ struct conn {
 	uint32_t next_seq[2];
 	uint8_t tls_library; /* enum enav_tls_library; NONE: bytes from the socket */
 	bool tls_absolute;   /* TLS offsets both ends agree on (ENAV_L7_TLS_FROM_START) */
+	/* A record ended a request a profile sample named: the next span names
+	 * the sample (ENAV_L7_LINK_SAMPLED). */
+	bool link_sampled;
 	uint64_t last_boot_ns;
 	uint32_t prev, next; /* LRU list, most recent at head */
 	/* The latest task to move bytes, the connection's tuple. */
@@ -52,6 +55,7 @@ struct enav_l7_tracker {
 	uint64_t fragments[ENAV_L7__COUNT];
 	uint64_t gaps, evicted, expired, role_unknown, disabled, no_parser, alloc_failed, spans;
 	uint64_t spans_unallocated;
+	uint64_t spans_linked; /* put into the span links for a sample */
 	uint64_t tls_switches;
 };
 
@@ -219,11 +223,28 @@ static void drop_pending(struct emit_ctx *ec)
 	}
 }
 
+/* The span of a request a sample named: keyed as the kernel keyed the
+ * request, (socket, TCP sequence of its first byte), for the profile drain
+ * to name the sample with.  Plaintext from the socket only: TLS offsets are
+ * not the kernel's sequence numbers. */
+static void link_span(struct enav_l7_tracker *t, struct conn *c, struct enav_span_signal *span)
+{
+	if (!c->link_sampled)
+		return;
+	c->link_sampled = false;
+	if (!t->cfg.links || !span->op.has_request_seq || c->tls_library != ENAV_TLS_LIB_NONE)
+		return;
+	enav_span_links_put(t->cfg.links, c->sock_id, span->op.request_seq, span->trace_id,
+			    span->span_id);
+	span->profile_linked = true;
+	t->spans_linked++;
+}
+
 static void on_op(void *ctx, const struct enav_l7_op *op)
 {
 	struct emit_ctx *ec = ctx;
 	struct enav_l7_tracker *t = ec->t;
-	const struct conn *c = ec->c;
+	struct conn *c = ec->c;
 	struct enav_signal *s;
 	if (ec->pending && op == &ec->pending->span.op) {
 		s = ec->pending; /* built in place: nothing to copy */
@@ -257,6 +278,7 @@ static void on_op(void *ctx, const struct enav_l7_op *op)
 	bool client_local = is_loopback(s->net.family, s->net.remote_addr) ||
 			    memcmp(s->net.remote_addr, s->net.local_addr, 16) == 0;
 	enav_l7_span_ids(span, &s->net, client_local);
+	link_span(t, c, span);
 	if (!op->response_seen && op->kind == ENAV_L7_OP_REQUEST)
 		enav_signal_warn(s, "status", "response_not_observed");
 	t->spans++;
@@ -488,6 +510,8 @@ void enav_l7_tracker_data(struct enav_l7_tracker *t, const struct enav_l7_event 
 		c->next_seq[stream] = e->seq + e->len;
 	}
 	t->fragments[c->parser->protocol]++;
+	if (e->flags & ENAV_L7_LINK_SAMPLED)
+		c->link_sampled = true;
 	struct emit_ctx ec = {t, c, NULL};
 	struct enav_l7_sink sink = {on_op, &ec, &t->stats[c->parser->protocol], op_slot};
 	if (e->n_marks == 0)
@@ -591,4 +615,8 @@ void enav_l7_tracker_metrics(struct enav_l7_tracker *t, struct enav_promtext *p)
 	enav_promtext_single_u64(p, "enav_l7_spans_unallocated_total", "counter",
 				 "Spans lost because a signal could not be allocated.",
 				 rd(&t->spans_unallocated));
+	enav_promtext_single_u64(p, "enav_l7_spans_linked_total", "counter",
+				 "Spans of requests a profile sample named, kept for the profile "
+				 "drain to name the sample with (profiling.links).",
+				 rd(&t->spans_linked));
 }

@@ -18,12 +18,16 @@
 #include "model/signal.h"
 #include "enav/abi.h"
 #include "features/network/l7/l7.h"
+#include "runtime/span_links.h"
 
 struct enav_l7_tracker_config {
 	uint32_t max_connections;
 	uint32_t idle_timeout_ms;
 	uint32_t protocols; /* bit p set: enum enav_l7_protocol p enabled */
 	struct enav_l7_options options;
+	/* Request links (ADR 0021): where spans of sampled requests go; NULL
+	 * when profiling.links is off. */
+	struct enav_span_links *links;
 };
 
 struct enav_l7_tracker;
