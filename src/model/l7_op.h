@@ -49,6 +49,11 @@ struct enav_l7_op {
 	uint8_t trace_flags;
 	/* Messaging: this op was a receive/delivery rather than a publish. */
 	bool messaging_receive;
+	/* Set by the connection tracker, not a parser: a profile sample named
+	 * this request (ADR 0021), and the profiles carry this span's id as
+	 * their span_id label.  In the op's tail padding: a span signal keeps
+	 * its size. */
+	bool profile_linked;
 };
 
 #endif

@@ -88,9 +88,6 @@ struct enav_span_signal {
 	/* The TLS library whose plaintext this is ("openssl", "gnutls", "go");
 	 * NULL: read from the socket, plaintext on the wire. */
 	const char *tls_library;
-	/* A profile sample named this span's request (ADR 0021): the profiles
-	 * carry its span id as the label span_id. */
-	bool profile_linked;
 };
 
 /* A TCP connection or a DNS exchange, as the socket API saw it. */

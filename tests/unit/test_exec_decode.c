@@ -237,7 +237,7 @@ static void check_exec(const uint8_t *b, size_t len, uint16_t argv_len)
 /* The wire layout, byte for byte (ABI version 2). */
 static void test_abi_layout(void **state)
 {
-	assert_int_equal(ENAV_ABI_VERSION, 8);
+	assert_int_equal(ENAV_ABI_VERSION, 9);
 	/* v8: an L7 record may carry a trailer (ENAV_L7_CARRIED); offsets unchanged. */
 	/* v6: watched-file opens and other processes' bpf() calls. */
 	assert_int_equal(sizeof(struct enav_file_open_event), 96 + ENAV_EXE_PATH_MAX);

@@ -248,7 +248,7 @@ static void encode_span(struct enav_json *j, const struct enav_span_signal *sp)
 	enav_json_kv_string(j, "id_source", sp->id_source ? sp->id_source : "random");
 	if (sp->tls_library)
 		enav_json_kv_string(j, "tls_library", sp->tls_library);
-	if (sp->profile_linked)
+	if (op->profile_linked)
 		enav_json_kv_bool(j, "profile_linked", true);
 	enav_json_object_end(j);
 }

@@ -586,7 +586,7 @@ static int put_request_span(struct enav_pb_rev *r, struct text_memo *m, const st
 	/* Pyroscope's span-profile convention: the profile of this span is the
 	 * samples labelled with its span id (ADR 0021). */
 	char profile_id[16];
-	if (sp->profile_linked) {
+	if (op->profile_linked) {
 		enav_hex_bytes(profile_id, sp->span_id, 8);
 		add_str(&as, KEY("pyroscope.profile.id"), profile_id, sizeof(profile_id));
 	}

@@ -236,7 +236,7 @@ static void link_span(struct enav_l7_tracker *t, struct conn *c, struct enav_spa
 		return;
 	enav_span_links_put(t->cfg.links, c->sock_id, span->op.request_seq, span->trace_id,
 			    span->span_id);
-	span->profile_linked = true;
+	span->op.profile_linked = true;
 	t->spans_linked++;
 }
 
