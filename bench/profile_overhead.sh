@@ -5,6 +5,9 @@
 # off), so the ratio is what profiling costs.  Reports each arm's median,
 # the ratio and the stack-capture failure rate the agent exported.
 # Target: profiling on >= 99% of off at 99 Hz.
+# LINKS=1: the network source runs too, with its L7 path (NDJSON still off),
+# so samples look up the thread's request (profiling.links, ADR 0021): the
+# busy loop serves none, so this is the lookup's cost on every sample.
 #
 # usage (root, after `make`): bench/profile_overhead.sh [PAIRS] [SECONDS] [HZ]  (default 3, 10, 99)
 set -euo pipefail
@@ -21,6 +24,7 @@ make --no-print-directory -s all helpers >/dev/null
 AGENT=
 trap 'kill ${AGENT:-} 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"' EXIT
 profiling_only_config "$APORT" "$HZ" >"$WORK/cfg.yaml"
+[ -z "${LINKS:-}" ] || sed -i '/^  network:$/{n;s/enabled: false/enabled: true/}' "$WORK/cfg.yaml"
 
 run_load() { # prints work units done in SECS on one pinned CPU
 	taskset -c "$CPU" "$BUILD/helpers/prof_workload" spin "$SECS" | awk '/^units/ { print $2 }'

@@ -7,7 +7,12 @@
 #   metrics  L7 on, RED metrics only (NDJSON off, no OTLP)
 #   traces   L7 on, NDJSON off, OTLP traces, metrics and logs to a receiver
 #            that decodes nothing (bench/otlp_sink.c, the campaign's)
-# Profiling is off in every arm.  Per arm and round it prints requests/s, the
+# Profiling is off in every arm, unless a build's spec names a mode:
+#   NAME=BUILD_DIR:off      profiling off (the default; PROFILING sets another)
+#   NAME=BUILD_DIR:nolinks  profiling at its defaults, profiling.links off
+#   NAME=BUILD_DIR:links    profiling at its defaults, links on (ADR 0021)
+# so one build against itself with links off and on measures what linking
+# costs per request.  Per arm and round it prints requests/s, the
 # ratio to the round's none arm, BPF microseconds per request (every program
 # the agent loaded, kernel.bpf_stats_enabled=1 for the run, restored after),
 # the agent's CPU microseconds per request (user + sys of every thread, from
@@ -18,6 +23,7 @@
 # usage (root, after `make`):
 #   bench/span_path.sh [ROUNDS] [SECONDS] NAME=BUILD_DIR [NAME=BUILD_DIR]
 #   e.g. bench/span_path.sh 3 6 new=build base=/tmp/base/build
+#        bench/span_path.sh 3 6 nol=build:nolinks lnk=build:links
 # PORT (27300) and the two after it are used.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -49,12 +55,20 @@ cc -O2 -o "$WORK/otlp_sink" "$HERE/otlp_sink.c"
 RECV=$!
 for _ in $(seq 50); do grep -qs ready "$WORK/recv.out" && break; sleep 0.1; done
 
-base_cfg() {
-	printf 'http:\n  listen: 127.0.0.1:%s\n  health_listen: ""\nprofiling:\n  enabled: false\n' "$APORT"
+base_cfg() { # base_cfg MODE
+	printf 'http:\n  listen: 127.0.0.1:%s\n  health_listen: ""\n' "$APORT"
+	case $1 in
+	off) printf 'profiling:\n  enabled: false\n' ;;
+	nolinks) printf 'profiling:\n  links:\n    enabled: false\n' ;;
+	links) printf 'profiling:\n  links:\n    enabled: true\n' ;;
+	*) echo "span_path: profiling mode '$1': off, nolinks or links" >&2 && exit 2 ;;
+	esac
 }
-{ base_cfg; printf 'exporters:\n  ndjson:\n    enabled: false\nsources:\n  network:\n    l7:\n      enabled: false\n'; } >"$WORK/network.yaml"
-{ base_cfg; printf 'exporters:\n  ndjson:\n    enabled: false\n'; } >"$WORK/metrics.yaml"
-{ base_cfg; printf 'exporters:\n  ndjson:\n    enabled: false\n  otlp:\n    endpoint: http://127.0.0.1:%s\n' "$RPORT"; } >"$WORK/traces.yaml"
+for mode in off nolinks links; do
+	{ base_cfg $mode; printf 'exporters:\n  ndjson:\n    enabled: false\nsources:\n  network:\n    l7:\n      enabled: false\n'; } >"$WORK/network.$mode.yaml"
+	{ base_cfg $mode; printf 'exporters:\n  ndjson:\n    enabled: false\n'; } >"$WORK/metrics.$mode.yaml"
+	{ base_cfg $mode; printf 'exporters:\n  ndjson:\n    enabled: false\n  otlp:\n    endpoint: http://127.0.0.1:%s\n' "$RPORT"; } >"$WORK/traces.$mode.yaml"
+done
 
 run_wrk() { # -> "REQUESTS REQ_PER_S"
 	wrk -t1 -c32 -d"${SECS}s" "http://127.0.0.1:$PORT/4k.bin" |
@@ -70,9 +84,11 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	none_rps=$rps
 	printf '%-6s %-8s round %d  %9.0f req/s\n' - none "$r" "$rps"
 	for spec in "$@"; do
-		name=${spec%%=*} build=${spec#*=}
+		name=${spec%%=*} build=${spec#*=} mode=${PROFILING:-off}
+		case $build in *:*) mode=${build##*:} build=${build%:*} ;; esac
+		[ -f "$WORK/network.$mode.yaml" ] || { echo "span_path: profiling mode '$mode': off, nolinks or links" >&2; exit 2; }
 		for arm in network metrics traces; do
-			"$build/enav" run --config "$WORK/$arm.yaml" >/dev/null 2>>"$WORK/agent.$name.log" &
+			"$build/enav" run --config "$WORK/$arm.$mode.yaml" >/dev/null 2>>"$WORK/agent.$name.log" &
 			AGENT=$!
 			for _ in $(seq 200); do
 				curl -fs "http://127.0.0.1:$APORT/readyz" >/dev/null 2>&1 && break

@@ -17,6 +17,8 @@
 
 #include "platform/clock.h"
 #include "platform/log.h"
+#include "platform/numfmt.h"
+#include "features/network/net_source.h"
 #include "runtime/bpf_refusal.h"
 #include "runtime/runner.h"
 #include "features/profiling/profile_store.h"
@@ -27,9 +29,12 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: enav profile [--seconds N] [--kind cpu|offcpu|futex] [--pid PID]\n"
 		"                    [--container ID] [--cgroup PATH|ID] [--frequency HZ]\n"
+		"                    [--trace-id HEX32] [--span-id HEX16]\n"
 		"                    [--svg FILE] [--folded FILE] [--pprof FILE] [--config FILE]\n"
 		"Profiles the whole node for N seconds (10) and writes what was asked\n"
-		"(a flame graph to flame.svg when no output is named).\n");
+		"(a flame graph to flame.svg when no output is named).  --trace-id and\n"
+		"--span-id keep the samples that ran for that trace or span: the\n"
+		"network source's L7 path runs beside the profiler to see the requests.\n");
 }
 
 static int write_file(const char *path, const uint8_t *data, size_t len)
@@ -152,6 +157,18 @@ int enav_profile_command(struct enav_config *cfg, int argc, char **argv)
 			q.filter.container = v;
 		} else if (!strcmp(a, "--cgroup")) {
 			q.filter.cgroup = v;
+		} else if (!strcmp(a, "--trace-id")) {
+			q.filter.has_trace_id = true;
+			if (!enav_parse_hex_bytes(v, strlen(v), q.filter.trace_id, 16)) {
+				fprintf(stderr, "enav: --trace-id: 32 hex digits\n");
+				return 2;
+			}
+		} else if (!strcmp(a, "--span-id")) {
+			q.filter.has_span_id = true;
+			if (!enav_parse_hex_bytes(v, strlen(v), q.filter.span_id, 8)) {
+				fprintf(stderr, "enav: --span-id: 16 hex digits\n");
+				return 2;
+			}
 		} else if (!strcmp(a, "--frequency")) {
 			unsigned long hz = strtoul(v, &end, 10);
 			if (*end || hz < 1 || hz > 1000) {
@@ -179,6 +196,16 @@ int enav_profile_command(struct enav_config *cfg, int argc, char **argv)
 	/* This host has no profile consumers (no spool or Pyroscope rows): no
 	 * interval is worth cutting. */
 	cfg->profiling.interval_ms = 3600000;
+	/* A trace or span asked for: the requests come from the network
+	 * source's L7 path (plaintext only: the TLS prober's scan of every
+	 * process is not worth a one-off window). */
+	bool links = q.filter.has_trace_id || q.filter.has_span_id;
+	cfg->profiling.links = links;
+	if (links) {
+		cfg->network.enabled = true;
+		cfg->network.l7.enabled = true;
+		cfg->network.tls.enabled = false;
+	}
 	char err[512] = "";
 	if (enav_config_validate(cfg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "enav: %s\n", err);
@@ -200,8 +227,10 @@ int enav_profile_command(struct enav_config *cfg, int argc, char **argv)
 		enav_host_free(a);
 		return 1;
 	}
-	void *state = NULL;
+	void *state = NULL, *net = NULL;
 	int rc = enav_host_open_loop(a);
+	if (!rc && links)
+		rc = enav_net_source_ops.start(a, &net, err, sizeof(err));
 	if (!rc)
 		rc = enav_profile_source_ops.start(a, &state, err, sizeof(err));
 	if (rc == 0 && q.filter.pid)
@@ -215,6 +244,8 @@ int enav_profile_command(struct enav_config *cfg, int argc, char **argv)
 	if (rc) {
 		fprintf(stderr, "enav: %s\n", err[0] ? err : "profiling failed to start");
 		enav_profile_source_ops.stop(state);
+		if (links)
+			enav_net_source_ops.stop(net);
 		enav_host_free(a); /* and the store */
 		return 1;
 	}
@@ -232,6 +263,8 @@ int enav_profile_command(struct enav_config *cfg, int argc, char **argv)
 		     emit(s, &q, ENAV_PROFILE_FORMAT_PPROF, pprof)))
 		out = 1;
 	enav_profile_source_ops.stop(state);
+	if (links)
+		enav_net_source_ops.stop(net);
 	enav_host_free(a); /* and the store */
 	return out;
 }

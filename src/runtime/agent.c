@@ -858,8 +858,10 @@ struct enav_host *enav_host_new(const struct enav_config *cfg)
 int enav_host_probe(struct enav_host *h, char *err, size_t errlen)
 {
 	enav_features_probe(&h->features);
-	return enav_features_decide(&h->features, &h->cfg, &h->decisions, err, errlen) != 0 ? -1
-											    : 0;
+	if (enav_features_decide(&h->features, &h->cfg, &h->decisions, err, errlen) != 0)
+		return -1;
+	prepare_links(h);
+	return 0;
 }
 
 int enav_host_open_loop(struct enav_host *h)

@@ -385,7 +385,63 @@ case_environment() {
 	fi
 }
 
+# Profiles linked to spans (ADR 0021): a thread-per-connection server's
+# samples reach OTLP with Link entries; every linked span id is a span the
+# agent exported, and a server span whose request a sample named says so
+# (pyroscope.profile.id, its own id).
+case_profile_links() {
+	require_root || return
+	command -v node >/dev/null || { skip "node is not installed (scripts/deps.sh test)"; return; }
+	start_receiver || return 1
+	local port=$((TEST_PORT + 12)) lpid
+	"$HELPERS/link_server" "$port" 20 2 >"$WORK/link_server.out" 2>&1 &
+	lpid=$!
+	otlp_agent || { kill "$lpid"; stop_helpers; return 1; }
+	local end=$(($(date +%s) + $(scaled 5)))
+	while [ "$(date +%s)" -lt "$end" ]; do
+		curl -s -o /dev/null -o /dev/null "http://127.0.0.1:$port/slow" "http://127.0.0.1:$port/fast" ||
+			{ fail "link_server did not answer"; kill "$lpid"; stop_helpers; return 1; }
+	done
+	kill "$lpid"
+	local i pb n=0
+	for ((i = 0; i < $(scaled 50); i++)); do
+		sleep 0.2
+		n=0
+		for pb in "$WORK"/otlp/profiles-*.pb; do
+			[ -e "$pb" ] || continue
+			n=$((n + $(/usr/bin/python3 "$HERE/otlp_links.py" "$pb" | wc -l)))
+		done
+		[ "$n" -gt 0 ] && break
+	done
+	sleep "$(scaled 2)" # the spans of the last requests
+	stop_agent
+	stop_helpers
+	[ "$n" -gt 0 ] || { fail "no exported profile carries a link"; return 1; }
+	: >"$WORK/links.txt"
+	for pb in "$WORK"/otlp/profiles-*.pb; do
+		protoc -I"$OTLP_DIR/proto" --decode=opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest \
+			opentelemetry/proto/collector/profiles/v1development/profiles_service.proto <"$pb" >"$pb.txt" 2>"$pb.err" ||
+			{ fail "protoc rejects $pb: $(cat "$pb.err")"; return 1; }
+		/usr/bin/python3 "$HERE/otlp_links.py" "$pb" >>"$WORK/links.txt"
+	done
+	awk '$3 == 0 { bad = 1 } END { exit bad }' "$WORK/links.txt" ||
+		{ fail "a Link no sample points at: $(awk '$3 == 0' "$WORK/links.txt" | head -2)"; return 1; }
+	jq -r '.request.resourceSpans[]?.scopeSpans[]?.spans[]? | (.traceId + " " + .spanId) | ascii_downcase' \
+		"$WORK/otlp/traces.ndjson" | sort -u >"$WORK/spans.txt"
+	local missing
+	missing=$(awk '{ print $1 " " $2 }' "$WORK/links.txt" | sort -u | comm -23 - "$WORK/spans.txt")
+	[ -z "$missing" ] || { fail "linked (trace, span) not among the exported spans: $(head -2 <<<"$missing")"; return 1; }
+	local named
+	named=$(jq -r '.request.resourceSpans[]?.scopeSpans[]?.spans[]? | select((.kind // 0) == 2)
+		| (.spanId | ascii_downcase) as $id
+		| select(any(.attributes[]?; .key == "pyroscope.profile.id" and .value.stringValue == $id)) | $id' \
+		"$WORK/otlp/traces.ndjson" 2>/dev/null | wc -l)
+	[ "$named" -gt 0 ] || { fail "no server span carries pyroscope.profile.id = its span id"; return 1; }
+	echo "  $(awk '{ print $2 }' "$WORK/links.txt" | sort -u | wc -l) linked span ids, all exported; $named server spans name their profile"
+}
+
 run_case "otlp: metrics, traces, logs and profiles with the workload's content" case_content
+run_case "otlp: profiles linked to exported spans" case_profile_links
 run_case "otlp: OTEL_EXPORTER_OTLP_* environment alone" case_environment
 run_case "otlp: fault suite (hang, 503 for a minute, 429, resets, slow, 400)" case_faults
 stop_helpers

@@ -168,7 +168,31 @@ case_pg_backend() {
 	echo "  md5: $linked of $total samples linked, all to the slow query"
 }
 
+# enav profile --trace-id: the CLI runs the L7 path beside the profiler, and
+# writes only that trace's samples.
+case_cli_trace_id() {
+	require_root || return
+	start_link_server || return 1
+	load "$(scaled 12)" &
+	local loader=$!
+	"$ENAV" profile --seconds 6 --trace-id "$TRACE" --pprof "$WORK/cli.pb.gz" \
+		>"$WORK/cli.out" 2>&1 || { fail "enav profile failed: $(tail -3 "$WORK/cli.out")"; return 1; }
+	wait "$loader"
+	kill "$LINK_PID"
+	local tr n other fastn slown
+	tr=$($SAMPLES "$WORK/cli.pb.gz" | jq -rs --arg t "$TRACE" '
+		"\(length) \([.[] | select(.labels.trace_id != $t)] | length) \([.[] | select(.functions[0] == "link_fast_function")] | length) \([.[] | select(.functions[0] == "link_slow_function") | .values[0]] | add // 0)"')
+	read -r n other fastn slown <<<"$tr"
+	expect_eq "enav profile --trace-id: samples of other traces, fast-function samples" "$other $fastn" "0 0" || return 1
+	[ "$slown" -ge 20 ] || { fail "enav profile --trace-id: $slown slow-function samples of $n, want >= 20"; return 1; }
+	code=0
+	"$ENAV" profile --seconds 1 --trace-id nothex >/dev/null 2>&1 || code=$?
+	expect_eq "a malformed --trace-id" "$code" 2 || return 1
+	echo "  enav profile --trace-id: $slown slow-function samples, all of the trace"
+}
+
 run_case "profile links: thread-per-connection /slow vs /fast, trace filter" case_http_slow_fast
 run_case "profile links: a PostgreSQL backend's slow query vs a fast one" case_pg_backend
+run_case "profile links: enav profile --trace-id" case_cli_trace_id
 stop_pg
 finish
