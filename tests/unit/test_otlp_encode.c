@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1227,6 +1228,170 @@ static void test_pb_backward_writer(void **state)
 	enav_pb_writer_free(&f);
 }
 
+/* ---- profiles linked to spans ---- */
+
+/* Occurrences of field number in msg, of any wire type. */
+static size_t count_field(struct span msg, uint32_t number)
+{
+	struct enav_pb_reader r = reader(msg);
+	struct enav_pb_field f;
+	size_t n = 0;
+	int rc;
+
+	while ((rc = enav_pb_next(&r, &f)) == 1)
+		n += f.number == number;
+	assert_int_equal(rc, 0);
+	return n;
+}
+
+/* A sample's trace_id and span_id labels become a Link in the dictionary's
+ * link_table (ADR 0021), interned, and the sample's link_index; a sample
+ * without both, or with a malformed one, has no link_index at all. */
+static void test_profile_links(void **state)
+{
+	(void)state;
+	/* Pair A has unprintable bytes, pair B prints as ASCII ("0123456789abcdef",
+	 * "spanid01") so protoc's text shows it plainly. */
+	static const char trace_a[] = "4bf92f3577b34da6a3ce929d0e0e4736",
+			  trace_a_upper[] = "4BF92F3577B34DA6A3CE929D0E0E4736",
+			  span_a[] = "00f067aa0ba902b7",
+			  trace_b[] = "30313233343536373839616263646566",
+			  span_b[] = "7370616e69643031";
+	static const uint8_t trace_a_bytes[16] = {0x4b, 0xf9, 0x2f, 0x35, 0x77, 0xb3, 0x4d, 0xa6,
+						  0xa3, 0xce, 0x92, 0x9d, 0x0e, 0x0e, 0x47, 0x36},
+			     span_a_bytes[8] = {0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7};
+	static const struct enav_pprof_value_type types[] = {{"cpu", "nanoseconds"}};
+	struct {
+		const char *why;
+		struct enav_pprof_label lb[3];
+		size_t n;
+		uint64_t link; /* the link_index wanted: 0 = none */
+	} cases[] = {
+	    {"pair A",
+	     {{.key = "trace_id", .str = trace_a},
+	      {.key = "span_id", .str = span_a},
+	      {.key = "thread", .str = "worker-1"}},
+	     3,
+	     1},
+	    {"pair A again, span_id first",
+	     {{.key = "span_id", .str = span_a}, {.key = "trace_id", .str = trace_a}},
+	     2,
+	     1},
+	    {"pair B",
+	     {{.key = "trace_id", .str = trace_b}, {.key = "span_id", .str = span_b}},
+	     2,
+	     2},
+	    {"trace_id only", {{.key = "trace_id", .str = trace_a}}, 1, 0},
+	    {"non-hex span_id",
+	     {{.key = "trace_id", .str = trace_a}, {.key = "span_id", .str = "00f067aa0ba902bz"}},
+	     2,
+	     0},
+	    {"31-digit trace_id",
+	     {{.key = "trace_id", .str = "4bf92f3577b34da6a3ce929d0e0e473"},
+	      {.key = "span_id", .str = span_a}},
+	     2,
+	     0},
+	    {"pair A in capitals",
+	     {{.key = "trace_id", .str = trace_a_upper}, {.key = "span_id", .str = span_a}},
+	     2,
+	     1},
+	};
+	enum { N = sizeof(cases) / sizeof(cases[0]) };
+	struct enav_pprof *p = enav_pprof_new(types, 1, types[0], 10000000, 1700000000000000000ll,
+					      10000000000ll, NULL);
+
+	assert_non_null(p);
+	uint64_t m = enav_pprof_mapping(p, 0x400000, 0x500000, 0, "/usr/bin/orders", NULL);
+	uint64_t loc = enav_pprof_location(p, m, 0x401234, "main.work", "/src/work.go", 42);
+
+	for (size_t i = 0; i < N; i++) {
+		const int64_t v = (int64_t)i + 1; /* which sample it is */
+
+		assert_int_equal(enav_pprof_sample(p, &loc, 1, &v, 1, cases[i].lb, cases[i].n), 0);
+	}
+	uint8_t *raw = NULL;
+	size_t raw_len = 0;
+
+	assert_int_equal(enav_pprof_encode(p, false, &raw, &raw_len), 0);
+	enav_pprof_free(p);
+
+	const struct enav_otlp_profile_in in[] = {{res, raw, raw_len, NULL}};
+	struct enav_pb_writer w;
+	char err[256];
+
+	enav_pb_writer_init(&w, 0);
+	int rc = enav_otlp_encode_profiles(&w, scope, in, 1, err, sizeof(err));
+
+	FAIL_IF(rc != 0, "otlp profile links: rc %d: %s\n", rc, err);
+	dump("profile_links", &w);
+
+	/* link_table: the zero Link, then A, then B, each once. */
+	struct span req = {w.buf, w.len}, dict = one(req, 2), links[8];
+	size_t n_links = fields(dict, 4, links, 8);
+
+	FAIL_IF(n_links != 3, "otlp profile links: link_table has %zu entries, want 3\n", n_links);
+	static const uint8_t zero[16];
+	const struct {
+		const uint8_t *trace, *span;
+	} want_links[3] = {{zero, zero},
+			   {trace_a_bytes, span_a_bytes},
+			   {(const uint8_t *)"0123456789abcdef", (const uint8_t *)"spanid01"}};
+
+	for (size_t i = 0; i < 3; i++) {
+		struct span t = one(links[i], 1), sp = one(links[i], 2);
+
+		FAIL_IF(t.n != 16 || sp.n != 8 || count_field(links[i], 1) != 1 ||
+			    count_field(links[i], 2) != 1,
+			"otlp profile links: link_table[%zu]: trace_id %zu bytes, span_id %zu\n", i,
+			t.n, sp.n);
+		assert_memory_equal(t.p, want_links[i].trace, 16);
+		assert_memory_equal(sp.p, want_links[i].span, 8);
+	}
+
+	/* One Profile (one sample type), its samples in order. */
+	struct span rps[2], sps[2], profs[2], samples[N + 1];
+
+	assert_int_equal(fields(req, 1, rps, 2), 1);
+	assert_int_equal(fields(rps[0], 2, sps, 2), 1);
+	assert_int_equal(fields(sps[0], 2, profs, 2), 1);
+	assert_int_equal(fields(profs[0], 2, samples, N + 1), N);
+	for (size_t i = 0; i < N; i++) {
+		struct enav_pb_reader vr = reader(one(samples[i], 4));
+		uint64_t v = 0;
+
+		assert_int_equal(enav_pb_read_varint(&vr, &v), 1);
+		assert_int_equal(v, i + 1);
+		size_t has = count_field(samples[i], 3);
+		uint64_t link = varint_field(samples[i], 3);
+
+		FAIL_IF(cases[i].link ? has != 1 || link != cases[i].link : has != 0,
+			"otlp profile links: sample %zu (%s): %zu link_index fields, %" PRIu64
+			", want %s%" PRIu64 "\n",
+			i, cases[i].why, has, link, cases[i].link ? "" : "none, not even ",
+			cases[i].link);
+	}
+
+	/* The schema agrees. */
+	char *t = protoc_decode(
+	    "opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest",
+	    "opentelemetry/proto/collector/profiles/v1development/profiles_service.proto", w.buf,
+	    w.len);
+
+	FAIL_IF(count_of(t, "link_table {") != 3, "otlp profile links: want 3 link_table:\n%s\n",
+		t);
+	FAIL_IF(count_of(t, "link_index: 1\n") != 3 || count_of(t, "link_index: 2\n") != 1 ||
+		    count_of(t, "link_index: ") != 4,
+		"otlp profile links: want link_index 1 three times, 2 once, no other:\n%s\n", t);
+	expect(t, "profile links",
+	       "trace_id: \"K\\371/5w\\263M\\246\\243\\316\\222\\235\\016\\016G6\"");
+	expect(t, "profile links", "span_id: \"\\000\\360g\\252\\013\\251\\002\\267\"");
+	expect(t, "profile links", "trace_id: \"0123456789abcdef\"\n");
+	expect(t, "profile links", "span_id: \"spanid01\"\n");
+	free(t);
+	enav_pb_writer_free(&w);
+	free(raw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1242,6 +1407,7 @@ int main(void)
 	    cmocka_unit_test(test_pb_backward_writer),
 	    cmocka_unit_test(test_profiles),
 	    cmocka_unit_test(test_profiles_from_tables),
+	    cmocka_unit_test(test_profile_links),
 	    cmocka_unit_test(test_partial_success),
 	};
 
