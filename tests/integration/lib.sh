@@ -388,3 +388,24 @@ stop_pg() {
 	[ -n "$PG_UP" ] && pg_ctl_ -m fast -w -t 30 stop >/dev/null 2>&1
 	PG_UP=
 }
+
+# start_dnsmasq NAME ADDR: dnsmasq on 127.0.0.1:53 answering NAME with the
+# A record ADDR (nothing else: no resolv.conf, no hosts file), its pid in
+# DNSMASQ_PID for the caller's cleanup; fails when it is missing or does not
+# come up within 5 s.
+DNSMASQ_PID=
+start_dnsmasq() {
+	command -v dnsmasq >/dev/null && command -v dig >/dev/null ||
+		{ fail "dnsmasq/dig missing (scripts/deps.sh test)"; return 1; }
+	rm -f "$WORK/dnsmasq.pid"
+	dnsmasq --keep-in-foreground --no-resolv --no-hosts --listen-address=127.0.0.1 \
+		--bind-interfaces --port=53 --address="/$1/$2" \
+		--pid-file="$WORK/dnsmasq.pid" --user=root 2>"$WORK/dnsmasq.log" &
+	DNSMASQ_PID=$!
+	local i
+	for ((i = 0; i < 50; i++)); do
+		[ -s "$WORK/dnsmasq.pid" ] && break
+		sleep 0.1
+	done
+	kill -0 "$DNSMASQ_PID" 2>/dev/null || { fail "dnsmasq: $(cat "$WORK/dnsmasq.log")"; return 1; }
+}

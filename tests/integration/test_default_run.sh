@@ -11,7 +11,6 @@
 
 HTTP_PORT=${HTTP_PORT:-18090}
 NGINX_PID=
-DNSMASQ_PID=
 
 stop_servers() {
 	[ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null
@@ -84,17 +83,7 @@ case_default_run_nginx() {
 	expect_eq "paired" "$(jq -r .span.trace_id <<<"$sspan") $(jq -r .span.parent_span_id <<<"$sspan")" \
 		"$(jq -r .span.trace_id <<<"$cspan") $(jq -r .span.span_id <<<"$cspan")" || return 1
 	# DNS at defaults: a lookup's answer, with the asking process.
-	command -v dnsmasq >/dev/null && command -v dig >/dev/null || { fail "dnsmasq/dig missing (scripts/deps.sh test)"; return 1; }
-	dnsmasq --keep-in-foreground --no-resolv --no-hosts --listen-address=127.0.0.1 \
-		--bind-interfaces --port=53 --address=/enav-default.example/127.0.0.3 \
-		--pid-file="$WORK/dnsmasq.pid" --user=root 2>"$WORK/dnsmasq.log" &
-	DNSMASQ_PID=$!
-	local i
-	for ((i = 0; i < 50; i++)); do
-		[ -s "$WORK/dnsmasq.pid" ] && break
-		sleep 0.1
-	done
-	kill -0 "$DNSMASQ_PID" 2>/dev/null || { fail "dnsmasq: $(cat "$WORK/dnsmasq.log")"; return 1; }
+	start_dnsmasq enav-default.example 127.0.0.3 || return 1
 	dig +short +tries=1 @127.0.0.1 enav-default.example A >"$WORK/dig.a" &
 	local dpid=$!
 	wait $dpid

@@ -6,7 +6,6 @@
 
 HTTP_PORT=${HTTP_PORT:-18080}
 NGINX_PID=
-DNSMASQ_PID=
 
 start_nginx() {
 	command -v nginx >/dev/null || { fail "nginx missing (scripts/deps.sh test)"; return 1; }
@@ -142,14 +141,7 @@ case_predates_attach() {
 
 case_dns() {
 	require_root || return
-	command -v dnsmasq >/dev/null && command -v dig >/dev/null || { fail "dnsmasq/dig missing"; return 1; }
-	dnsmasq --keep-in-foreground --no-resolv --no-hosts --listen-address=127.0.0.1 \
-		--bind-interfaces --port=53 --address=/enav-test.example/127.0.0.2 \
-		--pid-file="$WORK/dnsmasq.pid" --user=root \
-		2>"$WORK/dnsmasq.log" &
-	DNSMASQ_PID=$!
-	sleep 0.3
-	kill -0 $DNSMASQ_PID 2>/dev/null || { fail "dnsmasq: $(cat "$WORK/dnsmasq.log")"; return 1; }
+	start_dnsmasq enav-test.example 127.0.0.2 || return 1
 	write_config "$WORK/cfg.yaml" "sources:" "  network:" "    edge_interval_ms: 1000"
 	start_agent "$WORK/cfg.yaml" || return 1
 	dig +short +tries=1 @127.0.0.1 enav-test.example A >"$WORK/dig.a" &

@@ -53,7 +53,7 @@ stop_helpers() {
 otlp_agent() { # otlp_agent EXTRA...: EXTRA are exporters.otlp lines, indented from "  "
 	local extra=("${@/#/  }")
 	# Profiles reach OTLP at the profiler's own cadence, profiling.interval_ms.
-	write_config "$WORK/cfg.yaml" "profiling:" "  interval_ms: 1000" \
+	write_config "$WORK/cfg.yaml" "profiling:" "  interval_ms: 1000" ${OTLP_PROFILING:+"$OTLP_PROFILING"} \
 		"exporters:" "  otlp:" "    endpoint: http://127.0.0.1:$OTLP_PORT" \
 		"    metrics_interval_ms: 1000" "    batch_max_delay_ms: 200" "    timeout_ms: 1000" \
 		"    retry_initial_ms: 100" "    retry_max_ms: 1000" "    retry_max_elapsed_ms: 8000" \
@@ -213,7 +213,11 @@ case_faults() {
 	command -v node >/dev/null || { skip "node is not installed (scripts/deps.sh test)"; return; }
 	start_receiver || return 1
 	start_web || { stop_helpers; return 1; }
-	otlp_agent "  queue_capacity: 256" || { stop_helpers; return 1; }
+	# The profile store keeps profiling.retention_ms of stacks (120 s by
+	# default, longer than the suite), so it grows all through it, bounded
+	# by its own caps: the shortest retention lets it level off before the
+	# first third, and the RSS bounds below are the exporter's.
+	OTLP_PROFILING="  retention_ms: 10000" otlp_agent "  queue_capacity: 256" || { stop_helpers; return 1; }
 	local rss0 rss_max c0 c1 t0 i n
 	requests 3 && sleep 1.5
 	rss0=$(rss_kb)
