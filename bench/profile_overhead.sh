@@ -5,9 +5,11 @@
 # off), so the ratio is what profiling costs.  Reports each arm's median,
 # the ratio and the stack-capture failure rate the agent exported.
 # Target: profiling on >= 99% of off at 99 Hz.
-# LINKS=1: the network source runs too, with its L7 path (NDJSON still off),
+# LINKS=on: the network source runs too, with its L7 path (NDJSON still off),
 # so samples look up the thread's request (profiling.links, ADR 0021): the
 # busy loop serves none, so this is the lookup's cost on every sample.
+# LINKS=off: the same agent with profiling.links off, to tell the lookup
+# from the network source's own cost.
 #
 # usage (root, after `make`): bench/profile_overhead.sh [PAIRS] [SECONDS] [HZ]  (default 3, 10, 99)
 set -euo pipefail
@@ -24,7 +26,14 @@ make --no-print-directory -s all helpers >/dev/null
 AGENT=
 trap 'kill ${AGENT:-} 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"' EXIT
 profiling_only_config "$APORT" "$HZ" >"$WORK/cfg.yaml"
-[ -z "${LINKS:-}" ] || sed -i '/^  network:$/{n;s/enabled: false/enabled: true/}' "$WORK/cfg.yaml"
+case ${LINKS:-} in
+'') ;;
+on | off)
+	sed -i '/^  network:$/{n;s/enabled: false/enabled: true/}' "$WORK/cfg.yaml"
+	printf '  links:\n    enabled: %s\n' "$([ "$LINKS" = on ] && echo true || echo false)" >>"$WORK/cfg.yaml"
+	;;
+*) echo "LINKS: on or off" >&2 && exit 2 ;;
+esac
 
 run_load() { # prints work units done in SECS on one pinned CPU
 	taskset -c "$CPU" "$BUILD/helpers/prof_workload" spin "$SECS" | awk '/^units/ { print $2 }'
