@@ -873,11 +873,9 @@ int enav_host_open_loop(struct enav_host *h)
 void enav_host_poll(struct enav_host *h, int timeout_ms)
 {
 	struct epoll_event ev[8];
-	int n = epoll_wait(h->epfd, ev, 8, timeout_ms);
-	for (int i = 0; i < n; i++) {
-		struct enav_watch *w = ev[i].data.ptr;
-		w->consume(w->arg);
-	}
+	epoll_wait(h->epfd, ev, 8, timeout_ms);
+	for (size_t w = 0; w < h->n_watches; w++)
+		h->watches[w].consume(h->watches[w].arg);
 }
 
 void enav_host_free(struct enav_host *h)

@@ -32,7 +32,10 @@ struct enav_host *enav_host_new(const struct enav_config *cfg);
 int enav_host_probe(struct enav_host *h, char *err, size_t errlen);
 /* An event loop for enav_host_watch; 0 or -errno. */
 int enav_host_open_loop(struct enav_host *h);
-/* Wait up to timeout_ms, then call consume on every watch that is ready. */
+/* Wait up to timeout_ms for a watch to be ready, then call consume on every
+ * watch, ready or not: a transport that batches its wakeups (the ring
+ * buffer's) may hold records without waking anyone, and the capture loop
+ * drains every transport each round for the same reason. */
 void enav_host_poll(struct enav_host *h, int timeout_ms);
 /* Release the profile store (if provided), the loop and h. */
 void enav_host_free(struct enav_host *h);

@@ -44,6 +44,8 @@ def fields(buf):
             v, i = buf[i : i + n], i + n
         else:
             raise ValueError(f"wire type {wire}")
+        if i > len(buf):
+            raise ValueError("truncated")
         yield field, wire, v
 
 

@@ -10,46 +10,17 @@ usage: pprof_strings.py FILE   (gzip'd or raw)
 import gzip
 import sys
 
-
-def varint(buf, i):
-    shift = value = 0
-    while True:
-        b = buf[i]
-        i += 1
-        value |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return value, i
-        shift += 7
-        if shift > 63:
-            raise ValueError("varint too long")
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from pprof_samples import fields  # noqa: E402  (the one wire reader)
 
 
 def main():
     data = open(sys.argv[1], "rb").read()
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
-    i = 0
-    out = []
-    while i < len(data):
-        key, i = varint(data, i)
-        field, wire = key >> 3, key & 7
-        if wire == 0:
-            _, i = varint(data, i)
-        elif wire == 1:
-            i += 8
-        elif wire == 5:
-            i += 4
-        elif wire == 2:
-            n, i = varint(data, i)
-            if field == 6:
-                out.append(data[i:i + n].decode("utf-8", "replace"))
-            i += n
-        else:
-            raise ValueError("wire type %d" % wire)
-    if i != len(data):
-        raise ValueError("truncated")
-    for s in out:
-        print(s)
+    for field, wire, v in fields(data):
+        if field == 6 and wire == 2:
+            print(v.decode("utf-8", "replace"))
 
 
 main()

@@ -20,14 +20,14 @@ TRACE=4bf92f3577b34da6a3ce929d0e0e4736
 links_agent() {
 	write_config "$WORK/cfg.yaml" "sources:" "  network:" "    l7:" \
 		"      protocols: [http1, postgresql]" "$@" \
-		"profiling:" "  frequency_hz: 199" "  links:" "    hold_ms: $(scaled 10000)"
+		"profiling:" "  frequency_hz: 199" "  interval_ms: 2000" "  links:" "    hold_ms: $(scaled 10000)"
 	start_agent "$WORK/cfg.yaml"
 }
 
 # get_profile URL: a profile request's body, which takes its window's seconds
 # (http_get gives up after 5).
 get_profile() {
-	timeout "$(scaled 30)" busybox wget -q -O - "$1" 2>/dev/null
+	timeout "$(scaled 40)" busybox wget -q -O - "$1" 2>/dev/null
 }
 
 # span_ids JQ_FILTER: the span ids of the NDJSON spans the filter selects.
@@ -87,20 +87,29 @@ mostly_linked() {
 
 case_http_slow_fast() {
 	require_root || return
-	links_agent || return 1
+	# Pyroscope gets the same labels: span_id is its span-profile label.
+	local pport=$((TEST_PORT + 8))
+	/usr/bin/python3 "$(dirname "$0")/pyroscope_receiver.py" "$pport" "$WORK/pyro" &
+	local ppid=$!
+	links_agent "exporters:" "  pyroscope:" "    url: http://127.0.0.1:$pport" "    app_name: links" ||
+		{ kill "$ppid"; return 1; }
 	start_link_server || return 1
-	load "$(scaled 8)" &
+	# The windows are scaled too: an emulated guest serves a few requests
+	# a second, and 5 s of them hold too few samples to judge.
+	local secs
+	secs=$(scaled 5)
+	load $((secs + 3)) &
 	local loader=$!
 	sleep 1
 	# Two windows at once: the whole profile and the trace's.
-	get_profile "$BASE/profile?seconds=5" >"$WORK/all.pb.gz" &
+	get_profile "$BASE/profile?seconds=$secs" >"$WORK/all.pb.gz" &
 	local a=$!
-	get_profile "$BASE/profile?seconds=5&trace_id=$TRACE" >"$WORK/trace.pb.gz" || true
+	get_profile "$BASE/profile?seconds=$secs&trace_id=$TRACE" >"$WORK/trace.pb.gz" || true
 	wait "$a"
 	wait "$loader" || { fail "the load's curl failed"; return 1; }
-	sleep "$(scaled 2)" # the last spans reach the sink
+	sleep "$(scaled 3)" # the last spans reach the sink, an interval the receiver
 	http_get "http://127.0.0.1:$TEST_PORT/metrics" >"$WORK/metrics.now"
-	kill "$LINK_PID"
+	kill "$LINK_PID" "$ppid"
 	local slow fast report total linked
 	slow=$(span_ids '.connection.role == "server" and .span.path == "/slow"')
 	fast=$(span_ids '.connection.role == "server" and .span.path == "/fast"')
@@ -127,6 +136,17 @@ case_http_slow_fast() {
 	expect_eq "trace filter: samples of other traces, fast-function samples" "$other $fastn" "0 0" || return 1
 	[ "$n" -gt 0 ] && [ $((slown * 10)) -ge $((linked * 8)) ] ||
 		{ fail "trace filter: $slown slow-function samples, want >= 80% of the $linked linked in the whole profile"; return 1; }
+	# The CPU profiles pushed to Pyroscope: their slow-function samples carry
+	# /slow span ids, the same as the endpoint's.
+	local f pushed=
+	# One push per process and interval: the server's, not every curl's.
+	for f in $(grep -lE '"links\.cpu\{[^}]*comm=link_server' "$WORK"/pyro/*.json 2>/dev/null); do
+		pushed+=$(linked_report "${f%.json}.pprof" link_slow_function | tail -n +2)$'\n'
+	done
+	pushed=$(grep . <<<"$pushed" | sort -u)
+	[ -n "$pushed" ] || { fail "no Pyroscope push carries a span_id on link_slow_function: $(ls "$WORK/pyro" 2>&1 | head -5)"; return 1; }
+	bad=$(comm -23 <(echo "$pushed") <(sort -u <<<"$slow"))
+	[ -z "$bad" ] || { fail "Pyroscope pushes name spans that are not /slow server spans: $(head -3 <<<"$bad")"; return 1; }
 	local code
 	code=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/profile?seconds=1&trace_id=xyz")
 	expect_eq "a malformed trace_id" "$code" 400 || return 1
@@ -173,9 +193,11 @@ case_pg_backend() {
 case_cli_trace_id() {
 	require_root || return
 	start_link_server || return 1
-	load "$(scaled 12)" &
+	# The CLI loads the network and profiling objects before its window
+	# opens (tens of seconds in an emulated guest): the load outlasts both.
+	load "$(scaled 16)" &
 	local loader=$!
-	"$ENAV" profile --seconds 6 --trace-id "$TRACE" --pprof "$WORK/cli.pb.gz" \
+	"$ENAV" profile --seconds "$(scaled 6)" --trace-id "$TRACE" --pprof "$WORK/cli.pb.gz" \
 		>"$WORK/cli.out" 2>&1 || { fail "enav profile failed: $(tail -3 "$WORK/cli.out")"; return 1; }
 	wait "$loader"
 	kill "$LINK_PID"
