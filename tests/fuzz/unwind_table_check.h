@@ -61,16 +61,18 @@ static inline void check_unwind_same(const struct enav_eh_table *a, const struct
 }
 
 /* small and big: one section built with a cap and with a larger one.  The
- * cap only ever drops whole records from the end: without truncation the
- * two are the same table. */
+ * cap only drops whole records: without truncation the two are the same
+ * table.  With it, each is a table of its own (check_unwind_table), and
+ * their row counts are not ordered: a record the small cap dropped can, in
+ * the big table, win addresses other records' rows held (overlapping FDEs:
+ * the earliest wins) and so merge rows that then repeat a rule (the fuzzer
+ * found such a section: crash-14d44c68 in the corpus). */
 static inline void check_unwind_caps(const struct enav_eh_table *small,
 				     const struct enav_eh_table *big)
 {
 	if (!small->stats.truncated) {
 		CHECK_ROW(memcmp(&big->stats, &small->stats, sizeof(big->stats)) == 0);
 		check_unwind_same(small, big);
-	} else {
-		CHECK_ROW(big->n >= small->n);
 	}
 }
 
