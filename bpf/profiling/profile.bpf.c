@@ -4,8 +4,9 @@
  *
  *  - CPU: a perf_event program (cpu-clock or cycles, opened per CPU by user
  *    space) counts samples per (tgid, cgroup, user stack, kernel stack).
- *  - Off-CPU: sched_switch records when a task blocks (with its stacks) and
- *    adds the blocked nanoseconds when it is switched back in.
+ *  - Off-CPU: sched_switch records when a task blocks and, when it is
+ *    switched back in, whether it waited long enough to count; the stacks of
+ *    such a wait are walked then and at its syscall's exit.
  *  - Futex: the futex wait syscalls (futex, futex_wait, futex_waitv) add the
  *    nanoseconds waited to the stack that waited, taken when the wait ends.
  *
@@ -69,9 +70,9 @@ struct {
 	__type(value, struct enav_profile_value);
 } enav_prof_counts SEC(".maps");
 
-/* A wait in progress: the time is added when it ends.  Off-CPU stacks are
- * captured when it starts (the waiting task is current only then); futex
- * stacks are not stored here (taken at the syscall's exit). */
+/* A wait in progress: the time is added when it ends.  Stacks are walked
+ * only for waits over their threshold: off-CPU ones at the switch back in
+ * (kernel) and the next syscall exit (user), futex ones at the syscall's exit. */
 struct wait_start {
 	__u64 start_ns;
 	__u64 cgroup_id;
@@ -83,6 +84,10 @@ struct wait_start {
 	/* the requests the thread served and awaited when the wait began */
 	__u64 server_sock, client_sock;
 	__u32 server_seq, client_seq, link_flags, pad2;
+	/* off-CPU only: the blocked nanoseconds not yet counted (the wait is
+	 * due), and the user registers it blocked with */
+	__u64 due_ns;
+	__u64 user_ip, user_sp;
 };
 
 struct {
@@ -246,8 +251,9 @@ static __always_inline void add_count(struct enav_profile_key *key, __u64 ns)
 
 /* ---- request links (ADR 0021) -------------------------------------------- */
 
-/* Copy the requests of thread tid (its entry l, when any) into a key or a
- * wait's start; a sample taken now (mark) marks them as wanted. */
+/* Copy a thread's requests (its entry l) into a key or a wait's start; the
+ * caller marks them wanted when the sample is kept (enav_req_mark,
+ * link_confirm). */
 #define LINK_COPY(dst, l)                                                                          \
 	do {                                                                                       \
 		(dst)->server_sock = (l)->server.sock_id;                                          \
@@ -306,6 +312,34 @@ int enav_cpu_sample(struct bpf_perf_event_data *ctx)
 
 /* ---- off-CPU ------------------------------------------------------------ */
 
+/*
+ * An off-CPU wait is counted in three steps.  Walking both stacks at every
+ * block was the profiler's largest cost on a busy server (issue 32), almost
+ * all of it for waits shorter than enav_offcpu_min_ns, so no stack is walked
+ * until a wait is known to be long:
+ *
+ *  - switch-out (offcpu_begin): the blocking task is current; its identity,
+ *    requests and user registers are noted (the raw_tp variant, which cannot
+ *    name the sleeping task later, walks the kernel stack here);
+ *  - switch-in (offcpu_resume): a wait over the threshold becomes due; its
+ *    kernel stack is walked from the still-sleeping task (tp_btf);
+ *  - the task's next syscall exit (offcpu_settle): it is current again, and
+ *    when its user registers are those it blocked with it has not been back
+ *    in user space, so its user stack is the one it blocked in: it is walked
+ *    there and the due time counted.
+ *
+ * A due wait whose thread reaches user space another way (a page fault), or
+ * blocks again elsewhere first, is counted with its kernel stack only
+ * (offcpu_no_user_stack): time is never lost, and never given a stack it did
+ * not wait in.  Several long waits inside one syscall add up under the first
+ * one's kernel stack.
+ */
+
+/* Due waits not yet settled, node-wide: every syscall exit reads it, and only
+ * a non-zero value costs a lookup.  A due wait lost to an LRU eviction leaves
+ * it high, which costs that lookup, never a wrong count. */
+__u64 enav_offcpu_due = 0;
+
 static __always_inline bool sampled(__u32 every)
 {
 	if (every <= 1)
@@ -354,19 +388,6 @@ static __always_inline void wait_store(void *start_map, struct wait_start *w)
 		prof_count(ENAV_PC_PENDING_FULL);
 }
 
-/* An off-CPU wait starting now for the current task; both stacks are taken
- * here, the only moment the waiting task is current. */
-static __always_inline void offcpu_begin(void *ctx)
-{
-	struct wait_start w = {};
-	if (!wait_admitted(&w, enav_offcpu_sample_every))
-		return;
-	capture_stacks(ctx, true, w.tgid, w.exec_gen, &w.user_stack, &w.kernel_stack);
-	/* Announce here, where the waiting task is current (its comm is ours). */
-	announce_task(ctx, w.tgid, w.exec_gen, w.cgroup_id);
-	wait_store(&enav_prof_offcpu_start, &w);
-}
-
 /* Take tid's pending wait out of start_map into *w; its length, or 0 when
  * there is none or it is shorter than min_ns (counted). */
 static __always_inline __u64 wait_take(void *start_map, __u32 tid, __u64 min_ns,
@@ -402,28 +423,132 @@ static __always_inline void wait_count(struct wait_start *w, __u32 kind, __u64 d
 	add_count(&key, delta * (every ? every : 1));
 }
 
-/* End the off-CPU wait of tid (not necessarily the current task). */
-static __always_inline void wait_end(void *ctx, void *start_map, __u32 tid, __u32 kind,
-				     __u64 min_ns, __u32 every, enum enav_profile_counter done)
+/* The current task's user registers, or zeros when they cannot be read (a
+ * zero sp never matches, so such a wait keeps no user stack). */
+static __always_inline void note_user_regs(struct wait_start *w)
 {
-	struct wait_start w;
-	__u64 delta = wait_take(start_map, tid, min_ns, &w);
-	if (!delta)
+	struct enav_user_regs regs;
+	if (enav_current_user_regs(&regs)) {
+		w->user_ip = regs.ip;
+		w->user_sp = regs.sp;
+	}
+}
+
+/* Count the due wait w of tid; with_user walks the current task's user
+ * stack for it (the caller has checked that it is the one w blocked in). */
+static __always_inline void offcpu_count(void *ctx, __u32 tid, struct wait_start *w, bool with_user)
+{
+	__sync_fetch_and_add(&enav_offcpu_due, -1);
+	if (with_user)
+		w->user_stack = store_stack(ctx, true, w->tgid, w->exec_gen);
+	else
+		prof_count(ENAV_PC_OFFCPU_NO_USER_STACK);
+	link_confirm(tid, w);
+	wait_count(w, ENAV_PROFILE_OFFCPU, w->due_ns, enav_offcpu_sample_every);
+}
+
+/* The current task blocks.  A due wait of it still unsettled either goes on
+ * (the same user registers: it blocks again inside the same syscall) or is
+ * counted without its user stack, before the new wait is noted. */
+static __always_inline void offcpu_begin(void *ctx, bool kernel_stack_now)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct wait_start w = {};
+	struct wait_start *due = bpf_map_lookup_elem(&enav_prof_offcpu_start, &tid);
+
+	if (due && due->due_ns) {
+		note_user_regs(&w);
+		if (w.user_sp && due->user_sp == w.user_sp && due->user_ip == w.user_ip) {
+			due->start_ns = bpf_ktime_get_ns();
+			return;
+		}
+		struct wait_start old = *due;
+		bpf_map_delete_elem(&enav_prof_offcpu_start, &tid);
+		offcpu_count(ctx, tid, &old, false);
+		w.user_ip = w.user_sp = 0;
+	}
+	if (!wait_admitted(&w, enav_offcpu_sample_every))
 		return;
-	prof_count(done);
-	link_confirm(tid, &w);
-	wait_count(&w, kind, delta, every);
+	note_user_regs(&w);
+	if (kernel_stack_now)
+		w.kernel_stack = store_stack(ctx, false, w.tgid, w.exec_gen);
+	/* Announced now, where the task is current (its comm is ours), a new
+	 * process's unwind tables load while it waits. */
+	announce_task(ctx, w.tgid, w.exec_gen, w.cgroup_id);
+	wait_store(&enav_prof_offcpu_start, &w);
+}
+
+/* The sleeping task t's kernel stack, stored; 0 when there is none. */
+static __always_inline __u64 store_task_kernel_stack(struct task_struct *t)
+{
+	__u32 zero = 0;
+	struct enav_profile_stack *st = bpf_map_lookup_elem(&enav_prof_scratch, &zero);
+	if (!st) {
+		prof_count(ENAV_PC_STACK_OTHER);
+		return 0;
+	}
+	prof_count(ENAV_PC_STACK_CAPTURES);
+	__u32 size = enav_stack_bytes;
+	if (size > sizeof(st->ips))
+		size = sizeof(st->ips);
+	long got = bpf_get_task_stack(t, st->ips, size, 0);
+	if (got < 0) {
+		prof_count(ENAV_PC_STACK_KERNEL_FAULT);
+		return 0;
+	}
+	return store_frames(st, (__u32)got / sizeof(__u64));
+}
+
+/* Task tid (t when the hook names it) is switched back in. */
+static __always_inline void offcpu_resume(__u32 tid, struct task_struct *t)
+{
+	struct wait_start *p = bpf_map_lookup_elem(&enav_prof_offcpu_start, &tid);
+	if (!p || !p->start_ns)
+		return; /* not waiting: preempted, or due and running */
+	__u64 now = bpf_ktime_get_ns();
+	__u64 delta = now > p->start_ns ? now - p->start_ns : 0;
+	p->start_ns = 0;
+	if (delta < enav_offcpu_min_ns || delta == 0) {
+		prof_count(ENAV_PC_BELOW_THRESHOLD);
+		if (!p->due_ns)
+			bpf_map_delete_elem(&enav_prof_offcpu_start, &tid);
+		return;
+	}
+	prof_count(ENAV_PC_OFFCPU_EPISODES);
+	if (!p->due_ns) {
+		if (t)
+			p->kernel_stack = store_task_kernel_stack(t);
+		__sync_fetch_and_add(&enav_offcpu_due, 1);
+	}
+	p->due_ns += delta;
+}
+
+/* A syscall of the current task returns: settle its due wait, if any. */
+static __always_inline int offcpu_settle(void *ctx)
+{
+	if (!enav_offcpu_due)
+		return 0;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct wait_start *p = bpf_map_lookup_elem(&enav_prof_offcpu_start, &tid);
+	if (!p || !p->due_ns || p->start_ns)
+		return 0;
+	struct wait_start w = *p;
+	bpf_map_delete_elem(&enav_prof_offcpu_start, &tid);
+	struct wait_start now = {};
+	note_user_regs(&now);
+	offcpu_count(ctx, tid, &w,
+		     now.user_sp && now.user_sp == w.user_sp && now.user_ip == w.user_ip);
+	return 0;
 }
 
 static __always_inline int handle_switch(void *ctx, bool preempt, __u32 prev_tid, __u32 next_tid,
-					 unsigned int prev_state)
+					 unsigned int prev_state, struct task_struct *next)
 {
 	/* prev is current here: a task that blocks (not preempted) starts a wait. */
 	if (!preempt && prev_state != TASK_RUNNING_STATE && prev_tid != 0)
-		offcpu_begin(ctx);
+		offcpu_begin(ctx, next == NULL);
 	if (next_tid)
-		wait_end(ctx, &enav_prof_offcpu_start, next_tid, ENAV_PROFILE_OFFCPU,
-			 enav_offcpu_min_ns, enav_offcpu_sample_every, ENAV_PC_OFFCPU_EPISODES);
+		offcpu_resume(next_tid, next);
 	return 0;
 }
 
@@ -446,7 +571,7 @@ int enav_offcpu_switch_btf(u64 *ctx)
 	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
 	unsigned int state = enav_switch_state_arg ? (unsigned int)ctx[3] : task_state(prev);
 
-	return handle_switch(ctx, (bool)ctx[0], prev->pid, next->pid, state);
+	return handle_switch(ctx, (bool)ctx[0], prev->pid, next->pid, state, next);
 }
 
 SEC("raw_tp/sched_switch")
@@ -455,9 +580,22 @@ int enav_offcpu_switch_raw(u64 *ctx)
 	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
 	unsigned int state = enav_switch_state_arg ? (unsigned int)ctx[3] : task_state(prev);
 
-	/* Untyped pointers: read through CO-RE instead of direct loads. */
+	/* Untyped pointers: read through CO-RE instead of direct loads; the
+	 * kernel stack is walked at the block (no task to name at the wake). */
 	return handle_switch(ctx, (bool)ctx[0], BPF_CORE_READ(prev, pid), BPF_CORE_READ(next, pid),
-			     state);
+			     state, NULL);
+}
+
+SEC("tp_btf/sys_exit")
+int enav_offcpu_settle_btf(u64 *ctx)
+{
+	return offcpu_settle(ctx);
+}
+
+SEC("raw_tp/sys_exit")
+int enav_offcpu_settle_raw(u64 *ctx)
+{
+	return offcpu_settle(ctx);
 }
 
 /* ---- futex ---------------------------------------------------------------- */

@@ -418,6 +418,8 @@ enum enav_profile_counter {
 	ENAV_PC_UNWIND_FP_FRAMES,    /* frames stepped by frame pointer (no rule for the address) */
 	ENAV_PC_UNWIND_TABLE_FRAMES, /* frames stepped by an .eh_frame rule */
 	ENAV_PC_AGENT_WAITS,	     /* the agent's own off-CPU and futex waits, not recorded */
+	ENAV_PC_OFFCPU_NO_USER_STACK, /* a long wait counted with its kernel stack only: its
+				       * thread left the kernel before a syscall exit */
 	ENAV_PC__COUNT,
 };
 

@@ -197,12 +197,14 @@ case_offcpu() {
 	grep -q prof_sleep_function <<<"$(go tool pprof -top "$WORK/off.pb.gz" 2>/dev/null)" ||
 		{ fail "pprof has no prof_sleep_function"; return 1; }
 	# The agent dropped CAP_SYSLOG once started, yet names kernel frames
-	# (kallsyms was opened before): the sleep's stacks end in the
-	# scheduler, and no kernel frame is a bare address.
+	# (kallsyms was opened before): the sleep's stacks go through the
+	# kernel's nanosleep (tp_btf walks the sleeping task, whose scheduler
+	# frames the kernel leaves out; raw_tp walks it at the block and keeps
+	# them), and no kernel frame is a bare address.
 	local knamed kbare
-	knamed=$(grep '^prof_workload;.*;prof_sleep_function;' "$WORK/off.folded" | grep -c ';schedule_\[k\]')
+	knamed=$(grep '^prof_workload;.*;prof_sleep_function;' "$WORK/off.folded" | grep -c ';hrtimer_nanosleep_\[k\]')
 	kbare=$(grep -c ';0xffff[0-9a-f]*' "$WORK/off.folded")
-	echo "    offcpu: stacks through schedule: $knamed; kernel frames as addresses: $kbare"
+	echo "    offcpu: stacks through hrtimer_nanosleep: $knamed; kernel frames as addresses: $kbare"
 	[ "$knamed" -gt 0 ] && [ "$kbare" -eq 0 ] ||
 		{ fail "kernel frames unnamed in the agent: $(grep -m2 ';0xffff' "$WORK/off.folded")"; return 1; }
 	grep -q "^PeriodType: offcpu nanoseconds" <<<"$(go tool pprof -raw "$WORK/off.pb.gz" 2>/dev/null)" ||

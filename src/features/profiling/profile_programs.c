@@ -39,6 +39,13 @@ static const struct enav_bpf_program_spec programs[] = {
     {.name = "enav_offcpu_switch_raw",
      .variant = ENAV_BPF_RAW_TP,
      .feature = &enav_profile_offcpu_feature},
+    /* The syscall exit that walks a long wait's user stack (profile.bpf.c). */
+    {.name = "enav_offcpu_settle_btf",
+     .variant = ENAV_BPF_TP_BTF,
+     .feature = &enav_profile_offcpu_feature},
+    {.name = "enav_offcpu_settle_raw",
+     .variant = ENAV_BPF_RAW_TP,
+     .feature = &enav_profile_offcpu_feature},
     {.name = "enav_futex_enter",
      .variant = ENAV_BPF_ANY_KERNEL,
      .feature = &enav_profile_futex_feature},

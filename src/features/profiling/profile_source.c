@@ -127,7 +127,7 @@ struct profile_source {
 	struct enav_span_links *links;
 	uint64_t hold_ns;
 	struct enav_u64map held;
-	_Atomic uint64_t link_samples, link_resolved, link_held, link_unresolved, link_hold_full;
+	_Atomic uint64_t link_resolved, link_held, link_unresolved, link_hold_full;
 	/* self-accounting */
 	_Atomic uint64_t drains, drain_ns, stacks_missing, tasks_dropped, batch_failures, records;
 	_Atomic uint64_t unwind_queue_dropped, resnaps_dropped;
@@ -204,17 +204,13 @@ static bool resolve_links(struct profile_source *src, const struct enav_profile_
 	if (!src->links || (!k->server_sock && !k->client_sock))
 		return true;
 	struct enav_span_link_id server = {0}, client = {0};
-	bool want = false, got_server = false, got_client = false;
-	if (k->server_sock) {
-		want = true;
+	bool got_server = false, got_client = false;
+	if (k->server_sock)
 		got_server =
 		    enav_span_links_get(src->links, k->server_sock, k->server_seq, &server);
-	}
-	if (k->client_sock) {
-		want = true;
+	if (k->client_sock)
 		got_client =
 		    enav_span_links_get(src->links, k->client_sock, k->client_seq, &client);
-	}
 	bool complete = (!k->server_sock || got_server) && (!k->client_sock || got_client);
 	uint64_t h = key_hash(k), since;
 	if (!complete && src->hold_ns) {
@@ -229,8 +225,6 @@ static bool resolve_links(struct profile_source *src, const struct enav_profile_
 		}
 	}
 	enav_u64map_del(&src->held, h);
-	if (want)
-		atomic_fetch_add(&src->link_samples, 1);
 	if (!got_server && !got_client) {
 		atomic_fetch_add(&src->link_unresolved, 1);
 		return true;
@@ -811,6 +805,7 @@ static const char *const counter_names[ENAV_PC__COUNT] = {
     [ENAV_PC_UNWIND_FP_FRAMES] = "unwind_frame_pointer_frames",
     [ENAV_PC_UNWIND_TABLE_FRAMES] = "unwind_table_frames",
     [ENAV_PC_AGENT_WAITS] = "agent_waits_skipped",
+    [ENAV_PC_OFFCPU_NO_USER_STACK] = "offcpu_no_user_stack",
 };
 
 /* profiling.links: how many sample keys named a request, and what came of
