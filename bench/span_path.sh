@@ -18,13 +18,15 @@
 # the agent's CPU microseconds per request (user + sys of every thread, from
 # /proc/PID/stat over the wrk run) and their sum, then the medians.
 # Throughput drifts by a fifth between runs on a small machine; the two CPU
-# figures are the steady ones.
+# figures are the steady ones.  PROGS=1 adds each program's runs per
+# request, nanoseconds per run and share per request, per arm and round.
 #
 # usage (root, after `make`):
 #   bench/span_path.sh [ROUNDS] [SECONDS] NAME=BUILD_DIR [NAME=BUILD_DIR]
 #   e.g. bench/span_path.sh 3 6 new=build base=/tmp/base/build
 #        bench/span_path.sh 3 6 nol=build:nolinks lnk=build:links
-# PORT (27300) and the two after it are used.
+# PORT (27300) and the two after it are used; CONNS (32) sets wrk's connections
+# (1: a latency-bound client, each request a round trip that blocks both ends).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
@@ -33,6 +35,7 @@ SECS=${2:-6}
 shift 2 || true
 [ $# -ge 1 ] || set -- "new=${BUILD:-build}"
 PORT=${PORT:-27300}
+CONNS=${CONNS:-32}
 APORT=$((PORT + 1)) RPORT=$((PORT + 2))
 WORK=$(mktemp -d)
 NGINX= RECV= AGENT=
@@ -71,7 +74,7 @@ for mode in off nolinks links; do
 done
 
 run_wrk() { # -> "REQUESTS REQ_PER_S"
-	wrk -t1 -c32 -d"${SECS}s" "http://127.0.0.1:$PORT/4k.bin" |
+	wrk -t1 -c"$CONNS" -d"${SECS}s" "http://127.0.0.1:$PORT/4k.bin" |
 		awk '/ requests in / { n = $1 } /^Requests\/sec/ { r = $2 } END { print n, r }'
 }
 agent_ticks() { cat /proc/"$AGENT"/task/*/stat 2>/dev/null | awk '{ s += $14 + $15 } END { print s + 0 }'; }
@@ -110,6 +113,9 @@ for ((r = 1; r <= ROUNDS; r++)); do
 			wait "$AGENT" || true
 			AGENT=
 			bpf_ns=$(bpf_delta "$WORK/b0" "$WORK/b1" | awk -F'\t' '{ s += $4 } END { print s + 0 }')
+			# PROGS=1: each program's share (runs per request, ns per run).
+			[ -z "${PROGS:-}" ] || bpf_delta "$WORK/b0" "$WORK/b1" | awk -F'\t' -v n="$n" '$3 > 0 {
+				printf "         %-28s %-22s %6.2f runs/req %7.0f ns/run %6.3f us/req\n", $1, $2, $3 / n, $4 / $3, $4 / n / 1000 }'
 			awk -v name="$name" -v arm="$arm" -v r="$r" -v n="$n" -v rps="$rps" -v none="$none_rps" \
 				-v bpf="$bpf_ns" -v ticks=$((t1 - t0)) -v tck="$TCK" 'BEGIN {
 				b = bpf / n / 1000; a = ticks * 1e6 / tck / n
