@@ -8,6 +8,7 @@
  * caps, and never allocates.
  */
 #include "model/l7_text.h"
+#include "platform/numfmt.h"
 
 #include <string.h>
 
@@ -306,27 +307,18 @@ size_t enav_l7_path_redact(const char *path, size_t n, char *out, size_t cap)
 
 /* ---- W3C traceparent ------------------------------------------------------ */
 
-static int lhex(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1; /* upper case is invalid in traceparent */
-}
-
+/* n bytes of lower-case hex (upper case is invalid in traceparent). */
 static bool hex_bytes(const unsigned char *s, size_t nbytes, uint8_t *out, bool *all_zero)
 {
-	*all_zero = true;
-	for (size_t i = 0; i < nbytes; i++) {
-		int h = lhex(s[2 * i]), l = lhex(s[2 * i + 1]);
-
-		if (h < 0 || l < 0)
+	for (size_t i = 0; i < 2 * nbytes; i++)
+		if (s[i] >= 'A' && s[i] <= 'F')
 			return false;
-		out[i] = (uint8_t)(h << 4 | l);
+	if (!enav_parse_hex_bytes((const char *)s, 2 * nbytes, out, nbytes))
+		return false;
+	*all_zero = true;
+	for (size_t i = 0; i < nbytes; i++)
 		if (out[i])
 			*all_zero = false;
-	}
 	return true;
 }
 

@@ -193,13 +193,11 @@ static void encode_edge(struct enav_json *j, const struct enav_edge_signal *e)
 
 static void kv_hex(struct enav_json *j, const char *key, const uint8_t *b, size_t n)
 {
-	static const char digits[] = "0123456789abcdef";
 	char text[33];
-	for (size_t i = 0; i < n && i < 16; i++) {
-		text[2 * i] = digits[b[i] >> 4];
-		text[2 * i + 1] = digits[b[i] & 15];
-	}
-	text[2 * (n < 16 ? n : 16)] = '\0';
+	if (n > 16)
+		n = 16;
+	enav_hex_bytes(text, b, n);
+	text[2 * n] = '\0';
 	enav_json_kv_string(j, key, text);
 }
 
