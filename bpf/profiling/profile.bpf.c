@@ -165,18 +165,32 @@ static __always_inline __u64 store_frames(struct enav_profile_stack *st, __u32 n
 /* Walk one stack of the current task into the scratch slot and store it
  * under its hash; returns the hash, 0 when there is no stack.  User stacks
  * go through the .eh_frame unwinder when it is on. */
-static __always_inline __u64 store_stack(void *ctx, bool user, __u32 tgid, __u16 gen)
+/* The per-CPU slot a stack is walked into; NULL (counted) when there is
+ * none.  Counts the walk. */
+static __always_inline struct enav_profile_stack *walk_slot(void)
 {
 	__u32 zero = 0;
 	struct enav_profile_stack *st = bpf_map_lookup_elem(&enav_prof_scratch, &zero);
 	if (!st) {
 		prof_count(ENAV_PC_STACK_OTHER);
-		return 0;
+		return NULL;
 	}
 	prof_count(ENAV_PC_STACK_CAPTURES);
-	__u32 size = enav_stack_bytes;
-	if (size > sizeof(st->ips))
-		size = sizeof(st->ips);
+	return st;
+}
+
+/* How many bytes of the slot a walk fills: profiling.max_stack_depth's. */
+static __always_inline __u32 walk_bytes(struct enav_profile_stack *st)
+{
+	return enav_stack_bytes < sizeof(st->ips) ? enav_stack_bytes : sizeof(st->ips);
+}
+
+static __always_inline __u64 store_stack(void *ctx, bool user, __u32 tgid, __u16 gen)
+{
+	struct enav_profile_stack *st = walk_slot();
+	if (!st)
+		return 0;
+	__u32 size = walk_bytes(st);
 	if (user) {
 		int n = unwind_user(st, size / 8, tgid, gen);
 		if (n >= 0)
@@ -481,16 +495,10 @@ static __always_inline void offcpu_begin(void *ctx, bool kernel_stack_now)
 /* The sleeping task t's kernel stack, stored; 0 when there is none. */
 static __always_inline __u64 store_task_kernel_stack(struct task_struct *t)
 {
-	__u32 zero = 0;
-	struct enav_profile_stack *st = bpf_map_lookup_elem(&enav_prof_scratch, &zero);
-	if (!st) {
-		prof_count(ENAV_PC_STACK_OTHER);
+	struct enav_profile_stack *st = walk_slot();
+	if (!st)
 		return 0;
-	}
-	prof_count(ENAV_PC_STACK_CAPTURES);
-	__u32 size = enav_stack_bytes;
-	if (size > sizeof(st->ips))
-		size = sizeof(st->ips);
+	__u32 size = walk_bytes(st);
 	long got = bpf_get_task_stack(t, st->ips, size, 0);
 	if (got < 0) {
 		prof_count(ENAV_PC_STACK_KERNEL_FAULT);
