@@ -6,8 +6,10 @@
  * crash, and a unit past the table is not found) and, as a forged address
  * space of its own size at a fixed base, the memory the readers walk: the
  * code type and its member table, a code object, its strings and bytes.
- * Nothing may crash, over-read, read past the budget, or write a name that
- * is not NUL-terminated within its cap.
+ * It is also a runtime whose interpreter, thread and frame lists
+ * (py_frames.c) the walk follows, loops included.  Nothing may crash,
+ * over-read, read past the budget, loop past a cap, or write a name that is
+ * not NUL-terminated within its cap.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "features/profiling/py_code.h"
+#include "features/profiling/py_frames.h"
 
 #define BASE 0x100000ull
 
@@ -84,6 +87,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (memchr(code.qualname, 0, sizeof(code.qualname)) == NULL ||
 	    memchr(code.filename, 0, sizeof(code.filename)) == NULL)
 		abort();
+	uint64_t tstate = pick(data, size, 36);
+	m.budget = 1 << 16;
+	int err2 = enav_py_thread_state(&m, &enav_py311_offsets, pick(data, size, 40),
+					pick(data, size, 44) - BASE, &tstate);
+	if (err2 > 0 || m.budget > 1 << 16)
+		abort();
+	struct enav_py_frame frames[32];
+	bool truncated;
+	m.budget = 1 << 16;
+	int nf = enav_py_frames(&m, &enav_py311_offsets, tstate, frames, 32, &truncated);
+	if (nf > 32 || (truncated && nf != 32))
+		abort();
+	for (int i = 0; i < nf; i++)
+		if (frames[i].unit < -1)
+			abort();
 	char small[5];
 	m.budget = 1 << 12;
 	int n = enav_py_str_read(&m, &types, pick(data, size, 32), small, sizeof(small));

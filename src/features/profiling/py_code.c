@@ -51,8 +51,7 @@ int enav_py_read_pid(void *ctx, uint64_t addr, void *buf, size_t n)
 	return (size_t)got == n ? 0 : -EFAULT;
 }
 
-/* Every read of the target: within the budget, never wrapping. */
-static int mem_read(struct enav_py_mem *m, uint64_t addr, void *buf, size_t n)
+int enav_py_mem_read(struct enav_py_mem *m, uint64_t addr, void *buf, size_t n)
 {
 	if (n == 0)
 		return 0;
@@ -66,7 +65,7 @@ static int mem_read(struct enav_py_mem *m, uint64_t addr, void *buf, size_t n)
 
 static int read_u64(struct enav_py_mem *m, uint64_t addr, uint64_t *out)
 {
-	return mem_read(m, addr, out, sizeof(*out));
+	return enav_py_mem_read(m, addr, out, sizeof(*out));
 }
 
 /* The object at addr is of type want (when the caller knows it). */
@@ -86,7 +85,7 @@ static int c_string_is(struct enav_py_mem *m, uint64_t addr, const char *want)
 	size_t n = strlen(want) + 1;
 	if (n > sizeof(got))
 		return -EINVAL;
-	int err = mem_read(m, addr, got, n);
+	int err = enav_py_mem_read(m, addr, got, n);
 	if (err)
 		return err;
 	return memcmp(got, want, n) == 0;
@@ -121,7 +120,8 @@ int enav_py_code_layout_read(struct enav_py_mem *m, const struct enav_py_types *
 	unsigned found = 0;
 	for (unsigned i = 0; i < MEMBERS_MAX; i++) {
 		uint8_t def[MEMBER_SIZE];
-		if ((err = mem_read(m, members + (uint64_t)i * MEMBER_SIZE, def, sizeof(def))))
+		if ((err = enav_py_mem_read(m, members + (uint64_t)i * MEMBER_SIZE, def,
+					    sizeof(def))))
 			return err;
 		uint64_t mname;
 		int32_t kind;
@@ -191,7 +191,7 @@ int enav_py_str_read(struct enav_py_mem *m, const struct enav_py_types *types, u
 	if (cap == 0)
 		return -EINVAL;
 	out[0] = '\0';
-	if ((err = mem_read(m, addr, head, sizeof(head))))
+	if ((err = enav_py_mem_read(m, addr, head, sizeof(head))))
 		return err;
 	uint64_t type;
 	memcpy(&type, head + OB_TYPE, 8);
@@ -208,7 +208,7 @@ int enav_py_str_read(struct enav_py_mem *m, const struct enav_py_types *types, u
 	uint8_t raw[(ENAV_PY_NAME_MAX - 1) * 4];
 	if (chars * kind > sizeof(raw))
 		chars = sizeof(raw) / kind;
-	if ((err = mem_read(m, data, raw, chars * kind)))
+	if ((err = enav_py_mem_read(m, data, raw, chars * kind)))
 		return err;
 	size_t n = 0;
 	for (size_t i = 0; i < chars; i++) {
@@ -233,13 +233,13 @@ long enav_py_bytes_read(struct enav_py_mem *m, const struct enav_py_types *types
 {
 	int64_t size;
 	int err = check_type(m, addr, types->bytes);
-	if (err || (err = mem_read(m, addr + OB_SIZE, &size, sizeof(size))))
+	if (err || (err = enav_py_mem_read(m, addr + OB_SIZE, &size, sizeof(size))))
 		return err;
 	if (size < 0)
 		return -EPROTO;
 	if ((uint64_t)size > cap)
 		return -E2BIG;
-	if ((err = mem_read(m, addr + BYTES_DATA, out, (size_t)size)))
+	if ((err = enav_py_mem_read(m, addr + BYTES_DATA, out, (size_t)size)))
 		return err;
 	return (long)size;
 }
@@ -255,7 +255,7 @@ int enav_py_code_read(struct enav_py_mem *m, const struct enav_py_code_layout *l
 			end = at[i];
 	if (end > CODE_HEADER_MAX - 8)
 		return -EINVAL;
-	int err = mem_read(m, addr, head, end + 8);
+	int err = enav_py_mem_read(m, addr, head, end + 8);
 	if (err)
 		return err;
 	uint64_t type, qualname, filename, linetable;

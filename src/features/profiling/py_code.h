@@ -31,6 +31,10 @@ struct enav_py_mem {
 	size_t budget; /* bytes; a read past it fails with -E2BIG */
 };
 
+/* Every read of the target: n bytes at addr within the budget (-E2BIG past
+ * it, which it then leaves as it was), never wrapping (-EFAULT). */
+int enav_py_mem_read(struct enav_py_mem *m, uint64_t addr, void *buf, size_t n);
+
 /* The reader of a process by pid (ctx points at its pid_t), with
  * process_vm_readv. */
 int enav_py_read_pid(void *ctx, uint64_t addr, void *buf, size_t n);

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Unit tests for CPython 3.11 thread states and frames walked in a
+ * process's memory (src/features/profiling/py_frames.c).
+ *
+ * The real case: Debian's python3.11 blocks its main thread reading stdin
+ * in outer -> middle -> waiter, and a second thread in Event.wait under
+ * sleeper_a -> sleeper_b; a third prints _PyRuntime's address and both
+ * threads' stacks as Python itself sees them (sys._current_frames: the
+ * qualified name and line of every frame).  The test finds each thread's
+ * state from _PyRuntime by its pthread id, walks its frames, names them with
+ * py_code.c, and must get the same stacks, frame for frame.  Without
+ * python3.11 it skips with the reason (a failure with CI=true).
+ *
+ * The hostile cases: a frame chain and a thread list that loop forever end
+ * at their caps.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "features/profiling/py_code.h"
+#include "features/profiling/py_frames.h"
+
+#define PYTHON "/usr/bin/python3.11"
+
+static const char target_script[] =
+    "import ctypes\n"
+    "import sys\n"
+    "import threading\n"
+    "import time\n"
+    "\n"
+    "\n"
+    "def emit(*parts):\n"
+    "    sys.stdout.write(\" \".join(str(p) for p in parts) + \"\\n\")\n"
+    "\n"
+    "\n"
+    "def stack_of(tid):\n"
+    "    f = sys._current_frames()[tid]\n"
+    "    out = []\n"
+    "    while f:\n"
+    "        out.append(f\"{f.f_code.co_qualname}:{f.f_lineno}\")\n"
+    "        f = f.f_back\n"
+    "    return out\n"
+    "\n"
+    "\n"
+    "def top_is(tid, name):\n"
+    "    f = sys._current_frames().get(tid)\n"
+    "    return f is not None and f.f_code.co_qualname == name\n"
+    "\n"
+    "\n"
+    "def report(main_id, sleeper_id):\n"
+    "    deadline = time.monotonic() + 60\n"
+    "    while not (top_is(main_id, \"waiter\") and top_is(sleeper_id, \"Condition.wait\")):\n"
+    "        if time.monotonic() > deadline:\n"
+    "            emit(\"X\", \"the threads never blocked\")\n"
+    "            sys.stdout.flush()\n"
+    "            return\n"
+    "        time.sleep(0.05)\n"
+    "    rt = ctypes.addressof(ctypes.c_char.in_dll(ctypes.pythonapi, \"_PyRuntime\"))\n"
+    "    emit(\"T\", id(type(report.__code__)), id(str), id(bytes), rt)\n"
+    "    for name, tid in ((\"main\", main_id), (\"sleeper\", sleeper_id)):\n"
+    "        emit(\"S\", name, tid, *stack_of(tid))\n"
+    "    emit(\"E\")\n"
+    "    sys.stdout.flush()\n"
+    "\n"
+    "\n"
+    "def sleeper_b(ev):\n"
+    "    ev.wait()\n"
+    "\n"
+    "\n"
+    "def sleeper_a(ev):\n"
+    "    sleeper_b(ev)\n"
+    "\n"
+    "\n"
+    "def waiter():\n"
+    "    return sys.stdin.read()\n"
+    "\n"
+    "\n"
+    "def middle():\n"
+    "    return waiter()\n"
+    "\n"
+    "\n"
+    "def outer():\n"
+    "    return middle()\n"
+    "\n"
+    "\n"
+    "ev = threading.Event()\n"
+    "s = threading.Thread(target=sleeper_a, args=(ev,), daemon=True)\n"
+    "s.start()\n"
+    "threading.Thread(target=report, args=(threading.get_ident(), s.ident), daemon=True).start()\n"
+    "outer()\n"
+    "ev.set()\n";
+
+static void test_live_stacks(void **state)
+{
+	(void)state;
+	if (access(PYTHON, X_OK) != 0) {
+		const char *ci = getenv("CI");
+		if (ci && strcmp(ci, "true") == 0)
+			fail_msg(PYTHON " is missing with CI=true (scripts/deps.sh test)");
+		print_message("skip: " PYTHON " is not installed\n");
+		skip();
+	}
+	int to[2], from[2];
+	assert_int_equal(pipe(to), 0);
+	assert_int_equal(pipe(from), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		close(to[1]);
+		close(from[0]);
+		execl(PYTHON, PYTHON, "-c", target_script, (char *)NULL);
+		_exit(127);
+	}
+	close(to[0]);
+	close(from[1]);
+	FILE *out = fdopen(from[0], "r");
+	assert_non_null(out);
+
+	struct enav_py_types types = {0};
+	struct enav_py_code_layout layout;
+	uint64_t runtime = 0;
+	static uint8_t table[ENAV_PY_LINETABLE_MAX];
+	char line[8192];
+	unsigned stacks = 0;
+	while (fgets(line, sizeof(line), out)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == 'X')
+			fail_msg("python3.11: %s", line + 2);
+		if (line[0] == 'E')
+			break;
+		if (line[0] == 'T') {
+			assert_int_equal(sscanf(line, "T %lu %lu %lu %lu", &types.code, &types.str,
+						&types.bytes, &runtime),
+					 4);
+			struct enav_py_mem m = {enav_py_read_pid, &pid, 1 << 16};
+			assert_int_equal(enav_py_code_layout_read(&m, &types, &layout), 0);
+			continue;
+		}
+		if (line[0] != 'S')
+			continue;
+		char name[32];
+		uint64_t tid;
+		int off = 0;
+		assert_int_equal(sscanf(line, "S %31s %lu %n", name, &tid, &off), 2);
+		const char *want = line + off;
+
+		struct enav_py_mem m = {enav_py_read_pid, &pid, 1 << 20};
+		uint64_t tstate = 0;
+		assert_int_equal(
+		    enav_py_thread_state(&m, &enav_py311_offsets, runtime, tid, &tstate), 0);
+		struct enav_py_frame frames[64];
+		bool truncated;
+		int n = enav_py_frames(&m, &enav_py311_offsets, tstate, frames, 64, &truncated);
+		assert_true(n > 0);
+		assert_false(truncated);
+		char got[8192] = "";
+		size_t len = 0;
+		for (int i = 0; i < n; i++) {
+			struct enav_py_code code = {.linetable = table};
+			assert_int_equal(enav_py_code_read(&m, &layout, frames[i].code, &code), 0);
+			int l = -1;
+			if (frames[i].unit >= 0)
+				assert_true(enav_py_line_at(code.linetable, code.linetable_len,
+							    code.firstlineno,
+							    (uint32_t)frames[i].unit, &l));
+			len += (size_t)snprintf(got + len, sizeof(got) - len, "%s%s:%d",
+						i ? " " : "", code.qualname, l);
+		}
+		print_message("%s thread: %s\n", name, got);
+		assert_string_equal(got, want);
+		/* The outermost frame was entered from C (the interpreter's
+		 * main or the thread's bootstrap). */
+		assert_true(frames[n - 1].entry);
+		stacks++;
+	}
+	close(to[1]);
+	fclose(out);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(stacks, 2);
+}
+
+/* ---- forged memory -------------------------------------------------------- */
+
+#define BASE 0x10000ull
+static uint8_t fake[4096];
+
+static int fake_read(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	(void)ctx;
+	if (addr < BASE || addr - BASE > sizeof(fake) || n > sizeof(fake) - (addr - BASE))
+		return -EFAULT;
+	memcpy(buf, fake + (addr - BASE), n);
+	return 0;
+}
+
+static void put64(uint64_t at, uint64_t v)
+{
+	memcpy(fake + (at - BASE), &v, 8);
+}
+
+static void test_forged_cycles(void **state)
+{
+	(void)state;
+	const struct enav_py_offsets *o = &enav_py311_offsets;
+	memset(fake, 0, sizeof(fake));
+	/* A thread list whose only thread points at itself, never the one
+	 * asked for; an interpreter list that points at itself. */
+	uint64_t runtime = BASE, interp = BASE + 0x100, t = BASE + 0x200;
+	put64(runtime + o->runtime_interpreters_head, interp);
+	put64(interp + o->interp_threads_head, t);
+	put64(interp + o->interp_next, 0);
+	put64(t + o->tstate_next, t);
+	put64(t + o->tstate_thread_id, 7);
+	uint64_t tstate;
+	struct enav_py_mem m = {fake_read, NULL, 1 << 20};
+	assert_int_equal(enav_py_thread_state(&m, o, runtime, 8, &tstate), -ELOOP);
+	m.budget = 1 << 20;
+	assert_int_equal(enav_py_thread_state(&m, o, runtime, 7, &tstate), 0);
+	assert_int_equal(tstate, t);
+	put64(t + o->tstate_next, 0);
+	put64(interp + o->interp_next, interp);
+	m.budget = 1 << 20;
+	assert_int_equal(enav_py_thread_state(&m, o, runtime, 8, &tstate), -ELOOP);
+	/* A budget that runs out first. */
+	m.budget = 100;
+	assert_int_equal(enav_py_thread_state(&m, o, runtime, 8, &tstate), -E2BIG);
+
+	/* A frame that is its own caller: cut at the cap.  Its instruction
+	 * lies before its code: no unit. */
+	uint64_t cframe = BASE + 0x300, frame = BASE + 0x400, code = BASE + 0x600;
+	put64(t + o->tstate_cframe, cframe);
+	put64(cframe + o->cframe_current_frame, frame);
+	put64(frame + o->frame_code, code);
+	put64(frame + o->frame_previous, frame);
+	put64(frame + o->frame_prev_instr, code);
+	put64(code + o->code_units, 10);
+	struct enav_py_frame frames[16];
+	bool truncated;
+	m.budget = 1 << 20;
+	assert_int_equal(enav_py_frames(&m, o, t, frames, 16, &truncated), 16);
+	assert_true(truncated);
+	assert_int_equal(frames[0].unit, -1);
+	/* An instruction inside the code, then past its end. */
+	put64(frame + o->frame_previous, 0);
+	put64(frame + o->frame_prev_instr, code + o->code_code + 2 * 9);
+	m.budget = 1 << 20;
+	assert_int_equal(enav_py_frames(&m, o, t, frames, 16, &truncated), 1);
+	assert_int_equal(frames[0].unit, 9);
+	put64(frame + o->frame_prev_instr, code + o->code_code + 2 * 10);
+	m.budget = 1 << 20;
+	assert_int_equal(enav_py_frames(&m, o, t, frames, 16, &truncated), 1);
+	assert_int_equal(frames[0].unit, -1);
+}
+
+int main(void)
+{
+	static const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_live_stacks),
+	    cmocka_unit_test(test_forged_cycles),
+	};
+	return cmocka_run_group_tests_name("py_frames", tests, NULL, NULL);
+}
