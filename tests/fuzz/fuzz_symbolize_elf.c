@@ -115,6 +115,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else {
 			CHECK(t == NULL);
 		}
+		/* The interpreter's objects (py_code.c): found at most once each. */
+		static const char *const objs[] = {"_PyRuntime", "PyCode_Type", "x"};
+		uint64_t vals[3];
+		int found = enav_elf_dynsym_objects(e, objs, 3, vals);
+		CHECK(found <= 3 && (found >= 0 || found == -ENOENT || found == -EINVAL));
+		int nonzero = 0;
+		for (int k = 0; k < 3; k++)
+			nonzero += vals[k] != 0;
+		CHECK(found < 0 || nonzero == found);
 		uint8_t *eh = NULL;
 		size_t eh_len = 1;
 		uint64_t eh_vaddr;

@@ -9,7 +9,9 @@
  * threads' stacks as Python itself sees them (sys._current_frames: the
  * qualified name and line of every frame).  The test finds each thread's
  * state from _PyRuntime by its pthread id, walks its frames, names them with
- * py_code.c, and must get the same stacks, frame for frame.  Without
+ * py_code.c, and must get the same stacks, frame for frame.  The same
+ * addresses, found from python3.11's .dynsym and its load bias in
+ * /proc/PID/maps, must be the interpreter's.  Without
  * python3.11 it skips with the reason (a failure with CI=true).
  *
  * The hostile cases: a frame chain and a thread list that loop forever end
@@ -30,6 +32,9 @@
 
 #include "features/profiling/py_code.h"
 #include "features/profiling/py_frames.h"
+#include "features/profiling/symbolize_priv.h"
+
+#include <fcntl.h>
 
 #define PYTHON "/usr/bin/python3.11"
 
@@ -101,6 +106,47 @@ static const char target_script[] =
     "outer()\n"
     "ev.set()\n";
 
+/* What the interpreter's ELF says: the run-time addresses of _PyRuntime and
+ * the three types, from .dynsym and the load bias of python3.11's first
+ * mapping in /proc/PID/maps. */
+static void from_elf(pid_t pid, struct enav_py_types *types, uint64_t *runtime)
+{
+	char path[64], line[512];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *maps = fopen(path, "r");
+	assert_non_null(maps);
+	uint64_t start = 0, end, offset;
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), maps)) {
+		char file[256] = "";
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*u %255s", &start, &end, &offset, file) ==
+			4 &&
+		    strcmp(file, PYTHON) == 0 && offset == 0)
+			found = true;
+	}
+	fclose(maps);
+	assert_true(found);
+	int fd = open(PYTHON, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	struct enav_elf *e = enav_elf_open_fd(fd);
+	assert_non_null(e);
+	struct enav_elf_symtab *t = NULL;
+	assert_int_equal(enav_elf_load(e, 1 << 20, &t), 0);
+	uint64_t vaddr;
+	assert_true(enav_elf_offset_to_vaddr(t, 0, &vaddr));
+	static const char *const names[] = {"_PyRuntime", "PyCode_Type", "PyUnicode_Type",
+					    "PyBytes_Type"};
+	uint64_t v[4];
+	assert_int_equal(enav_elf_dynsym_objects(e, names, 4, v), 4);
+	uint64_t bias = start - vaddr;
+	*runtime = bias + v[0];
+	*types =
+	    (struct enav_py_types){.code = bias + v[1], .str = bias + v[2], .bytes = bias + v[3]};
+	enav_elf_symtab_free(t);
+	enav_elf_close(e);
+	close(fd);
+}
+
 static void test_live_stacks(void **state)
 {
 	(void)state;
@@ -145,6 +191,12 @@ static void test_live_stacks(void **state)
 			assert_int_equal(sscanf(line, "T %lu %lu %lu %lu", &types.code, &types.str,
 						&types.bytes, &runtime),
 					 4);
+			/* The ELF agrees with the interpreter's own view. */
+			struct enav_py_types elf_types;
+			uint64_t elf_runtime;
+			from_elf(pid, &elf_types, &elf_runtime);
+			assert_int_equal(elf_runtime, runtime);
+			assert_memory_equal(&elf_types, &types, sizeof(types));
 			struct enav_py_mem m = {enav_py_read_pid, &pid, 1 << 16};
 			assert_int_equal(enav_py_code_layout_read(&m, &types, &layout), 0);
 			continue;

@@ -770,6 +770,50 @@ int enav_elf_section(struct enav_elf *e, const char *name, size_t max_bytes, con
 	return -ENOENT;
 }
 
+int enav_elf_dynsym_objects(struct enav_elf *e, const char *const *names, size_t n,
+			    uint64_t *values)
+{
+	GElf_Shdr sh, strsh;
+	Elf_Scn *scn = find_symtab(e, SHT_DYNSYM, &sh);
+	size_t entsize = gelf_fsize(e->elf, ELF_T_SYM, 1, EV_CURRENT);
+
+	memset(values, 0, n * sizeof(*values));
+	if (!scn)
+		return -ENOENT;
+	if (entsize == 0 || sh.sh_entsize != entsize || sh.sh_link == 0 || sh.sh_link >= e->shnum)
+		return -EINVAL;
+	Elf_Data *symd = section_data(e, scn, &sh);
+	Elf_Scn *strscn = elf_getscn(e->elf, sh.sh_link);
+	if (!symd || !strscn || !gelf_getshdr(strscn, &strsh) || strsh.sh_type != SHT_STRTAB)
+		return -EINVAL;
+	Elf_Data *strd = section_data(e, strscn, &strsh);
+	if (!strd)
+		return -EINVAL;
+	const char *strtab = strd->d_buf;
+	size_t strsize = strd->d_size, count = symd->d_size / entsize;
+	int found = 0;
+	for (size_t i = 0; i < count && (size_t)found < n; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(symd, (int)i, &sym))
+			break;
+		if (GELF_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_shndx == SHN_UNDEF ||
+		    sym.st_value == 0 || sym.st_name == 0 || sym.st_name >= strsize)
+			continue;
+		/* Compared within the table: a name without its NUL never matches. */
+		const char *name = strtab + sym.st_name;
+		size_t room = strsize - sym.st_name;
+		for (size_t k = 0; k < n; k++) {
+			size_t len = strlen(names[k]) + 1;
+			if (!values[k] && len <= room && memcmp(name, names[k], len) == 0) {
+				values[k] = sym.st_value;
+				found++;
+				break;
+			}
+		}
+	}
+	return found;
+}
+
 int enav_elf_gopclntab(struct enav_elf *e, size_t max_bytes, struct enav_gopclntab *g)
 {
 	const uint8_t *sec, *p;

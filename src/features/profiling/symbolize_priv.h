@@ -118,6 +118,11 @@ int enav_elf_load(struct enav_elf *e, uint32_t max_syms, struct enav_elf_symtab 
  */
 int enav_elf_load_debug(struct enav_elf *dbg, const uint8_t *bid, size_t bid_len, uint32_t max_syms,
 			struct enav_elf_symtab *t);
+/* The values (link-time addresses) of the named data objects that .dynsym
+ * defines: values[k] is 0 for a name it does not define.  How many were
+ * found, -ENOENT when there is no .dynsym, -EINVAL when it is malformed. */
+int enav_elf_dynsym_objects(struct enav_elf *e, const char *const *names, size_t n,
+			    uint64_t *values);
 /* The .gnu_debuglink of e: a file name (1..NAME_MAX bytes, no '/', not "."
  * or "..") copied NUL-terminated into name (cap bytes) and the CRC32 of that
  * file; false when there is none or it is malformed. */
