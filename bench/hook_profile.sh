@@ -9,6 +9,7 @@
 # part of it to work on.  Samples, not a verdict: a benchmark, no test.
 #
 # usage (root, after `make`): bench/hook_profile.sh [SECONDS] [BUILD]
+#   CONNS sets wrk's connections (8; 1 makes every request block both ends)
 #   (default 8, build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +32,7 @@ printf 'http:\n  listen: 127.0.0.1:%s\n  health_listen: ""\nexporters:\n  ndjson
 "$BUILD/enav" run --config "$WORK/cfg.yaml" >/dev/null 2>"$WORK/agent.log" &
 AGENT=$!
 for _ in $(seq 300); do curl -fs "http://127.0.0.1:$APORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
-wrk -t1 -c8 -d"$((SECS + 2))s" "http://127.0.0.1:$PORT/4k.bin" >"$WORK/wrk.out" &
+wrk -t1 -c"${CONNS:-8}" -d"$((SECS + 2))s" "http://127.0.0.1:$PORT/4k.bin" >"$WORK/wrk.out" &
 WRK=$!
 sleep 1
 perf record -q -a -g -F 4999 -o "$WORK/perf.data" -- sleep "$SECS" 2>/dev/null
