@@ -7,6 +7,8 @@
 # they call are kernel functions: copy_from_user_nofault, bpf_ringbuf_output
 # and so on).  bench/hook_run_cost.sh gives the ns per run; this says which
 # part of it to work on.  Samples, not a verdict: a benchmark, no test.
+# Programs on sched_switch run with interrupts off, where cpu-clock samples
+# cannot land: they never show here (span_path.sh's PROGS=1 times them).
 #
 # usage (root, after `make`): bench/hook_profile.sh [SECONDS] [BUILD]
 #   CONNS sets wrk's connections (8; 1 makes every request block both ends)
