@@ -174,30 +174,6 @@ static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *r)
 	return len;
 }
 
-static size_t utf8_encode(uint32_t r, char *out)
-{
-	if (r < 0x80) {
-		out[0] = (char)r;
-		return 1;
-	}
-	if (r < 0x800) {
-		out[0] = (char)(0xc0 | r >> 6);
-		out[1] = (char)(0x80 | (r & 0x3f));
-		return 2;
-	}
-	if (r < 0x10000) {
-		out[0] = (char)(0xe0 | r >> 12);
-		out[1] = (char)(0x80 | (r >> 6 & 0x3f));
-		out[2] = (char)(0x80 | (r & 0x3f));
-		return 3;
-	}
-	out[0] = (char)(0xf0 | r >> 18);
-	out[1] = (char)(0x80 | (r >> 12 & 0x3f));
-	out[2] = (char)(0x80 | (r >> 6 & 0x3f));
-	out[3] = (char)(0x80 | (r & 0x3f));
-	return 4;
-}
-
 /*
  * A Go string literal ("..." or `...`) at the start of s[0..n): its length
  * including the quotes, or 0 when s does not start with a valid one.  With
@@ -354,7 +330,7 @@ static size_t go_unquote(const char *s, size_t n, char *out, size_t *outlen)
 			if (r < 0x80 || !multibyte)
 				out[o++] = (char)r;
 			else
-				o += utf8_encode(r, out + o);
+				o += enav_utf8_put(r, out + o);
 		}
 	}
 	if (i >= n)

@@ -68,3 +68,27 @@ bool enav_utf8_valid(const char *str)
 	}
 	return true;
 }
+
+size_t enav_utf8_put(uint32_t c, char *out)
+{
+	if (c < 0x80) {
+		out[0] = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		out[0] = (char)(0xc0 | c >> 6);
+		out[1] = (char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		out[0] = (char)(0xe0 | c >> 12);
+		out[1] = (char)(0x80 | (c >> 6 & 0x3f));
+		out[2] = (char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	out[0] = (char)(0xf0 | c >> 18);
+	out[1] = (char)(0x80 | (c >> 12 & 0x3f));
+	out[2] = (char)(0x80 | (c >> 6 & 0x3f));
+	out[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}

@@ -17,4 +17,8 @@ int enav_hex_digit(char c);
  * U+10FFFF): text a receiver accepts. */
 bool enav_utf8_valid(const char *str);
 
+/* Code point c (at most U+10FFFF; the caller excludes surrogates) as UTF-8
+ * into out, which has room for 4 bytes; the bytes written. */
+size_t enav_utf8_put(uint32_t c, char *out);
+
 #endif

@@ -32,17 +32,13 @@
 
 #include "features/profiling/py_code.h"
 #include "platform/numfmt.h"
-
-#define PYTHON "/usr/bin/python3.11"
+#include "py_target.h"
 
 static const char target_script[] =
     "import glob\n"
     "import sys\n"
     "\n"
-    "\n"
-    "def emit(*parts):\n"
-    "    sys.stdout.write(\" \".join(str(p) for p in parts) + \"\\n\")\n"
-    "\n"
+    "\n" PY_EMIT "\n"
     "\n"
     "def hexs(s):\n"
     "    return s.encode(\"utf-8\", \"surrogatepass\").hex() or \"-\"\n"
@@ -113,44 +109,6 @@ static const char target_script[] =
 
 /* ---- the live interpreter ------------------------------------------------- */
 
-struct target {
-	pid_t pid;
-	FILE *out; /* its stdout */
-	int in;	   /* its stdin: closed to let it exit */
-};
-
-static bool target_start(struct target *t)
-{
-	int to[2], from[2];
-	if (pipe(to) || pipe(from))
-		return false;
-	t->pid = fork();
-	if (t->pid < 0)
-		return false;
-	if (t->pid == 0) {
-		dup2(to[0], 0);
-		dup2(from[1], 1);
-		close(to[1]);
-		close(from[0]);
-		execl(PYTHON, PYTHON, "-c", target_script, "60", (char *)NULL);
-		_exit(127);
-	}
-	close(to[0]);
-	close(from[1]);
-	t->in = to[1];
-	t->out = fdopen(from[0], "r");
-	return t->out != NULL;
-}
-
-static void target_stop(struct target *t)
-{
-	close(t->in);
-	fclose(t->out);
-	int status;
-	assert_int_equal(waitpid(t->pid, &status, 0), t->pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-}
-
 /* Hex text to bytes ("-" is empty); the length, or -1. */
 static long unhex(const char *s, uint8_t *out, size_t cap)
 {
@@ -191,15 +149,9 @@ static unsigned check_table(int firstlineno, const uint8_t *tab, size_t n, char 
 static void test_live_python(void **state)
 {
 	(void)state;
-	if (access(PYTHON, X_OK) != 0) {
-		const char *ci = getenv("CI");
-		if (ci && strcmp(ci, "true") == 0)
-			fail_msg(PYTHON " is missing with CI=true (scripts/deps.sh test)");
-		print_message("skip: " PYTHON " is not installed\n");
-		skip();
-	}
-	struct target t;
-	assert_true(target_start(&t));
+	py_target_require();
+	struct py_target t;
+	py_target_start(&t, target_script, "60");
 	struct enav_py_types types = {0};
 	struct enav_py_code_layout layout;
 	static uint8_t table[ENAV_PY_LINETABLE_MAX];
@@ -256,7 +208,7 @@ static void test_live_python(void **state)
 			break;
 		}
 	}
-	target_stop(&t);
+	py_target_stop(&t);
 	print_message("python3.11: %u code objects read, %u tables and %u instructions agree\n",
 		      codes, tables, units);
 	assert_int_equal(codes, 9);
@@ -265,29 +217,6 @@ static void test_live_python(void **state)
 }
 
 /* ---- forged memory -------------------------------------------------------- */
-
-/* A target whose address space is one buffer at BASE. */
-#define BASE 0x10000ull
-static uint8_t fake[8192];
-
-static int fake_read(void *ctx, uint64_t addr, void *buf, size_t n)
-{
-	(void)ctx;
-	if (addr < BASE || addr - BASE > sizeof(fake) || n > sizeof(fake) - (addr - BASE))
-		return -EFAULT;
-	memcpy(buf, fake + (addr - BASE), n);
-	return 0;
-}
-
-static void put64(uint64_t at, uint64_t v)
-{
-	memcpy(fake + (at - BASE), &v, 8);
-}
-
-static void put32(uint64_t at, uint32_t v)
-{
-	memcpy(fake + (at - BASE), &v, 4);
-}
 
 /* A compact str at addr of type, kind and length with state bits. */
 static void fake_str(uint64_t addr, uint64_t type, int64_t length, uint32_t state)
@@ -308,9 +237,9 @@ static void test_forged_strings(void **state)
 	memset(fake, 0, sizeof(fake));
 
 	/* A length of 2^62 reads no more than the output holds. */
-	uint64_t s = BASE + 0x100;
+	uint64_t s = FAKE_BASE + 0x100;
 	fake_str(s, STR_TYPE, INT64_C(1) << 62, ASCII_READY);
-	memset(fake + (s - BASE) + 48, 'a', 1024);
+	memset(fake + (s - FAKE_BASE) + 48, 'a', 1024);
 	struct enav_py_mem m = {fake_read, NULL, 4096};
 	assert_int_equal(enav_py_str_read(&m, &types, s, out, sizeof(out)), ENAV_PY_NAME_MAX - 1);
 	assert_true(m.budget >= 4096 - 48 - ENAV_PY_NAME_MAX);
@@ -329,7 +258,7 @@ static void test_forged_strings(void **state)
 	/* UCS-4 past U+10FFFF, a surrogate and a newline come out as '?'. */
 	fake_str(s, STR_TYPE, 4, 4u << 2 | 1u << 5 | 1u << 7);
 	uint32_t chars[4] = {0x110000, 0xd800, '\n', 0x20000};
-	memcpy(fake + (s - BASE) + 72, chars, sizeof(chars));
+	memcpy(fake + (s - FAKE_BASE) + 72, chars, sizeof(chars));
 	assert_int_equal(enav_py_str_read(&m, &types, s, out, sizeof(out)), 7);
 	assert_string_equal(out, "???\xf0\xa0\x80\x80");
 	/* Cut at a character boundary: 3 bytes of room hold no 4-byte one. */
@@ -346,19 +275,19 @@ static void test_forged_code_type(void **state)
 {
 	(void)state;
 	memset(fake, 0, sizeof(fake));
-	uint64_t type = BASE, name = BASE + 0x400, members = BASE + 0x800;
+	uint64_t type = FAKE_BASE, name = FAKE_BASE + 0x400, members = FAKE_BASE + 0x800;
 	struct enav_py_types types = {.code = type, .str = STR_TYPE, .bytes = 0x8000};
 	struct enav_py_code_layout l;
 	struct enav_py_mem m = {fake_read, NULL, 1 << 16};
 	put64(type + 24, name);
-	memcpy(fake + (name - BASE), "code", 5);
+	memcpy(fake + (name - FAKE_BASE), "code", 5);
 	put64(type + 240, members);
 	/* A member table that never ends reads at most 64 entries. */
 	for (unsigned i = 0; i < 100 && 0x800 + (i + 1) * 40 <= sizeof(fake); i++)
 		put64(members + i * 40, name);
 	assert_int_equal(enav_py_code_layout_read(&m, &types, &l), -EPROTO);
 	/* A type named otherwise is not the code type. */
-	memcpy(fake + (name - BASE), "coda", 5);
+	memcpy(fake + (name - FAKE_BASE), "coda", 5);
 	m.budget = 1 << 16;
 	assert_int_equal(enav_py_code_layout_read(&m, &types, &l), -EPROTO);
 }

@@ -33,10 +33,9 @@
 #include "features/profiling/py_code.h"
 #include "features/profiling/py_frames.h"
 #include "features/profiling/symbolize_priv.h"
+#include "py_target.h"
 
 #include <fcntl.h>
-
-#define PYTHON "/usr/bin/python3.11"
 
 static const char target_script[] =
     "import ctypes\n"
@@ -44,10 +43,7 @@ static const char target_script[] =
     "import threading\n"
     "import time\n"
     "\n"
-    "\n"
-    "def emit(*parts):\n"
-    "    sys.stdout.write(\" \".join(str(p) for p in parts) + \"\\n\")\n"
-    "\n"
+    "\n" PY_EMIT "\n"
     "\n"
     "def stack_of(tid):\n"
     "    f = sys._current_frames()[tid]\n"
@@ -150,30 +146,11 @@ static void from_elf(pid_t pid, struct enav_py_types *types, uint64_t *runtime)
 static void test_live_stacks(void **state)
 {
 	(void)state;
-	if (access(PYTHON, X_OK) != 0) {
-		const char *ci = getenv("CI");
-		if (ci && strcmp(ci, "true") == 0)
-			fail_msg(PYTHON " is missing with CI=true (scripts/deps.sh test)");
-		print_message("skip: " PYTHON " is not installed\n");
-		skip();
-	}
-	int to[2], from[2];
-	assert_int_equal(pipe(to), 0);
-	assert_int_equal(pipe(from), 0);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(to[0], 0);
-		dup2(from[1], 1);
-		close(to[1]);
-		close(from[0]);
-		execl(PYTHON, PYTHON, "-c", target_script, (char *)NULL);
-		_exit(127);
-	}
-	close(to[0]);
-	close(from[1]);
-	FILE *out = fdopen(from[0], "r");
-	assert_non_null(out);
+	py_target_require();
+	struct py_target t;
+	py_target_start(&t, target_script, NULL);
+	pid_t pid = t.pid;
+	FILE *out = t.out;
 
 	struct enav_py_types types = {0};
 	struct enav_py_code_layout layout;
@@ -238,32 +215,11 @@ static void test_live_stacks(void **state)
 		assert_true(frames[n - 1].entry);
 		stacks++;
 	}
-	close(to[1]);
-	fclose(out);
-	int status;
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	py_target_stop(&t);
 	assert_int_equal(stacks, 2);
 }
 
 /* ---- forged memory -------------------------------------------------------- */
-
-#define BASE 0x10000ull
-static uint8_t fake[4096];
-
-static int fake_read(void *ctx, uint64_t addr, void *buf, size_t n)
-{
-	(void)ctx;
-	if (addr < BASE || addr - BASE > sizeof(fake) || n > sizeof(fake) - (addr - BASE))
-		return -EFAULT;
-	memcpy(buf, fake + (addr - BASE), n);
-	return 0;
-}
-
-static void put64(uint64_t at, uint64_t v)
-{
-	memcpy(fake + (at - BASE), &v, 8);
-}
 
 static void test_forged_cycles(void **state)
 {
@@ -272,7 +228,7 @@ static void test_forged_cycles(void **state)
 	memset(fake, 0, sizeof(fake));
 	/* A thread list whose only thread points at itself, never the one
 	 * asked for; an interpreter list that points at itself. */
-	uint64_t runtime = BASE, interp = BASE + 0x100, t = BASE + 0x200;
+	uint64_t runtime = FAKE_BASE, interp = FAKE_BASE + 0x100, t = FAKE_BASE + 0x200;
 	put64(runtime + o->runtime_interpreters_head, interp);
 	put64(interp + o->interp_threads_head, t);
 	put64(interp + o->interp_next, 0);
@@ -294,7 +250,7 @@ static void test_forged_cycles(void **state)
 
 	/* A frame that is its own caller: cut at the cap.  Its instruction
 	 * lies before its code: no unit. */
-	uint64_t cframe = BASE + 0x300, frame = BASE + 0x400, code = BASE + 0x600;
+	uint64_t cframe = FAKE_BASE + 0x300, frame = FAKE_BASE + 0x400, code = FAKE_BASE + 0x600;
 	put64(t + o->tstate_cframe, cframe);
 	put64(cframe + o->cframe_current_frame, frame);
 	put64(frame + o->frame_code, code);

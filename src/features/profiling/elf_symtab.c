@@ -460,22 +460,35 @@ static bool executable_section(struct enav_elf *e, size_t shndx, bool debug)
 }
 
 /* Function symbols of the table scn (header sh) into l. */
+/* The symbols and names of the symbol table scn (header sh), checked
+ * against the file: 0, or -EINVAL. */
+static int symbol_table(struct enav_elf *e, Elf_Scn *scn, const GElf_Shdr *sh, Elf_Data **symd,
+			Elf_Data **strd, size_t *count)
+{
+	GElf_Shdr strsh;
+	size_t entsize = gelf_fsize(e->elf, ELF_T_SYM, 1, EV_CURRENT);
+	if (entsize == 0 || sh->sh_entsize != entsize || sh->sh_link == 0 ||
+	    sh->sh_link >= e->shnum)
+		return -EINVAL;
+	*symd = section_data(e, scn, sh);
+	Elf_Scn *strscn = elf_getscn(e->elf, sh->sh_link);
+	if (!*symd || !strscn || !gelf_getshdr(strscn, &strsh) || strsh.sh_type != SHT_STRTAB)
+		return -EINVAL;
+	*strd = section_data(e, strscn, &strsh);
+	if (!*strd)
+		return -EINVAL;
+	*count = (*symd)->d_size / entsize;
+	return 0;
+}
+
 static int read_symbols(struct enav_elf *e, struct loader *l, Elf_Scn *scn, const GElf_Shdr *shp)
 {
-	GElf_Shdr sh = *shp, strsh;
-	size_t entsize = gelf_fsize(e->elf, ELF_T_SYM, 1, EV_CURRENT);
-	if (entsize == 0 || sh.sh_entsize != entsize || sh.sh_link == 0 || sh.sh_link >= e->shnum)
-		return -EINVAL;
-	Elf_Data *symd = section_data(e, scn, &sh);
-	Elf_Scn *strscn = elf_getscn(e->elf, sh.sh_link);
-	if (!symd || !strscn || !gelf_getshdr(strscn, &strsh) || strsh.sh_type != SHT_STRTAB)
-		return -EINVAL;
-	Elf_Data *strd = section_data(e, strscn, &strsh);
-	if (!strd)
+	Elf_Data *symd, *strd;
+	size_t count;
+	if (symbol_table(e, scn, shp, &symd, &strd, &count))
 		return -EINVAL;
 	const char *strtab = strd->d_buf;
 	size_t strsize = strd->d_size;
-	size_t count = symd->d_size / entsize;
 
 	for (size_t i = 0; i < count; i++) {
 		GElf_Sym sym;
@@ -773,24 +786,18 @@ int enav_elf_section(struct enav_elf *e, const char *name, size_t max_bytes, con
 int enav_elf_dynsym_objects(struct enav_elf *e, const char *const *names, size_t n,
 			    uint64_t *values)
 {
-	GElf_Shdr sh, strsh;
+	GElf_Shdr sh;
 	Elf_Scn *scn = find_symtab(e, SHT_DYNSYM, &sh);
-	size_t entsize = gelf_fsize(e->elf, ELF_T_SYM, 1, EV_CURRENT);
+	Elf_Data *symd, *strd;
+	size_t count;
 
 	memset(values, 0, n * sizeof(*values));
 	if (!scn)
 		return -ENOENT;
-	if (entsize == 0 || sh.sh_entsize != entsize || sh.sh_link == 0 || sh.sh_link >= e->shnum)
-		return -EINVAL;
-	Elf_Data *symd = section_data(e, scn, &sh);
-	Elf_Scn *strscn = elf_getscn(e->elf, sh.sh_link);
-	if (!symd || !strscn || !gelf_getshdr(strscn, &strsh) || strsh.sh_type != SHT_STRTAB)
-		return -EINVAL;
-	Elf_Data *strd = section_data(e, strscn, &strsh);
-	if (!strd)
+	if (symbol_table(e, scn, &sh, &symd, &strd, &count))
 		return -EINVAL;
 	const char *strtab = strd->d_buf;
-	size_t strsize = strd->d_size, count = symd->d_size / entsize;
+	size_t strsize = strd->d_size;
 	int found = 0;
 	for (size_t i = 0; i < count && (size_t)found < n; i++) {
 		GElf_Sym sym;

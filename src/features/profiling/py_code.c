@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* CPython 3.11 code objects out of a process's memory: py_code.h. */
 #include "features/profiling/py_code.h"
+#include "platform/parse.h"
 
 #include <errno.h>
 #include <string.h>
@@ -158,26 +159,7 @@ static size_t put_utf8(uint32_t c, char *out)
 		out[0] = '?';
 		return 1;
 	}
-	if (c < 0x80) {
-		out[0] = (char)c;
-		return 1;
-	}
-	if (c < 0x800) {
-		out[0] = (char)(0xc0 | c >> 6);
-		out[1] = (char)(0x80 | (c & 0x3f));
-		return 2;
-	}
-	if (c < 0x10000) {
-		out[0] = (char)(0xe0 | c >> 12);
-		out[1] = (char)(0x80 | (c >> 6 & 0x3f));
-		out[2] = (char)(0x80 | (c & 0x3f));
-		return 3;
-	}
-	out[0] = (char)(0xf0 | c >> 18);
-	out[1] = (char)(0x80 | (c >> 12 & 0x3f));
-	out[2] = (char)(0x80 | (c >> 6 & 0x3f));
-	out[3] = (char)(0x80 | (c & 0x3f));
-	return 4;
+	return enav_utf8_put(c, out);
 }
 
 int enav_py_str_read(struct enav_py_mem *m, const struct enav_py_types *types, uint64_t addr,
